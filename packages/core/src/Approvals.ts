@@ -1,0 +1,139 @@
+/**
+ * The Approvals service: answers the policy's Ask (the seeds' PermissionRequest) with Allow or Deny
+ * before a deadline. No answer in time, an approver that fails, or an answer that is not one of
+ * the two, denies. An approval is bound to the call's digest, so an edited call needs a new one;
+ * an allow can be remembered "once" (this call only) or "tool" (later calls of the same tool by the
+ * same principal).
+ */
+import { Context, Duration, Effect, Exit, Layer, Option, Scope } from "effect"
+import { ConfigError } from "./Errors.ts"
+import type { HookContext } from "./HookContext.ts"
+import { lift } from "./Lift.ts"
+import { canonicalName } from "./Names.ts"
+import type { ToolCall } from "./ToolCall.ts"
+
+/** What an approver is asked. */
+export interface ApprovalRequest {
+  readonly call: ToolCall
+  readonly ctx: HookContext
+  /** The policy's reason for asking. */
+  readonly reason: string
+  /** The rule that asked, if any. */
+  readonly rule?: string | undefined
+}
+
+/** An approver's answer. */
+export type ApprovalAnswer =
+  | { readonly decision: "allow"; readonly remember?: "once" | "tool" }
+  | { readonly decision: "deny"; readonly reason?: string }
+
+/** The outcome the pipeline acts on. */
+export interface ApprovalOutcome {
+  readonly decision: "allow" | "deny"
+  readonly source: "approver" | "remembered" | "timeout" | "error" | "none"
+  readonly reason: string
+}
+
+/** The service interface. */
+export interface ApprovalsShape {
+  /** Asks for approval of a call. Never fails: every failure is a deny. */
+  readonly request: (request: ApprovalRequest) => Effect.Effect<ApprovalOutcome>
+  /** Grants one future call with exactly this digest (for example a resumed, approved call). */
+  readonly grant: (digest: string) => Effect.Effect<void>
+}
+
+/** Options of {@link Approvals.layer}. */
+export interface ApprovalsOptions<E, R> {
+  /** Who answers: a person behind a UI, an elicitation, a chat message... */
+  readonly approver: (request: ApprovalRequest) => Effect.Effect<ApprovalAnswer, E, R> | PromiseLike<ApprovalAnswer> | ApprovalAnswer
+  /** How long to wait before denying; default 120 seconds. */
+  readonly timeout?: Duration.Input
+}
+
+const toolKey = (call: ToolCall, ctx: HookContext) =>
+  `${ctx.principal?.id ?? ""}\u0000${canonicalName(call.serverId)}\u0000${canonicalName(call.name)}`
+
+const isAnswer = (value: unknown): value is ApprovalAnswer => {
+  if (typeof value !== "object" || value === null) return false
+  const v = value as Record<string, unknown>
+  if (v.decision === "allow") return v.remember === undefined || v.remember === "once" || v.remember === "tool"
+  return v.decision === "deny" && (v.reason === undefined || typeof v.reason === "string")
+}
+
+const outcome = (decision: "allow" | "deny", source: ApprovalOutcome["source"], reason: string): ApprovalOutcome => ({
+  decision,
+  source,
+  reason
+})
+
+/** A memory of grants: single-use grants by digest, and tool-wide grants by principal and tool. */
+const makeMemory = () => {
+  const once = new Map<string, number>()
+  const tools = new Set<string>()
+  return {
+    take: (call: ToolCall, ctx: HookContext): boolean => {
+      if (tools.has(toolKey(call, ctx))) return true
+      const count = once.get(call.digest)
+      if (count === undefined) return false
+      if (count <= 1) once.delete(call.digest)
+      else once.set(call.digest, count - 1)
+      return true
+    },
+    grant: (digest: string) => once.set(digest, (once.get(digest) ?? 0) + 1),
+    rememberTool: (call: ToolCall, ctx: HookContext) => tools.add(toolKey(call, ctx))
+  }
+}
+
+/** The Approvals service. */
+export class Approvals extends Context.Service<Approvals, ApprovalsShape>()("@interlock/core/Approvals") {
+  /** No approver: every Ask is denied, unless the call's digest was granted beforehand. */
+  static readonly none: Layer.Layer<Approvals> = Layer.sync(Approvals, () => {
+    const memory = makeMemory()
+    return {
+      request: ({ call, ctx }) =>
+        Effect.sync(() =>
+          memory.take(call, ctx)
+            ? outcome("allow", "remembered", "granted beforehand")
+            : outcome("deny", "none", "approval required, and no approver is configured")
+        ),
+      grant: (digest) => Effect.sync(() => void memory.grant(digest))
+    }
+  })
+
+  /** Asks `approver`, waits at most `timeout` (default 120 s), and remembers allows as asked. */
+  static layer<E, R>(options: ApprovalsOptions<E, R>): Layer.Layer<Approvals, ConfigError, R> {
+    return Layer.effect(
+      Approvals,
+      Effect.gen(function*() {
+        const timeout = Option.getOrUndefined(Duration.fromInput(options.timeout ?? Duration.seconds(120)))
+        const millis = timeout === undefined ? Number.NaN : Duration.toMillis(timeout)
+        if (!(millis > 0) || !Number.isFinite(millis)) {
+          return yield* new ConfigError({ path: "approvals.timeout", detail: "must be a positive, finite duration" })
+        }
+        if (typeof options.approver !== "function") {
+          return yield* new ConfigError({ path: "approvals.approver", detail: "must be a function" })
+        }
+        const context = Context.omit(Scope.Scope)(yield* Effect.context<R>()) as Context.Context<R>
+        const memory = makeMemory()
+        const request = (request: ApprovalRequest): Effect.Effect<ApprovalOutcome> => {
+          if (memory.take(request.call, request.ctx)) return Effect.succeed(outcome("allow", "remembered", "approved earlier"))
+          return lift(() => options.approver(request)).pipe(
+            Effect.provideContext(context),
+            Effect.timeoutOption(millis),
+            Effect.exit,
+            Effect.map((exit): ApprovalOutcome => {
+              if (Exit.isFailure(exit)) return outcome("deny", "error", "the approver failed")
+              if (Option.isNone(exit.value)) return outcome("deny", "timeout", `no approval within ${millis} ms`)
+              const answer = exit.value.value
+              if (!isAnswer(answer)) return outcome("deny", "error", "the approver gave an invalid answer")
+              if (answer.decision === "deny") return outcome("deny", "approver", answer.reason ?? "denied by the approver")
+              if (answer.remember === "tool") memory.rememberTool(request.call, request.ctx)
+              return outcome("allow", "approver", "approved")
+            })
+          )
+        }
+        return { request, grant: (digest: string) => Effect.sync(() => void memory.grant(digest)) }
+      })
+    )
+  }
+}

@@ -1,0 +1,251 @@
+/**
+ * The callTool program, in the order DESIGN.md gives:
+ * 1. tools filter; 2. pre-hooks (onion order); 3. policy on the final call, Ask -> Approvals;
+ * 4. the transport under the call's deadline; 5. post-hooks (reverse) on any result, a failing
+ * one withholds it; 6. on an error, failure hooks (reverse), where Recover ends the chain and a
+ * failing failure hook returns the original error. Every result and error carries a Receipt.
+ */
+import { Cause, Duration, Effect, Exit, Option, Tracer } from "effect"
+import type { ApprovalOutcome } from "./Approvals.ts"
+import { isJsonObject } from "./Canonical.ts"
+import type { Client } from "./Client.ts"
+import { type CallError, Denied, HookFailed, ProtocolError, Timeout, TransportError } from "./Errors.ts"
+import { type ChainEnd, type ChainSpec, type Recorder, runChain, STOP } from "./HookChain.ts"
+import { HookContext } from "./HookContext.ts"
+import { deny as policyDeny, type PolicyDecision } from "./Policy.ts"
+import { type ApprovalRecord, type CallOutcome, type HookRun, type PolicyRecord, Receipt } from "./Receipt.ts"
+import { nowNanos, recordCall, startSpan } from "./Telemetry.ts"
+import type { CallInput, CallOptions } from "./ToolCalls.ts"
+import { makeToolCall, type ToolCall } from "./ToolCall.ts"
+import { ToolResult, WITHHELD_TEXT } from "./ToolResult.ts"
+import { makeTrusted } from "./Trusted.ts"
+
+/** The mutable record of one call, frozen into a Receipt when the call ends. */
+interface Trail {
+  call: ToolCall
+  readonly runs: Array<HookRun>
+  policy: PolicyRecord | undefined
+  approval: ApprovalRecord | undefined
+  sent: boolean
+}
+
+const preSpec = (ctx: HookContext): ChainSpec<ToolCall> => ({
+  event: "preToolCall",
+  args: (call) => [call, ctx],
+  input: (call) => ({ event: "preToolCall", call }),
+  apply: (call, verdict) => (verdict._tag === "Rewrite" ? verdict.call : verdict._tag === "Continue" ? call : STOP)
+})
+
+const postSpec = (call: ToolCall, ctx: HookContext): ChainSpec<ToolResult> => ({
+  event: "postToolCall",
+  args: (result) => [call, result, ctx],
+  input: () => POST_INPUT,
+  apply: (result, verdict) => (verdict._tag === "Replace" ? verdict.result : result)
+})
+
+const failedSpec = (call: ToolCall, ctx: HookContext): ChainSpec<CallError> => ({
+  event: "toolCallFailed",
+  args: (error) => [call, error, ctx],
+  input: () => FAILED_INPUT,
+  apply: (error, verdict) => (verdict._tag === "Recover" ? STOP : error)
+})
+
+const POST_INPUT = { event: "postToolCall" } as const
+const FAILED_INPUT = { event: "toolCallFailed" } as const
+const POLICY_FAILED = policyDeny("the policy did not decide in time")
+
+const millisOf = (input: Duration.Input | undefined, fallback: number): number => {
+  if (input === undefined) return fallback
+  const duration = Option.getOrUndefined(Duration.fromInput(input))
+  const millis = duration === undefined ? Number.NaN : Duration.toMillis(duration)
+  return millis >= 0 ? millis : fallback
+}
+
+const receiptOf = (trail: Trail, outcome: CallOutcome, digest: boolean): Receipt =>
+  makeTrusted(Receipt, {
+    callId: trail.call.callId,
+    serverId: trail.call.serverId,
+    name: trail.call.name,
+    digest: digest ? trail.call.digest : undefined,
+    hooks: trail.runs,
+    policy: trail.policy,
+    approval: trail.approval,
+    sent: trail.sent,
+    outcome,
+    toolChanged: undefined
+  })
+
+const withReceipt = (error: CallError, receipt: Receipt): CallError => {
+  switch (error._tag) {
+    case "Denied":
+      return new Denied({ reason: error.reason, receipt })
+    case "HookFailed":
+      return new HookFailed({ hookId: error.hookId, event: error.event, kind: error.kind, receipt })
+    case "Timeout":
+      return new Timeout({ millis: error.millis, receipt })
+    case "TransportError":
+      return new TransportError({ serverId: error.serverId, detail: error.detail, receipt })
+    case "ProtocolError":
+      return new ProtocolError({ serverId: error.serverId, code: error.code, detail: error.detail, receipt })
+  }
+}
+
+const decidePolicy = (client: Client, call: ToolCall, ctx: HookContext): PolicyDecision | Effect.Effect<PolicyDecision> => {
+  const decision: Effect.Effect<PolicyDecision> = client.policy.decide(call, ctx)
+  // A policy that answered at once (the built-ins do) costs no timer.
+  if (Exit.isExit(decision)) {
+    const exit = decision as Exit.Exit<PolicyDecision>
+    return Exit.isSuccess(exit) ? exit.value : POLICY_FAILED
+  }
+  return decision.pipe(
+    Effect.timeoutOption(client.policyTimeoutMs),
+    Effect.map((answer) => (answer._tag === "Some" ? answer.value : POLICY_FAILED))
+  )
+}
+
+const sendCall = (
+  client: Client,
+  call: ToolCall,
+  options: CallOptions | undefined,
+  span: Tracer.Span | undefined
+): Effect.Effect<ToolResult, CallError> => {
+  const millis = millisOf(options?.timeout, client.callTimeoutMs)
+  let request = client.transport.callTool(call, { onProgress: options?.onProgress })
+  if (span !== undefined) request = Effect.provideService(request, Tracer.ParentSpan, span)
+  return request.pipe(
+    Effect.timeoutOption(millis),
+    Effect.exit,
+    Effect.flatMap((exit): Effect.Effect<ToolResult, CallError> => {
+      if (Exit.isSuccess(exit)) {
+        return exit.value._tag === "Some" ? Effect.succeed(exit.value.value) : Effect.fail(new Timeout({ millis }))
+      }
+      if (Cause.hasInterruptsOnly(exit.cause)) return Effect.interrupt
+      const error = Cause.findErrorOption(exit.cause)
+      // A transport defect is reported without its content: it may quote the request.
+      return Effect.fail(
+        error._tag === "Some" ? error.value : new TransportError({ serverId: call.serverId, detail: "the transport failed unexpectedly" })
+      )
+    })
+  )
+}
+
+/** Runs one governed tool call. */
+export const callTool = (client: Client, input: CallInput, options: CallOptions | undefined) =>
+  Effect.withFiber<ToolResult, CallError>((fiber) => {
+    const invalid = checkInput(input)
+    if (invalid !== undefined) return Effect.fail(invalid)
+    const start = nowNanos(fiber)
+    const call = makeToolCall({
+      serverId: input.serverId,
+      name: input.name,
+      args: input.args ?? {},
+      callId: input.callId ?? crypto.randomUUID(),
+      meta: input.meta
+    })
+    const ctx = makeTrusted(HookContext, {
+      client: client.name,
+      serverId: call.serverId,
+      era: client.transport.era(call.serverId),
+      assigns: options?.assigns ?? {},
+      principal: options?.principal
+    })
+    const span = startSpan(fiber, "interlock.callTool", start, {
+      "interlock.server": call.serverId,
+      "interlock.tool": call.name,
+      "interlock.call_id": call.callId
+    })
+    const trail: Trail = { call, runs: [], policy: undefined, approval: undefined, sent: false }
+    const recorder: Recorder = { fiber, span, subject: call, runs: trail.runs }
+    const finish = (outcome: CallOutcome) => {
+      recordCall(fiber, span, "callTool", outcome, start, nowNanos(fiber))
+      return receiptOf(trail, outcome, true)
+    }
+    return program(client, trail, recorder, ctx, options, finish).pipe(
+      Effect.onInterrupt(() => Effect.sync(() => recordCall(fiber, span, "callTool", "interrupted", start, nowNanos(fiber))))
+    )
+  })
+
+const checkInput = (input: CallInput): ProtocolError | undefined => {
+  const serverId = typeof input?.serverId === "string" ? input.serverId : ""
+  const problem = typeof input !== "object" || input === null
+    ? "the call must be an object"
+    : typeof input.serverId !== "string" || input.serverId.length === 0
+    ? "serverId must be a non-empty string"
+    : typeof input.name !== "string" || input.name.length === 0
+    ? "name must be a non-empty string"
+    : input.args !== undefined && !isJsonObject(input.args)
+    ? "args must be a JSON object"
+    : input.meta !== undefined && !isJsonObject(input.meta)
+    ? "meta must be a JSON object"
+    : input.callId !== undefined && (typeof input.callId !== "string" || input.callId.length === 0)
+    ? "callId must be a non-empty string"
+    : undefined
+  return problem === undefined ? undefined : new ProtocolError({ serverId, code: -32602, detail: `invalid call: ${problem}` })
+}
+
+const program = Effect.fnUntraced(function*(
+  client: Client,
+  trail: Trail,
+  recorder: Recorder,
+  ctx: HookContext,
+  options: CallOptions | undefined,
+  finish: (outcome: CallOutcome) => Receipt
+) {
+  const call = trail.call
+  const answered = yield* Effect.exit(governedRequest(client, trail, recorder, ctx, options))
+  if (Exit.isFailure(answered)) {
+    const error = Cause.findErrorOption(answered.cause)
+    if (error._tag === "None") return yield* Effect.failCause(answered.cause)
+    const failed: ChainEnd<CallError> = yield* runChain(
+      client.env,
+      recorder,
+      failedSpec(trail.call, ctx),
+      client.select("toolCallFailed", call.serverId, call.name),
+      error.value
+    )
+    if (failed._tag === "Stopped" && failed.verdict._tag === "Recover") {
+      return failed.verdict.result.withReceipt(finish("recovered"))
+    }
+    return yield* Effect.fail(withReceipt(error.value, finish(error.value._tag === "Denied" ? "denied" : "failed")))
+  }
+  const { halted, result } = answered.value
+  const post = yield* runChain(client.env, recorder, postSpec(trail.call, ctx), client.select("postToolCall", call.serverId, call.name), result)
+  if (post._tag === "Failed") return ToolResult.text(WITHHELD_TEXT, { isError: true }).withReceipt(finish("withheld"))
+  const outcome: CallOutcome = halted ? "halted" : post.state.isError === true ? "tool_error" : "ok"
+  return post.state.withReceipt(finish(outcome))
+})
+
+/** Steps 1 to 4: filter, pre-hooks, policy and approvals, transport. */
+const governedRequest = Effect.fnUntraced(function*(
+  client: Client,
+  trail: Trail,
+  recorder: Recorder,
+  ctx: HookContext,
+  options: CallOptions | undefined
+) {
+  const first = trail.call
+  if (!client.exposed(first.serverId, first.name)) return yield* new Denied({ reason: { _tag: "NotExposed" } })
+  const pre = yield* runChain(client.env, recorder, preSpec(ctx), client.select("preToolCall", first.serverId, first.name), first)
+  trail.call = pre.state
+  if (pre._tag === "Failed") return yield* new HookFailed({ hookId: pre.hook.id, event: "preToolCall", kind: pre.kind })
+  if (pre._tag === "Stopped") {
+    if (pre.verdict._tag === "Halt") return { halted: true, result: pre.verdict.result }
+    const message = pre.verdict._tag === "Deny" ? pre.verdict.reason : "denied"
+    return yield* new Denied({ reason: { _tag: "HookDenied", hookId: pre.hook.id, message } })
+  }
+  const call = pre.state
+  let decision = decidePolicy(client, call, ctx)
+  if (Effect.isEffect(decision)) decision = yield* decision
+  trail.policy = { decision: decision._tag === "Allow" ? "allow" : decision._tag === "Deny" ? "deny" : "ask", rule: decision.rule }
+  if (decision._tag === "Deny") {
+    return yield* new Denied({ reason: { _tag: "PolicyDenied", rule: decision.rule, message: decision.reason } })
+  }
+  if (decision._tag === "Ask") {
+    const approval: ApprovalOutcome = yield* client.approvals.request({ call, ctx, reason: decision.reason, rule: decision.rule })
+    trail.approval = { decision: approval.decision, source: approval.source }
+    if (approval.decision !== "allow") return yield* new Denied({ reason: { _tag: "ApprovalDenied", message: approval.reason } })
+  }
+  trail.sent = true
+  const result = yield* sendCall(client, call, options, recorder.span)
+  return { halted: false, result }
+})

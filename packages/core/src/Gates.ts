@@ -1,0 +1,121 @@
+/**
+ * The gates around listings, resource reads and prompt gets. They run like pre-hooks: outside-in,
+ * a Deny ends the operation, and a failing hook fails it. A failing toolsListed hook fails the
+ * listing: it never returns an empty list that looks like "no tools".
+ */
+import { Effect, type Fiber, Tracer } from "effect"
+import type { Client } from "./Client.ts"
+import { Denied, HookFailed, type TransportFailure } from "./Errors.ts"
+import type { HookEvent } from "./HookEvent.ts"
+import { type ChainEnd, type ChainSpec, type Recorder, runChain, STOP } from "./HookChain.ts"
+import { HookContext } from "./HookContext.ts"
+import { sameName } from "./Names.ts"
+import type { PromptResult } from "./PromptResult.ts"
+import type { ResourceContents } from "./ResourceContents.ts"
+import { nowNanos, recordCall, startSpan } from "./Telemetry.ts"
+import type { Tool } from "./Tool.ts"
+import type { JsonObject } from "./ToolCall.ts"
+import type { OperationOptions } from "./ToolCalls.ts"
+import { makeTrusted } from "./Trusted.ts"
+
+const contextFor = (client: Client, serverId: string, options: OperationOptions | undefined): HookContext =>
+  makeTrusted(HookContext, {
+    client: client.name,
+    serverId,
+    era: serverId === "*" ? undefined : client.transport.era(serverId),
+    assigns: options?.assigns ?? {},
+    principal: options?.principal
+  })
+
+/** Runs one gated operation inside its own span, recording its outcome. */
+const operation = <A, E>(
+  name: string,
+  serverId: string,
+  subject: string,
+  body: (recorder: Recorder) => Effect.Effect<A, E>
+): Effect.Effect<A, E> =>
+  Effect.withFiber((fiber: Fiber.Fiber<unknown, unknown>) => {
+    const start = nowNanos(fiber)
+    const span = startSpan(fiber, `interlock.${name}`, start, { "interlock.server": serverId, "interlock.subject": subject })
+    const recorder: Recorder = { fiber, span, subject: { serverId, name: subject, callId: "" }, runs: undefined }
+    let effect = body(recorder)
+    if (span !== undefined) effect = Effect.provideService(effect, Tracer.ParentSpan, span)
+    return effect.pipe(
+      Effect.onExit((exit) =>
+        Effect.sync(() => recordCall(fiber, span, name, exit._tag === "Success" ? "ok" : "failed", start, nowNanos(fiber)))
+      )
+    )
+  })
+
+const gateFailure = (end: ChainEnd<unknown>, event: HookEvent): Denied | HookFailed | undefined => {
+  if (end._tag === "Failed") return new HookFailed({ hookId: end.hook.id, event, kind: end.kind })
+  if (end._tag === "Stopped" && end.verdict._tag === "Deny") {
+    return new Denied({ reason: { _tag: "HookDenied", hookId: end.hook.id, message: end.verdict.reason } })
+  }
+  return undefined
+}
+
+const listSpec = (ctx: HookContext): ChainSpec<ReadonlyArray<Tool>> => {
+  const selected = (tools: ReadonlyArray<Tool>, hook: { matcher: { test: (s: string, n: string) => boolean } }) =>
+    tools.filter((tool) => hook.matcher.test(tool.serverId, tool.name))
+  return {
+    event: "toolsListed",
+    skip: (tools, hook) => selected(tools, hook).length === 0,
+    args: (tools, hook) => [selected(tools, hook), ctx],
+    input: (tools, hook) => ({ event: "toolsListed", tools: selected(tools, hook) }),
+    apply: (tools, verdict, hook) => {
+      if (verdict._tag !== "ReplaceTools") return tools
+      // Unselected tools stay where they were; a selected tool is replaced by the hook's version, or dropped.
+      return tools.flatMap((tool) => {
+        if (!hook.matcher.test(tool.serverId, tool.name)) return [tool]
+        const kept = verdict.tools.find((t) => t.serverId === tool.serverId && sameName(t.name, tool.name))
+        return kept === undefined ? [] : [kept]
+      })
+    }
+  }
+}
+
+/** Lists tools: transport, then the tools filter, then toolsListed hooks. */
+export const listTools = (client: Client, serverId: string | undefined, options: OperationOptions | undefined) =>
+  operation<ReadonlyArray<Tool>, HookFailed | TransportFailure>("listTools", serverId ?? "*", "tools", (recorder) =>
+    Effect.gen(function*() {
+      const listed = yield* client.transport.listTools(serverId)
+      const exposed = listed.filter((tool) => client.exposed(tool.serverId, tool.name))
+      const end = yield* runChain(client.env, recorder, listSpec(contextFor(client, serverId ?? "*", options)), client.byEvent.toolsListed, exposed)
+      if (end._tag === "Failed") return yield* new HookFailed({ hookId: end.hook.id, event: "toolsListed", kind: end.kind })
+      return end.state
+    }))
+
+const resourceSpec = (ctx: HookContext): ChainSpec<string> => ({
+  event: "resourceRead",
+  args: (uri) => [uri, ctx],
+  input: () => ({ event: "resourceRead" }),
+  apply: (uri, verdict) => (verdict._tag === "Deny" ? STOP : uri)
+})
+
+/** Reads a resource through the resourceRead gate. */
+export const readResource = (client: Client, serverId: string, uri: string, options: OperationOptions | undefined) =>
+  operation<ResourceContents, Denied | HookFailed | TransportFailure>("readResource", serverId, uri, (recorder) =>
+    Effect.gen(function*() {
+      const end = yield* runChain(client.env, recorder, resourceSpec(contextFor(client, serverId, options)), client.select("resourceRead", serverId, uri), uri)
+      const refused = gateFailure(end, "resourceRead")
+      if (refused !== undefined) return yield* Effect.fail(refused)
+      return yield* client.transport.readResource(serverId, uri)
+    }))
+
+const promptSpec = (name: string, ctx: HookContext): ChainSpec<JsonObject> => ({
+  event: "promptGet",
+  args: (args) => [name, args, ctx],
+  input: () => ({ event: "promptGet", name }),
+  apply: (args, verdict) => (verdict._tag === "RewriteArgs" ? verdict.args : verdict._tag === "Deny" ? STOP : args)
+})
+
+/** Gets a prompt through the promptGet gate (which may rewrite its arguments). */
+export const getPrompt = (client: Client, serverId: string, name: string, args: JsonObject, options: OperationOptions | undefined) =>
+  operation<PromptResult, Denied | HookFailed | TransportFailure>("getPrompt", serverId, name, (recorder) =>
+    Effect.gen(function*() {
+      const end = yield* runChain(client.env, recorder, promptSpec(name, contextFor(client, serverId, options)), client.select("promptGet", serverId, name), args)
+      const refused = gateFailure(end, "promptGet")
+      if (refused !== undefined) return yield* Effect.fail(refused)
+      return yield* client.transport.getPrompt(serverId, name, end.state)
+    }))

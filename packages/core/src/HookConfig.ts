@@ -1,0 +1,90 @@
+/**
+ * The hooks config as a user writes it: per event, a list of entries. An entry is
+ * `{ match, run, ...options }` or the seed's tuple `[match, run]` / `[match, run, options]`.
+ * `run` is a function of the event's arguments, or the tag of a service whose value is one.
+ */
+import type { Context, Duration, Effect } from "effect"
+import type { HookContext } from "./HookContext.ts"
+import type { MatcherInput } from "./Matcher.ts"
+import type { Tool } from "./Tool.ts"
+import type { ToolCall, JsonObject } from "./ToolCall.ts"
+import type { ToolResult } from "./ToolResult.ts"
+import type { CallError } from "./Errors.ts"
+import type {
+  PostToolCallVerdict,
+  PreToolCallVerdict,
+  PromptGetVerdict,
+  ResourceReadVerdict,
+  ToolCallFailedVerdict,
+  ToolsListedVerdict
+} from "./Verdict.ts"
+import type { HookKind } from "./VerdictDecoder.ts"
+
+/** What a hook function may return: a verdict, a Promise of one, or an Effect of one. */
+export type HookReturn<V, R = never> = V | PromiseLike<V> | Effect.Effect<V, unknown, R>
+
+/** A preToolCall hook. */
+export type PreToolCallHook<R = never> = (call: ToolCall, ctx: HookContext) => HookReturn<PreToolCallVerdict, R>
+/** A postToolCall hook. It sees isError results too. */
+export type PostToolCallHook<R = never> = (
+  call: ToolCall,
+  result: ToolResult,
+  ctx: HookContext
+) => HookReturn<PostToolCallVerdict, R>
+/** A toolCallFailed hook. */
+export type ToolCallFailedHook<R = never> = (
+  call: ToolCall,
+  error: CallError,
+  ctx: HookContext
+) => HookReturn<ToolCallFailedVerdict, R>
+/** A toolsListed hook: gets the listed tools its matcher selects. */
+export type ToolsListedHook<R = never> = (tools: ReadonlyArray<Tool>, ctx: HookContext) => HookReturn<ToolsListedVerdict, R>
+/** A resourceRead hook. */
+export type ResourceReadHook<R = never> = (uri: string, ctx: HookContext) => HookReturn<ResourceReadVerdict, R>
+/** A promptGet hook. */
+export type PromptGetHook<R = never> = (
+  name: string,
+  args: JsonObject,
+  ctx: HookContext
+) => HookReturn<PromptGetVerdict, R>
+
+/** Per-hook options. */
+export interface HookOptions {
+  /** Names the hook in errors, receipts and telemetry; default `<event>[<index>]`. Unique. */
+  readonly id?: string
+  /** The hook's deadline (ms or a Duration); default the client's hookTimeout (5 s). */
+  readonly timeout?: Duration.Input
+  /** postToolCall and toolCallFailed only: `ignore` skips a failing hook instead of failing. */
+  readonly onError?: "fail" | "ignore"
+  /** guard (may Deny or Halt), transform (may Rewrite, Replace, Recover) or observe (Continue only). */
+  readonly kind?: HookKind
+  /** A required hook that produces no verdict (ignored, skipped or timed out) fails the call closed. */
+  readonly required?: boolean
+}
+
+/** One entry: a hook function (or the tag of a service holding one) with its matcher and options. */
+export type HookEntry<F> =
+  | (HookOptions & { readonly match: MatcherInput; readonly run: F | Context.Key<any, F> })
+  | readonly [MatcherInput, F | Context.Key<any, F>]
+  | readonly [MatcherInput, F | Context.Key<any, F>, HookOptions]
+
+/** The hooks config, per event. */
+export interface HooksConfig {
+  readonly preToolCall?: ReadonlyArray<HookEntry<PreToolCallHook<any>>>
+  readonly postToolCall?: ReadonlyArray<HookEntry<PostToolCallHook<any>>>
+  readonly toolCallFailed?: ReadonlyArray<HookEntry<ToolCallFailedHook<any>>>
+  readonly toolsListed?: ReadonlyArray<HookEntry<ToolsListedHook<any>>>
+  readonly resourceRead?: ReadonlyArray<HookEntry<ResourceReadHook<any>>>
+  readonly promptGet?: ReadonlyArray<HookEntry<PromptGetHook<any>>>
+}
+
+type EntryRun<E> = E extends readonly [any, infer F, ...Array<any>] ? F : E extends { readonly run: infer F } ? F : never
+
+type RunRequirements<F> = F extends Context.Key<infer I, any> ? I
+  : F extends (...args: Array<any>) => infer Ret ? Ret extends Effect.Effect<any, any, infer R> ? R : never
+  : never
+
+/** The services that a config's Effect hooks and service-tag hooks require. */
+export type HooksRequirements<C> = {
+  [K in keyof C]-?: C[K] extends ReadonlyArray<infer E> | undefined ? RunRequirements<EntryRun<E>> : never
+}[keyof C]

@@ -1,0 +1,126 @@
+/**
+ * The hook runner: runs one hook under its deadline and classifies how it ended.
+ *
+ * - A hook that answers synchronously with a plain verdict is decoded on the spot: no fiber, no
+ *   timer (a synchronous function cannot be preempted, so neither would add anything).
+ * - A hook that returns an Effect runs in its own fiber in the client's FiberSet (supervised: closing
+ *   the client interrupts it), started immediately; if it finishes without suspending it costs no timer.
+ *   Otherwise the caller waits under the hook's deadline; on timeout or on the caller's interruption the
+ *   hook fiber is interrupted, so no fiber is left behind.
+ * - A hook that returns a Promise is awaited under its deadline; its rejection is handled, so it never
+ *   becomes an unhandled rejection.
+ *
+ * Failures: raise (throw, rejection, Effect.fail, defect), exit (the hook interrupted itself), timeout,
+ * bad_return. What the hook raised is dropped here and goes nowhere.
+ */
+import { Cause, type Context, Effect, Exit, Fiber, FiberSet } from "effect"
+import type { ResolvedHook } from "./Hooks.ts"
+import type { FailureKind } from "./Receipt.ts"
+import { BAD_RETURN, type Decoded, type DecodeInput, decodeVerdict } from "./VerdictDecoder.ts"
+import { cont } from "./Verdict.ts"
+
+/** How a hook ended: a decoded verdict, or a failure kind. */
+export type Settled =
+  | { readonly ok: true; readonly verdict: Decoded }
+  | { readonly ok: false; readonly kind: FailureKind }
+
+/** What the runner needs from the client. */
+export interface RunnerEnv {
+  /** The client's supervised set of hook fibers. */
+  readonly fibers: FiberSet.FiberSet<unknown, unknown>
+  /** Default deadline in ms (the client's hookTimeout). */
+  readonly hookTimeoutMs: number
+  /** Services for Effect hooks, captured when the Layer was built. */
+  readonly context: Context.Context<never>
+  readonly hasContext: boolean
+}
+
+const CONTINUED: Settled = { ok: true, verdict: { _tag: "Continue" } }
+const failed = (kind: FailureKind): Settled => ({ ok: false, kind })
+const RAISE = failed("raise")
+const EXIT = failed("exit")
+const TIMEOUT = failed("timeout")
+const BAD = failed("bad_return")
+
+const decode = (hook: ResolvedHook, input: DecodeInput, value: unknown): Settled => {
+  if (value === cont) return CONTINUED
+  const verdict = decodeVerdict(input, hook.kind, value)
+  return verdict === BAD_RETURN ? BAD : { ok: true, verdict }
+}
+
+const fromExit = (hook: ResolvedHook, input: DecodeInput, exit: Exit.Exit<unknown, unknown>): Settled =>
+  Exit.isSuccess(exit) ? decode(hook, input, exit.value) : Cause.hasInterruptsOnly(exit.cause) ? EXIT : RAISE
+
+const deadline = (env: RunnerEnv, hook: ResolvedHook): number => hook.timeoutMs ?? env.hookTimeoutMs
+
+const runEffect = (
+  env: RunnerEnv,
+  hook: ResolvedHook,
+  input: DecodeInput,
+  effect: Effect.Effect<unknown, unknown, never>
+): Settled | Effect.Effect<Settled> => {
+  const program = env.hasContext ? Effect.provideContext(effect, env.context) : effect
+  return Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(FiberSet.run(env.fibers, program, { startImmediately: true }), (fiber) => {
+      const done = fiber.pollUnsafe()
+      if (done !== undefined) return Effect.succeed(fromExit(hook, input, done))
+      return restore(Effect.timeoutOption(Fiber.await(fiber), deadline(env, hook))).pipe(
+        Effect.onInterrupt(() => Fiber.interrupt(fiber)),
+        Effect.flatMap((exit) =>
+          exit._tag === "Some"
+            ? Effect.succeed(fromExit(hook, input, exit.value))
+            : Effect.as(Fiber.interrupt(fiber), TIMEOUT)
+        )
+      )
+    })
+  )
+}
+
+const runPromise = (
+  env: RunnerEnv,
+  hook: ResolvedHook,
+  input: DecodeInput,
+  promise: PromiseLike<unknown>
+): Effect.Effect<Settled> =>
+  Effect.callback<Settled>((resume) => {
+    try {
+      promise.then(
+        (value) => resume(Effect.succeed(decode(hook, input, value))),
+        () => resume(Effect.succeed(RAISE))
+      )
+    } catch {
+      resume(Effect.succeed(RAISE))
+    }
+  }).pipe(
+    Effect.timeoutOption(deadline(env, hook)),
+    Effect.map((settled) => (settled._tag === "Some" ? settled.value : TIMEOUT))
+  )
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> => {
+  try {
+    return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function"
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Runs one hook with the event's arguments. Returns the outcome directly when the hook answered
+ * synchronously, or an Effect to wait on. Never fails and never throws.
+ */
+export const invoke = (
+  env: RunnerEnv,
+  hook: ResolvedHook,
+  args: ReadonlyArray<unknown>,
+  input: DecodeInput
+): Settled | Effect.Effect<Settled> => {
+  let value: unknown
+  try {
+    value = hook.run(...args)
+  } catch {
+    return RAISE
+  }
+  if (Effect.isEffect(value)) return runEffect(env, hook, input, value as Effect.Effect<unknown, unknown, never>)
+  if (isThenable(value)) return runPromise(env, hook, input, value)
+  return decode(hook, input, value)
+}

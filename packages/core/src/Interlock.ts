@@ -1,0 +1,136 @@
+/**
+ * Interlock: assembles hooks, policy, approvals and a transport into the `ToolCalls` service.
+ *
+ *   Interlock.layer({ hooks, policy: Policy.rules({ ... }) }).pipe(Layer.provide(transportLayer))
+ */
+import { Duration, Effect, FiberSet, Layer, Option, Result } from "effect"
+import { Approvals } from "./Approvals.ts"
+import * as CallProgram from "./CallProgram.ts"
+import type { Client } from "./Client.ts"
+import { ConfigError } from "./Errors.ts"
+import * as Gates from "./Gates.ts"
+import type { HooksConfig, HooksRequirements } from "./HookConfig.ts"
+import { makeSelector } from "./HookChain.ts"
+import { type CompiledHooks, Hooks } from "./Hooks.ts"
+import { type Matcher, type MatcherInput, parseMatcher } from "./Matcher.ts"
+import { Policy } from "./Policy.ts"
+import { ToolCalls } from "./ToolCalls.ts"
+import { ToolTransport } from "./ToolTransport.ts"
+
+/** Which tools a client exposes: `allow` (if given) must match, `deny` must not. Names compare loosely. */
+export interface ToolsFilter {
+  readonly allow?: ReadonlyArray<MatcherInput>
+  readonly deny?: ReadonlyArray<MatcherInput>
+}
+
+/** Settings of a client, apart from its services. */
+export interface Settings {
+  /** The client's name, passed to hooks as `ctx.client`; default "interlock". */
+  readonly client?: string
+  /** Default hook deadline; default 5 seconds. */
+  readonly hookTimeout?: Duration.Input
+  /** Default deadline of a transport call; default 60 seconds. */
+  readonly callTimeout?: Duration.Input
+  /** Deadline of a custom policy decision; default the hookTimeout. A policy that misses it denies. */
+  readonly policyTimeout?: Duration.Input
+  /** Tools hidden from this client are Denied (not exposed) and dropped from listings. */
+  readonly tools?: ToolsFilter
+}
+
+/** Options of {@link layer}: settings plus the hooks config and the policy and approvals Layers. */
+export interface Options<C extends HooksConfig, PE, PR, AE, AR> extends Settings {
+  readonly hooks?: C | CompiledHooks<HooksRequirements<C>>
+  /** The only allow authority. Required: there is no implicit allow. */
+  readonly policy: Layer.Layer<Policy, PE, PR>
+  /** Answers the policy's Ask; default `Approvals.none` (every Ask is denied). */
+  readonly approvals?: Layer.Layer<Approvals, AE, AR>
+}
+
+const positiveMillis = (path: string, input: Duration.Input | undefined, fallback: number): number | ConfigError => {
+  if (input === undefined) return fallback
+  const duration = Option.getOrUndefined(Duration.fromInput(input))
+  const millis = duration === undefined ? Number.NaN : Duration.toMillis(duration)
+  return millis > 0 && Number.isFinite(millis) ? millis : new ConfigError({ path, detail: "must be a positive, finite duration" })
+}
+
+const compileFilter = (filter: ToolsFilter | undefined): ((serverId: string, name: string) => boolean) | ConfigError => {
+  if (filter === undefined) return () => true
+  const compile = (key: "allow" | "deny"): Array<Matcher> | ConfigError | undefined => {
+    const list = filter[key]
+    if (list === undefined) return undefined
+    if (!Array.isArray(list)) return new ConfigError({ path: `tools.${key}`, detail: "must be an array of matchers" })
+    const out: Array<Matcher> = []
+    for (let i = 0; i < list.length; i++) {
+      const matcher = parseMatcher(list[i])
+      if (Result.isFailure(matcher)) return new ConfigError({ path: `tools.${key}[${i}]`, detail: matcher.failure })
+      out.push(matcher.success)
+    }
+    return out
+  }
+  const allow = compile("allow")
+  if (allow instanceof ConfigError) return allow
+  const deny = compile("deny")
+  if (deny instanceof ConfigError) return deny
+  return (serverId, name) =>
+    (allow === undefined || allow.some((m) => m.test(serverId, name))) && !(deny ?? []).some((m) => m.test(serverId, name))
+}
+
+/**
+ * Builds the ToolCalls service from the Hooks, Policy, Approvals and ToolTransport services in
+ * context. Hook fibers are supervised by a FiberSet in the Layer's scope.
+ */
+export const make = (settings: Settings = {}) =>
+  Effect.gen(function*() {
+    const hookTimeoutMs = positiveMillis("hookTimeout", settings.hookTimeout, 5_000)
+    if (hookTimeoutMs instanceof ConfigError) return yield* hookTimeoutMs
+    const callTimeoutMs = positiveMillis("callTimeout", settings.callTimeout, 60_000)
+    if (callTimeoutMs instanceof ConfigError) return yield* callTimeoutMs
+    const policyTimeoutMs = positiveMillis("policyTimeout", settings.policyTimeout, hookTimeoutMs)
+    if (policyTimeoutMs instanceof ConfigError) return yield* policyTimeoutMs
+    const exposed = compileFilter(settings.tools)
+    if (exposed instanceof ConfigError) return yield* exposed
+    const hooks = yield* Hooks
+    const fibers = yield* FiberSet.make<unknown, unknown>()
+    const client: Client = {
+      name: settings.client ?? "interlock",
+      env: { fibers, hookTimeoutMs, context: hooks.context, hasContext: hooks.context.mapUnsafe.size > 0 },
+      select: makeSelector(hooks.byEvent),
+      byEvent: hooks.byEvent,
+      policy: yield* Policy,
+      approvals: yield* Approvals,
+      transport: yield* ToolTransport,
+      callTimeoutMs,
+      policyTimeoutMs,
+      exposed
+    }
+    return ToolCalls.of({
+      callTool: (input, options) => CallProgram.callTool(client, input, options),
+      listTools: (serverId, options) => Gates.listTools(client, serverId, options),
+      readResource: (serverId, uri, options) => Gates.readResource(client, serverId, uri, options),
+      getPrompt: (serverId, name, args, options) => Gates.getPrompt(client, serverId, name, args ?? {}, options)
+    })
+  })
+
+/** ToolCalls from services in context: provide Hooks, Policy, Approvals and a ToolTransport. */
+export const layerFromServices = (settings: Settings = {}): Layer.Layer<
+  ToolCalls,
+  ConfigError,
+  Hooks | Policy | Approvals | ToolTransport
+> => Layer.effect(ToolCalls, make(settings))
+
+/**
+ * ToolCalls from a hooks config, a policy Layer and (optionally) an approvals Layer. Merge it with
+ * a transport Layer. Hook Effect requirements become the Layer's requirements.
+ */
+export const layer = <const C extends HooksConfig = {}, PE = never, PR = never, AE = never, AR = never>(
+  options: Options<C, PE, PR, AE, AR>
+): Layer.Layer<ToolCalls, ConfigError | PE | AE, ToolTransport | HooksRequirements<C> | PR | AR> =>
+  layerFromServices(options).pipe(
+    Layer.provide(
+      Layer.mergeAll(
+        Hooks.layer<C>(options.hooks ?? ({} as C)),
+        options.policy,
+        (options.approvals ?? Approvals.none) as Layer.Layer<Approvals, AE, AR>
+      )
+    )
+  )

@@ -1,0 +1,137 @@
+/**
+ * Matchers: which calls a hook or a policy rule applies to.
+ *
+ * - `"*"`, `"all"`, `"any"`: every call (global level);
+ * - `"server/tool"`: `*` globs within one segment; `"server/*"` is the server level;
+ * - a bare `"tool"`: that tool on any server;
+ * - `{ server, regex }`: the regex against the tool name (resource URI, prompt name).
+ *
+ * Names compare loosely (see Names.ts). Everything here is pure and runs at config time,
+ * except `test`, which is the hot path and caches canonical names.
+ */
+import { Result } from "effect"
+import { describe } from "./Describe.ts"
+import { canonicalName } from "./Names.ts"
+
+/** A matcher as written in a config. */
+export type MatcherInput = string | { readonly server: string; readonly regex: RegExp | string }
+
+/** Onion level of a matcher: global hooks run outermost, tool hooks innermost. */
+export type Level = "global" | "server" | "tool"
+
+/** Level order, outermost first. */
+export const levelRank: Record<Level, number> = { global: 0, server: 1, tool: 2 }
+
+/** A compiled matcher. */
+export interface Matcher {
+  /** The matcher as written, for error messages and receipts. */
+  readonly source: string
+  readonly level: Level
+  /** The canonical server name when it is a literal (no glob), for indexing. */
+  readonly serverKey: string | undefined
+  /** True when the matcher selects every server. */
+  readonly anyServer: boolean
+  /** The canonical tool name when it is a literal (no glob, no regex), for indexing. */
+  readonly nameKey: string | undefined
+  /** Whether a call to `name` on `serverId` is selected (raw names; compared loosely). */
+  readonly test: (serverId: string, name: string) => boolean
+}
+
+const ALL = new Set(["*", "all", "any"])
+
+const escapeRegex = (text: string): string => text.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&")
+
+/** A glob over one name, compared on canonical names; `*` never crosses a `/`. */
+const compileGlob = (pattern: string): ((canonical: string) => boolean) | { readonly literal: string } => {
+  if (!pattern.includes("*")) return { literal: canonicalName(pattern) }
+  if (/^\*+$/.test(pattern)) return () => true
+  const source = pattern.split("*").map((piece) => escapeRegex(canonicalName(piece))).join("[^/]*")
+  const regex = new RegExp(`^${source}$`, "u")
+  return (canonical) => regex.test(canonical)
+}
+
+const globTest = (glob: ReturnType<typeof compileGlob>) =>
+  typeof glob === "function" ? glob : (canonical: string) => canonical === glob.literal
+
+const literalOf = (glob: ReturnType<typeof compileGlob>): string | undefined =>
+  typeof glob === "function" ? undefined : glob.literal
+
+const fail = (message: string): Result.Result<Matcher, string> => Result.fail(message)
+
+const parseString = (input: string): Result.Result<Matcher, string> => {
+  const text = input.trim()
+  if (text.length === 0) return fail("a matcher must not be empty")
+  if (ALL.has(text.toLowerCase()) || text === "*/*") {
+    return Result.succeed({
+      source: input,
+      level: "global",
+      serverKey: undefined,
+      anyServer: true,
+      nameKey: undefined,
+      test: () => true
+    })
+  }
+  const slash = text.indexOf("/")
+  const serverPart = slash < 0 ? "*" : text.slice(0, slash)
+  const namePart = slash < 0 ? text : text.slice(slash + 1)
+  if (serverPart.length === 0) return fail(`matcher "${input}" has an empty server part`)
+  if (namePart.length === 0) return fail(`matcher "${input}" has an empty tool part`)
+  const server = compileGlob(serverPart)
+  const name = compileGlob(namePart)
+  const serverTest = globTest(server)
+  const nameTest = globTest(name)
+  const level: Level = /^\*+$/.test(namePart) ? "server" : "tool"
+  return Result.succeed({
+    source: input,
+    level,
+    serverKey: literalOf(server),
+    anyServer: /^\*+$/.test(serverPart),
+    nameKey: literalOf(name),
+    test: (serverId, toolName) => serverTest(canonicalName(serverId)) && nameTest(canonicalName(toolName))
+  })
+}
+
+const toRegExp = (regex: RegExp | string): RegExp | string => {
+  try {
+    // g and y make RegExp#test stateful; a matcher must answer the same way every time.
+    return typeof regex === "string"
+      ? new RegExp(regex, "u")
+      : new RegExp(regex.source, regex.flags.replace(/[gy]/g, ""))
+  } catch (error) {
+    return `invalid regex: ${error instanceof Error ? error.message : "unknown error"}`
+  }
+}
+
+const parseRegexMatcher = (input: { readonly server: unknown; readonly regex: unknown }): Result.Result<Matcher, string> => {
+  const keys = Object.keys(input).filter((key) => key !== "server" && key !== "regex")
+  if (keys.length > 0) return fail(`regex matcher has unknown keys: ${keys.join(", ")}`)
+  if (typeof input.server !== "string" || input.server.trim().length === 0) {
+    return fail("regex matcher needs a non-empty string `server`")
+  }
+  if (!(input.regex instanceof RegExp) && typeof input.regex !== "string") {
+    return fail("regex matcher needs `regex` as a RegExp or a string")
+  }
+  const regex = toRegExp(input.regex)
+  if (typeof regex === "string") return fail(regex)
+  const anyServer = ALL.has(input.server.trim().toLowerCase()) || /^\*+$/.test(input.server.trim())
+  const server = anyServer ? compileGlob("*") : compileGlob(input.server.trim())
+  const serverTest = globTest(server)
+  return Result.succeed({
+    source: `${input.server}/${regex}`,
+    level: "tool",
+    serverKey: literalOf(server),
+    anyServer,
+    nameKey: undefined,
+    test: (serverId, name) =>
+      serverTest(canonicalName(serverId)) && (regex.test(name) || regex.test(canonicalName(name)))
+  })
+}
+
+/** Compiles a matcher, or says in one sentence what is wrong with it. Never throws. */
+export const parseMatcher = (input: unknown): Result.Result<Matcher, string> => {
+  if (typeof input === "string") return parseString(input)
+  if (typeof input === "object" && input !== null && !Array.isArray(input) && "regex" in input) {
+    return parseRegexMatcher(input as { server: unknown; regex: unknown })
+  }
+  return fail(`a matcher must be "*", "server/tool", "tool" or { server, regex }, got ${describe(input)}`)
+}

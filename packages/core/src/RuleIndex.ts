@@ -1,0 +1,79 @@
+/**
+ * An index over ordered policy rules, so one decision against 10,000 rules costs a few bucket
+ * look-ups instead of a scan, while the first rule (in declaration order) that applies still wins.
+ *
+ * Rules are bucketed by what their matcher pins down: an exact server and tool; an exact tool on
+ * any server; an exact server with a glob or regex on the tool; the rest (globbed servers). Each
+ * bucket is in declaration order; a decision takes the first rule that applies in each candidate
+ * bucket, stopping early once it passes the best index found so far, and keeps the smallest.
+ */
+import { canonicalName } from "./Names.ts"
+import type { Matcher } from "./Matcher.ts"
+
+/** What the index needs of a rule. */
+export interface IndexedRule {
+  readonly index: number
+  readonly matcher: Matcher
+}
+
+/** The compiled index. */
+export interface RuleIndex<Rule extends IndexedRule> {
+  readonly exact: ReadonlyMap<string, ReadonlyArray<Rule>>
+  readonly anyServer: ReadonlyMap<string, ReadonlyArray<Rule>>
+  readonly byServer: ReadonlyMap<string, ReadonlyArray<Rule>>
+  readonly rest: ReadonlyArray<Rule>
+}
+
+const push = <Rule>(map: Map<string, Array<Rule>>, key: string, rule: Rule) => {
+  const bucket = map.get(key)
+  if (bucket === undefined) map.set(key, [rule])
+  else bucket.push(rule)
+}
+
+/** Buckets rules (given in declaration order) by what their matchers pin down. */
+export const buildIndex = <Rule extends IndexedRule>(rules: ReadonlyArray<Rule>): RuleIndex<Rule> => {
+  const exact = new Map<string, Array<Rule>>()
+  const anyServer = new Map<string, Array<Rule>>()
+  const byServer = new Map<string, Array<Rule>>()
+  const rest: Array<Rule> = []
+  for (const rule of rules) {
+    const { level, nameKey, serverKey } = rule.matcher
+    if (level === "global") rest.push(rule)
+    else if (serverKey !== undefined && nameKey !== undefined) push(exact, `${serverKey}\u0000${nameKey}`, rule)
+    else if (serverKey !== undefined) push(byServer, serverKey, rule)
+    else if (nameKey !== undefined && rule.matcher.anyServer) push(anyServer, nameKey, rule)
+    else rest.push(rule)
+  }
+  return { exact, anyServer, byServer, rest }
+}
+
+const EMPTY: ReadonlyArray<never> = []
+
+/**
+ * The first rule, in declaration order, whose matcher selects the call and for which `applies`
+ * holds. `applies` runs only on rules whose matcher matched, in index order within a bucket.
+ */
+export const firstMatch = <Rule extends IndexedRule>(
+  index: RuleIndex<Rule>,
+  serverId: string,
+  name: string,
+  applies: (rule: Rule) => boolean
+): Rule | undefined => {
+  const server = canonicalName(serverId)
+  const tool = canonicalName(name)
+  let best: Rule | undefined
+  const scan = (bucket: ReadonlyArray<Rule>, needsTest: boolean) => {
+    for (const rule of bucket) {
+      if (best !== undefined && rule.index >= best.index) return
+      if ((!needsTest || rule.matcher.test(serverId, name)) && applies(rule)) {
+        best = rule
+        return
+      }
+    }
+  }
+  scan(index.exact.get(`${server}\u0000${tool}`) ?? EMPTY, false)
+  scan(index.anyServer.get(tool) ?? EMPTY, false)
+  scan(index.byServer.get(server) ?? EMPTY, true)
+  scan(index.rest, true)
+  return best
+}

@@ -1,0 +1,59 @@
+/** The ToolCalls service: the governed tool-call program that `Interlock.layer` builds. */
+import { Context, type Duration, type Effect } from "effect"
+import type { CallError, Denied, HookFailed, TransportFailure } from "./Errors.ts"
+import type { Principal } from "./Principal.ts"
+import type { PromptResult } from "./PromptResult.ts"
+import type { ResourceContents } from "./ResourceContents.ts"
+import type { Tool } from "./Tool.ts"
+import type { JsonObject } from "./ToolCall.ts"
+import type { ToolResult } from "./ToolResult.ts"
+import type { Progress } from "./ToolTransport.ts"
+
+/** A call as the caller asks for it. `callId` defaults to a fresh UUID, `args` to `{}`. */
+export interface CallInput {
+  readonly serverId: string
+  readonly name: string
+  readonly args?: JsonObject
+  readonly callId?: string
+  readonly meta?: JsonObject
+}
+
+/** Per-operation options: who is calling, host data for hooks, and the call's own deadline. */
+export interface OperationOptions {
+  readonly principal?: Principal
+  readonly assigns?: Record<string, unknown>
+}
+
+/** Options of callTool. */
+export interface CallOptions extends OperationOptions {
+  /** The transport call's deadline; default the client's callTimeout (60 s). */
+  readonly timeout?: Duration.Input
+  /** Receives progress notifications. */
+  readonly onProgress?: (progress: Progress) => void
+}
+
+/** The governed operations. Every callTool result and error carries a Receipt. */
+export interface ToolCallsShape {
+  readonly callTool: (input: CallInput, options?: CallOptions) => Effect.Effect<ToolResult, CallError>
+  /** Lists the exposed tools (of one server, or all), shaped by toolsListed hooks. */
+  readonly listTools: (
+    serverId?: string,
+    options?: OperationOptions
+  ) => Effect.Effect<ReadonlyArray<Tool>, HookFailed | TransportFailure>
+  /** Reads a resource through the resourceRead gate. */
+  readonly readResource: (
+    serverId: string,
+    uri: string,
+    options?: OperationOptions
+  ) => Effect.Effect<ResourceContents, Denied | HookFailed | TransportFailure>
+  /** Gets a prompt through the promptGet gate. */
+  readonly getPrompt: (
+    serverId: string,
+    name: string,
+    args?: JsonObject,
+    options?: OperationOptions
+  ) => Effect.Effect<PromptResult, Denied | HookFailed | TransportFailure>
+}
+
+/** The governed tool-call program. */
+export class ToolCalls extends Context.Service<ToolCalls, ToolCallsShape>()("@interlock/core/ToolCalls") {}

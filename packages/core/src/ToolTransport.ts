@@ -1,0 +1,55 @@
+/**
+ * ToolTransport: the interface a transport implements (MCP over stdio or HTTP, in-memory, or native
+ * Effect tools). The pipeline calls it after hooks and policy; it never sees a denied call.
+ */
+import { Context, Effect, Layer } from "effect"
+import type { TransportFailure } from "./Errors.ts"
+import { ProtocolError } from "./Errors.ts"
+import { type NativeTool, nativeTransport } from "./NativeTool.ts"
+import type { PromptResult } from "./PromptResult.ts"
+import type { ResourceContents } from "./ResourceContents.ts"
+import type { Tool } from "./Tool.ts"
+import type { JsonObject, ToolCall } from "./ToolCall.ts"
+import type { ToolResult } from "./ToolResult.ts"
+
+/** A progress notification for a running call. */
+export interface Progress {
+  readonly progress: number
+  readonly total?: number | undefined
+  readonly message?: string | undefined
+}
+
+/** Per-call transport options. Interrupting the call's Effect cancels the request. */
+export interface TransportCallOptions {
+  /** Receives progress notifications, when the server sends them. */
+  readonly onProgress?: ((progress: Progress) => void) | undefined
+}
+
+/** What a transport provides. */
+export interface ToolTransportShape {
+  readonly callTool: (call: ToolCall, options: TransportCallOptions) => Effect.Effect<ToolResult, TransportFailure>
+  /** Lists tools of one server, or of every server when `serverId` is undefined. */
+  readonly listTools: (serverId: string | undefined) => Effect.Effect<ReadonlyArray<Tool>, TransportFailure>
+  readonly readResource: (serverId: string, uri: string) => Effect.Effect<ResourceContents, TransportFailure>
+  readonly getPrompt: (serverId: string, name: string, args: JsonObject) => Effect.Effect<PromptResult, TransportFailure>
+  /** The protocol revision negotiated with a server, when known (for `ctx.era`). */
+  readonly era: (serverId: string) => string | undefined
+}
+
+/** The error for an operation a transport does not offer (JSON-RPC "method not found"). */
+export const unsupported = (serverId: string, operation: string): Effect.Effect<never, ProtocolError> =>
+  Effect.fail(new ProtocolError({ serverId, code: -32601, detail: `${operation} is not supported by this server` }))
+
+/** The transport service that `Interlock.layer` builds on. */
+export class ToolTransport extends Context.Service<ToolTransport, ToolTransportShape>()("@interlock/core/ToolTransport") {
+  /**
+   * Native Effect tools as a real transport (one server, `serverId` default "local"). Tool
+   * requirements become the Layer's requirements.
+   */
+  static fromTools<R>(
+    tools: ReadonlyArray<NativeTool<R>>,
+    options?: { readonly serverId?: string }
+  ): Layer.Layer<ToolTransport, never, R> {
+    return Layer.effect(ToolTransport, Effect.map(Effect.context<R>(), (context) => nativeTransport(tools, options?.serverId ?? "local", context)))
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * @interlock/core: the typed tool-call program. Hooks and one policy around every tool call,
+ * with receipts and telemetry. No I/O and no MCP import: transports live in other packages.
+ */
+
+export {
+  type ApprovalAnswer,
+  type ApprovalOutcome,
+  type ApprovalRequest,
+  Approvals,
+  type ApprovalsOptions,
+  type ApprovalsShape
+} from "./Approvals.ts"
+export * as Canonical from "./Canonical.ts"
+export * from "./Errors.ts"
+export type * from "./HookConfig.ts"
+export { HookContext } from "./HookContext.ts"
+export { HOOK_EVENTS, type HookEvent } from "./HookEvent.ts"
+export { type CompiledHook, type CompiledHooks, Hooks, type HooksShape } from "./Hooks.ts"
+export * as Interlock from "./Interlock.ts"
+export { type Level, type Matcher, type MatcherInput, parseMatcher } from "./Matcher.ts"
+export { canonicalName, sameName } from "./Names.ts"
+export * as NativeTool from "./NativeTool.ts"
+export { Policy, type PolicyDecision, type PolicyRule, type PolicyShape, type RulesConfig } from "./Policy.ts"
+export { Principal } from "./Principal.ts"
+export { PromptResult } from "./PromptResult.ts"
+export { ApprovalRecord, CallOutcome, FailureKind, HookRun, HookStatus, PolicyRecord, Receipt } from "./Receipt.ts"
+export { ResourceContents } from "./ResourceContents.ts"
+export { MetricNames } from "./Telemetry.ts"
+export { Tool } from "./Tool.ts"
+export { type JsonObject, ToolCall } from "./ToolCall.ts"
+export { type CallInput, type CallOptions, type OperationOptions, ToolCalls, type ToolCallsShape } from "./ToolCalls.ts"
+export { ContentBlock, ToolResult, WITHHELD_TEXT } from "./ToolResult.ts"
+export { type Progress, type TransportCallOptions, ToolTransport, type ToolTransportShape, unsupported } from "./ToolTransport.ts"
+export * as Verdict from "./Verdict.ts"
+export type { HookKind } from "./VerdictDecoder.ts"
