@@ -27,6 +27,7 @@ interface Trail {
   policy: PolicyRecord | undefined
   approval: ApprovalRecord | undefined
   sent: boolean
+  toolChanged: boolean | undefined
 }
 
 const preSpec = (ctx: HookContext): ChainSpec<ToolCall> => ({
@@ -72,7 +73,7 @@ const receiptOf = (trail: Trail, outcome: CallOutcome, digest: boolean): Receipt
     approval: trail.approval,
     sent: trail.sent,
     outcome,
-    toolChanged: undefined
+    toolChanged: trail.toolChanged
   })
 
 const withReceipt = (error: CallError, receipt: Receipt): CallError => {
@@ -154,7 +155,14 @@ export const callTool = (client: Client, input: CallInput, options: CallOptions 
       "interlock.tool": call.name,
       "interlock.call_id": call.callId
     })
-    const trail: Trail = { call, runs: [], policy: undefined, approval: undefined, sent: false }
+    const trail: Trail = {
+      call,
+      runs: [],
+      policy: undefined,
+      approval: undefined,
+      sent: false,
+      toolChanged: client.transport.toolChanged?.(call.serverId, call.name)
+    }
     const recorder: Recorder = { fiber, span, subject: call, runs: trail.runs }
     const finish = (outcome: CallOutcome) => {
       recordCall(fiber, span, "callTool", outcome, start, nowNanos(fiber))
@@ -234,6 +242,12 @@ const governedRequest = Effect.fnUntraced(function*(
     return yield* new Denied({ reason: { _tag: "HookDenied", hookId: pre.hook.id, message } })
   }
   const call = pre.state
+  if (client.pinTools && trail.toolChanged === true) {
+    trail.policy = { decision: "deny", rule: "pinTools" }
+    return yield* new Denied({
+      reason: { _tag: "PolicyDenied", rule: "pinTools", message: "the tool's definition changed since it was pinned" }
+    })
+  }
   let decision = decidePolicy(client, call, ctx)
   if (Effect.isEffect(decision)) decision = yield* decision
   trail.policy = { decision: decision._tag === "Allow" ? "allow" : decision._tag === "Deny" ? "deny" : "ask", rule: decision.rule }

@@ -35,6 +35,8 @@ export interface Settings {
   readonly policyTimeout?: Duration.Input
   /** Tools hidden from this client are Denied (not exposed) and dropped from listings. */
   readonly tools?: ToolsFilter
+  /** Deny calls to a tool whose definition changed since first seen (needs a transport that pins tools). */
+  readonly pinTools?: boolean
 }
 
 /** Options of {@link layer}: settings plus the hooks config and the policy and approvals Layers. */
@@ -101,6 +103,7 @@ export const make = (settings: Settings = {}) =>
       transport: yield* ToolTransport,
       callTimeoutMs,
       policyTimeoutMs,
+      pinTools: settings.pinTools === true,
       exposed
     }
     return ToolCalls.of({

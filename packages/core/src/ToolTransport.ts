@@ -34,6 +34,12 @@ export interface ToolTransportShape {
   readonly getPrompt: (serverId: string, name: string, args: JsonObject) => Effect.Effect<PromptResult, TransportFailure>
   /** The protocol revision negotiated with a server, when known (for `ctx.era`). */
   readonly era: (serverId: string) => string | undefined
+  /**
+   * Whether a tool's definition differs from the one pinned at first sight (tool fingerprints).
+   * Optional: a transport that does not pin tools leaves it out. Reported on the receipt; with
+   * `pinTools: true` the call is denied.
+   */
+  readonly toolChanged?: ((serverId: string, name: string) => boolean) | undefined
 }
 
 /** The error for an operation a transport does not offer (JSON-RPC "method not found"). */
