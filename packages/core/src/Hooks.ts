@@ -74,12 +74,12 @@ const compileEntry = (event: HookEvent, index: number, raw: unknown, ids: Set<st
   const matcher = parseMatcher(entry.match)
   if (Result.isFailure(matcher)) return error(`match: ${matcher.failure}`)
   const run = entry.run
-  if (typeof run === "function") {
+  // A service class is itself a function, so the tag check comes first.
+  if (!Context.isKey(run)) {
+    if (typeof run !== "function") return error(`run must be a function or a service tag, got ${describe(run)}`)
     if (run.length > EVENT_ARITY[event]) {
       return error(`run takes ${run.length} arguments, but ${event} passes ${EVENT_ARITY[event]}`)
     }
-  } else if (!Context.isKey(run)) {
-    return error(`run must be a function or a service tag, got ${describe(run)}`)
   }
   if (options.id !== undefined && (typeof options.id !== "string" || options.id.length === 0)) return error("id must be a non-empty string")
   const id = (options.id as string | undefined) ?? `${event}[${index}]`
@@ -202,7 +202,7 @@ export const resolve = <const C extends HooksConfig>(
     const byEvent = {} as Record<HookEvent, ReadonlyArray<ResolvedHook>>
     for (const event of HOOK_EVENTS) {
       byEvent[event] = compiled.byEvent[event].map((hook): ResolvedHook =>
-        typeof hook.run === "function" ? hook as ResolvedHook : { ...hook, run: Context.getUnsafe(context, hook.run) as Function }
+        Context.isKey(hook.run) ? { ...hook, run: Context.getUnsafe(context, hook.run) as Function } : hook as ResolvedHook
       )
       for (const hook of byEvent[event]) {
         if (typeof hook.run !== "function") {

@@ -2,7 +2,9 @@
  * Matchers: which calls a hook or a policy rule applies to.
  *
  * - `"*"`, `"all"`, `"any"`: every call (global level);
- * - `"server/tool"`: `*` globs within one segment; `"server/*"` is the server level;
+ * - `"server/tool"`: `*` globs within one segment (it never crosses a `/`, which matters for
+ *   resource URIs); a segment that is only `*` selects all of it, so `"server/*"` (the server
+ *   level) selects every tool, URI and prompt of that server;
  * - a bare `"tool"`: that tool on any server;
  * - `{ server, regex }`: the regex against the tool name (resource URI, prompt name).
  *
