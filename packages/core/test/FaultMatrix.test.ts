@@ -42,6 +42,8 @@ const faults: ReadonlyArray<readonly [string, FailureKind, () => unknown]> = [
 
 type Outcome = { readonly kind: FailureKind | undefined; readonly check: () => void }
 
+const settle = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+
 /** Runs the operation that fires `event`, and returns how it ended. */
 const fire = (event: HookEvent, run: () => unknown) => {
   const hooks = { [event]: [{ match: "*", id: "faulty", run }] } as HooksConfig
@@ -95,11 +97,12 @@ const fire = (event: HookEvent, run: () => unknown) => {
           }))
       }
     })()
-    return yield* operation
+    const outcome = yield* operation
+    // Checked while the client (and its FiberSet) is still open: closing it would hide a leaked fiber.
+    yield* settle
+    return { ...outcome, liveWhileOpen: live }
   }).pipe(Effect.provide(layer))
 }
-
-const settle = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
 
 const rejections = trackRejections()
 afterAll(() => rejections.stop())
@@ -120,8 +123,9 @@ for (const event of EVENTS) {
           if (!Result.isSuccess(exit)) return
           exit.success.check()
           assert.strictEqual(exit.success.kind, kind)
+          assert.strictEqual(exit.success.liveWhileOpen, 0, "no hook fiber may be left running after the call")
           yield* settle
-          assert.strictEqual(live, 0, "no hook fiber may be left running")
+          assert.strictEqual(live, 0, "no hook fiber may outlive the client")
           assert.deepStrictEqual(rejections.seen, [], "no unhandled rejection")
         }))
     }
