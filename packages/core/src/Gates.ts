@@ -4,6 +4,7 @@
  * listing: it never returns an empty list that looks like "no tools".
  */
 import { Effect, type Fiber, Tracer } from "effect"
+import { sha256Hex } from "./Canonical.ts"
 import type { Client } from "./Client.ts"
 import { Denied, HookFailed, type TransportFailure } from "./Errors.ts"
 import type { HookEvent } from "./HookEvent.ts"
@@ -93,9 +94,15 @@ const resourceSpec = (ctx: HookContext): ChainSpec<string> => ({
   apply: (uri, verdict) => (verdict._tag === "Deny" ? STOP : uri)
 })
 
+/**
+ * A URI can carry secrets (signed URLs, tokens in query strings), so telemetry names a resource by
+ * a short digest of its URI, never by the URI itself.
+ */
+const uriLabel = (uri: string): string => `uri:${sha256Hex(uri).slice(0, 16)}`
+
 /** Reads a resource through the resourceRead gate. */
 export const readResource = (client: Client, serverId: string, uri: string, options: OperationOptions | undefined) =>
-  operation<ResourceContents, Denied | HookFailed | TransportFailure>("readResource", serverId, uri, (recorder) =>
+  operation<ResourceContents, Denied | HookFailed | TransportFailure>("readResource", serverId, uriLabel(uri), (recorder) =>
     Effect.gen(function*() {
       const end = yield* runChain(client.env, recorder, resourceSpec(contextFor(client, serverId, options)), client.select("resourceRead", serverId, uri), uri)
       const refused = gateFailure(end, "resourceRead")
