@@ -1,0 +1,48 @@
+/** One audit row: what the gateway decided about one call, written before the host gets its answer. */
+import { Receipt } from "@interlock/core"
+import { Schema } from "effect"
+
+/** An audit row. `args` and `result` are present only with `capture: "full"`, and then redacted. */
+export class AuditRecord extends Schema.Class<AuditRecord>("@interlock/gateway/AuditRecord")({
+  /** The store's row id (absent before the row is written). */
+  id: Schema.optionalKey(Schema.Number),
+  /** Epoch milliseconds when the call started. */
+  time: Schema.Number,
+  callId: Schema.String,
+  principal: Schema.optionalKey(Schema.String),
+  server: Schema.String,
+  tool: Schema.String,
+  digest: Schema.optionalKey(Schema.String),
+  /** The policy's decision, when the call reached the policy. */
+  decision: Schema.optionalKey(Schema.Literals(["allow", "deny", "ask"])),
+  rule: Schema.optionalKey(Schema.String),
+  /** The approval's answer, when the policy asked: allow or deny, and its source. */
+  approval: Schema.optionalKey(Schema.String),
+  /** ok, tool_error, halted, recovered, withheld, denied, failed. */
+  outcome: Schema.String,
+  durationMs: Schema.Number,
+  /** The full receipt: every hook that ran with its verdict, the policy and approval records. */
+  receipt: Schema.optionalKey(Receipt),
+  /** For failures: the error's tag and Interlock's message (never arguments or results). */
+  error: Schema.optionalKey(Schema.String),
+  args: Schema.optionalKey(Schema.Json),
+  result: Schema.optionalKey(Schema.Json)
+}) {}
+
+/** Per tool and time bucket: how many calls, how many denied (for the console's chart). */
+export interface AuditBucket {
+  readonly server: string
+  readonly tool: string
+  /** Bucket start, epoch ms. */
+  readonly start: number
+  readonly calls: number
+  readonly denied: number
+}
+
+/** A query over the audit store. */
+export interface AuditQuery {
+  /** At most this many rows, newest first; default 100. */
+  readonly limit?: number
+  /** Only rows with an id greater than this (for tailing). */
+  readonly afterId?: number
+}

@@ -1,0 +1,37 @@
+/**
+ * The AuditStore service: where the gateway writes one row per call, before the call's response
+ * goes to the host. The SQLite store (SqliteAuditStore) is the default; another store (for example
+ * Postgres for several gateway replicas) replaces it by providing another Layer.
+ */
+import { Context, Effect, Layer, Schema } from "effect"
+import type { AuditBucket, AuditQuery, AuditRecord } from "./AuditRecord.ts"
+
+/** The audit store could not be opened, written or read. Carries no row content. */
+export class AuditError extends Schema.TaggedError<AuditError>()("AuditError", {
+  operation: Schema.Literals(["open", "write", "read"]),
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `audit store ${this.operation} failed: ${this.detail}`
+  }
+}
+
+/** The service interface. */
+export interface AuditStoreShape {
+  /** Writes one row; it is committed when the Effect succeeds. */
+  readonly record: (row: AuditRecord) => Effect.Effect<void, AuditError>
+  /** Rows, newest first. */
+  readonly query: (query?: AuditQuery) => Effect.Effect<ReadonlyArray<AuditRecord>, AuditError>
+  /** Calls and denials per tool and time bucket since `since` (epoch ms). */
+  readonly buckets: (since: number, bucketMs: number) => Effect.Effect<ReadonlyArray<AuditBucket>, AuditError>
+}
+
+/** Where audit rows go. */
+export class AuditStore extends Context.Service<AuditStore, AuditStoreShape>()("@interlock/gateway/AuditStore") {
+  /** Records nothing (audit disabled). */
+  static readonly disabled: Layer.Layer<AuditStore> = Layer.succeed(AuditStore, {
+    record: () => Effect.void,
+    query: () => Effect.succeed([]),
+    buckets: () => Effect.succeed([])
+  })
+}

@@ -1,0 +1,170 @@
+/**
+ * The gateway's configuration as a user writes it (interlock.config.json, or the data part of
+ * interlock.config.ts). One Schema: it validates the JSON form, and it generates the published
+ * JSON Schema file for editors.
+ */
+import { Schema } from "effect"
+
+const NonEmpty = Schema.NonEmptyString
+
+/** A secret: `env:NAME` reads the environment variable NAME; any other string is taken literally. */
+export const Secret = NonEmpty.annotate({
+  description: "A secret. `env:NAME` reads environment variable NAME when the gateway starts."
+})
+
+/** A downstream server spawned as a child process, spoken to over stdio. */
+export const StdioServerConfig = Schema.Struct({
+  command: NonEmpty.annotate({ description: "The program to run, for example `npx`." }),
+  args: Schema.optionalKey(Schema.Array(Schema.String)),
+  env: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
+  cwd: Schema.optionalKey(Schema.String)
+})
+
+/** A downstream server reached over Streamable HTTP. */
+export const HttpServerConfig = Schema.Struct({
+  url: NonEmpty.annotate({ description: "The server's Streamable HTTP endpoint." }),
+  headers: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
+  token: Schema.optionalKey(Secret)
+})
+
+/** One downstream server: stdio (`command`) or Streamable HTTP (`url`). */
+export const ServerConfig = Schema.Union([StdioServerConfig, HttpServerConfig])
+
+/** A matcher: `"*"`, `"server/tool"` (globs within a segment), `"tool"`, or `{ server, regex }`. */
+export const MatcherConfig = Schema.Union([
+  NonEmpty,
+  Schema.Struct({ server: NonEmpty, regex: NonEmpty })
+])
+
+/** Conditions on one top-level argument; every condition given must hold. */
+export const ArgCondition = Schema.Struct({
+  equals: Schema.optionalKey(Schema.Json),
+  startsWith: Schema.optionalKey(Schema.String),
+  notStartsWith: Schema.optionalKey(Schema.String),
+  matches: Schema.optionalKey(Schema.String.annotate({ description: "A regular expression (Unicode mode)." })),
+  in: Schema.optionalKey(Schema.Array(Schema.Json))
+})
+
+/** One policy rule. The first rule (in order) whose matcher, principals and conditions hold decides. */
+export const RuleConfig = Schema.Struct({
+  id: Schema.optionalKey(NonEmpty),
+  match: MatcherConfig,
+  decision: Schema.Literals(["allow", "deny", "ask"]),
+  reason: Schema.optionalKey(Schema.String),
+  principals: Schema.optionalKey(Schema.Array(NonEmpty)),
+  when: Schema.optionalKey(Schema.Struct({ args: Schema.Record(Schema.String, ArgCondition) }))
+})
+
+/** The policy: ordered rules and the default decision. */
+export const PolicyConfig = Schema.Struct({
+  default: Schema.optionalKey(Schema.Literals(["allow", "deny", "ask"])),
+  rules: Schema.optionalKey(Schema.Array(RuleConfig))
+})
+
+/** The built-in secret detectors. */
+export const DetectorName = Schema.Literals(["aws-access-key", "aws-secret-key", "bearer-token", "private-key", "github-token", "openai-key", "slack-token", "jwt"])
+
+/** Built-in secret detectors' names. */
+export type DetectorName = typeof DetectorName.Type
+
+/** One redaction: a regex and/or built-in detectors, applied to results of the matched tools. */
+export const RedactConfig = Schema.Struct({
+  match: Schema.optionalKey(MatcherConfig),
+  pattern: Schema.optionalKey(NonEmpty),
+  detectors: Schema.optionalKey(Schema.Union([Schema.Literal("all"), Schema.Array(DetectorName)])),
+  replacement: Schema.optionalKey(Schema.String)
+})
+
+/** A rate limit per principal and tool: at most `perMinute` calls, with bursts up to `burst`. */
+export const RateLimitConfig = Schema.Struct({
+  match: Schema.optionalKey(MatcherConfig),
+  perMinute: Schema.Number.check(Schema.isGreaterThan(0)),
+  burst: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0)))
+})
+
+/** Where and how much the audit store records. */
+export const AuditConfig = Schema.Struct({
+  path: Schema.optionalKey(NonEmpty),
+  capture: Schema.optionalKey(Schema.Literals(["metadata", "full"])),
+  enabled: Schema.optionalKey(Schema.Boolean)
+})
+
+/** Approvals for `ask` decisions. */
+export const ApprovalsConfig = Schema.Struct({
+  timeoutSeconds: Schema.optionalKey(Schema.Number.check(Schema.isGreaterThan(0))),
+  via: Schema.optionalKey(Schema.Literals(["auto", "elicitation", "console"]))
+})
+
+/** A principal: who holds a bearer token. */
+export const PrincipalConfig = Schema.Struct({
+  token: Secret,
+  roles: Schema.optionalKey(Schema.Array(NonEmpty))
+})
+
+/** How the gateway listens toward hosts. */
+export const ListenConfig = Schema.Struct({
+  http: Schema.optionalKey(NonEmpty.annotate({ description: "HOST:PORT, default 127.0.0.1:7331." })),
+  token: Schema.optionalKey(Secret),
+  principals: Schema.optionalKey(Schema.Record(Schema.String, PrincipalConfig)),
+  allowedHosts: Schema.optionalKey(Schema.Array(NonEmpty)),
+  allowedOrigins: Schema.optionalKey(Schema.Array(NonEmpty))
+})
+
+/** Telemetry export. */
+export const TelemetryConfig = Schema.Struct({
+  otlp: Schema.optionalKey(NonEmpty.annotate({ description: "OTLP/HTTP base URL, for example http://127.0.0.1:4318." })),
+  serviceName: Schema.optionalKey(NonEmpty),
+  exportIntervalMs: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0)))
+})
+
+/** The whole JSON config. */
+export const GatewayConfig = Schema.Struct({
+  $schema: Schema.optionalKey(Schema.String),
+  servers: Schema.Record(Schema.String, ServerConfig),
+  namespace: Schema.optionalKey(Schema.Literals(["auto", "always", "never"])),
+  policy: Schema.optionalKey(PolicyConfig),
+  redact: Schema.optionalKey(Schema.Array(RedactConfig)),
+  rateLimits: Schema.optionalKey(Schema.Array(RateLimitConfig)),
+  maxResultBytes: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0))),
+  pinTools: Schema.optionalKey(Schema.Boolean),
+  audit: Schema.optionalKey(AuditConfig),
+  approvals: Schema.optionalKey(ApprovalsConfig),
+  listen: Schema.optionalKey(ListenConfig),
+  telemetry: Schema.optionalKey(TelemetryConfig),
+  hookTimeoutMs: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0))),
+  callTimeoutMs: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0)))
+})
+
+/** The decoded JSON config. */
+export type GatewayConfig = typeof GatewayConfig.Type
+/** One downstream server's config. */
+export type ServerConfig = typeof ServerConfig.Type
+/** One rule as configured. */
+export type RuleConfig = typeof RuleConfig.Type
+/** One redaction as configured. */
+export type RedactConfig = typeof RedactConfig.Type
+/** One rate limit as configured. */
+export type RateLimitConfig = typeof RateLimitConfig.Type
+/** Conditions on one argument. */
+export type ArgCondition = typeof ArgCondition.Type
+
+/** The JSON Schema document of the config file (published as interlock.config.schema.json). */
+export const jsonSchema = (): Record<string, unknown> => {
+  const document = Schema.toJsonSchemaDocument(GatewayConfig)
+  return closeObjects({
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    title: "Interlock gateway config",
+    ...(document.schema as Record<string, unknown>),
+    ...(Object.keys(document.definitions).length > 0 ? { $defs: document.definitions } : {})
+  }) as Record<string, unknown>
+}
+
+// The gateway rejects unknown keys, so the published schema says so too (editors flag typos).
+const closeObjects = (node: unknown): unknown => {
+  if (Array.isArray(node)) return node.map(closeObjects)
+  if (typeof node !== "object" || node === null) return node
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(node)) out[key] = closeObjects(value)
+  if (out.type === "object" && typeof out.properties === "object") out.additionalProperties = false
+  return out
+}

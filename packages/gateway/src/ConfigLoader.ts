@@ -1,0 +1,116 @@
+/**
+ * Loading a config file: `interlock.config.json` (validated by the GatewayConfig Schema) or
+ * `interlock.config.ts` (its default export, from `defineConfig`, with hooks and rule predicates
+ * as code). Errors are ConfigErrors that name the file and the path at fault.
+ */
+import { ConfigError, type HookContext, type HooksConfig, type JsonObject, type ToolCall } from "@interlock/core"
+import { Effect, Exit, Schema } from "effect"
+import { readFile } from "node:fs/promises"
+import * as path from "node:path"
+import { pathToFileURL } from "node:url"
+import { GatewayConfig } from "./Config.ts"
+import { fromIssue } from "./ConfigError.ts"
+
+/** A rule predicate written as code (interlock.config.ts only). */
+export type RulePredicate = (args: JsonObject, call: ToolCall, ctx: HookContext) => boolean
+
+/** A loaded config: the validated data, the code parts, and where relative paths start. */
+export interface LoadedConfig {
+  readonly config: GatewayConfig
+  /** Hooks written as code (interlock.config.ts), run after the built-in hooks. */
+  readonly hooks: HooksConfig
+  /** Rule predicates written as code, by rule index; they AND with the rule's `when.args`. */
+  readonly predicates: ReadonlyMap<number, RulePredicate>
+  /** The directory relative paths in the config are resolved against. */
+  readonly baseDir: string
+  /** The file it came from, if any. */
+  readonly file: string | undefined
+}
+
+const decode = Schema.decodeUnknownExit(GatewayConfig, { onExcessProperty: "error" })
+
+/** Validates raw config data. `hooks` and function-valued `when`s must have been taken out first. */
+export const decodeConfig = (raw: unknown): Effect.Effect<GatewayConfig, ConfigError> => {
+  const exit = decode(raw)
+  if (Exit.isSuccess(exit)) return Effect.succeed(exit.value)
+  const failure = exit.cause.reasons.find((reason) => reason._tag === "Fail")
+  const error = failure?._tag === "Fail" ? failure.error : undefined
+  return Effect.fail(
+    Schema.isSchemaError(error) ? fromIssue(error.issue) : new ConfigError({ path: "(root)", detail: "could not be validated" })
+  )
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** Splits the code parts (hooks, function `when`s) from the data of a config object. */
+export const splitCode = (raw: unknown): { readonly data: unknown; readonly hooks: HooksConfig; readonly predicates: Map<number, RulePredicate> } => {
+  const predicates = new Map<number, RulePredicate>()
+  if (!isRecord(raw)) return { data: raw, hooks: {}, predicates }
+  const { hooks, ...rest } = raw
+  let data: Record<string, unknown> = rest
+  const policy = rest.policy
+  if (isRecord(policy) && Array.isArray(policy.rules)) {
+    const rules = policy.rules.map((rule: unknown, index: number) => {
+      if (!isRecord(rule) || typeof rule.when !== "function") return rule
+      predicates.set(index, rule.when as RulePredicate)
+      const { when: _when, ...others } = rule
+      return others
+    })
+    data = { ...rest, policy: { ...policy, rules } }
+  }
+  return { data, hooks: (hooks ?? {}) as HooksConfig, predicates }
+}
+
+/** Builds a LoadedConfig from a config object (the default export of interlock.config.ts, or parsed JSON). */
+export const fromObject = (raw: unknown, baseDir: string, file?: string): Effect.Effect<LoadedConfig, ConfigError> => {
+  const { data, hooks, predicates } = splitCode(raw)
+  if (hooks !== undefined && !isRecord(hooks)) return Effect.fail(new ConfigError({ path: "hooks", detail: "must be an object of hook lists" }))
+  return Effect.map(decodeConfig(data), (config) => ({ config, hooks, predicates, baseDir, file }))
+}
+
+const readJson = (file: string) =>
+  Effect.tryPromise({
+    try: () => readFile(file, "utf8"),
+    catch: () => new ConfigError({ path: file, detail: "could not be read" })
+  }).pipe(
+    Effect.flatMap((text) =>
+      Effect.try({
+        try: () => JSON.parse(text) as unknown,
+        // The parser's message may quote the file's content (and a literal secret): say where only.
+        catch: (error) => new ConfigError({ path: file, detail: `is not valid JSON${positionOf(error)}` })
+      })
+    )
+  )
+
+const positionOf = (error: unknown): string => {
+  const match = error instanceof SyntaxError ? /position (\d+)(?: \(line (\d+) column (\d+)\))?/.exec(error.message) : null
+  if (match === null) return ""
+  return match[2] !== undefined ? ` (line ${match[2]}, column ${match[3]})` : ` (at character ${match[1]})`
+}
+
+const importModule = (file: string) =>
+  Effect.tryPromise({
+    try: () => import(pathToFileURL(file).href) as Promise<{ default?: unknown }>,
+    catch: () => new ConfigError({ path: file, detail: "could not be loaded as a module" })
+  }).pipe(
+    Effect.flatMap((module) =>
+      module.default === undefined
+        ? Effect.fail(new ConfigError({ path: file, detail: "has no default export (export default defineConfig({ ... }))" }))
+        : Effect.succeed(module.default)
+    )
+  )
+
+/** Loads a config file (.json, or .ts/.mts/.js/.mjs with a default export). */
+export const loadConfig = (file: string): Effect.Effect<LoadedConfig, ConfigError> => {
+  const absolute = path.resolve(file)
+  const baseDir = path.dirname(absolute)
+  const raw = absolute.endsWith(".json") ? readJson(absolute) : importModule(absolute)
+  return raw.pipe(
+    Effect.flatMap((value) => fromObject(value, baseDir, absolute)),
+    Effect.mapError((error) => error.path.startsWith(absolute) ? error : new ConfigError({ path: `${path.basename(absolute)}: ${error.path}`, detail: error.detail }))
+  )
+}
+
+/** The config file to use when none is given: the first of these names in `dir` that exists. */
+export const CONFIG_NAMES = ["interlock.config.ts", "interlock.config.mts", "interlock.config.js", "interlock.config.json"] as const

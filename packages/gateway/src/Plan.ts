@@ -1,0 +1,160 @@
+/**
+ * A gateway plan: a loaded config resolved into what the gateway runs. Secrets are read (as
+ * Redacted), the built-in hooks compiled, relative paths resolved against the config's directory,
+ * and the listen address checked. Every problem is a ConfigError naming the path at fault.
+ */
+import { ConfigError, type HooksConfig } from "@interlock/core"
+import { Redacted } from "effect"
+import * as path from "node:path"
+import type { ApprovalRoute } from "./Approver.ts"
+import { builtinHooks, mergeHooks } from "./BuiltinHooks.ts"
+import type { ServerConfig } from "./Config.ts"
+import type { LoadedConfig, RulePredicate } from "./ConfigLoader.ts"
+import type { Redaction } from "./Redactor.ts"
+import { readSecret } from "./Secrets.ts"
+
+/** A downstream server, resolved. */
+export type ServerPlan =
+  | { readonly _tag: "stdio"; readonly command: string; readonly args: ReadonlyArray<string>; readonly env: Readonly<Record<string, string>>; readonly cwd: string }
+  | { readonly _tag: "http"; readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly token: Redacted.Redacted<string> | undefined }
+
+/** How the gateway listens toward hosts. */
+export interface ListenPlan {
+  readonly host: string
+  readonly port: number
+  /** The gateway's own bearer token (principal "default"), if any. */
+  readonly token: Redacted.Redacted<string> | undefined
+  /** Bearer token -> principal, for every configured principal (and the gateway token). */
+  readonly principals: ReadonlyMap<string, { readonly id: string; readonly roles: ReadonlyArray<string> | undefined }>
+  readonly allowedHosts: ReadonlyArray<string>
+  readonly allowedOrigins: ReadonlyArray<string>
+}
+
+/** Everything the gateway runs, from one config. */
+export interface Plan {
+  readonly servers: ReadonlyMap<string, ServerPlan>
+  readonly namespace: "auto" | "always" | "never"
+  readonly hooks: HooksConfig
+  readonly redactions: ReadonlyArray<Redaction>
+  readonly loaded: LoadedConfig
+  readonly predicates: ReadonlyMap<number, RulePredicate>
+  readonly pinTools: boolean
+  readonly audit: { readonly path: string | undefined; readonly capture: "metadata" | "full" }
+  readonly approvals: { readonly timeoutMs: number; readonly route: ApprovalRoute }
+  readonly listen: ListenPlan
+  readonly telemetry: { readonly otlp: string | undefined; readonly serviceName: string; readonly exportIntervalMs: number }
+  readonly hookTimeoutMs: number | undefined
+  readonly callTimeoutMs: number | undefined
+}
+
+/** The default HTTP address. */
+export const DEFAULT_LISTEN = "127.0.0.1:7331"
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"])
+
+/** Whether a host name or address is loopback. */
+export const isLoopback = (host: string): boolean => LOOPBACK.has(host) || /^127(?:\.\d{1,3}){3}$/.test(host)
+
+/** Parses HOST:PORT (IPv6 in brackets); port 0 lets the OS choose. */
+export const parseHostPort = (text: string, where: string): { readonly host: string; readonly port: number } | ConfigError => {
+  const match = /^(\[[^\]]+\]|[^:[\]]+):(\d{1,5})$/.exec(text.trim())
+  const port = match === null ? Number.NaN : Number(match[2])
+  if (match === null || !(port >= 0 && port <= 65535)) return new ConfigError({ path: where, detail: "must be HOST:PORT, for example 127.0.0.1:7331" })
+  return { host: match[1].startsWith("[") ? match[1].slice(1, -1) : match[1], port }
+}
+
+const resolveServer = (name: string, server: ServerConfig, baseDir: string, env: Readonly<Record<string, string | undefined>>): ServerPlan | ConfigError => {
+  if ("command" in server) {
+    return { _tag: "stdio", command: server.command, args: server.args ?? [], env: server.env ?? {}, cwd: path.resolve(baseDir, server.cwd ?? ".") }
+  }
+  try {
+    const url = new URL(server.url)
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("scheme")
+  } catch {
+    return new ConfigError({ path: `servers.${name}.url`, detail: "must be an http(s) URL" })
+  }
+  const token = server.token === undefined ? undefined : readSecret(server.token, `servers.${name}.token`, env)
+  if (token instanceof ConfigError) return token
+  return { _tag: "http", url: server.url, headers: server.headers ?? {}, token }
+}
+
+const resolveListen = (loaded: LoadedConfig, override: string | undefined, env: Readonly<Record<string, string | undefined>>): ListenPlan | ConfigError => {
+  const listen = loaded.config.listen ?? {}
+  const address = parseHostPort(override ?? listen.http ?? DEFAULT_LISTEN, override === undefined ? "listen.http" : "--http")
+  if (address instanceof ConfigError) return address
+  const principals = new Map<string, { readonly id: string; readonly roles: ReadonlyArray<string> | undefined }>()
+  const token = listen.token === undefined ? undefined : readSecret(listen.token, "listen.token", env)
+  if (token instanceof ConfigError) return token
+  if (token !== undefined) principals.set(Redacted.value(token), { id: "default", roles: undefined })
+  for (const [id, principal] of Object.entries(listen.principals ?? {})) {
+    const secret = readSecret(principal.token, `listen.principals.${id}.token`, env)
+    if (secret instanceof ConfigError) return secret
+    const value = Redacted.value(secret)
+    if (principals.has(value)) return new ConfigError({ path: `listen.principals.${id}.token`, detail: "is the same token as another principal's" })
+    principals.set(value, { id, roles: principal.roles })
+  }
+  if (!isLoopback(address.host) && principals.size === 0) {
+    return new ConfigError({
+      path: override === undefined ? "listen.http" : "--http",
+      detail: `binds ${address.host}, which is not loopback: set listen.token or listen.principals so that only holders of a token can call tools`
+    })
+  }
+  const hosts = isLoopback(address.host) ? ["127.0.0.1", "localhost", "[::1]"] : [address.host]
+  return {
+    host: address.host,
+    port: address.port,
+    token,
+    principals,
+    allowedHosts: listen.allowedHosts ?? hosts,
+    allowedOrigins: listen.allowedOrigins ?? hosts
+  }
+}
+
+/** Options of {@link makePlan}. */
+export interface PlanOptions {
+  /** Overrides listen.http (the CLI's --http). */
+  readonly http?: string | undefined
+  readonly env?: Readonly<Record<string, string | undefined>>
+}
+
+/** Resolves a loaded config into a plan. */
+export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan | ConfigError => {
+  const env = options.env ?? process.env
+  const config = loaded.config
+  const servers = new Map<string, ServerPlan>()
+  for (const [name, server] of Object.entries(config.servers)) {
+    if (name.includes("__") || name.includes("/")) {
+      return new ConfigError({ path: `servers.${name}`, detail: "a server name must not contain \"__\" or \"/\" (they separate server and tool)" })
+    }
+    const resolved = resolveServer(name, server, loaded.baseDir, env)
+    if (resolved instanceof ConfigError) return resolved
+    servers.set(name, resolved)
+  }
+  const builtins = builtinHooks(config)
+  if (builtins instanceof ConfigError) return builtins
+  const listen = resolveListen(loaded, options.http, env)
+  if (listen instanceof ConfigError) return listen
+  const audit = config.audit ?? {}
+  return {
+    servers,
+    namespace: config.namespace ?? "auto",
+    hooks: mergeHooks(builtins.hooks, loaded.hooks),
+    redactions: builtins.redactions,
+    loaded,
+    predicates: loaded.predicates,
+    pinTools: config.pinTools === true,
+    audit: {
+      path: audit.enabled === false ? undefined : path.resolve(loaded.baseDir, audit.path ?? ".interlock/audit.db"),
+      capture: audit.capture ?? "metadata"
+    },
+    approvals: { timeoutMs: Math.round((config.approvals?.timeoutSeconds ?? 120) * 1000), route: config.approvals?.via ?? "auto" },
+    listen,
+    telemetry: {
+      otlp: config.telemetry?.otlp,
+      serviceName: config.telemetry?.serviceName ?? "interlock-gateway",
+      exportIntervalMs: config.telemetry?.exportIntervalMs ?? 5_000
+    },
+    hookTimeoutMs: config.hookTimeoutMs,
+    callTimeoutMs: config.callTimeoutMs
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * The config's `policy` compiled onto core's `Policy.rules`: matchers, decisions and reasons pass
+ * through; `when.args` becomes a predicate (AND a code predicate from interlock.config.ts);
+ * `principals` pass through. The default decision is "deny" when none is given.
+ */
+import { ConfigError, Policy, type PolicyRule } from "@interlock/core"
+import { Effect, Layer } from "effect"
+import { compileArgConditions } from "./ArgConditions.ts"
+import type { GatewayConfig } from "./Config.ts"
+import type { RulePredicate } from "./ConfigLoader.ts"
+
+/** Core policy rules from the config, or a ConfigError naming the rule at fault. */
+export const policyRules = (
+  config: GatewayConfig,
+  predicates: ReadonlyMap<number, RulePredicate> = new Map()
+): { readonly rules: ReadonlyArray<PolicyRule>; readonly default: "allow" | "deny" | "ask" } | ConfigError => {
+  const rules: Array<PolicyRule> = []
+  const configured = config.policy?.rules ?? []
+  for (let index = 0; index < configured.length; index++) {
+    const rule = configured[index]
+    const path = `policy.rules[${index}]`
+    const args = rule.when === undefined ? undefined : compileArgConditions(rule.when.args, `${path}.when.args`)
+    if (args instanceof ConfigError) return args
+    const code = predicates.get(index)
+    const when: PolicyRule["when"] = args === undefined
+      ? code
+      : code === undefined
+      ? (callArgs) => args(callArgs)
+      : (callArgs, call, ctx) => args(callArgs) && code(callArgs, call, ctx)
+    rules.push({
+      id: rule.id ?? `rules[${index}]`,
+      match: rule.match,
+      decision: rule.decision,
+      ...(rule.reason === undefined ? {} : { reason: rule.reason }),
+      ...(rule.principals === undefined ? {} : { principals: rule.principals }),
+      ...(when === undefined ? {} : { when })
+    })
+  }
+  return { rules, default: config.policy?.default ?? "deny" }
+}
+
+/** The Policy Layer for a config. */
+export const policyLayer = (
+  config: GatewayConfig,
+  predicates?: ReadonlyMap<number, RulePredicate>
+): Layer.Layer<Policy, ConfigError> => {
+  const compiled = policyRules(config, predicates)
+  return compiled instanceof ConfigError ? Layer.effect(Policy, Effect.fail(compiled)) : Policy.rules(compiled)
+}

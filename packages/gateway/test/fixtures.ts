@@ -1,0 +1,59 @@
+/** Test fixtures: native tools standing in for a files server, and a plan over them. */
+import { NativeTool, ToolResult, ToolTransport } from "@interlock/core"
+import { Effect, Layer, Schema } from "effect"
+import { ApprovalQueue } from "../src/ApprovalQueue.ts"
+import { AuditStore } from "../src/AuditStore.ts"
+import { fromObject } from "../src/ConfigLoader.ts"
+import { GatewayCalls } from "../src/GatewayCalls.ts"
+import { makePlan, type Plan } from "../src/Plan.ts"
+import * as SqliteAuditStore from "../src/SqliteAuditStore.ts"
+
+/** Tools of a pretend files server: every one echoes what it got, so tests see what passed. */
+export const filesTools = [
+  NativeTool.make({
+    name: "read_file",
+    parameters: Schema.Struct({ path: Schema.String }),
+    run: ({ path }) => `contents of ${path}`
+  }),
+  NativeTool.make({
+    name: "write_file",
+    parameters: Schema.Struct({ path: Schema.String, content: Schema.String }),
+    run: ({ path }) => `wrote ${path}`
+  }),
+  NativeTool.make({
+    name: "get-env",
+    parameters: Schema.Struct({}),
+    run: () => "HOME=/root"
+  }),
+  NativeTool.make({
+    name: "leak",
+    parameters: Schema.Struct({ text: Schema.String }),
+    run: ({ text }) => ToolResult.text(text)
+  }),
+  NativeTool.make({
+    name: "big",
+    parameters: Schema.Struct({ size: Schema.Number }),
+    run: ({ size }) => "x".repeat(size)
+  })
+]
+
+/** A plan from a config object (servers default to one pretend "files" server). */
+export const planOf = (raw: Record<string, unknown>, env: Record<string, string> = {}) =>
+  Effect.gen(function*() {
+    const loaded = yield* fromObject({ servers: { files: { command: "unused" } }, ...raw }, process.cwd())
+    const plan = makePlan(loaded, { env })
+    if (!("servers" in plan)) return yield* Effect.fail(plan)
+    return plan as Plan
+  })
+
+/** GatewayCalls over the native files tools, an in-memory SQLite store and a fresh approval queue. */
+export const callsLayer = (plan: Plan) =>
+  GatewayCalls.layer(plan).pipe(
+    Layer.provideMerge(Layer.mergeAll(ToolTransport.fromTools(filesTools, { serverId: "files" }), SqliteAuditStore.layer(":memory:"), ApprovalQueue.layer))
+  )
+
+/** Runs `body` with GatewayCalls, AuditStore and ApprovalQueue for a config object. */
+export const withGateway = <A, E>(
+  raw: Record<string, unknown>,
+  body: Effect.Effect<A, E, GatewayCalls | AuditStore | ApprovalQueue>
+) => Effect.flatMap(planOf(raw), (plan) => Effect.provide(body, callsLayer(plan)))
