@@ -1,1 +1,24 @@
-export {}
+/**
+ * @interlock/mcp: MCP transports (stdio, Streamable HTTP, in-memory) and a multi-server hub on the
+ * official MCP SDK 2, offered as Layers that provide core's ToolTransport.
+ */
+
+export type {
+  HttpOptions,
+  HubOptions,
+  MemoryOptions,
+  Negotiation,
+  ServerConfig,
+  StdioOptions
+} from "./Config.ts"
+export { defaultReconnect } from "./Config.ts"
+export {
+  Elicitation,
+  type ElicitationShape,
+  Roots,
+  type RootsShape,
+  Sampling,
+  type SamplingShape
+} from "./HostRequests.ts"
+export { McpHub, type McpHubShape, type ServerStatus, TOOL_CHANGES_METRIC } from "./McpHub.ts"
+export * as McpTransport from "./McpTransport.ts"

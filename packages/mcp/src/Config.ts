@@ -1,0 +1,284 @@
+/**
+ * The hub's configuration: which servers, how to reach each one (stdio, Streamable HTTP or an
+ * in-process SDK server), which of their tools are exposed, and how connections behave.
+ * `compileHub` checks all of it at Layer build time and answers with a ConfigError naming the place.
+ */
+import type { AuthProvider, FetchLike, OAuthClientProvider } from "@modelcontextprotocol/client"
+import type { McpServer } from "@modelcontextprotocol/server"
+import { ConfigError, type Interlock, type Matcher, canonicalName, parseMatcher } from "@interlock/core"
+import { Duration, Option, Redacted, Result, Schedule } from "effect"
+
+/** A server started as a child process that speaks MCP over its stdin and stdout. */
+export interface StdioOptions {
+  readonly command: string
+  readonly args?: ReadonlyArray<string>
+  /** Extra environment variables, added to the SDK's safe default environment (PATH, HOME, ...). */
+  readonly env?: Readonly<Record<string, string>>
+  readonly cwd?: string
+  /** How many bytes of the child's stderr to keep for error messages; default 8 KiB. */
+  readonly stderrBytes?: number
+}
+
+/** A server reached over Streamable HTTP. */
+export interface HttpOptions {
+  readonly url: string | URL
+  /** Headers sent on every request. */
+  readonly headers?: Readonly<Record<string, string>>
+  /** A bearer token, sent as `Authorization: Bearer ...`; typed as Redacted so no sink prints it. */
+  readonly bearer?: Redacted.Redacted<string>
+  /** An SDK auth provider (OAuth flows); exclusive with `bearer`. */
+  readonly authProvider?: AuthProvider | OAuthClientProvider
+  /** A fetch implementation (for example one that adds OAuth middleware). */
+  readonly fetch?: FetchLike
+}
+
+/** An SDK `McpServer` in the same process, paired over the SDK's InMemoryTransport. */
+export interface MemoryOptions {
+  /** The server, or a factory that builds a fresh one for every connection (reconnects included). */
+  readonly server: McpServer | (() => McpServer)
+}
+
+/** Protocol negotiation: `auto` probes for the 2026-07-28 revision and falls back to legacy. */
+export type Negotiation = "auto" | "legacy" | { readonly pin: string }
+
+/** One server of the hub: exactly one of `stdio`, `http` or `memory`, plus its own settings. */
+export interface ServerConfig {
+  readonly stdio?: StdioOptions
+  readonly http?: HttpOptions
+  readonly memory?: MemoryOptions
+  /** Which of this server's tools are exposed: `allow` (if given) must match, `deny` must not. Loose names. */
+  readonly tools?: Interlock.ToolsFilter
+  /** `lazy` (default) connects on first use; `eager` connects when the hub is built. */
+  readonly connect?: "lazy" | "eager"
+  /** Default "auto". */
+  readonly protocol?: Negotiation
+  /** Backoff between connection attempts; default the hub's. */
+  readonly reconnect?: Schedule.Schedule<unknown, unknown>
+  /** Deadline of one connection attempt (spawn or request, and the handshake); default the hub's. */
+  readonly connectTimeout?: Duration.Input
+  /** Deadline of listings, resource reads and prompt gets; default the hub's. Tool calls use core's callTimeout. */
+  readonly requestTimeout?: Duration.Input
+}
+
+/** Options of `McpHub.layer`. */
+export interface HubOptions {
+  readonly servers: Readonly<Record<string, ServerConfig>>
+  /** The client's name and version sent to servers; default interlock 0.1.0. */
+  readonly clientInfo?: { readonly name: string; readonly version: string }
+  /** Backoff between connection attempts; default 100 ms doubling, at most 3 retries. */
+  readonly reconnect?: Schedule.Schedule<unknown, unknown>
+  /** Deadline of one connection attempt; default 30 seconds. */
+  readonly connectTimeout?: Duration.Input
+  /** Deadline of listings, resource reads and prompt gets; default 60 seconds. */
+  readonly requestTimeout?: Duration.Input
+}
+
+/** How a compiled server is reached. */
+export type Endpoint =
+  | { readonly _tag: "stdio"; readonly options: StdioOptions; readonly stderrBytes: number }
+  | { readonly _tag: "http"; readonly url: URL; readonly options: HttpOptions }
+  | { readonly _tag: "memory"; readonly options: MemoryOptions }
+
+/** A server's configuration after checking. */
+export interface CompiledServer {
+  readonly id: string
+  readonly endpoint: Endpoint
+  readonly exposed: (name: string) => boolean
+  readonly eager: boolean
+  readonly negotiation: Negotiation
+  readonly reconnect: Schedule.Schedule<unknown, unknown>
+  readonly connectTimeoutMs: number
+  readonly requestTimeoutMs: number
+}
+
+/** The whole hub after checking. */
+export interface CompiledHub {
+  readonly servers: ReadonlyMap<string, CompiledServer>
+  readonly clientInfo: { readonly name: string; readonly version: string }
+}
+
+/** The default backoff: 100 ms, doubling, at most three retries after the first attempt. */
+export const defaultReconnect: Schedule.Schedule<unknown, unknown> = Schedule.max([
+  Schedule.exponential("100 millis"),
+  Schedule.recurs(3)
+])
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const isStringRecord = (u: unknown): boolean => isRecord(u) && Object.values(u).every((v) => typeof v === "string")
+
+const millis = (path: string, input: Duration.Input | undefined, fallback: number): number | ConfigError => {
+  if (input === undefined) return fallback
+  const duration = Option.getOrUndefined(Duration.fromInput(input))
+  const ms = duration === undefined ? Number.NaN : Duration.toMillis(duration)
+  return ms > 0 && Number.isFinite(ms) ? ms : new ConfigError({ path, detail: "must be a positive, finite duration" })
+}
+
+const compileMatchers = (path: string, list: unknown): Array<Matcher> | ConfigError | undefined => {
+  if (list === undefined) return undefined
+  if (!Array.isArray(list)) return new ConfigError({ path, detail: "must be an array of matchers" })
+  const out: Array<Matcher> = []
+  for (let i = 0; i < list.length; i++) {
+    const matcher = parseMatcher(list[i])
+    if (Result.isFailure(matcher)) return new ConfigError({ path: `${path}[${i}]`, detail: matcher.failure })
+    out.push(matcher.success)
+  }
+  return out
+}
+
+/** Compiles a per-server tools filter; matchers see the server's own id, so "srv/write_*" and "write_*" both work. */
+export const compileFilter = (path: string, serverId: string, filter: unknown): ((name: string) => boolean) | ConfigError => {
+  if (filter === undefined) return () => true
+  if (!isRecord(filter)) return new ConfigError({ path, detail: "must be an object with `allow` and/or `deny`" })
+  const unknownKeys = Object.keys(filter).filter((key) => key !== "allow" && key !== "deny")
+  if (unknownKeys.length > 0) return new ConfigError({ path, detail: `unknown keys: ${unknownKeys.join(", ")}` })
+  const allow = compileMatchers(`${path}.allow`, filter.allow)
+  if (allow instanceof ConfigError) return allow
+  const deny = compileMatchers(`${path}.deny`, filter.deny)
+  if (deny instanceof ConfigError) return deny
+  return (name) =>
+    (allow === undefined || allow.some((m) => m.test(serverId, name))) && !(deny ?? []).some((m) => m.test(serverId, name))
+}
+
+const compileStdio = (path: string, stdio: unknown): Endpoint | ConfigError => {
+  if (!isRecord(stdio)) return new ConfigError({ path, detail: "must be an object with a `command`" })
+  if (typeof stdio.command !== "string" || stdio.command.trim().length === 0) {
+    return new ConfigError({ path: `${path}.command`, detail: "must be a non-empty string" })
+  }
+  if (stdio.args !== undefined && !(Array.isArray(stdio.args) && stdio.args.every((a) => typeof a === "string"))) {
+    return new ConfigError({ path: `${path}.args`, detail: "must be an array of strings" })
+  }
+  if (stdio.env !== undefined && !isStringRecord(stdio.env)) {
+    return new ConfigError({ path: `${path}.env`, detail: "must be an object of string values" })
+  }
+  if (stdio.cwd !== undefined && (typeof stdio.cwd !== "string" || stdio.cwd.length === 0)) {
+    return new ConfigError({ path: `${path}.cwd`, detail: "must be a non-empty string" })
+  }
+  const bytes = stdio.stderrBytes ?? 8192
+  if (typeof bytes !== "number" || !Number.isInteger(bytes) || bytes < 0 || bytes > 1_048_576) {
+    return new ConfigError({ path: `${path}.stderrBytes`, detail: "must be an integer from 0 to 1048576" })
+  }
+  return { _tag: "stdio", options: stdio as unknown as StdioOptions, stderrBytes: bytes }
+}
+
+const compileHttp = (path: string, http: unknown): Endpoint | ConfigError => {
+  if (!isRecord(http)) return new ConfigError({ path, detail: "must be an object with a `url`" })
+  let url: URL
+  try {
+    if (typeof http.url !== "string" && !(http.url instanceof URL)) throw new Error()
+    url = new URL(http.url)
+  } catch {
+    return new ConfigError({ path: `${path}.url`, detail: "must be an absolute http or https URL" })
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return new ConfigError({ path: `${path}.url`, detail: `must use http or https, not ${url.protocol}` })
+  }
+  if (http.headers !== undefined && !isStringRecord(http.headers)) {
+    return new ConfigError({ path: `${path}.headers`, detail: "must be an object of string values" })
+  }
+  if (http.bearer !== undefined && !Redacted.isRedacted(http.bearer)) {
+    return new ConfigError({ path: `${path}.bearer`, detail: "must be a Redacted string (Redacted.make(token))" })
+  }
+  if (http.bearer !== undefined && http.authProvider !== undefined) {
+    return new ConfigError({ path: `${path}.bearer`, detail: "give either `bearer` or `authProvider`, not both" })
+  }
+  return { _tag: "http", url, options: http as unknown as HttpOptions }
+}
+
+const compileMemory = (path: string, memory: unknown): Endpoint | ConfigError => {
+  if (!isRecord(memory) || (typeof memory.server !== "function" && !isRecord(memory.server))) {
+    return new ConfigError({ path, detail: "must be an object with `server`: an McpServer or a function that builds one" })
+  }
+  return { _tag: "memory", options: memory as unknown as MemoryOptions }
+}
+
+const compileNegotiation = (path: string, input: unknown): Negotiation | ConfigError => {
+  if (input === undefined) return "auto"
+  if (input === "auto" || input === "legacy") return input
+  if (isRecord(input) && typeof input.pin === "string" && /^\d{4}-\d{2}-\d{2}$/.test(input.pin)) return { pin: input.pin }
+  return new ConfigError({ path, detail: `must be "auto", "legacy" or { pin: "YYYY-MM-DD" }` })
+}
+
+const SERVER_KEYS = new Set(["stdio", "http", "memory", "tools", "connect", "protocol", "reconnect", "connectTimeout", "requestTimeout"])
+
+const compileServer = (
+  id: string,
+  config: unknown,
+  hub: HubOptions,
+  defaults: { readonly connectMs: number; readonly requestMs: number }
+): CompiledServer | ConfigError => {
+  const path = `servers.${id}`
+  if (!isRecord(config)) return new ConfigError({ path, detail: "must be an object" })
+  const unknownKeys = Object.keys(config).filter((key) => !SERVER_KEYS.has(key))
+  if (unknownKeys.length > 0) return new ConfigError({ path, detail: `unknown keys: ${unknownKeys.join(", ")}` })
+  const kinds = (["stdio", "http", "memory"] as const).filter((kind) => config[kind] !== undefined)
+  if (kinds.length !== 1) {
+    return new ConfigError({ path, detail: `needs exactly one of stdio, http or memory, got ${kinds.length === 0 ? "none" : kinds.join(" and ")}` })
+  }
+  const kind = kinds[0]
+  const endpoint = kind === "stdio"
+    ? compileStdio(`${path}.stdio`, config.stdio)
+    : kind === "http"
+    ? compileHttp(`${path}.http`, config.http)
+    : compileMemory(`${path}.memory`, config.memory)
+  if (endpoint instanceof ConfigError) return endpoint
+  const exposed = compileFilter(`${path}.tools`, id, config.tools)
+  if (exposed instanceof ConfigError) return exposed
+  if (config.connect !== undefined && config.connect !== "lazy" && config.connect !== "eager") {
+    return new ConfigError({ path: `${path}.connect`, detail: `must be "lazy" or "eager"` })
+  }
+  const negotiation = compileNegotiation(`${path}.protocol`, config.protocol)
+  if (negotiation instanceof ConfigError) return negotiation
+  if (config.reconnect !== undefined && !Schedule.isSchedule(config.reconnect)) {
+    return new ConfigError({ path: `${path}.reconnect`, detail: "must be a Schedule" })
+  }
+  const connectTimeoutMs = millis(`${path}.connectTimeout`, config.connectTimeout as Duration.Input | undefined, defaults.connectMs)
+  if (connectTimeoutMs instanceof ConfigError) return connectTimeoutMs
+  const requestTimeoutMs = millis(`${path}.requestTimeout`, config.requestTimeout as Duration.Input | undefined, defaults.requestMs)
+  if (requestTimeoutMs instanceof ConfigError) return requestTimeoutMs
+  return {
+    id,
+    endpoint,
+    exposed,
+    eager: config.connect === "eager",
+    negotiation,
+    reconnect: (config.reconnect as Schedule.Schedule<unknown, unknown> | undefined) ?? hub.reconnect ?? defaultReconnect,
+    connectTimeoutMs,
+    requestTimeoutMs
+  }
+}
+
+/** Checks a hub configuration. Server ids are non-empty, contain no "/", and differ under loose comparison. */
+export const compileHub = (options: HubOptions): CompiledHub | ConfigError => {
+  if (!isRecord(options) || !isRecord(options.servers)) {
+    return new ConfigError({ path: "servers", detail: "must be an object keyed by server id" })
+  }
+  if (options.reconnect !== undefined && !Schedule.isSchedule(options.reconnect)) {
+    return new ConfigError({ path: "reconnect", detail: "must be a Schedule" })
+  }
+  const connectMs = millis("connectTimeout", options.connectTimeout, 30_000)
+  if (connectMs instanceof ConfigError) return connectMs
+  const requestMs = millis("requestTimeout", options.requestTimeout, 60_000)
+  if (requestMs instanceof ConfigError) return requestMs
+  const info = options.clientInfo ?? { name: "interlock", version: "0.1.0" }
+  if (!isRecord(info) || typeof info.name !== "string" || info.name.length === 0 || typeof info.version !== "string") {
+    return new ConfigError({ path: "clientInfo", detail: "must be { name, version } with a non-empty name" })
+  }
+  const servers = new Map<string, CompiledServer>()
+  const seen = new Map<string, string>()
+  for (const [id, config] of Object.entries(options.servers)) {
+    if (id.trim().length === 0 || id.includes("/") || id.trim() !== id) {
+      return new ConfigError({ path: `servers.${JSON.stringify(id)}`, detail: "a server id must be non-empty, without surrounding spaces, and contain no \"/\"" })
+    }
+    const loose = canonicalName(id)
+    const clash = seen.get(loose)
+    if (clash !== undefined) {
+      return new ConfigError({ path: `servers.${id}`, detail: `the id is the same as "${clash}" under loose name comparison` })
+    }
+    seen.set(loose, id)
+    const compiled = compileServer(id, config, options, { connectMs, requestMs })
+    if (compiled instanceof ConfigError) return compiled
+    servers.set(id, compiled)
+  }
+  return { servers, clientInfo: { name: info.name, version: info.version } }
+}

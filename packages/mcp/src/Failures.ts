@@ -1,0 +1,68 @@
+/**
+ * Maps what the SDK throws to core's typed errors: a JSON-RPC error answer becomes a ProtocolError
+ * with its code and message; everything about delivery (spawn, connection, close, HTTP status)
+ * becomes a TransportError. Details are written here and never include arguments or results.
+ */
+import { ProtocolError as SdkProtocolError, SdkError, SdkErrorCode } from "@modelcontextprotocol/client"
+import { ProtocolError, TransportError } from "@interlock/core"
+
+/** Extra words about the connection's end (for example how a child process exited). */
+export type Describe = () => string | undefined
+
+const MAX_MESSAGE = 300
+
+const clip = (text: string): string => (text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}...` : text)
+
+const systemCode = (error: unknown): string | undefined => {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === "string" && /^E[A-Z]+$/.test(code) ? code : undefined
+}
+
+/** Whether another connection attempt could succeed (a missing command or a bad address will not). */
+export const isRetryable = (error: TransportError | ProtocolError): boolean =>
+  error._tag === "TransportError" && !/\b(ENOENT|EACCES|ENOTDIR|EINVAL)\b|protocol version/.test(error.detail)
+
+/** The error for a failed spawn, naming the command. */
+export const spawnFailed = (serverId: string, command: string, error: unknown): TransportError => {
+  const code = systemCode(error)
+  const what = code === "ENOENT" ? "command not found" : code === "EACCES" ? "permission denied" : "spawn failed"
+  return new TransportError({ serverId, detail: `cannot start server process ${JSON.stringify(command)}: ${what}${code === undefined ? "" : ` (${code})`}` })
+}
+
+/** Maps an error thrown by an SDK request (or connect) to a core error. */
+export const fromSdk = (serverId: string, error: unknown, describe: Describe, phase: string): TransportError | ProtocolError => {
+  if (error instanceof SdkProtocolError) {
+    return new ProtocolError({ serverId, code: error.code, detail: clip(error.message) })
+  }
+  if (error instanceof SdkError) {
+    switch (error.code) {
+      case SdkErrorCode.ConnectionClosed:
+      case SdkErrorCode.NotConnected:
+      case SdkErrorCode.SendFailed: {
+        const end = describe()
+        return new TransportError({ serverId, detail: `connection closed ${phase}${end === undefined ? "" : `: ${end}`}` })
+      }
+      case SdkErrorCode.RequestTimeout:
+        return new TransportError({ serverId, detail: `no answer ${phase} in time` })
+      case SdkErrorCode.InvalidResult:
+        return new ProtocolError({ serverId, code: -32603, detail: `the server's answer ${phase} is not valid: ${clip(error.message)}` })
+      case SdkErrorCode.CapabilityNotSupported:
+      case SdkErrorCode.MethodNotSupportedByProtocolVersion:
+        return new ProtocolError({ serverId, code: -32601, detail: clip(error.message) })
+      default: {
+        const status = (error.data as { status?: unknown } | undefined)?.status
+        return new TransportError({
+          serverId,
+          detail: `${error.code.toLowerCase().replace(/_/g, " ")} ${phase}${typeof status === "number" ? ` (HTTP ${status})` : ""}: ${clip(error.message)}`
+        })
+      }
+    }
+  }
+  const code = systemCode(error)
+  const end = describe()
+  const base = error instanceof Error ? clip(error.message) : "unknown failure"
+  return new TransportError({
+    serverId,
+    detail: `${phase === "" ? "" : `${phase}: `}${base}${code === undefined || base.includes(code) ? "" : ` (${code})`}${end === undefined ? "" : `; ${end}`}`
+  })
+}

@@ -1,0 +1,225 @@
+/**
+ * McpHub: several MCP servers keyed by serverId, each with its own transport, tools filter and
+ * connection lifetime, served to core as one ToolTransport. Connections live in the Layer's scope:
+ * closing it closes every connection and ends every child process.
+ *
+ *   Interlock.layer({ hooks, policy }).pipe(Layer.provide(McpHub.layer({ servers: { fs: { stdio: { command } } } })))
+ */
+import {
+  ConfigError,
+  type JsonObject,
+  ProtocolError,
+  type Tool,
+  ToolTransport,
+  type ToolTransportShape,
+  TransportError,
+  type TransportFailure
+} from "@interlock/core"
+import { Context, Effect, FiberSet, Layer, Metric, Option } from "effect"
+import { compileHub, type HubOptions } from "./Config.ts"
+import { toPromptResult, toResourceContents, toToolResult } from "./Convert.ts"
+import { Elicitation, Roots, Sampling } from "./HostRequests.ts"
+import { ServerSlot } from "./ServerSlot.ts"
+import { NO_SDK_TIMEOUT, type Session } from "./Session.ts"
+import { type ToolChange, ToolPins } from "./ToolPins.ts"
+
+/** What the hub knows about one server's connection. */
+export interface ServerStatus {
+  readonly serverId: string
+  readonly connected: boolean
+  /** `<era>/<version>` of the latest session, for example `legacy/2025-11-25`. */
+  readonly era: string | undefined
+  /** The pid of the server process (stdio), while connected. */
+  readonly pid: number | undefined
+}
+
+/** What McpHub provides besides the ToolTransport. */
+export interface McpHubShape {
+  /** The configured server ids, in config order. */
+  readonly serverIds: ReadonlyArray<string>
+  /** Connects a server now (a no-op when connected). */
+  readonly connect: (serverId: string) => Effect.Effect<void, TransportFailure>
+  /** A server's connection status, or undefined for an unknown id. */
+  readonly status: (serverId: string) => ServerStatus | undefined
+  /** The transport the hub serves to core. */
+  readonly transport: ToolTransportShape
+}
+
+/** The name of the counter of tool definitions that changed after they were pinned. */
+export const TOOL_CHANGES_METRIC = "interlock_mcp_tool_changes_total"
+
+const noSuchServer = (serverId: string) => new TransportError({ serverId, detail: "no such server in the hub" })
+
+const notExposed = (serverId: string, name: string) =>
+  new ProtocolError({ serverId, code: -32602, detail: `tool ${JSON.stringify(name)} is not exposed by this server (hub tools filter)` })
+
+const promptArguments = (serverId: string, args: JsonObject): Record<string, string> | ProtocolError => {
+  const out: Record<string, string> = {}
+  for (const [key, value] of Object.entries(args)) {
+    if (typeof value !== "string") {
+      return new ProtocolError({ serverId, code: -32602, detail: `prompt argument ${JSON.stringify(key)} must be a string` })
+    }
+    out[key] = value
+  }
+  return out
+}
+
+const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): ToolTransportShape => {
+  const withSession = <A>(serverId: string, use: (slot: ServerSlot, session: Session) => Effect.Effect<A, TransportFailure>) => {
+    const slot = slots.get(serverId)
+    if (slot === undefined) return Effect.fail(noSuchServer(serverId))
+    const live = slot.session
+    if (live !== undefined && live.alive) return use(slot, live)
+    return Effect.flatMap(slot.acquire(), (session) => use(slot, session))
+  }
+  const listOne = (slot: ServerSlot) =>
+    Effect.flatMap(slot.acquire(), (session) => slot.fetchTools(session)).pipe(
+      Effect.map((tools) => tools.filter((tool) => slot.config.exposed(tool.name)))
+    )
+  return {
+    callTool: (call, options) => {
+      const slot = slots.get(call.serverId)
+      if (slot === undefined) return Effect.fail(noSuchServer(call.serverId))
+      if (!slot.config.exposed(call.name)) return Effect.fail(notExposed(call.serverId, call.name))
+      const onProgress = options.onProgress
+      const send = (session: Session) =>
+        slot.request(session, "during tools/call", (signal) =>
+          session.client.callTool(
+            call.meta === undefined ? { name: call.name, arguments: call.args } : { name: call.name, arguments: call.args, _meta: call.meta },
+            {
+              signal,
+              timeout: NO_SDK_TIMEOUT,
+              onprogress: onProgress === undefined
+                ? undefined
+                : (p) => onProgress({ progress: p.progress, total: p.total, message: p.message })
+            }
+          )).pipe(Effect.map(toToolResult))
+      const live = slot.session
+      return live !== undefined && live.alive ? send(live) : Effect.flatMap(slot.acquire(), send)
+    },
+    listTools: (serverId) => {
+      if (serverId !== undefined) {
+        const slot = slots.get(serverId)
+        return slot === undefined ? Effect.fail(noSuchServer(serverId)) : listOne(slot)
+      }
+      return Effect.forEach([...slots.values()], listOne, { concurrency: "unbounded" }).pipe(
+        Effect.map((lists): ReadonlyArray<Tool> => lists.flat())
+      )
+    },
+    readResource: (serverId, uri) =>
+      withSession(serverId, (slot, session) =>
+        slot.request(session, "during resources/read", (signal) =>
+          session.client.readResource({ uri }, { signal, timeout: slot.config.requestTimeoutMs, cacheMode: "bypass" })).pipe(
+            Effect.flatMap((result) => {
+              const contents = toResourceContents(serverId, result)
+              return contents instanceof ProtocolError ? Effect.fail(contents) : Effect.succeed(contents)
+            })
+          )),
+    getPrompt: (serverId, name, args) => {
+      const stringArgs = promptArguments(serverId, args)
+      if (stringArgs instanceof ProtocolError) return Effect.fail(stringArgs)
+      return withSession(serverId, (slot, session) =>
+        slot.request(session, "during prompts/get", (signal) =>
+          session.client.getPrompt({ name, arguments: stringArgs }, { signal, timeout: slot.config.requestTimeoutMs })).pipe(
+            Effect.flatMap((result) => {
+              const prompt = toPromptResult(serverId, result)
+              return prompt instanceof ProtocolError ? Effect.fail(prompt) : Effect.succeed(prompt)
+            })
+          ))
+    },
+    era: (serverId) => {
+      const slot = slots.get(serverId)
+      return slot === undefined ? undefined : (slot.session?.era ?? slot.lastEra)
+    },
+    toolChanged: (serverId, name) => {
+      const slot = slots.get(serverId)
+      if (slot === undefined) return false
+      // While a refresh after tools/list_changed is in flight, nothing is known: fail closed.
+      if (slot.session?.toolsStale === true) return true
+      return pins.changed(serverId, name)
+    }
+  }
+}
+
+const reportChange = (change: ToolChange) =>
+  Metric.update(Metric.counter(TOOL_CHANGES_METRIC, { attributes: { server: change.serverId, tool: change.name } }), 1).pipe(
+    Effect.andThen(Effect.logWarning("MCP tool definition changed since it was pinned")),
+    Effect.annotateLogs({ "interlock.server": change.serverId, "interlock.tool": change.name })
+  )
+
+/** Builds the hub in the current scope. */
+const make = (options: HubOptions) =>
+  Effect.gen(function*() {
+    const compiled = compileHub(options)
+    if (compiled instanceof ConfigError) return yield* compiled
+    const sampling = Option.getOrUndefined(yield* Effect.serviceOption(Sampling))
+    const elicitation = Option.getOrUndefined(yield* Effect.serviceOption(Elicitation))
+    const roots = Option.getOrUndefined(yield* Effect.serviceOption(Roots))
+    const fibers = yield* FiberSet.make<unknown, unknown>()
+    const runFork = yield* FiberSet.runtime(fibers)<never>()
+    const runPromise = yield* FiberSet.runtimePromise(fibers)<never>()
+    let closed = false
+    const pins = new ToolPins()
+    const slots = new Map<string, ServerSlot>()
+    const runtime = {
+      clientInfo: compiled.clientInfo,
+      pins,
+      host: {
+        sampling,
+        elicitation,
+        roots,
+        run: <A>(_serverId: string, run: () => Effect.Effect<A, unknown>) => runPromise(Effect.suspend(run))
+      },
+      fork: (effect: Effect.Effect<unknown, unknown>) => {
+        if (!closed) runFork(effect)
+      },
+      reportChanges: (changes: ReadonlyArray<ToolChange>) => {
+        if (!closed) runFork(Effect.forEach(changes, reportChange, { discard: true }))
+      },
+      isClosed: () => closed
+    }
+    for (const server of compiled.servers.values()) slots.set(server.id, new ServerSlot(server, runtime))
+    // Runs before the FiberSet's own finalizer (finalizers run in reverse): stop new work, then
+    // interrupt connection attempts, then close every session and wait for child processes to exit.
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        closed = true
+      }).pipe(
+        Effect.andThen(FiberSet.clear(fibers)),
+        Effect.andThen(Effect.promise(() => Promise.all([...slots.values()].map((slot) => slot.closeAll()))))
+      )
+    )
+    const transport = makeTransport(slots, pins)
+    const connect = (serverId: string) => {
+      const slot = slots.get(serverId)
+      return slot === undefined ? Effect.fail(noSuchServer(serverId)) : Effect.asVoid(slot.acquire())
+    }
+    const eager = [...slots.values()].filter((slot) => slot.config.eager)
+    yield* Effect.forEach(eager, (slot) => slot.acquire(), { concurrency: "unbounded", discard: true })
+    return McpHub.of({
+      serverIds: [...slots.keys()],
+      connect,
+      status: (serverId) => {
+        const slot = slots.get(serverId)
+        if (slot === undefined) return undefined
+        const session = slot.session
+        const connected = session !== undefined && session.alive
+        const pid = connected ? (session.transport as { pid?: unknown }).pid : undefined
+        return { serverId, connected, era: session?.era ?? slot.lastEra, pid: typeof pid === "number" ? pid : undefined }
+      },
+      transport
+    })
+  })
+
+/** Several MCP servers behind one ToolTransport. Provide Sampling, Elicitation or Roots to answer server requests. */
+export class McpHub extends Context.Service<McpHub, McpHubShape>()("@interlock/mcp/McpHub") {
+  /**
+   * The hub and the ToolTransport it serves. Eager servers connect while the Layer is built (a
+   * failure there fails the build with its TransportError); lazy ones on first use.
+   */
+  static layer(options: HubOptions): Layer.Layer<McpHub | ToolTransport, ConfigError | TransportFailure> {
+    return Layer.effectContext(
+      Effect.map(make(options), (hub) => Context.make(McpHub, hub).pipe(Context.add(ToolTransport, hub.transport)))
+    )
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * One server's connection lifetime: connects lazily (or eagerly), shares one connection attempt
+ * among concurrent callers, retries a failed attempt on the server's backoff Schedule, and forgets
+ * a session that ended so that the next call reconnects. A crash fails every in-flight request at
+ * once (the SDK rejects them when the transport closes), each with a TransportError that says how
+ * the server ended.
+ */
+import { ProtocolError, type Tool, TransportError, type TransportFailure } from "@interlock/core"
+import { Cause, Deferred, Effect, Exit } from "effect"
+import type { CompiledServer } from "./Config.ts"
+import { toTools } from "./Convert.ts"
+import { fromSdk, isRetryable, spawnFailed } from "./Failures.ts"
+import { type HostHandlers, OpenFailed, openSession, type Session, type SessionEvents } from "./Session.ts"
+import type { ToolChange, ToolPins } from "./ToolPins.ts"
+
+/** What every slot shares with the hub. */
+export interface HubRuntime {
+  readonly clientInfo: { readonly name: string; readonly version: string }
+  readonly host: HostHandlers
+  readonly pins: ToolPins
+  /** Runs an Effect in the hub's scope (interrupted when the hub closes). */
+  readonly fork: (effect: Effect.Effect<unknown, unknown>) => void
+  /** Reports tools whose definition changed (telemetry). */
+  readonly reportChanges: (changes: ReadonlyArray<ToolChange>) => void
+  /** True once the hub's scope is closing. */
+  readonly isClosed: () => boolean
+}
+
+const hubClosed = (serverId: string) => new TransportError({ serverId, detail: "the hub is closed" })
+
+const isSpawnError = (error: unknown): boolean => {
+  const syscall = (error as { syscall?: unknown } | null)?.syscall
+  return typeof syscall === "string" && syscall.startsWith("spawn")
+}
+
+/** A server's connection state. */
+export class ServerSlot {
+  readonly config: CompiledServer
+  private readonly hub: HubRuntime
+  session: Session | undefined
+  /** The protocol era of the latest session, kept across reconnects. */
+  lastEra: string | undefined
+  private pending: Deferred.Deferred<Session, TransportFailure> | undefined
+  private readonly sessions = new Set<Session>()
+  private readonly closing = new Set<Promise<void>>()
+  private readonly events: SessionEvents
+
+  constructor(config: CompiledServer, hub: HubRuntime) {
+    this.config = config
+    this.hub = hub
+    this.events = {
+      onClose: (session) => {
+        if (this.session === session) this.session = undefined
+        this.sessions.delete(session)
+        // Reap what is left of it (a crashed child's pipes); closeAll waits for this too.
+        const closing = session.close().finally(() => this.closing.delete(closing))
+        this.closing.add(closing)
+      },
+      onToolsListChanged: (session) => {
+        if (!session.alive) return
+        session.toolsStale = true
+        this.hub.fork(
+          this.fetchTools(session).pipe(
+            Effect.ignore,
+            Effect.ensuring(Effect.sync(() => {
+              session.toolsStale = false
+            }))
+          )
+        )
+      }
+    }
+  }
+
+  /** The live session, connecting (once, shared) when there is none. */
+  acquire(): Effect.Effect<Session, TransportFailure> {
+    const live = this.session
+    if (live !== undefined && live.alive) return Effect.succeed(live)
+    return Effect.suspend(() => {
+      if (this.hub.isClosed()) return Effect.fail(hubClosed(this.config.id))
+      let pending = this.pending
+      if (pending === undefined) {
+        const deferred = Deferred.makeUnsafe<Session, TransportFailure>()
+        this.pending = pending = deferred
+        this.hub.fork(
+          this.connectWithRetry().pipe(
+            Effect.onExit((exit) =>
+              Effect.sync(() => {
+                this.pending = undefined
+                if (Exit.isSuccess(exit)) {
+                  this.session = exit.value
+                  this.lastEra = exit.value.era
+                  Deferred.doneUnsafe(deferred, exit)
+                } else if (Cause.hasInterruptsOnly(exit.cause)) {
+                  Deferred.doneUnsafe(deferred, Exit.fail(hubClosed(this.config.id)))
+                } else {
+                  Deferred.doneUnsafe(deferred, exit)
+                }
+              })
+            )
+          )
+        )
+      }
+      return Deferred.await(pending)
+    })
+  }
+
+  private connectWithRetry(): Effect.Effect<Session, TransportFailure> {
+    return this.connectOnce().pipe(Effect.retry({ schedule: this.config.reconnect, while: isRetryable }))
+  }
+
+  /** One attempt: open the session, then list its tools to pin their fingerprints. */
+  private connectOnce(): Effect.Effect<Session, TransportFailure> {
+    const config = this.config
+    const open = Effect.callback<Session, TransportFailure>((resume, signal) => {
+      const opening = openSession(config, this.hub.clientInfo, this.hub.host, this.events, signal)
+      opening.then(
+        (session) => {
+          this.sessions.add(session)
+          resume(Effect.succeed(session))
+        },
+        (error) => resume(Effect.fail(this.openError(error)))
+      )
+      // On interruption, wait until the attempt has settled, and close a session that made it.
+      return Effect.promise(() => opening.then((session) => session.close(), () => undefined))
+    })
+    return Effect.flatMap(open, (session) =>
+      this.fetchTools(session).pipe(
+        Effect.as(session),
+        Effect.onError(() => Effect.promise(() => session.close()))
+      ))
+  }
+
+  private openError(error: unknown): TransportFailure {
+    const id = this.config.id
+    const cause = error instanceof OpenFailed ? error.cause : error
+    const describe = error instanceof OpenFailed ? error.describeEnd : () => undefined
+    const endpoint = this.config.endpoint
+    if (endpoint._tag === "stdio" && isSpawnError(cause)) return spawnFailed(id, endpoint.options.command, cause)
+    return fromSdk(id, cause, describe, "during initialize")
+  }
+
+  /** Lists the server's tools (all pages), records their fingerprints and reports changed ones. */
+  fetchTools(session: Session): Effect.Effect<ReadonlyArray<Tool>, TransportFailure> {
+    const id = this.config.id
+    return this.request(session, "during tools/list", (signal) =>
+      session.client.listTools(undefined, { signal, timeout: this.config.requestTimeoutMs, cacheMode: "refresh" })).pipe(
+        Effect.flatMap((listed) => {
+          const tools = toTools(id, listed.tools)
+          if (tools instanceof ProtocolError) return Effect.fail(tools)
+          const changes = this.hub.pins.observe(id, tools)
+          if (changes.length > 0) this.hub.reportChanges(changes)
+          return Effect.succeed(tools)
+        })
+      )
+  }
+
+  /** Runs one SDK request on a session, mapping its failure; interruption aborts it on the wire. */
+  request<A>(session: Session, phase: string, run: (signal: AbortSignal) => Promise<A>): Effect.Effect<A, TransportFailure> {
+    return Effect.callback<A, TransportFailure>((resume, signal) => {
+      run(signal).then(
+        (value) => resume(Effect.succeed(value)),
+        (error) => resume(Effect.fail(fromSdk(this.config.id, error, () => session.describeEnd(), phase)))
+      )
+    })
+  }
+
+  /** Closes every session this slot opened (the hub's finalizer). */
+  closeAll(): Promise<void> {
+    this.session = undefined
+    const all = [...this.sessions]
+    this.sessions.clear()
+    return Promise.all([...all.map((session) => session.close()), ...this.closing]).then(() => undefined)
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * One live connection to one server: an SDK Client over a fresh transport, connected and
+ * negotiated. It knows its protocol era, notices its own end, and answers server-initiated
+ * requests through the host's services. Opening is a Promise (the SDK's world); the hub wraps it.
+ */
+import { Client, InMemoryTransport, StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client"
+import type { McpServer } from "@modelcontextprotocol/server"
+import { type Effect, Redacted } from "effect"
+import type { CompiledServer } from "./Config.ts"
+import type { ElicitationShape, RootsShape, SamplingShape } from "./HostRequests.ts"
+import { StdioTransport } from "./StdioTransport.ts"
+
+/** The host's answers to server-initiated requests, and a way to run them. */
+export interface HostHandlers {
+  readonly sampling: SamplingShape | undefined
+  readonly elicitation: ElicitationShape | undefined
+  readonly roots: RootsShape | undefined
+  /** Runs a handler's Effect in the hub's scope. */
+  readonly run: <A>(serverId: string, run: () => Effect.Effect<A, unknown>) => Promise<A>
+}
+
+/** Callbacks from a live session to the hub. */
+export interface SessionEvents {
+  readonly onToolsListChanged: (session: Session) => void
+  readonly onClose: (session: Session) => void
+}
+
+/** A long SDK timeout: deadlines belong to the caller (core's callTimeout), not to the SDK. */
+export const NO_SDK_TIMEOUT = 2_147_483_647
+
+const makeTransport = async (server: CompiledServer): Promise<{ transport: Transport; memoryServer?: McpServer }> => {
+  const endpoint = server.endpoint
+  switch (endpoint._tag) {
+    case "stdio":
+      return { transport: new StdioTransport(endpoint.options, endpoint.stderrBytes) }
+    case "http": {
+      const { headers, bearer, authProvider, fetch } = endpoint.options
+      const provider = bearer === undefined ? authProvider : { token: async () => Redacted.value(bearer) }
+      return {
+        transport: new StreamableHTTPClientTransport(endpoint.url, {
+          ...(headers === undefined ? {} : { requestInit: { headers: { ...headers } } }),
+          ...(provider === undefined ? {} : { authProvider: provider }),
+          ...(fetch === undefined ? {} : { fetch })
+        })
+      }
+    }
+    case "memory": {
+      const option = endpoint.options.server
+      const memoryServer = typeof option === "function" ? option() : option
+      if (memoryServer.isConnected()) await memoryServer.close()
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+      await memoryServer.connect(serverSide)
+      return { transport: clientSide, memoryServer }
+    }
+  }
+}
+
+/** A connected session. */
+export class Session {
+  readonly serverId: string
+  readonly client: Client
+  readonly transport: Transport
+  /** `<era>/<version>`, for example `legacy/2025-11-25` or `modern/2026-07-28`. */
+  era: string | undefined
+  alive = true
+  /** Set after tools/list_changed until the refreshed listing has been recorded. */
+  toolsStale = false
+  private readonly memoryServer: McpServer | undefined
+
+  constructor(serverId: string, client: Client, transport: Transport, memoryServer: McpServer | undefined) {
+    this.serverId = serverId
+    this.client = client
+    this.transport = transport
+    this.memoryServer = memoryServer
+  }
+
+  /** How the connection ended, when the transport knows (exit code and stderr of a child process). */
+  describeEnd(): string | undefined {
+    return this.transport instanceof StdioTransport ? this.transport.describeExit() : undefined
+  }
+
+  /** Closes the connection (and ends a child process). Never rejects. */
+  async close(): Promise<void> {
+    this.alive = false
+    try {
+      await this.client.close()
+    } catch {
+      // closing is best effort; the transport is closed below
+    }
+    try {
+      await this.transport.close()
+    } catch {
+      // already closed
+    }
+    if (this.memoryServer !== undefined && typeof (this.memoryServer as unknown) === "object") {
+      await this.memoryServer.close().catch(() => undefined)
+    }
+  }
+}
+
+const capabilities = (host: HostHandlers) => ({
+  ...(host.sampling === undefined ? {} : { sampling: {} }),
+  ...(host.elicitation === undefined
+    ? {}
+    : { elicitation: { form: host.elicitation.applyDefaults ? { applyDefaults: true } : {}, url: {} } as Record<string, Record<string, boolean>> }),
+  ...(host.roots === undefined ? {} : { roots: {} })
+})
+
+const answerHostRequests = (client: Client, serverId: string, host: HostHandlers): void => {
+  const { sampling, elicitation, roots } = host
+  if (sampling !== undefined) {
+    client.setRequestHandler("sampling/createMessage", (request) =>
+      host.run(serverId, () => sampling.createMessage(serverId, request.params)))
+  }
+  if (elicitation !== undefined) {
+    client.setRequestHandler("elicitation/create", (request) =>
+      host.run(serverId, () => elicitation.elicit(serverId, request.params)))
+  }
+  if (roots !== undefined) {
+    client.setRequestHandler("roots/list", () =>
+      host.run(serverId, () => roots.list(serverId)).then((list) => ({ roots: [...list] })))
+  }
+}
+
+/** Errors thrown while opening, with the session (if one was built) so the caller can describe its end. */
+export class OpenFailed extends Error {
+  override readonly cause: unknown
+  readonly describeEnd: () => string | undefined
+  constructor(cause: unknown, describeEnd: () => string | undefined) {
+    super("open failed")
+    this.cause = cause
+    this.describeEnd = describeEnd
+  }
+}
+
+/** Spawns or dials the server, runs the handshake and returns the live session. Cleans up on failure. */
+export const openSession = async (
+  server: CompiledServer,
+  clientInfo: { readonly name: string; readonly version: string },
+  host: HostHandlers,
+  events: SessionEvents,
+  signal: AbortSignal
+): Promise<Session> => {
+  const negotiation = server.negotiation
+  const client = new Client(clientInfo, {
+    capabilities: capabilities(host),
+    ...(negotiation === "legacy" ? {} : { versionNegotiation: { mode: negotiation === "auto" ? "auto" : negotiation } }),
+    listChanged: {
+      tools: { autoRefresh: false, debounceMs: 0, onChanged: () => events.onToolsListChanged(session) }
+    }
+  })
+  answerHostRequests(client, server.id, host)
+  let made: { transport: Transport; memoryServer?: McpServer }
+  try {
+    made = await makeTransport(server)
+  } catch (error) {
+    throw new OpenFailed(error, () => undefined)
+  }
+  const session: Session = new Session(server.id, client, made.transport, made.memoryServer)
+  // Malformed frames and stray errors are reported by the transport; they never end a session.
+  client.onerror = () => undefined
+  client.onclose = () => {
+    if (!session.alive) return
+    session.alive = false
+    events.onClose(session)
+  }
+  try {
+    await client.connect(made.transport, { signal, timeout: server.connectTimeoutMs })
+  } catch (error) {
+    await session.close()
+    throw new OpenFailed(error, () => session.describeEnd())
+  }
+  const era = client.getProtocolEra()
+  const version = client.getNegotiatedProtocolVersion()
+  session.era = era === undefined ? version : `${era}/${version ?? "unknown"}`
+  return session
+}
