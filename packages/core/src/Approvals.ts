@@ -101,7 +101,7 @@ export class Approvals extends Context.Service<Approvals, ApprovalsShape>()("@in
   })
 
   /** Asks `approver`, waits at most `timeout` (default 120 s), and remembers allows as asked. */
-  static layer<E, R>(options: ApprovalsOptions<E, R>): Layer.Layer<Approvals, ConfigError, R> {
+  static layer<E = never, R = never>(options: ApprovalsOptions<E, R>): Layer.Layer<Approvals, ConfigError, R> {
     return Layer.effect(
       Approvals,
       Effect.gen(function*() {

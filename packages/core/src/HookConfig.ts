@@ -5,6 +5,7 @@
  */
 import type { Context, Duration, Effect } from "effect"
 import type { HookContext } from "./HookContext.ts"
+import type { CompiledHooks } from "./Hooks.ts"
 import type { MatcherInput } from "./Matcher.ts"
 import type { Tool } from "./Tool.ts"
 import type { ToolCall, JsonObject } from "./ToolCall.ts"
@@ -84,7 +85,7 @@ type RunRequirements<F> = F extends Context.Key<infer I, any> ? I
   : F extends (...args: Array<any>) => infer Ret ? Ret extends Effect.Effect<any, any, infer R> ? R : never
   : never
 
-/** The services that a config's Effect hooks and service-tag hooks require. */
-export type HooksRequirements<C> = {
+/** The services that a config's Effect hooks and service-tag hooks require (or compiled hooks', `R`). */
+export type HooksRequirements<C> = C extends CompiledHooks<infer R> ? R : {
   [K in keyof C]-?: C[K] extends ReadonlyArray<infer E> | undefined ? RunRequirements<EntryRun<E>> : never
 }[keyof C]

@@ -11,7 +11,7 @@ import { ConfigError } from "./Errors.ts"
 import * as Gates from "./Gates.ts"
 import type { HooksConfig, HooksRequirements } from "./HookConfig.ts"
 import { makeSelector } from "./HookChain.ts"
-import { type CompiledHooks, Hooks } from "./Hooks.ts"
+import { Hooks } from "./Hooks.ts"
 import { type Matcher, type MatcherInput, parseMatcher } from "./Matcher.ts"
 import { Policy } from "./Policy.ts"
 import { ToolCalls } from "./ToolCalls.ts"
@@ -41,7 +41,11 @@ export interface Settings {
 
 /** Options of {@link layer}: settings plus the hooks config and the policy and approvals Layers. */
 export interface Options<C extends HooksConfig, PE, PR, AE, AR> extends Settings {
-  readonly hooks?: C | CompiledHooks<HooksRequirements<C>>
+  /**
+   * The hooks config. For hooks compiled ahead with `Hooks.compile`, or swapped per test, use
+   * {@link layerFromServices} with `Hooks.layer(compiled)`.
+   */
+  readonly hooks?: C
   /** The only allow authority. Required: there is no implicit allow. */
   readonly policy: Layer.Layer<Policy, PE, PR>
   /** Answers the policy's Ask; default `Approvals.none` (every Ask is denied). */
@@ -125,15 +129,25 @@ export const layerFromServices = (settings: Settings = {}): Layer.Layer<
  * ToolCalls from a hooks config, a policy Layer and (optionally) an approvals Layer. Merge it with
  * a transport Layer. Hook Effect requirements become the Layer's requirements.
  */
-export const layer = <const C extends HooksConfig = {}, PE = never, PR = never, AE = never, AR = never>(
-  options: Options<C, PE, PR, AE, AR>
-): Layer.Layer<ToolCalls, ConfigError | PE | AE, ToolTransport | HooksRequirements<C> | PR | AR> =>
-  layerFromServices(options).pipe(
+export function layer<const C extends HooksConfig, PE = never, PR = never, AE = never, AR = never>(
+  options: Options<C, PE, PR, AE, AR> & { readonly hooks: C }
+): Layer.Layer<ToolCalls, ConfigError | PE | AE, ToolTransport | HooksRequirements<C> | PR | AR>
+/** ToolCalls with no hooks: the policy and approvals alone. */
+export function layer<PE = never, PR = never, AE = never, AR = never>(
+  options: Options<{}, PE, PR, AE, AR>
+): Layer.Layer<ToolCalls, ConfigError | PE | AE, ToolTransport | PR | AR>
+// Overloads rather than a defaulted type parameter: a default for C would become the contextual
+// type of the hook functions and cost them their inferred parameter types.
+export function layer(
+  options: Options<HooksConfig, unknown, unknown, unknown, unknown>
+): Layer.Layer<ToolCalls, unknown, unknown> {
+  return layerFromServices(options).pipe(
     Layer.provide(
       Layer.mergeAll(
-        Hooks.layer<C>(options.hooks ?? ({} as C)),
+        Hooks.layer(options.hooks ?? {}),
         options.policy,
-        (options.approvals ?? Approvals.none) as Layer.Layer<Approvals, AE, AR>
+        options.approvals ?? Approvals.none
       )
     )
   )
+}

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Layer, Metric, Scope } from "effect"
 import { TestClock } from "effect/testing"
-import { ConfigError, Interlock, MetricNames, Policy, ToolCalls, Verdict } from "../src/index.ts"
+import { ConfigError, Interlock, MetricNames, Policy, ToolCalls, ToolTransport, Verdict } from "../src/index.ts"
 import { client, recordingTransport } from "./fixtures.ts"
 
 const buildError = (layer: Layer.Layer<ToolCalls, unknown>) =>
@@ -24,7 +24,8 @@ describe("Interlock.layer", () => {
         [{ hooks: { preToolCall: [{ match: "*", run: 1 }] } }, "preToolCall[0]"]
       ]
       for (const [settings, path] of cases) {
-        const error = yield* buildError(Interlock.layer({ ...settings, policy: Policy.allowAll } as never).pipe(Layer.provide(transport)))
+        const layer = Interlock.layer({ ...settings, policy: Policy.allowAll } as never) as Layer.Layer<ToolCalls, unknown, ToolTransport>
+        const error = yield* buildError(layer.pipe(Layer.provide(transport)))
         assert.instanceOf(error, ConfigError)
         assert.strictEqual(error.path, path)
       }
