@@ -51,9 +51,12 @@ export const fromSdk = (serverId: string, error: unknown, describe: Describe, ph
         return new ProtocolError({ serverId, code: -32601, detail: clip(error.message) })
       default: {
         const status = (error.data as { status?: unknown } | undefined)?.status
+        const end = describe()
         return new TransportError({
           serverId,
-          detail: `${error.code.toLowerCase().replace(/_/g, " ")} ${phase}${typeof status === "number" ? ` (HTTP ${status})` : ""}: ${clip(error.message)}`
+          detail: `${error.code.toLowerCase().replace(/_/g, " ")} ${phase}${typeof status === "number" ? ` (HTTP ${status})` : ""}: ${
+            clip(error.message)
+          }${end === undefined ? "" : `; ${end}`}`
         })
       }
     }
