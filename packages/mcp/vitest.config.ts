@@ -3,6 +3,9 @@ import { defineProject } from "vitest/config"
 export default defineProject({
   test: {
     name: "mcp",
-    include: ["test/**/*.test.ts"]
+    include: ["test/**/*.test.ts"],
+    // These tests spawn real servers (about a second each on a 2-core machine) and speak real HTTP.
+    testTimeout: 30_000,
+    hookTimeout: 30_000
   }
 })
