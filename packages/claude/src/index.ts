@@ -2,8 +2,25 @@
  * @interlock/claude: Claude Code compatibility. Claude-style hooks and command hooks in the
  * Interlock pipeline, Claude Code settings.json loading, and the `interlock claude-hook` bridge.
  */
+export { AGENT_EVENTS, type AgentEventInput, type AgentEventName, type AgentOutcome, DEFAULT_AGENT_HOOK_TIMEOUT_MS, isAgentEvent } from "./AgentEvents.ts"
+export { AuditDecision, AuditHook, AuditRow, AuditSink, type AuditSinkShape } from "./AuditSink.ts"
+/** The bridge: `Bridge.run(stdin, options)` and `Bridge.failure(stdin, reason)`. */
+export * as Bridge from "./Bridge.ts"
 export * from "./ClaudeEvent.ts"
+export type { ClaudeHookFn, ClaudeHookSpec, ClaudeHooksConfig, ClaudeMatcherGroup, CompiledClaudeHook, CompiledClaudeHooks } from "./ClaudeHook.ts"
+/** Claude-style hooks as Interlock hooks, policy, approver and agent-event runner. */
+export * as ClaudeHooks from "./ClaudeHooks.ts"
+/** The `_meta` keys that carry additionalContext and halts through the pipeline. */
+export * as ClaudeMeta from "./ClaudeMeta.ts"
 export * from "./ClaudeOutput.ts"
+export type { CommandOptions } from "./CommandHook.ts"
 export * from "./Errors.ts"
+/** `Hook.command(...)`: command hooks. */
+export * as Hook from "./Hook.ts"
+export { type Fallback, type PolicyOptions } from "./PolicyHooks.ts"
+export { read, type Reading } from "./Reading.ts"
 export * from "./ReturnValue.ts"
+export { compileSettings, fromSettings, settingsHooks, type SettingsOptions } from "./Settings.ts"
 export * from "./ToolNames.ts"
+/** Claude's tool_response and Interlock's ToolResult. */
+export * as ToolResponse from "./ToolResponse.ts"

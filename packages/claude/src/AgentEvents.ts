@@ -1,0 +1,115 @@
+/**
+ * Claude-style hooks on the agent-level events (UserPromptSubmit, Stop, SubagentStart,
+ * SubagentStop, PreCompact, Notification), as plain functions with typed outcomes, for an agent
+ * loop and for the bridge. Inputs use Claude's field names.
+ *
+ * - halt (`continue: false`) stops the run;
+ * - block refuses the prompt (UserPromptSubmit) or the action; on Stop and SubagentStop it keeps
+ *   the agent going with the reason;
+ * - `additionalContext` and `customInstructions` are collected, in hook order;
+ * - a hook that fails, times out or returns junk ends with Failed, which callers treat closed.
+ */
+import { Effect } from "effect"
+import type { ClaudeInputOf } from "./ClaudeEvent.ts"
+import { type CompiledClaudeHooks, invoke, select } from "./ClaudeHook.ts"
+import type { ClaudeFailureKind } from "./Errors.ts"
+import { read, type Reading } from "./Reading.ts"
+
+/** The agent-level events. */
+export const AGENT_EVENTS = ["UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop", "PreCompact", "Notification"] as const
+
+/** An agent-level event. */
+export type AgentEventName = typeof AGENT_EVENTS[number]
+
+/** The input of an agent-level event. */
+export type AgentEventInput = ClaudeInputOf<AgentEventName>
+
+/** Whether an event name is an agent-level event. */
+export const isAgentEvent = (name: string): name is AgentEventName => (AGENT_EVENTS as ReadonlyArray<string>).includes(name)
+
+/** What the hooks of an agent-level event decided. */
+export type AgentOutcome =
+  /** Go on; context for the model and compaction instructions, when hooks gave any. */
+  | {
+    readonly _tag: "Continue"
+    readonly additionalContext?: string | undefined
+    readonly customInstructions?: string | undefined
+    readonly systemMessage?: string | undefined
+  }
+  /** Refuse the prompt (UserPromptSubmit) or the action, with a reason. */
+  | { readonly _tag: "Block"; readonly reason: string }
+  /** Stop or SubagentStop was blocked: keep the agent going, with the reason as its next instruction. */
+  | { readonly _tag: "KeepGoing"; readonly reason: string }
+  /** Stop the run. */
+  | { readonly _tag: "Halt"; readonly stopReason: string }
+  /** A hook failed: callers fail closed (the bridge blocks a prompt and halts a stop). */
+  | { readonly _tag: "Failed"; readonly hookId: string; readonly kind: ClaudeFailureKind | "bad_return" }
+
+/** An agent hook's deadline when it sets none. */
+export const DEFAULT_AGENT_HOOK_TIMEOUT_MS = 5_000
+
+const keepsGoing = (event: AgentEventName) => event === "Stop" || event === "SubagentStop"
+
+/** The outcome of one hook's reading (Continue carries that hook's context only). */
+export const outcomeOf = (event: AgentEventName, reading: Reading): AgentOutcome => {
+  if (reading.halt !== undefined) return { _tag: "Halt", stopReason: reading.halt }
+  if (reading.block !== undefined) {
+    const reason = reading.block || "blocked by a hook"
+    return keepsGoing(event) ? { _tag: "KeepGoing", reason } : { _tag: "Block", reason }
+  }
+  return {
+    _tag: "Continue",
+    additionalContext: reading.additionalContext,
+    customInstructions: reading.customInstructions,
+    systemMessage: reading.systemMessage
+  }
+}
+
+const joined = (parts: ReadonlyArray<string | undefined>): string | undefined => {
+  const texts = parts.filter((part): part is string => part !== undefined && part.length > 0)
+  return texts.length === 0 ? undefined : texts.join("\n")
+}
+
+/**
+ * Runs the hooks of an agent-level event that match its input, one at a time. Halt and failure
+ * end the run at once; the first block decides unless a later hook halts. Never fails.
+ */
+export const runAgentEvent = (
+  hooks: CompiledClaudeHooks,
+  input: AgentEventInput,
+  defaultTimeoutMs: number = DEFAULT_AGENT_HOOK_TIMEOUT_MS
+): Effect.Effect<AgentOutcome> =>
+  Effect.gen(function*() {
+    const event = input.hook_event_name
+    let blocked: AgentOutcome | undefined
+    const contexts: Array<string | undefined> = []
+    const instructions: Array<string | undefined> = []
+    const messages: Array<string | undefined> = []
+    for (const hook of select(hooks, input)) {
+      if (hook.async) {
+        yield* Effect.forkDetach(Effect.ignore(invoke(hook, input, defaultTimeoutMs)))
+        continue
+      }
+      const answer = yield* Effect.result(invoke(hook, input, defaultTimeoutMs))
+      if (answer._tag === "Failure") return { _tag: "Failed", hookId: hook.id, kind: answer.failure.kind } as const
+      if (answer.success.warnings.length > 0) return { _tag: "Failed", hookId: hook.id, kind: "bad_return" } as const
+      const reading = read(answer.success.output)
+      if (reading.async) continue
+      const outcome = outcomeOf(event, reading)
+      if (outcome._tag === "Halt") return outcome
+      if (outcome._tag !== "Continue") {
+        blocked ??= outcome
+        continue
+      }
+      contexts.push(outcome.additionalContext)
+      instructions.push(outcome.customInstructions)
+      messages.push(outcome.systemMessage)
+    }
+    if (blocked !== undefined) return blocked
+    return {
+      _tag: "Continue",
+      additionalContext: joined(contexts),
+      customInstructions: joined(instructions),
+      systemMessage: joined(messages)
+    } as const
+  })

@@ -1,0 +1,149 @@
+/**
+ * The bridge: what `interlock claude-hook --config F` does with one event. Claude Code runs it as
+ * a command hook; it reads one event (stdin), runs Interlock's hooks and policy (the services in
+ * context, from the same config as the gateway) and answers in Claude Code's format. Every
+ * decision is recorded in the AuditSink.
+ *
+ * Bad input (not JSON, not an object, an unknown event, a bad field) exits 1 with one line on
+ * stderr. Anything else exits 0 with a JSON answer; a failure anywhere answers closed (deny,
+ * block, halt), never allow. An allow whose audit row cannot be written becomes a deny.
+ */
+import { Cause, Clock, Effect, Exit } from "effect"
+import { type Hooks, type Interlock, type Policy, ToolResult } from "@interlock/core"
+import { type AgentEventInput, isAgentEvent, runAgentEvent } from "./AgentEvents.ts"
+import { AuditRow, AuditSink } from "./AuditSink.ts"
+import { type Answer, auditHooks, failureAnswer, permissionAnswer, postAnswer, preAnswer } from "./BridgeAnswers.ts"
+import { failWith, governed, respondWith } from "./BridgeTools.ts"
+import { agentAnswer, failClosed } from "./BridgeAgent.ts"
+import type { ClaudeInput, ClaudeToolInput } from "./ClaudeEvent.ts"
+import { parseEvent } from "./ClaudeEvent.ts"
+import type { CompiledClaudeHooks } from "./ClaudeHook.ts"
+import { toWire } from "./ClaudeOutput.ts"
+import { fromClaudeName } from "./ToolNames.ts"
+import { toResult } from "./ToolResponse.ts"
+
+/** What the `claude-hook` command prints and how it exits. */
+export interface BridgeResult {
+  readonly stdout: string
+  readonly exitCode: 0 | 1
+  readonly stderr: string
+}
+
+/** Options of {@link run}. */
+export interface BridgeOptions {
+  /** Claude-style hooks for the agent-level events (UserPromptSubmit, Stop, ...). */
+  readonly agentHooks?: CompiledClaudeHooks | undefined
+  /** Pipeline settings (hookTimeout, policyTimeout, tools filter, ...), as the gateway's config gives them. */
+  readonly settings?: Interlock.Settings | undefined
+}
+
+const PREFIX = "interlock claude-hook: "
+
+/** The result for input the bridge cannot read: exit 1, one line on stderr. */
+export const badInput = (detail: string): BridgeResult => ({
+  stdout: "",
+  exitCode: 1,
+  stderr: `${PREFIX}${detail.replace(/\s*\n\s*/g, "; ")}\n`
+})
+
+const answered = (answer: Answer): BridgeResult => ({ stdout: `${JSON.stringify(toWire(answer.output))}\n`, exitCode: 0, stderr: "" })
+
+const toolAnswer = (input: ClaudeToolInput, settings: Interlock.Settings | undefined) =>
+  Effect.gen(function*() {
+    switch (input.hook_event_name) {
+      case "PreToolUse":
+      case "PermissionRequest": {
+        const g = yield* governed(input, "preToolCall", respondWith(ToolResult.text("")), settings)
+        return { answer: input.hook_event_name === "PreToolUse" ? preAnswer(g) : permissionAnswer(g), receipt: g.receipt }
+      }
+      case "PostToolUse": {
+        const original = toResult(input.tool_response)
+        const g = yield* governed(input, "postToolCall", respondWith(original), settings)
+        return { answer: postAnswer(g, original, input.tool_response), receipt: g.receipt }
+      }
+      case "PostToolUseFailure": {
+        const g = yield* governed(input, "toolCallFailed", failWith(fromClaudeName(input.tool_name).serverId), settings)
+        return { answer: failureAnswer(g), receipt: g.receipt }
+      }
+    }
+  })
+
+const decide = (input: ClaudeInput, options: BridgeOptions) => {
+  const name = input.hook_event_name
+  if (isAgentEvent(name)) {
+    return Effect.map(
+      runAgentEvent(options.agentHooks ?? EMPTY_HOOKS, input as AgentEventInput),
+      (outcome) => ({ answer: agentAnswer(input as AgentEventInput, outcome), receipt: undefined })
+    )
+  }
+  return toolAnswer(input as ClaudeToolInput, options.settings)
+}
+
+const EMPTY_HOOKS = Object.fromEntries(
+  ["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop", "PreCompact", "Notification"]
+    .map((event) => [event, []])
+) as unknown as CompiledClaudeHooks
+
+const rowOf = (input: ClaudeInput, at: number, answer: Answer, hooks: ReturnType<typeof auditHooks>) => {
+  const tool = "tool_name" in input && typeof input.tool_name === "string" ? fromClaudeName(input.tool_name) : undefined
+  const toolUseId = (input as { tool_use_id?: unknown }).tool_use_id
+  return new AuditRow({
+    at,
+    source: "claude-hook",
+    event: input.hook_event_name,
+    sessionId: input.session_id,
+    toolUseId: typeof toolUseId === "string" ? toolUseId : undefined,
+    serverId: tool?.serverId,
+    tool: tool?.name,
+    decision: answer.decision,
+    rule: answer.rule,
+    reason: answer.reason,
+    hooks,
+    digest: answer.digest,
+    rewritten: answer.rewritten
+  })
+}
+
+/** Answers an event that was read, failing closed on any failure, and audits the answer. */
+const answerEvent = (input: ClaudeInput, options: BridgeOptions): Effect.Effect<BridgeResult, never, Hooks | Policy | AuditSink> =>
+  Effect.gen(function*() {
+    const decided = yield* Effect.exit(decide(input, options))
+    const { answer, receipt } = Exit.isSuccess(decided)
+      ? decided.value
+      : { answer: failClosed(input, Cause.hasInterruptsOnly(decided.cause) ? "Interlock was interrupted" : "Interlock failed to evaluate this event"), receipt: undefined }
+    const sink = yield* AuditSink
+    const at = yield* Clock.currentTimeMillis
+    const recorded = yield* Effect.exit(Effect.suspend(() => sink.record(rowOf(input, at, answer, auditHooks(receipt)))))
+    if (Exit.isFailure(recorded) && answer.decision === "allow") {
+      return answered(failClosed(input, "Interlock could not record this decision in its audit store"))
+    }
+    return answered(answer)
+  })
+
+/**
+ * Runs the bridge on one event's JSON text (what Claude Code wrote on stdin). Needs the
+ * configured Hooks and Policy services and an AuditSink. Never fails and never throws.
+ */
+export const run = (stdin: string, options: BridgeOptions = {}): Effect.Effect<BridgeResult, never, Hooks | Policy | AuditSink> => {
+  const parsed = parseEvent(stdin)
+  if (Exit.isFailure(parsed)) {
+    const error = Cause.findErrorOption(parsed.cause)
+    return Effect.succeed(badInput(error._tag === "Some" ? error.value.detail : "the event could not be read"))
+  }
+  return answerEvent(parsed.value, options).pipe(
+    Effect.catchCause(() => Effect.succeed(answered(failClosed(parsed.value, "Interlock failed to evaluate this event"))))
+  )
+}
+
+/**
+ * The closed answer for an event when the bridge cannot run at all (for example, the config did
+ * not load): deny, block or halt as the event allows, exit 0; unreadable input still exits 1.
+ */
+export const failure = (stdin: string, reason: string): BridgeResult => {
+  const parsed = parseEvent(stdin)
+  if (Exit.isFailure(parsed)) {
+    const error = Cause.findErrorOption(parsed.cause)
+    return badInput(error._tag === "Some" ? error.value.detail : "the event could not be read")
+  }
+  return answered(failClosed(parsed.value, reason))
+}

@@ -1,0 +1,63 @@
+/**
+ * How the bridge answers the agent-level events, and the closed answer of every event.
+ *
+ * - UserPromptSubmit: block with the reason; a failed hook blocks too.
+ * - Stop and SubagentStop: block (keep the agent going) with the reason; halt stops the run; a
+ *   failed hook halts (it neither lets the agent go on unchecked nor loops).
+ * - SubagentStart, Notification: context only; PreCompact: custom instructions, or block.
+ */
+import type { AgentEventInput, AgentOutcome } from "./AgentEvents.ts"
+import type { Answer } from "./BridgeAnswers.ts"
+import type { ClaudeInput } from "./ClaudeEvent.ts"
+import type { Output } from "./ClaudeOutput.ts"
+
+/** The answer that lets nothing through, for an event the bridge could not evaluate. */
+export const failClosed = (input: ClaudeInput, reason: string): Answer => {
+  switch (input.hook_event_name) {
+    case "PreToolUse":
+      return {
+        output: { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } },
+        decision: "deny",
+        reason
+      }
+    case "PermissionRequest":
+      return { output: { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message: reason } } }, decision: "deny", reason }
+    case "UserPromptSubmit":
+    case "PreCompact":
+    case "PostToolUse":
+      return { output: { decision: "block", reason }, decision: "block", reason }
+    case "Stop":
+    case "SubagentStop":
+      return { output: { continue: false, stopReason: reason }, decision: "halt", reason }
+    default:
+      return { output: {}, decision: "continue", reason }
+  }
+}
+
+const continued = (input: AgentEventInput, outcome: Extract<AgentOutcome, { _tag: "Continue" }>): Output => {
+  const top = outcome.systemMessage === undefined ? {} : { systemMessage: outcome.systemMessage }
+  const event = input.hook_event_name
+  if (event === "PreCompact") {
+    return outcome.customInstructions === undefined ? top : { ...top, hookSpecificOutput: { hookEventName: event, customInstructions: outcome.customInstructions } }
+  }
+  if (event === "Stop" || event === "SubagentStop" || outcome.additionalContext === undefined) return top
+  return { ...top, hookSpecificOutput: { hookEventName: event, additionalContext: outcome.additionalContext } }
+}
+
+/** The bridge's answer for an agent-level event's outcome. */
+export const agentAnswer = (input: AgentEventInput, outcome: AgentOutcome): Answer => {
+  switch (outcome._tag) {
+    case "Continue":
+      return { output: continued(input, outcome), decision: "continue" }
+    case "Block":
+      return { output: { decision: "block", reason: outcome.reason }, decision: "block", reason: outcome.reason }
+    case "KeepGoing":
+      return { output: { decision: "block", reason: outcome.reason }, decision: "keep_going", reason: outcome.reason }
+    case "Halt":
+      return { output: { continue: false, stopReason: outcome.stopReason }, decision: "halt", reason: outcome.stopReason }
+    case "Failed": {
+      const reason = `Interlock: hook ${outcome.hookId} failed (${outcome.kind})`
+      return { ...failClosed(input, reason), rule: outcome.hookId }
+    }
+  }
+}

@@ -1,0 +1,223 @@
+/**
+ * How the bridge answers Claude Code for the tool events, from what Interlock's program did:
+ *
+ * - PreToolUse: allow only when a policy rule allowed explicitly (a decision naming its rule); a
+ *   deny (rule, hook, hook failure, tools filter) denies with its reason; an Ask asks; with no
+ *   rule the answer is `{}` (no opinion). When hooks rewrote the input, `updatedInput` carries it,
+ *   and without an explicit allow the user is asked to confirm the rewritten input. A hook that
+ *   halted the run gives `continue: false`.
+ * - PermissionRequest: an explicit allow or a deny answers the prompt; anything else leaves it to the user.
+ * - PostToolUse: a replaced result goes back as `updatedMCPToolOutput` (MCP tools); a built-in's
+ *   output cannot be replaced, so it is blocked with the replacement as context. A withheld
+ *   result (a post-hook failed) is redacted the same way. Hooks' context becomes `additionalContext`.
+ * - PostToolUseFailure: a recovered error becomes `additionalContext`.
+ */
+import { Cause, Exit } from "effect"
+import { Canonical, type CallError, type Receipt, type ToolResult, WITHHELD_TEXT } from "@interlock/core"
+import type { Json } from "effect/Schema"
+import type { AuditDecision } from "./AuditSink.ts"
+import type { Governed } from "./BridgeTools.ts"
+import { contextOf, haltOf, strip } from "./ClaudeMeta.ts"
+import type { Output } from "./ClaudeOutput.ts"
+import { CLAUDE_SERVER } from "./ToolNames.ts"
+import { callToolResult, toResponse } from "./ToolResponse.ts"
+
+/** An answer for Claude Code, with what to audit. */
+export interface Answer {
+  readonly output: Output
+  readonly decision: AuditDecision
+  readonly rule?: string | undefined
+  readonly reason?: string | undefined
+  readonly digest?: string | undefined
+  readonly rewritten?: boolean | undefined
+}
+
+/** The hooks of a receipt, as audited. */
+export const auditHooks = (receipt: Receipt | undefined) =>
+  (receipt?.hooks ?? []).map((run) => ({ id: run.id, status: run.status, ...(run.failure === undefined ? {} : { failure: run.failure }) }))
+
+const joined = (texts: ReadonlyArray<string>): string | undefined => (texts.length === 0 ? undefined : texts.join("\n"))
+
+const errorOf = (exit: Exit.Exit<ToolResult, CallError>): CallError | undefined => {
+  if (Exit.isSuccess(exit)) return undefined
+  const error = Cause.findErrorOption(exit.cause)
+  return error._tag === "Some" ? error.value : undefined
+}
+
+/** Why a call was refused, in one line for Claude (the reason a rule or hook gave). */
+const refusal = (error: CallError | undefined): { reason: string; rule?: string | undefined } => {
+  if (error === undefined) return { reason: "Interlock could not evaluate this call" }
+  switch (error._tag) {
+    case "Denied":
+      switch (error.reason._tag) {
+        case "HookDenied":
+          return { reason: error.reason.message, rule: error.reason.hookId }
+        case "PolicyDenied":
+          return { reason: error.reason.message, rule: error.reason.rule }
+        case "ApprovalDenied":
+          return { reason: error.reason.message }
+        case "NotExposed":
+          return { reason: "Interlock: this tool is not exposed" }
+      }
+      break
+    case "HookFailed":
+      return { reason: `Interlock: hook ${error.hookId} failed (${error.kind}), so the call is denied`, rule: error.hookId }
+  }
+  return { reason: "Interlock could not evaluate this call" }
+}
+
+const sameJson = (a: unknown, b: unknown): boolean => Canonical.canonicalJson(a as never) === Canonical.canonicalJson(b as never)
+
+/** PreToolUse's answer. */
+export const preAnswer = (g: Governed): Answer => {
+  const error = errorOf(g.exit)
+  if (Exit.isSuccess(g.exit) && g.receipt?.outcome === "halted") {
+    const stop = haltOf(g.exit.value.meta)
+    const reason = stop !== undefined ? stop || "Stopped by an Interlock hook" : g.exit.value.text.slice(0, 2_000) || "Answered by an Interlock hook"
+    const deny = { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } as const
+    return stop !== undefined
+      ? { output: { continue: false, stopReason: reason, hookSpecificOutput: deny }, decision: "halt", reason }
+      : { output: { hookSpecificOutput: deny }, decision: "deny", reason }
+  }
+  if (error !== undefined || g.sent === undefined) {
+    if (g.asked !== undefined && error?._tag === "Denied" && error.reason._tag === "ApprovalDenied") {
+      return {
+        output: { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: g.asked.reason } },
+        decision: "ask",
+        reason: g.asked.reason,
+        rule: g.asked.rule,
+        digest: g.receipt?.digest
+      }
+    }
+    const { reason, rule } = refusal(error)
+    return {
+      output: { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } },
+      decision: "deny",
+      reason,
+      rule,
+      digest: g.receipt?.digest
+    }
+  }
+  const sent = g.sent
+  const rewritten = !sameJson(sent.args, g.original.args)
+  const rule = g.receipt?.policy?.decision === "allow" ? g.receipt.policy.rule : undefined
+  const additionalContext = joined(contextOf(sent.meta))
+  const base = { digest: sent.digest, rewritten }
+  if (rule !== undefined) {
+    const reason = `Interlock: allowed by rule ${rule}`
+    return {
+      output: {
+        hookSpecificOutput: {
+          hookEventName: "PreToolUse",
+          permissionDecision: "allow",
+          permissionDecisionReason: reason,
+          ...(rewritten ? { updatedInput: sent.args } : {}),
+          ...(additionalContext === undefined ? {} : { additionalContext })
+        }
+      },
+      decision: "allow",
+      rule,
+      reason,
+      ...base
+    }
+  }
+  if (rewritten) {
+    const reason = "Interlock rewrote this call's input; confirm the rewritten input"
+    return {
+      output: {
+        hookSpecificOutput: {
+          hookEventName: "PreToolUse",
+          permissionDecision: "ask",
+          permissionDecisionReason: reason,
+          updatedInput: sent.args,
+          ...(additionalContext === undefined ? {} : { additionalContext })
+        }
+      },
+      decision: "ask",
+      reason,
+      ...base
+    }
+  }
+  return {
+    output: additionalContext === undefined ? {} : { hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext } },
+    decision: "none",
+    ...base
+  }
+}
+
+/** PermissionRequest's answer, from the same stage as PreToolUse's. */
+export const permissionAnswer = (g: Governed): Answer => {
+  const pre = preAnswer(g)
+  const inner = pre.output.hookSpecificOutput as { permissionDecision?: string; updatedInput?: Json } | undefined
+  if (pre.decision === "allow") {
+    const decision = { behavior: "allow", ...(inner?.updatedInput === undefined ? {} : { updatedInput: inner.updatedInput }) } as const
+    return { ...pre, output: { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: decision as never } } }
+  }
+  if (pre.decision === "deny" || pre.decision === "halt") {
+    const message = pre.reason ?? "denied by Interlock"
+    return {
+      ...pre,
+      output: {
+        ...(pre.decision === "halt" ? { continue: false, stopReason: message } : {}),
+        hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message } }
+      }
+    }
+  }
+  return { ...pre, output: {} }
+}
+
+/** PostToolUse's answer. `response` is the tool_response Claude Code sent, to keep its shape. */
+export const postAnswer = (g: Governed, original: ToolResult, response: Json | undefined): Answer => {
+  const mcp = g.tool.serverId !== CLAUDE_SERVER
+  const final: ToolResult | undefined = Exit.isSuccess(g.exit) ? g.exit.value : undefined
+  const withheld = final === undefined || g.receipt?.outcome === "withheld"
+  const stop = final === undefined ? undefined : haltOf(final.meta)
+  if (stop !== undefined) {
+    const reason = stop || "Stopped by an Interlock hook"
+    return { output: { continue: false, stopReason: reason }, decision: "halt", reason }
+  }
+  const additionalContext = final === undefined ? undefined : joined(contextOf(final.meta))
+  const replaced = !withheld && !sameJson(callToolResult(final), callToolResult(original))
+  if (!withheld && !replaced) {
+    return {
+      output: additionalContext === undefined ? {} : { hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext } },
+      decision: "continue"
+    }
+  }
+  const decision: AuditDecision = withheld ? "withheld" : "replace"
+  const reason = withheld ? WITHHELD_TEXT : "Interlock replaced this tool's output"
+  const text = withheld ? WITHHELD_TEXT : final.text
+  if (mcp) {
+    const replacement = withheld ? { content: [{ type: "text", text: WITHHELD_TEXT }], isError: true } : { ...callToolResult(final), meta: strip(final.meta) }
+    return {
+      output: {
+        hookSpecificOutput: {
+          hookEventName: "PostToolUse",
+          updatedMCPToolOutput: toResponse(replacement as never, response),
+          ...(additionalContext === undefined ? {} : { additionalContext })
+        }
+      },
+      decision,
+      reason
+    }
+  }
+  // A built-in's output cannot be replaced: block it, and give the replacement as context.
+  const context = joined([`${reason}. Use this instead of the tool's output:`, text, ...(additionalContext === undefined ? [] : [additionalContext])])
+  return {
+    output: { decision: "block", reason, hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: context } },
+    decision,
+    reason
+  }
+}
+
+/** PostToolUseFailure's answer. */
+export const failureAnswer = (g: Governed): Answer => {
+  if (Exit.isSuccess(g.exit) && g.receipt?.outcome === "recovered") {
+    const text = g.exit.value.text
+    return {
+      output: { hookSpecificOutput: { hookEventName: "PostToolUseFailure", additionalContext: `Interlock recovered this failure: ${text}` } },
+      decision: "recovered"
+    }
+  }
+  return { output: {}, decision: "continue" }
+}

@@ -1,0 +1,200 @@
+/**
+ * Command hooks: `Hook.command({ command, timeout })` runs an external program under Claude Code's
+ * hook protocol. The event JSON goes on stdin; exit 0 means go on, and stdout may carry a JSON
+ * output; exit 2 means deny (PreToolUse, PermissionRequest) or block, with stderr as the reason.
+ *
+ * Unlike Claude Code it fails closed: any other exit, a spawn failure, a timeout, output that is
+ * not a JSON hook output, or more output than `maxOutputBytes`, is a ClaudeHookFailed. The program
+ * runs in its own process group, which is killed (SIGKILL) on timeout, on interruption, on
+ * oversized output, and once it has exited, so no process outlives the hook.
+ */
+import { spawn } from "node:child_process"
+import { Duration, Effect, Option } from "effect"
+import type { ClaudeEventName, ClaudeInput } from "./ClaudeEvent.ts"
+import type { ClaudeHookSpec } from "./ClaudeHook.ts"
+import { decodeOutput } from "./ClaudeOutput.ts"
+import { ClaudeHookFailed, type ClaudeFailureKind } from "./Errors.ts"
+import type { ClaudeReturn } from "./ReturnValue.ts"
+
+/** Options of {@link command}. */
+export interface CommandOptions {
+  /** A shell command line (run by `/bin/sh -c`), as in Claude Code's settings. */
+  readonly command: string
+  /** The deadline (ms or a Duration, e.g. "60 seconds"); default 60 seconds, Claude Code's default. */
+  readonly timeout?: Duration.Input
+  /** Names the hook; default `command`, made unique by the config. */
+  readonly id?: string
+  /** Run detached as an observer (Claude Code's `async`). */
+  readonly async?: boolean
+  /** The most stdout accepted before the program is killed and the hook fails; default 1 MiB. */
+  readonly maxOutputBytes?: number
+  /** Working directory; default the current one. */
+  readonly cwd?: string
+  /** Extra environment variables, over the current environment. */
+  readonly env?: Readonly<Record<string, string>>
+}
+
+/** The default deadline of a command hook (Claude Code's). */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 60_000
+const DEFAULT_MAX_OUTPUT = 1024 * 1024
+const MAX_STDERR = 64 * 1024
+const MAX_REASON = 4_000
+
+/** How a finished program ended, before it is read. */
+type Ended =
+  | { readonly _tag: "Exited"; readonly code: number | null; readonly stdout: string; readonly stderr: string }
+  | { readonly _tag: "Failed"; readonly kind: ClaudeFailureKind; readonly exitCode?: number | undefined }
+
+const killGroup = (pid: number | undefined): void => {
+  if (pid === undefined) return
+  try {
+    process.kill(-pid, "SIGKILL")
+  } catch {
+    // ESRCH: the group is gone already.
+  }
+}
+
+/** Runs the program once; interruption kills its process group and waits (briefly) for it to close. */
+const runProgram = (options: CommandOptions, stdin: string, maxOutput: number): Effect.Effect<Ended> =>
+  Effect.callback<Ended>((resume) => {
+    let stdoutBytes = 0
+    let tooBig = false
+    const stdout: Array<Buffer> = []
+    const stderr: Array<Buffer> = []
+    let stderrBytes = 0
+    let settled = false
+    let closed = false
+    const closeWaiters: Array<() => void> = []
+    const finish = (ended: Ended) => {
+      if (settled) return
+      settled = true
+      resume(Effect.succeed(ended))
+    }
+    let child: ReturnType<typeof spawn>
+    try {
+      child = spawn("/bin/sh", ["-c", options.command], {
+        detached: true,
+        stdio: ["pipe", "pipe", "pipe"],
+        cwd: options.cwd,
+        env: options.env === undefined ? process.env : { ...process.env, ...options.env }
+      })
+    } catch {
+      finish({ _tag: "Failed", kind: "spawn" })
+      return Effect.void
+    }
+    const pid = child.pid
+    child.on("error", () => {
+      killGroup(pid)
+      finish({ _tag: "Failed", kind: "spawn" })
+    })
+    child.stdout?.on("data", (chunk: Buffer) => {
+      if (tooBig) return
+      stdoutBytes += chunk.length
+      if (stdoutBytes > maxOutput) {
+        // Reported once the killed group has closed its pipes.
+        tooBig = true
+        stdout.length = 0
+        killGroup(pid)
+        return
+      }
+      stdout.push(chunk)
+    })
+    child.stderr?.on("data", (chunk: Buffer) => {
+      if (stderrBytes >= MAX_STDERR) return
+      stderrBytes += chunk.length
+      stderr.push(chunk)
+    })
+    child.on("close", (code) => {
+      closed = true
+      // Whatever the program left running in its group goes with it.
+      killGroup(pid)
+      for (const wake of closeWaiters) wake()
+      if (tooBig) return finish({ _tag: "Failed", kind: "bad_output" })
+      finish({
+        _tag: "Exited",
+        code,
+        stdout: Buffer.concat(stdout).toString("utf8"),
+        stderr: Buffer.concat(stderr).toString("utf8").slice(0, MAX_STDERR)
+      })
+    })
+    // A program that does not read its stdin may close it early: that is not a failure.
+    child.stdin?.on("error", () => {})
+    child.stdin?.end(stdin)
+    return Effect.callback<void>((done) => {
+      settled = true
+      killGroup(pid)
+      if (closed || pid === undefined) return done(Effect.void)
+      closeWaiters.push(() => done(Effect.void))
+    }).pipe(Effect.timeoutOption(2_000), Effect.asVoid)
+  })
+
+const reasonOf = (stderr: string, id: string): string => {
+  const text = stderr.trim()
+  return text.length === 0 ? `blocked by hook ${id}` : text.slice(0, MAX_REASON)
+}
+
+/** Exit 2: the event's deny or block, with stderr as the reason. */
+const exitTwo = (event: ClaudeEventName, reason: string): ClaudeReturn =>
+  event === "PreToolUse"
+    ? ["deny", { permissionDecisionReason: reason }]
+    : event === "PermissionRequest"
+    ? ["deny", { message: reason }]
+    : ["block", { reason }]
+
+/** Reads what the program printed on exit 0: nothing is no opinion; otherwise a JSON output of the event. */
+const readStdout = (stdout: string, event: ClaudeEventName): ClaudeReturn | undefined => {
+  const text = stdout.trim()
+  if (text.length === 0) return "ok"
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  return decodeOutput(json, event)
+}
+
+const millisOf = (input: Duration.Input | undefined): number | undefined => {
+  if (input === undefined) return DEFAULT_COMMAND_TIMEOUT_MS
+  const duration = Option.getOrUndefined(Duration.fromInput(input))
+  const ms = duration === undefined ? Number.NaN : Duration.toMillis(duration)
+  return Number.isFinite(ms) && ms > 0 ? ms : undefined
+}
+
+/**
+ * A Claude-style hook that runs `options.command`. The result is a hook spec for a Claude hooks
+ * config (`{ matcher, hooks: [Hook.command(...)] }`). Its run fails with ClaudeHookFailed
+ * (spawn, exit, timeout, bad_output); what the program printed is never put in the error.
+ */
+export const command = (options: CommandOptions): ClaudeHookSpec => {
+  const id = options.id ?? "command"
+  const timeoutMs = millisOf(options.timeout)
+  const maxOutput = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT
+  const failed = (kind: ClaudeFailureKind, exitCode?: number) => new ClaudeHookFailed({ hookId: id, kind, exitCode })
+  const run = (input: ClaudeInput): Effect.Effect<ClaudeReturn, ClaudeHookFailed> => {
+    if (typeof options.command !== "string" || options.command.trim().length === 0) return Effect.fail(failed("spawn"))
+    if (timeoutMs === undefined || !(maxOutput > 0)) return Effect.fail(failed("spawn"))
+    return runProgram(options, JSON.stringify(input), maxOutput).pipe(
+      Effect.timeoutOption(timeoutMs),
+      Effect.flatMap((ended): Effect.Effect<ClaudeReturn, ClaudeHookFailed> => {
+        if (ended._tag === "None") return Effect.fail(failed("timeout"))
+        const end = ended.value
+        if (end._tag === "Failed") return Effect.fail(failed(end.kind, end.exitCode))
+        if (end.code === 0) {
+          const answer = readStdout(end.stdout, input.hook_event_name)
+          return answer === undefined ? Effect.fail(failed("bad_output")) : Effect.succeed(answer)
+        }
+        if (end.code === 2) return Effect.succeed(exitTwo(input.hook_event_name, reasonOf(end.stderr, id)))
+        // 126 and 127 are the shell's "not executable" and "not found": the program never ran.
+        if (end.code === 126 || end.code === 127) return Effect.fail(failed("spawn", end.code))
+        return Effect.fail(failed("exit", end.code ?? undefined))
+      })
+    )
+  }
+  return {
+    run,
+    ...(options.id === undefined ? {} : { id: options.id }),
+    ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }),
+    ...(options.async === true ? { async: true } : {})
+  }
+}

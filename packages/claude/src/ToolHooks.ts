@@ -1,0 +1,136 @@
+/**
+ * Claude-style tool hooks in the Interlock pipeline. PreToolUse hooks become preToolCall hooks,
+ * PostToolUse hooks postToolCall hooks, PostToolUseFailure hooks toolCallFailed hooks:
+ *
+ * - deny and block become Deny (after the call, block withholds the result: Replace with an error);
+ * - `updatedInput` becomes Rewrite; `updatedMCPToolOutput` becomes Replace;
+ * - halt (`continue: false`) answers with an error result that records the stop reason in
+ *   `_meta["claude/stopReason"]` (Halt before the call, Replace after it);
+ * - `additionalContext` is kept in `_meta["claude/additionalContext"]`;
+ * - an async hook runs detached as an observer;
+ * - allow and ask are not hook verdicts (register such hooks with `ClaudeHooks.policy`), and
+ *   they, like any return that gives a warning, are a bad_return: the call fails closed.
+ */
+import { Effect } from "effect"
+import {
+  type CallError,
+  type HookContext,
+  type HookKind,
+  type HooksConfig,
+  type ToolCall,
+  type ToolResult,
+  Verdict
+} from "@interlock/core"
+import type { ClaudeInput } from "./ClaudeEvent.ts"
+import { addContext, HALT_KEY } from "./ClaudeMeta.ts"
+import { compile, type ClaudeHooksConfig, type CompiledClaudeHook, invoke } from "./ClaudeHook.ts"
+import type { SettingsError } from "./Errors.ts"
+import { read, type Reading } from "./Reading.ts"
+import { toClaudeName } from "./ToolNames.ts"
+import { callToolResult, toResult } from "./ToolResponse.ts"
+
+/** What core decodes as a bad_return (no verdict has this tag). */
+const BAD_RETURN = Object.freeze({ _tag: "ClaudeBadReturn" })
+
+/** The deadline passed to `invoke`: the pipeline's own hook deadline applies first. */
+const OUTER_DEADLINE_MS = 10 * 60_000
+
+/** The base fields of the Claude session a call belongs to: `ctx.assigns.claude`, kept as it came. */
+export const sessionFields = (ctx: HookContext): Record<string, unknown> => {
+  const claude = ctx.assigns.claude
+  return typeof claude === "object" && claude !== null && !Array.isArray(claude) ? { ...claude } : {}
+}
+
+const toolInput = (event: string, call: ToolCall, ctx: HookContext, extra: Record<string, unknown>): ClaudeInput =>
+  ({
+    ...sessionFields(ctx),
+    hook_event_name: event,
+    tool_name: toClaudeName(call.serverId, call.name),
+    tool_input: call.args,
+    tool_use_id: call.callId,
+    ...extra
+  }) as ClaudeInput
+
+const errorResult = (text: string, meta?: Record<string, string>) =>
+  ({ content: [{ type: "text", text }], isError: true, ...(meta === undefined ? {} : { meta }) })
+
+/** PreToolUse reading -> preToolCall verdict. */
+const preVerdict = (reading: Reading, call: ToolCall): unknown => {
+  if (reading.async) return Verdict.continue
+  if (reading.halt !== undefined) return Verdict.halt(errorResult(reading.halt || "Stopped by a hook.", { [HALT_KEY]: reading.halt }))
+  if (reading.block !== undefined) return Verdict.deny(reading.block || "blocked by hook")
+  if (reading.permission === "deny") return Verdict.deny(reading.permissionReason ?? "denied by hook")
+  if (reading.permission !== undefined) return BAD_RETURN
+  const meta = reading.additionalContext === undefined ? undefined : addContext(call.meta, reading.additionalContext)
+  if (reading.updatedInput !== undefined || meta !== undefined) return Verdict.rewrite({ args: reading.updatedInput, meta })
+  return Verdict.continue
+}
+
+/** PostToolUse reading -> postToolCall verdict. */
+const postVerdict = (reading: Reading, result: ToolResult): unknown => {
+  if (reading.async) return Verdict.continue
+  if (reading.halt !== undefined) return Verdict.replace(errorResult(reading.halt || "Stopped by a hook.", { [HALT_KEY]: reading.halt }))
+  if (reading.block !== undefined) return Verdict.replace(errorResult(reading.block || "The tool's output was blocked by a hook."))
+  const next = reading.updatedMCPToolOutput === undefined ? undefined : toResult(reading.updatedMCPToolOutput)
+  if (reading.additionalContext === undefined) return next === undefined ? Verdict.continue : Verdict.replace(next)
+  const base = next ?? result
+  return Verdict.replace({ ...callToolResult(base), meta: addContext(base.meta, reading.additionalContext) } as Verdict.ToolResultInput)
+}
+
+const onHook = (
+  hook: CompiledClaudeHook,
+  input: () => ClaudeInput,
+  verdict: (reading: Reading) => unknown
+): Effect.Effect<unknown> | unknown => {
+  if (hook.async) {
+    return Effect.as(Effect.forkDetach(Effect.ignore(invoke(hook, input(), hook.timeoutMs ?? OUTER_DEADLINE_MS))), Verdict.continue)
+  }
+  return Effect.map(invoke(hook, input(), OUTER_DEADLINE_MS), ({ output, warnings }) =>
+    warnings.length > 0 ? BAD_RETURN : verdict(read(output)))
+}
+
+const entry = (hook: CompiledClaudeHook, run: Function) => ({
+  match: "*",
+  id: hook.id,
+  ...(hook.timeoutMs === undefined || hook.async ? {} : { timeout: hook.timeoutMs }),
+  ...(hook.async ? { kind: "observe" as HookKind } : {}),
+  run
+})
+
+/** Claude's own error text when the session has one (the bridge), else Interlock's error message. */
+const failureFields = (ctx: HookContext, error: CallError) => {
+  const session = sessionFields(ctx)
+  return {
+    error: typeof session.error === "string" ? session.error : error.message,
+    is_interrupt: session.is_interrupt === true
+  }
+}
+
+const matches = (hook: CompiledClaudeHook, call: ToolCall) => hook.matches(toClaudeName(call.serverId, call.name))
+
+/** The Interlock entries of compiled Claude hooks (PreToolUse, PostToolUse, PostToolUseFailure). */
+export const entriesOf = (hooks: { readonly [E in "PreToolUse" | "PostToolUse" | "PostToolUseFailure"]: ReadonlyArray<CompiledClaudeHook> }): HooksConfig => ({
+  preToolCall: hooks.PreToolUse.map((hook) =>
+    entry(hook, (call: ToolCall, ctx: HookContext) =>
+      matches(hook, call) ? onHook(hook, () => toolInput("PreToolUse", call, ctx, {}), (reading) => preVerdict(reading, call)) : Verdict.continue)
+  ) as unknown as HooksConfig["preToolCall"],
+  postToolCall: hooks.PostToolUse.map((hook) =>
+    entry(hook, (call: ToolCall, result: ToolResult, ctx: HookContext) =>
+      matches(hook, call)
+        ? onHook(hook, () => toolInput("PostToolUse", call, ctx, { tool_response: callToolResult(result) }), (reading) => postVerdict(reading, result))
+        : Verdict.continue)
+  ) as unknown as HooksConfig["postToolCall"],
+  toolCallFailed: hooks.PostToolUseFailure.map((hook) =>
+    entry(hook, (call: ToolCall, error: CallError, ctx: HookContext) =>
+      matches(hook, call)
+        ? onHook(hook, () => toolInput("PostToolUseFailure", call, ctx, failureFields(ctx, error)), () => Verdict.continue)
+        : Verdict.continue)
+  ) as unknown as HooksConfig["toolCallFailed"]
+})
+
+/**
+ * Interlock hooks (preToolCall, postToolCall, toolCallFailed) from a Claude-style hooks config.
+ * Pass the result as `hooks` to `Interlock.layer`. Matchers are regexes on Claude tool names.
+ */
+export const toInterlock = (config: ClaudeHooksConfig): Effect.Effect<HooksConfig, SettingsError> =>
+  Effect.map(compile(config), entriesOf)
