@@ -1,0 +1,229 @@
+/**
+ * The agent: a language model proposes tool calls, and Interlock runs each one through core's
+ * pipeline (hooks, policy, approvals, receipts). `Agent.make` builds a reusable agent in a scope;
+ * `Agent.run` is the one-shot form.
+ *
+ *   const result = yield* Agent.run("What is 1 + 1?", { tools: [add], policy: Policy.allowAll, model })
+ */
+import { Clock, Context, Effect, Layer, type Scope } from "effect"
+import { Approvals, type ConfigError, Hooks, Interlock, ToolCalls, ToolTransport } from "@interlock/core"
+import { LanguageModel, Model, Prompt } from "effect/ai"
+import { InvalidRunState } from "./AgentErrors.ts"
+import { compileAgentHooks } from "./AgentHooks.ts"
+import { runEvent, STOP } from "./AgentHookRunner.ts"
+import { type AgentOptions, hookTimeoutOf, resolveOptions } from "./AgentOptions.ts"
+import { AgentToolCall, Usage } from "./AgentToolCall.ts"
+import { type Catalog, makeCatalog } from "./Catalog.ts"
+import { runTurns, settleTurn } from "./Loop.ts"
+import { emit } from "./Metrics.ts"
+import { type End, guardEnd, hookEnv, type LoopEnv, type Progress } from "./RunContext.ts"
+import { RunResult } from "./RunResult.ts"
+import { PendingCall, type RunState } from "./RunState.ts"
+import { type ExecEnv, execCall, requestDigest, type Slot } from "./ToolExec.ts"
+
+/** Per-run options. */
+export interface RunOptions {
+  /** Aborting it interrupts the model request and the tools in flight; the run ends with status interrupted. */
+  readonly signal?: AbortSignal | undefined
+}
+
+/** The decision for a suspended run's pending calls: for all of them, or by call id (missing ids are denied). */
+export type ResumeDecision = "approve" | "deny" | Readonly<Record<string, "approve" | "deny">>
+
+/** A built agent. */
+export interface Agent {
+  readonly name: string
+  readonly model: string
+  /** Runs the loop on a prompt. */
+  readonly run: (prompt: string, options?: RunOptions) => Effect.Effect<RunResult>
+  /**
+   * Continues a suspended run: approved calls run once, bound to the digest they were suspended
+   * with (an edited call needs a new approval); denied ones answer the model with the denial.
+   */
+  readonly resume: (state: RunState, decision: ResumeDecision, options?: RunOptions) => Effect.Effect<RunResult, InvalidRunState>
+}
+
+const TIMEOUT = (ms: number): End => ({ status: "timeout", limit: { kind: "deadline", value: ms } })
+const INTERRUPTED: End = { status: "interrupted" }
+
+const aborted = (signal: AbortSignal): Effect.Effect<void> =>
+  Effect.callback<void>((resume) => {
+    if (signal.aborted) return resume(Effect.void)
+    const onAbort = () => resume(Effect.void)
+    signal.addEventListener("abort", onAbort, { once: true })
+    return Effect.sync(() => signal.removeEventListener("abort", onAbort))
+  })
+
+const userText = (text: string) => Prompt.userMessage({ content: [Prompt.textPart({ text })] })
+
+/**
+ * Builds an agent in the current scope: compiles its hooks, builds core's ToolCalls over its tools
+ * (Approvals.none when no approver is given: an Ask then suspends the run), and its model.
+ */
+export const make = <PE = never, PR = never, AE = never, AR = never, TE = never, TR = never, ME = never, MR = never>(
+  options: AgentOptions<PE, PR, AE, AR, TE, TR, ME, MR>,
+  subagent = false
+): Effect.Effect<Agent, ConfigError | PE | AE | TE | ME, Scope.Scope | PR | AR | TR | MR | ([ME] extends [never] ? LanguageModel.LanguageModel : never)> =>
+  (Effect.gen(function*() {
+    const resolved = resolveOptions(options)
+    if (!("maxTurns" in resolved)) return yield* resolved
+    const hooks = compileAgentHooks(resolved.agentHooks)
+    if (!("beforeModel" in hooks)) return yield* hooks
+    const transport = options.tools === undefined
+      ? ToolTransport.fromTools([])
+      : Array.isArray(options.tools) ? ToolTransport.fromTools(options.tools) : options.tools as Layer.Layer<ToolTransport, TE, TR>
+    const approvals = (options.approvals ?? Approvals.none) as Layer.Layer<Approvals, AE, AR>
+    const callsLayer = Interlock.layerFromServices({ client: resolved.name, hookTimeout: hookTimeoutOf(resolved), callTimeout: options.callTimeout }).pipe(
+      Layer.provideMerge(approvals),
+      Layer.provide(Layer.mergeAll(Hooks.layer(resolved.coreHooks) as Layer.Layer<Hooks, ConfigError>, options.policy, transport))
+    )
+    const services = yield* Layer.build(callsLayer)
+    const modelContext = options.model === undefined ? undefined : yield* Layer.build(options.model)
+    const lm = modelContext === undefined ? yield* LanguageModel.LanguageModel : Context.get(modelContext, LanguageModel.LanguageModel)
+    const modelName = (modelContext === undefined ? undefined : Context.getOrUndefined(modelContext as unknown as Context.Context<Model.ModelName>, Model.ModelName)) ??
+      (yield* Effect.serviceOption(Model.ModelName)).pipe((o) => (o._tag === "Some" ? o.value : "unknown"))
+    const toolCalls = Context.get(services, ToolCalls)
+    const grants = Context.get(services, Approvals)
+    const system = options.system === undefined ? [] : [Prompt.systemMessage({ content: options.system })]
+
+    const loopEnv = (catalog: Catalog): LoopEnv => {
+      const exec: ExecEnv = { toolCalls, catalog, suspend: options.approvals === undefined, concurrency: resolved.concurrency, metrics: options.metrics }
+      return {
+        lm: lm as LanguageModel.LanguageModel,
+        model: modelName,
+        agentName: resolved.name,
+        stopEvent: subagent ? "subagentStop" : "stop",
+        maxTurns: resolved.maxTurns,
+        exec,
+        hooks,
+        hookTimeoutMs: resolved.hookTimeoutMs,
+        retry: resolved.retry,
+        metrics: options.metrics,
+        compaction: options.compaction
+      }
+    }
+
+    const progressOf = (messages: Array<Prompt.Message>, catalog: Catalog): Progress => ({
+      messages,
+      tools: catalog.tools,
+      turns: 0,
+      usage: Usage.zero,
+      toolCalls: [],
+      text: "",
+      stopHookActive: false,
+      hookRuns: []
+    })
+
+    /** Runs `body` under the deadline and the signal, then reports the run. */
+    const finish = (progress: Progress, body: Effect.Effect<End>, runOptions: RunOptions | undefined) =>
+      Effect.gen(function*() {
+        const start = yield* Clock.currentTimeMillis
+        const deadline = resolved.deadlineMs
+        let guarded = body
+        if (deadline !== undefined) {
+          guarded = deadline <= 0
+            ? Effect.succeed(TIMEOUT(deadline))
+            : Effect.map(Effect.timeoutOption(body, deadline), (end) => (end._tag === "Some" ? end.value : TIMEOUT(deadline)))
+        }
+        const signal = runOptions?.signal
+        if (signal !== undefined) guarded = Effect.raceFirst(guarded, Effect.as(aborted(signal), INTERRUPTED))
+        const end = yield* guarded
+        const durationMs = (yield* Clock.currentTimeMillis) - start
+        emit(options.metrics, { type: "run", model: modelName, status: end.status, turns: progress.turns, toolCalls: progress.toolCalls.length, durationMs, ...progress.usage })
+        return new RunResult({
+          status: end.status,
+          text: end.status === "done" ? progress.text : "",
+          messages: progress.messages,
+          toolCalls: progress.toolCalls,
+          toolCallCount: progress.toolCalls.length,
+          turns: progress.turns,
+          usage: progress.usage,
+          model: modelName,
+          limit: end.limit,
+          error: end.error,
+          state: end.state,
+          hooks: progress.hookRuns
+        }, { disableChecks: true })
+      })
+
+    /** Lists the governed tools; a listing failure ends the run with status error. */
+    const withCatalog = (use: (catalog: Catalog) => Effect.Effect<RunResult, InvalidRunState>) =>
+      Effect.flatMap(Effect.result(toolCalls.listTools()), (listed) => {
+        if (listed._tag === "Success") return use(makeCatalog(listed.success))
+        const progress = progressOf([], makeCatalog([]))
+        return finish(progress, Effect.succeed({ status: "error", error: listed.failure }), undefined)
+      })
+
+    const run = (prompt: string, runOptions?: RunOptions): Effect.Effect<RunResult> =>
+      withCatalog((catalog) => {
+        const env = loopEnv(catalog)
+        const progress = progressOf([...system, userText(prompt)], catalog)
+        const start = Effect.gen(function*() {
+          const event = subagent ? "subagentStart" : "userPromptSubmit"
+          const input = subagent ? { agent: resolved.name, prompt } : { prompt, messages: progress.messages }
+          const submitted = yield* runEvent(hookEnv(env, progress), event, {
+            input: () => input,
+            apply: (notes: ReadonlyArray<string>, verdict) => (verdict._tag === "AddContext" ? [...notes, verdict.text] : verdict._tag === "Continue" ? notes : STOP)
+          }, [] as ReadonlyArray<string>)
+          if (submitted._tag !== "Done") return guardEnd(event, submitted) ?? ({ status: "error" } as const)
+          const notes = submitted.state.map((text) => Prompt.systemMessage({ content: text }))
+          progress.messages.splice(progress.messages.length - 1, 0, ...notes)
+          return yield* runTurns(env, progress)
+        })
+        return finish(progress, start, runOptions)
+      }) as Effect.Effect<RunResult>
+
+    const resume = (state: RunState, decision: ResumeDecision, runOptions?: RunOptions) =>
+      withCatalog((catalog) => {
+        if (state?.version !== 1 || !Array.isArray(state.slots)) return Effect.fail(new InvalidRunState({ detail: "not a run state of this version" }))
+        const env = loopEnv(catalog)
+        const tools = state.tools.flatMap((name) => catalog.byName.get(name) ?? [])
+        const progress: Progress = {
+          ...progressOf([...state.messages], catalog),
+          tools,
+          turns: state.turns,
+          usage: new Usage({ inputTokens: state.inputTokens, outputTokens: state.outputTokens, totalTokens: state.inputTokens + state.outputTokens }),
+          toolCalls: [...state.toolCalls],
+          stopHookActive: state.stopHookActive
+        }
+        const active = new Set(tools.map((tool) => tool.name))
+        const turn = state.turns - 1
+        const answer = (slot: RunState["slots"][number]): Effect.Effect<Slot> => {
+          if (!(slot instanceof PendingCall)) {
+            const call = new AgentToolCall({ id: slot.id, name: slot.name, args: null, output: slot.output, isError: slot.isError, turn })
+            return Effect.succeed({ _tag: "settled", call, recorded: true })
+          }
+          const verdict = typeof decision === "string" ? decision : decision[slot.id] ?? "deny"
+          if (verdict !== "approve") {
+            const call = new AgentToolCall({ id: slot.id, name: slot.name, args: slot.args, output: "approval denied: the call was refused on resume", isError: true, turn })
+            return Effect.succeed({ _tag: "settled", call })
+          }
+          // The grant is bound to the digest the call was suspended with; an edited call no longer matches it.
+          const untouched = requestDigest(slot.serverId, slot.toolName, slot.args) === slot.requestDigest
+          const grant = untouched ? grants.grant(slot.digest) : Effect.void
+          return Effect.andThen(grant, execCall(env.exec, active, { id: slot.id, name: slot.name, params: slot.args }, turn))
+        }
+        const body = Effect.gen(function*() {
+          const slots = yield* Effect.forEach(state.slots, answer, { concurrency: resolved.concurrency })
+          const end = yield* settleTurn(env, progress, slots)
+          return end ?? (yield* runTurns(env, progress))
+        })
+        return finish(progress, body, runOptions)
+      })
+
+    const agent: Agent = { name: resolved.name, model: modelName, run, resume }
+    return agent
+  }) as Effect.Effect<Agent, any, any>)
+
+/** Builds an agent and runs one prompt (the agent's services live for this run only). */
+export const run = <PE = never, PR = never, AE = never, AR = never, TE = never, TR = never, ME = never, MR = never>(
+  prompt: string,
+  options: AgentOptions<PE, PR, AE, AR, TE, TR, ME, MR> & RunOptions
+) => Effect.scoped(Effect.flatMap(make(options), (agent) => agent.run(prompt, options)))
+
+/** Builds an agent and resumes a suspended run with a decision. */
+export const resume = <PE = never, PR = never, AE = never, AR = never, TE = never, TR = never, ME = never, MR = never>(
+  state: RunState,
+  decision: ResumeDecision,
+  options: AgentOptions<PE, PR, AE, AR, TE, TR, ME, MR> & RunOptions
+) => Effect.scoped(Effect.flatMap(make(options), (agent) => agent.resume(state, decision, options)))

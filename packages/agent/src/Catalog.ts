@@ -1,0 +1,59 @@
+/**
+ * The catalog: the governed tool listing (core's `ToolCalls.listTools`, so toolsListed hooks and
+ * the tools filter apply) turned into model-facing tools with unique, provider-safe names, and the
+ * effect/ai Toolkit that carries them to the LanguageModel.
+ */
+import type { JsonObject, Tool as CoreTool } from "@interlock/core"
+import { Tool, Toolkit } from "effect/ai"
+
+/** A tool as the model sees it, and where it lives. */
+export interface AgentTool {
+  /** The model-facing name (the tool's own name, or `server__name` when two servers share it). */
+  readonly name: string
+  readonly serverId: string
+  /** The tool's name on its server. */
+  readonly toolName: string
+  readonly description?: string | undefined
+  /** The JSON Schema of the arguments. */
+  readonly parameters: JsonObject
+}
+
+/** Model-facing tools, by name, with a Toolkit per subset. */
+export interface Catalog {
+  readonly tools: ReadonlyArray<AgentTool>
+  readonly byName: ReadonlyMap<string, AgentTool>
+  /** The Toolkit for a subset of the catalog (cached per array). */
+  readonly toolkit: (tools: ReadonlyArray<AgentTool>) => Toolkit.Toolkit<Record<string, Tool.Any>>
+}
+
+const safe = (name: string): string => name.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64)
+
+const modelNames = (tools: ReadonlyArray<CoreTool>): Array<string> => {
+  const count = new Map<string, number>()
+  for (const tool of tools) count.set(tool.name, (count.get(tool.name) ?? 0) + 1)
+  return tools.map((tool) => safe(count.get(tool.name) === 1 ? tool.name : `${tool.serverId}__${tool.name}`))
+}
+
+/** Builds the catalog of a listing. Tools whose model-facing names still collide are dropped. */
+export const makeCatalog = (listed: ReadonlyArray<CoreTool>): Catalog => {
+  const names = modelNames(listed)
+  const byName = new Map<string, AgentTool>()
+  const aiTools = new Map<string, Tool.Any>()
+  listed.forEach((tool, i) => {
+    const name = names[i]
+    if (byName.has(name)) return
+    byName.set(name, { name, serverId: tool.serverId, toolName: tool.name, description: tool.description, parameters: tool.inputSchema })
+    aiTools.set(name, Tool.dynamic(name, { description: tool.description, parameters: tool.inputSchema as any }) as unknown as Tool.Any)
+  })
+  const tools = [...byName.values()]
+  const kits = new WeakMap<ReadonlyArray<AgentTool>, Toolkit.Toolkit<Record<string, Tool.Any>>>()
+  const toolkit = (subset: ReadonlyArray<AgentTool>) => {
+    let kit = kits.get(subset)
+    if (kit === undefined) {
+      kit = Toolkit.make(...subset.map((tool) => aiTools.get(tool.name)!)) as unknown as Toolkit.Toolkit<Record<string, Tool.Any>>
+      kits.set(subset, kit)
+    }
+    return kit
+  }
+  return { tools, byName, toolkit }
+}

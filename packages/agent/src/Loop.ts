@@ -1,0 +1,144 @@
+/**
+ * The turn loop: [compaction] -> beforeModel -> model (with retries) -> afterModel -> the turn's
+ * tool calls through core's ToolCalls -> next turn; with no tool call, the stop hooks decide
+ * whether the run ends. The loop mutates a Progress so that a deadline or an interruption can
+ * still report what was done.
+ */
+import { Clock, Effect } from "effect"
+import { type AiError, type LanguageModel, Prompt } from "effect/ai"
+import { runEvent, STOP } from "./AgentHookRunner.ts"
+import { Usage } from "./AgentToolCall.ts"
+import type { AgentTool } from "./Catalog.ts"
+import { compactIfNeeded } from "./Compaction.ts"
+import { emit } from "./Metrics.ts"
+import { withRetries } from "./Resilience.ts"
+import { type End, guardEnd, hookEnv, type LoopEnv, notify, type Progress } from "./RunContext.ts"
+import { RunState, SettledCall } from "./RunState.ts"
+import { execTurn, type ModelCall, type Slot } from "./ToolExec.ts"
+
+/** The tool-result message of a turn. */
+export const toolMessage = (calls: ReadonlyArray<{ readonly id: string; readonly name: string; readonly output: string; readonly isError: boolean }>) =>
+  Prompt.toolMessage({
+    content: calls.map((call) => Prompt.toolResultPart({ id: call.id, name: call.name, isFailure: call.isError, result: call.output, providerExecuted: false }))
+  })
+
+/** The state of a run suspended on pending calls. */
+export const suspendedState = (progress: Progress, slots: ReadonlyArray<Slot>): RunState =>
+  new RunState({
+    version: 1,
+    messages: progress.messages,
+    tools: progress.tools.map((tool) => tool.name),
+    turns: progress.turns,
+    inputTokens: progress.usage.inputTokens,
+    outputTokens: progress.usage.outputTokens,
+    toolCalls: progress.toolCalls,
+    slots: slots.map((slot) =>
+      slot._tag === "pending"
+        ? slot.pending
+        : new SettledCall({ id: slot.call.id, name: slot.call.name, output: slot.call.output, isError: slot.call.isError })
+    ),
+    stopHookActive: progress.stopHookActive
+  })
+
+/** Records a turn's answers: settled ones join toolCalls; with any pending, the run suspends. */
+export const settleTurn = (env: LoopEnv, progress: Progress, slots: ReadonlyArray<Slot>): Effect.Effect<End | undefined> => {
+  for (const slot of slots) if (slot._tag === "settled" && slot.recorded !== true) progress.toolCalls.push(slot.call)
+  const pending = slots.filter((slot): slot is Extract<Slot, { _tag: "pending" }> => slot._tag === "pending")
+  if (pending.length > 0) {
+    const names = pending.map((slot) => slot.pending.name).join(", ")
+    return Effect.as(notify(env, progress, "approval_pending", `approval needed for ${names}`), { status: "pending", state: suspendedState(progress, slots) })
+  }
+  progress.messages.push(toolMessage(slots.map((slot) => (slot as Extract<Slot, { _tag: "settled" }>).call)))
+  return Effect.succeed(undefined)
+}
+
+const usageOf = (response: LanguageModel.GenerateTextResponse<any, any>): Usage => {
+  const usage = response.usage
+  const input = usage.inputTokens.total ?? 0
+  const output = usage.outputTokens.total ?? 0
+  return new Usage({ inputTokens: input, outputTokens: output, totalTokens: input + output })
+}
+
+const callModel = (env: LoopEnv, progress: Progress) =>
+  Effect.gen(function*() {
+    const turn = progress.turns
+    const start = yield* Clock.currentTimeMillis
+    const request = env.lm.generateText({
+      prompt: Prompt.fromMessages(progress.messages),
+      toolkit: progress.tools.length > 0 ? env.exec.catalog.toolkit(progress.tools) : undefined,
+      disableToolCallResolution: true,
+      toolCallValidation: "deferred"
+    } as any) as unknown as Effect.Effect<LanguageModel.GenerateTextResponse<any, any>, AiError.AiError>
+    const answer = yield* Effect.result(withRetries(request, env.retry, () => {}))
+    const durationMs = (yield* Clock.currentTimeMillis) - start
+    progress.turns++
+    if (answer._tag === "Failure") {
+      emit(env.metrics, { type: "llm", model: env.model, turn, status: "error", attempts: answer.failure.attempts, durationMs, inputTokens: 0, outputTokens: 0, totalTokens: 0 })
+      return answer
+    }
+    const usage = usageOf(answer.success.value)
+    progress.usage = progress.usage.plus(usage)
+    emit(env.metrics, { type: "llm", model: env.model, turn, status: "ok", attempts: answer.success.attempts, durationMs, ...usage })
+    return answer
+  })
+
+const beforeModel = (env: LoopEnv, progress: Progress, turn: number) =>
+  runEvent(hookEnv(env, progress), "beforeModel", {
+    input: (s: { messages: ReadonlyArray<Prompt.Message>; tools: ReadonlyArray<AgentTool> }) => ({ messages: s.messages, tools: s.tools, model: env.model, turn }),
+    offered: (s) => s.tools,
+    apply: (s, verdict) =>
+      verdict._tag === "Rewrite"
+        ? { messages: verdict.messages ?? s.messages, tools: verdict.tools ?? s.tools }
+        : verdict._tag === "Continue" ? s : STOP
+  }, { messages: progress.messages as ReadonlyArray<Prompt.Message>, tools: progress.tools })
+
+const stopHooks = (env: LoopEnv, progress: Progress, text: string) =>
+  runEvent(hookEnv(env, progress), env.stopEvent, {
+    input: () => ({ agent: env.agentName, text, messages: progress.messages, turn: progress.turns - 1, stopHookActive: progress.stopHookActive }),
+    apply: (s, verdict) => (verdict._tag === "Block" ? STOP : s)
+  }, undefined)
+
+/** One turn. Returns how the run ended, or undefined to go on. */
+const turn = (env: LoopEnv, progress: Progress): Effect.Effect<End | undefined> =>
+  Effect.gen(function*() {
+    const compacted = yield* compactIfNeeded(env, progress)
+    if (compacted !== undefined) return compacted
+    const before = yield* beforeModel(env, progress, progress.turns)
+    const blocked = guardEnd("beforeModel", before)
+    if (blocked !== undefined) return blocked
+    if (before._tag === "Done") {
+      progress.messages = [...before.state.messages]
+      progress.tools = before.state.tools
+    }
+    const answer = yield* callModel(env, progress)
+    if (answer._tag === "Failure") return { status: "error", error: answer.failure } as const
+    const response = answer.success.value
+    yield* runEvent(hookEnv(env, progress), "afterModel", { input: () => ({ response, model: env.model, turn: progress.turns - 1 }), apply: (s) => s }, undefined)
+    progress.messages.push(...Prompt.fromResponseParts(response.content).content)
+    const calls = response.toolCalls as ReadonlyArray<ModelCall>
+    if (calls.length === 0) {
+      const stop = yield* stopHooks(env, progress, response.text)
+      if (stop._tag === "Failed") return guardEnd(env.stopEvent, stop)
+      if (stop._tag === "Stopped" && stop.verdict._tag === "Block") {
+        progress.messages.push(Prompt.userMessage({ content: [Prompt.textPart({ text: stop.verdict.reason })] }))
+        progress.stopHookActive = true
+        return undefined
+      }
+      progress.text = response.text
+      return { status: "done" } as const
+    }
+    const active = new Set(progress.tools.map((tool) => tool.name))
+    const slots = yield* execTurn(env.exec, active, calls, progress.turns - 1)
+    return yield* settleTurn(env, progress, slots)
+  })
+
+/** Runs turns until the run ends or maxTurns model requests were made. */
+export const runTurns = (env: LoopEnv, progress: Progress): Effect.Effect<End> =>
+  Effect.gen(function*() {
+    while (progress.turns < env.maxTurns) {
+      const end = yield* turn(env, progress)
+      if (end !== undefined) return end
+    }
+    yield* notify(env, progress, "turn_limit", `the run reached maxTurns (${env.maxTurns})`)
+    return { status: "incomplete", limit: { kind: "maxTurns", value: env.maxTurns } } as const
+  })

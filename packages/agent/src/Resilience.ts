@@ -1,0 +1,113 @@
+/**
+ * Retries of model requests through a Schedule: exponential backoff with jitter, on 429, 5xx and
+ * network errors, honouring Retry-After (seconds). A host `onError(info)` may decide instead
+ * (retry or fail), always capped by `retries`.
+ */
+import { Duration, Effect, Option, Schedule } from "effect"
+import type { AiError } from "effect/ai"
+import { ModelFailed } from "./AgentErrors.ts"
+
+/** Retry settings. */
+export interface RetryOptions {
+  /** Retries after the first request; default 2. */
+  readonly retries?: number
+  /** The first backoff delay; default 500 ms, doubling each retry. */
+  readonly base?: Duration.Input
+  /** The longest backoff delay (Retry-After may ask for longer); default 30 s. */
+  readonly maxDelay?: Duration.Input
+}
+
+/** What `onError` is told about a failed model request. Never the request or the response body. */
+export interface ModelErrorInfo {
+  /** 1 for the first request. */
+  readonly attempt: number
+  /** The HTTP status, when the provider answered. */
+  readonly status: number | undefined
+  /** effect/ai's reason tag. */
+  readonly reason: string
+  /** Whether the default policy would retry (429, 5xx, network). */
+  readonly retryable: boolean
+  /** The provider's Retry-After, in ms. */
+  readonly retryAfterMs: number | undefined
+}
+
+/** The host's decision for a failed model request. */
+export type OnError = (info: ModelErrorInfo) => "retry" | "fail"
+
+/** Resolved retry settings. */
+export interface RetryPolicy {
+  readonly retries: number
+  readonly baseMs: number
+  readonly maxDelayMs: number
+  readonly onError: OnError | undefined
+}
+
+const statusOf = (error: AiError.AiError): number | undefined => {
+  const http = (error.reason as { http?: { response?: { status?: number } } }).http
+  return http?.response?.status
+}
+
+/** The info handed to onError for a failure. */
+export const infoOf = (error: AiError.AiError, attempt: number): ModelErrorInfo => {
+  const after = error.retryAfter
+  return {
+    attempt,
+    status: statusOf(error),
+    reason: error.reason._tag,
+    retryable: error.isRetryable && (error.reason._tag === "RateLimitError" || error.reason._tag === "InternalProviderError" || error.reason._tag === "NetworkError"),
+    retryAfterMs: after === undefined ? undefined : Duration.toMillis(after)
+  }
+}
+
+/** The backoff schedule: exponential with jitter, capped, and never shorter than Retry-After. */
+export const backoff = (policy: RetryPolicy): Schedule.Schedule<Duration.Duration, AiError.AiError> =>
+  Schedule.exponential(Duration.millis(policy.baseMs)).pipe(
+    Schedule.jittered,
+    Schedule.modifyDelay(({ duration, input }) => {
+      const capped = Math.min(Duration.toMillis(duration), policy.maxDelayMs)
+      const after = (input as AiError.AiError | undefined)?.retryAfter
+      return Effect.succeed(Duration.millis(after === undefined ? capped : Math.max(capped, Duration.toMillis(after))))
+    })
+  ) as Schedule.Schedule<Duration.Duration, AiError.AiError>
+
+/**
+ * Runs a model request with retries. `onAttemptFailed` is told of each failure (for metrics and
+ * notifications). Fails with ModelFailed, which names the status and the attempts, nothing more.
+ */
+export const withRetries = <A>(
+  request: Effect.Effect<A, AiError.AiError>,
+  policy: RetryPolicy,
+  onAttemptFailed: (info: ModelErrorInfo, willRetry: boolean) => void
+): Effect.Effect<{ readonly value: A; readonly attempts: number }, ModelFailed> => {
+  let attempts = 0
+  const attempt = Effect.suspend(() => {
+    attempts++
+    return request
+  })
+  const decide = (error: AiError.AiError): boolean => {
+    const info = infoOf(error, attempts)
+    let retry = info.retryable
+    if (policy.onError !== undefined) {
+      try {
+        retry = policy.onError(info) === "retry"
+      } catch {
+        retry = false
+      }
+    }
+    const willRetry = retry && attempts <= policy.retries
+    onAttemptFailed(info, willRetry)
+    return willRetry
+  }
+  return Effect.retry(attempt, { schedule: backoff(policy), while: decide }).pipe(
+    Effect.map((value) => ({ value, attempts })),
+    Effect.mapError((error) => new ModelFailed({ reason: error.reason._tag, status: statusOf(error), attempts }))
+  )
+}
+
+/** Reads a duration option into ms, or undefined when it is not a finite, non-negative duration. */
+export const millisOf = (input: Duration.Input | undefined, fallback: number): number | undefined => {
+  if (input === undefined) return fallback
+  const duration = Option.getOrUndefined(Duration.fromInput(input))
+  const millis = duration === undefined ? Number.NaN : Duration.toMillis(duration)
+  return Number.isFinite(millis) && millis >= 0 ? millis : undefined
+}

@@ -1,0 +1,68 @@
+/** What one run carries through its turns: the fixed environment, the mutable progress, how it ended. */
+import { Effect } from "effect"
+import type { LanguageModel, Prompt } from "effect/ai"
+import { AgentHookFailed, RunBlocked, type RunError } from "./AgentErrors.ts"
+import type { AgentEvent } from "./AgentEvent.ts"
+import type { CompiledAgentHooks } from "./AgentHooks.ts"
+import { type AgentHookRun, type EventEnd, type HookEnv, runEvent } from "./AgentHookRunner.ts"
+import type { AgentToolCall, Usage } from "./AgentToolCall.ts"
+import type { AgentTool } from "./Catalog.ts"
+import type { CompactionOptions } from "./Compaction.ts"
+import type { MetricsSink } from "./Metrics.ts"
+import type { RetryPolicy } from "./Resilience.ts"
+import type { RunLimit, RunStatus } from "./RunResult.ts"
+import type { RunState } from "./RunState.ts"
+import type { ExecEnv } from "./ToolExec.ts"
+
+/** Everything the loop needs that does not change during a run. */
+export interface LoopEnv {
+  readonly lm: LanguageModel.LanguageModel
+  readonly model: string
+  /** "main", or the agent's name when it runs as a subagent. */
+  readonly agentName: string
+  readonly stopEvent: "stop" | "subagentStop"
+  readonly maxTurns: number
+  readonly exec: ExecEnv
+  readonly hooks: CompiledAgentHooks
+  readonly hookTimeoutMs: number
+  readonly retry: RetryPolicy
+  readonly metrics: MetricsSink | undefined
+  readonly compaction: CompactionOptions | undefined
+}
+
+/** What a run has done so far. */
+export interface Progress {
+  messages: Array<Prompt.Message>
+  tools: ReadonlyArray<AgentTool>
+  turns: number
+  usage: Usage
+  readonly toolCalls: Array<AgentToolCall>
+  text: string
+  stopHookActive: boolean
+  readonly hookRuns: Array<AgentHookRun>
+}
+
+/** How a run ended, before it is turned into a RunResult. */
+export interface End {
+  readonly status: RunStatus
+  readonly limit?: RunLimit | undefined
+  readonly error?: RunError | undefined
+  readonly state?: RunState | undefined
+}
+
+/** The hook environment of a run. */
+export const hookEnv = (env: LoopEnv, progress: Progress): HookEnv => ({ hooks: env.hooks, hookTimeoutMs: env.hookTimeoutMs, runs: progress.hookRuns })
+
+/** Ends the run on a guard chain's failure or stop verdict; undefined when the chain went through. */
+export const guardEnd = <S>(event: AgentEvent, end: EventEnd<S>): End | undefined => {
+  if (end._tag === "Failed") return { status: "error", error: new AgentHookFailed({ hookId: end.hook.id, event, kind: end.kind }) }
+  if (end._tag === "Stopped" && (end.verdict._tag === "Deny" || end.verdict._tag === "Block")) {
+    return { status: "error", error: new RunBlocked({ hookId: end.hook.id, event, reason: end.verdict.reason }) }
+  }
+  return undefined
+}
+
+/** Fires a notification (observe-only: failures are recorded and ignored). */
+export const notify = (env: LoopEnv, progress: Progress, kind: "approval_pending" | "compacted" | "turn_limit", message: string) =>
+  Effect.asVoid(runEvent(hookEnv(env, progress), "notification", { input: () => ({ kind, message }), apply: (s) => s }, undefined))
+

@@ -1,0 +1,112 @@
+/**
+ * Runs the tool calls of one model turn through core's ToolCalls, concurrently (bounded), and
+ * gives their answers back in call order. An unknown tool is "Tool not found: NAME"; a denied or
+ * failed call is an isError result carrying its message and receipt; an Ask with no approver
+ * suspends the call (pending) when the agent suspends.
+ */
+import { Clock, Effect } from "effect"
+import { Canonical, type CallError, type JsonObject, ToolCall, type ToolCallsShape, type ToolResult } from "@interlock/core"
+import { AgentToolCall } from "./AgentToolCall.ts"
+import type { Catalog } from "./Catalog.ts"
+import { emit, type MetricsSink } from "./Metrics.ts"
+import { PendingCall } from "./RunState.ts"
+
+/** A tool call as the model asked for it. */
+export interface ModelCall {
+  readonly id: string
+  readonly name: string
+  readonly params: unknown
+}
+
+/** A call's answer: settled, or waiting for approval. */
+export type Slot =
+  | { readonly _tag: "settled"; readonly call: AgentToolCall; readonly recorded?: boolean }
+  | { readonly _tag: "pending"; readonly pending: PendingCall }
+
+/** What executing a turn needs. */
+export interface ExecEnv {
+  readonly toolCalls: ToolCallsShape
+  readonly catalog: Catalog
+  /** Suspend (pending) on an Ask that no approver answered, rather than answering with a denial. */
+  readonly suspend: boolean
+  readonly concurrency: number
+  readonly metrics: MetricsSink | undefined
+}
+
+/** The text the model gets for a result. */
+export const outputOf = (result: ToolResult): string => {
+  if (result.content.some((block) => block.type === "text")) return result.text
+  if (result.structuredContent !== undefined) return JSON.stringify(result.structuredContent)
+  return JSON.stringify(result.content)
+}
+
+const isSuspension = (error: CallError): boolean =>
+  error._tag === "Denied" && error.reason._tag === "ApprovalDenied" && error.receipt?.approval?.source === "none"
+
+/** The digest of a call as the model asked for it (before any pre-hook). */
+export const requestDigest = (serverId: string, name: string, args: JsonObject): string =>
+  new ToolCall({ serverId, name, args, callId: "-", meta: undefined }).digest
+
+const settled = (call: ModelCall, turn: number, output: string, isError: boolean, result?: { readonly receipt?: AgentToolCall["receipt"] }): Slot => ({
+  _tag: "settled",
+  call: new AgentToolCall({
+    id: call.id,
+    name: call.name,
+    args: Canonical.isJson(call.params) ? call.params : null,
+    output,
+    isError,
+    turn,
+    receipt: result?.receipt
+  })
+})
+
+/** Runs one call. Never fails. `forceAsk` is false on resume (where a pending call may be granted). */
+export const execCall = (env: ExecEnv, active: ReadonlySet<string>, call: ModelCall, turn: number): Effect.Effect<Slot> =>
+  Effect.gen(function*() {
+    const tool = active.has(call.name) ? env.catalog.byName.get(call.name) : undefined
+    const record = (serverId: string, outcome: string, isError: boolean, durationMs: number) =>
+      emit(env.metrics, { type: "tool", name: call.name, serverId, callId: call.id, turn, isError, outcome, durationMs })
+    if (tool === undefined) {
+      record("", "not_found", true, 0)
+      return settled(call, turn, `Tool not found: ${call.name}`, true)
+    }
+    if (!Canonical.isJsonObject(call.params)) {
+      record(tool.serverId, "invalid_args", true, 0)
+      return settled(call, turn, `Invalid arguments for ${call.name}: expected a JSON object`, true)
+    }
+    const args = call.params
+    const start = yield* Clock.currentTimeMillis
+    const answer = yield* Effect.result(env.toolCalls.callTool({ serverId: tool.serverId, name: tool.toolName, args, callId: call.id }))
+    const durationMs = (yield* Clock.currentTimeMillis) - start
+    if (answer._tag === "Success") {
+      const result = answer.success
+      const isError = result.isError === true
+      record(tool.serverId, result.receipt?.outcome ?? (isError ? "tool_error" : "ok"), isError, durationMs)
+      return settled(call, turn, outputOf(result), isError, result)
+    }
+    const error = answer.failure
+    if (env.suspend && isSuspension(error)) {
+      record(tool.serverId, "pending", false, durationMs)
+      return {
+        _tag: "pending",
+        pending: new PendingCall({
+          id: call.id,
+          name: call.name,
+          serverId: tool.serverId,
+          toolName: tool.toolName,
+          args,
+          digest: error.receipt?.digest ?? requestDigest(tool.serverId, tool.toolName, args),
+          requestDigest: requestDigest(tool.serverId, tool.toolName, args),
+          reason: error._tag === "Denied" ? error.message : "approval required"
+        })
+      } as const
+    }
+    record(tool.serverId, error.receipt?.outcome ?? "failed", true, durationMs)
+    return settled(call, turn, error.message, true, error)
+  })
+
+/** Runs a turn's calls, at most `concurrency` at a time, answers in call order. */
+export const execTurn = (env: ExecEnv, active: ReadonlySet<string>, calls: ReadonlyArray<ModelCall>, turn: number): Effect.Effect<Array<Slot>> =>
+  calls.length === 1
+    ? Effect.map(execCall(env, active, calls[0], turn), (slot) => [slot])
+    : Effect.forEach(calls, (call) => execCall(env, active, call, turn), { concurrency: env.concurrency })
