@@ -1,5 +1,5 @@
 /** Drives TestClock while real I/O (the fake server over loopback) happens in between. */
-import { Effect, Fiber } from "effect"
+import { type Duration, Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
 
 /** Waits a little real time, so that sockets can deliver. */
@@ -13,7 +13,7 @@ export const until = (condition: () => boolean) =>
   })
 
 /** Runs `effect`, advancing the TestClock by `step` whenever it waits, until it ends. */
-export const withClock = <A, E>(effect: Effect.Effect<A, E>, step = "1 second") =>
+export const withClock = <A, E>(effect: Effect.Effect<A, E>, step: Duration.Input = "1 second") =>
   Effect.gen(function*() {
     const fiber = yield* Effect.forkChild(effect)
     for (let i = 0; i < 400 && fiber.pollUnsafe() === undefined; i++) {
