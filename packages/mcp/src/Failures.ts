@@ -3,7 +3,7 @@
  * with its code and message; everything about delivery (spawn, connection, close, HTTP status)
  * becomes a TransportError. Details are written here and never include arguments or results.
  */
-import { ProtocolError as SdkProtocolError, SdkError, SdkErrorCode } from "@modelcontextprotocol/client"
+import { ProtocolError as SdkProtocolError, SdkError, SdkErrorCode, UnauthorizedError } from "@modelcontextprotocol/client"
 import { ProtocolError, TransportError } from "@interlock/core"
 
 /** Extra words about the connection's end (for example how a child process exited). */
@@ -20,7 +20,7 @@ const systemCode = (error: unknown): string | undefined => {
 
 /** Whether another connection attempt could succeed (a missing command or a bad address will not). */
 export const isRetryable = (error: TransportError | ProtocolError): boolean =>
-  error._tag === "TransportError" && !/\b(ENOENT|EACCES|ENOTDIR|EINVAL)\b|protocol version/.test(error.detail)
+  error._tag === "TransportError" && !/\b(ENOENT|EACCES|ENOTDIR|EINVAL)\b|protocol version|HTTP 40[13]\b/.test(error.detail)
 
 /** The error for a failed spawn, naming the command. */
 export const spawnFailed = (serverId: string, command: string, error: unknown): TransportError => {
@@ -33,6 +33,9 @@ export const spawnFailed = (serverId: string, command: string, error: unknown): 
 export const fromSdk = (serverId: string, error: unknown, describe: Describe, phase: string): TransportError | ProtocolError => {
   if (error instanceof SdkProtocolError) {
     return new ProtocolError({ serverId, code: error.code, detail: clip(error.message) })
+  }
+  if (error instanceof UnauthorizedError) {
+    return new TransportError({ serverId, detail: `the server refused the credentials ${phase} (HTTP 401)` })
   }
   if (error instanceof SdkError) {
     switch (error.code) {
