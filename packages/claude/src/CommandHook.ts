@@ -39,6 +39,7 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 60_000
 const DEFAULT_MAX_OUTPUT = 1024 * 1024
 const MAX_STDERR = 64 * 1024
 const MAX_REASON = 4_000
+const SAFETY_MARGIN_MS = 1_000
 
 /** How a finished program ended, before it is read. */
 type Ended =
@@ -175,7 +176,9 @@ export const command = (options: CommandOptions): ClaudeHookSpec => {
     if (typeof options.command !== "string" || options.command.trim().length === 0) return Effect.fail(failed("spawn"))
     if (timeoutMs === undefined || !(maxOutput > 0)) return Effect.fail(failed("spawn"))
     return runProgram(options, JSON.stringify(input), maxOutput).pipe(
-      Effect.timeoutOption(timeoutMs),
+      // A safety net: whoever runs the hook (the pipeline, `invoke`) applies `timeout` itself and
+      // reports it as a timeout; this one only makes sure a program run directly cannot hang.
+      Effect.timeoutOption(timeoutMs + SAFETY_MARGIN_MS),
       Effect.flatMap((ended): Effect.Effect<ClaudeReturn, ClaudeHookFailed> => {
         if (ended._tag === "None") return Effect.fail(failed("timeout"))
         const end = ended.value
