@@ -5,8 +5,8 @@
  *
  *   const result = yield* Agent.run("What is 1 + 1?", { tools: [add], policy: Policy.allowAll, model })
  */
-import { Clock, Context, Effect, Layer, type Scope } from "effect"
-import { Approvals, type ConfigError, Hooks, Interlock, ToolCalls, ToolTransport } from "@interlock/core"
+import { Clock, Context, Effect, Layer, Schema, type Scope } from "effect"
+import { Approvals, type ConfigError, Hooks, Interlock, NativeTool, ToolCalls, ToolResult, ToolTransport } from "@interlock/core"
 import { LanguageModel, Model, Prompt } from "effect/ai"
 import { InvalidRunState } from "./AgentErrors.ts"
 import { compileAgentHooks } from "./AgentHooks.ts"
@@ -227,3 +227,25 @@ export const resume = <PE = never, PR = never, AE = never, AR = never, TE = neve
   decision: ResumeDecision,
   options: AgentOptions<PE, PR, AE, AR, TE, TR, ME, MR> & RunOptions
 ) => Effect.scoped(Effect.flatMap(make(options), (agent) => agent.resume(state, decision, options)))
+
+/**
+ * An agent used as a tool by another agent (a subagent). Its argument is `{ prompt }`; its hooks
+ * see subagentStart before it runs and subagentStop (instead of stop) when it would end. Its
+ * answer is its final text; any other end is an isError result naming the status.
+ */
+export const asTool = <PE = never, PR = never, AE = never, AR = never, TE = never, TR = never, ME = never, MR = never>(
+  options: AgentOptions<PE, PR, AE, AR, TE, TR, ME, MR> & { readonly name: string; readonly description?: string }
+) =>
+  NativeTool.make({
+    name: options.name,
+    description: options.description ?? `Runs the ${options.name} agent on a prompt`,
+    parameters: Schema.Struct({ prompt: Schema.String }),
+    run: ({ prompt }) =>
+      Effect.scoped(Effect.flatMap(make(options, true), (agent) => agent.run(prompt))).pipe(
+        Effect.map((result) =>
+          result.status === "done"
+            ? result.text
+            : ToolResult.text(`subagent ${options.name} ended with status ${result.status}${result.error === undefined ? "" : `: ${result.error.message}`}`, { isError: true })
+        )
+      )
+  })
