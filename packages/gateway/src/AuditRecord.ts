@@ -2,6 +2,12 @@
 import { Receipt } from "@interlock/core"
 import { Schema } from "effect"
 
+/** A receipt as plain data (the fields of core's Receipt), as the store keeps it. */
+export const ReceiptData = Schema.Struct(Receipt.fields)
+
+/** A receipt as plain data. */
+export type ReceiptData = typeof ReceiptData.Type
+
 /** An audit row. `args` and `result` are present only with `capture: "full"`, and then redacted. */
 export class AuditRecord extends Schema.Class<AuditRecord>("@interlock/gateway/AuditRecord")({
   /** The store's row id (absent before the row is written). */
@@ -21,8 +27,8 @@ export class AuditRecord extends Schema.Class<AuditRecord>("@interlock/gateway/A
   /** ok, tool_error, halted, recovered, withheld, denied, failed. */
   outcome: Schema.String,
   durationMs: Schema.Number,
-  /** The full receipt: every hook that ran with its verdict, the policy and approval records. */
-  receipt: Schema.optionalKey(Receipt),
+  /** The full receipt: every hook that ran with its verdict, the policy and approval records (as plain data). */
+  receipt: Schema.optionalKey(ReceiptData),
   /** For failures: the error's tag and Interlock's message (never arguments or results). */
   error: Schema.optionalKey(Schema.String),
   args: Schema.optionalKey(Schema.Json),

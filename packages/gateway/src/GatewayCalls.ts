@@ -81,7 +81,8 @@ const make = (plan: Plan) =>
       if (full) {
         fields.args = redactJson(input.args ?? {}, redactions)
         if (extra.result !== undefined) {
-          fields.result = redactJson({ content: extra.result.content, structuredContent: extra.result.structuredContent, isError: extra.result.isError }, redactions)
+          const { content, structuredContent, isError } = extra.result
+          fields.result = redactJson({ content, ...(structuredContent === undefined ? {} : { structuredContent }), isError: isError === true }, redactions)
         }
       }
       return new AuditRecord(fields as ConstructorParameters<typeof AuditRecord>[0])

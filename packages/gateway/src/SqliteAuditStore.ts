@@ -2,12 +2,11 @@
  * The SQLite audit store on `node:sqlite` (DatabaseSync), in WAL mode. A row is written by one
  * synchronous INSERT in autocommit mode, so it is committed when `record` returns.
  */
-import { Receipt } from "@interlock/core"
 import { Effect, Layer, Schema } from "effect"
 import { mkdirSync } from "node:fs"
 import * as path from "node:path"
 import { DatabaseSync, type StatementSync } from "node:sqlite"
-import { type AuditBucket, type AuditQuery, AuditRecord } from "./AuditRecord.ts"
+import { type AuditBucket, type AuditQuery, AuditRecord, ReceiptData } from "./AuditRecord.ts"
 import { AuditError, AuditStore, type AuditStoreShape } from "./AuditStore.ts"
 
 const SCHEMA = `
@@ -34,8 +33,7 @@ CREATE INDEX IF NOT EXISTS calls_time ON calls(time);
 
 type Row = Record<string, string | number | null>
 
-const decodeReceipt = Schema.decodeUnknownSync(Receipt)
-const encodeReceipt = Schema.encodeSync(Receipt)
+const decodeReceipt = Schema.decodeUnknownSync(ReceiptData)
 
 const toRecord = (row: Row): AuditRecord => {
   const text = (key: string) => (typeof row[key] === "string" ? (row[key] as string) : undefined)
@@ -77,7 +75,7 @@ export const open = (file: string): AuditStoreShape & { readonly close: () => vo
   const newest = db.prepare("SELECT * FROM calls ORDER BY id DESC LIMIT ?")
   const after = db.prepare("SELECT * FROM calls WHERE id > ? ORDER BY id DESC LIMIT ?")
   const grouped = db.prepare(
-    `SELECT server, tool, (time / ?) * ? AS start, COUNT(*) AS calls, SUM(outcome = 'denied') AS denied
+    `SELECT server, tool, (time / CAST(? AS INTEGER)) * CAST(? AS INTEGER) AS start, COUNT(*) AS calls, SUM(outcome = 'denied') AS denied
      FROM calls WHERE time >= ? GROUP BY server, tool, start ORDER BY start`
   )
   const orNull = (value: unknown) => (value === undefined ? null : JSON.stringify(value))
@@ -97,7 +95,7 @@ export const open = (file: string): AuditStoreShape & { readonly close: () => vo
             row.approval ?? null,
             row.outcome,
             row.durationMs,
-            row.receipt === undefined ? null : JSON.stringify(encodeReceipt(row.receipt)),
+            row.receipt === undefined ? null : JSON.stringify(row.receipt),
             row.error ?? null,
             orNull(row.args),
             orNull(row.result)

@@ -1,0 +1,80 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Receipt } from "@interlock/core"
+import { Effect } from "effect"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import * as path from "node:path"
+import { DatabaseSync } from "node:sqlite"
+import { AuditRecord } from "../src/AuditRecord.ts"
+import { AuditStore } from "../src/AuditStore.ts"
+import { GatewayCalls } from "../src/GatewayCalls.ts"
+import * as SqliteAuditStore from "../src/SqliteAuditStore.ts"
+import { planOf } from "./fixtures.ts"
+import { ApprovalQueue } from "../src/ApprovalQueue.ts"
+import { Layer } from "effect"
+import { ToolTransport } from "@interlock/core"
+import { filesTools } from "./fixtures.ts"
+
+const receipt = new Receipt({ callId: "c1", serverId: "files", name: "read_file", hooks: [], sent: true, outcome: "ok", policy: { decision: "allow" } })
+
+describe("SQLite audit store", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "interlock-audit-"))
+
+  it.effect("uses WAL, and a row is visible to another connection as soon as the call returns", () =>
+    Effect.gen(function*() {
+      const file = path.join(dir, "wal.db")
+      const plan = yield* planOf({ policy: { default: "allow" } })
+      const layer = GatewayCalls.layer(plan).pipe(
+        Layer.provideMerge(Layer.mergeAll(ToolTransport.fromTools(filesTools, { serverId: "files" }), SqliteAuditStore.layer(file), ApprovalQueue.layer))
+      )
+      yield* Effect.gen(function*() {
+        const calls = yield* GatewayCalls
+        const reader = new DatabaseSync(file, { readOnly: true })
+        for (let i = 0; i < 3; i++) {
+          yield* calls.callTool({ serverId: "files", name: "read_file", args: { path: `p${i}` } })
+          const count = reader.prepare("SELECT COUNT(*) AS n FROM calls").get() as { n: number }
+          assert.strictEqual(count.n, i + 1)
+        }
+        const mode = reader.prepare("PRAGMA journal_mode").get() as { journal_mode: string }
+        assert.strictEqual(mode.journal_mode, "wal")
+        reader.close()
+      }).pipe(Effect.provide(layer))
+    }))
+
+  it.effect("round-trips a row with its receipt, newest first, and tails after an id", () =>
+    Effect.gen(function*() {
+      const store = yield* AuditStore
+      for (const tool of ["a", "b", "c"]) {
+        yield* store.record(new AuditRecord({ time: 1000, callId: tool, server: "s", tool, outcome: "ok", durationMs: 1.5, receipt, decision: "allow" }))
+      }
+      const rows = yield* store.query({ limit: 2 })
+      assert.deepStrictEqual(rows.map((row) => row.tool), ["c", "b"])
+      assert.strictEqual(rows[0].receipt?.callId, "c1")
+      assert.deepStrictEqual(rows[0].receipt?.policy, { decision: "allow" })
+      const tail = yield* store.query({ afterId: rows[1].id })
+      assert.deepStrictEqual(tail.map((row) => row.tool), ["c"])
+    }).pipe(Effect.provide(SqliteAuditStore.layer(":memory:"))))
+
+  it.effect("buckets count calls and denials per tool and time bucket", () =>
+    Effect.gen(function*() {
+      const store = yield* AuditStore
+      const row = (time: number, tool: string, outcome: string) => new AuditRecord({ time, callId: "x", server: "s", tool, outcome, durationMs: 1 })
+      yield* store.record(row(60_000, "a", "ok"))
+      yield* store.record(row(61_000, "a", "denied"))
+      yield* store.record(row(125_000, "a", "ok"))
+      yield* store.record(row(61_000, "b", "ok"))
+      const buckets = yield* store.buckets(0, 60_000)
+      assert.deepStrictEqual(
+        buckets.map((b) => `${b.tool}@${b.start}:${b.calls}/${b.denied}`).sort(),
+        ["a@120000:1/0", "a@60000:2/1", "b@60000:1/0"]
+      )
+    }).pipe(Effect.provide(SqliteAuditStore.layer(":memory:"))))
+
+  it.effect("an unwritable path fails with an AuditError at open", () =>
+    Effect.gen(function*() {
+      const blocker = path.join(dir, "a-file")
+      writeFileSync(blocker, "not a directory")
+      const error = yield* Effect.flip(Effect.provide(Effect.gen(function*() { return yield* AuditStore }), SqliteAuditStore.layer(path.join(blocker, "audit.db"))))
+      assert.strictEqual(error._tag, "AuditError")
+    }))
+})
