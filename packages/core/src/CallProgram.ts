@@ -5,7 +5,7 @@
  * one withholds it; 6. on an error, failure hooks (reverse), where Recover ends the chain and a
  * failing failure hook returns the original error. Every result and error carries a Receipt.
  */
-import { Cause, Duration, Effect, Exit, Option, Tracer } from "effect"
+import { Cause, Duration, Effect, Exit, Fiber, Option, Tracer } from "effect"
 import type { ApprovalOutcome } from "./Approvals.ts"
 import { isJsonObject } from "./Canonical.ts"
 import type { Client } from "./Client.ts"
@@ -13,8 +13,8 @@ import { type CallError, Denied, HookFailed, ProtocolError, Timeout, TransportEr
 import { type ChainEnd, type ChainSpec, type Recorder, runChain, STOP } from "./HookChain.ts"
 import { HookContext } from "./HookContext.ts"
 import { deny as policyDeny, type PolicyDecision } from "./Policy.ts"
-import { type ApprovalRecord, type CallOutcome, type HookRun, type PolicyRecord, Receipt } from "./Receipt.ts"
-import { nowNanos, recordCall, startSpan } from "./Telemetry.ts"
+import { type ApprovalRecord, type CallOutcome, type HookRun, makeReceipt, type PolicyRecord, type Receipt } from "./Receipt.ts"
+import { now, recordCall, startSpan } from "./Telemetry.ts"
 import type { CallInput, CallOptions } from "./ToolCalls.ts"
 import { makeToolCall, type ToolCall } from "./ToolCall.ts"
 import { ToolResult, WITHHELD_TEXT } from "./ToolResult.ts"
@@ -32,21 +32,21 @@ interface Trail {
 
 const preSpec = (ctx: HookContext): ChainSpec<ToolCall> => ({
   event: "preToolCall",
-  args: (call) => [call, ctx],
+  call: (run, call) => run(call, ctx),
   input: (call) => ({ event: "preToolCall", call }),
   apply: (call, verdict) => (verdict._tag === "Rewrite" ? verdict.call : verdict._tag === "Continue" ? call : STOP)
 })
 
 const postSpec = (call: ToolCall, ctx: HookContext): ChainSpec<ToolResult> => ({
   event: "postToolCall",
-  args: (result) => [call, result, ctx],
+  call: (run, result) => run(call, result, ctx),
   input: () => POST_INPUT,
   apply: (result, verdict) => (verdict._tag === "Replace" ? verdict.result : result)
 })
 
 const failedSpec = (call: ToolCall, ctx: HookContext): ChainSpec<CallError> => ({
   event: "toolCallFailed",
-  args: (error) => [call, error, ctx],
+  call: (run, error) => run(call, error, ctx),
   input: () => FAILED_INPUT,
   apply: (error, verdict) => (verdict._tag === "Recover" ? STOP : error)
 })
@@ -62,19 +62,18 @@ const millisOf = (input: Duration.Input | undefined, fallback: number): number =
   return millis >= 0 ? millis : fallback
 }
 
-const receiptOf = (trail: Trail, outcome: CallOutcome, digest: boolean): Receipt =>
-  makeTrusted(Receipt, {
+const receiptOf = (trail: Trail, outcome: CallOutcome): Receipt =>
+  makeReceipt({
     callId: trail.call.callId,
     serverId: trail.call.serverId,
     name: trail.call.name,
-    digest: digest ? trail.call.digest : undefined,
     hooks: trail.runs,
     policy: trail.policy,
     approval: trail.approval,
     sent: trail.sent,
     outcome,
     toolChanged: trail.toolChanged
-  })
+  }, trail.call)
 
 const withReceipt = (error: CallError, receipt: Receipt): CallError => {
   switch (error._tag) {
@@ -104,6 +103,22 @@ const decidePolicy = (client: Client, call: ToolCall, ctx: HookContext): PolicyD
   )
 }
 
+const classify = (call: ToolCall, exit: Exit.Exit<ToolResult, CallError>): Effect.Effect<ToolResult, CallError> => {
+  if (Exit.isSuccess(exit)) return exit
+  if (Cause.hasInterruptsOnly(exit.cause)) return Effect.interrupt
+  const error = Cause.findErrorOption(exit.cause)
+  // A transport defect is reported without its content: it may quote the request.
+  return Effect.fail(
+    error._tag === "Some" ? error.value : new TransportError({ serverId: call.serverId, detail: "the transport failed unexpectedly" })
+  )
+}
+
+/**
+ * The transport call under the call's deadline. A transport that enforces deadlines itself (an MCP
+ * request timeout) gets the deadline and no second timer; otherwise the request runs in a fiber
+ * started at once, and only one that does not finish synchronously (a native tool usually does)
+ * costs a timer. Either way, interrupting the call interrupts the request.
+ */
 const sendCall = (
   client: Client,
   call: ToolCall,
@@ -111,23 +126,47 @@ const sendCall = (
   span: Tracer.Span | undefined
 ): Effect.Effect<ToolResult, CallError> => {
   const millis = millisOf(options?.timeout, client.callTimeoutMs)
-  let request = client.transport.callTool(call, { onProgress: options?.onProgress })
+  let request: Effect.Effect<ToolResult, CallError> = client.transport.callTool(call, { onProgress: options?.onProgress, timeoutMs: millis })
   if (span !== undefined) request = Effect.provideService(request, Tracer.ParentSpan, span)
-  return request.pipe(
-    Effect.timeoutOption(millis),
-    Effect.exit,
-    Effect.flatMap((exit): Effect.Effect<ToolResult, CallError> => {
-      if (Exit.isSuccess(exit)) {
-        return exit.value._tag === "Some" ? Effect.succeed(exit.value.value) : Effect.fail(new Timeout({ millis }))
-      }
-      if (Cause.hasInterruptsOnly(exit.cause)) return Effect.interrupt
-      const error = Cause.findErrorOption(exit.cause)
-      // A transport defect is reported without its content: it may quote the request.
-      return Effect.fail(
-        error._tag === "Some" ? error.value : new TransportError({ serverId: call.serverId, detail: "the transport failed unexpectedly" })
+  if (client.transport.enforcesDeadline === true) return Effect.flatMap(Effect.exit(request), (exit) => classify(call, exit))
+  return Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(Effect.forkChild(request, { startImmediately: true }), (fiber) => {
+      const done = fiber.pollUnsafe()
+      if (done !== undefined) return classify(call, done)
+      return restore(Effect.timeoutOption(Fiber.await(fiber), millis)).pipe(
+        Effect.onInterrupt(() => Fiber.interrupt(fiber)),
+        Effect.flatMap((exit) =>
+          exit._tag === "Some" ? classify(call, exit.value) : Effect.andThen(Fiber.interrupt(fiber), Effect.fail(new Timeout({ millis })))
+        )
       )
     })
   )
+}
+
+const EMPTY_ASSIGNS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>
+const sharedContexts = new WeakMap<Client, Map<string, HookContext>>()
+
+/**
+ * The hook context of a call. Calls without a principal or assigns share one context per server
+ * (it is immutable), which spares a Schema construction on every call.
+ */
+const contextOf = (client: Client, serverId: string, options: CallOptions | undefined): HookContext => {
+  const era = client.transport.era(serverId)
+  if (options?.principal !== undefined || options?.assigns !== undefined) {
+    return makeTrusted(HookContext, { client: client.name, serverId, era, assigns: options.assigns ?? EMPTY_ASSIGNS, principal: options.principal })
+  }
+  let byServer = sharedContexts.get(client)
+  if (byServer === undefined) {
+    byServer = new Map()
+    sharedContexts.set(client, byServer)
+  }
+  let ctx = byServer.get(serverId)
+  if (ctx === undefined || ctx.era !== era) {
+    ctx = makeTrusted(HookContext, { client: client.name, serverId, era, assigns: EMPTY_ASSIGNS, principal: undefined })
+    if (byServer.size >= 1_000) byServer.clear()
+    byServer.set(serverId, ctx)
+  }
+  return ctx
 }
 
 /** Runs one governed tool call. */
@@ -135,7 +174,7 @@ export const callTool = (client: Client, input: CallInput, options: CallOptions 
   Effect.withFiber<ToolResult, CallError>((fiber) => {
     const invalid = checkInput(input)
     if (invalid !== undefined) return Effect.fail(invalid)
-    const start = nowNanos(fiber)
+    const start = now()
     const call = makeToolCall({
       serverId: input.serverId,
       name: input.name,
@@ -143,13 +182,7 @@ export const callTool = (client: Client, input: CallInput, options: CallOptions 
       callId: input.callId ?? crypto.randomUUID(),
       meta: input.meta
     })
-    const ctx = makeTrusted(HookContext, {
-      client: client.name,
-      serverId: call.serverId,
-      era: client.transport.era(call.serverId),
-      assigns: options?.assigns ?? {},
-      principal: options?.principal
-    })
+    const ctx = contextOf(client, call.serverId, options)
     const span = startSpan(fiber, "interlock.callTool", start, {
       "interlock.server": call.serverId,
       "interlock.tool": call.name,
@@ -165,12 +198,14 @@ export const callTool = (client: Client, input: CallInput, options: CallOptions 
     }
     const recorder: Recorder = { fiber, span, subject: call, runs: trail.runs }
     const finish = (outcome: CallOutcome) => {
-      recordCall(fiber, span, "callTool", outcome, start, nowNanos(fiber))
-      return receiptOf(trail, outcome, true)
+      recordCall(fiber, span, "callTool", outcome, start, now())
+      return receiptOf(trail, outcome)
     }
-    return program(client, trail, recorder, ctx, options, finish).pipe(
-      Effect.onInterrupt(() => Effect.sync(() => recordCall(fiber, span, "callTool", "interrupted", start, nowNanos(fiber))))
-    )
+    const run = program(client, trail, recorder, ctx, options, finish)
+    // An interrupted call's span must still end; without a span there is nothing to close.
+    return span === undefined
+      ? run
+      : Effect.onInterrupt(run, () => Effect.sync(() => recordCall(fiber, span, "callTool", "interrupted", start, now())))
   })
 
 const checkInput = (input: CallInput): ProtocolError | undefined => {
@@ -207,9 +242,9 @@ const program = Effect.fnUntraced(function*(
     const failed: ChainEnd<CallError> = yield* runChain(
       client.env,
       recorder,
-      failedSpec(trail.call, ctx),
       client.select("toolCallFailed", call.serverId, call.name),
-      error.value
+      error.value,
+      () => failedSpec(trail.call, ctx)
     )
     if (failed._tag === "Stopped" && failed.verdict._tag === "Recover") {
       return failed.verdict.result.withReceipt(finish("recovered"))
@@ -217,7 +252,7 @@ const program = Effect.fnUntraced(function*(
     return yield* Effect.fail(withReceipt(error.value, finish(error.value._tag === "Denied" ? "denied" : "failed")))
   }
   const { halted, result } = answered.value
-  const post = yield* runChain(client.env, recorder, postSpec(trail.call, ctx), client.select("postToolCall", call.serverId, call.name), result)
+  const post = yield* runChain(client.env, recorder, client.select("postToolCall", call.serverId, call.name), result, () => postSpec(trail.call, ctx))
   if (post._tag === "Failed") return ToolResult.text(WITHHELD_TEXT, { isError: true }).withReceipt(finish("withheld"))
   const outcome: CallOutcome = halted ? "halted" : post.state.isError === true ? "tool_error" : "ok"
   return post.state.withReceipt(finish(outcome))
@@ -233,7 +268,7 @@ const governedRequest = Effect.fnUntraced(function*(
 ) {
   const first = trail.call
   if (!client.exposed(first.serverId, first.name)) return yield* new Denied({ reason: { _tag: "NotExposed" } })
-  const pre = yield* runChain(client.env, recorder, preSpec(ctx), client.select("preToolCall", first.serverId, first.name), first)
+  const pre = yield* runChain(client.env, recorder, client.select("preToolCall", first.serverId, first.name), first, () => preSpec(ctx))
   trail.call = pre.state
   if (pre._tag === "Failed") return yield* new HookFailed({ hookId: pre.hook.id, event: "preToolCall", kind: pre.kind })
   if (pre._tag === "Stopped") {

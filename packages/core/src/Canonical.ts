@@ -3,7 +3,7 @@
  *
  * Pure functions: the same JSON value always gives the same text, whatever the key order.
  */
-import { createHash } from "node:crypto"
+import { hash } from "node:crypto"
 
 /** A JSON value as it crosses the wire. */
 export type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
@@ -84,15 +84,48 @@ export const canonicalJson = (value: unknown): string | NotJson => {
   return bad ?? parts.join("")
 }
 
-/** Whether a value is JSON that {@link canonicalJson} accepts. */
-export const isJson = (value: unknown): value is Json => typeof canonicalJson(value) === "string"
+/** Whether a value is JSON that {@link canonicalJson} accepts (checked without building any text). */
+export const isJson = (value: unknown): value is Json => checkJson(value, new Set())
+
+const checkJson = (value: unknown, seen: Set<object>): boolean => {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true
+    case "number":
+      return Number.isFinite(value)
+    case "object": {
+      if (value === null) return true
+      if (seen.has(value)) return false
+      seen.add(value)
+      let ok = true
+      if (Array.isArray(value)) {
+        for (let i = 0; ok && i < value.length; i++) ok = checkJson(value[i], seen)
+      } else {
+        const proto = Object.getPrototypeOf(value)
+        if (proto !== Object.prototype && proto !== null) return false
+        for (const key in value) {
+          const item = (value as Record<string, unknown>)[key]
+          if (item !== undefined && !checkJson(item, seen)) {
+            ok = false
+            break
+          }
+        }
+      }
+      seen.delete(value)
+      return ok
+    }
+    default:
+      return false
+  }
+}
 
 /** Whether a value is a plain JSON object (the shape of tool arguments). */
 export const isJsonObject = (value: unknown): value is { readonly [key: string]: Json } =>
   typeof value === "object" && value !== null && !Array.isArray(value) && isJson(value)
 
 /** Hex SHA-256 of a string (UTF-8). */
-export const sha256Hex = (text: string): string => createHash("sha256").update(text).digest("hex")
+export const sha256Hex = (text: string): string => hash("sha256", text, "hex")
 
 /** Hex SHA-256 of the canonical JSON of a value, or NotJson. */
 export const digestJson = (value: unknown): string | NotJson => {

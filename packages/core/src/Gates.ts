@@ -13,7 +13,7 @@ import { HookContext } from "./HookContext.ts"
 import { sameName } from "./Names.ts"
 import type { PromptResult } from "./PromptResult.ts"
 import type { ResourceContents } from "./ResourceContents.ts"
-import { nowNanos, recordCall, startSpan } from "./Telemetry.ts"
+import { now, recordCall, startSpan } from "./Telemetry.ts"
 import type { Tool } from "./Tool.ts"
 import type { JsonObject } from "./ToolCall.ts"
 import type { OperationOptions } from "./ToolCalls.ts"
@@ -36,14 +36,14 @@ const operation = <A, E>(
   body: (recorder: Recorder) => Effect.Effect<A, E>
 ): Effect.Effect<A, E> =>
   Effect.withFiber((fiber: Fiber.Fiber<unknown, unknown>) => {
-    const start = nowNanos(fiber)
+    const start = now()
     const span = startSpan(fiber, `interlock.${name}`, start, { "interlock.server": serverId, "interlock.subject": subject })
     const recorder: Recorder = { fiber, span, subject: { serverId, name: subject, callId: "" }, runs: undefined }
     let effect = body(recorder)
     if (span !== undefined) effect = Effect.provideService(effect, Tracer.ParentSpan, span)
     return effect.pipe(
       Effect.onExit((exit) =>
-        Effect.sync(() => recordCall(fiber, span, name, exit._tag === "Success" ? "ok" : "failed", start, nowNanos(fiber)))
+        Effect.sync(() => recordCall(fiber, span, name, exit._tag === "Success" ? "ok" : "failed", start, now()))
       )
     )
   })
@@ -62,7 +62,7 @@ const listSpec = (ctx: HookContext): ChainSpec<ReadonlyArray<Tool>> => {
   return {
     event: "toolsListed",
     skip: (tools, hook) => selected(tools, hook).length === 0,
-    args: (tools, hook) => [selected(tools, hook), ctx],
+    call: (run, tools, hook) => run(selected(tools, hook), ctx),
     input: (tools, hook) => ({ event: "toolsListed", tools: selected(tools, hook) }),
     apply: (tools, verdict, hook) => {
       if (verdict._tag !== "ReplaceTools") return tools
@@ -82,14 +82,14 @@ export const listTools = (client: Client, serverId: string | undefined, options:
     Effect.gen(function*() {
       const listed = yield* client.transport.listTools(serverId)
       const exposed = listed.filter((tool) => client.exposed(tool.serverId, tool.name))
-      const end = yield* runChain(client.env, recorder, listSpec(contextFor(client, serverId ?? "*", options)), client.byEvent.toolsListed, exposed)
+      const end = yield* runChain(client.env, recorder, client.byEvent.toolsListed, exposed, () => listSpec(contextFor(client, serverId ?? "*", options)))
       if (end._tag === "Failed") return yield* new HookFailed({ hookId: end.hook.id, event: "toolsListed", kind: end.kind })
       return end.state
     }))
 
 const resourceSpec = (ctx: HookContext): ChainSpec<string> => ({
   event: "resourceRead",
-  args: (uri) => [uri, ctx],
+  call: (run, uri) => run(uri, ctx),
   input: () => ({ event: "resourceRead" }),
   apply: (uri, verdict) => (verdict._tag === "Deny" ? STOP : uri)
 })
@@ -104,7 +104,7 @@ const uriLabel = (uri: string): string => `uri:${sha256Hex(uri).slice(0, 16)}`
 export const readResource = (client: Client, serverId: string, uri: string, options: OperationOptions | undefined) =>
   operation<ResourceContents, Denied | HookFailed | TransportFailure>("readResource", serverId, uriLabel(uri), (recorder) =>
     Effect.gen(function*() {
-      const end = yield* runChain(client.env, recorder, resourceSpec(contextFor(client, serverId, options)), client.select("resourceRead", serverId, uri), uri)
+      const end = yield* runChain(client.env, recorder, client.select("resourceRead", serverId, uri), uri, () => resourceSpec(contextFor(client, serverId, options)))
       const refused = gateFailure(end, "resourceRead")
       if (refused !== undefined) return yield* Effect.fail(refused)
       return yield* client.transport.readResource(serverId, uri)
@@ -112,7 +112,7 @@ export const readResource = (client: Client, serverId: string, uri: string, opti
 
 const promptSpec = (name: string, ctx: HookContext): ChainSpec<JsonObject> => ({
   event: "promptGet",
-  args: (args) => [name, args, ctx],
+  call: (run, args) => run(name, args, ctx),
   input: () => ({ event: "promptGet", name }),
   apply: (args, verdict) => (verdict._tag === "RewriteArgs" ? verdict.args : verdict._tag === "Deny" ? STOP : args)
 })
@@ -121,7 +121,7 @@ const promptSpec = (name: string, ctx: HookContext): ChainSpec<JsonObject> => ({
 export const getPrompt = (client: Client, serverId: string, name: string, args: JsonObject, options: OperationOptions | undefined) =>
   operation<PromptResult, Denied | HookFailed | TransportFailure>("getPrompt", serverId, name, (recorder) =>
     Effect.gen(function*() {
-      const end = yield* runChain(client.env, recorder, promptSpec(name, contextFor(client, serverId, options)), client.select("promptGet", serverId, name), args)
+      const end = yield* runChain(client.env, recorder, client.select("promptGet", serverId, name), args, () => promptSpec(name, contextFor(client, serverId, options)))
       const refused = gateFailure(end, "promptGet")
       if (refused !== undefined) return yield* Effect.fail(refused)
       return yield* client.transport.getPrompt(serverId, name, end.state)

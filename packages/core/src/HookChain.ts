@@ -7,10 +7,10 @@
 import { Effect, type Fiber, type Tracer } from "effect"
 import { type HookEvent, isInsideOut } from "./HookEvent.ts"
 import type { ResolvedHook } from "./Hooks.ts"
-import { invoke, type RunnerEnv, type Settled } from "./HookRunner.ts"
+import { type Invocation, invoke, isSettled, type RunnerEnv, type Settled } from "./HookRunner.ts"
 import type { FailureKind, HookRun, HookStatus } from "./Receipt.ts"
-import { elapsedMs, nowNanos, recordHook } from "./Telemetry.ts"
-import type { Decoded, DecodeInput } from "./VerdictDecoder.ts"
+import { elapsedMs, now, recordHook } from "./Telemetry.ts"
+import type { Decoded } from "./VerdictDecoder.ts"
 
 /** How a chain ended. */
 export type ChainEnd<S> =
@@ -22,10 +22,8 @@ export type ChainEnd<S> =
 export const STOP = Symbol.for("@interlock/core/HookChain/STOP")
 
 /** How one event's chain feeds its hooks and folds their verdicts. */
-export interface ChainSpec<S> {
+export interface ChainSpec<S> extends Invocation<S> {
   readonly event: HookEvent
-  readonly args: (state: S, hook: ResolvedHook) => ReadonlyArray<unknown>
-  readonly input: (state: S, hook: ResolvedHook) => DecodeInput
   readonly apply: (state: S, verdict: Decoded, hook: ResolvedHook) => S | typeof STOP
   /** Skips a hook that has nothing to work on (a listing hook that selects no listed tool). */
   readonly skip?: (state: S, hook: ResolvedHook) => boolean
@@ -68,49 +66,52 @@ const record = (
   hook: ResolvedHook,
   settled: Settled,
   ignored: boolean,
-  start: bigint,
-  end: bigint
+  start: number,
+  end: number,
+  suspended: boolean
 ): void => {
   const status: HookStatus = settled.ok ? STATUS[settled.verdict._tag] : "failed"
   const failure = settled.ok ? undefined : settled.kind
   recorder.runs?.push({ id: hook.id, event: hook.event, status, failure, ignored, durationMs: elapsedMs(start, end) })
-  recordHook(recorder.fiber, recorder.span, {
-    event: hook.event,
-    hookId: hook.id,
-    verdict: failure ?? status,
-    serverId: recorder.subject.serverId,
-    name: recorder.subject.name,
-    callId: recorder.subject.callId
-  }, start, end, failure !== undefined)
+  recordHook(recorder.fiber, recorder.span, hook, failure ?? status, recorder.subject, start, end, failure !== undefined, suspended)
 }
 
-/** Runs `hooks` (already selected and in run order) over `initial`. Never fails. */
+/**
+ * Runs `hooks` (already selected and in run order) over `initial`. Never fails. The spec is built
+ * only when there are hooks to run, so an event without hooks costs no allocation.
+ */
 export const runChain = <S>(
   env: RunnerEnv,
   recorder: Recorder,
-  spec: ChainSpec<S>,
   hooks: ReadonlyArray<ResolvedHook>,
-  initial: S
+  initial: S,
+  makeSpec: () => ChainSpec<S>
 ): Effect.Effect<ChainEnd<S>> => {
   if (hooks.length === 0) return Effect.succeed({ _tag: "Done", state: initial })
+  const spec = makeSpec()
   return Effect.gen(function*() {
     let state = initial
+    // Hooks run back to back, so one clock reading ends one hook and starts the next.
+    let start = now()
     for (const hook of hooks) {
       if (spec.skip?.(state, hook) === true) continue
-      const start = nowNanos(recorder.fiber)
-      let settled = invoke(env, hook, spec.args(state, hook), spec.input(state, hook))
-      if (Effect.isEffect(settled)) settled = yield* settled
-      const end = nowNanos(recorder.fiber)
+      const answer = invoke(env, hook, spec, state)
+      const suspended = !isSettled(answer)
+      const settled: Settled = isSettled(answer) ? answer : yield* answer
+      const end = now()
       if (settled.ok) {
-        record(recorder, hook, settled, false, start, end)
+        record(recorder, hook, settled, false, start, end, suspended)
         const next = spec.apply(state, settled.verdict, hook)
         if (next === STOP) return { _tag: "Stopped", state, verdict: settled.verdict, hook } as const
         state = next
+        start = end
+        continue
       } else {
         const ignored = isIgnorable(hook)
-        record(recorder, hook, settled, ignored, start, end)
+        record(recorder, hook, settled, ignored, start, end, suspended)
         if (!ignored) return { _tag: "Failed", state, hook, kind: settled.kind } as const
       }
+      start = end
     }
     return { _tag: "Done", state } as const
   })

@@ -81,8 +81,12 @@ export interface HooksConfig {
 
 type EntryRun<E> = E extends readonly [any, infer F, ...Array<any>] ? F : E extends { readonly run: infer F } ? F : never
 
-type RunRequirements<F> = F extends Context.Key<infer I, any> ? I
-  : F extends (...args: Array<any>) => infer Ret ? Ret extends Effect.Effect<any, any, infer R> ? R : never
+// A config typed only as HooksConfig (not a literal) says nothing about its requirements: `any`
+// there is read as none, and a hook whose service is missing fails closed at run time.
+type Known<R> = 0 extends 1 & R ? never : R
+
+type RunRequirements<F> = F extends Context.Key<infer I, any> ? Known<I>
+  : F extends (...args: Array<any>) => infer Ret ? Ret extends Effect.Effect<any, any, infer R> ? Known<R> : never
   : never
 
 /** The services that a config's Effect hooks and service-tag hooks require (or compiled hooks', `R`). */

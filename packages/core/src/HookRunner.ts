@@ -19,10 +19,24 @@ import type { FailureKind } from "./Receipt.ts"
 import { BAD_RETURN, type Decoded, type DecodeInput, decodeVerdict } from "./VerdictDecoder.ts"
 import { cont } from "./Verdict.ts"
 
+const SettledId = Symbol.for("@interlock/core/Settled")
+
 /** How a hook ended: a decoded verdict, or a failure kind. */
 export type Settled =
-  | { readonly ok: true; readonly verdict: Decoded }
-  | { readonly ok: false; readonly kind: FailureKind }
+  | { readonly [SettledId]: true; readonly ok: true; readonly verdict: Decoded }
+  | { readonly [SettledId]: true; readonly ok: false; readonly kind: FailureKind }
+
+/** Whether `invoke` answered at once (a Settled) rather than with an Effect to wait on. */
+export const isSettled = (value: Settled | Effect.Effect<Settled>): value is Settled =>
+  (value as { readonly [SettledId]?: true })[SettledId] === true
+
+/** How to call the hooks of one event over a state, and what their verdicts are decoded against. */
+export interface Invocation<S> {
+  /** Calls a hook function with the event's arguments (no argument array is built). */
+  readonly call: (run: Function, state: S, hook: ResolvedHook) => unknown
+  /** What a verdict is decoded against; built only when a hook answers something other than Continue. */
+  readonly input: (state: S, hook: ResolvedHook) => DecodeInput
+}
 
 /** What the runner needs from the client. */
 export interface RunnerEnv {
@@ -35,20 +49,23 @@ export interface RunnerEnv {
   readonly hasContext: boolean
 }
 
-const CONTINUED: Settled = { ok: true, verdict: { _tag: "Continue" } }
-const failed = (kind: FailureKind): Settled => ({ ok: false, kind })
+const CONTINUED: Settled = { [SettledId]: true, ok: true, verdict: { _tag: "Continue" } }
+const failed = (kind: FailureKind): Settled => ({ [SettledId]: true, ok: false, kind })
 const RAISE = failed("raise")
 const EXIT = failed("exit")
 const TIMEOUT = failed("timeout")
 const BAD = failed("bad_return")
 
-const decode = (hook: ResolvedHook, input: DecodeInput, value: unknown): Settled => {
+/** The decoder's input, built on first use. */
+type LazyInput = () => DecodeInput
+
+const decode = (hook: ResolvedHook, input: LazyInput, value: unknown): Settled => {
   if (value === cont) return CONTINUED
-  const verdict = decodeVerdict(input, hook.kind, value)
-  return verdict === BAD_RETURN ? BAD : { ok: true, verdict }
+  const verdict = decodeVerdict(input(), hook.kind, value)
+  return verdict === BAD_RETURN ? BAD : { [SettledId]: true, ok: true, verdict }
 }
 
-const fromExit = (hook: ResolvedHook, input: DecodeInput, exit: Exit.Exit<unknown, unknown>): Settled =>
+const fromExit = (hook: ResolvedHook, input: LazyInput, exit: Exit.Exit<unknown, unknown>): Settled =>
   Exit.isSuccess(exit) ? decode(hook, input, exit.value) : Cause.hasInterruptsOnly(exit.cause) ? EXIT : RAISE
 
 const deadline = (env: RunnerEnv, hook: ResolvedHook): number => hook.timeoutMs ?? env.hookTimeoutMs
@@ -56,7 +73,7 @@ const deadline = (env: RunnerEnv, hook: ResolvedHook): number => hook.timeoutMs 
 const runEffect = (
   env: RunnerEnv,
   hook: ResolvedHook,
-  input: DecodeInput,
+  input: LazyInput,
   effect: Effect.Effect<unknown, unknown, never>
 ): Settled | Effect.Effect<Settled> => {
   const program = env.hasContext ? Effect.provideContext(effect, env.context) : effect
@@ -79,7 +96,7 @@ const runEffect = (
 const runPromise = (
   env: RunnerEnv,
   hook: ResolvedHook,
-  input: DecodeInput,
+  input: LazyInput,
   promise: PromiseLike<unknown>
 ): Effect.Effect<Settled> =>
   Effect.callback<Settled>((resume) => {
@@ -105,21 +122,23 @@ const isThenable = (value: unknown): value is PromiseLike<unknown> => {
 }
 
 /**
- * Runs one hook with the event's arguments. Returns the outcome directly when the hook answered
- * synchronously, or an Effect to wait on. Never fails and never throws.
+ * Runs one hook over `state`. Returns the outcome directly when the hook answered synchronously,
+ * or an Effect to wait on. Never fails and never throws.
  */
-export const invoke = (
+export const invoke = <S>(
   env: RunnerEnv,
   hook: ResolvedHook,
-  args: ReadonlyArray<unknown>,
-  input: DecodeInput
+  invocation: Invocation<S>,
+  state: S
 ): Settled | Effect.Effect<Settled> => {
   let value: unknown
   try {
-    value = hook.run(...args)
+    value = invocation.call(hook.run, state, hook)
   } catch {
     return RAISE
   }
+  if (value === cont) return CONTINUED
+  const input = () => invocation.input(state, hook)
   if (Effect.isEffect(value)) return runEffect(env, hook, input, value as Effect.Effect<unknown, unknown, never>)
   if (isThenable(value)) return runPromise(env, hook, input, value)
   return decode(hook, input, value)

@@ -7,6 +7,7 @@ import { Cause, type Context, Effect, Exit, Schema } from "effect"
 import { isJson, isJsonObject } from "./Canonical.ts"
 import { ProtocolError, TransportError } from "./Errors.ts"
 import { lift } from "./Lift.ts"
+import { makeTrusted } from "./Trusted.ts"
 import { Tool } from "./Tool.ts"
 import type { JsonObject, ToolCall } from "./ToolCall.ts"
 import { ToolResult } from "./ToolResult.ts"
@@ -34,10 +35,10 @@ export interface NativeToolOptions<Args, A, E, R> {
 export const toToolResult = (value: unknown): ToolResult => {
   if (value instanceof ToolResult) return value
   if (typeof value === "string") return ToolResult.text(value)
-  if (value === undefined) return new ToolResult({ content: [] })
+  if (value === undefined) return makeTrusted(ToolResult, { content: [] })
   if (!isJson(value)) return ToolResult.text("The tool returned a value that is not JSON.", { isError: true })
   const structuredContent = isJsonObject(value) ? value : undefined
-  return new ToolResult({ content: [{ type: "text", text: JSON.stringify(value) }], structuredContent })
+  return makeTrusted(ToolResult, { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent })
 }
 
 const failureText = (cause: Cause.Cause<unknown>): string => {

@@ -4,6 +4,7 @@
  */
 import { Schema } from "effect"
 import { HOOK_EVENTS } from "./HookEvent.ts"
+import { makeTrusted } from "./Trusted.ts"
 
 /** How a hook ended: its verdict, or `failed` with a failure kind. */
 export const HookStatus = Schema.Literals(["continue", "rewrite", "deny", "halt", "replace", "recover", "failed"])
@@ -72,4 +73,31 @@ export class Receipt extends Schema.Class<Receipt>("@interlock/core/Receipt")({
   outcome: CallOutcome,
   /** Set when the tool's definition differs from the one pinned at first sight. */
   toolChanged: Schema.optional(Schema.Boolean)
-}) {}
+}) {
+  /** JSON with the digest included, also when it is computed lazily (see {@link makeReceipt}). */
+  toJSON(): unknown {
+    return { ...this, digest: this.digest }
+  }
+}
+
+const lazyDigests = new WeakMap<Receipt, { readonly digest: string }>()
+
+// A receipt made by the pipeline reads its digest from the final call on first access: computing
+// it (canonical JSON plus SHA-256) for every call would cost more than a call's hooks. An own
+// `digest` field, as a decoded receipt has, takes precedence over this accessor.
+Object.defineProperty(Receipt.prototype, "digest", {
+  configurable: true,
+  get(this: Receipt) {
+    return lazyDigests.get(this)?.digest
+  }
+})
+
+/** Builds a receipt whose digest is the given call's, computed when first read. */
+export const makeReceipt = (
+  fields: Omit<ConstructorParameters<typeof Receipt>[0], "digest">,
+  call: { readonly digest: string }
+): Receipt => {
+  const receipt = makeTrusted(Receipt, fields)
+  lazyDigests.set(receipt, call)
+  return receipt
+}

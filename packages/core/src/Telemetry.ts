@@ -3,10 +3,13 @@
  * event/hook/verdict, calls by outcome, latency histograms). Attributes name servers, tools, call
  * ids, events, hook ids and verdicts; never arguments, results, or what a hook raised.
  *
- * Spans and metrics are made directly from the fiber (no `withSpan`, which captures a stack trace
- * per span and costs about 10 µs), so a pass-through hook stays well under a microsecond.
+ * This is the hot path of every hook, so:
+ * - spans are made directly from the fiber's tracer (`withSpan` captures a stack trace per span,
+ *   about 10 µs here), and not at all under Effect's default native tracer, which exports nowhere;
+ * - metric series are resolved once per hook and verdict (or per operation and outcome) and then
+ *   updated in place, with no per-call key building.
  */
-import { Clock, Context, Exit, type Fiber, Metric, Option, References, Tracer } from "effect"
+import { Context, Exit, type Fiber, Metric, Option, References, Tracer } from "effect"
 
 /** The metric names Interlock publishes. */
 export const MetricNames = {
@@ -17,55 +20,50 @@ export const MetricNames = {
 } as const
 
 const OK_EXIT = Exit.void
-
 /** A span's failure carries only a fixed label (the failure kind or outcome), never a raised value. */
 const failedExit = (label: string) => Exit.fail(label)
-
+const SUCCESSFUL_OUTCOMES = new Set(["ok", "tool_error", "halted", "recovered"])
 const boundaries = Metric.exponentialBoundaries({ start: 0.05, factor: 2, count: 18 })
 
-const counters = new Map<string, Metric.Counter<number>>()
-const histograms = new Map<string, Metric.Histogram<number>>()
-const CACHE_LIMIT = 5_000
+/**
+ * Monotonic time in milliseconds (fractional), for durations. Read from `performance.now()`, not
+ * from Effect's Clock: a Clock reading builds BigInts and costs more than a pass-through hook may.
+ * Deadlines still run on Effect's Clock (so TestClock drives them); durations are wall time.
+ */
+export const now = (): number => performance.now()
 
-const cached = <M>(cache: Map<string, M>, key: string, make: () => M): M => {
-  let metric = cache.get(key)
-  if (metric === undefined) {
-    if (cache.size >= CACHE_LIMIT) cache.clear()
-    metric = make()
-    cache.set(key, metric)
-  }
-  return metric
+/** Milliseconds between two readings of {@link now}. */
+export const elapsedMs = (start: number, end: number): number => end - start
+
+const ORIGIN_NANOS = BigInt(Math.round(performance.timeOrigin * 1e6))
+
+/** Span timestamps (epoch nanoseconds) from a {@link now} reading. */
+const spanTime = (reading: number): bigint => ORIGIN_NANOS + BigInt(Math.round(reading * 1e6))
+
+/** The tracer to record with, or undefined when tracing is off or goes nowhere (the native tracer). */
+export const activeTracer = (fiber: Fiber.Fiber<unknown, unknown>): Tracer.Tracer | undefined => {
+  if (!fiber.getRef(References.TracerEnabled)) return undefined
+  const tracer = fiber.getRef(Tracer.Tracer)
+  return tracer === Tracer.nativeTracer ? undefined : tracer
 }
 
-const counter = (name: string, attributes: Record<string, string>) =>
-  cached(counters, `${name}\u0000${Object.values(attributes).join("\u0000")}`, () => Metric.counter(name, { attributes }))
-
-const histogram = (name: string, attributes: Record<string, string>) =>
-  cached(histograms, `${name}\u0000${Object.values(attributes).join("\u0000")}`, () =>
-    Metric.histogram(name, { attributes, boundaries }))
-
-/** Clock time in nanoseconds from the fiber's Clock (so TestClock drives it in tests). */
-export const nowNanos = (fiber: Fiber.Fiber<unknown, unknown>): bigint => fiber.getRef(Clock.Clock).currentTimeNanosUnsafe()
-
-/** Milliseconds between two clock readings. */
-export const elapsedMs = (start: bigint, end: bigint): number => Number(end - start) / 1e6
-
-/** Starts a span under the fiber's current span (or `parent`), or returns undefined when tracing is off. */
+/** Starts a span under the fiber's current span (or `parent`), or returns undefined when not tracing. */
 export const startSpan = (
   fiber: Fiber.Fiber<unknown, unknown>,
   name: string,
-  startTime: bigint,
+  start: number,
   attributes: Record<string, string>,
   parent?: Tracer.AnySpan
 ): Tracer.Span | undefined => {
-  if (!fiber.getRef(References.TracerEnabled)) return undefined
+  const tracer = activeTracer(fiber)
+  if (tracer === undefined) return undefined
   const parentSpan = parent !== undefined ? Option.some(parent) : Context.getOption(fiber.context, Tracer.ParentSpan)
-  const span = fiber.getRef(Tracer.Tracer).span({
+  const span = tracer.span({
     name,
     parent: parentSpan,
     annotations: Context.empty(),
     links: [],
-    startTime,
+    startTime: spanTime(start),
     kind: "internal",
     root: false,
     sampled: Option.isNone(parentSpan) || parentSpan.value.sampled !== false
@@ -74,54 +72,104 @@ export const startSpan = (
   return span
 }
 
-/** Records one hook run: a span (child of the call's span) and the hook metrics. */
+/** Metric series of one hook: a run counter per verdict and a duration histogram. */
+interface HookSeries {
+  readonly runs: Map<string, Metric.Counter<number>>
+  readonly duration: Metric.Histogram<number>
+}
+
+const hookSeries = new WeakMap<object, HookSeries>()
+
+const seriesOf = (hook: { readonly event: string; readonly id: string }): HookSeries => {
+  let series = hookSeries.get(hook)
+  if (series === undefined) {
+    series = {
+      runs: new Map(),
+      duration: Metric.histogram(MetricNames.hookDuration, { attributes: { event: hook.event, hook: hook.id }, boundaries })
+    }
+    hookSeries.set(hook, series)
+  }
+  return series
+}
+
+const runCounter = (hook: { readonly event: string; readonly id: string }, series: HookSeries, verdict: string) => {
+  let counter = series.runs.get(verdict)
+  if (counter === undefined) {
+    counter = Metric.counter(MetricNames.hookRuns, { attributes: { event: hook.event, hook: hook.id, verdict } })
+    series.runs.set(verdict, counter)
+  }
+  return counter
+}
+
+/** What a hook span names besides the hook. */
+export interface SpanSubject {
+  readonly serverId: string
+  readonly name: string
+  readonly callId: string
+}
+
+/**
+ * Records one hook run: a span (child of the operation's span, when tracing) and the run counter;
+ * the duration histogram only for hooks that suspended, since a synchronous hook's sub-microsecond
+ * duration says nothing a histogram would (the receipt still has it).
+ */
 export const recordHook = (
   fiber: Fiber.Fiber<unknown, unknown>,
   parent: Tracer.Span | undefined,
-  attributes: {
-    readonly event: string
-    readonly hookId: string
-    readonly verdict: string
-    readonly serverId: string
-    readonly name: string
-    readonly callId: string
-  },
-  start: bigint,
-  end: bigint,
-  failed: boolean
+  hook: { readonly event: string; readonly id: string },
+  verdict: string,
+  subject: SpanSubject,
+  start: number,
+  end: number,
+  failed: boolean,
+  suspended: boolean
 ): void => {
-  const span = startSpan(fiber, "interlock.hook", start, {
-    "interlock.event": attributes.event,
-    "interlock.hook_id": attributes.hookId,
-    "interlock.verdict": attributes.verdict,
-    "interlock.server": attributes.serverId,
-    "interlock.tool": attributes.name,
-    "interlock.call_id": attributes.callId
-  }, parent)
-  span?.end(end, failed ? failedExit(attributes.verdict) : OK_EXIT)
-  const labels = { event: attributes.event, hook: attributes.hookId, verdict: attributes.verdict }
-  counter(MetricNames.hookRuns, labels).updateUnsafe(1, fiber.context)
-  histogram(MetricNames.hookDuration, { event: attributes.event, hook: attributes.hookId }).updateUnsafe(
-    elapsedMs(start, end),
-    fiber.context
-  )
+  if (parent !== undefined) {
+    const span = startSpan(fiber, "interlock.hook", start, {
+      "interlock.event": hook.event,
+      "interlock.hook_id": hook.id,
+      "interlock.verdict": verdict,
+      "interlock.server": subject.serverId,
+      "interlock.tool": subject.name,
+      "interlock.call_id": subject.callId
+    }, parent)
+    span?.end(spanTime(end), failed ? failedExit(verdict) : OK_EXIT)
+  }
+  const series = seriesOf(hook)
+  runCounter(hook, series, verdict).updateUnsafe(1, fiber.context)
+  if (suspended) series.duration.updateUnsafe(elapsedMs(start, end), fiber.context)
 }
 
-const SUCCESSFUL_OUTCOMES = new Set(["ok", "tool_error", "halted", "recovered"])
+const callSeries = new Map<string, { readonly count: Map<string, Metric.Counter<number>>; readonly duration: Metric.Histogram<number> }>()
 
-/** Ends a call's span with its outcome, and records the call metrics. */
+const callMetrics = (operation: string, outcome: string) => {
+  let series = callSeries.get(operation)
+  if (series === undefined) {
+    series = { count: new Map(), duration: Metric.histogram(MetricNames.callDuration, { attributes: { operation }, boundaries }) }
+    callSeries.set(operation, series)
+  }
+  let counter = series.count.get(outcome)
+  if (counter === undefined) {
+    counter = Metric.counter(MetricNames.calls, { attributes: { operation, outcome } })
+    series.count.set(outcome, counter)
+  }
+  return { counter, duration: series.duration }
+}
+
+/** Ends an operation's span with its outcome, and records the call metrics. */
 export const recordCall = (
   fiber: Fiber.Fiber<unknown, unknown>,
   span: Tracer.Span | undefined,
   operation: string,
   outcome: string,
-  start: bigint,
-  end: bigint
+  start: number,
+  end: number
 ): void => {
   if (span !== undefined) {
     span.attribute("interlock.outcome", outcome)
-    span.end(end, SUCCESSFUL_OUTCOMES.has(outcome) ? OK_EXIT : failedExit(outcome))
+    span.end(spanTime(end), SUCCESSFUL_OUTCOMES.has(outcome) ? OK_EXIT : failedExit(outcome))
   }
-  counter(MetricNames.calls, { operation, outcome }).updateUnsafe(1, fiber.context)
-  histogram(MetricNames.callDuration, { operation }).updateUnsafe(elapsedMs(start, end), fiber.context)
+  const metrics = callMetrics(operation, outcome)
+  metrics.counter.updateUnsafe(1, fiber.context)
+  metrics.duration.updateUnsafe(elapsedMs(start, end), fiber.context)
 }

@@ -3,7 +3,7 @@
  * Effect tools). The pipeline calls it after hooks and policy; it never sees a denied call.
  */
 import { Context, Effect, Layer } from "effect"
-import type { TransportFailure } from "./Errors.ts"
+import type { Timeout, TransportFailure } from "./Errors.ts"
 import { ProtocolError } from "./Errors.ts"
 import { type NativeTool, nativeTransport } from "./NativeTool.ts"
 import type { PromptResult } from "./PromptResult.ts"
@@ -23,11 +23,13 @@ export interface Progress {
 export interface TransportCallOptions {
   /** Receives progress notifications, when the server sends them. */
   readonly onProgress?: ((progress: Progress) => void) | undefined
+  /** The call's deadline in ms; a transport with `enforcesDeadline` must fail with core's Timeout after it. */
+  readonly timeoutMs?: number | undefined
 }
 
 /** What a transport provides. */
 export interface ToolTransportShape {
-  readonly callTool: (call: ToolCall, options: TransportCallOptions) => Effect.Effect<ToolResult, TransportFailure>
+  readonly callTool: (call: ToolCall, options: TransportCallOptions) => Effect.Effect<ToolResult, TransportFailure | Timeout>
   /** Lists tools of one server, or of every server when `serverId` is undefined. */
   readonly listTools: (serverId: string | undefined) => Effect.Effect<ReadonlyArray<Tool>, TransportFailure>
   readonly readResource: (serverId: string, uri: string) => Effect.Effect<ResourceContents, TransportFailure>
@@ -40,6 +42,11 @@ export interface ToolTransportShape {
    * `pinTools: true` the call is denied.
    */
   readonly toolChanged?: ((serverId: string, name: string) => boolean) | undefined
+  /**
+   * True when callTool enforces `timeoutMs` itself (failing with core's `Timeout`), for example
+   * through the MCP SDK's request timeout; the pipeline then sets no timer of its own.
+   */
+  readonly enforcesDeadline?: boolean | undefined
 }
 
 /** The error for an operation a transport does not offer (JSON-RPC "method not found"). */

@@ -1,0 +1,184 @@
+/**
+ * The agent loop's overhead per tool call, with a scripted in-process model, against the popular
+ * agent frameworks run in the same process with their own fakes.
+ *
+ * Modes: K=1 (one tool call per run: two model turns and one tool) and K=10 (ten tool calls in one
+ * turn, then a final answer). Every case is reported in µs per tool call (a K=10 run's time / 10),
+ * with its ratio to `direct-k1`: a hand-written loop that calls the scripted model and the tool
+ * function directly, with no framework at all.
+ *
+ * Interlock cases: no hooks (allowAll policy); 10 pass-through supervised hooks with a rules policy
+ * and receipts; 10 rewriting hooks. Peers: the Vercel AI SDK (MockLanguageModelV4, `execute`
+ * wrappers), OpenAI Agents JS (a fake Model, tool input guardrails) and LangChain v1 (`createAgent`
+ * with FakeToolCallingModel, `wrapToolCall` middleware), with and without 10 hooks.
+ */
+import { Effect, Layer, Schema, Scope } from "effect"
+import { LanguageModel, type Response } from "effect/ai"
+import { NativeTool, Policy, Verdict } from "@interlock/core"
+import { Agent } from "@interlock/agent"
+import { generateText, stepCountIs, tool as aiTool } from "ai"
+import { MockLanguageModelV4 } from "ai/test"
+import { Agent as OpenAiAgent, defineToolInputGuardrail, run as openAiRun, setTracingDisabled, tool as openAiTool, ToolGuardrailFunctionOutputFactory, Usage } from "@openai/agents"
+import { createAgent, createMiddleware, FakeToolCallingModel, tool as lcTool } from "langchain"
+import { z } from "zod"
+import { type BenchCase, measure, report, type SuiteResult } from "./harness.ts"
+
+setTracingDisabled(true)
+
+const HOOKS = 10
+const calls = (k: number) => Array.from({ length: k }, (_, i) => ({ id: `c${i}`, a: i, b: 1 }))
+const add = ({ a, b }: { a: number; b: number }) => String(a + b)
+
+// --- a hand-written loop: the baseline -------------------------------------------------------
+
+const direct = (k: number) => async () => {
+  const transcript: Array<unknown> = ["go"]
+  for (let turn = 0; turn < 2; turn++) {
+    const requested = turn === 0 ? calls(k) : []
+    if (requested.length === 0) return "done"
+    for (const call of requested) transcript.push(await Promise.resolve(add(call)))
+  }
+}
+
+// --- Interlock ----------------------------------------------------------------------------
+
+const scripted = (k: number) =>
+  Layer.effect(
+    LanguageModel.LanguageModel,
+    LanguageModel.make({
+      generateText: (options) => {
+        const last = options.prompt.content[options.prompt.content.length - 1]
+        const usage = { inputTokens: { total: 3, uncached: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 2, text: undefined, reasoning: undefined } }
+        const parts: Array<Response.PartEncoded> = last.role === "tool"
+          ? [{ type: "text", text: "done" }, { type: "finish", reason: "stop", usage }]
+          : [...calls(k).map((c): Response.PartEncoded => ({ type: "tool-call", id: c.id, name: "add", params: { a: c.a, b: c.b } })), { type: "finish", reason: "tool-calls", usage }]
+        return Effect.succeed(parts)
+      },
+      streamText: () => Effect.die("not used") as never
+    })
+  )
+
+const addTool = NativeTool.make({
+  name: "add",
+  description: "Adds two numbers",
+  parameters: Schema.Struct({ a: Schema.Finite, b: Schema.Finite }),
+  run: ({ a, b }) => String(a + b)
+})
+
+const passThrough = Array.from({ length: HOOKS }, (_, i) => ({ match: i % 2 === 0 ? "*" : "local/add", id: `pass${i}`, run: () => Verdict.continue }))
+const rewriting = Array.from({ length: HOOKS }, (_, i) => ({
+  match: "*",
+  id: `rewrite${i}`,
+  run: (call: { readonly args: { readonly [key: string]: unknown } }) => Verdict.rewrite({ args: { ...(call.args as { a: number; b: number }), b: 1 } })
+}))
+const rules = Policy.rules({ rules: [{ match: "local/delete_*", decision: "deny" }, { match: "local/add", decision: "allow" }], default: "deny" })
+
+const interlock = async (k: number, variant: "none" | "policy" | "rewrite"): Promise<() => Promise<unknown>> => {
+  const scope = Effect.runSync(Scope.make())
+  const agent = await Effect.runPromise(
+    Agent.make({
+      tools: [addTool],
+      policy: variant === "none" ? Policy.allowAll : rules,
+      hooks: variant === "none" ? {} : { preToolCall: variant === "policy" ? passThrough : rewriting }
+    }).pipe(Scope.provide(scope), Effect.provide(scripted(k)))
+  )
+  const once = agent.run("go")
+  const check = await Effect.runPromise(once)
+  if (check.status !== "done" || check.toolCallCount !== k) throw new Error(`interlock k=${k} ${variant}: ${check.status}`)
+  return () => Effect.runPromise(once)
+}
+
+// --- Vercel AI SDK ---------------------------------------------------------------------------
+
+const vercel = (k: number, hooks: number) => {
+  const usage = { inputTokens: { total: 3, noCache: 3, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 2, text: 2, reasoning: undefined } }
+  const model = new MockLanguageModelV4({
+    doGenerate: async (options: any) => {
+      const last = options.prompt[options.prompt.length - 1]
+      return last.role === "tool"
+        ? { content: [{ type: "text", text: "done" }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] }
+        : {
+          content: calls(k).map((c) => ({ type: "tool-call", toolCallId: c.id, toolName: "add", input: JSON.stringify({ a: c.a, b: c.b }) })),
+          finishReason: { unified: "tool-calls", raw: "tool_calls" },
+          usage,
+          warnings: []
+        }
+    }
+  } as any)
+  let execute = async (input: { a: number; b: number }) => add(input)
+  for (let i = 0; i < hooks; i++) {
+    const inner = execute
+    execute = async (input) => inner(input)
+  }
+  const tools = { add: aiTool({ description: "Adds two numbers", inputSchema: z.object({ a: z.number(), b: z.number() }), execute }) }
+  return () => generateText({ model, tools, prompt: "go", stopWhen: stepCountIs(5) })
+}
+
+// --- OpenAI Agents JS ------------------------------------------------------------------------
+
+const openai = (k: number, hooks: number) => {
+  const model = {
+    async getResponse(request: any) {
+      const input = Array.isArray(request.input) ? request.input : []
+      const answered = input.some((item: any) => item.type === "function_call_result")
+      const output = answered
+        ? [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "done" }] }]
+        : calls(k).map((c) => ({ type: "function_call", callId: c.id, name: "add", arguments: JSON.stringify({ a: c.a, b: c.b }), status: "completed" }))
+      return { usage: new Usage({ requests: 1, inputTokens: 3, outputTokens: 2, totalTokens: 5 }), output }
+    },
+    async *getStreamedResponse() {
+      throw new Error("not used")
+    }
+  }
+  const inputGuardrails = Array.from({ length: hooks }, (_, i) =>
+    defineToolInputGuardrail({ name: `guard${i}`, run: async () => ToolGuardrailFunctionOutputFactory.allow() }))
+  const agent = new OpenAiAgent({
+    name: "bench",
+    instructions: "add",
+    model: model as any,
+    tools: [openAiTool({ name: "add", description: "Adds two numbers", parameters: z.object({ a: z.number(), b: z.number() }), execute: async (input) => add(input), inputGuardrails })]
+  })
+  return () => openAiRun(agent, "go", { maxTurns: 5 })
+}
+
+// --- LangChain v1 ----------------------------------------------------------------------------
+
+const langchain = (k: number, hooks: number) => {
+  const model = new FakeToolCallingModel({ toolCalls: [calls(k).map((c) => ({ id: c.id, name: "add", args: { a: c.a, b: c.b } })), []] })
+  const middleware = Array.from({ length: hooks }, (_, i) =>
+    createMiddleware({ name: `wrap${i}`, wrapToolCall: (request, handler) => handler(request) }))
+  const agent = createAgent({
+    model,
+    tools: [lcTool(async (input: { a: number; b: number }) => add(input), { name: "add", description: "Adds two numbers", schema: z.object({ a: z.number(), b: z.number() }) })],
+    middleware
+  })
+  return () => agent.invoke({ messages: [{ role: "user", content: "go" }] })
+}
+
+/** Divides the K=10 cases' times by 10 (µs per tool call) and recomputes the ratios. */
+const perToolCall = (result: SuiteResult): SuiteResult => ({
+  ...result,
+  cases: result.cases.map((c) => {
+    const us = c.name.includes("k10") ? c.us / 10 : c.us
+    return { ...c, us: Math.round(us * 1000) / 1000, ratio: Math.round((us / result.baseline.us) * 1000) / 1000, unit: "µs per tool call" }
+  })
+})
+
+export default async function(): Promise<void> {
+  const cases: Array<BenchCase> = []
+  for (const k of [1, 10]) {
+    cases.push(
+      { name: `interlock-k${k}-no-hooks`, op: await interlock(k, "none"), iterations: 2_000 },
+      { name: `interlock-k${k}-10-hooks-policy`, op: await interlock(k, "policy"), iterations: 2_000 },
+      { name: `interlock-k${k}-10-rewriting-hooks`, op: await interlock(k, "rewrite"), iterations: 2_000 },
+      { name: `vercel-k${k}`, op: vercel(k, 0), iterations: 2_000 },
+      { name: `vercel-k${k}-10-hooks`, op: vercel(k, HOOKS), iterations: 2_000 },
+      { name: `openai-k${k}`, op: openai(k, 0), iterations: 400 },
+      { name: `openai-k${k}-10-hooks`, op: openai(k, HOOKS), iterations: 400 },
+      { name: `langchain-k${k}`, op: langchain(k, 0), iterations: 100 },
+      { name: `langchain-k${k}-10-hooks`, op: langchain(k, HOOKS), iterations: 100 }
+    )
+  }
+  const result = await measure("agent", { name: "direct-k1", op: direct(1), iterations: 20_000 }, cases, { rounds: 7 })
+  report(perToolCall(result))
+}
