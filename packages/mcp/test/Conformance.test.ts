@@ -1,0 +1,63 @@
+import { spawn } from "node:child_process"
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { descendants } from "./helpers.ts"
+
+const ROOT = new URL("../../../", import.meta.url).pathname
+const CLI = join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js")
+const out = mkdtempSync(join(tmpdir(), "interlock-conformance-"))
+afterAll(() => rmSync(out, { recursive: true, force: true }))
+
+interface Check {
+  readonly id: string
+  readonly status: string
+}
+
+/** Runs one scenario of the official conformance CLI against `npm run --silent conformance-client`. */
+const runScenario = (scenario: string) =>
+  Effect.callback<{ code: number | null; output: string }>((resume) => {
+    const child = spawn(process.execPath, [
+      CLI,
+      "client",
+      "--command",
+      "npm run --silent conformance-client --",
+      "--scenario",
+      scenario,
+      "-o",
+      join(out, scenario.replace(/\W/g, "_"))
+    ], {
+      cwd: ROOT,
+      // The npm script runs `node`: the Node 24 of node_modules/.bin must come first on PATH.
+      env: { ...process.env, PATH: `${join(ROOT, "node_modules/.bin")}:${process.env.PATH}` },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let output = ""
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
+    child.once("exit", (code) => resume(Effect.succeed({ code, output })))
+  })
+
+const checksOf = (scenario: string): Array<Check> => {
+  const dir = join(out, scenario.replace(/\W/g, "_"))
+  const runs = readdirSync(dir)
+  return runs.flatMap((run) => JSON.parse(readFileSync(join(dir, run, "checks.json"), "utf8")) as Array<Check>)
+}
+
+describe("official MCP conformance suite (client scenarios), offline", () => {
+  for (const scenario of ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"]) {
+    it.live(scenario, () =>
+      Effect.gen(function*() {
+        const { code, output } = yield* runScenario(scenario)
+        assert.strictEqual(code, 0, output.slice(-2000))
+        assert.include(output, "OVERALL: PASSED")
+        const checks = checksOf(scenario)
+        assert.isAbove(checks.filter((check) => check.status === "SUCCESS").length, 0)
+        assert.deepStrictEqual(checks.filter((check) => check.status === "FAILURE" || check.status === "WARNING"), [])
+      }), 60_000)
+  }
+
+  it.live("leaves no process behind", () => Effect.sync(() => assert.deepStrictEqual(descendants(), [])))
+})
