@@ -129,18 +129,14 @@ const sendCall = (
   let request: Effect.Effect<ToolResult, CallError> = client.transport.callTool(call, { onProgress: options?.onProgress, timeoutMs: millis })
   if (span !== undefined) request = Effect.provideService(request, Tracer.ParentSpan, span)
   if (client.transport.enforcesDeadline === true) return Effect.flatMap(Effect.exit(request), (exit) => classify(call, exit))
-  return Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(Effect.forkChild(request, { startImmediately: true }), (fiber) => {
-      const done = fiber.pollUnsafe()
-      if (done !== undefined) return classify(call, done)
-      return restore(Effect.timeoutOption(Fiber.await(fiber), millis)).pipe(
-        Effect.onInterrupt(() => Fiber.interrupt(fiber)),
-        Effect.flatMap((exit) =>
-          exit._tag === "Some" ? classify(call, exit.value) : Effect.andThen(Fiber.interrupt(fiber), Effect.fail(new Timeout({ millis })))
-        )
-      )
-    })
-  )
+  // A child fiber: if the call is interrupted, the request is interrupted with it.
+  return Effect.flatMap(Effect.forkChild(request, { startImmediately: true }), (fiber) => {
+    const done = fiber.pollUnsafe()
+    if (done !== undefined) return classify(call, done)
+    return Effect.flatMap(Effect.timeoutOption(Fiber.await(fiber), millis), (exit) =>
+      exit._tag === "Some" ? classify(call, exit.value) : Effect.andThen(Fiber.interrupt(fiber), Effect.fail(new Timeout({ millis })))
+    )
+  })
 }
 
 const EMPTY_ASSIGNS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>

@@ -47,6 +47,31 @@ describe("Interlock.layer", () => {
       yield* Fiber.interrupt(fiber)
     }))
 
+  it.effect("interrupting a call, or its deadline passing, interrupts the transport request", () =>
+    Effect.gen(function*() {
+      const interrupted: Array<string> = []
+      const transport = Layer.succeed(ToolTransport, {
+        callTool: (call) => Effect.never.pipe(Effect.onInterrupt(() => Effect.sync(() => interrupted.push(String(call.args.id))))),
+        listTools: () => Effect.succeed([]),
+        readResource: () => Effect.never,
+        getPrompt: () => Effect.never,
+        era: () => undefined
+      })
+      const layer = Interlock.layer({ policy: Policy.allowAll, callTimeout: "30 seconds" }).pipe(Layer.provide(transport))
+      yield* Effect.gen(function*() {
+        const calls = yield* ToolCalls
+        const first = yield* Effect.forkChild(calls.callTool({ serverId: "s", name: "t", args: { id: "interrupted" } }))
+        yield* TestClock.adjust(1)
+        yield* Fiber.interrupt(first)
+        const second = yield* Effect.forkChild(calls.callTool({ serverId: "s", name: "t", args: { id: "timed-out" } }))
+        yield* TestClock.adjust("30 seconds")
+        const error = yield* Effect.flip(Fiber.join(second))
+        assert.strictEqual(error._tag, "Timeout")
+        assert.strictEqual(error.receipt?.sent, true)
+      }).pipe(Effect.provide(layer))
+      assert.deepStrictEqual(interrupted, ["interrupted", "timed-out"])
+    }))
+
   it.effect("calls run concurrently while the hooks of one call run one at a time", () =>
     Effect.gen(function*() {
       let inFlight = 0
