@@ -165,6 +165,18 @@ const contextOf = (client: Client, serverId: string, options: CallOptions | unde
   return ctx
 }
 
+/** Puts the receipt's decisions (never arguments or results) on the call's span. */
+const annotateReceipt = (span: Tracer.Span, trail: Trail): void => {
+  span.attribute("interlock.hooks", trail.runs.length)
+  span.attribute("interlock.sent", trail.sent)
+  if (trail.policy !== undefined) {
+    span.attribute("interlock.policy", trail.policy.decision)
+    if (trail.policy.rule !== undefined) span.attribute("interlock.policy_rule", trail.policy.rule)
+  }
+  if (trail.approval !== undefined) span.attribute("interlock.approval", `${trail.approval.decision}:${trail.approval.source}`)
+  if (trail.toolChanged === true) span.attribute("interlock.tool_changed", true)
+}
+
 /** Runs one governed tool call. */
 export const callTool = (client: Client, input: CallInput, options: CallOptions | undefined) =>
   Effect.withFiber<ToolResult, CallError>((fiber) => {
@@ -194,6 +206,7 @@ export const callTool = (client: Client, input: CallInput, options: CallOptions 
     }
     const recorder: Recorder = { fiber, span, subject: call, runs: trail.runs }
     const finish = (outcome: CallOutcome) => {
+      if (span !== undefined) annotateReceipt(span, trail)
       recordCall(fiber, span, "callTool", outcome, start, now())
       return receiptOf(trail, outcome)
     }

@@ -271,8 +271,8 @@ describe("seed rules", () => {
           "pass:continue", "halt:halt",
           "pass:continue", "obs:raise"
         ])
-        const calls = spansNamed(captured, "interlock.callTool").map((a) => `${a["interlock.tool"]}:${a["interlock.outcome"]}`)
-        assert.deepStrictEqual(calls, ["echo:ok", "error:recovered", "secret:halted", "fail:failed"])
+        const calls = spansNamed(captured, "interlock.callTool").map((a) => `${a["interlock.tool"]}:${a["interlock.outcome"]}:${a["interlock.policy"]}:${a["interlock.sent"]}`)
+        assert.deepStrictEqual(calls, ["echo:ok:allow:true", "error:recovered:undefined:false", "secret:halted:undefined:false", "fail:failed:allow:true"])
       })
     ))
 })
