@@ -1,0 +1,100 @@
+/**
+ * The MCP server one host connection talks to. Every tools/call goes through GatewayCalls (hooks,
+ * policy, approvals, audit) with the connection's principal; progress notifications flow back to
+ * the host; the host's cancellation interrupts the call, which cancels the downstream request.
+ */
+import type { CallError, Principal } from "@interlock/core"
+import { ProtocolError as WireError, Server, type ServerContext } from "@modelcontextprotocol/server"
+import { Effect, Result } from "effect"
+import { type Elicit, ELICIT_KEY } from "./Approver.ts"
+import type { AuditError } from "./AuditStore.ts"
+import type { GatewayCallsShape } from "./GatewayCalls.ts"
+import type { HostSessionsShape } from "./HostSessions.ts"
+import type { Namespace } from "./Namespace.ts"
+import { failureToWire, toWireResult, toWireTool } from "./WireConvert.ts"
+
+/** Runs an Effect for a request; the signal interrupts it. */
+export type Runner = <A, E>(effect: Effect.Effect<A, E>, signal: AbortSignal) => Promise<A>
+
+/** What every front server of a gateway shares. */
+export interface FrontDeps {
+  readonly calls: GatewayCallsShape
+  readonly namespace: Namespace
+  readonly hosts: HostSessionsShape
+  readonly run: Runner
+  readonly version: string
+}
+
+const INVALID_PARAMS = -32602
+
+const isObject = (value: unknown): value is Record<string, never> => typeof value === "object" && value !== null && !Array.isArray(value)
+
+const resolveTool = (deps: FrontDeps, name: unknown) => {
+  const target = typeof name === "string" ? deps.namespace.resolve(name) : undefined
+  if (target === undefined) throw new WireError(INVALID_PARAMS, `Unknown tool: ${typeof name === "string" ? name : "(no name)"}`)
+  return target
+}
+
+const failure = (error: CallError | AuditError) => {
+  const wire = failureToWire(error)
+  if (wire instanceof WireError) throw wire
+  return wire
+}
+
+const hostElicit = (server: Server): Elicit | undefined =>
+  server.getClientCapabilities()?.elicitation === undefined
+    ? undefined
+    : (params) => server.elicitInput({ mode: "form", message: params.message, requestedSchema: params.requestedSchema as never })
+
+/** Builds the MCP server for one host connection; `principal` is who the connection authenticated as. */
+export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefined): Server => {
+  const server = new Server(
+    { name: "interlock-gateway", version: deps.version },
+    { capabilities: { tools: { listChanged: false } } }
+  )
+  const host = { server }
+  const options = principal === undefined ? {} : { principal }
+
+  server.setRequestHandler("tools/list", (_request, ctx: ServerContext) =>
+    deps.run(
+      Effect.map(deps.calls.listTools(undefined, options), (tools) => ({
+        tools: tools.map((tool) => toWireTool(tool, deps.namespace.expose(tool.serverId, tool.name)))
+      })),
+      ctx.mcpReq.signal
+    ) as never)
+
+  server.setRequestHandler("tools/call", (request, ctx: ServerContext) => {
+    const params = request.params
+    const target = resolveTool(deps, params.name)
+    const args = params.arguments ?? {}
+    if (!isObject(args)) throw new WireError(INVALID_PARAMS, "arguments must be an object")
+    const progressToken = params._meta?.progressToken
+    const elicit = hostElicit(server)
+    const end = deps.hosts.begin(host, target.serverId)
+    const call = deps.calls.callTool(
+      { serverId: target.serverId, name: target.name, args },
+      {
+        ...options,
+        assigns: elicit === undefined ? {} : { [ELICIT_KEY]: elicit },
+        ...(progressToken === undefined
+          ? {}
+          : {
+            onProgress: (progress) => {
+              void ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken, ...progress } }).catch(() => undefined)
+            }
+          })
+      }
+    )
+    return deps.run(Effect.result(call), ctx.mcpReq.signal)
+      .then((result) => (Result.isSuccess(result) ? toWireResult(result.success) : failure(result.failure)))
+      .finally(end) as never
+  })
+
+  const remove = deps.hosts.add(host)
+  const previous = server.onclose
+  server.onclose = () => {
+    remove()
+    previous?.()
+  }
+  return server
+}

@@ -1,0 +1,101 @@
+/**
+ * The Gateway service: everything one running gateway shares, assembled from a plan. The hub
+ * (downstream servers), the audit store, the approval queue, the host sessions and the audited
+ * calls; a runner whose fibers are drained on shutdown, so in-flight calls finish (up to a
+ * deadline) before the downstream servers are closed.
+ */
+import { type ConfigError, Principal, type TransportFailure } from "@interlock/core"
+import { McpHub, type McpHubShape, type ServerConfig as HubServer } from "@interlock/mcp"
+import { Context, Effect, FiberSet, Layer, Redacted } from "effect"
+import { ApprovalQueue, type ApprovalQueueShape } from "./ApprovalQueue.ts"
+import { type AuditError, AuditStore, type AuditStoreShape } from "./AuditStore.ts"
+import type { FrontDeps } from "./FrontServer.ts"
+import { GatewayCalls } from "./GatewayCalls.ts"
+import { HostSessions, hostRequestsLayer } from "./HostSessions.ts"
+import { makeNamespace } from "./Namespace.ts"
+import type { Plan, ServerPlan } from "./Plan.ts"
+import * as SqliteAuditStore from "./SqliteAuditStore.ts"
+
+/** The gateway's version, as servers and hosts see it. */
+export const VERSION = "0.1.0"
+
+/** How long shutdown waits for in-flight calls. */
+export const DRAIN_MS = 10_000
+
+/** What the serving layers need. */
+export interface GatewayShape {
+  readonly plan: Plan
+  readonly deps: FrontDeps
+  readonly hub: McpHubShape
+  readonly store: AuditStoreShape
+  readonly approvals: ApprovalQueueShape
+  /** Principal for a bearer token, or undefined when the token is unknown. */
+  readonly principalFor: (token: string) => Principal | undefined
+}
+
+/** One running gateway. */
+export class Gateway extends Context.Service<Gateway, GatewayShape>()("@interlock/gateway/Gateway") {
+  /** The whole gateway for a plan: hub, audit store, approvals, calls. Closing the scope drains calls, then stops servers. */
+  static layer(plan: Plan): Layer.Layer<Gateway, ConfigError | TransportFailure | AuditError> {
+    const base = Layer.mergeAll(auditLayer(plan), ApprovalQueue.layer, HostSessions.layer)
+    const hub = McpHub.layer({ servers: hubServers(plan) }).pipe(Layer.provide(hostRequestsLayer))
+    const calls = GatewayCalls.layer(plan)
+    const stack = calls.pipe(Layer.provideMerge(hub), Layer.provideMerge(base))
+    return Layer.effect(Gateway, make(plan)).pipe(Layer.provide(stack))
+  }
+}
+
+/** The audit store a plan asks for (SQLite at audit.path, or none). */
+export const auditLayer = (plan: Plan): Layer.Layer<AuditStore, AuditError> =>
+  plan.audit.path === undefined ? AuditStore.disabled : SqliteAuditStore.layer(plan.audit.path)
+
+const hubServer = (server: ServerPlan): HubServer =>
+  server._tag === "stdio"
+    ? { stdio: { command: server.command, args: server.args, env: server.env, cwd: server.cwd } }
+    : { http: { url: server.url, headers: server.headers, ...(server.token === undefined ? {} : { bearer: server.token }) } }
+
+/** The hub's server configs for a plan. */
+export const hubServers = (plan: Plan): Record<string, HubServer> =>
+  Object.fromEntries([...plan.servers].map(([name, server]) => [name, hubServer(server)]))
+
+const make = (plan: Plan) =>
+  Effect.gen(function*() {
+    const calls = yield* GatewayCalls
+    const hub = yield* McpHub
+    const hosts = yield* HostSessions
+    const store = yield* AuditStore
+    const approvals = yield* ApprovalQueue
+    const fibers = yield* FiberSet.make<unknown, unknown>()
+    const runPromise = yield* FiberSet.runtimePromise(fibers)<never>()
+    // Added after the FiberSet, so it runs first: wait for in-flight calls, then let them be interrupted.
+    yield* Effect.addFinalizer(() => FiberSet.awaitEmpty(fibers).pipe(Effect.timeoutOption(DRAIN_MS), Effect.asVoid))
+    const owners = new Map<string, string>()
+    const namespace = makeNamespace(hub.serverIds, plan.namespace, (name) => owners.get(name))
+    const principals = new Map<string, Principal>()
+    for (const [token, principal] of plan.listen.principals) {
+      principals.set(token, new Principal({ id: principal.id, ...(principal.roles === undefined ? {} : { roles: principal.roles }) }))
+    }
+    const listTools = (serverId?: string, options?: Parameters<typeof calls.listTools>[1]) =>
+      Effect.tap(calls.listTools(serverId, options), (tools) =>
+        Effect.sync(() => {
+          for (const tool of tools) if (!owners.has(tool.name)) owners.set(tool.name, tool.serverId)
+        }))
+    const deps: FrontDeps = {
+      calls: { ...calls, listTools },
+      namespace,
+      hosts,
+      run: (effect, signal) => runPromise(effect, { signal }),
+      version: VERSION
+    }
+    return Gateway.of({
+      plan,
+      deps,
+      hub,
+      store,
+      approvals,
+      principalFor: (token) => principals.get(token)
+    })
+  })
+
+/** The gateway token's value, for printing a connect snippet (never logged elsewhere). */
+export const revealToken = (plan: Plan): string | undefined => (plan.listen.token === undefined ? undefined : Redacted.value(plan.listen.token))

@@ -1,0 +1,177 @@
+/**
+ * The gateway's HTTP face on one port: `/mcp` (Streamable HTTP, one session per host), `/metrics`
+ * (Prometheus text), and the web console at `/` with its JSON API. Every request first passes the
+ * guard (Host, Origin, bearer token). A session is bound to the principal that opened it.
+ */
+import type { Principal } from "@interlock/core"
+import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node"
+import { Context, Effect, Layer, Schema } from "effect"
+import { PrometheusMetrics } from "effect/observability"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { handleConsole } from "./ConsoleRoutes.ts"
+import { makeFrontServer } from "./FrontServer.ts"
+import { Gateway } from "./Gateway.ts"
+import { guard, TOKEN_COOKIE } from "./HttpGuard.ts"
+
+/** The largest request body `/mcp` accepts (bytes). */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024
+
+/** Where the HTTP face listens, once it does. */
+export interface HttpAddress {
+  readonly host: string
+  readonly port: number
+  readonly mcpUrl: string
+  readonly consoleUrl: string
+}
+
+/** The HTTP face could not listen (address in use, not permitted, ...). */
+export class ListenError extends Schema.TaggedError<ListenError>()("ListenError", {
+  address: Schema.String,
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `cannot listen on ${this.address}: ${this.detail}`
+  }
+}
+
+/** The running HTTP face. */
+export class HttpFront extends Context.Service<HttpFront, HttpAddress>()("@interlock/gateway/HttpFront") {
+  /** Listens at the plan's address (port 0 picks one); closing the scope stops accepting and ends sessions. */
+  static readonly layer: Layer.Layer<HttpFront, ListenError, Gateway> = Layer.effect(HttpFront, Effect.suspend(() => make()))
+}
+
+interface SessionEntry {
+  readonly transport: NodeStreamableHTTPServerTransport
+  readonly principal: string | undefined
+}
+
+const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body))
+}
+
+const rpcError = (res: ServerResponse, status: number, code: number, message: string) =>
+  sendJson(res, status, { jsonrpc: "2.0", id: null, error: { code, message } })
+
+/** Reads a body up to `limit` bytes; undefined when it is larger. */
+export const readBody = (req: IncomingMessage, limit: number): Promise<Buffer | undefined> =>
+  new Promise((resolve, reject) => {
+    const declared = Number(req.headers["content-length"])
+    if (Number.isFinite(declared) && declared > limit) {
+      req.resume()
+      resolve(undefined)
+      return
+    }
+    const chunks: Array<Buffer> = []
+    let size = 0
+    let over = false
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size > limit) over = true
+      else if (!over) chunks.push(chunk)
+    })
+    req.on("end", () => resolve(over ? undefined : Buffer.concat(chunks)))
+    req.on("error", reject)
+  })
+
+const isInitialize = (body: unknown): boolean =>
+  typeof body === "object" && body !== null && !Array.isArray(body) && (body as { method?: unknown }).method === "initialize"
+
+const make = () =>
+  Effect.gen(function*() {
+    const gateway = yield* Gateway
+    const listen = gateway.plan.listen
+    const context = yield* Effect.context<never>()
+    const sessions = new Map<string, SessionEntry>()
+    const guardOptions = {
+      allowedHosts: listen.allowedHosts,
+      allowedOrigins: listen.allowedOrigins,
+      requireToken: listen.principals.size > 0,
+      principalFor: gateway.principalFor
+    }
+
+    const handleMcp = async (req: IncomingMessage, res: ServerResponse, principal: Principal | undefined) => {
+      const sessionId = req.headers["mcp-session-id"]
+      let parsed: unknown = undefined
+      if (req.method === "POST") {
+        const body = await readBody(req, MAX_BODY_BYTES)
+        if (body === undefined) return rpcError(res, 413, -32600, `Request body larger than ${MAX_BODY_BYTES} bytes`)
+        try {
+          parsed = JSON.parse(body.toString("utf8"))
+        } catch {
+          return rpcError(res, 400, -32700, "Parse error: the body is not JSON")
+        }
+      }
+      if (typeof sessionId === "string") {
+        const entry = sessions.get(sessionId)
+        if (entry === undefined) return rpcError(res, 404, -32001, "Session not found")
+        if (entry.principal !== principal?.id) return rpcError(res, 403, -32600, "Forbidden: the session belongs to another principal")
+        return entry.transport.handleRequest(req, res, parsed)
+      }
+      if (req.method !== "POST" || !isInitialize(parsed)) {
+        return rpcError(res, 400, -32600, "Bad Request: no session; start with an initialize request")
+      }
+      const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
+        onsessioninitialized: (id) => {
+          sessions.set(id, { transport, principal: principal?.id })
+        },
+        onsessionclosed: (id) => {
+          sessions.delete(id)
+        }
+      })
+      transport.onclose = () => {
+        if (transport.sessionId !== undefined) sessions.delete(transport.sessionId)
+      }
+      const server = makeFrontServer(gateway.deps, principal)
+      await server.connect(transport)
+      return transport.handleRequest(req, res, parsed)
+    }
+
+    const handle = async (req: IncomingMessage, res: ServerResponse) => {
+      const url = new URL(req.url ?? "/", "http://gateway.invalid")
+      const verdict = guard(req, url, guardOptions)
+      if (verdict._tag === "Reject") {
+        const headers: Record<string, string> = verdict.status === 401 ? { "www-authenticate": "Bearer" } : {}
+        return sendJson(res, verdict.status, { error: verdict.message }, headers)
+      }
+      if (url.pathname === "/mcp") return handleMcp(req, res, verdict.principal)
+      if (url.pathname === "/metrics" && req.method === "GET") {
+        res.writeHead(200, { "content-type": "text/plain; version=0.0.4" }).end(PrometheusMetrics.formatUnsafe(context))
+        return
+      }
+      const cookie: Record<string, string> = verdict.token !== undefined && url.searchParams.has("token")
+        ? { "set-cookie": `${TOKEN_COOKIE}=${encodeURIComponent(verdict.token)}; HttpOnly; SameSite=Strict; Path=/` }
+        : {}
+      const handled = await handleConsole(gateway, req, res, url, cookie)
+      if (!handled) sendJson(res, 404, { error: "Not found" })
+    }
+
+    const server = createServer((req, res) => {
+      handle(req, res).catch(() => {
+        if (!res.headersSent) rpcError(res, 500, -32603, "Internal error")
+        else res.end()
+      })
+    })
+    server.on("clientError", (_error, socket) => socket.destroy())
+    const address = yield* Effect.acquireRelease(
+      Effect.callback<AddressInfo, ListenError>((resume) => {
+        const onError = (error: NodeJS.ErrnoException) =>
+          resume(Effect.fail(new ListenError({ address: `${listen.host}:${listen.port}`, detail: error.code ?? "listen failed" })))
+        server.once("error", onError)
+        server.listen(listen.port, listen.host, () => {
+          server.off("error", onError)
+          resume(Effect.succeed(server.address() as AddressInfo))
+        })
+      }),
+      () =>
+        Effect.promise(async () => {
+          server.close()
+          await Promise.all([...sessions.values()].map((entry) => entry.transport.close().catch(() => undefined)))
+          server.closeAllConnections()
+        })
+    )
+    const host = address.family === "IPv6" ? `[${address.address}]` : address.address
+    const base = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${address.port}`
+    return { host: address.address, port: address.port, mcpUrl: `${base}/mcp`, consoleUrl: `${base}/` }
+  })

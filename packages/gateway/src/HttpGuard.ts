@@ -1,0 +1,76 @@
+/**
+ * The checks every HTTP request passes before it reaches anything: Host and Origin against DNS
+ * rebinding, then the bearer token (header, console cookie, or `?token=` once for the console).
+ * With no token configured (loopback only), every request is the anonymous principal.
+ */
+import type { Principal } from "@interlock/core"
+import type { IncomingMessage } from "node:http"
+
+/** The cookie the console keeps its token in. */
+export const TOKEN_COOKIE = "interlock_token"
+
+/** What a guard decides about a request. */
+export type GuardResult =
+  | { readonly _tag: "Pass"; readonly principal: Principal | undefined; readonly token: string | undefined }
+  | { readonly _tag: "Reject"; readonly status: number; readonly message: string }
+
+/** The guard's settings. */
+export interface GuardOptions {
+  readonly allowedHosts: ReadonlyArray<string>
+  readonly allowedOrigins: ReadonlyArray<string>
+  /** Whether any token is configured; when true, a request without a known token is rejected. */
+  readonly requireToken: boolean
+  readonly principalFor: (token: string) => Principal | undefined
+}
+
+const hostnameOf = (host: string): string => {
+  if (host.startsWith("[")) {
+    const end = host.indexOf("]")
+    return end < 0 ? host : host.slice(0, end + 1)
+  }
+  const colon = host.lastIndexOf(":")
+  return (colon < 0 ? host : host.slice(0, colon)).toLowerCase()
+}
+
+const cookieToken = (header: string | undefined): string | undefined => {
+  if (header === undefined) return undefined
+  for (const part of header.split(";")) {
+    const [name, ...rest] = part.trim().split("=")
+    if (name === TOKEN_COOKIE) return decodeURIComponent(rest.join("="))
+  }
+  return undefined
+}
+
+/** Where a request's token came from, if it has one. */
+export const tokenOf = (req: IncomingMessage, url: URL): { readonly token: string; readonly from: "header" | "cookie" | "query" } | undefined => {
+  const auth = req.headers.authorization
+  if (typeof auth === "string" && /^bearer\s+/i.test(auth)) return { token: auth.replace(/^bearer\s+/i, "").trim(), from: "header" }
+  const cookie = cookieToken(req.headers.cookie)
+  if (cookie !== undefined) return { token: cookie, from: "cookie" }
+  const query = url.searchParams.get("token")
+  return query === null ? undefined : { token: query, from: "query" }
+}
+
+/** Checks one request. */
+export const guard = (req: IncomingMessage, url: URL, options: GuardOptions): GuardResult => {
+  const host = req.headers.host
+  if (typeof host !== "string" || !options.allowedHosts.includes(hostnameOf(host))) {
+    return { _tag: "Reject", status: 403, message: "Forbidden: Host header not allowed" }
+  }
+  const origin = req.headers.origin
+  if (typeof origin === "string") {
+    let originHost: string
+    try {
+      originHost = new URL(origin).hostname
+    } catch {
+      return { _tag: "Reject", status: 403, message: "Forbidden: Origin not allowed" }
+    }
+    const bracketed = originHost.includes(":") && !originHost.startsWith("[") ? `[${originHost}]` : originHost
+    if (!options.allowedOrigins.includes(bracketed)) return { _tag: "Reject", status: 403, message: "Forbidden: Origin not allowed" }
+  }
+  if (!options.requireToken) return { _tag: "Pass", principal: undefined, token: undefined }
+  const found = tokenOf(req, url)
+  const principal = found === undefined ? undefined : options.principalFor(found.token)
+  if (principal === undefined) return { _tag: "Reject", status: 401, message: "Unauthorized: a valid bearer token is required" }
+  return { _tag: "Pass", principal, token: found?.token }
+}

@@ -1,0 +1,31 @@
+/**
+ * The gateway on stdio: one host, speaking MCP over this process's stdin and stdout. The Effect
+ * completes when the host closes the stream; closing the scope closes the connection.
+ */
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio"
+import { Effect } from "effect"
+import type { Readable, Writable } from "node:stream"
+import { makeFrontServer } from "./FrontServer.ts"
+import { Gateway } from "./Gateway.ts"
+
+/** Serves one host over the given streams (default stdin/stdout) until it disconnects. */
+export const serveStdio = (streams?: { readonly input: Readable; readonly output: Writable }) =>
+  Effect.gen(function*() {
+    const gateway = yield* Gateway
+    const server = makeFrontServer(gateway.deps, undefined)
+    const transport = streams === undefined ? new StdioServerTransport() : new StdioServerTransport(streams.input, streams.output)
+    const closed = new Promise<void>((resolve) => {
+      const previous = server.onclose
+      server.onclose = () => {
+        previous?.()
+        resolve()
+      }
+    })
+    const input = streams?.input ?? process.stdin
+    input.once("end", () => void server.close())
+    yield* Effect.acquireRelease(
+      Effect.promise(() => server.connect(transport)),
+      () => Effect.promise(() => server.close().catch(() => undefined))
+    )
+    yield* Effect.promise(() => closed)
+  })

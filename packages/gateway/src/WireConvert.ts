@@ -1,0 +1,42 @@
+/**
+ * Between core's models and MCP wire shapes toward the host: tools for tools/list, results for
+ * tools/call, and what a failed call looks like to the host. A denial, a hook failure, a timeout
+ * or a transport failure is an isError result with Interlock's message (the model sees why); a
+ * downstream protocol error keeps its JSON-RPC code. Messages never carry arguments or results.
+ */
+import type { CallError, Tool, ToolResult } from "@interlock/core"
+import { ProtocolError as WireError } from "@modelcontextprotocol/server"
+import type { AuditError } from "./AuditStore.ts"
+
+/** A tool as tools/list returns it, under its host-side name. */
+export const toWireTool = (tool: Tool, name: string): Record<string, unknown> => {
+  const out: Record<string, unknown> = { name, inputSchema: tool.inputSchema }
+  if (tool.title !== undefined) out.title = tool.title
+  if (tool.description !== undefined) out.description = tool.description
+  if (tool.outputSchema !== undefined) out.outputSchema = tool.outputSchema
+  if (tool.annotations !== undefined) out.annotations = tool.annotations
+  return out
+}
+
+/** A result as tools/call returns it (the receipt travels in `_meta`, without args or results). */
+export const toWireResult = (result: ToolResult): Record<string, unknown> => {
+  const out: Record<string, unknown> = { content: result.content }
+  if (result.structuredContent !== undefined) out.structuredContent = result.structuredContent
+  if (result.isError === true) out.isError = true
+  const meta: Record<string, unknown> = { ...(result.meta ?? {}) }
+  if (result.receipt !== undefined) meta["interlock/receipt"] = { outcome: result.receipt.outcome, callId: result.receipt.callId, policy: result.receipt.policy }
+  if (Object.keys(meta).length > 0) out._meta = meta
+  return out
+}
+
+/** What a failed call becomes for the host: an isError result, or a JSON-RPC error. */
+export const failureToWire = (error: CallError | AuditError): Record<string, unknown> | WireError => {
+  switch (error._tag) {
+    case "ProtocolError":
+      return new WireError(error.code, error.detail)
+    case "AuditError":
+      return new WireError(-32603, "the audit store could not record this call, so its answer is withheld")
+    default:
+      return { content: [{ type: "text", text: `Interlock: ${error.message}` }], isError: true, _meta: { "interlock/error": error._tag } }
+  }
+}

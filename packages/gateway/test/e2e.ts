@@ -1,0 +1,43 @@
+/** End-to-end helpers: a gateway on real HTTP (port 0) over real stdio servers, and SDK clients. */
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
+import { Context, Effect, Layer } from "effect"
+import * as path from "node:path"
+import { fromObject } from "../src/ConfigLoader.ts"
+import { Gateway } from "../src/Gateway.ts"
+import { HttpFront } from "../src/HttpFront.ts"
+import { makePlan } from "../src/Plan.ts"
+
+/** Node 24 from the workspace, for spawning TypeScript fixtures. */
+export const NODE = path.join(import.meta.dirname, "..", "..", "..", "node_modules", ".bin", "node")
+
+/** The echo fixture server as a stdio server config. */
+export const echoServer = { command: NODE, args: [path.join(import.meta.dirname, "fixtures", "echo-server.ts")] }
+
+/** server-everything from npm as a stdio server config. */
+export const everythingServer = {
+  command: NODE,
+  args: [path.join(import.meta.dirname, "..", "..", "..", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")]
+}
+
+/** Starts a gateway with HTTP on 127.0.0.1:0 in the current scope. */
+export const startGateway = (raw: Record<string, unknown>, env: Record<string, string> = {}) =>
+  Effect.gen(function*() {
+    const listen = { http: "127.0.0.1:0", ...((raw.listen as object | undefined) ?? {}) }
+    const loaded = yield* fromObject({ audit: { path: ":memory:" }, ...raw, listen }, process.cwd())
+    const plan = makePlan(loaded, { env })
+    if (!("servers" in plan)) return yield* Effect.fail(plan)
+    const context = yield* Layer.build(HttpFront.layer.pipe(Layer.provideMerge(Gateway.layer(plan))))
+    return { gateway: Context.get(context, Gateway), http: Context.get(context, HttpFront) }
+  })
+
+/** An SDK client connected to the gateway over Streamable HTTP; closed with the scope. */
+export const httpClient = (url: string, options: { readonly token?: string; readonly capabilities?: Record<string, unknown> } = {}) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const client = new Client({ name: "test-host", version: "1.0.0" }, { capabilities: options.capabilities ?? {} })
+      const transport = new StreamableHTTPClientTransport(new URL(url), options.token === undefined ? {} : { requestInit: { headers: { authorization: `Bearer ${options.token}` } } })
+      await client.connect(transport)
+      return client
+    }),
+    (client) => Effect.promise(() => client.close().catch(() => undefined))
+  )
