@@ -9,16 +9,17 @@
  * block, halt), never allow. An allow whose audit row cannot be written becomes a deny.
  */
 import { Cause, Clock, Effect, Exit } from "effect"
-import { type Hooks, type Interlock, type Policy, ToolResult } from "@interlock/core"
+import { HookContext, type Hooks, type Interlock, type Policy, ToolResult } from "@interlock/core"
 import { type AgentEventInput, isAgentEvent, runAgentEvent } from "./AgentEvents.ts"
 import { AuditRow, AuditSink } from "./AuditSink.ts"
-import { type Answer, auditHooks, failureAnswer, permissionAnswer, postAnswer, preAnswer } from "./BridgeAnswers.ts"
+import { type Answer, approvalAnswer, auditHooks, failureAnswer, permissionAnswer, postAnswer, preAnswer } from "./BridgeAnswers.ts"
 import { failWith, governed, respondWith } from "./BridgeTools.ts"
 import { agentAnswer, failClosed } from "./BridgeAgent.ts"
 import type { ClaudeInput, ClaudeToolInput } from "./ClaudeEvent.ts"
 import { parseEvent } from "./ClaudeEvent.ts"
 import type { CompiledClaudeHooks } from "./ClaudeHook.ts"
 import { toWire } from "./ClaudeOutput.ts"
+import { approver } from "./PolicyHooks.ts"
 import { fromClaudeName } from "./ToolNames.ts"
 import { toResult } from "./ToolResponse.ts"
 
@@ -31,7 +32,7 @@ export interface BridgeResult {
 
 /** Options of {@link run}. */
 export interface BridgeOptions {
-  /** Claude-style hooks for the agent-level events (UserPromptSubmit, Stop, ...). */
+  /** Claude-style hooks for the agent-level events (UserPromptSubmit, Stop, ...) and PermissionRequest (the approvers of an Ask). */
   readonly agentHooks?: CompiledClaudeHooks | undefined
   /** Pipeline settings (hookTimeout, policyTimeout, tools filter, ...), as the gateway's config gives them. */
   readonly settings?: Interlock.Settings | undefined
@@ -48,13 +49,27 @@ export const badInput = (detail: string): BridgeResult => ({
 
 const answered = (answer: Answer): BridgeResult => ({ stdout: `${JSON.stringify(toWire(answer.output))}\n`, exitCode: 0, stderr: "" })
 
-const toolAnswer = (input: ClaudeToolInput, settings: Interlock.Settings | undefined) =>
+const toolAnswer = (input: ClaudeToolInput, options: BridgeOptions) =>
   Effect.gen(function*() {
+    const settings = options.settings
     switch (input.hook_event_name) {
-      case "PreToolUse":
+      case "PreToolUse": {
+        const g = yield* governed(input, "preToolCall", respondWith(ToolResult.text("")), settings)
+        return { answer: preAnswer(g), receipt: g.receipt }
+      }
       case "PermissionRequest": {
         const g = yield* governed(input, "preToolCall", respondWith(ToolResult.text("")), settings)
-        return { answer: input.hook_event_name === "PreToolUse" ? preAnswer(g) : permissionAnswer(g), receipt: g.receipt }
+        const answer = permissionAnswer(g)
+        // The policy asked: the PermissionRequest hooks are its approvers (core's Approvals), if any.
+        const hooks = (options.agentHooks?.PermissionRequest ?? []).filter((hook) => hook.matches(input.tool_name))
+        if (answer.decision !== "ask" || hooks.length === 0) return { answer, receipt: g.receipt }
+        const approval = yield* approver(options.agentHooks!)({
+          call: g.original,
+          ctx: new HookContext({ client: "claude-code", serverId: g.tool.serverId, assigns: { claude: input } }),
+          reason: answer.reason ?? "",
+          rule: answer.rule
+        })
+        return { answer: approvalAnswer(g, answer, approval), receipt: g.receipt }
       }
       case "PostToolUse": {
         const original = toResult(input.tool_response)
@@ -76,7 +91,7 @@ const decide = (input: ClaudeInput, options: BridgeOptions) => {
       (outcome) => ({ answer: agentAnswer(input as AgentEventInput, outcome), receipt: undefined })
     )
   }
-  return toolAnswer(input as ClaudeToolInput, options.settings)
+  return toolAnswer(input as ClaudeToolInput, options)
 }
 
 const EMPTY_HOOKS = Object.fromEntries(

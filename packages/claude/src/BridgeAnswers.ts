@@ -6,14 +6,16 @@
  *   rule the answer is `{}` (no opinion). When hooks rewrote the input, `updatedInput` carries it,
  *   and without an explicit allow the user is asked to confirm the rewritten input. A hook that
  *   halted the run gives `continue: false`.
- * - PermissionRequest: an explicit allow or a deny answers the prompt; anything else leaves it to the user.
+ * - PermissionRequest: an explicit allow or a deny answers the prompt; an Ask goes to the
+ *   PermissionRequest hooks when there are any (they approve or refuse, as core's Approvals do);
+ *   anything else leaves it to the user.
  * - PostToolUse: a replaced result goes back as `updatedMCPToolOutput` (MCP tools); a built-in's
  *   output cannot be replaced, so it is blocked with the replacement as context. A withheld
  *   result (a post-hook failed) is redacted the same way. Hooks' context becomes `additionalContext`.
  * - PostToolUseFailure: a recovered error becomes `additionalContext`.
  */
 import { Cause, Exit } from "effect"
-import { Canonical, type CallError, type Receipt, type ToolResult, WITHHELD_TEXT } from "@interlock/core"
+import { type ApprovalAnswer, Canonical, type CallError, type Receipt, type ToolResult, WITHHELD_TEXT } from "@interlock/core"
 import type { Json } from "effect/Schema"
 import type { AuditDecision } from "./AuditSink.ts"
 import type { Governed } from "./BridgeTools.ts"
@@ -150,7 +152,8 @@ export const permissionAnswer = (g: Governed): Answer => {
   const pre = preAnswer(g)
   const inner = pre.output.hookSpecificOutput as { permissionDecision?: string; updatedInput?: Json } | undefined
   if (pre.decision === "allow") {
-    const decision = { behavior: "allow", ...(inner?.updatedInput === undefined ? {} : { updatedInput: inner.updatedInput }) } as const
+    // The CLI requires updatedInput on an allow; the call's own input (or the rewritten one) is the safe value.
+    const decision = { behavior: "allow", updatedInput: inner?.updatedInput ?? g.original.args } as const
     return { ...pre, output: { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: decision as never } } }
   }
   if (pre.decision === "deny" || pre.decision === "halt") {
@@ -164,6 +167,20 @@ export const permissionAnswer = (g: Governed): Answer => {
     }
   }
   return { ...pre, output: {} }
+}
+
+/** PermissionRequest's answer once the PermissionRequest hooks answered the policy's Ask. */
+export const approvalAnswer = (g: Governed, asked: Answer, approval: ApprovalAnswer): Answer => {
+  if (approval.decision === "allow") {
+    return {
+      ...asked,
+      output: { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow", updatedInput: g.original.args } } },
+      decision: "allow",
+      reason: "approved by a PermissionRequest hook"
+    }
+  }
+  const message = approval.reason ?? "denied by a PermissionRequest hook"
+  return { ...asked, output: { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message } } }, decision: "deny", reason: message }
 }
 
 /** PostToolUse's answer. `response` is the tool_response Claude Code sent, to keep its shape. */

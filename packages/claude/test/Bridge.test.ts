@@ -172,12 +172,33 @@ describe("PermissionRequest", () => {
   it.effect("an explicit allow answers the prompt with allow; a deny with deny; anything else leaves it to the user", () =>
     Effect.gen(function*() {
       const allowed = yield* bridge(request("Bash", { command: "ls" }))
-      assert.deepStrictEqual(allowed.json, { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow", updatedInput: {} } } })
+      assert.deepStrictEqual(allowed.json, { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow", updatedInput: { command: "ls" } } } })
       const denied = yield* bridge(request("Bash", { command: "rm -rf /" }))
       assert.deepStrictEqual(denied.json, { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message: "rm is not allowed" } } })
-      assert.strictEqual((yield* bridge(request("Write", { file_path: "a" }))).stdout, "{}\n")
+      assert.strictEqual((yield* bridge(request("Edit", { file_path: "a" }))).stdout, "{}\n", "an Ask with no matching approver hook: the user decides")
       assert.strictEqual((yield* bridge(request("Glob", {}))).stdout, "{}\n")
       assert.deepInclude(denied.rows[0], { event: "PermissionRequest", decision: "deny", rule: "no-rm" })
+      const rewritten = yield* bridge(request("Bash", { command: "sudo ls" }))
+      assert.deepStrictEqual(rewritten.json.hookSpecificOutput.decision, { behavior: "allow", updatedInput: { command: "ls" } })
+    }))
+})
+
+describe("PermissionRequest hooks answer the policy's Ask", () => {
+  const request = (file_path: string) => ({ ...session, hook_event_name: "PermissionRequest", tool_name: "Write", tool_input: { file_path } })
+
+  it.effect("the hook approves or refuses; the audit row says so", () =>
+    Effect.gen(function*() {
+      const approved = yield* bridge(request("docs/a.md"))
+      assert.deepStrictEqual(approved.json, { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow", updatedInput: { file_path: "docs/a.md" } } } })
+      assert.deepInclude(approved.rows[0], { decision: "allow", rule: "ask-write", reason: "approved by a PermissionRequest hook" })
+      const refused = yield* bridge(request("src/a.ts"))
+      assert.deepStrictEqual(refused.json, { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message: "only docs may be written" } } })
+    }))
+
+  it.effect("a PreToolUse Ask is never answered by them: the rule's ask goes to Claude Code", () =>
+    Effect.gen(function*() {
+      const r = yield* bridge(pre("Write", { file_path: "docs/a.md" }))
+      assert.strictEqual(r.json.hookSpecificOutput.permissionDecision, "ask")
     }))
 })
 

@@ -62,7 +62,17 @@ export const agentConfig: ClaudeHooksConfig = {
   SubagentStop: [{ hooks: [{ id: "budget", run: () => ["halt", { stopReason: "budget exhausted" }] }] }],
   SubagentStart: [{ matcher: "code-reviewer", hooks: [{ id: "reviewer", run: () => ["ok", { additionalContext: "be strict" }] }] }],
   PreCompact: [{ hooks: [{ id: "compact", run: () => ["ok", { customInstructions: "keep the TODO list" }] }] }],
-  Notification: [{ hooks: [{ id: "notify", run: () => boom() }] }]
+  Notification: [{ hooks: [{ id: "notify", run: () => boom() }] }],
+  PermissionRequest: [{
+    matcher: "Write",
+    hooks: [{
+      id: "docs-only",
+      run: (input) =>
+        String((input as { tool_input: { file_path?: string } }).tool_input.file_path).startsWith("docs/")
+          ? "allow"
+          : ["deny", { message: "only docs may be written" }]
+    }]
+  }]
 }
 
 const merge = (a: HooksConfig, b: HooksConfig): HooksConfig => {
@@ -79,6 +89,7 @@ export const rules = Policy.rules({
     { id: "allow-ls", match: "claude/Bash", decision: "allow", when: (args) => args.command === "ls" },
     { id: "no-rm", match: "claude/Bash", decision: "deny", reason: "rm is not allowed", when: (args) => String(args.command).includes("rm ") },
     { id: "ask-write", match: "claude/Write", decision: "ask", reason: "writes need a look" },
+    { id: "ask-edit", match: "claude/Edit", decision: "ask", reason: "edits need a look" },
     { id: "fs-read", match: "fs/read_file", decision: "allow" }
   ],
   default: "allow"
