@@ -58,6 +58,12 @@ export interface ServerConfig {
   readonly connectTimeout?: Duration.Input
   /** Deadline of listings, resource reads and prompt gets; default the hub's. Tool calls use core's callTimeout. */
   readonly requestTimeout?: Duration.Input
+  /**
+   * Opt-in: each progress notification of a call restarts its deadline (core's call timeout), up
+   * to `maxCallDuration` in all (default 10 minutes).
+   */
+  readonly progressExtendsDeadline?: boolean
+  readonly maxCallDuration?: Duration.Input
 }
 
 /** Options of `McpHub.layer`. */
@@ -89,6 +95,7 @@ export interface CompiledServer {
   readonly reconnect: Schedule.Schedule<unknown, unknown>
   readonly connectTimeoutMs: number
   readonly requestTimeoutMs: number
+  readonly progress: { readonly extendsDeadline: boolean; readonly maxCallMs: number }
 }
 
 /** The whole hub after checking. */
@@ -199,7 +206,7 @@ const compileNegotiation = (path: string, input: unknown): Negotiation | ConfigE
   return new ConfigError({ path, detail: `must be "auto", "legacy" or { pin: "YYYY-MM-DD" }` })
 }
 
-const SERVER_KEYS = new Set(["stdio", "http", "memory", "tools", "connect", "protocol", "reconnect", "connectTimeout", "requestTimeout"])
+const SERVER_KEYS = new Set(["stdio", "http", "memory", "tools", "connect", "protocol", "reconnect", "connectTimeout", "requestTimeout", "progressExtendsDeadline", "maxCallDuration"])
 
 const compileServer = (
   id: string,
@@ -236,6 +243,11 @@ const compileServer = (
   if (connectTimeoutMs instanceof ConfigError) return connectTimeoutMs
   const requestTimeoutMs = millis(`${path}.requestTimeout`, config.requestTimeout as Duration.Input | undefined, defaults.requestMs)
   if (requestTimeoutMs instanceof ConfigError) return requestTimeoutMs
+  if (config.progressExtendsDeadline !== undefined && typeof config.progressExtendsDeadline !== "boolean") {
+    return new ConfigError({ path: `${path}.progressExtendsDeadline`, detail: "must be a boolean" })
+  }
+  const maxCallMs = millis(`${path}.maxCallDuration`, config.maxCallDuration as Duration.Input | undefined, 600_000)
+  if (maxCallMs instanceof ConfigError) return maxCallMs
   return {
     id,
     endpoint,
@@ -244,7 +256,8 @@ const compileServer = (
     negotiation,
     reconnect: (config.reconnect as Schedule.Schedule<unknown, unknown> | undefined) ?? hub.reconnect ?? defaultReconnect,
     connectTimeoutMs,
-    requestTimeoutMs
+    requestTimeoutMs,
+    progress: { extendsDeadline: config.progressExtendsDeadline === true, maxCallMs }
   }
 }
 

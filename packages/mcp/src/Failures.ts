@@ -22,6 +22,9 @@ const systemCode = (error: unknown): string | undefined => {
 export const isRetryable = (error: TransportError | ProtocolError): boolean =>
   error._tag === "TransportError" && !/\b(ENOENT|EACCES|ENOTDIR|EINVAL)\b|protocol version|HTTP 40[13]\b/.test(error.detail)
 
+/** Whether the SDK gave up waiting (its request timeout, which carries the call's deadline). */
+export const isTimeout = (error: unknown): boolean => error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout
+
 /** The error for a failed spawn, naming the command. */
 export const spawnFailed = (serverId: string, command: string, error: unknown): TransportError => {
   const code = systemCode(error)

@@ -10,6 +10,7 @@ import {
   type JsonObject,
   ProtocolError,
   type Tool,
+  type TransportCallOptions,
   ToolTransport,
   type ToolTransportShape,
   TransportError,
@@ -64,6 +65,20 @@ const promptArguments = (serverId: string, args: JsonObject): Record<string, str
   return out
 }
 
+/** The SDK request options of a call: core's deadline as the SDK timeout, progress as configured. */
+const callOptions = (slot: ServerSlot, options: TransportCallOptions) => {
+  const timeout = options.timeoutMs ?? NO_SDK_TIMEOUT
+  const onProgress = options.onProgress
+  const progress = slot.config.progress
+  if (onProgress === undefined && !progress.extendsDeadline) return { timeout }
+  return {
+    timeout,
+    onprogress: (p: { progress: number; total?: number; message?: string }) =>
+      onProgress?.({ progress: p.progress, total: p.total, message: p.message }),
+    ...(progress.extendsDeadline ? { resetTimeoutOnProgress: true, maxTotalTimeout: progress.maxCallMs } : {})
+  }
+}
+
 const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): ToolTransportShape => {
   const withSession = <A>(serverId: string, use: (slot: ServerSlot, session: Session) => Effect.Effect<A, TransportFailure>) => {
     const slot = slots.get(serverId)
@@ -81,19 +96,17 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
       const slot = slots.get(call.serverId)
       if (slot === undefined) return Effect.fail(noSuchServer(call.serverId))
       if (!slot.config.exposed(call.name)) return Effect.fail(notExposed(call.serverId, call.name))
-      const onProgress = options.onProgress
+      const requestOptions = callOptions(slot, options)
+      const params = call.meta === undefined
+        ? { name: call.name, arguments: call.args }
+        : { name: call.name, arguments: call.args, _meta: call.meta }
       const send = (session: Session) =>
-        slot.request(session, "during tools/call", (signal) =>
-          session.client.callTool(
-            call.meta === undefined ? { name: call.name, arguments: call.args } : { name: call.name, arguments: call.args, _meta: call.meta },
-            {
-              signal,
-              timeout: NO_SDK_TIMEOUT,
-              onprogress: onProgress === undefined
-                ? undefined
-                : (p) => onProgress({ progress: p.progress, total: p.total, message: p.message })
-            }
-          )).pipe(Effect.map(toToolResult))
+        slot.request(
+          session,
+          "during tools/call",
+          (signal) => session.client.callTool(params, { ...requestOptions, signal }),
+          requestOptions.timeout
+        ).pipe(Effect.map(toToolResult))
       const live = slot.session
       return live !== undefined && live.alive ? send(live) : Effect.flatMap(slot.acquire(), send)
     },
@@ -131,6 +144,7 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
       const slot = slots.get(serverId)
       return slot === undefined ? undefined : (slot.session?.era ?? slot.lastEra)
     },
+    enforcesDeadline: true,
     toolChanged: (serverId, name) => {
       const slot = slots.get(serverId)
       if (slot === undefined) return false

@@ -5,11 +5,11 @@
  * once (the SDK rejects them when the transport closes), each with a TransportError that says how
  * the server ended.
  */
-import { ProtocolError, type Tool, TransportError, type TransportFailure } from "@interlock/core"
+import { ProtocolError, Timeout, type Tool, TransportError, type TransportFailure } from "@interlock/core"
 import { Cause, Deferred, Effect, Exit } from "effect"
 import type { CompiledServer } from "./Config.ts"
 import { toTools } from "./Convert.ts"
-import { fromSdk, isRetryable, spawnFailed } from "./Failures.ts"
+import { fromSdk, isRetryable, isTimeout, spawnFailed } from "./Failures.ts"
 import { type HostHandlers, OpenFailed, openSession, type Session, type SessionEvents } from "./Session.ts"
 import type { ToolChange, ToolPins } from "./ToolPins.ts"
 
@@ -154,12 +154,32 @@ export class ServerSlot {
       )
   }
 
-  /** Runs one SDK request on a session, mapping its failure; interruption aborts it on the wire. */
-  request<A>(session: Session, phase: string, run: (signal: AbortSignal) => Promise<A>): Effect.Effect<A, TransportFailure> {
-    return Effect.callback<A, TransportFailure>((resume, signal) => {
+  /**
+   * Runs one SDK request on a session, mapping its failure; interruption aborts it on the wire.
+   * With `deadlineMs`, the SDK's request timeout is the call's deadline and becomes core's Timeout.
+   */
+  request<A>(session: Session, phase: string, run: (signal: AbortSignal) => Promise<A>): Effect.Effect<A, TransportFailure>
+  request<A>(
+    session: Session,
+    phase: string,
+    run: (signal: AbortSignal) => Promise<A>,
+    deadlineMs: number
+  ): Effect.Effect<A, TransportFailure | Timeout>
+  request<A>(
+    session: Session,
+    phase: string,
+    run: (signal: AbortSignal) => Promise<A>,
+    deadlineMs?: number
+  ): Effect.Effect<A, TransportFailure | Timeout> {
+    return Effect.callback<A, TransportFailure | Timeout>((resume, signal) => {
       run(signal).then(
         (value) => resume(Effect.succeed(value)),
-        (error) => resume(Effect.fail(fromSdk(this.config.id, error, () => session.describeEnd(), phase)))
+        (error) =>
+          resume(Effect.fail(
+            deadlineMs !== undefined && isTimeout(error)
+              ? new Timeout({ millis: deadlineMs })
+              : fromSdk(this.config.id, error, () => session.describeEnd(), phase)
+          ))
       )
     })
   }

@@ -1,8 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type HookContext, type HooksConfig, Interlock, type ToolCall, ToolCalls, Verdict } from "@interlock/core"
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/server"
-import { Effect, Exit, Fiber, Layer, Schema } from "effect"
-import { TestClock } from "effect/testing"
+import { Effect, Fiber, Layer, Schema } from "effect"
 import { McpHub, McpTransport } from "../src/index.ts"
 import { standard, textResult } from "./fixtures/schema.ts"
 import { allowAll, eventually } from "./helpers.ts"
@@ -28,6 +27,17 @@ const makeServer = (log: { cancelled: Array<string>; progress: number }) => {
     }
     log.progress++
     return textResult("done")
+  })
+  server.registerTool("ticks", {}, async (ctx: any) => {
+    // Six ticks, 100 ms apart: 600 ms in all, each tick well inside a 250 ms deadline.
+    const token = ctx.mcpReq._meta?.progressToken
+    for (let i = 1; i <= 6; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      if (token !== undefined) {
+        await ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress: i, total: 6 } })
+      }
+    }
+    return textResult("ticked 6")
   })
   server.registerResource("note", "note://one", { mimeType: "text/plain" }, async (uri: URL) => ({
     contents: [{ uri: uri.href, text: "the note" }]
@@ -59,7 +69,7 @@ describe("in-memory SDK McpServer", () => {
       const hub = yield* McpHub
       assert.match(hub.status("mem")?.era ?? "", /^(legacy|modern)\/\d{4}-\d{2}-\d{2}$/)
       const names = (yield* calls.listTools("mem")).map((tool) => tool.name)
-      assert.deepStrictEqual([...names].sort(), ["echo", "slow", "steps"])
+      assert.deepStrictEqual([...names].sort(), ["echo", "slow", "steps", "ticks"])
       const denied = yield* Effect.flip(calls.callTool({ serverId: "mem", name: "write_note", args: { text: "x" } }))
       assert.strictEqual(denied._tag, "ProtocolError")
       assert.include(denied.message, "not exposed")
@@ -113,20 +123,35 @@ describe("in-memory SDK McpServer", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("a per-call deadline gives a Timeout and cancels the request on the server", () => {
+  // The deadline is the SDK's request timer (a real timer), so this test runs in real time.
+  it.live("a per-call deadline gives a Timeout and cancels the request on the server", () => {
     const { layer, log } = setup()
     return Effect.gen(function*() {
       const calls = yield* ToolCalls
       yield* calls.callTool({ serverId: "mem", name: "echo", args: { text: "warm" } })
-      const fiber = yield* Effect.forkChild(calls.callTool({ serverId: "mem", name: "slow", args: { tag: "late" } }, { timeout: "5 seconds" }))
-      yield* Effect.yieldNow
-      yield* TestClock.adjust("5 seconds")
-      const exit = yield* Fiber.await(fiber)
-      assert.isTrue(Exit.isFailure(exit))
-      const error = Exit.isFailure(exit) ? exit.cause.reasons[0] : undefined
-      assert.strictEqual((error as any)?.error?._tag, "Timeout")
+      const error = yield* Effect.flip(calls.callTool({ serverId: "mem", name: "slow", args: { tag: "late" } }, { timeout: "150 millis" }))
+      assert.strictEqual(error._tag, "Timeout")
+      assert.strictEqual((error as { millis?: number }).millis, 150)
+      assert.strictEqual(error.receipt?.outcome, "failed")
       yield* eventually(() => log.cancelled.includes("late"))
     }).pipe(Effect.provide(layer))
+  })
+
+  it.live("progress extends the deadline only when the host opts in", () => {
+    const run = (progressExtendsDeadline: boolean) => {
+      const log = { cancelled: [] as Array<string>, progress: 0 }
+      const transport = McpTransport.memory("mem", { server: () => makeServer(log) }, { progressExtendsDeadline })
+      return Effect.gen(function*() {
+        const calls = yield* ToolCalls
+        return yield* Effect.result(calls.callTool({ serverId: "mem", name: "ticks" }, { timeout: "250 millis" }))
+      }).pipe(Effect.provide(Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(transport))))
+    }
+    return Effect.gen(function*() {
+      const strict = yield* run(false)
+      assert.strictEqual(strict._tag === "Failure" ? strict.failure._tag : "ok", "Timeout")
+      const extended = yield* run(true)
+      assert.strictEqual(extended._tag === "Success" ? extended.success.text : "failed", "ticked 6")
+    })
   })
 
   it.live("progress notifications reach the callback", () => {
