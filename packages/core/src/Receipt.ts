@@ -89,6 +89,10 @@ Object.defineProperty(Receipt.prototype, "digest", {
   configurable: true,
   get(this: Receipt) {
     return lazyDigests.get(this)?.digest
+  },
+  // Constructing or decoding a receipt with a digest assigns it: keep it as an own field.
+  set(this: Receipt, digest: string | undefined) {
+    Object.defineProperty(this, "digest", { value: digest, enumerable: true, writable: false, configurable: true })
   }
 })
 
