@@ -13,12 +13,13 @@ import { compileAgentHooks } from "./AgentHooks.ts"
 import { runEvent, STOP } from "./AgentHookRunner.ts"
 import { type AgentOptions, hookTimeoutOf, resolveOptions } from "./AgentOptions.ts"
 import { AgentToolCall, Usage } from "./AgentToolCall.ts"
-import { type Catalog, makeCatalog } from "./Catalog.ts"
+import { type Catalog, catalogCache, makeCatalog } from "./Catalog.ts"
 import { runTurns, settleTurn } from "./Loop.ts"
 import { emit } from "./Metrics.ts"
 import { type End, guardEnd, hookEnv, type LoopEnv, type Progress } from "./RunContext.ts"
 import { RunResult } from "./RunResult.ts"
 import { PendingCall, type RunState } from "./RunState.ts"
+import { trusted } from "./Trusted.ts"
 import { type ExecEnv, execCall, requestDigest, type Slot } from "./ToolExec.ts"
 
 /** Per-run options. */
@@ -85,6 +86,7 @@ export const make = <PE = never, PR = never, AE = never, AR = never, TE = never,
     const toolCalls = Context.get(services, ToolCalls)
     const grants = Context.get(services, Approvals)
     const system = options.system === undefined ? [] : [Prompt.systemMessage({ content: options.system })]
+    const catalogOf = catalogCache()
 
     const loopEnv = (catalog: Catalog): LoopEnv => {
       const exec: ExecEnv = { toolCalls, catalog, suspend: options.approvals === undefined, concurrency: resolved.concurrency, metrics: options.metrics }
@@ -130,7 +132,7 @@ export const make = <PE = never, PR = never, AE = never, AR = never, TE = never,
         const end = yield* guarded
         const durationMs = (yield* Clock.currentTimeMillis) - start
         emit(options.metrics, { type: "run", model: modelName, status: end.status, turns: progress.turns, toolCalls: progress.toolCalls.length, durationMs, ...progress.usage })
-        return new RunResult({
+        return trusted(RunResult, {
           status: end.status,
           text: end.status === "done" ? progress.text : "",
           messages: progress.messages,
@@ -143,13 +145,13 @@ export const make = <PE = never, PR = never, AE = never, AR = never, TE = never,
           error: end.error,
           state: end.state,
           hooks: progress.hookRuns
-        }, { disableChecks: true })
+        })
       })
 
     /** Lists the governed tools; a listing failure ends the run with status error. */
     const withCatalog = (use: (catalog: Catalog) => Effect.Effect<RunResult, InvalidRunState>) =>
       Effect.flatMap(Effect.result(toolCalls.listTools()), (listed) => {
-        if (listed._tag === "Success") return use(makeCatalog(listed.success))
+        if (listed._tag === "Success") return use(catalogOf(listed.success))
         const progress = progressOf([], makeCatalog([]))
         return finish(progress, Effect.succeed({ status: "error", error: listed.failure }), undefined)
       })

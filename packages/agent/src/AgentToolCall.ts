@@ -1,6 +1,7 @@
 /** Token totals and tool-call records of a run. */
 import { Schema } from "effect"
 import { Receipt } from "@interlock/core"
+import { trusted } from "./Trusted.ts"
 
 /** Token totals. */
 export class Usage extends Schema.Class<Usage>("@interlock/agent/Usage")({
@@ -12,7 +13,7 @@ export class Usage extends Schema.Class<Usage>("@interlock/agent/Usage")({
   static readonly zero = new Usage({ inputTokens: 0, outputTokens: 0, totalTokens: 0 })
   /** The sum of two usages. */
   plus(other: Usage): Usage {
-    return new Usage({
+    return trusted(Usage, {
       inputTokens: this.inputTokens + other.inputTokens,
       outputTokens: this.outputTokens + other.outputTokens,
       totalTokens: this.totalTokens + other.totalTokens

@@ -57,3 +57,24 @@ export const makeCatalog = (listed: ReadonlyArray<CoreTool>): Catalog => {
   }
   return { tools, byName, toolkit }
 }
+
+/**
+ * A per-agent cache of catalogs: a listing of the same Tool objects (or of tools with the same
+ * fingerprints) reuses its catalog and Toolkits, so a run does not rebuild them.
+ */
+export const catalogCache = (): ((listed: ReadonlyArray<CoreTool>) => Catalog) => {
+  let last: { readonly listed: ReadonlyArray<CoreTool>; readonly catalog: Catalog } | undefined
+  const byKey = new Map<string, Catalog>()
+  return (listed) => {
+    if (last !== undefined && last.listed.length === listed.length && last.listed.every((tool, i) => tool === listed[i])) return last.catalog
+    const key = listed.map((tool) => `${tool.serverId}\u0000${tool.name}\u0000${tool.fingerprint}`).join("\n")
+    let catalog = byKey.get(key)
+    if (catalog === undefined) {
+      if (byKey.size >= 64) byKey.clear()
+      catalog = makeCatalog(listed)
+      byKey.set(key, catalog)
+    }
+    last = { listed, catalog }
+    return catalog
+  }
+}

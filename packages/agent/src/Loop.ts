@@ -15,6 +15,7 @@ import { withRetries } from "./Resilience.ts"
 import { type End, guardEnd, hookEnv, type LoopEnv, notify, type Progress } from "./RunContext.ts"
 import { RunState, SettledCall } from "./RunState.ts"
 import { execTurn, type ModelCall, type Slot } from "./ToolExec.ts"
+import { trusted } from "./Trusted.ts"
 
 /** The tool-result message of a turn. */
 export const toolMessage = (calls: ReadonlyArray<{ readonly id: string; readonly name: string; readonly output: string; readonly isError: boolean }>) =>
@@ -56,7 +57,7 @@ const usageOf = (response: LanguageModel.GenerateTextResponse<any, any>): Usage 
   const usage = response.usage
   const input = usage.inputTokens.total ?? 0
   const output = usage.outputTokens.total ?? 0
-  return new Usage({ inputTokens: input, outputTokens: output, totalTokens: input + output })
+  return trusted(Usage, { inputTokens: input, outputTokens: output, totalTokens: input + output })
 }
 
 const callModel = (env: LoopEnv, progress: Progress) =>

@@ -59,6 +59,18 @@ export const infoOf = (error: AiError.AiError, attempt: number): ModelErrorInfo 
   }
 }
 
+const schedules = new WeakMap<RetryPolicy, Schedule.Schedule<Duration.Duration, AiError.AiError>>()
+
+/** The backoff schedule of a policy (built once per policy). */
+const scheduleOf = (policy: RetryPolicy): Schedule.Schedule<Duration.Duration, AiError.AiError> => {
+  let schedule = schedules.get(policy)
+  if (schedule === undefined) {
+    schedule = backoff(policy)
+    schedules.set(policy, schedule)
+  }
+  return schedule
+}
+
 /** The backoff schedule: exponential with jitter, capped, and never shorter than Retry-After. */
 export const backoff = (policy: RetryPolicy): Schedule.Schedule<Duration.Duration, AiError.AiError> =>
   Schedule.exponential(Duration.millis(policy.baseMs)).pipe(
@@ -98,7 +110,7 @@ export const withRetries = <A>(
     onAttemptFailed(info, willRetry)
     return willRetry
   }
-  return Effect.retry(attempt, { schedule: backoff(policy), while: decide }).pipe(
+  return Effect.retry(attempt, { schedule: scheduleOf(policy), while: decide }).pipe(
     Effect.map((value) => ({ value, attempts })),
     Effect.mapError((error) => new ModelFailed({ reason: error.reason._tag, status: statusOf(error), attempts }))
   )

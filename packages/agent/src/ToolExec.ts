@@ -10,6 +10,7 @@ import { AgentToolCall } from "./AgentToolCall.ts"
 import type { Catalog } from "./Catalog.ts"
 import { emit, type MetricsSink } from "./Metrics.ts"
 import { PendingCall } from "./RunState.ts"
+import { trusted } from "./Trusted.ts"
 
 /** A tool call as the model asked for it. */
 export interface ModelCall {
@@ -49,7 +50,7 @@ export const requestDigest = (serverId: string, name: string, args: JsonObject):
 
 const settled = (call: ModelCall, turn: number, output: string, isError: boolean, result?: { readonly receipt?: AgentToolCall["receipt"] }): Slot => ({
   _tag: "settled",
-  call: new AgentToolCall({
+  call: trusted(AgentToolCall, {
     id: call.id,
     name: call.name,
     args: Canonical.isJson(call.params) ? call.params : null,
