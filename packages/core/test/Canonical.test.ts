@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { Canonical, ToolCall } from "../src/index.ts"
+import { Canonical, Receipt, ToolCall } from "../src/index.ts"
+import { makeReceipt } from "../src/Receipt.ts"
 import { makeToolCall } from "../src/ToolCall.ts"
 
 const shuffleKeys = (value: unknown, seed: number): unknown => {
@@ -76,5 +77,21 @@ describe("ToolCall digest", () => {
     const b = makeToolCall({ serverId: "s", name: "t", args: { x: 1 }, callId: "2", meta: { m: true } })
     assert.strictEqual(a.digest, b.digest)
     assert.instanceOf(a, ToolCall)
+  })
+})
+
+describe("receipts", () => {
+  it("carry the final call's digest lazily, and keep one given to them (decoded, constructed)", () => {
+    const call = makeToolCall({ serverId: "s", name: "t", args: { x: 1 }, callId: "1" })
+    const fields = { callId: "1", serverId: "s", name: "t", hooks: [], sent: true, outcome: "ok" as const }
+    const lazy = makeReceipt(fields, call)
+    assert.strictEqual(lazy.digest, call.digest)
+    const json = JSON.parse(JSON.stringify(lazy))
+    assert.strictEqual(json.digest, call.digest)
+    const decoded = Schema.decodeUnknownSync(Receipt)(json)
+    assert.strictEqual(decoded.digest, call.digest)
+    assert.deepStrictEqual(Schema.encodeSync(Receipt)(lazy), Schema.encodeSync(Receipt)(decoded))
+    assert.strictEqual(new Receipt({ ...fields, digest: "abc" }).digest, "abc")
+    assert.strictEqual(new Receipt(fields).digest, undefined)
   })
 })
