@@ -14,6 +14,7 @@ import type { ClaudeInputOf } from "./ClaudeEvent.ts"
 import { type CompiledClaudeHooks, invoke, select } from "./ClaudeHook.ts"
 import type { ClaudeFailureKind } from "./Errors.ts"
 import { read, type Reading } from "./Reading.ts"
+import { coerce } from "./ReturnValue.ts"
 
 /** The agent-level events. */
 export const AGENT_EVENTS = ["UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop", "PreCompact", "Notification"] as const
@@ -63,6 +64,17 @@ export const outcomeOf = (event: AgentEventName, reading: Reading): AgentOutcome
     customInstructions: reading.customInstructions,
     systemMessage: reading.systemMessage
   }
+}
+
+/**
+ * Decodes one hook's return (a shorthand, an output object, or a command's JSON output) for an
+ * agent-level event into its outcome. A value outside the hook protocol is Failed (bad_return).
+ */
+export const decodeAgentOutput = (event: AgentEventName, value: unknown, hookId = "hook"): AgentOutcome => {
+  const { output, warnings } = coerce(value, event)
+  if (warnings.length > 0) return { _tag: "Failed", hookId, kind: "bad_return" }
+  const reading = read(output)
+  return reading.async ? { _tag: "Continue" } : outcomeOf(event, reading)
 }
 
 const joined = (parts: ReadonlyArray<string | undefined>): string | undefined => {

@@ -2,7 +2,15 @@
  * @interlock/claude: Claude Code compatibility. Claude-style hooks and command hooks in the
  * Interlock pipeline, Claude Code settings.json loading, and the `interlock claude-hook` bridge.
  */
-export { AGENT_EVENTS, type AgentEventInput, type AgentEventName, type AgentOutcome, DEFAULT_AGENT_HOOK_TIMEOUT_MS, isAgentEvent } from "./AgentEvents.ts"
+export {
+  AGENT_EVENTS,
+  type AgentEventInput,
+  type AgentEventName,
+  type AgentOutcome,
+  decodeAgentOutput,
+  DEFAULT_AGENT_HOOK_TIMEOUT_MS,
+  isAgentEvent
+} from "./AgentEvents.ts"
 export { AuditDecision, AuditHook, AuditRow, AuditSink, type AuditSinkShape } from "./AuditSink.ts"
 /** The bridge: `Bridge.run(stdin, options)` and `Bridge.failure(stdin, reason)`. */
 export * as Bridge from "./Bridge.ts"

@@ -2,7 +2,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
-import { type AgentEventInput, type ClaudeHooksConfig, ClaudeHooks, type ClaudeReturn } from "../src/index.ts"
+import { type AgentEventInput, type ClaudeHooksConfig, ClaudeHooks, type ClaudeReturn, decodeAgentOutput } from "../src/index.ts"
 
 const outcome = (config: ClaudeHooksConfig, input: AgentEventInput) =>
   Effect.flatMap(ClaudeHooks.compile(config), (hooks) => ClaudeHooks.runAgentEvent(hooks, input))
@@ -102,4 +102,24 @@ describe("agent-level events", () => {
       const marker = yield* outcome(hooksOf("UserPromptSubmit", { async: true, asyncTimeout: 100 }), prompt)
       assert.strictEqual(marker._tag, "Continue")
     }))
+})
+
+describe("decodeAgentOutput", () => {
+  it("decodes shorthands and wire outputs into typed outcomes", () => {
+    assert.deepStrictEqual(decodeAgentOutput("UserPromptSubmit", { decision: "block", reason: "no" }), { _tag: "Block", reason: "no" })
+    assert.deepStrictEqual(decodeAgentOutput("Stop", ["block", { reason: "go on" }]), { _tag: "KeepGoing", reason: "go on" })
+    assert.deepStrictEqual(decodeAgentOutput("SubagentStop", { continue: false, stopReason: "done" }), { _tag: "Halt", stopReason: "done" })
+    assert.deepStrictEqual(decodeAgentOutput("Notification", "ok"), {
+      _tag: "Continue",
+      additionalContext: undefined,
+      customInstructions: undefined,
+      systemMessage: undefined
+    })
+    assert.strictEqual(
+      (decodeAgentOutput("UserPromptSubmit", { hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: "ctx" } }) as { additionalContext?: string }).additionalContext,
+      "ctx"
+    )
+    assert.deepStrictEqual(decodeAgentOutput("PreCompact", { async: true }), { _tag: "Continue" })
+    assert.deepStrictEqual(decodeAgentOutput("Stop", "allow", "h1"), { _tag: "Failed", hookId: "h1", kind: "bad_return" })
+  })
 })
