@@ -74,12 +74,21 @@ const sameJson = (a: unknown, b: unknown): boolean => Canonical.canonicalJson(a 
 export const preAnswer = (g: Governed): Answer => {
   const error = errorOf(g.exit)
   if (Exit.isSuccess(g.exit) && g.receipt?.outcome === "halted") {
+    const rule = g.receipt.hooks.find((run) => run.status === "halt")?.id
     const stop = haltOf(g.exit.value.meta)
-    const reason = stop !== undefined ? stop || "Stopped by an Interlock hook" : g.exit.value.text.slice(0, 2_000) || "Answered by an Interlock hook"
-    const deny = { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } as const
-    return stop !== undefined
-      ? { output: { continue: false, stopReason: reason, hookSpecificOutput: deny }, decision: "halt", reason }
-      : { output: { hookSpecificOutput: deny }, decision: "deny", reason }
+    if (stop !== undefined) {
+      const reason = stop || "Stopped by an Interlock hook"
+      const deny = { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } as const
+      return { output: { continue: false, stopReason: reason, hookSpecificOutput: deny }, decision: "halt", reason, rule }
+    }
+    // A hook answered for the tool: Claude gets the answer as the reason; the audit row never holds it.
+    const answer = g.exit.value.text.slice(0, 2_000) || "Answered by an Interlock hook"
+    return {
+      output: { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: answer } },
+      decision: "deny",
+      reason: "a hook answered for the tool (Halt)",
+      rule
+    }
   }
   if (error !== undefined || g.sent === undefined) {
     if (g.asked !== undefined && error?._tag === "Denied" && error.reason._tag === "ApprovalDenied") {

@@ -197,7 +197,8 @@ export const command = (options: CommandOptions): ClaudeHookSpec => {
   return {
     run,
     ...(options.id === undefined ? {} : { id: options.id }),
-    ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }),
+    // An invalid timeout is passed on as written, so compiling the config rejects it by name.
+    timeout: timeoutMs ?? options.timeout ?? Number.NaN,
     ...(options.async === true ? { async: true } : {})
   }
 }

@@ -107,6 +107,7 @@ describe("PreToolUse", () => {
     Effect.gen(function*() {
       const r = yield* bridge(pre("Answer", {}))
       assert.deepStrictEqual(r.json, preOut({ permissionDecision: "deny", permissionDecisionReason: "42" }))
+      assert.deepInclude(r.rows[0], { decision: "deny", rule: "answer", reason: "a hook answered for the tool (Halt)" })
     }))
 
   it.effect("a Claude-style halt stops the run (continue: false) and denies the call", () =>
@@ -117,7 +118,7 @@ describe("PreToolUse", () => {
         stopReason: "kill switch pulled",
         ...preOut({ permissionDecision: "deny", permissionDecisionReason: "kill switch pulled" })
       })
-      assert.deepInclude(r.rows[0], { decision: "halt" })
+      assert.deepInclude(r.rows[0], { decision: "halt", rule: "kill-switch" })
     }))
 
   it.effect("a hook's additionalContext reaches Claude", () =>

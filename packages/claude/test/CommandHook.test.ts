@@ -142,6 +142,14 @@ echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"
       assert.strictEqual(failure.exitCode, 127)
     }))
 
+  it.effect("an invalid timeout is rejected when the config is compiled", () =>
+    Effect.gen(function*() {
+      for (const timeout of [-5, 0, "soon"]) {
+        const error = yield* Effect.flip(ClaudeHooks.compile({ PreToolUse: [{ hooks: [Hook.command({ command: "true", timeout: timeout as never })] }] }))
+        assert.deepInclude(error, { _tag: "SettingsError", path: "hooks.PreToolUse[0].hooks[0]" })
+      }
+    }))
+
   it.live("a working directory that does not exist: spawn", () =>
     Effect.gen(function*() {
       const failure = failureOf(yield* runHook(Hook.command({ command: "true", cwd: dir.path("missing-dir") })))
