@@ -12,7 +12,7 @@ import type { Client } from "./Client.ts"
 import { type CallError, Denied, HookFailed, ProtocolError, Timeout, TransportError } from "./Errors.ts"
 import { type ChainEnd, type ChainSpec, type Recorder, runChain, STOP } from "./HookChain.ts"
 import { HookContext } from "./HookContext.ts"
-import { deny as policyDeny, type PolicyDecision } from "./Policy.ts"
+import { deny as policyDeny, type PolicyDecision } from "./PolicyDecision.ts"
 import { type ApprovalRecord, type CallOutcome, type HookRun, makeReceipt, type PolicyRecord, type Receipt } from "./Receipt.ts"
 import { now, recordCall, startSpan } from "./Telemetry.ts"
 import type { CallInput, CallOptions } from "./ToolCalls.ts"
@@ -54,6 +54,7 @@ const failedSpec = (call: ToolCall, ctx: HookContext): ChainSpec<CallError> => (
 const POST_INPUT = { event: "postToolCall" } as const
 const FAILED_INPUT = { event: "toolCallFailed" } as const
 const POLICY_FAILED = policyDeny("the policy did not decide in time")
+const NO_FACTS = {}
 
 const millisOf = (input: Duration.Input | undefined, fallback: number): number => {
   if (input === undefined) return fallback
@@ -91,7 +92,8 @@ const withReceipt = (error: CallError, receipt: Receipt): CallError => {
 }
 
 const decidePolicy = (client: Client, call: ToolCall, ctx: HookContext): PolicyDecision | Effect.Effect<PolicyDecision> => {
-  const decision: Effect.Effect<PolicyDecision> = client.policy.decide(call, ctx)
+  const tool = client.transport.describeTool?.(call.serverId, call.name)
+  const decision: Effect.Effect<PolicyDecision> = client.policy.decide(call, ctx, tool === undefined ? NO_FACTS : { tool })
   // A policy that answered at once (the built-ins do) costs no timer.
   if (Exit.isExit(decision)) {
     const exit = decision as Exit.Exit<PolicyDecision>

@@ -20,6 +20,8 @@ export interface Client {
   readonly callTimeoutMs: number
   /** Deadline of a policy decision that does not answer at once, in ms. */
   readonly policyTimeoutMs: number
+  /** Drop from listings the tools the policy would deny outright. */
+  readonly hideDenied: boolean
   /** Deny calls to tools whose definition changed since it was pinned. */
   readonly pinTools: boolean
   /** The client's tools filter: false hides the tool (calls are Denied, listings drop it). */

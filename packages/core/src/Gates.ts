@@ -81,8 +81,12 @@ export const listTools = (client: Client, serverId: string | undefined, options:
   operation<ReadonlyArray<Tool>, HookFailed | TransportFailure>("listTools", serverId ?? "*", "tools", (recorder) =>
     Effect.gen(function*() {
       const listed = yield* client.transport.listTools(serverId)
-      const exposed = listed.filter((tool) => client.exposed(tool.serverId, tool.name))
-      const end = yield* runChain(client.env, recorder, client.byEvent.toolsListed, exposed, () => listSpec(contextFor(client, serverId ?? "*", options)))
+      const ctx = contextFor(client, serverId ?? "*", options)
+      const visible = client.policy.visible
+      const exposed = listed.filter((tool) =>
+        client.exposed(tool.serverId, tool.name) && (!client.hideDenied || visible === undefined || visible(tool, ctx))
+      )
+      const end = yield* runChain(client.env, recorder, client.byEvent.toolsListed, exposed, () => listSpec(ctx))
       if (end._tag === "Failed") return yield* new HookFailed({ hookId: end.hook.id, event: "toolsListed", kind: end.kind })
       return end.state
     }))

@@ -37,6 +37,11 @@ export interface Settings {
   readonly tools?: ToolsFilter
   /** Deny calls to a tool whose definition changed since first seen (needs a transport that pins tools). */
   readonly pinTools?: boolean
+  /**
+   * Drop from listings the tools the policy would deny whatever the arguments (one policy over
+   * listings and calls), so a model is not offered tools it can never use. Default false.
+   */
+  readonly hideDenied?: boolean
 }
 
 /** Options of {@link layer}: settings plus the hooks config and the policy and approvals Layers. */
@@ -108,6 +113,7 @@ export const make = (settings: Settings = {}) =>
       callTimeoutMs,
       policyTimeoutMs,
       pinTools: settings.pinTools === true,
+      hideDenied: settings.hideDenied === true,
       exposed
     }
     return ToolCalls.of({

@@ -104,6 +104,7 @@ export const nativeTransport = <R>(
     listTools: (id) => (id === undefined || id === serverId ? Effect.succeed(listed) : unknownServer(id)),
     readResource: (id) => (id === serverId ? unsupported(serverId, "resources/read") : unknownServer(id)),
     getPrompt: (id) => (id === serverId ? unsupported(serverId, "prompts/get") : unknownServer(id)),
-    era: () => "native"
+    era: () => "native",
+    describeTool: (id, name) => (id === serverId ? listed.find((tool) => tool.name === name) : undefined)
   }
 }

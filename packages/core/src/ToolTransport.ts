@@ -43,6 +43,11 @@ export interface ToolTransportShape {
    */
   readonly toolChanged?: ((serverId: string, name: string) => boolean) | undefined
   /**
+   * The tool's definition as last listed (annotations included), for the policy. Optional: a
+   * policy that asks for annotations treats an undescribed tool as having MCP's defaults.
+   */
+  readonly describeTool?: ((serverId: string, name: string) => Tool | undefined) | undefined
+  /**
    * True when callTool enforces `timeoutMs` itself (failing with core's `Timeout`), for example
    * through the MCP SDK's request timeout; the pipeline then sets no timer of its own.
    */

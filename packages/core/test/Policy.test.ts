@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Layer, Schema } from "effect"
 import { TestClock } from "effect/testing"
-import { ConfigError, Denied, HookContext, Policy, type PolicyDecision, type PolicyRule, Principal } from "../src/index.ts"
-import { compileRules } from "../src/Policy.ts"
+import { ConfigError, Denied, effectiveHints, HookContext, Interlock, NativeTool, Policy, type PolicyDecision, type PolicyRule, Principal, Tool, ToolCalls, ToolTransport } from "../src/index.ts"
+import { compileRules } from "../src/PolicyRules.ts"
 import { makeToolCall } from "../src/ToolCall.ts"
 import { canonicalName } from "../src/Names.ts"
 import { parseMatcher } from "../src/Matcher.ts"
@@ -15,7 +15,7 @@ const toolCall = (serverId: string, name: string, args: Record<string, any> = {}
 const decide = (rules: ReadonlyArray<PolicyRule>, fallback: "allow" | "deny" | "ask", serverId: string, name: string, args = {}, principal?: string): PolicyDecision => {
   const f = compileRules({ rules, default: fallback })
   if (f instanceof ConfigError) throw new Error(f.message)
-  return f(toolCall(serverId, name, args), ctx(principal))
+  return f.decide(toolCall(serverId, name, args), ctx(principal))
 }
 
 describe("Policy.rules", () => {
@@ -116,5 +116,54 @@ describe("custom policies fail closed", () => {
       assert.strictEqual((yield* policy.decide(toolCall("s", "t"), ctx("bob")))._tag, "Deny")
       const bad = yield* Effect.exit(Layer.build(Policy.rules({ rules: [{ match: 3 as never, decision: "allow" }] })))
       assert.isTrue(Exit.isFailure(bad))
+    }))
+})
+
+describe("one policy over listings and calls; annotations as inputs", () => {
+  const readTool = NativeTool.make({ name: "read", parameters: Schema.Struct({}), annotations: { readOnlyHint: true }, run: () => "r" })
+  const dropTool = NativeTool.make({ name: "drop", parameters: Schema.Struct({}), annotations: { destructiveHint: true }, run: () => "d" })
+  const plainTool = NativeTool.make({ name: "plain", parameters: Schema.Struct({ path: Schema.String }), run: () => "p" })
+  const policy = Policy.rules({
+    rules: [
+      { id: "destructive-needs-a-human", match: "*", annotations: { destructiveHint: true, readOnlyHint: false }, decision: "deny", reason: "destructive" },
+      { id: "read-only", match: "*", annotations: { readOnlyHint: true }, decision: "allow" }
+    ],
+    default: "deny"
+  })
+  const layerWith = (hideDenied: boolean) =>
+    Interlock.layer({ policy, hideDenied }).pipe(Layer.provide(ToolTransport.fromTools([readTool, dropTool, plainTool])))
+
+  it("effective hints follow MCP's defaults, and an undescribed tool counts as destructive", () => {
+    assert.deepStrictEqual(effectiveHints(undefined), { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true })
+    assert.deepStrictEqual(
+      effectiveHints(new Tool({ serverId: "s", name: "t", inputSchema: {}, annotations: { readOnlyHint: true, destructiveHint: true } })),
+      { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true }
+    )
+  })
+
+  it.effect("rules on annotations decide calls; tools without annotations are treated as destructive", () =>
+    Effect.gen(function*() {
+      const calls = yield* ToolCalls
+      const read = yield* calls.callTool({ serverId: "local", name: "read" })
+      assert.deepStrictEqual(read.receipt?.policy, { decision: "allow", rule: "read-only" })
+      for (const name of ["drop", "plain"]) {
+        const error = yield* Effect.flip(calls.callTool({ serverId: "local", name, args: { path: "x" } }))
+        assert.deepStrictEqual((error as Denied).reason, { _tag: "PolicyDenied", rule: "destructive-needs-a-human", message: "destructive" })
+      }
+    }).pipe(Effect.provide(layerWith(false))))
+
+  it.effect("with hideDenied, listings drop the tools every call to which would be denied", () =>
+    Effect.gen(function*() {
+      const shown = yield* Effect.provide(Effect.flatMap(ToolCalls, (c) => c.listTools()), layerWith(true))
+      assert.deepStrictEqual(shown.map((t) => t.name), ["read"])
+      const all = yield* Effect.provide(Effect.flatMap(ToolCalls, (c) => c.listTools()), layerWith(false))
+      assert.deepStrictEqual(all.map((t) => t.name), ["read", "drop", "plain"])
+      const conditional = compileRules({ rules: [{ match: "*", decision: "allow", when: (args) => args.ok === true }], default: "deny" })
+      assert.notInstanceOf(conditional, ConfigError)
+      if (!(conditional instanceof ConfigError)) {
+        assert.isTrue(conditional.visible(new Tool({ serverId: "s", name: "t", inputSchema: {} }), ctx()), "a rule with a condition might allow")
+      }
+      const bad = compileRules({ rules: [{ match: "*", decision: "allow", annotations: { readOnly: true } as never }] })
+      assert.strictEqual((bad as ConfigError).path, "policy.rules[0]")
     }))
 })
