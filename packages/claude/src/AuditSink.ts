@@ -3,6 +3,7 @@
  * holds what was decided and by whom (rule, hooks), never the arguments or results of a call.
  */
 import { Context, Effect, Layer, Schema } from "effect"
+import { Receipt } from "@interlock/core"
 
 /** What the bridge answered. */
 export const AuditDecision = Schema.Literals([
@@ -59,7 +60,15 @@ export class AuditRow extends Schema.Class<AuditRow>("@interlock/claude/AuditRow
   /** Digest of the final call (after rewrites), for tool calls that reached the policy. */
   digest: Schema.optional(Schema.String),
   /** True when hooks rewrote the call's input. */
-  rewritten: Schema.optional(Schema.Boolean)
+  rewritten: Schema.optional(Schema.Boolean),
+  /** How long the bridge took to decide, in ms. */
+  durationMs: Schema.Number,
+  /**
+   * The receipt of the governed stage (tool events): hooks, policy, approval; no arguments or
+   * results. The bridge never runs the tool: on PreToolUse `sent` means the call passed Interlock
+   * and Claude Code may run it.
+   */
+  receipt: Schema.optional(Receipt)
 }) {}
 
 /** The service interface: record one row. A failure is reported; an allow whose row fails becomes a deny. */

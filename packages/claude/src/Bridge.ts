@@ -9,7 +9,7 @@
  * block, halt), never allow. An allow whose audit row cannot be written becomes a deny.
  */
 import { Cause, Clock, Effect, Exit } from "effect"
-import { HookContext, type Hooks, type Interlock, type Policy, ToolResult } from "@interlock/core"
+import { HookContext, type Hooks, type Interlock, type Policy, type Receipt, ToolResult } from "@interlock/core"
 import { type AgentEventInput, isAgentEvent, runAgentEvent } from "./AgentEvents.ts"
 import { AuditRow, AuditSink } from "./AuditSink.ts"
 import { type Answer, approvalAnswer, auditHooks, failureAnswer, permissionAnswer, postAnswer, preAnswer } from "./BridgeAnswers.ts"
@@ -99,7 +99,7 @@ const EMPTY_HOOKS = Object.fromEntries(
     .map((event) => [event, []])
 ) as unknown as CompiledClaudeHooks
 
-const rowOf = (input: ClaudeInput, at: number, answer: Answer, hooks: ReturnType<typeof auditHooks>) => {
+const rowOf = (input: ClaudeInput, at: number, durationMs: number, answer: Answer, receipt: Receipt | undefined) => {
   const tool = "tool_name" in input && typeof input.tool_name === "string" ? fromClaudeName(input.tool_name) : undefined
   const toolUseId = (input as { tool_use_id?: unknown }).tool_use_id
   return new AuditRow({
@@ -113,22 +113,25 @@ const rowOf = (input: ClaudeInput, at: number, answer: Answer, hooks: ReturnType
     decision: answer.decision,
     rule: answer.rule,
     reason: answer.reason,
-    hooks,
+    hooks: auditHooks(receipt),
     digest: answer.digest,
-    rewritten: answer.rewritten
+    rewritten: answer.rewritten,
+    durationMs,
+    receipt
   })
 }
 
 /** Answers an event that was read, failing closed on any failure, and audits the answer. */
 const answerEvent = (input: ClaudeInput, options: BridgeOptions): Effect.Effect<BridgeResult, never, Hooks | Policy | AuditSink> =>
   Effect.gen(function*() {
+    const start = yield* Clock.currentTimeMillis
     const decided = yield* Effect.exit(decide(input, options))
     const { answer, receipt } = Exit.isSuccess(decided)
       ? decided.value
       : { answer: failClosed(input, Cause.hasInterruptsOnly(decided.cause) ? "Interlock was interrupted" : "Interlock failed to evaluate this event"), receipt: undefined }
     const sink = yield* AuditSink
-    const at = yield* Clock.currentTimeMillis
-    const recorded = yield* Effect.exit(Effect.suspend(() => sink.record(rowOf(input, at, answer, auditHooks(receipt)))))
+    const end = yield* Clock.currentTimeMillis
+    const recorded = yield* Effect.exit(Effect.suspend(() => sink.record(rowOf(input, start, end - start, answer, receipt))))
     if (Exit.isFailure(recorded) && answer.decision === "allow") {
       return answered(failClosed(input, "Interlock could not record this decision in its audit store"))
     }

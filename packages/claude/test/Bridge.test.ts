@@ -29,6 +29,8 @@ describe("PreToolUse", () => {
         rewritten: false
       })
       assert.strictEqual(r.rows[0].digest?.length, 64)
+      assert.deepInclude(r.rows[0].receipt, { serverId: "claude", name: "Bash", callId: "toolu_1", policy: { decision: "allow", rule: "allow-ls" }, sent: true })
+      assert.strictEqual(r.rows[0].durationMs, 0, "TestClock: no time passes")
     }))
 
   it.effect("an MCP tool is server/tool for the rules", () =>
