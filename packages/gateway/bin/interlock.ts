@@ -1,4 +1,7 @@
 #!/usr/bin/env node
-// The interlock CLI. Implemented in the gateway issue.
-console.error("interlock: not implemented yet")
-process.exit(1)
+// The interlock CLI: `npx interlock --help`. Runs on Node 24, which strips the types.
+import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { Effect } from "effect"
+import { run } from "../src/cli/Cli.ts"
+
+run.pipe(Effect.scoped, Effect.provide(NodeServices.layer), NodeRuntime.runMain)

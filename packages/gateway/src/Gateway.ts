@@ -6,7 +6,7 @@
  */
 import { type ConfigError, Principal, type TransportFailure } from "@interlock/core"
 import { McpHub, type McpHubShape, type ServerConfig as HubServer } from "@interlock/mcp"
-import { Context, Effect, FiberSet, Layer, Redacted } from "effect"
+import { Context, Effect, FiberSet, Layer } from "effect"
 import { ApprovalQueue, type ApprovalQueueShape } from "./ApprovalQueue.ts"
 import { type AuditError, AuditStore, type AuditStoreShape } from "./AuditStore.ts"
 import type { FrontDeps } from "./FrontServer.ts"
@@ -96,6 +96,3 @@ const make = (plan: Plan) =>
       principalFor: (token) => principals.get(token)
     })
   })
-
-/** The gateway token's value, for printing a connect snippet (never logged elsewhere). */
-export const revealToken = (plan: Plan): string | undefined => (plan.listen.token === undefined ? undefined : Redacted.value(plan.listen.token))

@@ -144,7 +144,7 @@ export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan 
     predicates: loaded.predicates,
     pinTools: config.pinTools === true,
     audit: {
-      path: audit.enabled === false ? undefined : path.resolve(loaded.baseDir, audit.path ?? ".interlock/audit.db"),
+      path: audit.enabled === false ? undefined : audit.path === ":memory:" ? ":memory:" : path.resolve(loaded.baseDir, audit.path ?? ".interlock/audit.db"),
       capture: audit.capture ?? "metadata"
     },
     approvals: { timeoutMs: Math.round((config.approvals?.timeoutSeconds ?? 120) * 1000), route: config.approvals?.via ?? "auto" },

@@ -1,0 +1,57 @@
+/** `interlock audit [--db F] [--json] [--limit N] [--follow]`: query or tail the audit store. */
+import { Console, Effect, Schedule } from "effect"
+import { Command, Flag } from "effect/cli"
+import { existsSync } from "node:fs"
+import type { AuditRecord } from "../AuditRecord.ts"
+import { AuditError } from "../AuditStore.ts"
+import * as SqliteAuditStore from "../SqliteAuditStore.ts"
+import { userFacing } from "./Shared.ts"
+
+/** One row as a line of text. */
+export const formatRow = (row: AuditRecord): string => {
+  const policy = row.decision === undefined ? "-" : `${row.decision}${row.rule === undefined ? "" : ` (${row.rule})`}`
+  const hooks = (row.receipt?.hooks ?? []).map((run) => `${run.id}:${run.status}`).join(",")
+  return [
+    String(row.id ?? "").padStart(5),
+    new Date(row.time).toISOString(),
+    (row.principal ?? "-").padEnd(8),
+    `${row.server}/${row.tool}`.padEnd(28),
+    policy.padEnd(18),
+    (row.approval ?? "-").padEnd(14),
+    row.outcome.padEnd(10),
+    `${row.durationMs.toFixed(1)}ms`.padStart(9),
+    hooks
+  ].join("  ")
+}
+
+const print = (rows: ReadonlyArray<AuditRecord>, json: boolean) =>
+  Effect.forEach(rows, (row) => Console.log(json ? JSON.stringify(row) : formatRow(row)), { discard: true })
+
+/** The audit command. */
+export const auditCommand = Command.make(
+  "audit",
+  {
+    db: Flag.String("db").pipe(Flag.withDescription("The audit database"), Flag.withDefault(".interlock/audit.db")),
+    json: Flag.Boolean("json").pipe(Flag.withDescription("One JSON object per line"), Flag.withDefault(false)),
+    limit: Flag.Int("limit").pipe(Flag.withDescription("How many recent rows"), Flag.withDefault(50)),
+    follow: Flag.Boolean("follow").pipe(Flag.withAlias("f"), Flag.withDescription("Keep printing new rows as they are written"), Flag.withDefault(false))
+  },
+  ({ db, json, follow, limit }) =>
+    userFacing(Effect.gen(function*() {
+      if (!existsSync(db)) return yield* new AuditError({ operation: "open", detail: `${db} does not exist` })
+      const store = yield* Effect.acquireRelease(
+        Effect.try({ try: () => SqliteAuditStore.open(db), catch: () => new AuditError({ operation: "open", detail: `could not open ${db}` }) }),
+        (store) => Effect.sync(() => store.close())
+      )
+      const rows = [...(yield* store.query({ limit }))].reverse()
+      yield* print(rows, json)
+      if (!follow) return
+      let last = rows.length > 0 ? rows[rows.length - 1].id ?? 0 : 0
+      yield* Effect.gen(function*() {
+        const fresh = [...(yield* store.query({ afterId: last, limit: 1000 }))].reverse()
+        if (fresh.length > 0) last = fresh[fresh.length - 1].id ?? last
+        yield* print(fresh, json)
+      }).pipe(Effect.repeat(Schedule.spaced("500 millis")))
+    }).pipe(Effect.scoped))
+).pipe(Command.withDescription("Query or tail the audit store"))
+

@@ -1,0 +1,68 @@
+/**
+ * `interlock claude-hook --config F`: Claude Code runs this as a command hook. It reads one hook
+ * event on stdin and answers in Claude Code's format through @interlock/claude's bridge, with the
+ * gateway's config (hooks and policy) and audit store. A config that does not load answers closed.
+ */
+import { ConfigError, Hooks } from "@interlock/core"
+import { AuditSink, Bridge } from "@interlock/claude"
+import { Effect, Layer } from "effect"
+import { Command, Flag } from "effect/cli"
+import { AuditRecord } from "../AuditRecord.ts"
+import { AuditStore } from "../AuditStore.ts"
+import { auditLayer } from "../Gateway.ts"
+import { makePlan } from "../Plan.ts"
+import { policyLayer } from "../PolicyConfig.ts"
+import { loadFrom } from "./Shared.ts"
+
+const readStdin = (): Promise<string> =>
+  new Promise((resolve, reject) => {
+    let text = ""
+    process.stdin.setEncoding("utf8")
+    process.stdin.on("data", (chunk: string) => (text += chunk))
+    process.stdin.on("end", () => resolve(text))
+    process.stdin.on("error", reject)
+  })
+
+const POLICY_DECISIONS = new Set(["allow", "deny", "ask"])
+
+/** The bridge's audit rows, written to the gateway's audit store. */
+export const auditSinkLayer: Layer.Layer<AuditSink, never, AuditStore> = Layer.effect(
+  AuditSink,
+  Effect.map(Effect.service(AuditStore), (store) => ({
+    record: (row) =>
+      store.record(new AuditRecord({
+        time: row.at,
+        callId: row.toolUseId ?? "",
+        server: row.serverId ?? "claude-code",
+        tool: row.tool ?? row.event,
+        outcome: row.decision,
+        durationMs: 0,
+        ...(POLICY_DECISIONS.has(row.decision) ? { decision: row.decision as "allow" | "deny" | "ask" } : {}),
+        ...(row.rule === undefined ? {} : { rule: row.rule }),
+        ...(row.digest === undefined ? {} : { digest: row.digest }),
+        principal: "claude-code"
+      }))
+  }))
+)
+
+/** The claude-hook command. */
+export const claudeHookCommand = Command.make(
+  "claude-hook",
+  { config: Flag.String("config").pipe(Flag.withAlias("c"), Flag.withDescription("The gateway config whose hooks and policy apply"), Flag.optional) },
+  ({ config }) =>
+    Effect.gen(function*() {
+      const stdin = yield* Effect.promise(readStdin)
+      const result = yield* Effect.gen(function*() {
+        const loaded = yield* loadFrom(config)
+        const plan = makePlan(loaded)
+        if (plan instanceof ConfigError) return yield* plan
+        const services = Layer.mergeAll(Hooks.layer(plan.hooks), policyLayer(plan.loaded.config, plan.predicates), auditSinkLayer).pipe(
+          Layer.provide(auditLayer(plan))
+        )
+        return yield* Effect.provide(Bridge.run(stdin, {}), services)
+      }).pipe(Effect.catch((error) => Effect.succeed(Bridge.failure(stdin, `interlock could not load its config: ${error.message}`))))
+      process.stdout.write(result.stdout)
+      process.stderr.write(result.stderr)
+      process.exitCode = result.exitCode
+    })
+).pipe(Command.withDescription("Answer one Claude Code hook event (stdin) with the gateway's hooks and policy"))

@@ -1,0 +1,60 @@
+/** `interlock serve [--config F] [--stdio] [--http HOST:PORT]`: run the gateway until interrupted. */
+import { ConfigError } from "@interlock/core"
+import { Console, Effect, Layer, Option } from "effect"
+import { Command, Flag } from "effect/cli"
+import { Gateway } from "../Gateway.ts"
+import { HttpFront } from "../HttpFront.ts"
+import { makePlan, type Plan } from "../Plan.ts"
+import { serveStdio } from "../StdioFront.ts"
+import { telemetryLayer } from "../Telemetry.ts"
+import { loadFrom, progress, userFacing } from "./Shared.ts"
+
+/** The lines printed when the HTTP gateway is up: URLs and a one-line connect snippet. */
+export const banner = (mcpUrl: string, consoleUrl: string, hasToken: boolean): ReadonlyArray<string> => [
+  "Interlock gateway is running.",
+  `  MCP endpoint: ${mcpUrl}`,
+  `  Web console:  ${!hasToken ? consoleUrl : `${consoleUrl}?token=<your token>`}`,
+  `  Connect:      claude mcp add --transport http interlock ${mcpUrl}${!hasToken ? "" : ` --header "Authorization: Bearer $INTERLOCK_TOKEN"`}`,
+  "Press Ctrl-C to stop."
+]
+
+/** Connects every server now, reporting progress on a TTY; a server that fails is retried on first use. */
+export const connectAll = (gateway: Gateway["Service"]) =>
+  Effect.forEach(gateway.hub.serverIds, (serverId) =>
+    progress(`  connecting ${serverId}...`).pipe(
+      Effect.andThen(gateway.hub.connect(serverId)),
+      Effect.andThen(Effect.sync(() => gateway.hub.status(serverId))),
+      Effect.flatMap((status) => progress(`  ${serverId}: connected${status?.pid === undefined ? "" : ` (pid ${status.pid})`}`)),
+      Effect.catch((error) => Console.error(`  ${serverId}: not connected (${error.message}); will retry on first use`))
+    ), { discard: true, concurrency: "unbounded" })
+
+const planOrFail = (plan: Plan | ConfigError) => (plan instanceof ConfigError ? Effect.fail(plan) : Effect.succeed(plan))
+
+/** The serve command. */
+export const serveCommand = Command.make(
+  "serve",
+  {
+    config: Flag.String("config").pipe(Flag.withAlias("c"), Flag.withDescription("The config file (default: interlock.config.* here)"), Flag.optional),
+    stdio: Flag.Boolean("stdio").pipe(Flag.withDescription("Serve one host over stdin/stdout instead of HTTP"), Flag.withDefault(false)),
+    http: Flag.String("http").pipe(Flag.withDescription("Listen on HOST:PORT (overrides listen.http)"), Flag.optional)
+  },
+  ({ config, http, stdio }) =>
+    userFacing(Effect.gen(function*() {
+      const loaded = yield* loadFrom(config)
+      const plan = yield* planOrFail(makePlan(loaded, { http: Option.getOrUndefined(http) }))
+      yield* progress(`Starting ${plan.servers.size} server(s)...`)
+      const gateway = Gateway.layer(plan).pipe(Layer.provide(telemetryLayer(plan)))
+      if (stdio) {
+        return yield* Effect.gen(function*() {
+          yield* connectAll(yield* Gateway)
+          yield* serveStdio()
+        }).pipe(Effect.provide(gateway))
+      }
+      return yield* Effect.gen(function*() {
+        yield* connectAll(yield* Gateway)
+        const address = yield* HttpFront
+        for (const line of banner(address.mcpUrl, address.consoleUrl, plan.listen.principals.size > 0)) yield* Console.log(line)
+        return yield* Effect.never
+      }).pipe(Effect.provide(HttpFront.layer.pipe(Layer.provideMerge(gateway))))
+    }))
+).pipe(Command.withDescription("Run the gateway (Streamable HTTP by default, or --stdio)"))

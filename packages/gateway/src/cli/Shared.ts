@@ -1,0 +1,30 @@
+/** What the CLI commands share: finding and loading the config, and turning errors into one line and exit 1. */
+import { ConfigError } from "@interlock/core"
+import { Effect, Option } from "effect"
+import { CliError } from "effect/cli"
+import { existsSync } from "node:fs"
+import * as path from "node:path"
+import { CONFIG_NAMES, type LoadedConfig, loadConfig } from "../ConfigLoader.ts"
+
+/** The config file: the given one, or the first interlock.config.* in the working directory. */
+export const findConfig = (given: Option.Option<string>): Effect.Effect<string, ConfigError> => {
+  if (Option.isSome(given)) return Effect.succeed(given.value)
+  for (const name of CONFIG_NAMES) {
+    const file = path.resolve(name)
+    if (existsSync(file)) return Effect.succeed(file)
+  }
+  return Effect.fail(new ConfigError({ path: "--config", detail: `no config given and none of ${CONFIG_NAMES.join(", ")} in ${process.cwd()}` }))
+}
+
+/** Loads the config named by --config (or found). */
+export const loadFrom = (given: Option.Option<string>): Effect.Effect<LoadedConfig, ConfigError> => Effect.flatMap(findConfig(given), loadConfig)
+
+/** Any tagged error with a message becomes a CLI user error: one line on stderr and exit code 1. */
+export const userFacing = <A, E extends { readonly message: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.mapError(effect, (error) => new CliError.UserError({ cause: error, userMessage: `interlock: ${error.message}` }))
+
+/** Writes progress to stderr when it is a terminal (long startup, such as spawning servers). */
+export const progress = (line: string): Effect.Effect<void> =>
+  Effect.sync(() => {
+    if (process.stderr.isTTY) process.stderr.write(`${line}\n`)
+  })
