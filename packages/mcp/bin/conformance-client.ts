@@ -39,7 +39,7 @@ const governed = Interlock.layer({
     clientInfo: { name: "interlock-conformance", version: "0.1.0" },
     servers: {
       conformance: {
-        http: { url, ...(scenario.startsWith("auth/") ? conformanceAuth(url) : {}) },
+        http: { url, ...(scenario.startsWith("auth/") ? conformanceAuth(url, scenario) : {}) },
         connect: "eager"
       }
     }

@@ -47,7 +47,8 @@ const checksOf = (scenario: string): Array<Check> => {
 }
 
 describe("official MCP conformance suite (client scenarios), offline", () => {
-  for (const scenario of ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"]) {
+  // The four required scenarios, plus two auth scenarios (authorization code with step-up, and client credentials).
+  for (const scenario of ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry", "auth/scope-step-up", "auth/client-credentials-basic"]) {
     it.live(scenario, () =>
       Effect.gen(function*() {
         const { code, output } = yield* runScenario(scenario)
