@@ -22,7 +22,7 @@ import {
   Verdict
 } from "@interlock/core"
 import type { ClaudeInput } from "./ClaudeEvent.ts"
-import { addContext, HALT_KEY } from "./ClaudeMeta.ts"
+import { addContext, CONTEXT_KEY, contextOf, HALT_KEY } from "./ClaudeMeta.ts"
 import { compile, type ClaudeHooksConfig, type CompiledClaudeHook, invoke } from "./ClaudeHook.ts"
 import type { SettingsError } from "./Errors.ts"
 import { read, type Reading } from "./Reading.ts"
@@ -71,10 +71,12 @@ const postVerdict = (reading: Reading, result: ToolResult): unknown => {
   if (reading.async) return Verdict.continue
   if (reading.halt !== undefined) return Verdict.replace(errorResult(reading.halt || "Stopped by a hook.", { [HALT_KEY]: reading.halt }))
   if (reading.block !== undefined) return Verdict.replace(errorResult(reading.block || "The tool's output was blocked by a hook."))
-  const next = reading.updatedMCPToolOutput === undefined ? undefined : toResult(reading.updatedMCPToolOutput)
-  if (reading.additionalContext === undefined) return next === undefined ? Verdict.continue : Verdict.replace(next)
-  const base = next ?? result
-  return Verdict.replace({ ...callToolResult(base), meta: addContext(base.meta, reading.additionalContext) } as Verdict.ToolResultInput)
+  if (reading.updatedMCPToolOutput === undefined && reading.additionalContext === undefined) return Verdict.continue
+  const base = reading.updatedMCPToolOutput === undefined ? result : toResult(reading.updatedMCPToolOutput)
+  // Context that earlier hooks gave stays with the result, whatever replaced it.
+  const contexts = [...contextOf(result.meta), ...(reading.additionalContext === undefined ? [] : [reading.additionalContext])]
+  const meta = contexts.length === 0 ? base.meta : { ...base.meta, [CONTEXT_KEY]: contexts }
+  return Verdict.replace({ ...callToolResult(base), ...(meta === undefined ? {} : { meta }) } as Verdict.ToolResultInput)
 }
 
 const onHook = (

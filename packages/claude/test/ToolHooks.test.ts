@@ -193,6 +193,21 @@ describe("PostToolUse and PostToolUseFailure hooks", () => {
         assert.deepStrictEqual(ClaudeMeta.contextOf(result.meta), ["looks fine"])
       })))
 
+  it.effect("context from one hook survives another hook's redaction", () =>
+    run({
+      PostToolUse: [{
+        hooks: [
+          () => ["ok", { additionalContext: "from the outer hook" }],
+          () => ["ok", { additionalContext: "from the inner hook", updatedMCPToolOutput: [{ type: "text", text: "[REDACTED]" }] }]
+        ]
+      }]
+    }, () =>
+      Effect.gen(function*() {
+        const result = resultOf(yield* callTool("fs", "read_file", { a: 1 }))
+        assert.strictEqual(result.text, "[REDACTED]")
+        assert.sameMembers([...ClaudeMeta.contextOf(result.meta)], ["from the outer hook", "from the inner hook"])
+      })))
+
   it.effect("allow on PostToolUse is a bad_return: the result is withheld", () =>
     run({ PostToolUse: [{ hooks: [() => "allow"] }] }, () =>
       Effect.gen(function*() {
