@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process"
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { type Dirent, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, describe, it } from "@effect/vitest"
@@ -40,11 +40,11 @@ const runScenario = (scenario: string) =>
     child.once("exit", (code) => resume(Effect.succeed({ code, output })))
   })
 
-const checksOf = (scenario: string): Array<Check> => {
-  const dir = join(out, scenario.replace(/\W/g, "_"))
-  const runs = readdirSync(dir)
-  return runs.flatMap((run) => JSON.parse(readFileSync(join(dir, run, "checks.json"), "utf8")) as Array<Check>)
-}
+/** Every checks.json the CLI wrote for a scenario (an auth/x scenario writes under auth/). */
+const checksOf = (scenario: string): Array<Check> =>
+  (readdirSync(join(out, scenario.replace(/\W/g, "_")), { recursive: true, withFileTypes: true }) as Array<Dirent>)
+    .filter((entry) => entry.isFile() && entry.name === "checks.json")
+    .flatMap((entry) => JSON.parse(readFileSync(join(entry.parentPath, entry.name), "utf8")) as Array<Check>)
 
 describe("official MCP conformance suite (client scenarios), offline", () => {
   // The four required scenarios, plus two auth scenarios (authorization code with step-up, and client credentials).
