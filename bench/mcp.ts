@@ -8,7 +8,7 @@ import { Client, InMemoryTransport } from "@modelcontextprotocol/client"
 import { McpServer } from "@modelcontextprotocol/server"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { z } from "zod"
-import { type HooksConfig, Interlock, Policy, ToolCalls, Verdict } from "@interlock/core"
+import { type HooksConfig, Interlock, Policy, ToolCall, ToolCalls, ToolTransport, Verdict } from "@interlock/core"
 import { McpTransport } from "@interlock/mcp"
 import { type CaseResult, measure, report } from "./harness.ts"
 
@@ -34,6 +34,13 @@ const rules = Policy.rules({
   )
 })
 const allowAll = Policy.rules({ rules: [{ match: "*", decision: "allow" }] })
+
+/** The hub's transport alone (no core pipeline), over its own in-memory server. */
+const transportOnly = (scope: Scope.Scope) =>
+  Effect.map(
+    Layer.buildWithScope(McpTransport.memory("mem", { server: echoServer() }, { connect: "eager" }), scope),
+    (context) => context.mapUnsafe.get(ToolTransport.key) as ToolTransport["Service"]
+  )
 
 /** A governed client over its own in-memory server, connected before timing starts. */
 const governed = (hooks: HooksConfig, policy: Layer.Layer<Policy, unknown>, scope: Scope.Scope) =>
@@ -72,7 +79,8 @@ export default async function run(): Promise<void> {
   const bare = () => client.callTool({ name: "echo", arguments: args })
 
   const scope = Scope.makeUnsafe()
-  const [zero, ten, tenRewrites] = await Effect.runPromise(Effect.all([
+  const [transport, zero, ten, tenRewrites] = await Effect.runPromise(Effect.all([
+    transportOnly(scope),
     governed({}, allowAll, scope),
     governed(passThrough, rules, scope),
     governed(rewrites, allowAll, scope)
@@ -81,7 +89,9 @@ export default async function run(): Promise<void> {
   const check = await Effect.runPromise(tenRewrites.callTool(input))
   if (check.text !== "11") throw new Error(`the rewrites did not reach the server: ${check.text}`)
 
+  const call = new ToolCall({ serverId: "mem", name: "echo", args, callId: "bench" })
   const sequential = await measure("mcp", { name: "bare", op: bare, iterations: 3_000 }, [
+    { name: "hub-transport-only", effect: transport.callTool(call, { timeoutMs: 60_000 }), iterations: 3_000 },
     { name: "interlock-0-hooks", effect: zero.callTool(input), iterations: 3_000 },
     { name: "interlock-10-hooks-policy", effect: ten.callTool(input), iterations: 3_000 },
     { name: "interlock-10-rewrites", effect: tenRewrites.callTool(input), iterations: 3_000 }

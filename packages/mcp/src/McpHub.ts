@@ -105,8 +105,9 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
           session,
           "during tools/call",
           (signal) => session.client.callTool(params, { ...requestOptions, signal }),
-          requestOptions.timeout
-        ).pipe(Effect.map(toToolResult))
+          requestOptions.timeout,
+          toToolResult
+        )
       const live = slot.session
       return live !== undefined && live.alive ? send(live) : Effect.flatMap(slot.acquire(), send)
     },

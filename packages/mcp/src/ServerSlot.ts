@@ -159,21 +159,23 @@ export class ServerSlot {
    * With `deadlineMs`, the SDK's request timeout is the call's deadline and becomes core's Timeout.
    */
   request<A>(session: Session, phase: string, run: (signal: AbortSignal) => Promise<A>): Effect.Effect<A, TransportFailure>
-  request<A>(
+  request<A, B>(
     session: Session,
     phase: string,
     run: (signal: AbortSignal) => Promise<A>,
-    deadlineMs: number
-  ): Effect.Effect<A, TransportFailure | Timeout>
-  request<A>(
+    deadlineMs: number,
+    map: (a: A) => B
+  ): Effect.Effect<B, TransportFailure | Timeout>
+  request<A, B>(
     session: Session,
     phase: string,
     run: (signal: AbortSignal) => Promise<A>,
-    deadlineMs?: number
-  ): Effect.Effect<A, TransportFailure | Timeout> {
-    return Effect.callback<A, TransportFailure | Timeout>((resume, signal) => {
+    deadlineMs?: number,
+    map?: (a: A) => B
+  ): Effect.Effect<A | B, TransportFailure | Timeout> {
+    return Effect.callback<A | B, TransportFailure | Timeout>((resume, signal) => {
       run(signal).then(
-        (value) => resume(Effect.succeed(value)),
+        (value) => resume(Effect.succeed(map === undefined ? value : map(value))),
         (error) =>
           resume(Effect.fail(
             deadlineMs !== undefined && isTimeout(error)
