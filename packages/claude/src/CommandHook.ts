@@ -105,9 +105,11 @@ const runProgram = (options: CommandOptions, stdin: string, maxOutput: number): 
       stderrBytes += chunk.length
       stderr.push(chunk)
     })
+    // Once the program exits, whatever it left running in its group goes with it, so that a
+    // leftover child holding stdout open cannot keep the hook waiting.
+    child.on("exit", () => killGroup(pid))
     child.on("close", (code) => {
       closed = true
-      // Whatever the program left running in its group goes with it.
       killGroup(pid)
       for (const wake of closeWaiters) wake()
       if (tooBig) return finish({ _tag: "Failed", kind: "bad_output" })

@@ -117,6 +117,15 @@ echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"
       assert.isTrue(yield* Effect.promise(() => goneSoon(pid)), "the background child of the hook must be killed with its group")
     }))
 
+  it.live("a leftover child holding stdout open does not keep the hook waiting", () =>
+    Effect.gen(function*() {
+      const script = dir.script("holder.sh", `sleep 300 & echo $! > "${dir.path("holder.pid")}"; echo '{"continue": true}'; exit 0`)
+      const started = Date.now()
+      assert.deepStrictEqual(wireOf(yield* runHook(Hook.command({ command: script, timeout: 20_000 }))), { continue: true })
+      assert.isBelow(Date.now() - started, 10_000)
+      assert.isTrue(yield* Effect.promise(() => goneSoon(Number(dir.read("holder.pid")))))
+    }))
+
   it.live("interrupting a running command kills its process group", () =>
     Effect.gen(function*() {
       const script = dir.script("interrupt.sh", `sleep 300 & echo $! > "${dir.path("int.pid")}"; wait`)

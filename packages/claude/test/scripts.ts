@@ -8,12 +8,17 @@ export const scriptDir = () => {
   const dir = mkdtempSync(join(tmpdir(), "interlock-claude-"))
   return {
     dir,
-    /** Writes an executable `/bin/sh` script and returns its path. */
+    /**
+     * Writes an executable `/bin/sh` script and returns the command that runs it: `/bin/sh <path>`.
+     * The file is read by the shell rather than exec'd, because in a test process other threads
+     * fork all the time, and a child forked while the file was open for writing makes an exec of
+     * it fail with ETXTBSY until that child execs.
+     */
     script: (name: string, body: string): string => {
       const path = join(dir, name)
       writeFileSync(path, `#!/bin/sh\n${body}\n`)
       chmodSync(path, 0o755)
-      return path
+      return `/bin/sh ${path}`
     },
     path: (name: string) => join(dir, name),
     read: (name: string) => readFileSync(join(dir, name), "utf8"),
