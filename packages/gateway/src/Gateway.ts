@@ -29,6 +29,8 @@ export interface GatewayShape {
   readonly hub: McpHubShape
   readonly store: AuditStoreShape
   readonly approvals: ApprovalQueueShape
+  /** Waits for in-flight calls to finish (at most DRAIN_MS). */
+  readonly drain: Effect.Effect<void>
   /** Principal for a bearer token, or undefined when the token is unknown. */
   readonly principalFor: (token: string) => Principal | undefined
 }
@@ -68,7 +70,8 @@ const make = (plan: Plan) =>
     const fibers = yield* FiberSet.make<unknown, unknown>()
     const runPromise = yield* FiberSet.runtimePromise(fibers)<never>()
     // Added after the FiberSet, so it runs first: wait for in-flight calls, then let them be interrupted.
-    yield* Effect.addFinalizer(() => FiberSet.awaitEmpty(fibers).pipe(Effect.timeoutOption(DRAIN_MS), Effect.asVoid))
+    const drain = FiberSet.awaitEmpty(fibers).pipe(Effect.timeoutOption(DRAIN_MS), Effect.asVoid)
+    yield* Effect.addFinalizer(() => drain)
     const owners = new Map<string, string>()
     const namespace = makeNamespace(hub.serverIds, plan.namespace, (name) => owners.get(name))
     const principals = new Map<string, Principal>()
@@ -93,6 +96,7 @@ const make = (plan: Plan) =>
       hub,
       store,
       approvals,
+      drain,
       principalFor: (token) => principals.get(token)
     })
   })

@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net"
 import { handleConsole } from "./ConsoleRoutes.ts"
 import { makeFrontServer } from "./FrontServer.ts"
-import { Gateway } from "./Gateway.ts"
+import { DRAIN_MS, Gateway } from "./Gateway.ts"
 import { guard, TOKEN_COOKIE } from "./HttpGuard.ts"
 
 /** The largest request body `/mcp` accepts (bytes). */
@@ -90,8 +90,24 @@ const make = () =>
       principalFor: gateway.principalFor
     }
 
+    // POST responses still being written: shutdown waits for them (a GET stream stays open forever).
+    const open = new Set<ServerResponse>()
+    let drained: (() => void) | undefined
+    const track = (res: ServerResponse) => {
+      open.add(res)
+      res.once("close", () => {
+        open.delete(res)
+        if (open.size === 0) drained?.()
+      })
+    }
+    const responsesDone = Effect.callback<void>((resume) => {
+      if (open.size === 0) return resume(Effect.void)
+      drained = () => resume(Effect.void)
+    }).pipe(Effect.timeoutOption(DRAIN_MS), Effect.asVoid)
+
     const handleMcp = async (req: IncomingMessage, res: ServerResponse, principal: Principal | undefined) => {
       const sessionId = req.headers["mcp-session-id"]
+      if (req.method === "POST") track(res)
       let parsed: unknown = undefined
       if (req.method === "POST") {
         const body = await readBody(req, MAX_BODY_BYTES)
@@ -165,11 +181,15 @@ const make = () =>
         })
       }),
       () =>
-        Effect.promise(async () => {
-          server.close()
-          await Promise.all([...sessions.values()].map((entry) => entry.transport.close().catch(() => undefined)))
-          server.closeAllConnections()
-        })
+        Effect.sync(() => server.close()).pipe(
+          // Stop accepting, let in-flight calls answer, then end the sessions and their sockets.
+          Effect.andThen(gateway.drain),
+          Effect.andThen(responsesDone),
+          Effect.andThen(Effect.promise(async () => {
+            await Promise.all([...sessions.values()].map((entry) => entry.transport.close().catch(() => undefined)))
+            server.closeAllConnections()
+          }))
+        )
     )
     const host = address.family === "IPv6" ? `[${address.address}]` : address.address
     const base = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${address.port}`
