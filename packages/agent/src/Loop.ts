@@ -66,7 +66,7 @@ const callModel = (env: LoopEnv, progress: Progress) =>
     const start = yield* Clock.currentTimeMillis
     const request = env.lm.generateText({
       prompt: Prompt.fromMessages(progress.messages),
-      toolkit: progress.tools.length > 0 ? env.exec.catalog.toolkit(progress.tools) : undefined,
+      toolkit: env.exec.catalog.toolkit(progress.tools),
       disableToolCallResolution: true,
       toolCallValidation: "deferred"
     } as any) as unknown as Effect.Effect<LanguageModel.GenerateTextResponse<any, any>, AiError.AiError>

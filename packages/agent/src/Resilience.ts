@@ -110,9 +110,25 @@ export const withRetries = <A>(
     onAttemptFailed(info, willRetry)
     return willRetry
   }
-  return Effect.retry(attempt, { schedule: scheduleOf(policy), while: decide }).pipe(
-    Effect.map((value) => ({ value, attempts })),
-    Effect.mapError((error) => new ModelFailed({ reason: error.reason._tag, status: statusOf(error), attempts }))
+  // The first request runs bare; the Schedule is stepped only once a request has failed.
+  const retrying = (first: AiError.AiError) =>
+    Effect.gen(function*() {
+      const step = yield* Schedule.toStepWithSleep(scheduleOf(policy))
+      let error = first
+      while (true) {
+        yield* Effect.ignore(step(error))
+        const again = yield* Effect.result(attempt)
+        if (again._tag === "Success") return again.success
+        error = again.failure
+        if (!decide(error)) return yield* Effect.fail(error)
+      }
+    })
+  return attempt.pipe(
+    Effect.catch((error: AiError.AiError) => (decide(error) ? retrying(error) : Effect.fail(error))),
+    Effect.matchEffect({
+      onSuccess: (value) => Effect.succeed({ value, attempts }),
+      onFailure: (error) => Effect.fail(new ModelFailed({ reason: error.reason._tag, status: statusOf(error), attempts }))
+    })
   )
 }
 

@@ -5,7 +5,9 @@
  * suspends the call (pending) when the agent suspends.
  */
 import { Clock, Effect } from "effect"
-import { Canonical, type CallError, type JsonObject, ToolCall, type ToolCallsShape, type ToolResult } from "@interlock/core"
+import { type CallError, type Canonical, type JsonObject, ToolCall, type ToolCallsShape, type ToolResult } from "@interlock/core"
+
+type Json = Canonical.Json
 import { AgentToolCall } from "./AgentToolCall.ts"
 import type { Catalog } from "./Catalog.ts"
 import { emit, type MetricsSink } from "./Metrics.ts"
@@ -34,6 +36,12 @@ export interface ExecEnv {
   readonly metrics: MetricsSink | undefined
 }
 
+const isPlainObject = (value: unknown): value is JsonObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype
+
+const isJsonLike = (value: unknown): value is Json =>
+  value === null || typeof value === "string" || typeof value === "number" || typeof value === "boolean" || typeof value === "object"
+
 /** The text the model gets for a result. */
 export const outputOf = (result: ToolResult): string => {
   if (result.content.some((block) => block.type === "text")) return result.text
@@ -53,7 +61,8 @@ const settled = (call: ModelCall, turn: number, output: string, isError: boolean
   call: trusted(AgentToolCall, {
     id: call.id,
     name: call.name,
-    args: Canonical.isJson(call.params) ? call.params : null,
+    // Params come decoded from the provider's JSON; anything else is recorded as null.
+    args: isJsonLike(call.params) ? call.params : null,
     output,
     isError,
     turn,
@@ -71,7 +80,8 @@ export const execCall = (env: ExecEnv, active: ReadonlySet<string>, call: ModelC
       record("", "not_found", true, 0)
       return settled(call, turn, `Tool not found: ${call.name}`, true)
     }
-    if (!Canonical.isJsonObject(call.params)) {
+    // A plain object is passed on; core checks that it is JSON before anything runs.
+    if (!isPlainObject(call.params)) {
       record(tool.serverId, "invalid_args", true, 0)
       return settled(call, turn, `Invalid arguments for ${call.name}: expected a JSON object`, true)
     }
