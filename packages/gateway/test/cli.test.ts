@@ -1,0 +1,91 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Client } from "@modelcontextprotocol/client"
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
+import { Effect } from "effect"
+import { execFile } from "node:child_process"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import * as path from "node:path"
+import { echoServer, NODE } from "./e2e.ts"
+
+const BIN = path.join(import.meta.dirname, "..", "bin", "interlock.ts")
+const dir = mkdtempSync(path.join(tmpdir(), "interlock-cli-"))
+
+const cli = (args: ReadonlyArray<string>, stdin?: string) =>
+  Effect.promise(() =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      const child = execFile(NODE, [BIN, ...args], { cwd: dir, timeout: 30_000 }, (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr }))
+      if (stdin !== undefined) child.stdin?.end(stdin)
+    }))
+
+const writeConfig = (name: string, config: unknown) => {
+  const file = path.join(dir, name)
+  writeFileSync(file, JSON.stringify(config))
+  return file
+}
+
+const text = (result: unknown): string =>
+  ((result as { content: Array<{ text?: string }> }).content ?? []).map((block) => block.text ?? "").join("")
+
+describe("the interlock CLI", () => {
+  it.live("every command has --help", () =>
+    Effect.gen(function*() {
+      for (const command of ["serve", "check", "audit", "replay", "claude-hook"]) {
+        const { code, stdout } = yield* cli([command, "--help"])
+        assert.strictEqual(code, 0, command)
+        assert.include(stdout, `interlock ${command}`)
+      }
+    }), 60_000)
+
+  it.live("check: a bad config exits 1 with a message that names the path", () =>
+    Effect.gen(function*() {
+      const file = writeConfig("bad.json", { servers: { echo: echoServer }, policy: { rules: [{ match: "echo/*", decision: "perhaps" }] } })
+      const { code, stderr } = yield* cli(["check", "--config", file])
+      assert.strictEqual(code, 1)
+      assert.include(stderr, "policy.rules[0].decision")
+    }), 60_000)
+
+  it.live("check: a good config prints servers, exposed tools and rules", () =>
+    Effect.gen(function*() {
+      const file = writeConfig("good.json", { servers: { echo: echoServer }, policy: { default: "allow", rules: [{ id: "no-crash", match: "echo/crash", decision: "deny" }] } })
+      const { code, stdout } = yield* cli(["check", "--config", file])
+      assert.strictEqual(code, 0)
+      assert.include(stdout, "echo ")
+      assert.include(stdout, "no-crash")
+      assert.match(stdout, /Exposed tools \(\d+\):[\s\S]*\n {2}slow\n/)
+    }), 60_000)
+
+  it.live("serve --stdio fronts servers for a host on stdio; audit and replay read what it recorded", () =>
+    Effect.gen(function*() {
+      const db = path.join(dir, "stdio-audit.db")
+      const file = writeConfig("stdio.json", {
+        servers: { echo: echoServer },
+        audit: { path: db, capture: "full" },
+        policy: { default: "allow", rules: [{ id: "no-writes", match: "echo/write_file", decision: "deny", reason: "read only" }] }
+      })
+      const client = new Client({ name: "stdio-host", version: "1.0.0" })
+      yield* Effect.promise(() => client.connect(new StdioClientTransport({ command: NODE, args: [BIN, "serve", "--stdio", "--config", file], cwd: dir, stderr: "pipe" })))
+      const { tools } = yield* Effect.promise(() => client.listTools())
+      assert.include(tools.map((tool) => tool.name), "echo")
+      assert.strictEqual(text(yield* Effect.promise(() => client.callTool({ name: "echo", arguments: { text: "over stdio" } }))), "over stdio")
+      const denied = yield* Effect.promise(() => client.callTool({ name: "write_file", arguments: { path: "x", content: "y" } }))
+      assert.isTrue(denied.isError)
+      assert.include(text(denied), "read only")
+      yield* Effect.promise(() => client.close())
+
+      const audit = yield* cli(["audit", "--db", db, "--json"])
+      assert.strictEqual(audit.code, 0)
+      const rows = audit.stdout.trim().split("\n").map((line) => JSON.parse(line))
+      assert.deepStrictEqual(rows.map((row) => `${row.tool}:${row.outcome}`), ["echo:ok", "write_file:denied"])
+      assert.deepStrictEqual(rows[0].args, { text: "over stdio" })
+
+      const candidate = writeConfig("candidate.json", { servers: { echo: echoServer }, policy: { default: "allow", rules: [{ id: "no-echo", match: "echo/echo", decision: "deny" }] } })
+      const replayed = yield* cli(["replay", "--db", db, "--config", candidate])
+      assert.strictEqual(replayed.code, 0)
+      const lines = replayed.stdout.trim().split("\n")
+      assert.strictEqual(lines.length, 2)
+      assert.match(lines[0], /echo\/echo: allow -> deny \(rule no-echo\)/)
+      assert.match(lines[1], /echo\/write_file: deny -> allow/)
+    }), 90_000)
+})
