@@ -25,6 +25,10 @@ export const isRetryable = (error: TransportError | ProtocolError): boolean =>
 /** Whether the SDK gave up waiting (its request timeout, which carries the call's deadline). */
 export const isTimeout = (error: unknown): boolean => error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout
 
+/** Whether a request never reached the server (fetch failed, connection refused or reset). */
+export const isUnreachable = (error: unknown): boolean =>
+  error instanceof TypeError && /fetch failed|terminated/.test(error.message)
+
 /** The error for a failed spawn, naming the command. */
 export const spawnFailed = (serverId: string, command: string, error: unknown): TransportError => {
   const code = systemCode(error)

@@ -9,7 +9,7 @@ import { ProtocolError, Timeout, type Tool, TransportError, type TransportFailur
 import { Cause, Deferred, Effect, Exit } from "effect"
 import type { CompiledServer } from "./Config.ts"
 import { toTools } from "./Convert.ts"
-import { fromSdk, isRetryable, isTimeout, spawnFailed } from "./Failures.ts"
+import { fromSdk, isRetryable, isTimeout, isUnreachable, spawnFailed } from "./Failures.ts"
 import { type HostHandlers, OpenFailed, openSession, type Session, type SessionEvents } from "./Session.ts"
 import type { ToolChange, ToolPins } from "./ToolPins.ts"
 
@@ -176,12 +176,12 @@ export class ServerSlot {
     return Effect.callback<A | B, TransportFailure | Timeout>((resume, signal) => {
       run(signal).then(
         (value) => resume(Effect.succeed(map === undefined ? value : map(value))),
-        (error) =>
-          resume(Effect.fail(
-            deadlineMs !== undefined && isTimeout(error)
-              ? new Timeout({ millis: deadlineMs })
-              : fromSdk(this.config.id, error, () => session.describeEnd(), phase)
-          ))
+        (error) => {
+          if (deadlineMs !== undefined && isTimeout(error)) return resume(Effect.fail(new Timeout({ millis: deadlineMs })))
+          // An HTTP request that could not be delivered at all: give the session up, so the next call reconnects.
+          if (isUnreachable(error)) session.lose(`the server could not be reached ${phase}`)
+          resume(Effect.fail(fromSdk(this.config.id, error, () => session.describeEnd(), phase)))
+        }
       )
     })
   }

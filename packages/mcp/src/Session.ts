@@ -25,6 +25,9 @@ export interface SessionEvents {
   readonly onClose: (session: Session) => void
 }
 
+/** What the SDK reports when a Streamable HTTP stream cannot be re-established. */
+const CONNECTION_LOST = /Maximum reconnection attempts .*exceeded/
+
 /** A long SDK timeout: deadlines belong to the caller (core's callTimeout), not to the SDK. */
 export const NO_SDK_TIMEOUT = 2_147_483_647
 
@@ -74,9 +77,18 @@ export class Session {
     this.memoryServer = memoryServer
   }
 
-  /** How the connection ended, when the transport knows (exit code and stderr of a child process). */
+  private lost: string | undefined
+
+  /** How the connection ended, when known (exit code and stderr of a child process, or why it was dropped). */
   describeEnd(): string | undefined {
-    return this.transport instanceof StdioTransport ? this.transport.describeExit() : undefined
+    return this.transport instanceof StdioTransport ? this.transport.describeExit() : this.lost
+  }
+
+  /** Gives the session up (the server is unreachable): in-flight requests fail, the next call reconnects. */
+  lose(reason: string): void {
+    if (this.lost !== undefined) return
+    this.lost = reason
+    void this.client.close().catch(() => undefined)
   }
 
   /** Closes the connection (and ends a child process). Never rejects. */
@@ -157,8 +169,12 @@ export const openSession = async (
     throw new OpenFailed(error, () => undefined)
   }
   const session: Session = new Session(server.id, client, made.transport, made.memoryServer)
-  // Malformed frames and stray errors are reported by the transport; they never end a session.
-  client.onerror = () => undefined
+  // Malformed frames and stray errors never end a session. An HTTP server that stays unreachable
+  // after the SDK's own stream reconnection attempts does: closing the session fails every
+  // in-flight request at once instead of leaving it to its deadline.
+  client.onerror = (error) => {
+    if (session.alive && CONNECTION_LOST.test(error.message)) session.lose("the server stopped answering (its event stream could not be re-established)")
+  }
   client.onclose = () => {
     if (!session.alive) return
     session.alive = false

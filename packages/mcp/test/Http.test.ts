@@ -4,7 +4,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Interlock, ToolCalls } from "@interlock/core"
 import { McpServer, createMcpHandler } from "@modelcontextprotocol/server"
 import { toNodeHandler } from "@modelcontextprotocol/node"
-import { Effect, Layer, Redacted, Schema } from "effect"
+import { Effect, Layer, Redacted, Schedule, Schema } from "effect"
 import { McpHub, McpTransport } from "../src/index.ts"
 import { exerciseEverything } from "./everything.ts"
 import { standard, textResult } from "./fixtures/schema.ts"
@@ -83,6 +83,28 @@ describe("Streamable HTTP", () => {
       yield* exerciseEverything("web").pipe(
         Effect.provide(Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(McpTransport.http("web", { url }))))
       )
+    }))
+
+  it.live("a server that dies fails the in-flight call with a TransportError well before its deadline", () =>
+    Effect.gen(function*() {
+      const { url, pid } = yield* everythingOverHttp
+      yield* Effect.gen(function*() {
+        const calls = yield* ToolCalls
+        yield* calls.callTool({ serverId: "web", name: "echo", args: { message: "up" } })
+        setTimeout(() => process.kill(pid, "SIGKILL"), 300)
+        const started = Date.now()
+        const error = yield* Effect.flip(calls.callTool(
+          { serverId: "web", name: "trigger-long-running-operation", args: { duration: 30, steps: 30 } },
+          { timeout: "60 seconds" }
+        ))
+        assert.strictEqual(error._tag, "TransportError")
+        assert.include(error.message, "the server stopped answering")
+        assert.isBelow(Date.now() - started, 20_000)
+        const next = yield* Effect.flip(calls.callTool({ serverId: "web", name: "echo", args: { message: "down" } }))
+        assert.strictEqual(next._tag, "TransportError")
+      }).pipe(Effect.provide(Interlock.layer({ policy: allowAll }).pipe(
+        Layer.provideMerge(McpTransport.http("web", { url }, { reconnect: Schedule.recurs(0) }))
+      )))
     }))
 
   it.live("a bearer token typed as Redacted and custom headers reach the server; the modern revision is negotiated", () =>
