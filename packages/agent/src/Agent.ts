@@ -109,7 +109,7 @@ export const make = <PE = never, PR = never, AE = never, AR = never, TE = never,
       messages,
       tools: catalog.tools,
       turns: 0,
-      usage: Usage.zero,
+      usage: { inputTokens: 0, outputTokens: 0 },
       toolCalls: [],
       text: "",
       stopHookActive: false,
@@ -131,7 +131,8 @@ export const make = <PE = never, PR = never, AE = never, AR = never, TE = never,
         if (signal !== undefined) guarded = Effect.raceFirst(guarded, Effect.as(aborted(signal), INTERRUPTED))
         const end = yield* guarded
         const durationMs = (yield* Clock.currentTimeMillis) - start
-        emit(options.metrics, { type: "run", model: modelName, status: end.status, turns: progress.turns, toolCalls: progress.toolCalls.length, durationMs, ...progress.usage })
+        const usage = { ...progress.usage, totalTokens: progress.usage.inputTokens + progress.usage.outputTokens }
+        emit(options.metrics, { type: "run", model: modelName, status: end.status, turns: progress.turns, toolCalls: progress.toolCalls.length, durationMs, ...usage })
         return trusted(RunResult, {
           status: end.status,
           text: end.status === "done" ? progress.text : "",
@@ -139,7 +140,7 @@ export const make = <PE = never, PR = never, AE = never, AR = never, TE = never,
           toolCalls: progress.toolCalls,
           toolCallCount: progress.toolCalls.length,
           turns: progress.turns,
-          usage: progress.usage,
+          usage: trusted(Usage, usage),
           model: modelName,
           limit: end.limit,
           error: end.error,
@@ -184,7 +185,7 @@ export const make = <PE = never, PR = never, AE = never, AR = never, TE = never,
           ...progressOf([...state.messages], catalog),
           tools,
           turns: state.turns,
-          usage: new Usage({ inputTokens: state.inputTokens, outputTokens: state.outputTokens, totalTokens: state.inputTokens + state.outputTokens }),
+          usage: { inputTokens: state.inputTokens, outputTokens: state.outputTokens },
           toolCalls: [...state.toolCalls],
           stopHookActive: state.stopHookActive
         }

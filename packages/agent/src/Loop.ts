@@ -7,7 +7,6 @@
 import { Clock, Effect } from "effect"
 import { type AiError, type LanguageModel, Prompt } from "effect/ai"
 import { runEvent, STOP } from "./AgentHookRunner.ts"
-import { Usage } from "./AgentToolCall.ts"
 import type { AgentTool } from "./Catalog.ts"
 import { compactIfNeeded } from "./Compaction.ts"
 import { emit } from "./Metrics.ts"
@@ -15,7 +14,6 @@ import { withRetries } from "./Resilience.ts"
 import { type End, guardEnd, hookEnv, type LoopEnv, notify, type Progress } from "./RunContext.ts"
 import { RunState, SettledCall } from "./RunState.ts"
 import { execTurn, type ModelCall, type Slot } from "./ToolExec.ts"
-import { trusted } from "./Trusted.ts"
 
 /** The tool-result message of a turn. */
 export const toolMessage = (calls: ReadonlyArray<{ readonly id: string; readonly name: string; readonly output: string; readonly isError: boolean }>) =>
@@ -53,11 +51,11 @@ export const settleTurn = (env: LoopEnv, progress: Progress, slots: ReadonlyArra
   return Effect.succeed(undefined)
 }
 
-const usageOf = (response: LanguageModel.GenerateTextResponse<any, any>): Usage => {
+const usageOf = (response: LanguageModel.GenerateTextResponse<any, any>) => {
   const usage = response.usage
-  const input = usage.inputTokens.total ?? 0
-  const output = usage.outputTokens.total ?? 0
-  return trusted(Usage, { inputTokens: input, outputTokens: output, totalTokens: input + output })
+  const inputTokens = usage.inputTokens.total ?? 0
+  const outputTokens = usage.outputTokens.total ?? 0
+  return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens }
 }
 
 const callModel = (env: LoopEnv, progress: Progress) =>
@@ -78,7 +76,8 @@ const callModel = (env: LoopEnv, progress: Progress) =>
       return answer
     }
     const usage = usageOf(answer.success.value)
-    progress.usage = progress.usage.plus(usage)
+    progress.usage.inputTokens += usage.inputTokens
+    progress.usage.outputTokens += usage.outputTokens
     emit(env.metrics, { type: "llm", model: env.model, turn, status: "ok", attempts: answer.success.attempts, durationMs, ...usage })
     return answer
   })

@@ -5,7 +5,7 @@ import { AgentHookFailed, RunBlocked, type RunError } from "./AgentErrors.ts"
 import type { AgentEvent } from "./AgentEvent.ts"
 import type { CompiledAgentHooks } from "./AgentHooks.ts"
 import { type AgentHookRun, type EventEnd, type HookEnv, runEvent } from "./AgentHookRunner.ts"
-import type { AgentToolCall, Usage } from "./AgentToolCall.ts"
+import type { AgentToolCall } from "./AgentToolCall.ts"
 import type { AgentTool } from "./Catalog.ts"
 import type { CompactionOptions } from "./Compaction.ts"
 import type { MetricsSink } from "./Metrics.ts"
@@ -35,7 +35,8 @@ export interface Progress {
   messages: Array<Prompt.Message>
   tools: ReadonlyArray<AgentTool>
   turns: number
-  usage: Usage
+  /** Token totals so far (plain numbers: a Usage is built once, for the result). */
+  readonly usage: { inputTokens: number; outputTokens: number }
   readonly toolCalls: Array<AgentToolCall>
   text: string
   stopHookActive: boolean
