@@ -6,6 +6,7 @@ import { fromObject } from "../src/ConfigLoader.ts"
 import { Gateway } from "../src/Gateway.ts"
 import { HttpFront } from "../src/HttpFront.ts"
 import { makePlan } from "../src/Plan.ts"
+import { telemetryLayer } from "../src/Telemetry.ts"
 
 /** Node 24 from the workspace, for spawning TypeScript fixtures. */
 export const NODE = path.join(import.meta.dirname, "..", "..", "..", "node_modules", ".bin", "node")
@@ -26,7 +27,7 @@ export const startGateway = (raw: Record<string, unknown>, env: Record<string, s
     const loaded = yield* fromObject({ audit: { path: ":memory:" }, ...raw, listen }, process.cwd())
     const plan = makePlan(loaded, { env })
     if (!("servers" in plan)) return yield* Effect.fail(plan)
-    const context = yield* Layer.build(HttpFront.layer.pipe(Layer.provideMerge(Gateway.layer(plan))))
+    const context = yield* Layer.build(HttpFront.layer.pipe(Layer.provideMerge(Gateway.layer(plan).pipe(Layer.provide(telemetryLayer(plan))))))
     return { gateway: Context.get(context, Gateway), http: Context.get(context, HttpFront) }
   })
 
