@@ -38,19 +38,22 @@ describe("reference cases", () => {
       assert.deepStrictEqual(toolMessages.map((m: any) => m.tool_call_id), ["c1", "c2"])
     }))
 
-  it.effect("beforeModel returning tools [] sends no tools and no tool_choice", () =>
+  it.effect("beforeModel returning tools [] sends no tools and no tool_choice, for the rest of the run", () =>
     Effect.gen(function*() {
-      const server = yield* fake(turns(text("ok")))
+      const server = yield* fake(turns(toolCalls([{ id: "c1", name: "add", args: { a: 1, b: 1 } }]), text("ok")))
       const result = yield* Agent.run("hi", {
         model: openAi(server),
         tools: [add, echo],
         policy: Policy.allowAll,
-        hooks: { beforeModel: [() => AgentVerdict.rewrite({ tools: [] })] }
+        hooks: { beforeModel: [({ turn }) => (turn === 0 ? AgentVerdict.rewrite({ tools: [] }) : AgentVerdict.continue)] }
       })
       assert.strictEqual(result.status, "done")
-      const body = server.requests[0].body
-      assert.isFalse("tools" in body)
-      assert.isFalse("tool_choice" in body)
+      for (const { body } of server.requests) {
+        assert.isFalse("tools" in body)
+        assert.isFalse("tool_choice" in body)
+      }
+      // A call to a tool that was taken away is not run.
+      assert.strictEqual(result.toolCalls[0].output, "Tool not found: add")
     }))
 
   it.effect("beforeModel dropping one tool sends only the other", () =>
