@@ -32,7 +32,7 @@ import { callToolResult, toResult } from "./ToolResponse.ts"
 /** What core decodes as a bad_return (no verdict has this tag). */
 const BAD_RETURN = Object.freeze({ _tag: "ClaudeBadReturn" })
 
-/** The deadline passed to `invoke`: the pipeline's own hook deadline applies first. */
+/** The deadline passed to `invoke`: a backstop, since the pipeline's own hook deadline applies first. */
 const OUTER_DEADLINE_MS = 10 * 60_000
 
 /** The base fields of the Claude session a call belongs to: `ctx.assigns.claude`, kept as it came. */
@@ -87,7 +87,8 @@ const onHook = (
   if (hook.async) {
     return Effect.as(Effect.forkDetach(Effect.ignore(invoke(hook, input(), hook.timeoutMs ?? OUTER_DEADLINE_MS))), Verdict.continue)
   }
-  return Effect.map(invoke(hook, input(), OUTER_DEADLINE_MS), ({ output, warnings }) =>
+  // The pipeline applies the hook's deadline itself (and reports it as a timeout), so invoke gets none.
+  return Effect.map(invoke({ ...hook, timeoutMs: undefined }, input(), OUTER_DEADLINE_MS), ({ output, warnings }) =>
     warnings.length > 0 ? BAD_RETURN : verdict(read(output)))
 }
 
