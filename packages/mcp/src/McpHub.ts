@@ -186,7 +186,9 @@ const make = (options: HubOptions) =>
         run: <A>(_serverId: string, run: () => Effect.Effect<A, unknown>) => runPromise(Effect.suspend(run))
       },
       fork: (effect: Effect.Effect<unknown, unknown>) => {
-        if (!closed) runFork(effect)
+        if (closed) return false
+        runFork(effect)
+        return true
       },
       reportChanges: (changes: ReadonlyArray<ToolChange>) => {
         if (!closed) runFork(Effect.forEach(changes, reportChange, { discard: true }))

@@ -18,8 +18,8 @@ export interface HubRuntime {
   readonly clientInfo: { readonly name: string; readonly version: string }
   readonly host: HostHandlers
   readonly pins: ToolPins
-  /** Runs an Effect in the hub's scope (interrupted when the hub closes). */
-  readonly fork: (effect: Effect.Effect<unknown, unknown>) => void
+  /** Runs an Effect in the hub's scope (interrupted when the hub closes); false once the hub is closed. */
+  readonly fork: (effect: Effect.Effect<unknown, unknown>) => boolean
   /** Reports tools whose definition changed (telemetry). */
   readonly reportChanges: (changes: ReadonlyArray<ToolChange>) => void
   /** True once the hub's scope is closing. */
@@ -81,7 +81,7 @@ export class ServerSlot {
       if (pending === undefined) {
         const deferred = Deferred.makeUnsafe<Session, TransportFailure>()
         this.pending = pending = deferred
-        this.hub.fork(
+        const started = this.hub.fork(
           this.connectWithRetry().pipe(
             Effect.onExit((exit) =>
               Effect.sync(() => {
@@ -99,6 +99,10 @@ export class ServerSlot {
             )
           )
         )
+        if (!started) {
+          this.pending = undefined
+          return Effect.fail(hubClosed(this.config.id))
+        }
       }
       return Deferred.await(pending)
     })
