@@ -58,15 +58,11 @@ export class ServerSlot {
       },
       onToolsListChanged: (session) => {
         if (!session.alive) return
-        session.toolsStale = true
-        this.hub.fork(
-          this.fetchTools(session).pipe(
-            Effect.ignore,
-            Effect.ensuring(Effect.sync(() => {
-              session.toolsStale = false
-            }))
-          )
-        )
+        if (session.refreshing++ === 0) session.refreshed = Deferred.makeUnsafe()
+        const settle = Effect.sync(() => {
+          if (--session.refreshing === 0) Deferred.doneUnsafe(session.refreshed, Exit.void)
+        })
+        if (!this.hub.fork(this.fetchTools(session).pipe(Effect.ignore, Effect.ensuring(settle)))) Effect.runSync(settle)
       }
     }
   }
@@ -127,8 +123,13 @@ export class ServerSlot {
       // On interruption, wait until the attempt has settled, and close a session that made it.
       return Effect.promise(() => opening.then((session) => session.close(), () => undefined))
     })
+    // The session is handed out once its tools are pinned, including a refresh that a
+    // tools/list_changed sent right after initialize started (so calls do not see a stale list).
+    const settled = (session: Session) =>
+      session.refreshing === 0 ? Effect.void : Deferred.await(session.refreshed)
     return Effect.flatMap(open, (session) =>
       this.fetchTools(session).pipe(
+        Effect.andThen(Effect.suspend(() => settled(session))),
         Effect.as(session),
         Effect.onError(() => Effect.promise(() => session.close()))
       ))

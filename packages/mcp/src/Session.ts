@@ -5,7 +5,7 @@
  */
 import { Client, InMemoryTransport, StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client"
 import type { McpServer } from "@modelcontextprotocol/server"
-import { type Effect, Redacted } from "effect"
+import { Deferred, type Effect, Redacted } from "effect"
 import type { CompiledServer } from "./Config.ts"
 import type { ElicitationShape, RootsShape, SamplingShape } from "./HostRequests.ts"
 import { StdioTransport } from "./StdioTransport.ts"
@@ -66,8 +66,15 @@ export class Session {
   /** `<era>/<version>`, for example `legacy/2025-11-25` or `modern/2026-07-28`. */
   era: string | undefined
   alive = true
-  /** Set after tools/list_changed until the refreshed listing has been recorded. */
-  toolsStale = false
+  /** Tool-list refreshes in flight after tools/list_changed; while any is, tool fingerprints are unknown. */
+  refreshing = 0
+  /** Completed when the last refresh in flight has finished. */
+  refreshed: Deferred.Deferred<void> = Deferred.makeUnsafe()
+
+  /** Whether the tool list is being refreshed (fingerprints unknown). */
+  get toolsStale(): boolean {
+    return this.refreshing > 0
+  }
   private readonly memoryServer: McpServer | undefined
 
   constructor(serverId: string, client: Client, transport: Transport, memoryServer: McpServer | undefined) {
