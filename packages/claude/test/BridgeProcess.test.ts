@@ -24,6 +24,9 @@ const stop = dir.script("stop.sh", `input=$(cat)
 case "$input" in *'"stop_hook_active":true'*) exit 0 ;; esac
 echo "the tests are red" >&2; exit 2`)
 const broken = dir.script("broken.sh", "exit 1")
+const budget = dir.script("budget.sh", `cat >/dev/null; echo '{"continue":false,"stopReason":"budget exhausted"}'`)
+const compact = dir.script("compact.sh", `cat >/dev/null; echo '{"hookSpecificOutput":{"hookEventName":"PreCompact","customInstructions":"keep the TODO list"}}'`)
+const reviewer = dir.script("reviewer.sh", `cat >/dev/null; echo '{"hookSpecificOutput":{"hookEventName":"SubagentStart","additionalContext":"be strict"}}'`)
 
 const config = dir.path("interlock.config.json")
 writeFileSync(config, JSON.stringify({
@@ -34,7 +37,10 @@ writeFileSync(config, JSON.stringify({
       PostToolUse: [{ matcher: "mcp__vault__.*", hooks: [{ type: "command", command: redact }] }],
       UserPromptSubmit: [{ hooks: [{ type: "command", command: prompts }] }],
       Stop: [{ hooks: [{ type: "command", command: stop }] }],
-      Notification: [{ hooks: [{ type: "command", command: broken }] }]
+      Notification: [{ hooks: [{ type: "command", command: broken }] }],
+      SubagentStop: [{ hooks: [{ type: "command", command: budget }] }],
+      PreCompact: [{ matcher: "auto", hooks: [{ type: "command", command: compact }] }],
+      SubagentStart: [{ matcher: "code-reviewer", hooks: [{ type: "command", command: reviewer }] }]
     }
   }
 }))
@@ -104,6 +110,20 @@ describe("the bridge as a process", () => {
     assert.strictEqual(note.code, 0)
     assert.strictEqual(note.stdout, "{}\n")
     assert.deepInclude(note.rows[0], { decision: "continue", reason: "Interlock: hook Notification[0].0 failed (exit)" })
+  }, 60_000)
+
+  it("SubagentStart, SubagentStop and PreCompact", () => {
+    const start = bridge({ ...base, hook_event_name: "SubagentStart", agent_id: "a1", agent_type: "code-reviewer" })
+    assert.deepStrictEqual(start.json, { hookSpecificOutput: { hookEventName: "SubagentStart", additionalContext: "be strict" } })
+    assert.deepInclude(start.rows[0], { event: "SubagentStart", decision: "continue" })
+
+    const stop = bridge({ ...base, hook_event_name: "SubagentStop", agent_id: "a1", agent_type: "code-reviewer", stop_hook_active: false })
+    assert.deepStrictEqual(stop.json, { continue: false, stopReason: "budget exhausted" })
+    assert.deepInclude(stop.rows[0], { event: "SubagentStop", decision: "halt", reason: "budget exhausted" })
+
+    const compacted = bridge({ ...base, hook_event_name: "PreCompact", trigger: "auto", custom_instructions: null })
+    assert.deepStrictEqual(compacted.json, { hookSpecificOutput: { hookEventName: "PreCompact", customInstructions: "keep the TODO list" } })
+    assert.strictEqual(bridge({ ...base, hook_event_name: "PreCompact", trigger: "manual" }).stdout, "{}\n")
   }, 60_000)
 
   it("bad stdin exits 1 with one line on stderr", () => {
