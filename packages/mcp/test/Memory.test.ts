@@ -28,6 +28,11 @@ const makeServer = (log: { cancelled: Array<string>; progress: number }) => {
     log.progress++
     return textResult("done")
   })
+  server.registerTool("die", {}, async () => {
+    // The in-process analogue of a crash: the server drops its end of the connection mid-call.
+    setTimeout(() => void server.close(), 10)
+    return new Promise(() => undefined)
+  })
   server.registerTool("ticks", {}, async (ctx: any) => {
     // Six ticks, 100 ms apart: 600 ms in all, each tick well inside a 250 ms deadline.
     const token = ctx.mcpReq._meta?.progressToken
@@ -69,7 +74,7 @@ describe("in-memory SDK McpServer", () => {
       const hub = yield* McpHub
       assert.match(hub.status("mem")?.era ?? "", /^(legacy|modern)\/\d{4}-\d{2}-\d{2}$/)
       const names = (yield* calls.listTools("mem")).map((tool) => tool.name)
-      assert.deepStrictEqual([...names].sort(), ["echo", "slow", "steps", "ticks"])
+      assert.deepStrictEqual([...names].sort(), ["die", "echo", "slow", "steps", "ticks"])
       const denied = yield* Effect.flip(calls.callTool({ serverId: "mem", name: "write_note", args: { text: "x" } }))
       assert.strictEqual(denied._tag, "ProtocolError")
       assert.include(denied.message, "not exposed")
@@ -152,6 +157,23 @@ describe("in-memory SDK McpServer", () => {
       const extended = yield* run(true)
       assert.strictEqual(extended._tag === "Success" ? extended.success.text : "failed", "ticked 6")
     })
+  })
+
+  it.live("a server that drops the connection fails every in-flight call at once; the next call reconnects", () => {
+    const { layer } = setup()
+    return Effect.gen(function*() {
+      const calls = yield* ToolCalls
+      yield* calls.callTool({ serverId: "mem", name: "echo", args: { text: "warm" } })
+      const slow = yield* Effect.forEach(["x", "y"], (tag) =>
+        Effect.forkChild(Effect.flip(calls.callTool({ serverId: "mem", name: "slow", args: { tag } }))))
+      const died = yield* Effect.flip(calls.callTool({ serverId: "mem", name: "die" }))
+      for (const error of [died, ...(yield* Effect.forEach(slow, Fiber.join))]) {
+        assert.strictEqual(error._tag, "TransportError")
+        assert.include(error.message, "connection closed during tools/call")
+      }
+      const again = yield* calls.callTool({ serverId: "mem", name: "echo", args: { text: "back" } })
+      assert.strictEqual(again.text, "back")
+    }).pipe(Effect.provide(layer))
   })
 
   it.live("progress notifications reach the callback", () => {
