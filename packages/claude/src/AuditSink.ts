@@ -78,6 +78,11 @@ export interface AuditSinkShape {
 
 /** Where the bridge's audit rows go. The gateway provides its audit store; tests use `memory`. */
 export class AuditSink extends Context.Service<AuditSink, AuditSinkShape>()("@interlock/claude/AuditSink") {
+  /** Rows go to `record` (the gateway passes its audit store's insert). */
+  static layer(record: AuditSinkShape["record"]): Layer.Layer<AuditSink> {
+    return Layer.succeed(AuditSink, { record })
+  }
+
   /** Discards every row. */
   static readonly none: Layer.Layer<AuditSink> = Layer.succeed(AuditSink, { record: () => Effect.void })
 

@@ -19,7 +19,7 @@ const program = Effect.gen(function*() {
   const layer = Layer.mergeAll(
     Hooks.layer(hooks),
     Policy.rules(config.policy),
-    Layer.succeed(AuditSink, { record: (row) => Effect.sync(() => appendFileSync(auditFile, `${JSON.stringify(encode(row))}\n`)) })
+    AuditSink.layer((row) => Effect.sync(() => appendFileSync(auditFile, `${JSON.stringify(encode(row))}\n`)))
   )
   return yield* Effect.provide(Bridge.run(stdin, { agentHooks, settings: { hookTimeout: "30 seconds" } }), layer)
 }).pipe(Effect.catch((error) => Effect.succeed(Bridge.failure(stdin, `Interlock could not load its config: ${error.message}`))))
