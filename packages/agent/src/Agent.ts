@@ -5,7 +5,7 @@
  *
  *   const result = yield* Agent.run("What is 1 + 1?", { tools: [add], policy: Policy.allowAll, model })
  */
-import { Clock, Context, Effect, Layer, Schema, type Scope } from "effect"
+import { Context, Effect, Layer, Schema, type Scope } from "effect"
 import { Approvals, type ConfigError, Hooks, Interlock, NativeTool, ToolCalls, ToolResult, ToolTransport } from "@interlock/core"
 import { LanguageModel, Model, Prompt } from "effect/ai"
 import { InvalidRunState } from "./AgentErrors.ts"
@@ -88,9 +88,12 @@ export const make = <PE = never, PR = never, AE = never, AR = never, TE = never,
     const system = options.system === undefined ? [] : [Prompt.systemMessage({ content: options.system })]
     const catalogOf = catalogCache()
 
+    const envs = new WeakMap<Catalog, LoopEnv>()
     const loopEnv = (catalog: Catalog): LoopEnv => {
+      const cached = envs.get(catalog)
+      if (cached !== undefined) return cached
       const exec: ExecEnv = { toolCalls, catalog, suspend: options.approvals === undefined, concurrency: resolved.concurrency, metrics: options.metrics }
-      return {
+      const env: LoopEnv = {
         lm: lm as LanguageModel.LanguageModel,
         model: modelName,
         agentName: resolved.name,
@@ -103,6 +106,8 @@ export const make = <PE = never, PR = never, AE = never, AR = never, TE = never,
         metrics: options.metrics,
         compaction: options.compaction
       }
+      envs.set(catalog, env)
+      return env
     }
 
     const progressOf = (messages: Array<Prompt.Message>, catalog: Catalog): Progress => ({
@@ -118,8 +123,8 @@ export const make = <PE = never, PR = never, AE = never, AR = never, TE = never,
 
     /** Runs `body` under the deadline and the signal, then reports the run. */
     const finish = (progress: Progress, body: Effect.Effect<End>, runOptions: RunOptions | undefined) =>
-      Effect.gen(function*() {
-        const start = yield* Clock.currentTimeMillis
+      Effect.clockWith((clock) => {
+        const start = clock.currentTimeMillisUnsafe()
         const deadline = resolved.deadlineMs
         let guarded = body
         if (deadline !== undefined) {
@@ -129,23 +134,24 @@ export const make = <PE = never, PR = never, AE = never, AR = never, TE = never,
         }
         const signal = runOptions?.signal
         if (signal !== undefined) guarded = Effect.raceFirst(guarded, Effect.as(aborted(signal), INTERRUPTED))
-        const end = yield* guarded
-        const durationMs = (yield* Clock.currentTimeMillis) - start
-        const usage = { ...progress.usage, totalTokens: progress.usage.inputTokens + progress.usage.outputTokens }
-        emit(options.metrics, { type: "run", model: modelName, status: end.status, turns: progress.turns, toolCalls: progress.toolCalls.length, durationMs, ...usage })
-        return trusted(RunResult, {
-          status: end.status,
-          text: end.status === "done" ? progress.text : "",
-          messages: progress.messages,
-          toolCalls: progress.toolCalls,
-          toolCallCount: progress.toolCalls.length,
-          turns: progress.turns,
-          usage: trusted(Usage, usage),
-          model: modelName,
-          limit: end.limit,
-          error: end.error,
-          state: end.state,
-          hooks: progress.hookRuns
+        return Effect.map(guarded, (end) => {
+          const durationMs = clock.currentTimeMillisUnsafe() - start
+          const usage = { ...progress.usage, totalTokens: progress.usage.inputTokens + progress.usage.outputTokens }
+          emit(options.metrics, { type: "run", model: modelName, status: end.status, turns: progress.turns, toolCalls: progress.toolCalls.length, durationMs, ...usage })
+          return trusted(RunResult, {
+            status: end.status,
+            text: end.status === "done" ? progress.text : "",
+            messages: progress.messages,
+            toolCalls: progress.toolCalls,
+            toolCallCount: progress.toolCalls.length,
+            turns: progress.turns,
+            usage: trusted(Usage, usage),
+            model: modelName,
+            limit: end.limit,
+            error: end.error,
+            state: end.state,
+            hooks: progress.hookRuns
+          })
         })
       })
 
@@ -161,17 +167,17 @@ export const make = <PE = never, PR = never, AE = never, AR = never, TE = never,
       withCatalog((catalog) => {
         const env = loopEnv(catalog)
         const progress = progressOf([...system, userText(prompt)], catalog)
-        const start = Effect.gen(function*() {
-          const event = subagent ? "subagentStart" : "userPromptSubmit"
-          const input = subagent ? { agent: resolved.name, prompt } : { prompt, messages: progress.messages }
-          const submitted = yield* runEvent(hookEnv(env, progress), event, {
-            input: () => input,
-            apply: (notes: ReadonlyArray<string>, verdict) => (verdict._tag === "AddContext" ? [...notes, verdict.text] : verdict._tag === "Continue" ? notes : STOP)
-          }, [] as ReadonlyArray<string>)
-          if (submitted._tag !== "Done") return guardEnd(event, submitted) ?? ({ status: "error" } as const)
-          const notes = submitted.state.map((text) => Prompt.systemMessage({ content: text }))
+        const event = subagent ? "subagentStart" : "userPromptSubmit"
+        const input = subagent ? { agent: resolved.name, prompt } : { prompt, messages: progress.messages }
+        const submitted = runEvent(hookEnv(env, progress), event, {
+          input: () => input,
+          apply: (notes: ReadonlyArray<string>, verdict) => (verdict._tag === "AddContext" ? [...notes, verdict.text] : verdict._tag === "Continue" ? notes : STOP)
+        }, [] as ReadonlyArray<string>)
+        const start = Effect.flatMap(submitted, (end): Effect.Effect<End> => {
+          if (end._tag !== "Done") return Effect.succeed(guardEnd(event, end) ?? { status: "error" })
+          const notes = end.state.map((text) => Prompt.systemMessage({ content: text }))
           progress.messages.splice(progress.messages.length - 1, 0, ...notes)
-          return yield* runTurns(env, progress)
+          return runTurns(env, progress)
         })
         return finish(progress, start, runOptions)
       }) as Effect.Effect<RunResult>

@@ -4,7 +4,7 @@
  * whether the run ends. The loop mutates a Progress so that a deadline or an interruption can
  * still report what was done.
  */
-import { Clock, Effect } from "effect"
+import { Effect } from "effect"
 import { type AiError, type LanguageModel, Prompt } from "effect/ai"
 import { runEvent, STOP } from "./AgentHookRunner.ts"
 import type { AgentTool } from "./Catalog.ts"
@@ -58,28 +58,32 @@ const usageOf = (response: LanguageModel.GenerateTextResponse<any, any>) => {
   return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens }
 }
 
+const NO_RETRY_REPORT = () => {}
+
+// The per-turn steps are plain combinators rather than generators: they run on every turn of every run.
 const callModel = (env: LoopEnv, progress: Progress) =>
-  Effect.gen(function*() {
+  Effect.clockWith((clock) => {
     const turn = progress.turns
-    const start = yield* Clock.currentTimeMillis
+    const start = clock.currentTimeMillisUnsafe()
     const request = env.lm.generateText({
       prompt: Prompt.fromMessages(progress.messages),
       toolkit: env.exec.catalog.toolkit(progress.tools),
       disableToolCallResolution: true,
       toolCallValidation: "deferred"
     } as any) as unknown as Effect.Effect<LanguageModel.GenerateTextResponse<any, any>, AiError.AiError>
-    const answer = yield* Effect.result(withRetries(request, env.retry, () => {}))
-    const durationMs = (yield* Clock.currentTimeMillis) - start
-    progress.turns++
-    if (answer._tag === "Failure") {
-      emit(env.metrics, { type: "llm", model: env.model, turn, status: "error", attempts: answer.failure.attempts, durationMs, inputTokens: 0, outputTokens: 0, totalTokens: 0 })
+    return Effect.map(Effect.result(withRetries(request, env.retry, NO_RETRY_REPORT)), (answer) => {
+      const durationMs = clock.currentTimeMillisUnsafe() - start
+      progress.turns++
+      if (answer._tag === "Failure") {
+        emit(env.metrics, { type: "llm", model: env.model, turn, status: "error", attempts: answer.failure.attempts, durationMs, inputTokens: 0, outputTokens: 0, totalTokens: 0 })
+        return answer
+      }
+      const usage = usageOf(answer.success.value)
+      progress.usage.inputTokens += usage.inputTokens
+      progress.usage.outputTokens += usage.outputTokens
+      emit(env.metrics, { type: "llm", model: env.model, turn, status: "ok", attempts: answer.success.attempts, durationMs, ...usage })
       return answer
-    }
-    const usage = usageOf(answer.success.value)
-    progress.usage.inputTokens += usage.inputTokens
-    progress.usage.outputTokens += usage.outputTokens
-    emit(env.metrics, { type: "llm", model: env.model, turn, status: "ok", attempts: answer.success.attempts, durationMs, ...usage })
-    return answer
+    })
   })
 
 const beforeModel = (env: LoopEnv, progress: Progress, turn: number) =>
@@ -98,47 +102,58 @@ const stopHooks = (env: LoopEnv, progress: Progress, text: string) =>
     apply: (s, verdict) => (verdict._tag === "Block" ? STOP : s)
   }, undefined)
 
+/** What follows a model answer: the stop hooks when it has no tool calls, else the turn's calls. */
+const afterAnswer = (env: LoopEnv, progress: Progress, response: LanguageModel.GenerateTextResponse<any, any>): Effect.Effect<End | undefined> => {
+  progress.messages.push(...Prompt.fromResponseParts(response.content).content)
+  const calls = response.toolCalls as ReadonlyArray<ModelCall>
+  if (calls.length > 0) {
+    const active = new Set(progress.tools.map((tool) => tool.name))
+    return Effect.flatMap(execTurn(env.exec, active, calls, progress.turns - 1), (slots) => settleTurn(env, progress, slots))
+  }
+  return Effect.map(stopHooks(env, progress, response.text), (stop): End | undefined => {
+    if (stop._tag === "Failed") return guardEnd(env.stopEvent, stop)
+    if (stop._tag === "Stopped" && stop.verdict._tag === "Block") {
+      progress.messages.push(Prompt.userMessage({ content: [Prompt.textPart({ text: stop.verdict.reason })] }))
+      progress.stopHookActive = true
+      return undefined
+    }
+    progress.text = response.text
+    return DONE
+  })
+}
+
+const DONE: End = { status: "done" }
+
+/** The model request of a turn and what follows it. */
+const modelStep = (env: LoopEnv, progress: Progress): Effect.Effect<End | undefined> =>
+  Effect.flatMap(callModel(env, progress), (answer) => {
+    if (answer._tag === "Failure") return Effect.succeed<End>({ status: "error", error: answer.failure })
+    const response = answer.success.value
+    const observed = runEvent(hookEnv(env, progress), "afterModel", { input: () => ({ response, model: env.model, turn: progress.turns - 1 }), apply: (s) => s }, undefined)
+    return Effect.flatMap(observed, () => afterAnswer(env, progress, response))
+  })
+
 /** One turn. Returns how the run ended, or undefined to go on. */
 const turn = (env: LoopEnv, progress: Progress): Effect.Effect<End | undefined> =>
-  Effect.gen(function*() {
-    const compacted = yield* compactIfNeeded(env, progress)
-    if (compacted !== undefined) return compacted
-    const before = yield* beforeModel(env, progress, progress.turns)
-    const blocked = guardEnd("beforeModel", before)
-    if (blocked !== undefined) return blocked
-    if (before._tag === "Done") {
-      progress.messages = [...before.state.messages]
-      progress.tools = before.state.tools
-    }
-    const answer = yield* callModel(env, progress)
-    if (answer._tag === "Failure") return { status: "error", error: answer.failure } as const
-    const response = answer.success.value
-    yield* runEvent(hookEnv(env, progress), "afterModel", { input: () => ({ response, model: env.model, turn: progress.turns - 1 }), apply: (s) => s }, undefined)
-    progress.messages.push(...Prompt.fromResponseParts(response.content).content)
-    const calls = response.toolCalls as ReadonlyArray<ModelCall>
-    if (calls.length === 0) {
-      const stop = yield* stopHooks(env, progress, response.text)
-      if (stop._tag === "Failed") return guardEnd(env.stopEvent, stop)
-      if (stop._tag === "Stopped" && stop.verdict._tag === "Block") {
-        progress.messages.push(Prompt.userMessage({ content: [Prompt.textPart({ text: stop.verdict.reason })] }))
-        progress.stopHookActive = true
-        return undefined
+  Effect.flatMap(compactIfNeeded(env, progress), (compacted) => {
+    if (compacted !== undefined) return Effect.succeed(compacted)
+    return Effect.flatMap(beforeModel(env, progress, progress.turns), (before) => {
+      const blocked = guardEnd("beforeModel", before)
+      if (blocked !== undefined) return Effect.succeed(blocked)
+      if (before._tag === "Done") {
+        // A rewrite replaces the transcript; the loop keeps appending to its own copy.
+        if (before.state.messages !== progress.messages) progress.messages = [...before.state.messages]
+        progress.tools = before.state.tools
       }
-      progress.text = response.text
-      return { status: "done" } as const
-    }
-    const active = new Set(progress.tools.map((tool) => tool.name))
-    const slots = yield* execTurn(env.exec, active, calls, progress.turns - 1)
-    return yield* settleTurn(env, progress, slots)
+      return modelStep(env, progress)
+    })
   })
 
 /** Runs turns until the run ends or maxTurns model requests were made. */
-export const runTurns = (env: LoopEnv, progress: Progress): Effect.Effect<End> =>
-  Effect.gen(function*() {
-    while (progress.turns < env.maxTurns) {
-      const end = yield* turn(env, progress)
-      if (end !== undefined) return end
-    }
-    yield* notify(env, progress, "turn_limit", `the run reached maxTurns (${env.maxTurns})`)
-    return { status: "incomplete", limit: { kind: "maxTurns", value: env.maxTurns } } as const
-  })
+export const runTurns = (env: LoopEnv, progress: Progress): Effect.Effect<End> => {
+  if (progress.turns >= env.maxTurns) {
+    const limit: End = { status: "incomplete", limit: { kind: "maxTurns", value: env.maxTurns } }
+    return Effect.as(notify(env, progress, "turn_limit", `the run reached maxTurns (${env.maxTurns})`), limit)
+  }
+  return Effect.flatMap(turn(env, progress), (end) => (end !== undefined ? Effect.succeed(end) : runTurns(env, progress)))
+}

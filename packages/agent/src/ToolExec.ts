@@ -4,12 +4,12 @@
  * failed call is an isError result carrying its message and receipt; an Ask with no approver
  * suspends the call (pending) when the agent suspends.
  */
-import { Clock, Effect } from "effect"
+import { Effect, type Result } from "effect"
 import { type CallError, type Canonical, type JsonObject, ToolCall, type ToolCallsShape, type ToolResult } from "@interlock/core"
 
 type Json = Canonical.Json
 import { AgentToolCall } from "./AgentToolCall.ts"
-import type { Catalog } from "./Catalog.ts"
+import type { AgentTool, Catalog } from "./Catalog.ts"
 import { emit, type MetricsSink } from "./Metrics.ts"
 import { PendingCall } from "./RunState.ts"
 import { trusted } from "./Trusted.ts"
@@ -70,51 +70,57 @@ const settled = (call: ModelCall, turn: number, output: string, isError: boolean
   })
 })
 
-/** Runs one call. Never fails. `forceAsk` is false on resume (where a pending call may be granted). */
-export const execCall = (env: ExecEnv, active: ReadonlySet<string>, call: ModelCall, turn: number): Effect.Effect<Slot> =>
-  Effect.gen(function*() {
-    const tool = active.has(call.name) ? env.catalog.byName.get(call.name) : undefined
-    const record = (serverId: string, outcome: string, isError: boolean, durationMs: number) =>
-      emit(env.metrics, { type: "tool", name: call.name, serverId, callId: call.id, turn, isError, outcome, durationMs })
-    if (tool === undefined) {
-      record("", "not_found", true, 0)
-      return settled(call, turn, `Tool not found: ${call.name}`, true)
+/** Turns the pipeline's answer (result or error) into the call's slot. */
+const slotOf = (env: ExecEnv, call: ModelCall, tool: AgentTool, args: JsonObject, turn: number, answer: Result.Result<ToolResult, CallError>, durationMs: number): Slot => {
+  const record = (outcome: string, isError: boolean) =>
+    emit(env.metrics, { type: "tool", name: call.name, serverId: tool.serverId, callId: call.id, turn, isError, outcome, durationMs })
+  if (answer._tag === "Success") {
+    const result = answer.success
+    const isError = result.isError === true
+    record(result.receipt?.outcome ?? (isError ? "tool_error" : "ok"), isError)
+    return settled(call, turn, outputOf(result), isError, result)
+  }
+  const error = answer.failure
+  if (env.suspend && isSuspension(error)) {
+    record("pending", false)
+    const asked = requestDigest(tool.serverId, tool.toolName, args)
+    return {
+      _tag: "pending",
+      pending: new PendingCall({
+        id: call.id,
+        name: call.name,
+        serverId: tool.serverId,
+        toolName: tool.toolName,
+        args,
+        digest: error.receipt?.digest ?? asked,
+        requestDigest: asked,
+        reason: error.message
+      })
     }
-    // A plain object is passed on; core checks that it is JSON before anything runs.
-    if (!isPlainObject(call.params)) {
-      record(tool.serverId, "invalid_args", true, 0)
-      return settled(call, turn, `Invalid arguments for ${call.name}: expected a JSON object`, true)
-    }
-    const args = call.params
-    const start = yield* Clock.currentTimeMillis
-    const answer = yield* Effect.result(env.toolCalls.callTool({ serverId: tool.serverId, name: tool.toolName, args, callId: call.id }))
-    const durationMs = (yield* Clock.currentTimeMillis) - start
-    if (answer._tag === "Success") {
-      const result = answer.success
-      const isError = result.isError === true
-      record(tool.serverId, result.receipt?.outcome ?? (isError ? "tool_error" : "ok"), isError, durationMs)
-      return settled(call, turn, outputOf(result), isError, result)
-    }
-    const error = answer.failure
-    if (env.suspend && isSuspension(error)) {
-      record(tool.serverId, "pending", false, durationMs)
-      return {
-        _tag: "pending",
-        pending: new PendingCall({
-          id: call.id,
-          name: call.name,
-          serverId: tool.serverId,
-          toolName: tool.toolName,
-          args,
-          digest: error.receipt?.digest ?? requestDigest(tool.serverId, tool.toolName, args),
-          requestDigest: requestDigest(tool.serverId, tool.toolName, args),
-          reason: error._tag === "Denied" ? error.message : "approval required"
-        })
-      } as const
-    }
-    record(tool.serverId, error.receipt?.outcome ?? "failed", true, durationMs)
-    return settled(call, turn, error.message, true, error)
+  }
+  record(error.receipt?.outcome ?? "failed", true)
+  return settled(call, turn, error.message, true, error)
+}
+
+/** Runs one call through the pipeline. Never fails. */
+export const execCall = (env: ExecEnv, active: ReadonlySet<string>, call: ModelCall, turn: number): Effect.Effect<Slot> => {
+  const tool = active.has(call.name) ? env.catalog.byName.get(call.name) : undefined
+  const refuse = (serverId: string, outcome: string, output: string) => {
+    emit(env.metrics, { type: "tool", name: call.name, serverId, callId: call.id, turn, isError: true, outcome, durationMs: 0 })
+    return Effect.succeed(settled(call, turn, output, true))
+  }
+  if (tool === undefined) return refuse("", "not_found", `Tool not found: ${call.name}`)
+  // A plain object is passed on; core checks that it is JSON before anything runs.
+  if (!isPlainObject(call.params)) return refuse(tool.serverId, "invalid_args", `Invalid arguments for ${call.name}: expected a JSON object`)
+  const args = call.params
+  return Effect.clockWith((clock) => {
+    const start = clock.currentTimeMillisUnsafe()
+    return Effect.map(
+      Effect.result(env.toolCalls.callTool({ serverId: tool.serverId, name: tool.toolName, args, callId: call.id })),
+      (answer) => slotOf(env, call, tool, args, turn, answer, clock.currentTimeMillisUnsafe() - start)
+    )
   })
+}
 
 /** Runs a turn's calls, at most `concurrency` at a time, answers in call order. */
 export const execTurn = (env: ExecEnv, active: ReadonlySet<string>, calls: ReadonlyArray<ModelCall>, turn: number): Effect.Effect<Array<Slot>> =>
