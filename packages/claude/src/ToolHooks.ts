@@ -134,6 +134,8 @@ export const entriesOf = (hooks: { readonly [E in "PreToolUse" | "PostToolUse" |
 /**
  * Interlock hooks (preToolCall, postToolCall, toolCallFailed) from a Claude-style hooks config.
  * Pass the result as `hooks` to `Interlock.layer`. Matchers are regexes on Claude tool names.
+ * The other events' hooks are not pipeline hooks: compile the config and give them to
+ * `runAgentEvent` (agent-level events) or `approver` (PermissionRequest).
  */
 export const toInterlock = (config: ClaudeHooksConfig): Effect.Effect<HooksConfig, SettingsError> =>
   Effect.map(compile(config), entriesOf)
