@@ -5,7 +5,7 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Interlock, ToolCalls } from "@interlock/core"
 import { Effect, Fiber, Layer, Schedule } from "effect"
 import { McpHub } from "../src/index.ts"
-import { allowAll, descendants, eventually, FAULT_SERVER, NODE } from "./helpers.ts"
+import { allowAll, eventually, FAULT_SERVER, NODE, noProcessLeft } from "./helpers.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "interlock-mcp-faults-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -96,6 +96,5 @@ describe("failures over stdio", () => {
     }).pipe(Effect.provide(fault({ CANCEL_LOG: cancels })))
   })
 
-  it.live("no child process survives the tests above", () =>
-    Effect.sync(() => assert.deepStrictEqual(descendants(), [])))
+  it.live("no child process survives the tests above", noProcessLeft)
 })

@@ -5,7 +5,7 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Interlock, Policy, ToolCalls } from "@interlock/core"
 import { Effect, Layer } from "effect"
 import { McpHub } from "../src/index.ts"
-import { allowAll, FILESYSTEM, NODE } from "./helpers.ts"
+import { allowAll, FILESYSTEM, NODE, noProcessLeft } from "./helpers.ts"
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "interlock-fs-")))
 writeFileSync(join(root, "hello.txt"), "hello from disk\n")
@@ -52,4 +52,6 @@ describe("server-filesystem on a temporary directory", () => {
       assert.isNotTrue(result.isError)
       assert.isTrue(existsSync(target))
     }).pipe(Effect.provide(Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(fs())))))
+
+  it.live("leaves no process behind", noProcessLeft)
 })

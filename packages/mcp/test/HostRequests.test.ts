@@ -4,7 +4,7 @@ import { McpServer } from "@modelcontextprotocol/server"
 import { Effect, Layer } from "effect"
 import { Elicitation, McpHub, McpTransport, Roots, Sampling } from "../src/index.ts"
 import { textResult } from "./fixtures/schema.ts"
-import { allowAll, EVERYTHING, NODE } from "./helpers.ts"
+import { allowAll, EVERYTHING, NODE, noProcessLeft } from "./helpers.ts"
 
 /** A server whose tools ask the client: elicitation (with a default), sampling and roots. */
 const asking = () => {
@@ -78,4 +78,6 @@ describe("server-initiated requests", () => {
     }).pipe(Effect.provide(governed(
       McpTransport.stdio("everything", { command: NODE, args: [EVERYTHING] }).pipe(Layer.provide(host))
     ))))
+
+  it.live("leaves no process behind", noProcessLeft)
 })

@@ -8,7 +8,7 @@ import { Effect, Layer, Redacted, Schedule, Schema } from "effect"
 import { McpHub, McpTransport } from "../src/index.ts"
 import { exerciseEverything } from "./everything.ts"
 import { standard, textResult } from "./fixtures/schema.ts"
-import { allowAll, descendants, EVERYTHING, NODE } from "./helpers.ts"
+import { allowAll, descendants, EVERYTHING, NODE, noProcessLeft } from "./helpers.ts"
 
 const LOOPBACK = new URL("./fixtures/loopback.ts", import.meta.url).pathname
 
@@ -135,4 +135,6 @@ describe("Streamable HTTP", () => {
       assert.include(error.message, "refused the credentials during initialize (HTTP 401)")
       assert.notInclude(error.message, "wrong")
     }))
+
+  it.live("leaves no process behind", noProcessLeft)
 })

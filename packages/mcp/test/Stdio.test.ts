@@ -3,7 +3,7 @@ import { Interlock, ToolCalls } from "@interlock/core"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { McpHub } from "../src/index.ts"
 import { exerciseEverything } from "./everything.ts"
-import { alive, allowAll, descendants, EVERYTHING, NODE } from "./helpers.ts"
+import { alive, allowAll, descendants, EVERYTHING, NODE, noProcessLeft } from "./helpers.ts"
 
 const everything = McpHub.layer({
   servers: { everything: { stdio: { command: NODE, args: [EVERYTHING] }, tools: { deny: ["everything/GZIP-file-*"] } } }
@@ -41,4 +41,6 @@ describe("server-everything over stdio", () => {
       assert.isTrue(status?.connected)
       assert.match(status?.era ?? "", /^legacy\//)
     }).pipe(Effect.provide(McpHub.layer({ servers: { everything: { stdio: { command: NODE, args: [EVERYTHING] }, connect: "eager" } } }))))
+
+  it.live("leaves no process behind", noProcessLeft)
 })

@@ -69,3 +69,11 @@ export const NODE = process.execPath
 export const EVERYTHING = new URL("../../../node_modules/.bin/mcp-server-everything", import.meta.url).pathname
 export const FILESYSTEM = new URL("../../../node_modules/.bin/mcp-server-filesystem", import.meta.url).pathname
 export const FAULT_SERVER = new URL("./fixtures/fault-server.ts", import.meta.url).pathname
+
+/** The last test of a file that starts processes: every one of them has ended (no child, no zombie). */
+export const noProcessLeft = () =>
+  Effect.gen(function*() {
+    // A child killed a moment ago may still be being reaped; give it a few milliseconds.
+    yield* eventually(() => descendants().length === 0, 3_000).pipe(Effect.catchDefect(() => Effect.void))
+    if (descendants().length > 0) throw new Error(`processes left behind: ${descendants().join(", ")}`)
+  })
