@@ -25,6 +25,25 @@ describe("userPromptSubmit", () => {
       assert.strictEqual(server.requests.length, 0)
     }))
 
+  it.effect("a userPromptSubmit hook that throws or hangs blocks the run (fail closed)", () =>
+    Effect.gen(function*() {
+      const server = yield* fake(turns(text("no")))
+      const thrown = yield* Agent.run("hi", {
+        model: openAi(server),
+        policy: Policy.allowAll,
+        hooks: { userPromptSubmit: [() => {
+          throw new Error("sk-leak")
+        }] }
+      })
+      assert.deepStrictEqual([thrown.status, thrown.error?._tag, (thrown.error as any).kind], ["error", "AgentHookFailed", "raise"])
+      assert.notInclude(JSON.stringify(thrown), "sk-leak")
+      const fiber = yield* Effect.forkChild(Agent.run("hi", { model: openAi(server), policy: Policy.allowAll, hooks: { userPromptSubmit: [() => new Promise(() => {})] } }))
+      yield* TestClock.adjust("5 seconds")
+      const hung = yield* Fiber.join(fiber)
+      assert.deepStrictEqual([hung.status, (hung.error as any).kind], ["error", "timeout"])
+      assert.strictEqual(server.requests.length, 0)
+    }))
+
   it.effect("adds context for the model", () =>
     Effect.gen(function*() {
       const server = yield* fake(turns(text("ok")))
