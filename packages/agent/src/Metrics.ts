@@ -4,6 +4,7 @@
  * sink does can change the run. `Metrics.collector()` keeps the events and renders a Prometheus
  * text export. Events carry names, counts and durations; never prompts, arguments or results.
  */
+import { Effect, PubSub, Stream } from "effect"
 
 /** One model request (after its retries). */
 export interface LlmEvent {
@@ -130,3 +131,16 @@ export const toPrometheus = (events: ReadonlyArray<MetricEvent>): string => {
   }
   return [llm, llmMs, tokens, tools, toolMs, runs, turns].map((family) => family.render()).join("\n") + "\n"
 }
+
+/** A sink whose events are published to subscribers as an Effect Stream. */
+export interface Published {
+  readonly sink: MetricsSink
+  /** Every event published after the stream starts (each subscriber gets its own copy). */
+  readonly stream: Stream.Stream<MetricEvent>
+}
+
+/** Makes a sink that publishes to a PubSub; the events arrive on `stream`. */
+export const publisher: Effect.Effect<Published> = Effect.map(PubSub.unbounded<MetricEvent>(), (pubsub) => ({
+  sink: (event) => void PubSub.publishUnsafe(pubsub, event),
+  stream: Stream.fromPubSub(pubsub)
+}))

@@ -1,6 +1,6 @@
 /** Retries, onError, deadlines, interruption and the metric stream, against a fake server over real HTTP. */
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Schema } from "effect"
+import { Deferred, Effect, Fiber, Schema, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { NativeTool, Policy } from "@interlock/core"
 import { Agent, Metrics } from "../src/index.ts"
@@ -161,6 +161,17 @@ describe("resilience", () => {
       assert.include(exported, "interlock_agent_tokens_total{model=\"gpt-x\",kind=\"input\"} 7")
       assert.include(exported, "interlock_agent_tool_calls_total{tool=\"add\",outcome=\"ok\"} 1")
       assert.include(exported, "interlock_agent_runs_total{status=\"done\"} 1")
+    }))
+
+  it.effect("the metrics as an Effect Stream", () =>
+    Effect.gen(function*() {
+      const server = yield* fake(turns(toolCalls([{ id: "c1", name: "add", args: { a: 1, b: 2 } }]), text("3")))
+      const published = yield* Metrics.publisher
+      const collected = yield* Effect.forkChild(published.stream.pipe(Stream.take(4), Stream.runCollect))
+      yield* Effect.yieldNow
+      yield* Agent.run("1+2", { model: openAi(server), tools: [add], policy: Policy.allowAll, metrics: published.sink })
+      const events = yield* Fiber.join(collected)
+      assert.deepStrictEqual(Array.from(events, (e) => e.type), ["llm", "tool", "llm", "run"])
     }))
 
   it.effect("a metrics sink that throws changes nothing", () =>
