@@ -10,6 +10,10 @@ import type { AgentEventInput, AgentOutcome } from "./AgentEvents.ts"
 import type { Answer } from "./BridgeAnswers.ts"
 import type { ClaudeInput } from "./ClaudeEvent.ts"
 import type { Output } from "./ClaudeOutput.ts"
+import { isMcpToolName } from "./ToolNames.ts"
+
+/** The text that replaces an MCP tool's output the bridge could not check. */
+export const UNCHECKED_TEXT = "Result withheld: Interlock could not check this tool's output."
 
 /** The answer that lets nothing through, for an event the bridge could not evaluate. */
 export const failClosed = (input: ClaudeInput, reason: string): Answer => {
@@ -22,9 +26,21 @@ export const failClosed = (input: ClaudeInput, reason: string): Answer => {
       }
     case "PermissionRequest":
       return { output: { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message: reason } } }, decision: "deny", reason }
+    case "PostToolUse":
+      // The output may be what a failed redaction was for: an MCP tool's is withheld, a built-in's blocked.
+      return {
+        output: {
+          decision: "block",
+          reason,
+          ...(isMcpToolName(input.tool_name)
+            ? { hookSpecificOutput: { hookEventName: "PostToolUse", updatedMCPToolOutput: { content: [{ type: "text", text: UNCHECKED_TEXT }], isError: true } } }
+            : {})
+        },
+        decision: "withheld",
+        reason
+      }
     case "UserPromptSubmit":
     case "PreCompact":
-    case "PostToolUse":
       return { output: { decision: "block", reason }, decision: "block", reason }
     case "Stop":
     case "SubagentStop":
