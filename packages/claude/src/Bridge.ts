@@ -16,7 +16,7 @@ import { type Answer, approvalAnswer, auditHooks, failureAnswer, permissionAnswe
 import { failWith, governed, respondWith } from "./BridgeTools.ts"
 import { agentAnswer, failClosed } from "./BridgeAgent.ts"
 import type { ClaudeInput, ClaudeToolInput } from "./ClaudeEvent.ts"
-import { parseEvent } from "./ClaudeEvent.ts"
+import { CLAUDE_EVENTS, parseEvent } from "./ClaudeEvent.ts"
 import type { CompiledClaudeHooks } from "./ClaudeHook.ts"
 import { toWire } from "./ClaudeOutput.ts"
 import { approver } from "./PolicyHooks.ts"
@@ -83,6 +83,9 @@ const toolAnswer = (input: ClaudeToolInput, options: BridgeOptions) =>
     }
   })
 
+/** No Claude-style hooks at all. */
+const EMPTY_HOOKS = Object.fromEntries(CLAUDE_EVENTS.map((event) => [event, []])) as unknown as CompiledClaudeHooks
+
 const decide = (input: ClaudeInput, options: BridgeOptions) => {
   const name = input.hook_event_name
   if (isAgentEvent(name)) {
@@ -93,11 +96,6 @@ const decide = (input: ClaudeInput, options: BridgeOptions) => {
   }
   return toolAnswer(input as ClaudeToolInput, options)
 }
-
-const EMPTY_HOOKS = Object.fromEntries(
-  ["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop", "PreCompact", "Notification"]
-    .map((event) => [event, []])
-) as unknown as CompiledClaudeHooks
 
 const rowOf = (input: ClaudeInput, at: number, durationMs: number, answer: Answer, receipt: Receipt | undefined) => {
   const tool = "tool_name" in input && typeof input.tool_name === "string" ? fromClaudeName(input.tool_name) : undefined

@@ -151,6 +151,3 @@ export const toWire = (output: AnyOutput): Record<string, unknown> => {
   if (output.hookSpecificOutput !== undefined) base.hookSpecificOutput = specificToWire(output.hookSpecificOutput)
   return base
 }
-
-/** The wire JSON of a PermissionRequest decision on its own (the SDK's can-use-tool answer). */
-export const permissionWire = permissionToWire
