@@ -71,6 +71,8 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
     const progressToken = params._meta?.progressToken
     const elicit = hostElicit(server)
     const end = deps.hosts.begin(host, target.serverId)
+    // Progress sent before the result must reach the host before it: the result waits for them.
+    const notified: Array<Promise<unknown>> = []
     const call = deps.calls.callTool(
       { serverId: target.serverId, name: target.name, args },
       {
@@ -80,12 +82,13 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
           ? {}
           : {
             onProgress: (progress) => {
-              void ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken, ...progress } }).catch(() => undefined)
+              notified.push(ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken, ...progress } }).catch(() => undefined))
             }
           })
       }
     )
     return deps.run(Effect.result(call), ctx.mcpReq.signal)
+      .then((result) => Promise.all(notified).then(() => result))
       .then((result) => (Result.isSuccess(result) ? toWireResult(result.success) : failure(result.failure)))
       .finally(end) as never
   })
