@@ -52,6 +52,8 @@ const governed = (hooks: HooksConfig, policy: Layer.Layer<Policy, unknown>, scop
     return context.mapUnsafe.get(ToolCalls.key) as ToolCalls["Service"]
   })
 
+const round = (n: number): number => Math.round(n * 1000) / 1000
+
 const median = (values: Array<number>): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 
 /** Calls per second with `inFlight` calls started at once, median of `rounds`, interleaved. */
@@ -69,6 +71,23 @@ const throughput = async (runs: ReadonlyArray<() => Promise<unknown>>, rounds = 
 }
 
 const IN_FLIGHT = 10_000
+
+/**
+ * CPU time (user + system) per call, median of interleaved rounds: less sensitive than wall time
+ * to other processes on a shared machine, so it is reported beside the harness's figures.
+ */
+const cpuPerCall = async (runs: ReadonlyArray<() => Promise<unknown>>, calls: number, rounds = 9): Promise<Array<number>> => {
+  const samples = runs.map(() => [] as Array<number>)
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, run] of runs.entries()) {
+      const before = process.cpuUsage()
+      await run()
+      const used = process.cpuUsage(before)
+      samples[i].push((used.user + used.system) / calls)
+    }
+  }
+  return samples.map(median)
+}
 
 export default async function run(): Promise<void> {
   const client = new Client({ name: "bare", version: "1.0.0" })
@@ -90,12 +109,28 @@ export default async function run(): Promise<void> {
   if (check.text !== "11") throw new Error(`the rewrites did not reach the server: ${check.text}`)
 
   const call = new ToolCall({ serverId: "mem", name: "echo", args, callId: "bench" })
-  const sequential = await measure("mcp", { name: "bare", op: bare, iterations: 3_000 }, [
-    { name: "hub-transport-only", effect: transport.callTool(call, { timeoutMs: 60_000 }), iterations: 3_000 },
-    { name: "interlock-0-hooks", effect: zero.callTool(input), iterations: 3_000 },
-    { name: "interlock-10-hooks-policy", effect: ten.callTool(input), iterations: 3_000 },
-    { name: "interlock-10-rewrites", effect: tenRewrites.callTool(input), iterations: 3_000 }
-  ])
+  const sequential = await measure("mcp", { name: "bare", op: bare, iterations: 5_000 }, [
+    { name: "hub-transport-only", effect: transport.callTool(call, { timeoutMs: 60_000 }), iterations: 5_000 },
+    { name: "interlock-0-hooks", effect: zero.callTool(input), iterations: 5_000 },
+    { name: "interlock-10-hooks-policy", effect: ten.callTool(input), iterations: 5_000 },
+    { name: "interlock-10-rewrites", effect: tenRewrites.callTool(input), iterations: 5_000 }
+  ], { rounds: 11 })
+
+  const CPU_CALLS = 3_000
+  const loop = (effect: Effect.Effect<unknown, unknown>) => () =>
+    Effect.runPromise(Effect.gen(function*() {
+      for (let i = 0; i < CPU_CALLS; i++) yield* effect
+    }))
+  const cpu = await cpuPerCall([
+    async () => {
+      for (let i = 0; i < CPU_CALLS; i++) await bare()
+    },
+    loop(transport.callTool(call, { timeoutMs: 60_000 })),
+    loop(zero.callTool(input)),
+    loop(ten.callTool(input)),
+    loop(tenRewrites.callTool(input))
+  ], CPU_CALLS)
+  const withCpu = sequential.cases.map((c, i) => ({ ...c, cpuUs: round(cpu[i + 1]), cpuRatio: round(cpu[i + 1] / cpu[0]) }))
 
   const concurrentInput = Array.from({ length: IN_FLIGHT }, () => input)
   const [bareCps, zeroCps] = await throughput([
@@ -112,12 +147,14 @@ export default async function run(): Promise<void> {
   })
   report({
     ...sequential,
+    baseline: { ...sequential.baseline, cpuUs: round(cpu[0]) } as typeof sequential.baseline,
     cases: [
-      ...sequential.cases,
+      ...withCpu,
       concurrent("bare-concurrent-10k", bareCps),
       concurrent("interlock-0-hooks-concurrent-10k", zeroCps)
     ]
   })
+  console.log(`  CPU µs per call: bare ${round(cpu[0])}, ${withCpu.map((c) => `${c.name} ${c.cpuUs} (${c.cpuRatio}x)`).join(", ")}`)
   console.log(`  concurrent: bare ${Math.round(bareCps)} calls/s, interlock ${Math.round(zeroCps)} calls/s (${(zeroCps / bareCps).toFixed(3)}x)`)
   await Effect.runPromise(Scope.close(scope, Exit.void))
   await client.close()
