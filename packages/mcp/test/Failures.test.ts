@@ -75,6 +75,15 @@ describe("failures over stdio", () => {
       assert.isTrue(hub.status("faulty")?.connected)
     }).pipe(Effect.provide(fault({}))))
 
+  it.live("the child gets the configured cwd and env", () =>
+    Effect.gen(function*() {
+      const calls = yield* ToolCalls
+      const where = yield* calls.callTool({ serverId: "faulty", name: "whereami" })
+      assert.strictEqual(where.text, `${dir} hello`)
+    }).pipe(Effect.provide(Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(McpHub.layer({
+      servers: { faulty: { stdio: { command: NODE, args: [FAULT_SERVER], env: { FAULT_GREETING: "hello" }, cwd: dir } } }
+    }))))))
+
   it.live("malformed frames do not crash the client", () =>
     Effect.gen(function*() {
       const calls = yield* ToolCalls
