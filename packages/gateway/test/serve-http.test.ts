@@ -56,6 +56,20 @@ describe("gateway over Streamable HTTP, fronting real stdio servers", () => {
       assert.deepStrictEqual(seen, [1, 2, 3, 4])
     }), 60_000)
 
+  it.live("a host's cancellation interrupts the call in the gateway", () =>
+    Effect.gen(function*() {
+      const { gateway, http } = yield* startGateway({ servers: { echo: echoServer }, policy: { default: "allow" } })
+      const client = yield* httpClient(http.mcpUrl)
+      const controller = new AbortController()
+      const call = client.callTool({ name: "slow", arguments: { ms: 5000 } }, { signal: controller.signal }).then(() => "answered", () => "aborted")
+      yield* Effect.sleep("300 millis")
+      controller.abort()
+      assert.strictEqual(yield* Effect.promise(() => call), "aborted")
+      const started = Date.now()
+      yield* gateway.drain
+      assert.isBelow(Date.now() - started, 4000, "the in-flight call was interrupted, not left to run for 5 s")
+    }), 60_000)
+
   it.live("bearer tokens: unknown or missing tokens get 401 and reach no server; principals are recorded and ruled", () =>
     Effect.gen(function*() {
       const { gateway, http } = yield* startGateway({
