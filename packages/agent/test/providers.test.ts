@@ -2,6 +2,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted, Schema } from "effect"
 import { NodeHttpClient } from "@effect/platform-node"
+import { HttpClient, HttpClientRequest } from "effect/http"
 import { type ConfigError, Policy } from "@interlock/core"
 import { Agent, AnthropicMessages, OpenAiChat } from "../src/index.ts"
 import { withClock } from "./support/clock.ts"
@@ -71,6 +72,20 @@ describe("OpenAI-compatible Chat Completions", () => {
       assert.strictEqual(seen.headers.authorization, "Bearer test-key")
       assert.strictEqual(seen.headers["x-team"], "core")
       assert.deepStrictEqual([seen.body.model, seen.body.temperature, seen.body.user], ["gpt-x", 0, "u-1"])
+    }))
+
+  it.effect("swapping the HttpClient Layer points a provider configured for the real API at the local server", () =>
+    Effect.gen(function*() {
+      const server = yield* fake(turns(text("from loopback")))
+      const loopback = Layer.effect(
+        HttpClient.HttpClient,
+        Effect.map(HttpClient.HttpClient, (client) =>
+          client.pipe(HttpClient.mapRequest((request) => HttpClientRequest.setUrl(request, request.url.replace("https://api.openai.com", server.url)))))
+      ).pipe(Layer.provide(NodeHttpClient.layerUndici))
+      const model = OpenAiChat.layer("gpt-x", { baseUrl: "https://api.openai.com/v1", apiKey: Redacted.make("test-key") }).pipe(Layer.provide(loopback))
+      const result = yield* Agent.run("hi", { model, policy: Policy.allowAll })
+      assert.strictEqual(result.text, "from loopback")
+      assert.strictEqual(server.requests[0].path, "/v1/chat/completions")
     }))
 
   it.effect("arguments that are not a JSON object give an isError result, without a tool call", () =>
