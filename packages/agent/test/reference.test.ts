@@ -148,6 +148,37 @@ describe("reference cases", () => {
       assert.strictEqual(server.requests.length, 2)
     }))
 
+  it.effect("maxTurns defaults to 10", () =>
+    Effect.gen(function*() {
+      const server = yield* fake(turns(toolCalls([{ id: "c1", name: "add", args: { a: 1, b: 1 } }])))
+      const result = yield* Agent.run("loop", { model: openAi(server), tools: [add], policy: Policy.allowAll })
+      assert.deepStrictEqual([result.status, result.turns, server.requests.length], ["incomplete", 10, 10])
+    }))
+
+  it.effect("the calls of a turn run at most `concurrency` at a time", () =>
+    Effect.gen(function*() {
+      let inFlight = 0
+      let peak = 0
+      const step = NativeTool.make({
+        name: "step",
+        parameters: Schema.Struct({ n: Schema.Finite }),
+        run: ({ n }) =>
+          Effect.gen(function*() {
+            inFlight++
+            peak = Math.max(peak, inFlight)
+            yield* Effect.yieldNow
+            yield* Effect.yieldNow
+            inFlight--
+            return `s${n}`
+          })
+      })
+      const calls = [1, 2, 3, 4, 5].map((n) => ({ id: `c${n}`, name: "step", args: { n } }))
+      const server = yield* fake(turns(toolCalls(calls), text("ok")))
+      const result = yield* Agent.run("go", { model: openAi(server), tools: [step], policy: Policy.allowAll, concurrency: 2 })
+      assert.strictEqual(peak, 2)
+      assert.deepStrictEqual(result.toolCalls.map((c) => c.output), ["s1", "s2", "s3", "s4", "s5"])
+    }))
+
   it.effect("an unknown tool gives an isError result \"Tool not found: NAME\"", () =>
     Effect.gen(function*() {
       const server = yield* fake(turns(toolCalls([{ id: "c1", name: "nope", args: {} }]), text("ok")))
