@@ -56,6 +56,26 @@ describe("the interlock CLI", () => {
       assert.match(stdout, /Exposed tools \(\d+\):[\s\S]*\n {2}slow\n/)
     }), 60_000)
 
+  it.live("claude-hook answers a Claude Code event with the gateway's policy and records it in the audit store", () =>
+    Effect.gen(function*() {
+      const db = path.join(dir, "claude-audit.db")
+      const file = writeConfig("claude.json", {
+        servers: { echo: echoServer },
+        audit: { path: db },
+        policy: { default: "allow", rules: [{ id: "no-writes", match: "echo/write_file", decision: "deny", reason: "read only here" }] }
+      })
+      const event = { session_id: "s1", transcript_path: "/t.jsonl", cwd: dir, permission_mode: "default", hook_event_name: "PreToolUse", tool_name: "mcp__echo__write_file", tool_input: { path: "x", content: "y" }, tool_use_id: "toolu_9" }
+      const denied = yield* cli(["claude-hook", "--config", file], JSON.stringify(event))
+      assert.strictEqual(denied.code, 0)
+      assert.deepInclude(JSON.parse(denied.stdout).hookSpecificOutput, { hookEventName: "PreToolUse", permissionDecision: "deny" })
+      const audit = yield* cli(["audit", "--db", db, "--json"])
+      const [row] = audit.stdout.trim().split("\n").map((line) => JSON.parse(line))
+      assert.deepInclude(row, { server: "echo", tool: "write_file", decision: "deny", rule: "no-writes", callId: "toolu_9" })
+      const broken = writeConfig("broken.json", { servers: {}, policy: { default: "sometimes" } })
+      const closed = yield* cli(["claude-hook", "--config", broken], JSON.stringify(event))
+      assert.strictEqual(JSON.parse(closed.stdout).hookSpecificOutput.permissionDecision, "deny")
+    }), 60_000)
+
   it.live("serve --stdio fronts servers for a host on stdio; audit and replay read what it recorded", () =>
     Effect.gen(function*() {
       const db = path.join(dir, "stdio-audit.db")
