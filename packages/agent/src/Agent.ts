@@ -44,6 +44,14 @@ export interface Agent {
   readonly resume: (state: RunState, decision: ResumeDecision, options?: RunOptions) => Effect.Effect<RunResult, InvalidRunState>
 }
 
+declare const NoModelId: unique symbol
+
+/** The type of an omitted `model` option: the agent then takes the LanguageModel from its context. */
+export type NoModel = typeof NoModelId
+
+/** What an agent needs from its context for its model: nothing when `model` is given. */
+export type ModelNeeded<MO> = [MO] extends [NoModel] ? LanguageModel.LanguageModel : never
+
 const TIMEOUT = (ms: number): End => ({ status: "timeout", limit: { kind: "deadline", value: ms } })
 const INTERRUPTED: End = { status: "interrupted" }
 
@@ -61,10 +69,10 @@ const userText = (text: string) => Prompt.userMessage({ content: [Prompt.textPar
  * Builds an agent in the current scope: compiles its hooks, builds core's ToolCalls over its tools
  * (Approvals.none when no approver is given: an Ask then suspends the run), and its model.
  */
-export const make = <PE = never, PR = never, AE = never, AR = never, TE = never, TR = never, ME = never, MR = never>(
-  options: AgentOptions<PE, PR, AE, AR, TE, TR, ME, MR>,
+export const make = <PE = never, PR = never, AE = never, AR = never, TE = never, TR = never, ME = never, MR = never, MO = NoModel>(
+  options: AgentOptions<PE, PR, AE, AR, TE, TR, ME, MR, MO>,
   subagent = false
-): Effect.Effect<Agent, ConfigError | PE | AE | TE | ME, Scope.Scope | PR | AR | TR | MR | ([ME] extends [never] ? LanguageModel.LanguageModel : never)> =>
+): Effect.Effect<Agent, ConfigError | PE | AE | TE | ME, Scope.Scope | PR | AR | TR | MR | ModelNeeded<MO>> =>
   (Effect.gen(function*() {
     const resolved = resolveOptions(options)
     if (!("maxTurns" in resolved)) return yield* resolved
@@ -79,9 +87,11 @@ export const make = <PE = never, PR = never, AE = never, AR = never, TE = never,
       Layer.provide(Layer.mergeAll(Hooks.layer(resolved.coreHooks) as Layer.Layer<Hooks, ConfigError>, options.policy, transport))
     )
     const services = yield* Layer.build(callsLayer)
-    const modelContext = options.model === undefined ? undefined : yield* Layer.build(options.model)
+    const modelContext = options.model === undefined
+      ? undefined
+      : (yield* Layer.build(options.model)) as unknown as Context.Context<LanguageModel.LanguageModel | Model.ModelName>
     const lm = modelContext === undefined ? yield* LanguageModel.LanguageModel : Context.get(modelContext, LanguageModel.LanguageModel)
-    const modelName = (modelContext === undefined ? undefined : Context.getOrUndefined(modelContext as unknown as Context.Context<Model.ModelName>, Model.ModelName)) ??
+    const modelName = (modelContext === undefined ? undefined : Context.getOrUndefined(modelContext, Model.ModelName)) ??
       (yield* Effect.serviceOption(Model.ModelName)).pipe((o) => (o._tag === "Some" ? o.value : "unknown"))
     const toolCalls = Context.get(services, ToolCalls)
     const grants = Context.get(services, Approvals)
@@ -225,16 +235,16 @@ export const make = <PE = never, PR = never, AE = never, AR = never, TE = never,
   }) as Effect.Effect<Agent, any, any>)
 
 /** Builds an agent and runs one prompt (the agent's services live for this run only). */
-export const run = <PE = never, PR = never, AE = never, AR = never, TE = never, TR = never, ME = never, MR = never>(
+export const run = <PE = never, PR = never, AE = never, AR = never, TE = never, TR = never, ME = never, MR = never, MO = NoModel>(
   prompt: string,
-  options: AgentOptions<PE, PR, AE, AR, TE, TR, ME, MR> & RunOptions
+  options: AgentOptions<PE, PR, AE, AR, TE, TR, ME, MR, MO> & RunOptions
 ) => Effect.scoped(Effect.flatMap(make(options), (agent) => agent.run(prompt, options)))
 
 /** Builds an agent and resumes a suspended run with a decision. */
-export const resume = <PE = never, PR = never, AE = never, AR = never, TE = never, TR = never, ME = never, MR = never>(
+export const resume = <PE = never, PR = never, AE = never, AR = never, TE = never, TR = never, ME = never, MR = never, MO = NoModel>(
   state: RunState,
   decision: ResumeDecision,
-  options: AgentOptions<PE, PR, AE, AR, TE, TR, ME, MR> & RunOptions
+  options: AgentOptions<PE, PR, AE, AR, TE, TR, ME, MR, MO> & RunOptions
 ) => Effect.scoped(Effect.flatMap(make(options), (agent) => agent.resume(state, decision, options)))
 
 /**
@@ -242,8 +252,8 @@ export const resume = <PE = never, PR = never, AE = never, AR = never, TE = neve
  * see subagentStart before it runs and subagentStop (instead of stop) when it would end. Its
  * answer is its final text; any other end is an isError result naming the status.
  */
-export const asTool = <PE = never, PR = never, AE = never, AR = never, TE = never, TR = never, ME = never, MR = never>(
-  options: AgentOptions<PE, PR, AE, AR, TE, TR, ME, MR> & { readonly name: string; readonly description?: string }
+export const asTool = <PE = never, PR = never, AE = never, AR = never, TE = never, TR = never, ME = never, MR = never, MO = NoModel>(
+  options: AgentOptions<PE, PR, AE, AR, TE, TR, ME, MR, MO> & { readonly name: string; readonly description?: string }
 ) =>
   NativeTool.make({
     name: options.name,

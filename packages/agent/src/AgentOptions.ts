@@ -12,11 +12,11 @@ import { millisOf, type OnError, type RetryOptions, type RetryPolicy } from "./R
 export type AgentHooks = HooksConfig & AgentHooksConfig
 
 /** Options of an agent. Only `policy` is required: there is no implicit allow. */
-export interface AgentOptions<PE = never, PR = never, AE = never, AR = never, TE = never, TR = never, ME = never, MR = never> {
+export interface AgentOptions<PE = never, PR = never, AE = never, AR = never, TE = never, TR = never, ME = never, MR = never, MO = LanguageModel.LanguageModel> {
   /** Native Effect tools (served as server "local"), or a ToolTransport Layer such as an MCP hub's. */
   readonly tools?: ReadonlyArray<NativeTool.NativeTool<TR>> | Layer.Layer<ToolTransport, TE, TR>
   /** A LanguageModel Layer (OpenAiChat.layer, AnthropicMessages.layer, any effect/ai provider); default the one in context. */
-  readonly model?: Layer.Layer<LanguageModel.LanguageModel, ME, MR>
+  readonly model?: Layer.Layer<MO, ME, MR>
   /** The agent's name (hooks see it; subagents are named by it); default "main". */
   readonly name?: string
   /** A system message put first in every run. */
@@ -63,7 +63,7 @@ const positiveInt = (value: unknown, fallback: number): number | undefined =>
   value === undefined ? fallback : Number.isSafeInteger(value) && (value as number) > 0 ? (value as number) : undefined
 
 /** Checks the options; returns the resolved settings or a ConfigError naming the option. */
-export const resolveOptions = (options: AgentOptions<any, any, any, any, any, any, any, any>): Resolved | ConfigError => {
+export const resolveOptions = (options: AgentOptions<any, any, any, any, any, any, any, any, any>): Resolved | ConfigError => {
   const error = (path: string, detail: string) => new ConfigError({ path: `agent.${path}`, detail })
   if (typeof options !== "object" || options === null) return error("options", "must be an object")
   if (!Layer.isLayer(options.policy)) return error("policy", "is required: a Policy Layer such as Policy.rules({ ... }) (there is no implicit allow)")

@@ -1,10 +1,11 @@
 /** The providers' wire formats, headers and config validation, against fake servers over real HTTP. */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Redacted, Schema } from "effect"
+import { Effect, Layer, Redacted, Schema, Stream } from "effect"
+import { LanguageModel, type Response } from "effect/ai"
 import { NodeHttpClient } from "@effect/platform-node"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { type ConfigError, Policy } from "@interlock/core"
-import { Agent, AnthropicMessages, OpenAiChat } from "../src/index.ts"
+import { Agent, AnthropicMessages, OpenAiChat, type RunResult } from "../src/index.ts"
 import { withClock } from "./support/clock.ts"
 import { anthropic, fake, openAi, text, toolCalls, turns } from "./support/FakeLlm.ts"
 import { add } from "./support/tools.ts"
@@ -132,6 +133,22 @@ describe("provider config", () => {
       }
       const ok = yield* Effect.scoped(Layer.build(OpenAiChat.layer("gpt", { baseUrl: "http://127.0.0.1:9/v1/", apiKey: Redacted.make("k") }).pipe(Layer.provide(NodeHttpClient.layerUndici))))
       assert.isDefined(ok)
+    }))
+})
+
+describe("any effect/ai LanguageModel drives the agent", () => {
+  it.effect("a LanguageModel Layer with no requirements leaves nothing to provide; without one, the context's is used", () =>
+    Effect.gen(function*() {
+      const usage = { inputTokens: { total: 1, uncached: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: undefined, reasoning: undefined } }
+      const lm = yield* LanguageModel.make({
+        generateText: () => Effect.succeed([{ type: "text", text: "in-process" }, { type: "finish", reason: "stop", usage }] as Array<Response.PartEncoded>),
+        streamText: () => Stream.empty
+      })
+      // The types say what is left to provide: nothing with a model Layer, the LanguageModel without one.
+      const given: Effect.Effect<RunResult, ConfigError> = Agent.run("hi", { policy: Policy.allowAll, model: Layer.succeed(LanguageModel.LanguageModel, lm) })
+      const fromContext: Effect.Effect<RunResult, ConfigError, LanguageModel.LanguageModel> = Agent.run("hi", { policy: Policy.allowAll })
+      assert.strictEqual((yield* given).text, "in-process")
+      assert.strictEqual((yield* Effect.provideService(fromContext, LanguageModel.LanguageModel, lm)).text, "in-process")
     }))
 })
 
