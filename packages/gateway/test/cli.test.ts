@@ -2,10 +2,12 @@ import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { Effect } from "effect"
-import { execFile } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
+import { AuditRecord } from "../src/AuditRecord.ts"
+import * as SqliteAuditStore from "../src/SqliteAuditStore.ts"
 import { echoServer, NODE } from "./e2e.ts"
 
 const BIN = path.join(import.meta.dirname, "..", "bin", "interlock.ts")
@@ -74,6 +76,28 @@ describe("the interlock CLI", () => {
       const broken = writeConfig("broken.json", { servers: {}, policy: { default: "sometimes" } })
       const closed = yield* cli(["claude-hook", "--config", broken], JSON.stringify(event))
       assert.strictEqual(JSON.parse(closed.stdout).hookSpecificOutput.permissionDecision, "deny")
+    }), 60_000)
+
+  it.live("audit --follow prints rows as they are written", () =>
+    Effect.gen(function*() {
+      const db = path.join(dir, "follow.db")
+      const store = SqliteAuditStore.open(db)
+      const row = (tool: string) => new AuditRecord({ time: Date.now(), callId: tool, server: "s", tool, outcome: "ok", durationMs: 1 })
+      yield* store.record(row("first"))
+      const child = spawn(NODE, [BIN, "audit", "--db", db, "--follow"], { cwd: dir })
+      let out = ""
+      child.stdout.setEncoding("utf8")
+      child.stdout.on("data", (chunk: string) => (out += chunk))
+      const waitFor = (needle: string) =>
+        Effect.gen(function*() {
+          for (let i = 0; i < 200 && !out.includes(needle); i++) yield* Effect.sleep("50 millis")
+          return out.includes(needle)
+        })
+      assert.isTrue(yield* waitFor("s/first"))
+      yield* store.record(row("second"))
+      assert.isTrue(yield* waitFor("s/second"))
+      child.kill()
+      store.close()
     }), 60_000)
 
   it.live("serve --stdio fronts servers for a host on stdio; audit and replay read what it recorded", () =>
