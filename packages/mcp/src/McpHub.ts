@@ -9,6 +9,7 @@ import {
   ConfigError,
   type JsonObject,
   ProtocolError,
+  Timeout,
   type Tool,
   type TransportCallOptions,
   ToolTransport,
@@ -109,7 +110,12 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
           toToolResult
         )
       const live = slot.session
-      return live !== undefined && live.alive ? send(live) : Effect.flatMap(slot.acquire(), send)
+      if (live !== undefined && live.alive) return send(live)
+      // Connecting first: the call's deadline covers the connection too (the SDK timer only the request).
+      const millis = requestOptions.timeout
+      return Effect.flatMap(slot.acquire(), send).pipe(
+        Effect.timeoutOrElse({ duration: millis, orElse: () => Effect.fail(new Timeout({ millis })) })
+      )
     },
     listTools: (serverId) => {
       if (serverId !== undefined) {

@@ -176,6 +176,11 @@ export const openSession = async (
     throw new OpenFailed(error, () => undefined)
   }
   const session: Session = new Session(server.id, client, made.transport, made.memoryServer)
+  // An abandoned attempt (the hub closing) ends the transport at once: a probe or handshake that
+  // does not watch the signal would otherwise keep a child process alive until its timeout.
+  const abandon = () => void session.close()
+  if (signal.aborted) abandon()
+  else signal.addEventListener("abort", abandon, { once: true })
   // Malformed frames and stray errors never end a session. An HTTP server that stays unreachable
   // after the SDK's own stream reconnection attempts does: closing the session fails every
   // in-flight request at once instead of leaving it to its deadline.
@@ -192,6 +197,8 @@ export const openSession = async (
   } catch (error) {
     await session.close()
     throw new OpenFailed(error, () => session.describeEnd())
+  } finally {
+    signal.removeEventListener("abort", abandon)
   }
   const era = client.getProtocolEra()
   const version = client.getNegotiatedProtocolVersion()

@@ -75,6 +75,17 @@ describe("failures over stdio", () => {
       assert.isTrue(hub.status("faulty")?.connected)
     }).pipe(Effect.provide(fault({}))))
 
+  it.live("the call's deadline covers connecting to a server that never answers; closing the hub ends it", () =>
+    Effect.gen(function*() {
+      const calls = yield* ToolCalls
+      const started = Date.now()
+      const error = yield* Effect.flip(calls.callTool({ serverId: "mute", name: "anything" }, { timeout: "300 millis" }))
+      assert.strictEqual(error._tag, "Timeout")
+      assert.isBelow(Date.now() - started, 5_000)
+    }).pipe(Effect.provide(Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(McpHub.layer({
+      servers: { mute: { stdio: { command: NODE, args: ["-e", "setInterval(() => {}, 1000)"] } } }
+    }))))))
+
   it.live("the child gets the configured cwd and env", () =>
     Effect.gen(function*() {
       const calls = yield* ToolCalls
