@@ -101,20 +101,22 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
       const params = call.meta === undefined
         ? { name: call.name, arguments: call.args }
         : { name: call.name, arguments: call.args, _meta: call.meta }
-      const send = (session: Session) =>
+      const millis = requestOptions.timeout
+      const send = (session: Session, timeout: number) =>
         slot.request(
           session,
           "during tools/call",
-          (signal) => session.client.callTool(params, { ...requestOptions, signal }),
-          requestOptions.timeout,
+          (signal) => session.client.callTool(params, { ...requestOptions, timeout, signal }),
+          millis,
           toToolResult
         )
       const live = slot.session
-      if (live !== undefined && live.alive) return send(live)
-      // Connecting first: the call's deadline covers the connection too (the SDK timer only the request).
-      const millis = requestOptions.timeout
-      return Effect.flatMap(slot.acquire(), send).pipe(
-        Effect.timeoutOrElse({ duration: millis, orElse: () => Effect.fail(new Timeout({ millis })) })
+      if (live !== undefined && live.alive) return send(live, millis)
+      // Connecting first: the call's deadline covers the connection, and the request gets what is left.
+      const started = Date.now()
+      return slot.acquire().pipe(
+        Effect.timeoutOrElse({ duration: millis, orElse: () => Effect.fail(new Timeout({ millis })) }),
+        Effect.flatMap((session) => send(session, Math.max(1, millis - (Date.now() - started))))
       )
     },
     listTools: (serverId) => {
