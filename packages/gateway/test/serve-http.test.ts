@@ -56,6 +56,44 @@ describe("gateway over Streamable HTTP, fronting real stdio servers", () => {
       assert.deepStrictEqual(seen, [1, 2, 3, 4])
     }), 60_000)
 
+  it.live("pinTools: a tool whose definition changed after it was pinned is denied", () =>
+    Effect.gen(function*() {
+      const { gateway, http } = yield* startGateway({ servers: { echo: echoServer }, policy: { default: "allow" }, pinTools: true })
+      const client = yield* httpClient(http.mcpUrl)
+      yield* Effect.promise(() => client.listTools())
+      assert.strictEqual(text(yield* Effect.promise(() => client.callTool({ name: "echo", arguments: { text: "before" } }))), "before")
+      yield* Effect.promise(() => client.callTool({ name: "mutate", arguments: {} }))
+      let denied: unknown = undefined
+      for (let i = 0; i < 50; i++) {
+        yield* Effect.promise(() => client.listTools())
+        const result = yield* Effect.promise(() => client.callTool({ name: "echo", arguments: { text: "after" } }))
+        if (result.isError === true) {
+          denied = result
+          break
+        }
+        yield* Effect.sleep("50 millis")
+      }
+      assert.include(text(denied), "changed since it was pinned")
+      const [row] = yield* gateway.store.query({ limit: 1 })
+      assert.deepInclude(row, { tool: "echo", outcome: "denied", rule: "pinTools" })
+    }), 60_000)
+
+  it.live("ask with no approver answering in time is denied (console route, real timeout)", () =>
+    Effect.gen(function*() {
+      const { gateway, http } = yield* startGateway({
+        servers: { echo: echoServer },
+        approvals: { via: "console", timeoutSeconds: 0.3 },
+        policy: { default: "allow", rules: [{ match: "echo/write_file", decision: "ask" }] }
+      })
+      const client = yield* httpClient(http.mcpUrl)
+      const result = yield* Effect.promise(() => client.callTool({ name: "write_file", arguments: { path: "a", content: "b" } }))
+      assert.isTrue(result.isError)
+      assert.include(text(result), "approval denied")
+      assert.strictEqual(gateway.approvals.list().length, 0)
+      const [row] = yield* gateway.store.query({ limit: 1 })
+      assert.strictEqual(row.approval, "deny:timeout")
+    }), 60_000)
+
   it.live("a host's cancellation interrupts the call in the gateway", () =>
     Effect.gen(function*() {
       const { gateway, http } = yield* startGateway({ servers: { echo: echoServer }, policy: { default: "allow" } })
