@@ -47,7 +47,8 @@ export const tokenOf = (req: IncomingMessage, url: URL): { readonly token: strin
   if (typeof auth === "string" && /^bearer\s+/i.test(auth)) return { token: auth.replace(/^bearer\s+/i, "").trim(), from: "header" }
   const cookie = cookieToken(req.headers.cookie)
   if (cookie !== undefined) return { token: cookie, from: "cookie" }
-  const query = url.searchParams.get("token")
+  // A token in the URL is taken only for the console page (then kept in a cookie), never for /mcp.
+  const query = url.pathname === "/" ? url.searchParams.get("token") : null
   return query === null ? undefined : { token: query, from: "query" }
 }
 

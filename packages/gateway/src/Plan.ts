@@ -130,6 +130,9 @@ export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan 
     if (resolved instanceof ConfigError) return resolved
     servers.set(name, resolved)
   }
+  if (config.telemetry?.otlp !== undefined && !/^https?:\/\/[^/\s]+/.test(config.telemetry.otlp)) {
+    return new ConfigError({ path: "telemetry.otlp", detail: "must be an http(s) URL, for example http://127.0.0.1:4318" })
+  }
   const builtins = builtinHooks(config)
   if (builtins instanceof ConfigError) return builtins
   const listen = resolveListen(loaded, options.http, env)

@@ -137,6 +137,8 @@ export default defineConfig({
       const error = makePlan(loaded, { env: {} })
       assert.instanceOf(error, ConfigError)
       assert.include((error as ConfigError).message, "not loopback")
+      const badOtlp = makePlan({ ...loaded, config: { ...loaded.config, listen: {}, telemetry: { otlp: "localhost:4318" } } }, { env: {} })
+      assert.strictEqual((badOtlp as ConfigError).path, "telemetry.otlp")
       const ok = makePlan({ ...loaded, config: { ...loaded.config, listen: { http: "0.0.0.0:7331", token: "env:T" } } }, { env: { T: "tok" } })
       assert.notInstanceOf(ok, ConfigError)
     }))

@@ -121,6 +121,8 @@ describe("gateway over Streamable HTTP, fronting real stdio servers", () => {
       assert.strictEqual(wrong.status, 401)
       assert.strictEqual((yield* raw(http.consoleUrl, { method: "GET", headers: {} })).status, 401)
       assert.strictEqual((yield* raw(http.consoleUrl.replace(/\/$/, "/metrics"), { method: "GET", headers: {} })).status, 401)
+      const inUrl = yield* raw(`${http.mcpUrl}?token=alice-token-123`, { headers: JSON_HEADERS, body: INIT })
+      assert.strictEqual(inUrl.status, 401, "a token in the URL is not accepted for /mcp")
       assert.strictEqual(gateway.hub.status("echo")?.connected, false)
       const alice = yield* httpClient(http.mcpUrl, { token: "alice-token-123" })
       const ok = yield* Effect.promise(() => alice.callTool({ name: "echo", arguments: { text: "hi" } }))
