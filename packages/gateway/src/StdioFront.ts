@@ -5,6 +5,7 @@
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio"
 import { Effect } from "effect"
 import type { Readable, Writable } from "node:stream"
+import { frameGuard } from "./FrameGuard.ts"
 import { makeFrontServer } from "./FrontServer.ts"
 import { Gateway } from "./Gateway.ts"
 
@@ -13,7 +14,10 @@ export const serveStdio = (streams?: { readonly input: Readable; readonly output
   Effect.gen(function*() {
     const gateway = yield* Gateway
     const server = makeFrontServer(gateway.deps, undefined)
-    const transport = streams === undefined ? new StdioServerTransport() : new StdioServerTransport(streams.input, streams.output)
+    const input = streams?.input ?? process.stdin
+    const output = streams?.output ?? process.stdout
+    const guarded = input.pipe(frameGuard(output))
+    const transport = new StdioServerTransport(guarded, output)
     const closed = new Promise<void>((resolve) => {
       const previous = server.onclose
       server.onclose = () => {
@@ -21,8 +25,7 @@ export const serveStdio = (streams?: { readonly input: Readable; readonly output
         resolve()
       }
     })
-    const input = streams?.input ?? process.stdin
-    input.once("end", () => void server.close())
+    guarded.once("end", () => void server.close())
     yield* Effect.acquireRelease(
       Effect.promise(() => server.connect(transport)),
       () => Effect.promise(() => server.close().catch(() => undefined))
