@@ -23,7 +23,7 @@ import { AuditRecord } from "./AuditRecord.ts"
 import { type AuditError, AuditStore } from "./AuditStore.ts"
 import type { Plan } from "./Plan.ts"
 import { policyLayer } from "./PolicyConfig.ts"
-import { redactionsFor, redactJson } from "./Redactor.ts"
+import { compileRedactions, type Redaction, redactionsFor, redactJson } from "./Redactor.ts"
 
 /** The service interface: ToolCalls, with callTool audited. */
 export interface GatewayCallsShape extends Omit<ToolCallsShape, "callTool"> {
@@ -50,6 +50,8 @@ export const governedLayer = (plan: Plan): Layer.Layer<ToolCalls, ConfigError, T
     ...(plan.callTimeoutMs === undefined ? {} : { callTimeout: plan.callTimeoutMs })
   })
 
+const DETECT_ALL = compileRedactions([{ detectors: "all" }]) as ReadonlyArray<Redaction>
+
 const errorText = (error: CallError): string => (error._tag === "Denied" || error._tag === "HookFailed" || error._tag === "Timeout" ? `${error._tag}: ${error.message}` : error._tag)
 
 const make = (plan: Plan) =>
@@ -58,7 +60,8 @@ const make = (plan: Plan) =>
     const store = yield* AuditStore
     const full = plan.audit.capture === "full"
     const row = (input: CallInput, options: CallOptions | undefined, started: number, ended: number, receipt: Receipt | undefined, extra: { readonly error?: string; readonly result?: ToolResult }) => {
-      const redactions = full ? redactionsFor(plan.redactions, input.serverId, input.name) : []
+      // Captured data is always scrubbed by the built-in detectors, on top of the configured redactions.
+      const redactions = full ? [...redactionsFor(plan.redactions, input.serverId, input.name), ...DETECT_ALL] : []
       const fields: Record<string, unknown> = {
         time: started,
         callId: receipt?.callId ?? input.callId ?? "",

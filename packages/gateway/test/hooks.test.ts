@@ -52,6 +52,14 @@ describe("redaction", () => {
       assert.deepStrictEqual(statuses?.sort(), ["redact[0]:replace", "redact[1]:replace"])
     })))
 
+  it.effect("capture full scrubs common secrets even with no redact config", () =>
+    withGateway({ policy: { default: "allow" }, audit: { capture: "full" } }, Effect.gen(function*() {
+      yield* call("leak", { text: "key AKIAIOSFODNN7EXAMPLE" })
+      const [row] = yield* (yield* AuditStore).query()
+      assert.notInclude(JSON.stringify([row.args, row.result]), "AKIAIOSFODNN7EXAMPLE")
+      assert.deepStrictEqual(row.args, { text: "key [REDACTED]" })
+    })))
+
   it.effect("capture full stores redacted args and results, never the secret", () =>
     withGateway({
       policy: { default: "allow" },
