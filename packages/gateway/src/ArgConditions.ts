@@ -3,9 +3,21 @@
  * equals and in compare canonical JSON; startsWith, notStartsWith and matches need a string.
  * A missing or non-string argument fails startsWith and matches, and satisfies notStartsWith
  * (it does not start with the prefix), so a deny rule written with notStartsWith also catches it.
+ * within and notWithin compare paths after resolving `.` and `..`, which a prefix test cannot.
  */
 import { Canonical, ConfigError, type JsonObject } from "@interlock/core"
+import { posix } from "node:path"
 import type { ArgCondition } from "./Config.ts"
+
+const normalize = (text: string): string => posix.normalize(text.replace(/\\/g, "/")).replace(/\/+$/, "") || "/"
+
+/** Whether `value` names `root` or a path under it, once `.` and `..` are resolved (so `./sandbox/../etc` is not within `./sandbox`). */
+export const isWithin = (value: string, root: string): boolean => {
+  const target = normalize(value)
+  const base = normalize(root)
+  if (base === ".") return !target.startsWith("..") && !target.startsWith("/")
+  return target === base || target.startsWith(base === "/" ? "/" : `${base}/`)
+}
 
 /** A compiled condition set over a call's arguments. */
 export type ArgsPredicate = (args: JsonObject) => boolean
@@ -42,8 +54,16 @@ const compileOne = (key: string, condition: ArgCondition, path: string): Array<(
     }
     tests.push((value) => typeof value === "string" && regex.test(value))
   }
+  if (condition.within !== undefined) {
+    const root = condition.within
+    tests.push((value) => typeof value === "string" && isWithin(value, root))
+  }
+  if (condition.notWithin !== undefined) {
+    const root = condition.notWithin
+    tests.push((value) => typeof value !== "string" || !isWithin(value, root))
+  }
   if (tests.length === 0) {
-    return new ConfigError({ path: `${path}.${key}`, detail: "needs at least one of equals, in, startsWith, notStartsWith, matches" })
+    return new ConfigError({ path: `${path}.${key}`, detail: "needs at least one of equals, in, startsWith, notStartsWith, matches, within, notWithin" })
   }
   return tests
 }

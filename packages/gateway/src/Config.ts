@@ -42,7 +42,9 @@ export const ArgCondition = Schema.Struct({
   startsWith: Schema.optionalKey(Schema.String),
   notStartsWith: Schema.optionalKey(Schema.String),
   matches: Schema.optionalKey(Schema.String.annotate({ description: "A regular expression (Unicode mode)." })),
-  in: Schema.optionalKey(Schema.Array(Schema.Json))
+  in: Schema.optionalKey(Schema.Array(Schema.Json)),
+  within: Schema.optionalKey(Schema.String.annotate({ description: "A path the argument must stay inside, after resolving . and .. segments." })),
+  notWithin: Schema.optionalKey(Schema.String.annotate({ description: "A path the argument must not reach, after resolving . and .. segments." }))
 })
 
 /** One policy rule. The first rule (in order) whose matcher, principals and conditions hold decides. */

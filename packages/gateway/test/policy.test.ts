@@ -135,6 +135,28 @@ describe("when.args conditions", () => {
     assert.isFalse(compile({ p: { startsWith: "./s" } })({ p: ["./s"] }))
   })
 
+  it("within and notWithin resolve . and .. before comparing", () => {
+    const inside = compile({ path: { within: "./sandbox" } })
+    assert.isTrue(inside({ path: "./sandbox/notes.txt" }))
+    assert.isTrue(inside({ path: "sandbox/a/../b" }))
+    assert.isFalse(inside({ path: "./sandbox/../etc/passwd" }))
+    assert.isFalse(inside({ path: "./sandboxed" }))
+    assert.isFalse(inside({ path: 7 }))
+    const outside = compile({ path: { notWithin: "./sandbox" } })
+    assert.isTrue(outside({ path: "./sandbox/../../root" }))
+    assert.isTrue(outside({}))
+    assert.isFalse(outside({ path: "./sandbox/x" }))
+  })
+
+  it.effect.prop("a path that climbs out with .. is never within the root", [Schema.Array(Schema.String.check(Schema.isPattern(/^[a-z]{1,8}$/)))], ([segments]) =>
+    Effect.sync(() => {
+      const inside = compile({ path: { within: "./sandbox" } })
+      const down = segments.join("/")
+      assert.strictEqual(inside({ path: `./sandbox/${down}` }), true)
+      const up = segments.map(() => "..").join("/")
+      assert.strictEqual(inside({ path: `./sandbox/${down}/${up}/../etc` }), false)
+    }))
+
   it("a bad regex names its path", () => {
     const error = compileArgConditions({ q: { matches: "(" } }, "policy.rules[3].when.args")
     assert.notStrictEqual(typeof error, "function")
