@@ -80,7 +80,7 @@ export const RedactConfig = Schema.Struct({
 /** A rate limit per principal and tool: at most `perMinute` calls, with bursts up to `burst`. */
 export const RateLimitConfig = Schema.Struct({
   match: Schema.optionalKey(MatcherConfig),
-  perMinute: Schema.Number.check(Schema.isGreaterThan(0)),
+  perMinute: Schema.Finite.check(Schema.isGreaterThan(0)),
   burst: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0)))
 })
 
@@ -93,7 +93,7 @@ export const AuditConfig = Schema.Struct({
 
 /** Approvals for `ask` decisions. */
 export const ApprovalsConfig = Schema.Struct({
-  timeoutSeconds: Schema.optionalKey(Schema.Number.check(Schema.isGreaterThan(0))),
+  timeoutSeconds: Schema.optionalKey(Schema.Finite.check(Schema.isGreaterThan(0))),
   via: Schema.optionalKey(Schema.Literals(["auto", "elicitation", "console"]))
 })
 

@@ -73,7 +73,7 @@ describe("config validation", () => {
     Effect.gen(function*() {
       const decoded = yield* decodeConfig(JSON.parse(JSON.stringify(config)))
       assert.deepStrictEqual(Object.keys(decoded.servers).sort(), Object.keys(config.servers).sort())
-    }), { arbitrary: { runs: 50 } })
+    }), { arbitrary: { runs: 100 } })
 
   it("the published JSON Schema file is up to date and closed", () => {
     const file = path.join(import.meta.dirname, "..", "interlock.config.schema.json")
