@@ -15,7 +15,8 @@ const CONFORMANCE = path.join(import.meta.dirname, "..", "..", "..", "node_modul
 const SCENARIOS = [
   "server-initialize", "ping", "tools-list", "tools-call-simple-text", "tools-call-image", "tools-call-audio",
   "tools-call-embedded-resource", "tools-call-mixed-content", "tools-call-error", "tools-call-with-progress",
-  "tools-call-sampling", "tools-call-elicitation", "dns-rebinding-protection"
+  "tools-call-sampling", "tools-call-elicitation", "dns-rebinding-protection", "json-schema-2020-12",
+  "elicitation-sep1034-defaults", "elicitation-sep1330-enums"
 ]
 
 const runScenario = (url: string, scenario: string) =>
