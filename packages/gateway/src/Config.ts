@@ -119,6 +119,14 @@ export const TelemetryConfig = Schema.Struct({
   exportIntervalMs: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0)))
 })
 
+/**
+ * A Claude Code settings object (or its `hooks` section) for `interlock claude-hook`: its command
+ * hooks run in the bridge beside the config's policy. Checked by @interlock/claude's settings loader.
+ */
+export const ClaudeSettingsConfig = Schema.Record(Schema.String, Schema.Unknown).annotate({
+  description: "A Claude Code settings.json (or its hooks section) whose command hooks `interlock claude-hook` runs."
+})
+
 /** The whole JSON config. */
 export const GatewayConfig = Schema.Struct({
   $schema: Schema.optionalKey(Schema.String),
@@ -134,7 +142,8 @@ export const GatewayConfig = Schema.Struct({
   listen: Schema.optionalKey(ListenConfig),
   telemetry: Schema.optionalKey(TelemetryConfig),
   hookTimeoutMs: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0))),
-  callTimeoutMs: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0)))
+  callTimeoutMs: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0))),
+  claude: Schema.optionalKey(ClaudeSettingsConfig)
 })
 
 /** The decoded JSON config. */

@@ -4,11 +4,12 @@
  * gateway's config (hooks and policy) and audit store. A config that does not load answers closed.
  */
 import { ConfigError, Hooks } from "@interlock/core"
-import { AuditSink, Bridge } from "@interlock/claude"
+import { AuditSink, Bridge, compileSettings, settingsHooks } from "@interlock/claude"
 import { Effect, Layer } from "effect"
 import { Command, Flag } from "effect/cli"
 import { AuditRecord } from "../AuditRecord.ts"
 import { AuditStore } from "../AuditStore.ts"
+import { mergeHooks } from "../BuiltinHooks.ts"
 import { auditLayer } from "../Gateway.ts"
 import { makePlan } from "../Plan.ts"
 import { policyLayer } from "../PolicyConfig.ts"
@@ -58,10 +59,17 @@ export const claudeHookCommand = Command.make(
         const loaded = yield* loadFrom(config)
         const plan = makePlan(loaded)
         if (plan instanceof ConfigError) return yield* plan
-        const services = Layer.mergeAll(Hooks.layer(plan.hooks), policyLayer(plan.loaded.config, plan.predicates), auditSinkLayer).pipe(
-          Layer.provide(auditLayer(plan))
-        )
-        return yield* Effect.provide(Bridge.run(stdin, {}), services)
+        // The config's `claude` section (a settings.json hooks section) adds Claude Code command hooks:
+        // tool-level ones join the config's hooks, the agent-level ones (UserPromptSubmit, Stop, ...) go to the bridge.
+        const claude = plan.loaded.config.claude
+        const claudeHooks = claude === undefined ? {} : yield* settingsHooks(claude)
+        const agentHooks = claude === undefined ? undefined : yield* compileSettings(claude)
+        const services = Layer.mergeAll(
+          Hooks.layer(mergeHooks(plan.hooks, claudeHooks)),
+          policyLayer(plan.loaded.config, plan.predicates),
+          auditSinkLayer
+        ).pipe(Layer.provide(auditLayer(plan)))
+        return yield* Effect.provide(Bridge.run(stdin, agentHooks === undefined ? {} : { agentHooks }), services)
       }).pipe(Effect.catch((error) => Effect.succeed(Bridge.failure(stdin, `interlock could not load its config: ${error.message}`))))
       process.stdout.write(result.stdout)
       process.stderr.write(result.stderr)
