@@ -250,20 +250,22 @@ const program = Effect.fnUntraced(function*(
   if (Exit.isFailure(answered)) {
     const error = Cause.findErrorOption(answered.cause)
     if (error._tag === "None") return yield* Effect.failCause(answered.cause)
-    const failed: ChainEnd<CallError> = yield* runChain(
+    const failing = runChain(
       client.env,
       recorder,
       client.select("toolCallFailed", call.serverId, call.name),
       error.value,
       () => failedSpec(trail.call, ctx)
     )
+    const failed: ChainEnd<CallError> = Effect.isEffect(failing) ? yield* failing : failing
     if (failed._tag === "Stopped" && failed.verdict._tag === "Recover") {
       return failed.verdict.result.withReceipt(finish("recovered"))
     }
     return yield* Effect.fail(withReceipt(error.value, finish(error.value._tag === "Denied" ? "denied" : "failed")))
   }
   const { halted, result } = answered.value
-  const post = yield* runChain(client.env, recorder, client.select("postToolCall", call.serverId, call.name), result, () => postSpec(trail.call, ctx))
+  const posting = runChain(client.env, recorder, client.select("postToolCall", call.serverId, call.name), result, () => postSpec(trail.call, ctx))
+  const post = Effect.isEffect(posting) ? yield* posting : posting
   if (post._tag === "Failed") return ToolResult.text(WITHHELD_TEXT, { isError: true }).withReceipt(finish("withheld"))
   const outcome: CallOutcome = halted ? "halted" : post.state.isError === true ? "tool_error" : "ok"
   return post.state.withReceipt(finish(outcome))
@@ -279,7 +281,8 @@ const governedRequest = Effect.fnUntraced(function*(
 ) {
   const first = trail.call
   if (!client.exposed(first.serverId, first.name)) return yield* new Denied({ reason: { _tag: "NotExposed" } })
-  const pre = yield* runChain(client.env, recorder, client.select("preToolCall", first.serverId, first.name), first, () => preSpec(ctx))
+  const preparing = runChain(client.env, recorder, client.select("preToolCall", first.serverId, first.name), first, () => preSpec(ctx))
+  const pre = Effect.isEffect(preparing) ? yield* preparing : preparing
   trail.call = pre.state
   if (pre._tag === "Failed") return yield* new HookFailed({ hookId: pre.hook.id, event: "preToolCall", kind: pre.kind })
   if (pre._tag === "Stopped") {

@@ -8,7 +8,7 @@ import { sha256Hex } from "./Canonical.ts"
 import type { Client } from "./Client.ts"
 import { Denied, HookFailed, type TransportFailure } from "./Errors.ts"
 import type { HookEvent } from "./HookEvent.ts"
-import { type ChainEnd, type ChainSpec, type Recorder, runChain, STOP } from "./HookChain.ts"
+import { awaitChain, type ChainEnd, type ChainSpec, type Recorder, runChain, STOP } from "./HookChain.ts"
 import { HookContext } from "./HookContext.ts"
 import { sameName } from "./Names.ts"
 import type { PromptResult } from "./PromptResult.ts"
@@ -86,7 +86,7 @@ export const listTools = (client: Client, serverId: string | undefined, options:
       const exposed = listed.filter((tool) =>
         client.exposed(tool.serverId, tool.name) && (!client.hideDenied || visible === undefined || visible(tool, ctx))
       )
-      const end = yield* runChain(client.env, recorder, client.byEvent.toolsListed, exposed, () => listSpec(ctx))
+      const end = yield* awaitChain(runChain(client.env, recorder, client.byEvent.toolsListed, exposed, () => listSpec(ctx)))
       if (end._tag === "Failed") return yield* new HookFailed({ hookId: end.hook.id, event: "toolsListed", kind: end.kind })
       return end.state
     }))
@@ -108,7 +108,7 @@ const uriLabel = (uri: string): string => `uri:${sha256Hex(uri).slice(0, 16)}`
 export const readResource = (client: Client, serverId: string, uri: string, options: OperationOptions | undefined) =>
   operation<ResourceContents, Denied | HookFailed | TransportFailure>("readResource", serverId, uriLabel(uri), (recorder) =>
     Effect.gen(function*() {
-      const end = yield* runChain(client.env, recorder, client.select("resourceRead", serverId, uri), uri, () => resourceSpec(contextFor(client, serverId, options)))
+      const end = yield* awaitChain(runChain(client.env, recorder, client.select("resourceRead", serverId, uri), uri, () => resourceSpec(contextFor(client, serverId, options))))
       const refused = gateFailure(end, "resourceRead")
       if (refused !== undefined) return yield* Effect.fail(refused)
       return yield* client.transport.readResource(serverId, uri)
@@ -125,7 +125,7 @@ const promptSpec = (name: string, ctx: HookContext): ChainSpec<JsonObject> => ({
 export const getPrompt = (client: Client, serverId: string, name: string, args: JsonObject, options: OperationOptions | undefined) =>
   operation<PromptResult, Denied | HookFailed | TransportFailure>("getPrompt", serverId, name, (recorder) =>
     Effect.gen(function*() {
-      const end = yield* runChain(client.env, recorder, client.select("promptGet", serverId, name), args, () => promptSpec(name, contextFor(client, serverId, options)))
+      const end = yield* awaitChain(runChain(client.env, recorder, client.select("promptGet", serverId, name), args, () => promptSpec(name, contextFor(client, serverId, options))))
       const refused = gateFailure(end, "promptGet")
       if (refused !== undefined) return yield* Effect.fail(refused)
       return yield* client.transport.getPrompt(serverId, name, end.state)

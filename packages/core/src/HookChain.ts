@@ -76,9 +76,40 @@ const record = (
   recordHook(recorder.fiber, recorder.span, hook, failure ?? status, recorder.subject, start, end, failure !== undefined, suspended)
 }
 
+/** Where a chain is: the state so far and when the current hook started. */
+interface Cursor<S> {
+  state: S
+  start: number
+}
+
+/** Folds one settled hook into the cursor; returns the chain's end when the hook ends it. */
+const settle = <S>(
+  recorder: Recorder,
+  spec: ChainSpec<S>,
+  hook: ResolvedHook,
+  settled: Settled,
+  cursor: Cursor<S>,
+  suspended: boolean
+): ChainEnd<S> | undefined => {
+  const end = now()
+  const start = cursor.start
+  cursor.start = end
+  if (settled.ok) {
+    record(recorder, hook, settled, false, start, end, suspended)
+    const next = spec.apply(cursor.state, settled.verdict, hook)
+    if (next === STOP) return { _tag: "Stopped", state: cursor.state, verdict: settled.verdict, hook }
+    cursor.state = next
+    return undefined
+  }
+  const ignored = isIgnorable(hook)
+  record(recorder, hook, settled, ignored, start, end, suspended)
+  return ignored ? undefined : { _tag: "Failed", state: cursor.state, hook, kind: settled.kind }
+}
+
 /**
- * Runs `hooks` (already selected and in run order) over `initial`. Never fails. The spec is built
- * only when there are hooks to run, so an event without hooks costs no allocation.
+ * Runs `hooks` (already selected and in run order) over `initial`. Never fails. Answers directly
+ * while every hook answers synchronously, and with an Effect from the first hook that suspends:
+ * a chain of plain functions costs no Effect at all. The spec is built only when there are hooks.
  */
 export const runChain = <S>(
   env: RunnerEnv,
@@ -86,36 +117,35 @@ export const runChain = <S>(
   hooks: ReadonlyArray<ResolvedHook>,
   initial: S,
   makeSpec: () => ChainSpec<S>
-): Effect.Effect<ChainEnd<S>> => {
-  if (hooks.length === 0) return Effect.succeed({ _tag: "Done", state: initial })
+): ChainEnd<S> | Effect.Effect<ChainEnd<S>> => {
+  if (hooks.length === 0) return { _tag: "Done", state: initial }
   const spec = makeSpec()
-  return Effect.gen(function*() {
-    let state = initial
-    // Hooks run back to back, so one clock reading ends one hook and starts the next.
-    let start = now()
-    for (const hook of hooks) {
-      if (spec.skip?.(state, hook) === true) continue
-      const answer = invoke(env, hook, spec, state)
-      const suspended = !isSettled(answer)
-      const settled: Settled = isSettled(answer) ? answer : yield* answer
-      const end = now()
-      if (settled.ok) {
-        record(recorder, hook, settled, false, start, end, suspended)
-        const next = spec.apply(state, settled.verdict, hook)
-        if (next === STOP) return { _tag: "Stopped", state, verdict: settled.verdict, hook } as const
-        state = next
-        start = end
-        continue
-      } else {
-        const ignored = isIgnorable(hook)
-        record(recorder, hook, settled, ignored, start, end, suspended)
-        if (!ignored) return { _tag: "Failed", state, hook, kind: settled.kind } as const
+  // Hooks run back to back, so one clock reading ends one hook and starts the next.
+  const cursor: Cursor<S> = { state: initial, start: now() }
+  const loop = (from: number): ChainEnd<S> | Effect.Effect<ChainEnd<S>> => {
+    for (let i = from; i < hooks.length; i++) {
+      const hook = hooks[i]
+      if (spec.skip?.(cursor.state, hook) === true) continue
+      const answer = invoke(env, hook, spec, cursor.state)
+      if (!isSettled(answer)) {
+        return Effect.flatMap(answer, (settled) => {
+          const ended = settle(recorder, spec, hook, settled, cursor, true)
+          if (ended !== undefined) return Effect.succeed(ended)
+          const rest = loop(i + 1)
+          return Effect.isEffect(rest) ? rest : Effect.succeed(rest)
+        })
       }
-      start = end
+      const ended = settle(recorder, spec, hook, answer, cursor, false)
+      if (ended !== undefined) return ended
     }
-    return { _tag: "Done", state } as const
-  })
+    return { _tag: "Done", state: cursor.state }
+  }
+  return loop(0)
 }
+
+/** The chain's end, whether it answered at once or through an Effect. */
+export const awaitChain = <S>(end: ChainEnd<S> | Effect.Effect<ChainEnd<S>>): Effect.Effect<ChainEnd<S>> =>
+  Effect.isEffect(end) ? end : Effect.succeed(end)
 
 /** A bounded cache of which hooks select a (serverId, name) pair, per event. */
 export const makeSelector = (byEvent: { readonly [E in HookEvent]: ReadonlyArray<ResolvedHook> }) => {

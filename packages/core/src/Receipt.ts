@@ -80,7 +80,8 @@ export class Receipt extends Schema.Class<Receipt>("@interlock/core/Receipt")({
   }
 }
 
-const lazyDigests = new WeakMap<Receipt, { readonly digest: string }>()
+/** Where a pipeline-made receipt keeps its final call (a symbol: not enumerated, not encoded). */
+const FinalCall = Symbol.for("@interlock/core/Receipt/finalCall")
 
 // A receipt made by the pipeline reads its digest from the final call on first access: computing
 // it (canonical JSON plus SHA-256) for every call would cost more than a call's hooks. An own
@@ -88,7 +89,7 @@ const lazyDigests = new WeakMap<Receipt, { readonly digest: string }>()
 Object.defineProperty(Receipt.prototype, "digest", {
   configurable: true,
   get(this: Receipt) {
-    return lazyDigests.get(this)?.digest
+    return (this as unknown as { readonly [FinalCall]?: { readonly digest: string } })[FinalCall]?.digest
   },
   // Constructing or decoding a receipt with a digest assigns it: keep it as an own field.
   set(this: Receipt, digest: string | undefined) {
@@ -102,6 +103,6 @@ export const makeReceipt = (
   call: { readonly digest: string }
 ): Receipt => {
   const receipt = makeTrusted(Receipt, fields)
-  lazyDigests.set(receipt, call)
+  Object.defineProperty(receipt, FinalCall, { value: call })
   return receipt
 }
