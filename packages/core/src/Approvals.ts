@@ -9,6 +9,7 @@ import { Context, Duration, Effect, Exit, Layer, Option, Scope } from "effect"
 import { ConfigError } from "./Errors.ts"
 import type { HookContext } from "./HookContext.ts"
 import { lift } from "./Lift.ts"
+import { isDeadline, toMillis } from "./Millis.ts"
 import { canonicalName } from "./Names.ts"
 import type { ToolCall } from "./ToolCall.ts"
 
@@ -105,9 +106,8 @@ export class Approvals extends Context.Service<Approvals, ApprovalsShape>()("@in
     return Layer.effect(
       Approvals,
       Effect.gen(function*() {
-        const timeout = Option.getOrUndefined(Duration.fromInput(options.timeout ?? Duration.seconds(120)))
-        const millis = timeout === undefined ? Number.NaN : Duration.toMillis(timeout)
-        if (!(millis > 0) || !Number.isFinite(millis)) {
+        const millis = toMillis(options.timeout ?? Duration.seconds(120))
+        if (!isDeadline(millis)) {
           return yield* new ConfigError({ path: "approvals.timeout", detail: "must be a positive, finite duration" })
         }
         if (typeof options.approver !== "function") {

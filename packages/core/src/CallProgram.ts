@@ -5,7 +5,7 @@
  * one withholds it; 6. on an error, failure hooks (reverse), where Recover ends the chain and a
  * failing failure hook returns the original error. Every result and error carries a Receipt.
  */
-import { Cause, Duration, Effect, Exit, Fiber, Option, Tracer } from "effect"
+import { Cause, type Duration, Effect, Exit, Fiber, Tracer } from "effect"
 import type { ApprovalOutcome } from "./Approvals.ts"
 import { isJsonObject } from "./Canonical.ts"
 import type { Client } from "./Client.ts"
@@ -18,6 +18,7 @@ import { now, recordCall, startSpan } from "./Telemetry.ts"
 import type { CallInput, CallOptions } from "./ToolCalls.ts"
 import { makeToolCall, type ToolCall } from "./ToolCall.ts"
 import { ToolResult, WITHHELD_TEXT } from "./ToolResult.ts"
+import { toMillis } from "./Millis.ts"
 import { makeTrusted } from "./Trusted.ts"
 
 /** The mutable record of one call, frozen into a Receipt when the call ends. */
@@ -58,8 +59,7 @@ const NO_FACTS = {}
 
 const millisOf = (input: Duration.Input | undefined, fallback: number): number => {
   if (input === undefined) return fallback
-  const duration = Option.getOrUndefined(Duration.fromInput(input))
-  const millis = duration === undefined ? Number.NaN : Duration.toMillis(duration)
+  const millis = toMillis(input)
   return millis >= 0 ? millis : fallback
 }
 

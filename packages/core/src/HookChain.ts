@@ -9,7 +9,7 @@ import { type HookEvent, isInsideOut } from "./HookEvent.ts"
 import type { ResolvedHook } from "./Hooks.ts"
 import { type Invocation, invoke, isSettled, type RunnerEnv, type Settled } from "./HookRunner.ts"
 import type { FailureKind, HookRun, HookStatus } from "./Receipt.ts"
-import { elapsedMs, now, recordHook } from "./Telemetry.ts"
+import { elapsedMs, now, recordHook, type SpanSubject } from "./Telemetry.ts"
 import type { Decoded } from "./VerdictDecoder.ts"
 
 /** How a chain ended. */
@@ -29,18 +29,11 @@ export interface ChainSpec<S> extends Invocation<S> {
   readonly skip?: (state: S, hook: ResolvedHook) => boolean
 }
 
-/** What is being worked on, for telemetry attributes. */
-export interface Subject {
-  readonly serverId: string
-  readonly name: string
-  readonly callId: string
-}
-
 /** Where a chain records its runs. */
 export interface Recorder {
   readonly fiber: Fiber.Fiber<unknown, unknown>
   readonly span: Tracer.Span | undefined
-  readonly subject: Subject
+  readonly subject: SpanSubject
   /** The receipt's hook runs, when the operation keeps a receipt. */
   readonly runs: Array<HookRun> | undefined
 }

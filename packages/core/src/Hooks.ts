@@ -2,12 +2,13 @@
  * Hooks: compiling and validating a hooks config, and the `Hooks` service that holds the
  * compiled, resolved hooks of one client.
  */
-import { Context, Duration, Effect, Layer, Option, Result, Scope } from "effect"
+import { Context, Effect, Layer, Result, Scope } from "effect"
 import { describe } from "./Describe.ts"
 import { ConfigError } from "./Errors.ts"
 import type { HooksConfig, HooksRequirements } from "./HookConfig.ts"
 import { acceptsOnError, EVENT_ARITY, HOOK_EVENTS, type HookEvent, isHookEvent, isInsideOut } from "./HookEvent.ts"
 import { levelRank, type Matcher, parseMatcher } from "./Matcher.ts"
+import { isDeadline, toMillis } from "./Millis.ts"
 import type { HookKind } from "./VerdictDecoder.ts"
 
 /** One compiled hook. `run` is a function, or a service tag until the hook is resolved. */
@@ -59,9 +60,8 @@ const readEntry = (raw: unknown): Entry | string => {
 }
 
 const timeoutMillis = (value: unknown): number | string => {
-  const duration = Option.getOrUndefined(Duration.fromInput(value as Duration.Input))
-  const millis = duration === undefined ? Number.NaN : Duration.toMillis(duration)
-  return Number.isFinite(millis) && millis > 0 ? millis : "timeout must be a positive, finite duration (ms or a Duration)"
+  const millis = toMillis(value)
+  return isDeadline(millis) ? millis : "timeout must be a positive, finite duration (ms or a Duration)"
 }
 
 const compileEntry = (event: HookEvent, index: number, raw: unknown, ids: Set<string>): CompiledHook | ConfigError => {

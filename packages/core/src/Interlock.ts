@@ -3,7 +3,7 @@
  *
  *   Interlock.layer({ hooks, policy: Policy.rules({ ... }) }).pipe(Layer.provide(transportLayer))
  */
-import { Duration, Effect, FiberSet, Layer, Option, Result } from "effect"
+import { type Duration, Effect, FiberSet, Layer, Result } from "effect"
 import { Approvals } from "./Approvals.ts"
 import * as CallProgram from "./CallProgram.ts"
 import type { Client } from "./Client.ts"
@@ -13,6 +13,7 @@ import type { HooksConfig, HooksRequirements } from "./HookConfig.ts"
 import { makeSelector } from "./HookChain.ts"
 import { Hooks } from "./Hooks.ts"
 import { type Matcher, type MatcherInput, parseMatcher } from "./Matcher.ts"
+import { isDeadline, toMillis } from "./Millis.ts"
 import { Policy } from "./Policy.ts"
 import { ToolCalls } from "./ToolCalls.ts"
 import { ToolTransport } from "./ToolTransport.ts"
@@ -59,9 +60,8 @@ export interface Options<C extends HooksConfig, PE, PR, AE, AR> extends Settings
 
 const positiveMillis = (path: string, input: Duration.Input | undefined, fallback: number): number | ConfigError => {
   if (input === undefined) return fallback
-  const duration = Option.getOrUndefined(Duration.fromInput(input))
-  const millis = duration === undefined ? Number.NaN : Duration.toMillis(duration)
-  return millis > 0 && Number.isFinite(millis) ? millis : new ConfigError({ path, detail: "must be a positive, finite duration" })
+  const millis = toMillis(input)
+  return isDeadline(millis) ? millis : new ConfigError({ path, detail: "must be a positive, finite duration" })
 }
 
 const compileFilter = (filter: ToolsFilter | undefined): ((serverId: string, name: string) => boolean) | ConfigError => {

@@ -91,6 +91,7 @@ export const nativeTransport = <R>(
 ): ToolTransportShape => {
   const byName = new Map(tools.map((tool) => [tool.definition.name, tool]))
   const listed = tools.map((tool) => new Tool({ ...tool.definition, serverId }))
+  const listedByName = new Map(listed.map((tool) => [tool.name, tool]))
   const unknownServer = (id: string) => Effect.fail(new TransportError({ serverId: id, detail: "no such server" }))
   return {
     callTool: (call: ToolCall) => {
@@ -105,6 +106,6 @@ export const nativeTransport = <R>(
     readResource: (id) => (id === serverId ? unsupported(serverId, "resources/read") : unknownServer(id)),
     getPrompt: (id) => (id === serverId ? unsupported(serverId, "prompts/get") : unknownServer(id)),
     era: () => "native",
-    describeTool: (id, name) => (id === serverId ? listed.find((tool) => tool.name === name) : undefined)
+    describeTool: (id, name) => (id === serverId ? listedByName.get(name) : undefined)
   }
 }
