@@ -21,6 +21,8 @@ import { Context, Effect, FiberSet, Layer, Metric, Option } from "effect"
 import { compileHub, type HubOptions } from "./Config.ts"
 import { toPromptResult, toResourceContents, toToolResult } from "./Convert.ts"
 import { Elicitation, Roots, Sampling } from "./HostRequests.ts"
+import { type HubFeaturesShape, makeHubFeatures } from "./HubFeatures.ts"
+import type { HubListener } from "./HubNotification.ts"
 import { ServerSlot } from "./ServerSlot.ts"
 import { NO_SDK_TIMEOUT, type Session } from "./Session.ts"
 import { type ToolChange, ToolPins } from "./ToolPins.ts"
@@ -45,6 +47,8 @@ export interface McpHubShape {
   readonly status: (serverId: string) => ServerStatus | undefined
   /** The transport the hub serves to core. */
   readonly transport: ToolTransportShape
+  /** Resources, prompts, completion, subscriptions, logging and notifications, forwarded per server. */
+  readonly features: HubFeaturesShape
 }
 
 /** The name of the counter of tool definitions that changed after they were pinned. */
@@ -184,6 +188,7 @@ const make = (options: HubOptions) =>
     let closed = false
     const pins = new ToolPins()
     const slots = new Map<string, ServerSlot>()
+    const listeners = new Set<HubListener>()
     const runtime = {
       clientInfo: compiled.clientInfo,
       pins,
@@ -201,7 +206,11 @@ const make = (options: HubOptions) =>
       reportChanges: (changes: ReadonlyArray<ToolChange>) => {
         if (!closed) runFork(Effect.forEach(changes, reportChange, { discard: true }))
       },
-      isClosed: () => closed
+      isClosed: () => closed,
+      notify: (notification: Parameters<HubListener>[0]) => {
+        if (closed) return
+        for (const listener of listeners) listener(notification)
+      }
     }
     for (const server of compiled.servers.values()) slots.set(server.id, new ServerSlot(server, runtime))
     // Runs before the FiberSet's own finalizer (finalizers run in reverse): stop new work, then
@@ -232,7 +241,8 @@ const make = (options: HubOptions) =>
         const pid = connected ? (session.transport as { pid?: unknown }).pid : undefined
         return { serverId, connected, era: session?.era ?? slot.lastEra, pid: typeof pid === "number" ? pid : undefined }
       },
-      transport
+      transport,
+      features: makeHubFeatures(slots, listeners)
     })
   })
 

@@ -7,9 +7,11 @@
  */
 import { ProtocolError, Timeout, type Tool, TransportError, type TransportFailure } from "@interlock/core"
 import { Cause, Deferred, Effect, Exit } from "effect"
+import type { LoggingLevel } from "@modelcontextprotocol/client"
 import type { CompiledServer } from "./Config.ts"
 import { toTools } from "./Convert.ts"
 import { fromSdk, isRetryable, isTimeout, isUnreachable, spawnFailed } from "./Failures.ts"
+import type { HubListener } from "./HubNotification.ts"
 import { type HostHandlers, OpenFailed, openSession, type Session, type SessionEvents } from "./Session.ts"
 import type { ToolChange, ToolPins } from "./ToolPins.ts"
 
@@ -24,6 +26,8 @@ export interface HubRuntime {
   readonly reportChanges: (changes: ReadonlyArray<ToolChange>) => void
   /** True once the hub's scope is closing. */
   readonly isClosed: () => boolean
+  /** Hands a server's notification to the hub's listeners. */
+  readonly notify: HubListener
 }
 
 const hubClosed = (serverId: string) => new TransportError({ serverId, detail: "the hub is closed" })
@@ -44,6 +48,10 @@ export class ServerSlot {
   private readonly sessions = new Set<Session>()
   private readonly closing = new Set<Promise<void>>()
   private readonly events: SessionEvents
+  /** Resource URIs the hub's users subscribed to; restored on every new session. */
+  readonly subscriptions = new Set<string>()
+  /** The logging level asked of this server, if any; restored on every new session. */
+  loggingLevel: LoggingLevel | undefined
 
   constructor(config: CompiledServer, hub: HubRuntime) {
     this.config = config
@@ -61,9 +69,11 @@ export class ServerSlot {
         if (session.refreshing++ === 0) session.refreshed = Deferred.makeUnsafe()
         const settle = Effect.sync(() => {
           if (--session.refreshing === 0) Deferred.doneUnsafe(session.refreshed, Exit.void)
+          if (session.alive) this.hub.notify({ serverId: this.config.id, method: "notifications/tools/list_changed" })
         })
         if (!this.hub.fork(this.fetchTools(session).pipe(Effect.ignore, Effect.ensuring(settle)))) Effect.runSync(settle)
-      }
+      },
+      onNotification: (_session, notification) => this.hub.notify(notification)
     }
   }
 
@@ -130,9 +140,47 @@ export class ServerSlot {
     return Effect.flatMap(open, (session) =>
       this.fetchTools(session).pipe(
         Effect.andThen(Effect.suspend(() => settled(session))),
+        Effect.andThen(this.restore(session)),
         Effect.as(session),
         Effect.onError(() => Effect.promise(() => session.close()))
       ))
+  }
+
+  /**
+   * Re-applies the subscriptions and logging level of earlier sessions to a new one. A server that
+   * refuses them still serves its tools: the refusal is only logged (it names no URI).
+   */
+  private restore(session: Session): Effect.Effect<void> {
+    if (this.subscriptions.size === 0 && this.loggingLevel === undefined) return Effect.void
+    const level = this.loggingLevel
+    const steps: Array<Effect.Effect<unknown, TransportFailure>> = []
+    if (this.subscriptions.size > 0) steps.push(this.applySubscriptions(session, [...this.subscriptions]))
+    if (level !== undefined) {
+      steps.push(this.request(session, "during logging/setLevel", (signal) => session.client.setLoggingLevel(level, { signal, timeout: this.config.requestTimeoutMs })))
+    }
+    return Effect.forEach(steps, (step) =>
+      step.pipe(Effect.catch(() => Effect.logWarning("MCP server refused a restored subscription or logging level"))), { discard: true }).pipe(
+        Effect.annotateLogs({ "interlock.server": this.config.id })
+      )
+  }
+
+  /**
+   * Subscribes a session to resource updates: `resources/subscribe` per URI on a 2025-era
+   * connection, one `subscriptions/listen` stream with every URI on a 2026-07-28 one.
+   */
+  applySubscriptions(session: Session, uris: ReadonlyArray<string>): Effect.Effect<void, TransportFailure> {
+    const timeout = this.config.requestTimeoutMs
+    if (!session.modern) {
+      return Effect.forEach(uris, (uri) =>
+        this.request(session, "during resources/subscribe", (signal) => session.client.subscribeResource({ uri }, { signal, timeout })), { discard: true })
+    }
+    return this.request(session, "during subscriptions/listen", async (signal) => {
+      const previous = session.listen
+      session.listen = this.subscriptions.size === 0
+        ? undefined
+        : await session.client.listen({ resourceSubscriptions: [...this.subscriptions] }, { signal, timeout })
+      await previous?.close()
+    }).pipe(Effect.asVoid)
   }
 
   private openError(error: unknown): TransportFailure {

@@ -3,11 +3,12 @@
  * negotiated. It knows its protocol era, notices its own end, and answers server-initiated
  * requests through the host's services. Opening is a Promise (the SDK's world); the hub wraps it.
  */
-import { Client, InMemoryTransport, StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client"
+import { Client, InMemoryTransport, type McpSubscription, StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client"
 import type { McpServer } from "@modelcontextprotocol/server"
 import { Deferred, type Effect, Redacted } from "effect"
 import type { CompiledServer } from "./Config.ts"
 import type { ElicitationShape, RootsShape, SamplingShape } from "./HostRequests.ts"
+import type { HubNotification } from "./HubNotification.ts"
 import { StdioTransport } from "./StdioTransport.ts"
 
 /** The host's answers to server-initiated requests, and a way to run them. */
@@ -23,6 +24,8 @@ export interface HostHandlers {
 export interface SessionEvents {
   readonly onToolsListChanged: (session: Session) => void
   readonly onClose: (session: Session) => void
+  /** A prompts or resources list change, a resource update or a log message (tools go through onToolsListChanged). */
+  readonly onNotification: (session: Session, notification: HubNotification) => void
 }
 
 /** What the SDK reports when a Streamable HTTP stream cannot be re-established. */
@@ -70,6 +73,13 @@ export class Session {
   refreshing = 0
   /** Completed when the last refresh in flight has finished. */
   refreshed: Deferred.Deferred<void> = Deferred.makeUnsafe()
+  /** The subscriptions/listen stream carrying resource updates on a 2026-07-28 connection. */
+  listen: McpSubscription | undefined
+
+  /** Whether the connection negotiated the 2026-07-28 (modern) protocol era. */
+  get modern(): boolean {
+    return this.era?.startsWith("modern/") === true
+  }
 
   /** Whether the tool list is being refreshed (fingerprints unknown). */
   get toolsStale(): boolean {
@@ -165,9 +175,18 @@ export const openSession = async (
     capabilities: capabilities(host),
     ...(negotiation === "legacy" ? {} : { versionNegotiation: { mode: negotiation === "auto" ? "auto" : negotiation } }),
     listChanged: {
-      tools: { autoRefresh: false, debounceMs: 0, onChanged: () => events.onToolsListChanged(session) }
+      tools: { autoRefresh: false, debounceMs: 0, onChanged: () => events.onToolsListChanged(session) },
+      prompts: { autoRefresh: false, debounceMs: 0, onChanged: () => notify({ serverId: server.id, method: "notifications/prompts/list_changed" }) },
+      resources: { autoRefresh: false, debounceMs: 0, onChanged: () => notify({ serverId: server.id, method: "notifications/resources/list_changed" }) }
     }
   })
+  const notify = (notification: HubNotification) => {
+    if (session.alive) events.onNotification(session, notification)
+  }
+  client.setNotificationHandler("notifications/resources/updated", (notification) =>
+    notify({ serverId: server.id, method: "notifications/resources/updated", params: notification.params }))
+  client.setNotificationHandler("notifications/message", (notification) =>
+    notify({ serverId: server.id, method: "notifications/message", params: notification.params }))
   answerHostRequests(client, server.id, host)
   let made: { transport: Transport; memoryServer?: McpServer }
   try {

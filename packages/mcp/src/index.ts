@@ -20,5 +20,7 @@ export {
   Sampling,
   type SamplingShape
 } from "./HostRequests.ts"
+export type { HubFeaturesShape } from "./HubFeatures.ts"
+export { type HubListener, type HubNotification, LIST_CHANGED } from "./HubNotification.ts"
 export { McpHub, type McpHubShape, type ServerStatus, TOOL_CHANGES_METRIC } from "./McpHub.ts"
 export * as McpTransport from "./McpTransport.ts"

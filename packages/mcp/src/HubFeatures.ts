@@ -1,0 +1,110 @@
+/**
+ * The MCP features a hub forwards besides tools: resource, template and prompt listings,
+ * completion, resource subscriptions and the logging level, and the notifications servers send
+ * about them. Subscriptions and the logging level are kept per server and restored whenever the
+ * server reconnects, so a host that subscribed once keeps its updates across a crash.
+ */
+import { ProtocolError, TransportError, type TransportFailure } from "@interlock/core"
+import type {
+  CompleteRequestParams,
+  CompleteResult,
+  LoggingLevel,
+  Prompt,
+  Resource,
+  ResourceTemplateType,
+  ServerCapabilities
+} from "@modelcontextprotocol/client"
+import { Effect } from "effect"
+import type { HubListener } from "./HubNotification.ts"
+import type { ServerSlot } from "./ServerSlot.ts"
+import type { Session } from "./Session.ts"
+
+/** The features of the hub's servers, by serverId. */
+export interface HubFeaturesShape {
+  /** What a server offers (connecting it first when needed). */
+  readonly capabilities: (serverId: string) => Effect.Effect<ServerCapabilities, TransportFailure>
+  /** Every resource a server lists (all pages); empty when it offers no resources. */
+  readonly listResources: (serverId: string) => Effect.Effect<ReadonlyArray<Resource>, TransportFailure>
+  /** Every resource template a server lists (all pages). */
+  readonly listResourceTemplates: (serverId: string) => Effect.Effect<ReadonlyArray<ResourceTemplateType>, TransportFailure>
+  /** Every prompt a server lists (all pages). */
+  readonly listPrompts: (serverId: string) => Effect.Effect<ReadonlyArray<Prompt>, TransportFailure>
+  /** Asks a server to complete a prompt or resource-template argument. */
+  readonly complete: (serverId: string, params: CompleteRequestParams) => Effect.Effect<CompleteResult, TransportFailure>
+  /** Subscribes to a resource's updates (kept across reconnects). */
+  readonly subscribe: (serverId: string, uri: string) => Effect.Effect<void, TransportFailure>
+  /** Ends a subscription. */
+  readonly unsubscribe: (serverId: string, uri: string) => Effect.Effect<void, TransportFailure>
+  /** Sets the level of log messages a server sends (kept across reconnects); a server without logging is skipped. */
+  readonly setLoggingLevel: (serverId: string, level: LoggingLevel) => Effect.Effect<void, TransportFailure>
+  /** Adds a listener for list changes, resource updates and log messages of every server; returns its removal. */
+  readonly onNotification: (listener: HubListener) => () => void
+}
+
+const noSuchServer = (serverId: string) => new TransportError({ serverId, detail: "no such server in the hub" })
+
+const unsupported = (serverId: string, what: string) =>
+  new ProtocolError({ serverId, code: -32601, detail: `the server does not offer ${what}` })
+
+/** The features over the hub's slots; `listeners` receive every server's notifications. */
+export const makeHubFeatures = (slots: ReadonlyMap<string, ServerSlot>, listeners: Set<HubListener>): HubFeaturesShape => {
+  const withSession = <A>(serverId: string, use: (slot: ServerSlot, session: Session) => Effect.Effect<A, TransportFailure>) => {
+    const slot = slots.get(serverId)
+    if (slot === undefined) return Effect.fail(noSuchServer(serverId))
+    return Effect.flatMap(slot.acquire(), (session) => use(slot, session))
+  }
+  const capabilitiesOf = (session: Session): ServerCapabilities => session.client.getServerCapabilities() ?? {}
+  const list = <A>(phase: string, offered: (caps: ServerCapabilities) => boolean, run: (session: Session, signal: AbortSignal, timeout: number) => Promise<A>) =>
+  (serverId: string) =>
+    withSession(serverId, (slot, session) =>
+      offered(capabilitiesOf(session))
+        ? slot.request(session, phase, (signal) => run(session, signal, slot.config.requestTimeoutMs))
+        : Effect.succeed(undefined))
+  const listResources = list("during resources/list", (caps) => caps.resources !== undefined, (session, signal, timeout) =>
+    session.client.listResources(undefined, { signal, timeout, cacheMode: "refresh" }))
+  const listTemplates = list("during resources/templates/list", (caps) => caps.resources !== undefined, (session, signal, timeout) =>
+    session.client.listResourceTemplates(undefined, { signal, timeout, cacheMode: "refresh" }))
+  const listPrompts = list("during prompts/list", (caps) => caps.prompts !== undefined, (session, signal, timeout) =>
+    session.client.listPrompts(undefined, { signal, timeout, cacheMode: "refresh" }))
+  const setSubscription = (serverId: string, uri: string, on: boolean) =>
+    withSession(serverId, (slot, session) => {
+      if (capabilitiesOf(session).resources?.subscribe !== true) return Effect.fail(unsupported(serverId, "resource subscriptions"))
+      if (on === slot.subscriptions.has(uri)) return Effect.void
+      if (on) slot.subscriptions.add(uri)
+      else slot.subscriptions.delete(uri)
+      const timeout = slot.config.requestTimeoutMs
+      const apply = on || session.modern
+        ? slot.applySubscriptions(session, on ? [uri] : [])
+        : slot.request(session, "during resources/unsubscribe", (signal) => session.client.unsubscribeResource({ uri }, { signal, timeout }))
+      // A subscription the server refused is not kept (and not restored later).
+      return apply.pipe(
+        Effect.asVoid,
+        Effect.tapError(() => Effect.sync(() => (on ? slot.subscriptions.delete(uri) : slot.subscriptions.add(uri))))
+      )
+    })
+  return {
+    capabilities: (serverId) => withSession(serverId, (_slot, session) => Effect.succeed(capabilitiesOf(session))),
+    listResources: (serverId) => Effect.map(listResources(serverId), (result) => result?.resources ?? []),
+    listResourceTemplates: (serverId) => Effect.map(listTemplates(serverId), (result) => result?.resourceTemplates ?? []),
+    listPrompts: (serverId) => Effect.map(listPrompts(serverId), (result) => result?.prompts ?? []),
+    complete: (serverId, params) =>
+      withSession(serverId, (slot, session) =>
+        capabilitiesOf(session).completions === undefined
+          ? Effect.fail(unsupported(serverId, "completions"))
+          : slot.request(session, "during completion/complete", (signal) =>
+            session.client.complete(params, { signal, timeout: slot.config.requestTimeoutMs }))),
+    subscribe: (serverId, uri) => setSubscription(serverId, uri, true),
+    unsubscribe: (serverId, uri) => setSubscription(serverId, uri, false),
+    setLoggingLevel: (serverId, level) =>
+      withSession(serverId, (slot, session) => {
+        if (capabilitiesOf(session).logging === undefined) return Effect.void
+        slot.loggingLevel = level
+        return Effect.asVoid(slot.request(session, "during logging/setLevel", (signal) =>
+          session.client.setLoggingLevel(level, { signal, timeout: slot.config.requestTimeoutMs })))
+      }),
+    onNotification: (listener) => {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    }
+  }
+}
