@@ -2,12 +2,15 @@
  * The MCP server one host connection talks to. Every tools/call goes through GatewayCalls (hooks,
  * policy, approvals, audit) with the connection's principal; progress notifications flow back to
  * the host; the host's cancellation interrupts the call, which cancels the downstream request.
+ * Resources, prompts, completion and logging go through the FeatureForwarder (FrontFeatures).
  */
 import type { CallError, Principal } from "@interlock/core"
 import { ProtocolError as WireError, Server, type ServerContext } from "@modelcontextprotocol/server"
 import { Effect, Result } from "effect"
 import { type Elicit, ELICIT_KEY } from "./Approver.ts"
 import type { AuditError } from "./AuditStore.ts"
+import type { FeatureForwarderShape } from "./FeatureForwarder.ts"
+import { FRONT_CAPABILITIES, registerFeatures } from "./FrontFeatures.ts"
 import type { GatewayCallsShape } from "./GatewayCalls.ts"
 import type { HostSessionsShape } from "./HostSessions.ts"
 import type { Namespace } from "./Namespace.ts"
@@ -19,6 +22,7 @@ export type Runner = <A, E>(effect: Effect.Effect<A, E>, signal: AbortSignal) =>
 /** What every front server of a gateway shares. */
 export interface FrontDeps {
   readonly calls: GatewayCallsShape
+  readonly features: FeatureForwarderShape
   readonly namespace: Namespace
   readonly hosts: HostSessionsShape
   readonly run: Runner
@@ -50,7 +54,7 @@ const hostElicit = (server: Server): Elicit | undefined =>
 export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefined): Server => {
   const server = new Server(
     { name: "interlock-gateway", version: deps.version },
-    { capabilities: { tools: { listChanged: false } } }
+    { capabilities: FRONT_CAPABILITIES }
   )
   const host = { server }
   const options = principal === undefined ? {} : { principal }
@@ -70,7 +74,7 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
     if (!isObject(args)) throw new WireError(INVALID_PARAMS, "arguments must be an object")
     const progressToken = params._meta?.progressToken
     const elicit = hostElicit(server)
-    const end = deps.hosts.begin(host, target.serverId)
+    const end = deps.hosts.begin(host, target.serverId, (notification) => ctx.mcpReq.notify(notification as never))
     // Progress sent before the result must reach the host before it: the result waits for them.
     const notified: Array<Promise<unknown>> = []
     const call = deps.calls.callTool(
@@ -89,14 +93,21 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
     )
     return deps.run(Effect.result(call), ctx.mcpReq.signal)
       .then((result) => Promise.all(notified).then(() => result))
-      .then((result) => (Result.isSuccess(result) ? toWireResult(result.success) : failure(result.failure)))
+      .then((result) => {
+        if (Result.isFailure(result)) return failure(result.failure)
+        deps.features.noteResult(target.serverId, result.success.content)
+        return toWireResult(result.success)
+      })
       .finally(end) as never
   })
+
+  registerFeatures(server, host, deps.features, deps.run, options)
 
   const remove = deps.hosts.add(host)
   const previous = server.onclose
   server.onclose = () => {
     remove()
+    deps.features.hostClosed(host)
     previous?.()
   }
   return server

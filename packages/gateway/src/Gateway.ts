@@ -9,6 +9,7 @@ import { McpHub, type McpHubShape, type ServerConfig as HubServer } from "@inter
 import { Context, Effect, FiberSet, Layer } from "effect"
 import { ApprovalQueue, type ApprovalQueueShape } from "./ApprovalQueue.ts"
 import { type AuditError, AuditStore, type AuditStoreShape } from "./AuditStore.ts"
+import { makeFeatureForwarder } from "./FeatureForwarder.ts"
 import type { FrontDeps } from "./FrontServer.ts"
 import { GatewayCalls } from "./GatewayCalls.ts"
 import { HostSessions, hostRequestsLayer } from "./HostSessions.ts"
@@ -51,10 +52,12 @@ export class Gateway extends Context.Service<Gateway, GatewayShape>()("@interloc
 export const auditLayer = (plan: Plan): Layer.Layer<AuditStore, AuditError> =>
   plan.audit.path === undefined ? AuditStore.disabled : SqliteAuditStore.layer(plan.audit.path)
 
+// The gateway speaks the 2025 revisions to its servers: hosts speak them to the gateway, and every
+// feature (unsolicited list changes, resource updates, logging/setLevel) then maps one to one.
 const hubServer = (server: ServerPlan): HubServer =>
   server._tag === "stdio"
-    ? { stdio: { command: server.command, args: server.args, env: server.env, cwd: server.cwd } }
-    : { http: { url: server.url, headers: server.headers, ...(server.token === undefined ? {} : { bearer: server.token }) } }
+    ? { stdio: { command: server.command, args: server.args, env: server.env, cwd: server.cwd }, protocol: "legacy" }
+    : { http: { url: server.url, headers: server.headers, ...(server.token === undefined ? {} : { bearer: server.token }) }, protocol: "legacy" }
 
 /** The hub's server configs for a plan. */
 export const hubServers = (plan: Plan): Record<string, HubServer> =>
@@ -69,6 +72,7 @@ const make = (plan: Plan) =>
     const approvals = yield* ApprovalQueue
     const fibers = yield* FiberSet.make<unknown, unknown>()
     const runPromise = yield* FiberSet.runtimePromise(fibers)<never>()
+    const runFork = yield* FiberSet.runtime(fibers)<never>()
     // Added after the FiberSet, so it runs first: wait for in-flight calls, then let them be interrupted.
     const drain = FiberSet.awaitEmpty(fibers).pipe(Effect.timeoutOption(DRAIN_MS), Effect.asVoid)
     yield* Effect.addFinalizer(() => drain)
@@ -83,8 +87,23 @@ const make = (plan: Plan) =>
         Effect.sync(() => {
           for (const tool of tools) if (!owners.has(tool.name)) owners.set(tool.name, tool.serverId)
         }))
+    const promptOwners = new Map<string, string>()
+    const { forwarder, stop } = makeFeatureForwarder({
+      serverIds: hub.serverIds,
+      features: hub.features,
+      calls,
+      hosts,
+      prompts: makeNamespace(hub.serverIds, plan.namespace, (name) => promptOwners.get(name)),
+      redactions: plan.redactions,
+      promptOwner: (name, serverId) => {
+        if (!promptOwners.has(name)) promptOwners.set(name, serverId)
+      },
+      fork: (effect) => void runFork(Effect.ignore(effect))
+    })
+    yield* Effect.addFinalizer(() => Effect.sync(stop))
     const deps: FrontDeps = {
       calls: { ...calls, listTools },
+      features: forwarder,
       namespace,
       hosts,
       run: (effect, signal) => runPromise(effect, { signal }),

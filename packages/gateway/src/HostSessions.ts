@@ -13,12 +13,26 @@ export interface HostSession {
   readonly server: Server
 }
 
+/** Sends a notification on the stream of a host's request (MCP's related-request notifications). */
+export type RequestNotify = (notification: { readonly method: string; readonly params?: Record<string, unknown> }) => Promise<void>
+
+/** A host's call in flight to a server, with the stream it answers on. */
+export interface InFlightCall {
+  readonly session: HostSession
+  readonly notify: RequestNotify | undefined
+}
+
 /** The service interface. */
 export interface HostSessionsShape {
   readonly add: (session: HostSession) => () => void
   /** Marks a call of `session` to `serverId` in flight; the returned function ends it. */
-  readonly begin: (session: HostSession, serverId: string) => () => void
+  readonly begin: (session: HostSession, serverId: string, notify?: RequestNotify) => () => void
+  /** The host a server's request should go to: the one with the latest call to it in flight, else the last active. */
   readonly pick: (serverId: string) => HostSession | undefined
+  /** The latest call in flight to a server, if any. */
+  readonly callFor: (serverId: string) => InFlightCall | undefined
+  /** Every connected host. */
+  readonly all: () => ReadonlyArray<HostSession>
   readonly size: () => number
 }
 
@@ -27,7 +41,7 @@ export class HostSessions extends Context.Service<HostSessions, HostSessionsShap
   /** An empty registry. */
   static readonly layer: Layer.Layer<HostSessions> = Layer.sync(HostSessions, () => {
     const sessions: Array<HostSession> = []
-    const inFlight = new Map<string, Array<HostSession>>()
+    const inFlight = new Map<string, Array<InFlightCall>>()
     let last: HostSession | undefined
     return {
       add: (session) => {
@@ -39,20 +53,26 @@ export class HostSessions extends Context.Service<HostSessions, HostSessionsShap
           if (last === session) last = sessions[sessions.length - 1]
         }
       },
-      begin: (session, serverId) => {
+      begin: (session, serverId, notify) => {
         last = session
         const stack = inFlight.get(serverId) ?? []
-        stack.push(session)
+        const call = { session, notify }
+        stack.push(call)
         inFlight.set(serverId, stack)
         return () => {
-          const at = stack.lastIndexOf(session)
+          const at = stack.lastIndexOf(call)
           if (at >= 0) stack.splice(at, 1)
         }
       },
       pick: (serverId) => {
         const stack = inFlight.get(serverId)
-        return stack !== undefined && stack.length > 0 ? stack[stack.length - 1] : last
+        return stack !== undefined && stack.length > 0 ? stack[stack.length - 1].session : last
       },
+      callFor: (serverId) => {
+        const stack = inFlight.get(serverId)
+        return stack !== undefined && stack.length > 0 ? stack[stack.length - 1] : undefined
+      },
+      all: () => sessions,
       size: () => sessions.length
     }
   })

@@ -1,8 +1,8 @@
 /**
  * Redaction: regexes and built-in detectors from the config's `redact` list, applied to every
  * string inside a JSON value (tool results toward the host, and arguments and results written to
- * the audit store or shown to an approver). Base64 `data` fields and `type`/`mimeType`/`uri` keys
- * are left alone.
+ * the audit store or shown to an approver), resource contents and prompt messages. Base64
+ * `data`/`blob` fields and `type`/`mimeType`/`uri` keys are left alone.
  */
 import { ConfigError, type Matcher, type MatcherInput, parseMatcher } from "@interlock/core"
 import { Result } from "effect"
@@ -22,7 +22,7 @@ export interface Redaction {
   readonly replacement: string
 }
 
-const SKIP_KEYS = new Set(["type", "mimeType", "data", "uri"])
+const SKIP_KEYS = new Set(["type", "mimeType", "data", "blob", "uri"])
 
 /** Compiles the `redact` list, or a ConfigError naming the entry at fault. */
 export const compileRedactions = (entries: ReadonlyArray<RedactConfig>): ReadonlyArray<Redaction> | ConfigError => {

@@ -2,33 +2,15 @@ import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { Effect } from "effect"
-import { execFile, spawn } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { spawn } from "node:child_process"
 import * as path from "node:path"
 import { AuditRecord } from "../src/AuditRecord.ts"
 import * as SqliteAuditStore from "../src/SqliteAuditStore.ts"
+import { BIN, cliIn, toolText } from "./cli-process.ts"
 import { echoServer, NODE } from "./e2e.ts"
 
-const BIN = path.join(import.meta.dirname, "..", "bin", "interlock.ts")
-const dir = mkdtempSync(path.join(tmpdir(), "interlock-cli-"))
-
-const cli = (args: ReadonlyArray<string>, stdin?: string) =>
-  Effect.promise(() =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const child = execFile(NODE, [BIN, ...args], { cwd: dir, timeout: 30_000 }, (error, stdout, stderr) =>
-        resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr }))
-      if (stdin !== undefined) child.stdin?.end(stdin)
-    }))
-
-const writeConfig = (name: string, config: unknown) => {
-  const file = path.join(dir, name)
-  writeFileSync(file, JSON.stringify(config))
-  return file
-}
-
-const text = (result: unknown): string =>
-  ((result as { content: Array<{ text?: string }> }).content ?? []).map((block) => block.text ?? "").join("")
+const { cli, dir, writeConfig } = cliIn("interlock-cli-")
+const text = toolText
 
 describe("the interlock CLI", () => {
   it.live("every command has --help", () =>
@@ -116,6 +98,10 @@ describe("the interlock CLI", () => {
       const denied = yield* Effect.promise(() => client.callTool({ name: "write_file", arguments: { path: "x", content: "y" } }))
       assert.isTrue(denied.isError)
       assert.include(text(denied), "read only")
+      // Resources and prompts are served over stdio too (one server: names unchanged).
+      const note = yield* Effect.promise(() => client.readResource({ uri: "echo://notes/today" }))
+      assert.include(JSON.stringify(note.contents), "the deploy key is")
+      assert.include((yield* Effect.promise(() => client.listPrompts())).prompts.map((prompt) => prompt.name), "note-0")
       yield* Effect.promise(() => client.close())
 
       const audit = yield* cli(["audit", "--db", db, "--json"])
