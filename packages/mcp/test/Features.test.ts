@@ -1,8 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Interlock, ToolCalls } from "@interlock/core"
-import { McpServer } from "@modelcontextprotocol/server"
+import { createMcpHandler, McpServer } from "@modelcontextprotocol/server"
+import { toNodeHandler } from "@modelcontextprotocol/node"
+import { createServer } from "node:http"
 import { Effect, Layer } from "effect"
-import { type HubNotification, McpHub } from "../src/index.ts"
+import { type HubNotification, McpHub, McpTransport } from "../src/index.ts"
 import { textResult } from "./fixtures/schema.ts"
 import { allowAll, EVERYTHING, eventually, NODE, noProcessLeft } from "./helpers.ts"
 
@@ -107,4 +109,54 @@ describe("hub features on an in-process server", () => {
       // A server without logging is skipped rather than failing the host's setLevel.
       yield* features.setLoggingLevel("plain", "info")
     }).pipe(Effect.provide(layer)))
+})
+
+/** An SDK 2 server speaking the 2026-07-28 revision over HTTP, whose changes are published on its listen bus. */
+const modernServer = Effect.acquireRelease(
+  Effect.promise(() => {
+    const handler = createMcpHandler(() => {
+      const server = new McpServer({ name: "modern", version: "1.0.0" }, { capabilities: { resources: { subscribe: true, listChanged: true } } })
+      server.registerResource("board", "board://main", { mimeType: "text/plain" }, async (uri) => ({ contents: [{ uri: uri.href, text: "v1" }] }))
+      return server
+    })
+    const node = toNodeHandler(handler)
+    const http = createServer((req, res) => void node(req, res))
+    return new Promise<{ url: string; notify: typeof handler.notify; close: () => Promise<void> }>((resolve) =>
+      http.listen(0, "127.0.0.1", () => {
+        const { port } = http.address() as { port: number }
+        resolve({
+          url: `http://127.0.0.1:${port}/mcp`,
+          notify: handler.notify,
+          close: () => handler.close().then(() => new Promise((done) => {
+            http.close(() => done())
+            http.closeAllConnections()
+          }))
+        })
+      }))
+  }),
+  (server) => Effect.promise(() => server.close())
+)
+
+describe("hub features on a 2026-07-28 connection", () => {
+  it.live("a subscription rides a subscriptions/listen stream; updates and list changes reach the listeners", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const server = yield* modernServer
+      yield* Effect.gen(function*() {
+        const hub = yield* McpHub
+        const seen = yield* collect
+        yield* hub.features.subscribe("modern", "board://main")
+        assert.strictEqual(hub.status("modern")?.era, "modern/2026-07-28")
+        const resources = yield* hub.features.listResources("modern")
+        assert.deepStrictEqual(resources.map((r) => r.uri), ["board://main"])
+        server.notify.resourceUpdated("board://main")
+        yield* eventually(() => updatesOf(seen, "board://main") === 1)
+        server.notify.resourcesChanged()
+        yield* eventually(() => seen.some((n) => n.method === "notifications/resources/list_changed"))
+        yield* hub.features.unsubscribe("modern", "board://main")
+        server.notify.resourceUpdated("board://main")
+        server.notify.resourcesChanged()
+        yield* eventually(() => seen.filter((n) => n.method === "notifications/resources/list_changed").length === 2)
+        assert.strictEqual(updatesOf(seen, "board://main"), 1, "no update after unsubscribing")
+      }).pipe(Effect.provide(Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(McpTransport.http("modern", { url: server.url })))))
+    })))
 })
