@@ -84,9 +84,12 @@ export const RateLimitConfig = Schema.Struct({
   burst: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0)))
 })
 
-/** Where and how much the audit store records. */
+/** Where and how much the audit store records: a SQLite file (`path`) or a shared Postgres database (`postgres`). */
 export const AuditConfig = Schema.Struct({
-  path: Schema.optionalKey(NonEmpty),
+  path: Schema.optionalKey(NonEmpty.annotate({ description: "The SQLite database file (default .interlock/audit.db, or :memory:)." })),
+  postgres: Schema.optionalKey(Secret.annotate({
+    description: "A Postgres URL (postgres://user:password@host:port/database), usually `env:NAME`, instead of path. Several gateways can share it."
+  })),
   capture: Schema.optionalKey(Schema.Literals(["metadata", "full"])),
   enabled: Schema.optionalKey(Schema.Boolean)
 })

@@ -30,6 +30,13 @@ export interface ListenPlan {
   readonly allowedOrigins: ReadonlyArray<string>
 }
 
+/** Where audit rows go: a SQLite file, a Postgres URL (a secret), or neither (audit off). */
+export interface AuditPlan {
+  readonly path: string | undefined
+  readonly postgres: Redacted.Redacted<string> | undefined
+  readonly capture: "metadata" | "full"
+}
+
 /** Everything the gateway runs, from one config. */
 export interface Plan {
   readonly servers: ReadonlyMap<string, ServerPlan>
@@ -39,7 +46,7 @@ export interface Plan {
   readonly loaded: LoadedConfig
   readonly predicates: ReadonlyMap<number, RulePredicate>
   readonly pinTools: boolean
-  readonly audit: { readonly path: string | undefined; readonly capture: "metadata" | "full" }
+  readonly audit: AuditPlan
   readonly approvals: { readonly timeoutMs: number; readonly route: ApprovalRoute }
   readonly listen: ListenPlan
   readonly telemetry: { readonly otlp: string | undefined; readonly serviceName: string; readonly exportIntervalMs: number }
@@ -110,6 +117,30 @@ const resolveListen = (loaded: LoadedConfig, override: string | undefined, env: 
   }
 }
 
+/** A Postgres URL, literal or `env:NAME`, as a secret; a ConfigError naming `where` (never the value) when it is not one. */
+export const readPostgresUrl = (
+  value: string,
+  where: string,
+  env: Readonly<Record<string, string | undefined>> = process.env
+): Redacted.Redacted<string> | ConfigError => {
+  const url = readSecret(value, where, env)
+  if (url instanceof ConfigError) return url
+  return /^postgres(?:ql)?:\/\//.test(Redacted.value(url)) ? url : new ConfigError({ path: where, detail: "must be a postgres:// or postgresql:// URL" })
+}
+
+const resolveAudit = (loaded: LoadedConfig, env: Readonly<Record<string, string | undefined>>): AuditPlan | ConfigError => {
+  const audit = loaded.config.audit ?? {}
+  const capture = audit.capture ?? "metadata"
+  if (audit.enabled === false) return { path: undefined, postgres: undefined, capture }
+  if (audit.postgres === undefined) {
+    const file = audit.path === ":memory:" ? ":memory:" : path.resolve(loaded.baseDir, audit.path ?? ".interlock/audit.db")
+    return { path: file, postgres: undefined, capture }
+  }
+  if (audit.path !== undefined) return new ConfigError({ path: "audit", detail: "set either path (SQLite) or postgres, not both" })
+  const postgres = readPostgresUrl(audit.postgres, "audit.postgres", env)
+  return postgres instanceof ConfigError ? postgres : { path: undefined, postgres, capture }
+}
+
 /** Options of {@link makePlan}. */
 export interface PlanOptions {
   /** Overrides listen.http (the CLI's --http). */
@@ -137,7 +168,8 @@ export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan 
   if (builtins instanceof ConfigError) return builtins
   const listen = resolveListen(loaded, options.http, env)
   if (listen instanceof ConfigError) return listen
-  const audit = config.audit ?? {}
+  const audit = resolveAudit(loaded, env)
+  if (audit instanceof ConfigError) return audit
   return {
     servers,
     namespace: config.namespace ?? "auto",
@@ -146,10 +178,7 @@ export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan 
     loaded,
     predicates: loaded.predicates,
     pinTools: config.pinTools === true,
-    audit: {
-      path: audit.enabled === false ? undefined : audit.path === ":memory:" ? ":memory:" : path.resolve(loaded.baseDir, audit.path ?? ".interlock/audit.db"),
-      capture: audit.capture ?? "metadata"
-    },
+    audit,
     approvals: { timeoutMs: Math.round((config.approvals?.timeoutSeconds ?? 120) * 1000), route: config.approvals?.via ?? "auto" },
     listen,
     telemetry: {

@@ -1,10 +1,8 @@
-/** `interlock audit [--db F] [--json] [--limit N] [--follow]`: query or tail the audit store. */
+/** `interlock audit [--db F | --postgres URL] [--json] [--limit N] [--follow]`: query or tail the audit store. */
 import { Console, Effect, Schedule } from "effect"
 import { Command, Flag } from "effect/cli"
-import { existsSync } from "node:fs"
 import type { AuditRecord } from "../AuditRecord.ts"
-import { AuditError } from "../AuditStore.ts"
-import * as SqliteAuditStore from "../SqliteAuditStore.ts"
+import { auditSourceFlags, openAuditSource } from "./AuditSource.ts"
 import { userFacing } from "./Shared.ts"
 
 /** One row as a line of text. */
@@ -31,18 +29,14 @@ const print = (rows: ReadonlyArray<AuditRecord>, json: boolean) =>
 export const auditCommand = Command.make(
   "audit",
   {
-    db: Flag.String("db").pipe(Flag.withDescription("The audit database"), Flag.withDefault(".interlock/audit.db")),
+    ...auditSourceFlags("to read"),
     json: Flag.Boolean("json").pipe(Flag.withDescription("One JSON object per line"), Flag.withDefault(false)),
     limit: Flag.Int("limit").pipe(Flag.withDescription("How many recent rows"), Flag.withDefault(50)),
     follow: Flag.Boolean("follow").pipe(Flag.withAlias("f"), Flag.withDescription("Keep printing new rows as they are written"), Flag.withDefault(false))
   },
-  ({ db, json, follow, limit }) =>
+  ({ db, json, follow, limit, postgres }) =>
     userFacing(Effect.gen(function*() {
-      if (!existsSync(db)) return yield* new AuditError({ operation: "open", detail: `${db} does not exist` })
-      const store = yield* Effect.acquireRelease(
-        Effect.try({ try: () => SqliteAuditStore.open(db), catch: () => new AuditError({ operation: "open", detail: `could not open ${db}` }) }),
-        (store) => Effect.sync(() => store.close())
-      )
+      const store = yield* openAuditSource({ db, postgres })
       const rows = [...(yield* store.query({ limit }))].reverse()
       yield* print(rows, json)
       if (!follow) return
@@ -53,5 +47,5 @@ export const auditCommand = Command.make(
         yield* print(fresh, json)
       }).pipe(Effect.repeat(Schedule.spaced("500 millis")))
     }).pipe(Effect.scoped))
-).pipe(Command.withDescription("Query or tail the audit store"))
+).pipe(Command.withDescription("Query or tail the audit store (SQLite --db, or a shared Postgres store with --postgres)"))
 

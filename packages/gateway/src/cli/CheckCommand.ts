@@ -3,8 +3,13 @@ import { ConfigError, type TransportFailure } from "@interlock/core"
 import { Console, Effect, Layer } from "effect"
 import { Command, Flag } from "effect/cli"
 import { Gateway } from "../Gateway.ts"
-import { makePlan, type Plan } from "../Plan.ts"
+import * as PgAuditStore from "../PgAuditStore.ts"
+import { type AuditPlan, makePlan, type Plan } from "../Plan.ts"
 import { loadFrom, progress, userFacing } from "./Shared.ts"
+
+/** Which audit store a plan uses, without the Postgres password. */
+export const describeAudit = (audit: AuditPlan): string =>
+  audit.postgres !== undefined ? `Postgres ${PgAuditStore.describeUrl(audit.postgres)}` : audit.path === undefined ? "off" : `SQLite ${audit.path}`
 
 /** The plan described in lines: servers, rules, listen address. */
 export const describePlan = (plan: Plan): ReadonlyArray<string> => {
@@ -25,7 +30,7 @@ export const describePlan = (plan: Plan): ReadonlyArray<string> => {
     lines.push(`  ${(rule.id ?? `rules[${index}]`).padEnd(16)} ${rule.decision.padEnd(5)} ${match}${extras.length === 0 ? "" : `  (${extras.join("; ")})`}`)
   })
   lines.push(`Listen: http://${plan.listen.host}:${plan.listen.port}/mcp (${plan.listen.principals.size === 0 ? "no token" : `${plan.listen.principals.size} token(s)`})`)
-  lines.push(`Audit: ${plan.audit.path ?? "off"} (capture ${plan.audit.capture})`)
+  lines.push(`Audit: ${describeAudit(plan.audit)} (capture ${plan.audit.capture})`)
   return lines
 }
 
@@ -40,7 +45,7 @@ const listExposed = (plan: Plan) =>
     const names = tools.map((tool) => gateway.deps.namespace.expose(tool.serverId, tool.name)).sort()
     yield* Console.log(`Exposed tools (${names.length}):`)
     for (const name of names) yield* Console.log(`  ${name}`)
-  }).pipe(Effect.provide(Gateway.layer({ ...plan, audit: { ...plan.audit, path: undefined } }).pipe(Layer.orDie)))
+  }).pipe(Effect.provide(Gateway.layer({ ...plan, audit: { ...plan.audit, path: undefined, postgres: undefined } }).pipe(Layer.orDie)))
 
 /** The check command. */
 export const checkCommand = Command.make(

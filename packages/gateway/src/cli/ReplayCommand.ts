@@ -1,10 +1,8 @@
-/** `interlock replay --db F --config CANDIDATE`: shadow mode over recorded calls. */
+/** `interlock replay [--db F | --postgres URL] --config CANDIDATE`: shadow mode over recorded calls. */
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
-import { existsSync } from "node:fs"
-import { AuditError } from "../AuditStore.ts"
 import { replay, type ReplayChange } from "../Replay.ts"
-import * as SqliteAuditStore from "../SqliteAuditStore.ts"
+import { auditSourceFlags, openAuditSource } from "./AuditSource.ts"
 import { loadFrom, userFacing } from "./Shared.ts"
 
 /** One change as a line of text. */
@@ -16,19 +14,18 @@ export const formatChange = (change: ReplayChange): string =>
 export const replayCommand = Command.make(
   "replay",
   {
-    db: Flag.String("db").pipe(Flag.withDescription("The audit database to replay"), Flag.withDefault(".interlock/audit.db")),
+    ...auditSourceFlags("to replay"),
     config: Flag.String("config").pipe(Flag.withDescription("The candidate config")),
     limit: Flag.Int("limit").pipe(Flag.withDescription("How many recent calls to replay"), Flag.withDefault(10_000)),
     json: Flag.Boolean("json").pipe(Flag.withDescription("One JSON object per changed call"), Flag.withDefault(false))
   },
-  ({ config, db, json, limit }) =>
+  ({ config, db, json, limit, postgres }) =>
     userFacing(Effect.gen(function*() {
-      if (!existsSync(db)) return yield* new AuditError({ operation: "open", detail: `${db} does not exist` })
+      const store = yield* openAuditSource({ db, postgres })
       const candidate = yield* loadFrom(Option.some(config))
-      const store = SqliteAuditStore.open(db)
-      const rows = yield* Effect.ensuring(store.query({ limit }), Effect.sync(() => store.close()))
+      const rows = yield* store.query({ limit })
       const changes = yield* replay([...rows].reverse(), candidate)
       for (const change of changes) yield* Console.log(json ? JSON.stringify(change) : formatChange(change))
       yield* Console.error(`${rows.length} recorded calls replayed; ${changes.length} would be decided differently.`)
-    }))
+    }).pipe(Effect.scoped))
 ).pipe(Command.withDescription("Shadow mode: re-decide recorded calls under a candidate config and print those whose decision would change"))

@@ -1,0 +1,151 @@
+/**
+ * What the SQL audit stores share: the table's columns, the statements (written once, with each
+ * dialect's placeholders and column types), and the mapping between an AuditRecord and a row.
+ * SQLite and Postgres stores built on it give the same answers for the same rows.
+ */
+import { Schema } from "effect"
+import { type AuditBucket, type AuditQuery, AuditRecord, ReceiptData } from "./AuditRecord.ts"
+
+/** The SQL dialects the audit stores speak. */
+export type Dialect = "sqlite" | "postgres"
+
+const TYPES = {
+  id: { sqlite: "INTEGER PRIMARY KEY AUTOINCREMENT", postgres: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY" },
+  time: { sqlite: "INTEGER NOT NULL", postgres: "BIGINT NOT NULL" },
+  required: { sqlite: "TEXT NOT NULL", postgres: "TEXT NOT NULL" },
+  optional: { sqlite: "TEXT", postgres: "TEXT" },
+  duration: { sqlite: "REAL NOT NULL", postgres: "DOUBLE PRECISION NOT NULL" }
+} as const
+
+// The columns after `id`, in insert order; JSON columns (receipt, args, result) hold JSON text.
+const COLUMNS: ReadonlyArray<readonly [string, keyof typeof TYPES]> = [
+  ["time", "time"],
+  ["call_id", "required"],
+  ["principal", "optional"],
+  ["server", "required"],
+  ["tool", "required"],
+  ["digest", "optional"],
+  ["decision", "optional"],
+  ["rule", "optional"],
+  ["approval", "optional"],
+  ["outcome", "required"],
+  ["duration_ms", "duration"],
+  ["receipt", "optional"],
+  ["error", "optional"],
+  ["args", "optional"],
+  ["result", "optional"]
+]
+
+const SELECTED = ["id", ...COLUMNS.map(([name]) => name)].join(", ")
+
+/** The statements of one store: table and index creation, insert, the two reads and the buckets. */
+export interface AuditSql {
+  /** The index on `time`: its name, and the CREATE INDEX IF NOT EXISTS. */
+  readonly index: { readonly name: string; readonly create: string }
+  /** The CREATE TABLE IF NOT EXISTS. */
+  readonly createTable: string
+  /** Parameters: {@link insertParams}. */
+  readonly insert: string
+  /** Parameters: [limit]. */
+  readonly newest: string
+  /** Parameters: [afterId, limit]. */
+  readonly after: string
+  /** Parameters: {@link bucketParams}. */
+  readonly buckets: string
+}
+
+/** The statements for a dialect and table name (a trusted identifier, never user input). */
+export const auditSql = (dialect: Dialect, table: string): AuditSql => {
+  const p = (n: number) => (dialect === "sqlite" ? "?" : `$${n}`)
+  const columns = [["id", "id"] as const, ...COLUMNS].map(([name, type]) => `  ${name} ${TYPES[type][dialect]}`)
+  return {
+    createTable: `CREATE TABLE IF NOT EXISTS ${table} (\n${columns.join(",\n")}\n)`,
+    index: { name: `${table}_time`, create: `CREATE INDEX IF NOT EXISTS ${table}_time ON ${table}(time)` },
+    insert: `INSERT INTO ${table} (${COLUMNS.map(([name]) => name).join(", ")}) VALUES (${COLUMNS.map((_, i) => p(i + 1)).join(", ")})`,
+    newest: `SELECT ${SELECTED} FROM ${table} ORDER BY id DESC LIMIT ${p(1)}`,
+    after: `SELECT ${SELECTED} FROM ${table} WHERE id > ${p(1)} ORDER BY id DESC LIMIT ${p(2)}`,
+    buckets: `SELECT server, tool, (time / CAST(${p(1)} AS BIGINT)) * CAST(${p(2)} AS BIGINT) AS start, COUNT(*) AS calls,
+      SUM(CASE WHEN outcome = 'denied' THEN 1 ELSE 0 END) AS denied
+      FROM ${table} WHERE time >= ${p(3)} GROUP BY server, tool, start`
+  }
+}
+
+/** A row as a driver returns it (numbers may come back as bigint from Postgres). */
+export type Row = Readonly<Record<string, unknown>>
+
+const json = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value))
+
+/** The insert's parameters for a record, in column order. `time` is stored as whole milliseconds. */
+export const insertParams = (row: AuditRecord): Array<string | number | null> => [
+  Math.round(row.time),
+  row.callId,
+  row.principal ?? null,
+  row.server,
+  row.tool,
+  row.digest ?? null,
+  row.decision ?? null,
+  row.rule ?? null,
+  row.approval ?? null,
+  row.outcome,
+  row.durationMs,
+  json(row.receipt),
+  row.error ?? null,
+  json(row.args),
+  json(row.result)
+]
+
+/** Which read a query runs, and its parameters (at most 10,000 rows, default 100). */
+export const readOf = (query: AuditQuery = {}): { readonly statement: "newest" | "after"; readonly params: ReadonlyArray<number> } => {
+  const limit = Math.max(1, Math.min(10_000, Math.floor(query.limit ?? 100)))
+  return query.afterId === undefined ? { statement: "newest", params: [limit] } : { statement: "after", params: [query.afterId, limit] }
+}
+
+/** The bucket query's parameters: the bucket size (at least 1 ms, whole) twice, then `since`. */
+export const bucketParams = (since: number, bucketMs: number): ReadonlyArray<number> => {
+  const size = Math.max(1, Math.floor(bucketMs))
+  return [size, size, since]
+}
+
+const decodeReceipt = Schema.decodeUnknownSync(ReceiptData)
+
+/** A stored row back as an AuditRecord. */
+export const toRecord = (row: Row): AuditRecord => {
+  const text = (key: string) => (typeof row[key] === "string" ? (row[key] as string) : undefined)
+  const parsed = (key: string) => (typeof row[key] === "string" ? JSON.parse(row[key] as string) : undefined)
+  const fields: Record<string, unknown> = {
+    id: Number(row.id),
+    time: Number(row.time),
+    callId: String(row.call_id),
+    server: String(row.server),
+    tool: String(row.tool),
+    outcome: String(row.outcome),
+    durationMs: Number(row.duration_ms)
+  }
+  const optional = {
+    principal: text("principal"),
+    digest: text("digest"),
+    decision: text("decision"),
+    rule: text("rule"),
+    approval: text("approval"),
+    error: text("error"),
+    receipt: typeof row.receipt === "string" ? decodeReceipt(parsed("receipt")) : undefined,
+    args: parsed("args"),
+    result: parsed("result")
+  }
+  for (const [key, value] of Object.entries(optional)) if (value !== undefined) fields[key] = value
+  return new AuditRecord(fields as ConstructorParameters<typeof AuditRecord>[0])
+}
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+/** Grouped rows as buckets, ordered by start, server, tool (in code, so no collation differs). */
+export const toBuckets = (rows: ReadonlyArray<Row>): ReadonlyArray<AuditBucket> =>
+  rows
+    .map((row): AuditBucket => ({
+      server: String(row.server),
+      tool: String(row.tool),
+      start: Number(row.start),
+      calls: Number(row.calls),
+      denied: Number(row.denied)
+    }))
+    .sort((a, b) => a.start - b.start || compare(a.server, b.server) || compare(a.tool, b.tool))
