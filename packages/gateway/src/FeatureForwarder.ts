@@ -14,6 +14,7 @@ import type { GatewayCallsShape } from "./GatewayCalls.ts"
 import type { HostSession, HostSessionsShape } from "./HostSessions.ts"
 import type { Namespace } from "./Namespace.ts"
 import { type Redaction, redactionsFor, redactJson } from "./Redactor.ts"
+import { mergedListing } from "./MergedListing.ts"
 import { linkedUris, ResourceRoutes } from "./ResourceRoutes.ts"
 
 /** No server claims what the host named (a resource URI, a prompt, a completion reference). */
@@ -82,8 +83,6 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
   const levels = new Map<HostSession, LoggingLevel>()
   let appliedLevel: LoggingLevel | undefined
 
-  const eachServer = <A>(f: (serverId: string) => Effect.Effect<ReadonlyArray<A>, TransportFailure>) =>
-    Effect.map(Effect.forEach(serverIds, f, { concurrency: "unbounded" }), (lists) => lists.flat())
 
   const listResourcesOf = (serverId: string) =>
     Effect.tap(features.listResources(serverId), (resources) => Effect.sync(() => routes.listed(serverId, resources.map((r) => r.uri))))
@@ -152,8 +151,8 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
   }
 
   const forwarder: FeatureForwarderShape = {
-    listResources: () => eachServer(listResourcesOf),
-    listResourceTemplates: () => eachServer(listTemplatesOf),
+    listResources: () => mergedListing("resources/list", serverIds, listResourcesOf),
+    listResourceTemplates: () => mergedListing("resources/templates/list", serverIds, listTemplatesOf),
     readResource: (uri, options) =>
       Effect.flatMap(routed(() => routes.route(uri), "resource"), (serverId) =>
         Effect.map(deps.calls.readResource(serverId, uri, options), (contents) =>
@@ -174,7 +173,7 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
       }),
     unsubscribe: release,
     listPrompts: () =>
-      eachServer((serverId) =>
+      mergedListing("prompts/list", serverIds, (serverId) =>
         Effect.map(features.listPrompts(serverId), (prompts) =>
           prompts.map((prompt) => {
             deps.promptOwner(prompt.name, serverId)

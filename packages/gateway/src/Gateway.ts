@@ -13,8 +13,8 @@ import { makeFeatureForwarder } from "./FeatureForwarder.ts"
 import type { FrontDeps } from "./FrontServer.ts"
 import { GatewayCalls } from "./GatewayCalls.ts"
 import { HostSessions, hostRequestsLayer } from "./HostSessions.ts"
+import { mergedListing } from "./MergedListing.ts"
 import { makeNamespace } from "./Namespace.ts"
-import * as PgAuditStore from "./PgAuditStore.ts"
 import type { Plan, ServerPlan } from "./Plan.ts"
 import * as SqliteAuditStore from "./SqliteAuditStore.ts"
 
@@ -49,13 +49,9 @@ export class Gateway extends Context.Service<Gateway, GatewayShape>()("@interloc
   }
 }
 
-/** The audit store a plan asks for: Postgres at audit.postgres, SQLite at audit.path, or none. */
+/** The audit store a plan asks for (SQLite at audit.path, or none). */
 export const auditLayer = (plan: Plan): Layer.Layer<AuditStore, AuditError> =>
-  plan.audit.postgres !== undefined
-    ? PgAuditStore.layer(plan.audit.postgres)
-    : plan.audit.path === undefined
-    ? AuditStore.disabled
-    : SqliteAuditStore.layer(plan.audit.path)
+  plan.audit.path === undefined ? AuditStore.disabled : SqliteAuditStore.layer(plan.audit.path)
 
 // The gateway speaks the 2025 revisions to its servers: hosts speak them to the gateway, and every
 // feature (unsolicited list changes, resource updates, logging/setLevel) then maps one to one.
@@ -88,10 +84,13 @@ const make = (plan: Plan) =>
       principals.set(token, new Principal({ id: principal.id, ...(principal.roles === undefined ? {} : { roles: principal.roles }) }))
     }
     const listTools = (serverId?: string, options?: Parameters<typeof calls.listTools>[1]) =>
-      Effect.tap(calls.listTools(serverId, options), (tools) =>
-        Effect.sync(() => {
-          for (const tool of tools) if (!owners.has(tool.name)) owners.set(tool.name, tool.serverId)
-        }))
+      Effect.tap(
+        serverId !== undefined ? calls.listTools(serverId, options) : mergedListing("tools/list", hub.serverIds, (id) => calls.listTools(id, options)),
+        (tools) =>
+          Effect.sync(() => {
+            for (const tool of tools) if (!owners.has(tool.name)) owners.set(tool.name, tool.serverId)
+          })
+      )
     const promptOwners = new Map<string, string>()
     const { forwarder, stop } = makeFeatureForwarder({
       serverIds: hub.serverIds,

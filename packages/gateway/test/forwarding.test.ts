@@ -144,4 +144,27 @@ describe("forwarding beyond tools", () => {
       yield* Effect.promise(() => host.callTool({ name: "echo__mutate", arguments: {} }))
       yield* until(() => seen.some((n) => n.method === "notifications/tools/list_changed"))
     })), 60_000)
+
+  it.live("a server that cannot start is left out of every listing instead of hiding the others", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const broken = { command: "/nonexistent/interlock-test-server" }
+      const { http } = yield* startGateway({ ...config, servers: { echo: echoServer, broken } })
+      const host = yield* httpClient(http.mcpUrl)
+      const tools = (yield* Effect.promise(() => host.listTools())).tools.map((tool) => tool.name)
+      assert.include(tools, "echo__echo")
+      assert.isTrue(tools.every((name) => name.startsWith("echo__")))
+      assert.deepStrictEqual((yield* Effect.promise(() => host.listResources())).resources.map((r) => r.uri), ["echo://notes/today"])
+      assert.deepStrictEqual((yield* Effect.promise(() => host.listPrompts())).prompts.map((p) => p.name), ["echo__note-0"])
+      const call = yield* Effect.promise(() => host.callTool({ name: "broken__anything", arguments: {} }))
+      assert.isTrue(call.isError)
+      assert.include(JSON.stringify(call.content), "command not found")
+    })), 60_000)
+
+  it.live("when no server answers, the listing fails rather than looking empty", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { http } = yield* startGateway({ servers: { broken: { command: "/nonexistent/interlock-test-server" } }, policy: { default: "allow" } })
+      const host = yield* httpClient(http.mcpUrl)
+      const failed = yield* Effect.promise(() => host.listPrompts().then(() => undefined, (error: Error) => error))
+      assert.instanceOf(failed, ProtocolError)
+    })), 60_000)
 })
