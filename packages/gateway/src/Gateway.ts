@@ -15,6 +15,7 @@ import { GatewayCalls } from "./GatewayCalls.ts"
 import { HostSessions, hostRequestsLayer } from "./HostSessions.ts"
 import { mergedListing } from "./MergedListing.ts"
 import { makeNamespace } from "./Namespace.ts"
+import * as PgAuditStore from "./PgAuditStore.ts"
 import type { Plan, ServerPlan } from "./Plan.ts"
 import * as SqliteAuditStore from "./SqliteAuditStore.ts"
 
@@ -49,9 +50,13 @@ export class Gateway extends Context.Service<Gateway, GatewayShape>()("@interloc
   }
 }
 
-/** The audit store a plan asks for (SQLite at audit.path, or none). */
+/** The audit store a plan asks for: Postgres at audit.postgres, SQLite at audit.path, or none. */
 export const auditLayer = (plan: Plan): Layer.Layer<AuditStore, AuditError> =>
-  plan.audit.path === undefined ? AuditStore.disabled : SqliteAuditStore.layer(plan.audit.path)
+  plan.audit.postgres !== undefined
+    ? PgAuditStore.layer(plan.audit.postgres)
+    : plan.audit.path === undefined
+    ? AuditStore.disabled
+    : SqliteAuditStore.layer(plan.audit.path)
 
 // The gateway speaks the 2025 revisions to its servers: hosts speak them to the gateway, and every
 // feature (unsolicited list changes, resource updates, logging/setLevel) then maps one to one.
