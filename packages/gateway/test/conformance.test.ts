@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { Client } from "@modelcontextprotocol/client"
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { execFile, spawn } from "node:child_process"
 import * as path from "node:path"
 import { httpClient, NODE, startGateway } from "./e2e.ts"
@@ -7,27 +9,51 @@ import { httpClient, NODE, startGateway } from "./e2e.ts"
 const FIXTURE = path.join(import.meta.dirname, "fixtures", "conformance-server.ts")
 const CONFORMANCE = path.join(import.meta.dirname, "..", "..", "..", "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
 
+/** Every server scenario of @modelcontextprotocol/conformance 0.1.16: the fixture passes them all by itself. */
+const FIXTURE_SCENARIOS = [
+  "server-initialize", "logging-set-level", "ping", "completion-complete", "tools-list", "tools-call-simple-text",
+  "tools-call-image", "tools-call-audio", "tools-call-embedded-resource", "tools-call-mixed-content", "tools-call-with-logging",
+  "tools-call-error", "tools-call-with-progress", "tools-call-sampling", "tools-call-elicitation", "json-schema-2020-12",
+  "elicitation-sep1034-defaults", "server-sse-polling", "server-sse-multiple-streams", "elicitation-sep1330-enums",
+  "resources-list", "resources-read-text", "resources-read-binary", "resources-templates-read", "resources-subscribe",
+  "resources-unsubscribe", "prompts-list", "prompts-get-simple", "prompts-get-with-args", "prompts-get-embedded-resource",
+  "prompts-get-with-image", "dns-rebinding-protection"
+]
+
 /**
- * The scenarios of @modelcontextprotocol/conformance 0.1.16 that the gateway forwards today.
- * Not listed: logging, completion, resources-* and prompts-* scenarios: the hub does not yet
- * offer those list/subscribe/complete/setLevel operations (see the package README).
+ * The scenarios the gateway forwards today. Not listed: logging, completion, resources-* and
+ * prompts-* (the hub does not yet offer list/read/subscribe/get/complete/setLevel), and the
+ * server-sse-* ones, which test the gateway's own HTTP front rather than forwarding.
  */
-const SCENARIOS = [
+const GATEWAY_SCENARIOS = [
   "server-initialize", "ping", "tools-list", "tools-call-simple-text", "tools-call-image", "tools-call-audio",
   "tools-call-embedded-resource", "tools-call-mixed-content", "tools-call-error", "tools-call-with-progress",
   "tools-call-sampling", "tools-call-elicitation", "dns-rebinding-protection", "json-schema-2020-12",
   "elicitation-sep1034-defaults", "elicitation-sep1330-enums"
 ]
 
+/** One scenario's outcome: exit code, the counts of its closing "Passed: P/T, F failed, W warnings" line, and the output. */
+interface ScenarioResult {
+  readonly scenario: string
+  readonly code: number
+  readonly passed: number
+  readonly failed: number
+  readonly warnings: number
+  readonly output: string
+}
+
 const runScenario = (url: string, scenario: string) =>
   Effect.promise(() =>
-    new Promise<{ code: number; output: string }>((resolve) => {
-      execFile(NODE, [CONFORMANCE, "server", "--url", url, "--scenario", scenario], { timeout: 60_000 }, (error, stdout, stderr) =>
-        resolve({ code: error === null ? 0 : 1, output: `${stdout}${stderr}` }))
+    new Promise<ScenarioResult>((resolve) => {
+      execFile(NODE, [CONFORMANCE, "server", "--url", url, "--scenario", scenario], { timeout: 60_000 }, (error, stdout, stderr) => {
+        const output = `${stdout}${stderr}`
+        const counts = /Passed: (\d+)\/\d+, (\d+) failed, (\d+) warnings/.exec(output)
+        const [passed, failed, warnings] = counts === null ? [0, -1, -1] : counts.slice(1).map(Number)
+        resolve({ scenario, code: error === null ? 0 : 1, passed, failed, warnings, output })
+      })
     }))
 
-const runAll = (url: string) =>
-  Effect.forEach(SCENARIOS, (scenario) => Effect.map(runScenario(url, scenario), (result) => ({ scenario, ...result })), { concurrency: 2 })
+const runAll = (url: string, scenarios: ReadonlyArray<string>) => Effect.forEach(scenarios, (scenario) => runScenario(url, scenario), { concurrency: 2 })
 
 const fixtureOverHttp = (args: ReadonlyArray<string> = []) =>
   Effect.acquireRelease(
@@ -44,20 +70,86 @@ const fixtureOverHttp = (args: ReadonlyArray<string> = []) =>
     (fixture) => Effect.sync(() => fixture.kill())
   )
 
+/** An SDK client on the fixture over stdio, recording the methods of the notifications it receives. */
+const fixtureOverStdio = Effect.acquireRelease(
+  Effect.promise(async () => {
+    const client = new Client({ name: "fixture-test", version: "1.0.0" }, { capabilities: {} })
+    const seen: Array<string> = []
+    const waiters: Array<() => void> = []
+    const record = (method: string) => () => {
+      seen.push(method)
+      for (const wake of waiters.splice(0)) wake()
+    }
+    for (const method of ["notifications/message", "notifications/resources/updated", "notifications/tools/list_changed", "notifications/resources/list_changed", "notifications/prompts/list_changed"] as const) {
+      client.setNotificationHandler(method, record(method))
+    }
+    await client.connect(new StdioClientTransport({ command: NODE, args: [FIXTURE], stderr: "ignore" }))
+    /** Resolves once `count` notifications of `method` have arrived (the test's timeout bounds it). */
+    const received = async (method: string, count: number) => {
+      while (seen.filter((m) => m === method).length < count) await new Promise<void>((wake) => waiters.push(wake))
+    }
+    return { client, seen, received }
+  }),
+  ({ client }) => Effect.promise(() => client.close())
+)
+
 describe("conformance server suite", () => {
-  it.live("the fixture passes the forwarded scenarios by itself", () =>
+  it.live("the fixture's triggers: resources/updated only to a subscriber, list_changed for each list, completion by prefix, log levels", () =>
+    Effect.gen(function*() {
+      const { client, seen, received } = yield* fixtureOverStdio
+      const update = () => client.callTool({ name: "test_update_watched_resource", arguments: {} }).then((r) => JSON.stringify(r.content))
+      const read = () => client.readResource({ uri: "test://watched-resource" }).then((r) => JSON.stringify(r.contents))
+      assert.include(yield* Effect.promise(update), "no subscriber")
+      assert.include(yield* Effect.promise(read), "revision 1")
+      yield* Effect.promise(() => client.subscribeResource({ uri: "test://watched-resource" }))
+      assert.include(yield* Effect.promise(update), "subscriber notified")
+      yield* Effect.promise(() => received("notifications/resources/updated", 1))
+      assert.include(yield* Effect.promise(read), "revision 2")
+      yield* Effect.promise(() => client.unsubscribeResource({ uri: "test://watched-resource" }))
+      assert.include(yield* Effect.promise(update), "no subscriber")
+
+      yield* Effect.promise(() => client.callTool({ name: "test_change_lists", arguments: {} }))
+      for (const list of ["tools", "resources", "prompts"]) yield* Effect.promise(() => received(`notifications/${list}/list_changed`, 1))
+      const tools = yield* Effect.promise(() => client.listTools())
+      assert.include(tools.tools.map((tool) => tool.name), "test_dynamic_tool_1")
+      assert.strictEqual(seen.filter((method) => method === "notifications/resources/updated").length, 1)
+
+      const prompt = yield* Effect.promise(() => client.complete({ ref: { type: "ref/prompt", name: "test_prompt_with_arguments" }, argument: { name: "arg1", value: "par" } }))
+      assert.deepStrictEqual(prompt.completion.values, ["paris", "park", "party"])
+      const template = yield* Effect.promise(() => client.complete({ ref: { type: "ref/resource", uri: "test://template/{id}/data" }, argument: { name: "id", value: "12" } }))
+      assert.deepStrictEqual(template.completion.values, ["12", "123"])
+
+      const logged = () => client.callTool({ name: "test_tool_with_logging", arguments: {} })
+      yield* Effect.promise(() => client.setLoggingLevel("warning"))
+      yield* Effect.promise(logged)
+      yield* Effect.promise(() => client.setLoggingLevel("debug"))
+      assert.notInclude(seen, "notifications/message", "info messages are below the warning level")
+      yield* Effect.promise(logged)
+      yield* Effect.promise(() => received("notifications/message", 3))
+    }), 30_000)
+
+  it.live("the fixture passes every server scenario by itself, with no warning", () =>
     Effect.gen(function*() {
       const fixture = yield* fixtureOverHttp()
-      const results = yield* runAll(fixture.url)
-      for (const result of results) assert.strictEqual(result.code, 0, `${result.scenario}: ${result.output}`)
-      assert.strictEqual(results.length, SCENARIOS.length)
+      const results = yield* runAll(fixture.url, FIXTURE_SCENARIOS)
+      for (const result of results) {
+        assert.strictEqual(result.code, 0, `${result.scenario}: ${result.output}`)
+        assert.deepInclude(result, { failed: 0, warnings: 0 }, `${result.scenario}: ${result.output}`)
+        assert.isAbove(result.passed, 0, `${result.scenario} ran no check: ${result.output}`)
+      }
+      assert.strictEqual(results.length, FIXTURE_SCENARIOS.length)
+      // server-sse-polling's three checks: priming event, retry field, and resuming with Last-Event-ID.
+      assert.include(results.find((result) => result.scenario === "server-sse-polling")?.output, "resumes after client reconnects with Last-Event-ID")
     }), 180_000)
 
-  it.live("the gateway in pass-through mode, fronting the fixture, passes the same scenarios", () =>
+  it.live("the gateway in pass-through mode, fronting the fixture, passes the forwarded scenarios", () =>
     Effect.gen(function*() {
       const { http } = yield* startGateway({ servers: { conformance: { command: NODE, args: [FIXTURE] } }, policy: { default: "allow" } })
-      const results = yield* runAll(http.mcpUrl.replace("127.0.0.1", "localhost"))
-      for (const result of results) assert.strictEqual(result.code, 0, `${result.scenario}: ${result.output}`)
+      const results = yield* runAll(http.mcpUrl.replace("127.0.0.1", "localhost"), GATEWAY_SCENARIOS)
+      for (const result of results) {
+        assert.strictEqual(result.code, 0, `${result.scenario}: ${result.output}`)
+        assert.deepInclude(result, { failed: 0, warnings: 0 }, `${result.scenario}: ${result.output}`)
+      }
     }), 180_000)
 
   it.live("a Streamable HTTP downstream with a bearer token from env: is reached through the gateway", () =>
