@@ -1,7 +1,7 @@
 /**
  * The AuditStore service: where the gateway writes one row per call, before the call's response
- * goes to the host. The SQLite store (SqliteAuditStore) is the default; another store (for example
- * Postgres for several gateway replicas) replaces it by providing another Layer.
+ * goes to the host. The SQLite store (SqliteAuditStore) is the default; the Postgres store
+ * (PgAuditStore) serves several gateway replicas; any other store replaces them by providing a Layer.
  */
 import { Context, Effect, Layer, Schema } from "effect"
 import type { AuditBucket, AuditQuery, AuditRecord } from "./AuditRecord.ts"

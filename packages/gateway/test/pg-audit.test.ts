@@ -4,7 +4,10 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigError, Receipt } from "@interlock/core"
-import { Effect, Redacted, Schema } from "effect"
+import { PgClient } from "@effect/sql-pg"
+import { Deferred, Effect, Fiber, Redacted, Schema } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import { TestClock } from "effect/testing"
 import { AuditRecord } from "../src/AuditRecord.ts"
 import type { AuditStoreShape } from "../src/AuditStore.ts"
 import * as PgAuditStore from "../src/PgAuditStore.ts"
@@ -165,14 +168,48 @@ describe("Postgres audit store", () => {
     }), 30_000)
 })
 
+describe("Postgres audit store, a server that stops answering", () => {
+  it.effect("a write blocked by a lock fails with an AuditError after the statement timeout instead of hanging, and the store recovers", () =>
+    Effect.gen(function*() {
+      const database = yield* server.freshDatabase()
+      const store = yield* pgStore(database)
+      const sql = yield* PgClient.make({ url: Redacted.make(server.url(database)) }).pipe(Effect.provide(Reactivity.layer))
+      const locked = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      yield* Effect.forkScoped(sql.withTransaction(Effect.gen(function*() {
+        yield* sql.unsafe(`LOCK TABLE ${PgAuditStore.TABLE} IN ACCESS EXCLUSIVE MODE`)
+        yield* Deferred.succeed(locked, undefined)
+        yield* Deferred.await(release)
+      })))
+      yield* Deferred.await(locked)
+      const write = yield* Effect.forkChild(Effect.flip(store.record(new AuditRecord({ time: 1, callId: "x", server: "s", tool: "t", outcome: "ok", durationMs: 1 }))))
+      // Wait (on the server's word, not on a clock) until the INSERT is queued behind the lock.
+      for (let waiting = 0; waiting === 0;) {
+        const [row] = yield* sql.unsafe<{ n: unknown }>("SELECT COUNT(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT%'")
+        waiting = Number(row.n)
+      }
+      yield* TestClock.adjust(PgAuditStore.STATEMENT_TIMEOUT)
+      const error = yield* Fiber.join(write)
+      assert.strictEqual(error.operation, "write")
+      assert.include(error.message, "timed out")
+      // Once the lock is gone, the same store writes again (the timed-out statement left no broken connection behind).
+      yield* Deferred.succeed(release, undefined)
+      yield* store.record(new AuditRecord({ time: 2, callId: "y", server: "s", tool: "t", outcome: "ok", durationMs: 1 }))
+      assert.include((yield* store.query()).map((row) => row.callId), "y")
+    }), 30_000)
+})
+
 describe("audit.postgres in the config", () => {
-  it.effect("an env: URL becomes a Redacted plan entry, and path is then unset", () =>
+  it.effect("an env: or literal URL becomes a Redacted plan entry, and path is then unset", () =>
     Effect.gen(function*() {
       const plan = yield* planOf({ audit: { postgres: "env:AUDIT_DATABASE_URL" } }, { AUDIT_DATABASE_URL: "postgres://u:pw-XYZ@127.0.0.1:5432/db" })
       assert.isTrue(Redacted.isRedacted(plan.audit.postgres))
       assert.strictEqual(plan.audit.path, undefined)
       assert.strictEqual(Redacted.value(plan.audit.postgres!), "postgres://u:pw-XYZ@127.0.0.1:5432/db")
       assert.notInclude(JSON.stringify(plan.audit), "pw-XYZ")
+      const literal = yield* planOf({ audit: { postgres: "postgresql://u:pw-ABC@db.internal/audit", capture: "full" } })
+      assert.strictEqual(Redacted.value(literal.audit.postgres!), "postgresql://u:pw-ABC@db.internal/audit")
+      assert.strictEqual(literal.audit.capture, "full")
     }))
 
   it.effect("path and postgres together, a missing variable, or a URL of another scheme are ConfigErrors naming the key", () =>

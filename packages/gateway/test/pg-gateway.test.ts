@@ -79,12 +79,13 @@ describe("the CLI on a Postgres store", () => {
       yield* store.record(row("second", "write_file", "deny"))
       const candidate = writeConfig("candidate.json", { servers: { echo: echoServer }, policy: { default: "allow", rules: [{ id: "no-echo", match: "echo/echo", decision: "deny" }] } })
       const config = writeConfig("pg.json", { servers: { echo: echoServer }, policy: POLICY, audit: { postgres: "env:AUDIT_URL" } })
-      const [json, table, replayed, checked, both] = yield* Effect.all([
+      const [json, table, replayed, checked, both, help] = yield* Effect.all([
         cli(["audit", "--postgres", "env:AUDIT_URL", "--json"], undefined, env),
         cli(["audit", "--postgres", server.url(database)]),
         cli(["replay", "--postgres", "env:AUDIT_URL", "--config", candidate], undefined, env),
         cli(["check", "--config", config, "--no-connect"], undefined, env),
-        cli(["audit", "--db", "x.db", "--postgres", "env:AUDIT_URL"], undefined, env)
+        cli(["audit", "--db", "x.db", "--postgres", "env:AUDIT_URL"], undefined, env),
+        cli(["replay", "--help"])
       ], { concurrency: 3 })
 
       assert.strictEqual(json.code, 0, json.stderr)
@@ -106,6 +107,8 @@ describe("the CLI on a Postgres store", () => {
 
       assert.strictEqual(both.code, 1)
       assert.include(both.stderr, "either --db or --postgres")
+
+      assert.match(help.stdout, /--postgres string\s+The Postgres audit store to replay instead of --db/)
     }), 90_000)
 
   it.live("audit --postgres with a wrong password exits 1 without printing it", () =>
