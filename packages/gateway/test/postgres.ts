@@ -87,59 +87,91 @@ export const startPostgres = async (): Promise<PgServer> => {
     rmSync(dir, { recursive: true, force: true })
     throw new Error(`initdb failed: ${String((error as { stderr?: unknown }).stderr ?? error)}`)
   }
-  const port = await freePort()
-  const [postgres, args] = command("postgres", ["-D", data, "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"])
+  // A port found free can be taken before postgres binds it: then postgres exits, and we try another.
+  for (let attempt = 1; ; attempt++) {
+    const started = await launch(command, data, dir, await freePort(), path.join(bin, "pg_isready"))
+    if (typeof started !== "string") {
+      return {
+        port: started.port,
+        password,
+        url: (database = "postgres", login = { user: "postgres", password }) => `postgres://${login.user}:${login.password}@127.0.0.1:${started.port}/${database}`,
+        stop: async () => {
+          await started.stop()
+          rmSync(dir, { recursive: true, force: true })
+        }
+      }
+    }
+    if (attempt === 3) {
+      rmSync(dir, { recursive: true, force: true })
+      throw new Error(started)
+    }
+  }
+}
+
+/** Starts postgres on `port` and waits until it accepts connections; the reason it did not, otherwise. */
+const launch = async (
+  command: (program: string, args: ReadonlyArray<string>) => [string, Array<string>],
+  data: string,
+  socketDir: string,
+  port: number,
+  isready: string
+): Promise<{ readonly port: number; readonly stop: () => Promise<void> } | string> => {
+  const [postgres, args] = command("postgres", ["-D", data, "-p", String(port), "-k", socketDir, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"])
   const child: ChildProcess = spawn(postgres, args, { stdio: ["ignore", "ignore", "pipe"] })
   let log = ""
   child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (log = (log + chunk).slice(-4000)))
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
   let running = true
   void exited.then(() => (running = false))
+  // The postmaster's own pid (runuser stands between us and it when we are root).
+  const postmaster = () => {
+    const pidFile = path.join(data, "postmaster.pid")
+    return existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8").split("\n")[0]) : child.pid
+  }
+  // If this process ends without stop (a crash, a killed run), take the server down with it.
+  const onExit = () => {
+    try {
+      process.kill(postmaster() ?? 0, "SIGQUIT")
+    } catch {
+      // already gone
+    }
+  }
+  process.once("exit", onExit)
 
   const stop = async () => {
-    if (running) {
-      // The postmaster's own pid (runuser stands between us and it when we are root): SIGINT is a fast shutdown.
-      const pidFile = path.join(data, "postmaster.pid")
-      const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8").split("\n")[0]) : child.pid
-      try {
-        process.kill(pid ?? 0, "SIGINT")
-      } catch {
-        child.kill("SIGINT")
-      }
-      let timer: ReturnType<typeof setTimeout> | undefined
-      const done = await Promise.race([exited.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 15_000)))])
-      clearTimeout(timer)
-      if (!done) {
-        if (pid !== undefined) process.kill(pid, "SIGKILL")
-        child.kill("SIGKILL")
-        await exited
-      }
+    process.removeListener("exit", onExit)
+    if (!running) return
+    const pid = postmaster()
+    try {
+      process.kill(pid ?? 0, "SIGINT") // a fast shutdown
+    } catch {
+      child.kill("SIGINT")
     }
-    rmSync(dir, { recursive: true, force: true })
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const done = await Promise.race([exited.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 15_000)))])
+    clearTimeout(timer)
+    if (!done) {
+      if (pid !== undefined) process.kill(pid, "SIGKILL")
+      child.kill("SIGKILL")
+      await exited
+    }
   }
 
-  const isready = path.join(bin, "pg_isready")
   for (let waited = 0; ; waited += 100) {
     if (!running) {
       await stop()
-      throw new Error(`postgres exited before accepting connections: ${log}`)
+      return `postgres exited before accepting connections: ${log}`
     }
     try {
       execFileSync(isready, ["-h", "127.0.0.1", "-p", String(port), "-q"], { stdio: "ignore", timeout: 5_000 })
-      break
+      return { port, stop }
     } catch {
       if (waited > 30_000) {
         await stop()
-        throw new Error(`postgres did not accept connections within 30 s: ${log}`)
+        return `postgres did not accept connections within 30 s: ${log}`
       }
       await sleep(100)
     }
-  }
-  return {
-    port,
-    password,
-    url: (database = "postgres", login = { user: "postgres", password }) => `postgres://${login.user}:${login.password}@127.0.0.1:${port}/${database}`,
-    stop
   }
 }
 
