@@ -4,7 +4,6 @@
  * guard (Host, Origin, bearer token). A session is bound to the principal that opened it.
  */
 import type { Principal } from "@interlock/core"
-import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node"
 import { Context, Effect, Layer, Schema } from "effect"
 import { PrometheusMetrics } from "effect/observability"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
@@ -13,6 +12,7 @@ import { handleConsole } from "./ConsoleRoutes.ts"
 import { makeFrontServer } from "./FrontServer.ts"
 import { DRAIN_MS, Gateway } from "./Gateway.ts"
 import { guard, TOKEN_COOKIE } from "./HttpGuard.ts"
+import { HttpSessionTransport } from "./HttpSessionTransport.ts"
 
 /** The largest request body `/mcp` accepts (bytes). */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024
@@ -42,7 +42,7 @@ export class HttpFront extends Context.Service<HttpFront, HttpAddress>()("@inter
 }
 
 interface SessionEntry {
-  readonly transport: NodeStreamableHTTPServerTransport
+  readonly transport: HttpSessionTransport
   readonly principal: string | undefined
 }
 
@@ -127,8 +127,7 @@ const make = () =>
       if (req.method !== "POST" || !isInitialize(parsed)) {
         return rpcError(res, 400, -32600, "Bad Request: no session; start with an initialize request")
       }
-      const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
-        sessionIdGenerator: () => crypto.randomUUID(),
+      const transport: HttpSessionTransport = new HttpSessionTransport({
         onsessioninitialized: (id) => {
           sessions.set(id, { transport, principal: principal?.id })
         },

@@ -1,0 +1,197 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
+import { McpServer } from "@modelcontextprotocol/server"
+import { Effect, Schema } from "effect"
+import { createServer, request } from "node:http"
+import type { AddressInfo } from "node:net"
+import { readBody } from "../src/HttpFront.ts"
+import { HttpSessionTransport } from "../src/HttpSessionTransport.ts"
+
+const object = <S extends Schema.Codec<any, any, never, never>>(schema: S) => Schema.toStandardJSONSchemaV1(Schema.toStandardSchemaV1(schema))
+
+/** A real SDK server with four tools, on one HttpSessionTransport (so one session) behind node:http on 127.0.0.1. */
+const serve = Effect.acquireRelease(
+  Effect.promise(async () => {
+    const transport = new HttpSessionTransport()
+    const server = new McpServer({ name: "transport-test", version: "1.0.0" })
+    server.registerTool("echo", { description: "Echoes", inputSchema: object(Schema.Struct({ text: Schema.String })) }, async ({ text }) => ({
+      content: [{ type: "text", text }]
+    }))
+    server.registerTool("steps", { description: "Reports progress, then answers", inputSchema: object(Schema.Struct({})) }, async (_args, ctx) => {
+      const token = ctx.mcpReq._meta?.progressToken ?? "none"
+      for (let i = 1; i <= 3; i++) await ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress: i, total: 3 } })
+      return { content: [{ type: "text", text: "done" }] }
+    })
+    server.registerTool("ask", { description: "Asks the host mid-call", inputSchema: object(Schema.Struct({})) }, async (_args, ctx) => {
+      const answer = await ctx.mcpReq.elicitInput({ mode: "form", message: "continue?", requestedSchema: { type: "object", properties: {} } })
+      return { content: [{ type: "text", text: answer.action }] }
+    })
+    let hung: () => void = () => undefined
+    const hanging = new Promise<void>((resolve) => (hung = resolve))
+    server.registerTool("hang", { description: "Never answers", inputSchema: object(Schema.Struct({})) }, () => {
+      hung()
+      return new Promise(() => undefined)
+    })
+    await server.connect(transport)
+    const http = createServer(async (req, res) => {
+      const body = req.method === "POST" ? await readBody(req, 1 << 20) : undefined
+      transport.handleRequest(req, res, body === undefined || body.length === 0 ? undefined : JSON.parse(body.toString("utf8")))
+    })
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve))
+    return { transport, http, hanging, url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp` }
+  }),
+  ({ http, transport }) =>
+    Effect.promise(async () => {
+      await transport.close()
+      http.closeAllConnections()
+      await new Promise((resolve) => http.close(resolve))
+    })
+)
+
+const connect = (url: string, capabilities: Record<string, unknown> = {}) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const client = new Client({ name: "test-host", version: "1.0.0" }, { capabilities })
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)))
+      return client
+    }),
+    (client) => Effect.promise(() => client.close().catch(() => undefined))
+  )
+
+interface Answer {
+  readonly status: number
+  readonly type: string | undefined
+  readonly body: string
+}
+
+/** A raw HTTP request: the status, content type and body the transport answered with. */
+const raw = (url: string, method: string, headers: Record<string, string>, body?: unknown) =>
+  Effect.promise(() =>
+    new Promise<Answer>((resolve, reject) => {
+      const req = request(url, { method, headers }, (res) => {
+        let text = ""
+        res.setEncoding("utf8")
+        res.on("data", (chunk: string) => (text += chunk))
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, type: res.headers["content-type"], body: text }))
+      })
+      req.on("error", reject)
+      req.end(body === undefined ? undefined : JSON.stringify(body))
+    }))
+
+const ACCEPT = { "content-type": "application/json", accept: "application/json, text/event-stream" }
+const INIT = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }
+const call = (id: number, name: string, meta?: Record<string, unknown>) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: name === "echo" ? { text: "hi" } : {}, ...(meta === undefined ? {} : { _meta: meta }) }
+})
+
+/** Initializes a session over raw HTTP; the headers its later requests carry. */
+const rawSession = (url: string) =>
+  Effect.gen(function*() {
+    const init = yield* Effect.promise(() => fetch(url, { method: "POST", headers: ACCEPT, body: JSON.stringify(INIT) }))
+    const session = init.headers.get("mcp-session-id")
+    assert.isString(session)
+    yield* Effect.promise(() => init.text())
+    const headers = { ...ACCEPT, "mcp-session-id": session as string, "mcp-protocol-version": "2025-06-18" }
+    assert.strictEqual((yield* raw(url, "POST", headers, { jsonrpc: "2.0", method: "notifications/initialized" })).status, 202)
+    return headers
+  })
+
+describe("HttpSessionTransport", () => {
+  it.live("a call whose answer comes first is answered as plain JSON; a notification gets 202", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serve
+      const headers = yield* rawSession(url)
+      const answer = yield* raw(url, "POST", headers, call(1, "echo"))
+      assert.strictEqual(answer.status, 200)
+      assert.strictEqual(answer.type, "application/json")
+      assert.deepStrictEqual(JSON.parse(answer.body), { jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "hi" }] } })
+      const client = yield* connect((yield* serve).url)
+      const echoed = yield* Effect.promise(() => client.callTool({ name: "echo", arguments: { text: "hello" } }))
+      assert.deepStrictEqual(echoed.content, [{ type: "text", text: "hello" }])
+    }))
+
+  it.live("progress sent before the answer turns it into an event stream, in order, ending with the answer", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serve
+      const headers = yield* rawSession(url)
+      const answer = yield* raw(url, "POST", headers, call(2, "steps", { progressToken: "t" }))
+      assert.strictEqual(answer.type, "text/event-stream")
+      const events = answer.body.split("\n\n").filter((block) => block.startsWith("event: message")).map((block) => JSON.parse(block.split("data: ")[1]))
+      assert.deepStrictEqual(events.map((event) => event.params?.progress ?? `result ${event.id}`), [1, 2, 3, "result 2"])
+      const client = yield* connect((yield* serve).url)
+      const seen: Array<number> = []
+      const result = yield* Effect.promise(() => client.callTool({ name: "steps", arguments: {} }, { onprogress: (progress) => void seen.push(progress.progress) }))
+      assert.deepStrictEqual(result.content, [{ type: "text", text: "done" }])
+      assert.deepStrictEqual(seen, [1, 2, 3])
+    }))
+
+  it.live("a server request during a call goes down the call's stream, and the host's answer completes the call", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serve
+      const client = yield* connect(url, { elicitation: { form: {} } })
+      const asked: Array<string> = []
+      client.setRequestHandler("elicitation/create", async (request) => {
+        asked.push(String((request.params as { message?: unknown }).message))
+        return { action: "decline" }
+      })
+      const result = yield* Effect.promise(() => client.callTool({ name: "ask", arguments: {} }))
+      assert.deepStrictEqual(result.content, [{ type: "text", text: "decline" }])
+      assert.deepStrictEqual(asked, ["continue?"])
+    }))
+
+  it.live("bad requests get the SDK transport's statuses and messages", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serve
+      const before = yield* raw(url, "POST", ACCEPT, call(1, "echo"))
+      assert.deepInclude(before, { status: 400 })
+      assert.include(before.body, "Server not initialized")
+      const headers = yield* rawSession(url)
+      const cases: Array<[string, Record<string, string>, unknown, number, string]> = [
+        ["POST", { ...headers, accept: "application/json" }, call(1, "echo"), 406, "Not Acceptable"],
+        ["POST", { ...headers, "content-type": "text/plain" }, call(1, "echo"), 415, "Unsupported Media Type"],
+        ["POST", headers, Array.from({ length: 101 }, (_, i) => call(i, "echo")), 400, "Batch must not exceed 100"],
+        ["POST", headers, { jsonrpc: "1.0", id: 1 }, 400, "Invalid JSON-RPC message"],
+        ["POST", headers, INIT, 400, "Server already initialized"],
+        ["POST", { ...headers, "mcp-session-id": "someone-else" }, call(1, "echo"), 404, "Session not found"],
+        ["POST", { ...headers, "mcp-protocol-version": "1999-01-01" }, call(1, "echo"), 400, "Unsupported protocol version: 1999-01-01"],
+        ["PUT", headers, undefined, 405, "Method not allowed"],
+        ["GET", { ...headers, accept: "application/json" }, undefined, 406, "Client must accept text/event-stream"]
+      ]
+      for (const [method, sent, body, status, message] of cases) {
+        const answer = yield* raw(url, method, sent, body)
+        assert.strictEqual(answer.status, status, `${method} ${message}: ${answer.body}`)
+        assert.include(answer.body, message)
+      }
+      const { "mcp-session-id": _id, ...noSession } = headers
+      const missing = yield* raw(url, "POST", noSession, call(1, "echo"))
+      assert.strictEqual(missing.status, 400)
+      assert.include(missing.body, "Mcp-Session-Id header is required")
+      // The session still serves after all that; DELETE ends it, and it is gone afterwards.
+      assert.strictEqual((yield* raw(url, "POST", headers, call(3, "echo"))).status, 200)
+      assert.strictEqual((yield* raw(url, "DELETE", headers)).status, 200)
+      const gone = yield* raw(url, "POST", headers, call(4, "echo"))
+      assert.strictEqual(gone.status, 404)
+    }))
+
+  it.live("one standalone stream per session; closing the transport ends it and every open call's stream", () =>
+    Effect.gen(function*() {
+      const { url, transport, hanging } = yield* serve
+      const headers = yield* rawSession(url)
+      const stream = yield* Effect.promise(() => fetch(url, { headers: { ...headers, accept: "text/event-stream" } }))
+      assert.strictEqual(stream.status, 200)
+      assert.strictEqual(stream.headers.get("content-type"), "text/event-stream")
+      const second = yield* raw(url, "GET", { ...headers, accept: "text/event-stream" })
+      assert.strictEqual(second.status, 409)
+      const open = raw(url, "POST", headers, call(5, "hang")).pipe(Effect.runPromise)
+      yield* Effect.promise(() => hanging)
+      yield* Effect.promise(() => transport.close())
+      const ended = yield* Effect.promise(() => open)
+      assert.strictEqual(ended.status, 200)
+      assert.strictEqual(ended.type, "text/event-stream")
+      assert.notInclude(ended.body, "result")
+      assert.strictEqual(yield* Effect.promise(() => stream.text()), "")
+    }))
+})
