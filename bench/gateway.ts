@@ -1,16 +1,28 @@
 /**
- * `npm run bench -- gateway`: a host client (SDK 2) calls an echo tool in three setups:
- * - `direct`: straight to the echo server (its own process, over stdio): the baseline;
- * - `interlock-gateway`: through `interlock serve` (its own process, Streamable HTTP on
- *   127.0.0.1) with a policy of several rules, the redaction detectors and the SQLite audit on;
- * - `mcp-proxy`: through mcp-proxy from npm (its own process, Streamable HTTP), no policy.
- * Sequential latency (harness medians, plus per-call p50/p99), then throughput with 32 concurrent
- * clients (one session each).
+ * `npm run bench -- gateway`: a host client (SDK 2) calls an echo tool in several setups, each
+ * its own process on 127.0.0.1:
+ * - `direct`: straight to the echo server over stdio: the baseline;
+ * - `interlock-gateway`: through `interlock serve` over Streamable HTTP with a policy of several
+ *   rules, the redaction detectors and the SQLite audit on (the headline case);
+ * - `mcp-proxy`: through mcp-proxy from npm (Streamable HTTP), no policy;
+ * and a breakdown of where the gateway's time goes:
+ * - `sdk-http-echo`: the echo tool served by the bare SDK over its Streamable HTTP transport;
+ * - `http-echo-floor`: the same on the gateway's own HTTP transport: the least any HTTP front can
+ *   add with this host client (its HTTP client is most of it);
+ * - `gateway-stdio`: the full gateway behind `--stdio` (no HTTP hop on the host side);
+ * - `gateway-no-audit`: the full policy, audit disabled;
+ * - `gateway-allow-all`: default allow, no rules, no redaction, audit on;
+ * - `gateway-bare`: default allow, no rules, no redaction, no audit.
+ * Sequential latency (harness medians, plus per-call p50/p99, plus the CPU time the serving
+ * processes spent per call, which load on the machine disturbs far less than latency), then
+ * throughput with 32 concurrent clients (one session each). `BENCH_CASES=a,b` limits the run to
+ * some cases (direct always runs).
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { connect, createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
@@ -20,8 +32,11 @@ import { type CaseResult, measure, report } from "./harness.ts"
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const NODE = join(root, "node_modules", ".bin", "node")
 const ECHO = join(root, "packages", "gateway", "test", "fixtures", "echo-server.ts")
+const INTERLOCK = join(root, "packages", "gateway", "bin", "interlock.ts")
 const CLIENTS = 32
 const CALLS_PER_CLIENT = 100
+/** Extra node flags for the gateway processes, e.g. `BENCH_GATEWAY_NODE_FLAGS=--cpu-prof`. */
+const GATEWAY_FLAGS = (process.env.BENCH_GATEWAY_NODE_FLAGS ?? "").split(" ").filter((flag) => flag.length > 0)
 
 const freePort = (): Promise<number> =>
   new Promise((resolve) => {
@@ -52,9 +67,9 @@ const waitForPort = async (port: number, child: ChildProcess): Promise<void> => 
   throw new Error(`port ${port} did not come up`)
 }
 
-const stdioClient = async (): Promise<Client> => {
+const stdioClient = async (command: string, args: ReadonlyArray<string>): Promise<Client> => {
   const client = new Client({ name: "bench-host", version: "1.0.0" })
-  await client.connect(new StdioClientTransport({ command: NODE, args: [ECHO] }))
+  await client.connect(new StdioClientTransport({ command, args: [...args] }))
   return client
 }
 
@@ -64,52 +79,126 @@ const httpClient = async (url: string): Promise<Client> => {
   return client
 }
 
-const startGateway = async (): Promise<{ url: string; child: ChildProcess }> => {
+/** One way of reaching the echo tool: how to open a client, and how to stop what serves it. */
+interface Setup {
+  readonly connect: () => Promise<Client>
+  readonly stop: () => void
+  /** The process serving the first client (its CPU time, with its children's, is what the case costs). */
+  readonly pid?: (client: Client) => number | undefined
+}
+
+const httpSetup = async (port: number, child: ChildProcess): Promise<Setup> => {
+  await waitForPort(port, child)
+  const url = `http://127.0.0.1:${port}/mcp`
+  return { connect: () => httpClient(url), stop: () => child.kill("SIGTERM"), pid: () => child.pid }
+}
+
+const stdioPid = (client: Client): number | undefined => (client.transport as StdioClientTransport | undefined)?.pid ?? undefined
+
+/** CPU time (µs) a process and its descendants have used so far: every thread's, from /proc (0 where there is none). */
+const cpuMicros = (pid: number): number => {
+  try {
+    let total = 0
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      total += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]) / 1000
+    }
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter((id) => id.length > 0)
+    return total + children.reduce((sum, id) => sum + cpuMicros(Number(id)), 0)
+  } catch {
+    return 0
+  }
+}
+
+const FULL_POLICY = {
+  policy: {
+    default: "deny",
+    rules: [
+      { id: "no-crash", match: "echo/crash", decision: "deny" },
+      { id: "writes", match: "echo/write_*", decision: "ask" },
+      { id: "slow-inside", match: "echo/slow", decision: "deny", when: { args: { ms: { in: [0] } } } },
+      { id: "echo", match: "echo/echo", decision: "allow" }
+    ]
+  },
+  redact: [{ detectors: "all" }]
+}
+
+/** Writes a gateway config over the echo server; `policy` false means default allow, no rules, no redaction. */
+const gatewayConfig = (port: number, options: { readonly policy: boolean; readonly audit: boolean }): string => {
   const dir = mkdtempSync(join(tmpdir(), "interlock-bench-"))
-  const port = await freePort()
   const config = join(dir, "interlock.config.json")
   writeFileSync(config, JSON.stringify({
     servers: { echo: { command: NODE, args: [ECHO] } },
-    policy: {
-      default: "deny",
-      rules: [
-        { id: "no-crash", match: "echo/crash", decision: "deny" },
-        { id: "writes", match: "echo/write_*", decision: "ask" },
-        { id: "slow-inside", match: "echo/slow", decision: "deny", when: { args: { ms: { in: [0] } } } },
-        { id: "echo", match: "echo/echo", decision: "allow" }
-      ]
-    },
-    redact: [{ detectors: "all" }],
-    audit: { path: join(dir, "audit.db"), capture: "metadata" },
+    ...(options.policy ? FULL_POLICY : { policy: { default: "allow", rules: [] } }),
+    audit: options.audit ? { path: join(dir, "audit.db"), capture: "metadata" } : { enabled: false },
     listen: { http: `127.0.0.1:${port}` }
   }))
-  const child = spawn(NODE, [join(root, "packages", "gateway", "bin", "interlock.ts"), "serve", "--config", config], { stdio: "ignore" })
-  const url = `http://127.0.0.1:${port}/mcp`
-  await waitForPort(port, child)
-  return { url, child }
+  return config
 }
 
-const startMcpProxy = async (): Promise<{ url: string; child: ChildProcess }> => {
+const gatewayHttp = (options: { readonly policy: boolean; readonly audit: boolean }) => async (): Promise<Setup> => {
   const port = await freePort()
-  const bin = join(root, "node_modules", "mcp-proxy", "dist", "bin", "mcp-proxy.mjs")
-  const child = spawn(NODE, [bin, "--port", String(port), "--host", "127.0.0.1", "--server", "stream", "--", NODE, ECHO], { stdio: "ignore" })
-  const url = `http://127.0.0.1:${port}/mcp`
-  await waitForPort(port, child)
-  return { url, child }
+  const child = spawn(NODE, [...GATEWAY_FLAGS, INTERLOCK, "serve", "--config", gatewayConfig(port, options)], { stdio: "ignore" })
+  return httpSetup(port, child)
 }
+
+/** The echo tool alone behind HTTP, on the SDK's transport or on the gateway's. */
+const echoHttp = (transport: "sdk" | "interlock") => async (): Promise<Setup> => {
+  const port = await freePort()
+  return httpSetup(port, spawn(NODE, [fileURLToPath(import.meta.url), "--serve-echo-http", String(port), transport], { stdio: "ignore" }))
+}
+
+const SETUPS: Record<string, () => Promise<Setup>> = {
+  "interlock-gateway": gatewayHttp({ policy: true, audit: true }),
+  "mcp-proxy": async () => {
+    const port = await freePort()
+    const bin = join(root, "node_modules", "mcp-proxy", "dist", "bin", "mcp-proxy.mjs")
+    return httpSetup(port, spawn(NODE, [bin, "--port", String(port), "--host", "127.0.0.1", "--server", "stream", "--", NODE, ECHO], { stdio: "ignore" }))
+  },
+  "sdk-http-echo": echoHttp("sdk"),
+  "http-echo-floor": echoHttp("interlock"),
+  "gateway-stdio": async () => {
+    const config = gatewayConfig(await freePort(), { policy: true, audit: true })
+    return { connect: () => stdioClient(NODE, [...GATEWAY_FLAGS, INTERLOCK, "serve", "--stdio", "--config", config]), stop: () => undefined, pid: stdioPid }
+  },
+  "gateway-no-audit": gatewayHttp({ policy: true, audit: false }),
+  "gateway-allow-all": gatewayHttp({ policy: false, audit: true }),
+  "gateway-bare": gatewayHttp({ policy: false, audit: false })
+}
+
+/** The cases that also run with 32 concurrent clients (a stdio gateway is one process per client). */
+const CONCURRENT = ["interlock-gateway", "mcp-proxy", "sdk-http-echo", "http-echo-floor"]
 
 const percentile = (sorted: ReadonlyArray<number>, p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]
 
-/** Per-call latencies (ms) of `count` sequential calls. */
-const latencies = async (call: () => Promise<unknown>, count: number): Promise<{ p50: number; p99: number }> => {
-  const out: Array<number> = []
-  for (let i = 0; i < count; i++) {
-    const start = performance.now()
-    await call()
-    out.push(performance.now() - start)
+/** Per-call latency percentiles (ms) and serving CPU (µs per call) of one case. */
+interface PerCall {
+  readonly p50: number
+  readonly p99: number
+  readonly cpuUs: number | undefined
+}
+
+/**
+ * Per-call latencies of sequential calls and the CPU the serving processes spent on them, the
+ * cases interleaved in rounds of 100 calls so that load from elsewhere hits them alike.
+ */
+const perCall = async (cases: ReadonlyArray<{ readonly call: () => Promise<unknown>; readonly pid: number | undefined }>, rounds = 20): Promise<Array<PerCall>> => {
+  const samples = cases.map(() => [] as Array<number>)
+  const cpu = cases.map(() => 0)
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, { call, pid }] of cases.entries()) {
+      const before = pid === undefined ? 0 : cpuMicros(pid)
+      for (let k = 0; k < 100; k++) {
+        const start = performance.now()
+        await call()
+        samples[i].push(performance.now() - start)
+      }
+      cpu[i] += pid === undefined ? 0 : cpuMicros(pid) - before
+    }
   }
-  out.sort((a, b) => a - b)
-  return { p50: percentile(out, 0.5), p99: percentile(out, 0.99) }
+  return samples.map((out, i) => {
+    out.sort((a, b) => a - b)
+    return { p50: percentile(out, 0.5), p99: percentile(out, 0.99), cpuUs: cases[i].pid === undefined || cpu[i] === 0 ? undefined : cpu[i] / out.length }
+  })
 }
 
 /** Calls per second with CLIENTS clients each making CALLS_PER_CLIENT sequential calls. */
@@ -123,68 +212,107 @@ const throughput = async (clients: ReadonlyArray<Client>): Promise<number> => {
 
 const round3 = (value: number) => Math.round(value * 1000) / 1000
 
+/** The SDK's McpServer serving the echo tool over Streamable HTTP, one transport per session (as the gateway does). */
+const serveEchoHttp = async (port: number, kind: string): Promise<void> => {
+  const { McpServer } = await import("@modelcontextprotocol/server")
+  const { NodeStreamableHTTPServerTransport } = await import("@modelcontextprotocol/node")
+  const { HttpSessionTransport } = await import("../packages/gateway/src/HttpSessionTransport.ts")
+  const { readBody } = await import("../packages/gateway/src/HttpFront.ts")
+  const { createServer: createHttpServer } = await import("node:http")
+  type EchoTransport = { readonly handleRequest: (req: IncomingMessage, res: ServerResponse, body?: unknown) => unknown }
+  const transports = new Map<string, EchoTransport>()
+  const { Schema } = await import("effect")
+  const inputSchema = Schema.toStandardJSONSchemaV1(Schema.toStandardSchemaV1(Schema.Struct({ text: Schema.String })))
+  createHttpServer(async (req, res) => {
+    // The SDK's transport reads the body itself; the gateway's is handed it parsed, as HttpFront does.
+    const raw = kind === "sdk" || req.method !== "POST" ? undefined : await readBody(req, 1 << 22)
+    const body = raw === undefined ? undefined : JSON.parse(raw.toString("utf8"))
+    const id = req.headers["mcp-session-id"]
+    const known = typeof id === "string" ? transports.get(id) : undefined
+    if (known !== undefined) return known.handleRequest(req, res, body)
+    const onsessioninitialized = (session: string) => void transports.set(session, transport)
+    const transport = kind === "sdk"
+      ? new NodeStreamableHTTPServerTransport({ sessionIdGenerator: () => crypto.randomUUID(), onsessioninitialized })
+      : new HttpSessionTransport({ onsessioninitialized })
+    const server = new McpServer({ name: "echo-http", version: "1.0.0" })
+    server.registerTool("echo", { description: "Echoes its text", inputSchema }, async ({ text }) => ({
+      content: [{ type: "text", text }]
+    }))
+    await server.connect(transport)
+    return transport.handleRequest(req, res, body)
+  }).listen(port, "127.0.0.1")
+}
+
 export default async function run(): Promise<void> {
-  const gateway = await startGateway()
-  const proxy = await startMcpProxy()
+  const only = process.env.BENCH_CASES?.split(",")
+  const names = Object.keys(SETUPS).filter((name) => only === undefined || only.includes(name))
+  const setups = new Map<string, Setup>()
+  const direct = (): Promise<Client> => stdioClient(NODE, [ECHO])
   try {
-    const direct = await stdioClient()
-    const viaGateway = await httpClient(gateway.url)
-    const viaProxy = await httpClient(proxy.url)
+    for (const name of names) setups.set(name, await SETUPS[name]())
+    const clients = new Map<string, Client>()
+    for (const [name, setup] of setups) clients.set(name, await setup.connect())
+    const base = await direct()
     const args = { text: "hello" }
-    const check = await viaGateway.callTool({ name: "echo", arguments: args })
-    if ((check.content as Array<{ text?: string }>)[0]?.text !== "hello") throw new Error("the gateway did not answer the echo")
+    for (const [name, client] of clients) {
+      const check = await client.callTool({ name: "echo", arguments: args })
+      if ((check.content as Array<{ text?: string }>)[0]?.text !== "hello") throw new Error(`${name} did not answer the echo`)
+    }
     const op = (client: Client) => () => client.callTool({ name: "echo", arguments: args })
 
-    const sequential = await measure("gateway", { name: "direct", op: op(direct), iterations: 300 }, [
-      { name: "interlock-gateway", op: op(viaGateway), iterations: 300 },
-      { name: "mcp-proxy", op: op(viaProxy), iterations: 300 }
-    ], { rounds: 7 })
-    const p = {
-      direct: await latencies(op(direct), 1000),
-      gateway: await latencies(op(viaGateway), 1000),
-      proxy: await latencies(op(viaProxy), 1000)
-    }
-
-    const pools = await Promise.all([
-      Promise.all(Array.from({ length: CLIENTS }, stdioClient)),
-      Promise.all(Array.from({ length: CLIENTS }, () => httpClient(gateway.url))),
-      Promise.all(Array.from({ length: CLIENTS }, () => httpClient(proxy.url)))
+    const sequential = await measure("gateway", { name: "direct", op: op(base), iterations: 300 }, [...clients].map(([name, client]) => ({ name, op: op(client), iterations: 300 })), { rounds: 7 })
+    const [directLatency, ...caseLatency] = await perCall([
+      { call: op(base), pid: stdioPid(base) },
+      ...[...clients].map(([name, client]) => ({ call: op(client), pid: setups.get(name)!.pid?.(client) }))
     ])
-    for (const pool of pools) await throughput(pool)
-    const cps = [[], [], []] as [Array<number>, Array<number>, Array<number>]
-    for (let round = 0; round < 3; round++) for (const [i, pool] of pools.entries()) cps[i].push(await throughput(pool))
-    const [directCps, gatewayCps, proxyCps] = cps.map((samples) => [...samples].sort((a, b) => a - b)[1])
+    const latency = new Map([...clients.keys()].map((name, i) => [name, caseLatency[i]]))
 
-    const withLatency = (result: CaseResult, latency: { p50: number; p99: number }): CaseResult => ({
-      ...result,
-      p50Ms: round3(latency.p50),
-      p99Ms: round3(latency.p99),
-      p50OverDirectMs: round3(latency.p50 - p.direct.p50)
-    })
+    const concurrentNames = ["direct", ...names.filter((name) => CONCURRENT.includes(name))]
+    const pools: Array<ReadonlyArray<Client>> = []
+    for (const name of concurrentNames) {
+      pools.push(await Promise.all(Array.from({ length: CLIENTS }, name === "direct" ? direct : setups.get(name)!.connect)))
+    }
+    for (const pool of pools) await throughput(pool)
+    const samples = pools.map(() => [] as Array<number>)
+    for (let round = 0; round < 3; round++) for (const [i, pool] of pools.entries()) samples[i].push(await throughput(pool))
+    const cps = samples.map((values) => [...values].sort((a, b) => a - b)[1])
+
+    const withLatency = (result: CaseResult): CaseResult => {
+      const own = latency.get(result.name)!
+      return {
+        ...result,
+        p50Ms: round3(own.p50),
+        p99Ms: round3(own.p99),
+        p50OverDirectMs: round3(own.p50 - directLatency.p50),
+        ...(own.cpuUs === undefined ? {} : { serverCpuUsPerCall: Math.round(own.cpuUs) })
+      }
+    }
     const concurrent = (name: string, value: number): CaseResult => ({
-      name,
+      name: `${name}-32-clients`,
       us: round3(1e6 / value),
-      ratio: round3(directCps / value),
+      ratio: round3(cps[0] / value),
       callsPerSecond: Math.round(value),
       clients: CLIENTS
     })
     report({
       ...sequential,
-      baseline: { ...sequential.baseline, p50Ms: round3(p.direct.p50), p99Ms: round3(p.direct.p99) } as typeof sequential.baseline,
-      cases: [
-        withLatency(sequential.cases[0], p.gateway),
-        withLatency(sequential.cases[1], p.proxy),
-        concurrent("direct-32-clients", directCps),
-        concurrent("interlock-gateway-32-clients", gatewayCps),
-        concurrent("mcp-proxy-32-clients", proxyCps)
-      ]
+      baseline: {
+        ...sequential.baseline,
+        p50Ms: round3(directLatency.p50),
+        p99Ms: round3(directLatency.p99),
+        ...(directLatency.cpuUs === undefined ? {} : { serverCpuUsPerCall: Math.round(directLatency.cpuUs) })
+      } as typeof sequential.baseline,
+      cases: [...sequential.cases.map(withLatency), ...concurrentNames.map((name, i) => concurrent(name, cps[i]))]
     })
-    console.log(`  p50: direct ${p.direct.p50.toFixed(3)} ms, gateway ${p.gateway.p50.toFixed(3)} ms (+${(p.gateway.p50 - p.direct.p50).toFixed(3)}), mcp-proxy ${p.proxy.p50.toFixed(3)} ms`)
-    console.log(`  32 clients: direct ${Math.round(directCps)}/s, gateway ${Math.round(gatewayCps)}/s, mcp-proxy ${Math.round(proxyCps)}/s`)
+    const cpuText = (own: PerCall) => (own.cpuUs === undefined ? "" : `, serving CPU ${Math.round(own.cpuUs)} µs/call`)
+    console.log(`  p50 direct ${directLatency.p50.toFixed(3)} ms${cpuText(directLatency)}`)
+    for (const [name, own] of latency) console.log(`  p50 ${name} ${own.p50.toFixed(3)} ms (+${(own.p50 - directLatency.p50).toFixed(3)} over direct)${cpuText(own)}`)
+    console.log(`  32 clients: ${concurrentNames.map((name, i) => `${name} ${Math.round(cps[i])}/s`).join(", ")}`)
     for (const pool of pools) await Promise.all(pool.map((client) => client.close()))
-    await Promise.all([direct.close(), viaGateway.close(), viaProxy.close()])
+    await Promise.all([base, ...clients.values()].map((client) => client.close()))
   } finally {
-    gateway.child.kill("SIGTERM")
-    proxy.child.kill("SIGTERM")
+    for (const setup of setups.values()) setup.stop()
   }
 }
+
+if (import.meta.main && process.argv[2] === "--serve-echo-http") await serveEchoHttp(Number(process.argv[3]), process.argv[4])
