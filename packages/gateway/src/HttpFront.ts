@@ -140,7 +140,9 @@ const make = () =>
       }
       const server = makeFrontServer(gateway.deps, principal)
       await server.connect(transport)
-      return transport.handleRequest(req, res, parsed)
+      transport.handleRequest(req, res, parsed)
+      // An initialize the transport turned down (wrong Accept, bad version...) opened no session: drop its server.
+      if (transport.sessionId === undefined) await server.close()
     }
 
     const handle = async (req: IncomingMessage, res: ServerResponse) => {
