@@ -31,6 +31,8 @@ export interface HttpSessionTransportOptions {
   readonly onsessioninitialized?: (sessionId: string) => void
   /** Called when the host ends the session with DELETE. */
   readonly onsessionclosed?: (sessionId: string) => void
+  /** How often an open answer or stream with nothing to send gets a comment line (ms); default SSE_KEEP_ALIVE_MS. */
+  readonly keepAliveMs?: number
 }
 
 /** One open answer: a POST's (until its requests are answered) or the session's standalone event stream. */
@@ -192,7 +194,7 @@ export class HttpSessionTransport implements Transport {
   }
 
   private keepAlive(stream: EventStream): void {
-    stream.keepAlive = setInterval(() => this.write(stream, ": keepalive\n\n"), SSE_KEEP_ALIVE_MS)
+    stream.keepAlive = setInterval(() => this.write(stream, ": keepalive\n\n"), this.options.keepAliveMs ?? SSE_KEEP_ALIVE_MS)
     stream.keepAlive.unref()
   }
 

@@ -9,10 +9,10 @@ import { HttpSessionTransport } from "../src/HttpSessionTransport.ts"
 
 const object = <S extends Schema.Codec<any, any, never, never>>(schema: S) => Schema.toStandardJSONSchemaV1(Schema.toStandardSchemaV1(schema))
 
-/** A real SDK server with four tools, on one HttpSessionTransport (so one session) behind node:http on 127.0.0.1. */
-const serve = Effect.acquireRelease(
+/** A real SDK server with five tools, on one HttpSessionTransport (so one session) behind node:http on 127.0.0.1. */
+const serveWith = (keepAliveMs?: number) => Effect.acquireRelease(
   Effect.promise(async () => {
-    const transport = new HttpSessionTransport()
+    const transport = new HttpSessionTransport(keepAliveMs === undefined ? {} : { keepAliveMs })
     const server = new McpServer({ name: "transport-test", version: "1.0.0" })
     server.registerTool("echo", { description: "Echoes", inputSchema: object(Schema.Struct({ text: Schema.String })) }, async ({ text }) => ({
       content: [{ type: "text", text }]
@@ -21,6 +21,10 @@ const serve = Effect.acquireRelease(
       const token = ctx.mcpReq._meta?.progressToken ?? "none"
       for (let i = 1; i <= 3; i++) await ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress: i, total: 3 } })
       return { content: [{ type: "text", text: "done" }] }
+    })
+    server.registerTool("wait", { description: "Answers after a while", inputSchema: object(Schema.Struct({})) }, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 150))
+      return { content: [{ type: "text", text: "waited" }] }
     })
     server.registerTool("ask", { description: "Asks the host mid-call", inputSchema: object(Schema.Struct({})) }, async (_args, ctx) => {
       const answer = await ctx.mcpReq.elicitInput({ mode: "form", message: "continue?", requestedSchema: { type: "object", properties: {} } })
@@ -47,6 +51,8 @@ const serve = Effect.acquireRelease(
       await new Promise((resolve) => http.close(resolve))
     })
 )
+
+const serve = serveWith()
 
 const connect = (url: string, capabilities: Record<string, unknown> = {}) =>
   Effect.acquireRelease(
@@ -126,6 +132,18 @@ describe("HttpSessionTransport", () => {
       const result = yield* Effect.promise(() => client.callTool({ name: "steps", arguments: {} }, { onprogress: (progress) => void seen.push(progress.progress) }))
       assert.deepStrictEqual(result.content, [{ type: "text", text: "done" }])
       assert.deepStrictEqual(seen, [1, 2, 3])
+    }))
+
+  it.live("a call still running at a keep-alive tick is answered as an event stream: the tick, then the answer", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serveWith(40)
+      const headers = yield* rawSession(url)
+      const answer = yield* raw(url, "POST", headers, call(3, "wait"))
+      assert.strictEqual(answer.type, "text/event-stream")
+      const blocks = answer.body.split("\n\n").filter((block) => block.length > 0)
+      assert.strictEqual(blocks[0], ": keepalive")
+      const last = JSON.parse(blocks[blocks.length - 1].split("data: ")[1])
+      assert.deepStrictEqual(last, { jsonrpc: "2.0", id: 3, result: { content: [{ type: "text", text: "waited" }] } })
     }))
 
   it.live("a server request during a call goes down the call's stream, and the host's answer completes the call", () =>
