@@ -22,7 +22,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { type ChildProcess, spawn } from "node:child_process"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { connect, createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
@@ -122,9 +122,13 @@ const FULL_POLICY = {
   redact: [{ detectors: "all" }]
 }
 
+/** The gateways' config and audit directories, removed when the run ends. */
+const tempDirs: Array<string> = []
+
 /** Writes a gateway config over the echo server; `policy` false means default allow, no rules, no redaction. */
 const gatewayConfig = (port: number, options: { readonly policy: boolean; readonly audit: boolean }): string => {
   const dir = mkdtempSync(join(tmpdir(), "interlock-bench-"))
+  tempDirs.push(dir)
   const config = join(dir, "interlock.config.json")
   writeFileSync(config, JSON.stringify({
     servers: { echo: { command: NODE, args: [ECHO] } },
@@ -312,6 +316,9 @@ export default async function run(): Promise<void> {
     await Promise.all([base, ...clients.values()].map((client) => client.close()))
   } finally {
     for (const setup of setups.values()) setup.stop()
+    // Give the stopped gateways a moment to close their databases before their directories go.
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true })
   }
 }
 
