@@ -14,9 +14,10 @@
  * - `gateway-allow-all`: default allow, no rules, no redaction, audit on;
  * - `gateway-bare`: default allow, no rules, no redaction, no audit.
  * Sequential latency (harness medians, plus per-call p50/p99, plus the CPU time the serving
- * processes spent per call, which load on the machine disturbs far less than latency), then
- * throughput with 32 concurrent clients (one session each). `BENCH_CASES=a,b` limits the run to
- * some cases (direct always runs).
+ * processes spent per call, which other load on the machine disturbs less than latency), then
+ * throughput with 32 concurrent clients (one session each). For investigation, `BENCH_CASES=a,b`
+ * runs some cases only (direct always runs; the result files then hold only those), and
+ * `BENCH_GATEWAY_NODE_FLAGS="--cpu-prof --cpu-prof-dir=DIR"` profiles the gateway processes.
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
