@@ -126,14 +126,22 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
       case "notifications/message": {
         const { serverId, params } = notification
         const logger = deps.prompts.prefixed ? (params.logger === undefined ? serverId : `${serverId}/${params.logger}`) : params.logger
-        const message = logger === undefined ? params : { ...params, logger }
-        // A message sent while a host's call to that server runs goes on that call's stream.
-        const call = hosts.callFor(serverId)
-        const targets = call === undefined ? hosts.all() : [call.session]
+        const message = redactJson(logger === undefined ? params : { ...params, logger }, redactionsFor(deps.redactions, serverId, params.logger ?? "log"))
+        const owner = hosts.attribute(serverId)
+        if (owner._tag === "Ambiguous") {
+          // Several hosts' calls are running on that server: whose message this is cannot be told.
+          deps.fork(Effect.logWarning("a server's log message could not be attributed to one host and was not forwarded").pipe(
+            Effect.annotateLogs({ "interlock.server": serverId })
+          ))
+          return
+        }
+        // A message sent while one host's calls to that server run goes on that host's latest call stream.
+        const targets = owner._tag === "Call" ? [owner.call.session] : hosts.all()
         for (const host of targets) {
           if (ignored(params.level, levels.get(host))) continue
-          if (call?.notify !== undefined) void call.notify({ method: "notifications/message", params: message }).catch(() => undefined)
-          else send(host, "notifications/message", message)
+          if (owner._tag === "Call" && owner.call.notify !== undefined) {
+            void owner.call.notify({ method: "notifications/message", params: message }).catch(() => undefined)
+          } else send(host, "notifications/message", message)
         }
         return
       }

@@ -1,8 +1,11 @@
 /**
- * The live host connections of a gateway, so that a downstream server's sampling or elicitation
- * request reaches a host: the one whose call to that server is in flight (most recent first), or
- * else the host that was active last. A host that did not declare the capability gets nothing:
- * the downstream server gets an error instead.
+ * The live host connections of a gateway, and who a downstream server's own request (sampling,
+ * elicitation) or log message belongs to. A server's session is shared by every host, and the
+ * 2025 protocol does not say which call such a message is about, so it is attributed only when
+ * that is certain: to the one host with calls in flight to that server, or, with none in flight,
+ * to the only connected host. When several hosts have calls in flight to the server the message is
+ * not attributed at all (the server gets an error; a log message is dropped), so that one host
+ * never sees what another host's call produced. A host without the capability gets nothing.
  */
 import { Elicitation, Sampling } from "@interlock/mcp"
 import type { Server } from "@modelcontextprotocol/server"
@@ -22,18 +25,31 @@ export interface InFlightCall {
   readonly notify: RequestNotify | undefined
 }
 
+/** Whom a server's own message belongs to. */
+export type Attribution =
+  /** Exactly one host has calls in flight to the server: its latest one. */
+  | { readonly _tag: "Call"; readonly call: InFlightCall }
+  /** No call is in flight to the server. */
+  | { readonly _tag: "Idle" }
+  /** Several hosts have calls in flight to the server: nobody can tell whose it is. */
+  | { readonly _tag: "Ambiguous" }
+
+/** The attribution rule over the calls in flight to one server (oldest first). */
+export const attribute = (calls: ReadonlyArray<InFlightCall>): Attribution => {
+  if (calls.length === 0) return { _tag: "Idle" }
+  const latest = calls[calls.length - 1]
+  return calls.every((call) => call.session === latest.session) ? { _tag: "Call", call: latest } : { _tag: "Ambiguous" }
+}
+
 /** The service interface. */
 export interface HostSessionsShape {
   readonly add: (session: HostSession) => () => void
   /** Marks a call of `session` to `serverId` in flight; the returned function ends it. */
   readonly begin: (session: HostSession, serverId: string, notify?: RequestNotify) => () => void
-  /** The host a server's request should go to: the one with the latest call to it in flight, else the last active. */
-  readonly pick: (serverId: string) => HostSession | undefined
-  /** The latest call in flight to a server, if any. */
-  readonly callFor: (serverId: string) => InFlightCall | undefined
+  /** Whom a message of `serverId` belongs to right now. */
+  readonly attribute: (serverId: string) => Attribution
   /** Every connected host. */
   readonly all: () => ReadonlyArray<HostSession>
-  readonly size: () => number
 }
 
 /** The host connections of one gateway. */
@@ -42,19 +58,15 @@ export class HostSessions extends Context.Service<HostSessions, HostSessionsShap
   static readonly layer: Layer.Layer<HostSessions> = Layer.sync(HostSessions, () => {
     const sessions: Array<HostSession> = []
     const inFlight = new Map<string, Array<InFlightCall>>()
-    let last: HostSession | undefined
     return {
       add: (session) => {
         sessions.push(session)
-        last = session
         return () => {
           const at = sessions.indexOf(session)
           if (at >= 0) sessions.splice(at, 1)
-          if (last === session) last = sessions[sessions.length - 1]
         }
       },
       begin: (session, serverId, notify) => {
-        last = session
         const stack = inFlight.get(serverId) ?? []
         const call = { session, notify }
         stack.push(call)
@@ -64,39 +76,40 @@ export class HostSessions extends Context.Service<HostSessions, HostSessionsShap
           if (at >= 0) stack.splice(at, 1)
         }
       },
-      pick: (serverId) => {
-        const stack = inFlight.get(serverId)
-        return stack !== undefined && stack.length > 0 ? stack[stack.length - 1].session : last
-      },
-      callFor: (serverId) => {
-        const stack = inFlight.get(serverId)
-        return stack !== undefined && stack.length > 0 ? stack[stack.length - 1] : undefined
-      },
-      all: () => sessions,
-      size: () => sessions.length
+      attribute: (serverId) => attribute(inFlight.get(serverId) ?? []),
+      all: () => sessions
     }
   })
 }
 
-const noHost = (what: string) => new Error(`no connected host supports ${what}`)
+/** The host a server's own request goes to, or why there is none. */
+const hostFor = (hosts: HostSessionsShape, serverId: string, capability: "sampling" | "elicitation"): HostSession | Error => {
+  const owner = hosts.attribute(serverId)
+  const all = hosts.all()
+  const host = owner._tag === "Call" ? owner.call.session : owner._tag === "Idle" && all.length === 1 ? all[0] : undefined
+  if (host === undefined) {
+    return new Error(
+      owner._tag === "Ambiguous"
+        ? `several hosts have calls in flight to this server; the ${capability} request cannot be attributed to one`
+        : `no single host to send the ${capability} request to`
+    )
+  }
+  return host.server.getClientCapabilities()?.[capability] === undefined ? new Error(`the host does not support ${capability}`) : host
+}
 
-/** Sampling and Elicitation for the hub, answered by the host picked for the asking server. */
+/** Sampling and Elicitation for the hub, answered by the host the asking server's request belongs to. */
 export const hostRequestsLayer: Layer.Layer<Sampling | Elicitation, never, HostSessions> = Layer.unwrap(
   Effect.gen(function*() {
     const hosts = yield* HostSessions
-    const capable = (serverId: string, capability: "sampling" | "elicitation") => {
-      const host = hosts.pick(serverId)
-      return host !== undefined && host.server.getClientCapabilities()?.[capability] !== undefined ? host : undefined
-    }
     return Layer.merge(
       Sampling.layer((serverId, params) => {
-        const host = capable(serverId, "sampling")
-        return host === undefined ? Effect.fail(noHost("sampling")) : Effect.tryPromise(() => host.server.createMessage(params))
+        const host = hostFor(hosts, serverId, "sampling")
+        return host instanceof Error ? Effect.fail(host) : Effect.tryPromise(() => host.server.createMessage(params))
       }),
       Elicitation.layer((serverId, params) => {
-        const host = capable(serverId, "elicitation")
-        return host === undefined
-          ? Effect.fail(noHost("elicitation"))
+        const host = hostFor(hosts, serverId, "elicitation")
+        return host instanceof Error
+          ? Effect.fail(host)
           : Effect.tryPromise(() => host.server.elicitInput(params as Parameters<Server["elicitInput"]>[0]))
       })
     )

@@ -47,7 +47,19 @@ const runScenario = (url: string, scenario: string) =>
       })
     }))
 
-const runAll = (url: string, scenarios: ReadonlyArray<string>) => Effect.forEach(scenarios, (scenario) => runScenario(url, scenario), { concurrency: 2 })
+/**
+ * Scenarios in which the server asks the host something (sampling, elicitation). Through the
+ * gateway they run one at a time: while another host's call runs on the same server, the gateway
+ * refuses to guess whose request it is (see HostSessions), so they must not overlap other scenarios.
+ */
+const ASKS_HOST = new Set(["tools-call-sampling", "tools-call-elicitation", "elicitation-sep1034-defaults", "elicitation-sep1330-enums"])
+
+const runAll = (url: string, scenarios: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const together = yield* Effect.forEach(scenarios.filter((s) => !ASKS_HOST.has(s)), (scenario) => runScenario(url, scenario), { concurrency: 2 })
+    const alone = yield* Effect.forEach(scenarios.filter((s) => ASKS_HOST.has(s)), (scenario) => runScenario(url, scenario))
+    return [...together, ...alone]
+  })
 
 const fixtureOverHttp = (args: ReadonlyArray<string> = []) =>
   Effect.acquireRelease(
