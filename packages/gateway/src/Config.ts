@@ -112,7 +112,10 @@ export const ListenConfig = Schema.Struct({
   token: Schema.optionalKey(Secret),
   principals: Schema.optionalKey(Schema.Record(Schema.String, PrincipalConfig)),
   allowedHosts: Schema.optionalKey(Schema.Array(NonEmpty)),
-  allowedOrigins: Schema.optionalKey(Schema.Array(NonEmpty))
+  allowedOrigins: Schema.optionalKey(Schema.Array(NonEmpty)),
+  resumable: Schema.optionalKey(Schema.Boolean.annotate({
+    description: "Resumable event streams (priming event, retry field, Last-Event-ID replay); every answer to a request is then an event stream. Default false."
+  }))
 })
 
 /** Telemetry export. */

@@ -128,6 +128,7 @@ const make = () =>
         return rpcError(res, 400, -32600, "Bad Request: no session; start with an initialize request")
       }
       const transport: HttpSessionTransport = new HttpSessionTransport({
+        resumable: listen.resumable,
         onsessioninitialized: (id) => {
           sessions.set(id, { transport, principal: principal?.id })
         },

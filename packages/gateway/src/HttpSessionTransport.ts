@@ -5,8 +5,15 @@
  * comes first (progress, a log message, a request of the server's own, a keep-alive tick) the
  * answer becomes a server-sent-event stream that carries those and then the response. GET opens
  * the session's standalone event stream; DELETE ends the session. Statuses and error messages
- * are the SDK's Streamable HTTP server transport's (without event store); unlike it, no request
- * or response is converted to web streams, which cost more than the rest of the HTTP hop.
+ * are the SDK's Streamable HTTP server transport's; unlike it, no request or response is converted
+ * to web streams, which cost more than the rest of the HTTP hop.
+ *
+ * With `resumable`, every answer to a request is an event stream that opens with a priming event
+ * (an id, a retry field, no data) and gives each message an id; the session keeps its recent events
+ * (EventLog), and a GET with Last-Event-ID replays what followed that id on its stream and then
+ * carries the stream's remaining messages, such as the answer to a call whose POST the host lost.
+ * Priming follows the session's negotiated protocol version (2025-11-25 or later), not the
+ * MCP-Protocol-Version header of each request, which is only checked to be a supported version.
  */
 import {
   isJsonContentType,
@@ -18,12 +25,19 @@ import {
   type TransportSendOptions
 } from "@modelcontextprotocol/server"
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { EventLog, type EventLogOptions } from "./EventLog.ts"
 
 /** How often an idle event stream gets a comment line, so that nothing between drops it (ms). */
 export const SSE_KEEP_ALIVE_MS = 15_000
 
 /** The most messages one POST may carry. */
 export const MAX_BATCH = 100
+
+/** How long a host waits before it reconnects to a resumable stream that ended early (ms), sent as `retry:`. */
+export const RESUME_RETRY_MS = 1_000
+
+/** The log's stream number of the session's standalone (GET) stream; POST streams count from 1. */
+const STANDALONE = 0
 
 /** Options of an {@link HttpSessionTransport}. */
 export interface HttpSessionTransportOptions {
@@ -33,11 +47,20 @@ export interface HttpSessionTransportOptions {
   readonly onsessionclosed?: (sessionId: string) => void
   /** How often an open answer or stream with nothing to send gets a comment line (ms); default SSE_KEEP_ALIVE_MS. */
   readonly keepAliveMs?: number
+  /** Priming events, event ids, an event log and Last-Event-ID resumption; every answer to a request is then an event stream. */
+  readonly resumable?: boolean
+  /** The `retry:` a resumable stream's priming event carries (ms); default RESUME_RETRY_MS. */
+  readonly retryMs?: number
+  /** The caps of a resumable session's event log. */
+  readonly log?: EventLogOptions
 }
 
 /** One open answer: a POST's (until its requests are answered) or the session's standalone event stream. */
 interface EventStream {
-  readonly res: ServerResponse
+  /** The stream's number in the event log. */
+  readonly key: number
+  /** The connection it is written to; a resumed stream moves to the GET that resumed it. */
+  res: ServerResponse
   /** The requests of this POST that still await a response. */
   readonly pending: Set<RequestId>
   /** Whether the head went out as an event stream; until then a lone response may go as plain JSON. */
@@ -75,9 +98,17 @@ export class HttpSessionTransport implements Transport {
   private readonly streams = new Map<RequestId, EventStream>()
   private readonly open = new Set<EventStream>()
   private standalone: EventStream | undefined = undefined
+  /** Resumable mode only: the events sent, and the POST streams whose requests still await a response. */
+  private readonly log: EventLog | undefined
+  private readonly resumable = new Map<number, EventStream>()
+  private nextKey = STANDALONE + 1
+  /** The protocol version of the session: the initialize request's, then the one the server answered with. */
+  private version: string | undefined = undefined
+  private initializeId: RequestId | undefined = undefined
 
   constructor(options: HttpSessionTransportOptions = {}) {
     this.options = options
+    this.log = options.resumable === true ? new EventLog(options.log) : undefined
   }
 
   async start(): Promise<void> {
@@ -141,6 +172,9 @@ export class HttpSessionTransport implements Transport {
       if (messages.length > 1) return this.reject(res, 400, -32600, "Invalid Request: Only one initialization request is allowed")
       this.sessionId = crypto.randomUUID()
       this.initialized = true
+      const initialize = messages[0] as { readonly id: RequestId; readonly params?: { readonly protocolVersion?: unknown } }
+      this.initializeId = initialize.id
+      if (typeof initialize.params?.protocolVersion === "string") this.version = initialize.params.protocolVersion
       this.options.onsessioninitialized?.(this.sessionId)
     } else if (!this.admit(req, res)) {
       return
@@ -151,11 +185,14 @@ export class HttpSessionTransport implements Transport {
       for (const message of messages) this.onmessage?.(message)
       return
     }
-    const stream: EventStream = { res, pending: new Set(requests.map((request) => request.id)), sse: false, keepAlive: undefined }
-    if (requests.length > 1) this.startEvents(stream)
+    const stream: EventStream = { key: this.nextKey++, res, pending: new Set(requests.map((request) => request.id)), sse: false, keepAlive: undefined }
+    if (requests.length > 1 || this.log !== undefined) this.startEvents(stream)
     for (const id of stream.pending) this.streams.set(id, stream)
-    this.open.add(stream)
-    res.once("close", () => this.drop(stream))
+    this.attach(stream, res)
+    if (this.log !== undefined) {
+      this.resumable.set(stream.key, stream)
+      this.prime(stream)
+    }
     for (const message of messages) this.onmessage?.(message)
     if (stream.pending.size > 0 && !res.writableEnded) this.keepAlive(stream)
   }
@@ -165,13 +202,36 @@ export class HttpSessionTransport implements Transport {
       return this.reject(res, 406, -32000, "Not Acceptable: Client must accept text/event-stream")
     }
     if (!this.admit(req, res)) return
+    const lastEventId = req.headers["last-event-id"]
+    if (this.log !== undefined && typeof lastEventId === "string" && lastEventId !== "") return this.resume(res, this.log, lastEventId)
     if (this.standalone !== undefined) return this.reject(res, 409, -32000, "Conflict: Only one SSE stream is allowed per session")
-    const stream: EventStream = { res, pending: new Set(), sse: false, keepAlive: undefined }
+    const stream: EventStream = { key: STANDALONE, res, pending: new Set(), sse: false, keepAlive: undefined }
     this.startEvents(stream)
     res.flushHeaders()
     this.standalone = stream
-    this.open.add(stream)
-    res.once("close", () => this.drop(stream))
+    this.attach(stream, res)
+    this.prime(stream)
+    this.keepAlive(stream)
+  }
+
+  /** A GET with Last-Event-ID: replays what followed that event on its stream, then carries the stream on. */
+  private resume(res: ServerResponse, log: EventLog, lastEventId: string): void {
+    const found = log.after(lastEventId)
+    if (found === undefined) return this.reject(res, 400, -32000, "Invalid event ID format")
+    const current = found.stream === STANDALONE ? this.standalone : this.resumable.get(found.stream)
+    if (current !== undefined && this.open.has(current)) {
+      return this.reject(res, 409, -32000, "Conflict: Stream already has an active connection")
+    }
+    const stream: EventStream = current ?? { key: found.stream, res, pending: new Set(), sse: false, keepAlive: undefined }
+    stream.sse = false
+    stream.res = res
+    this.startEvents(stream)
+    res.flushHeaders()
+    for (const event of found.events) res.write(`event: message\nid: ${event.id}\ndata: ${event.data}\n\n`)
+    // A call stream whose requests were all answered ends with the replay; the others stay open.
+    if (found.stream !== STANDALONE && current === undefined) return void res.end()
+    if (found.stream === STANDALONE) this.standalone = stream
+    this.attach(stream, res)
     this.keepAlive(stream)
   }
 
@@ -180,6 +240,28 @@ export class HttpSessionTransport implements Transport {
     if (this.sessionId !== undefined) this.options.onsessionclosed?.(this.sessionId)
     res.writeHead(200).end()
     void this.close()
+  }
+
+  /** Makes `res` the stream's open connection, until it closes. */
+  private attach(stream: EventStream, res: ServerResponse): void {
+    this.open.add(stream)
+    res.once("close", () => {
+      if (stream.res === res) this.drop(stream)
+    })
+  }
+
+  /** Resumable mode: the priming event (an id and no data) with the retry field, when the session's version has them. */
+  private prime(stream: EventStream): void {
+    const version = this.version
+    if (this.log === undefined || version === undefined || version < "2025-11-25" || !this.versions.includes(version)) return
+    stream.res.write(`id: ${this.log.append(stream.key)}\nretry: ${this.options.retryMs ?? RESUME_RETRY_MS}\ndata: \n\n`)
+  }
+
+  /** A message as an event; in resumable mode logged, with its id. */
+  private frame(key: number, message: JSONRPCMessage): string {
+    if (this.log === undefined) return event(message)
+    const data = JSON.stringify(message)
+    return `event: message\nid: ${this.log.append(key, data)}\ndata: ${data}\n\n`
   }
 
   /** Sends the event-stream head (Node holds it back until the first write). */
@@ -214,7 +296,7 @@ export class HttpSessionTransport implements Transport {
       if (!stream.sse) this.startEvents(stream)
       return void res.end()
     }
-    if (stream.sse) return void res.end(event(last))
+    if (stream.sse) return void res.end(this.frame(stream.key, last))
     const body = JSON.stringify(last)
     const headers: Record<string, string | number> = { "content-type": "application/json", "content-length": Buffer.byteLength(body) }
     if (this.sessionId !== undefined) headers["mcp-session-id"] = this.sessionId
@@ -227,24 +309,42 @@ export class HttpSessionTransport implements Transport {
     if (requestId === undefined) {
       if (response) throw new Error("Cannot send a response on a standalone SSE stream unless resuming a previous client request")
       const standalone = this.standalone
-      if (standalone !== undefined && !standalone.res.writableEnded) this.write(standalone, event(message))
+      const live = standalone !== undefined && !standalone.res.writableEnded
+      if (live || this.log !== undefined) {
+        const text = this.frame(STANDALONE, message)
+        if (live) this.write(standalone, text)
+      }
       return
     }
     const stream = this.streams.get(requestId)
     if (stream === undefined) throw new Error(`No connection established for request ID: ${String(requestId)}`)
     const live = this.open.has(stream) && !stream.res.writableEnded
     if (!response) {
-      if (live) this.write(stream, event(message))
+      if (live || this.log !== undefined) {
+        const text = this.frame(stream.key, message)
+        if (live) this.write(stream, text)
+      }
       return
     }
+    if (requestId === this.initializeId) this.negotiated(message)
     this.streams.delete(requestId)
     stream.pending.delete(requestId)
+    if (stream.pending.size === 0) this.resumable.delete(stream.key)
     if (!live) {
+      // Resumable: logged for the host to fetch with Last-Event-ID.
+      if (this.log !== undefined) return void this.frame(stream.key, message)
       this.onerror?.(new Error(`Response for request ID ${String(requestId)} is undeliverable: per-request stream is disconnected and no eventStore is configured`))
       return
     }
     if (stream.pending.size === 0) this.end(stream, message)
-    else this.write(stream, event(message))
+    else this.write(stream, this.frame(stream.key, message))
+  }
+
+  /** Takes the protocol version from the answer to initialize. */
+  private negotiated(message: JSONRPCMessage): void {
+    this.initializeId = undefined
+    const version = (message as { readonly result?: { readonly protocolVersion?: unknown } }).result?.protocolVersion
+    if (typeof version === "string") this.version = version
   }
 
   async close(): Promise<void> {
@@ -252,6 +352,7 @@ export class HttpSessionTransport implements Transport {
     this.closed = true
     for (const stream of [...this.open]) this.end(stream)
     this.streams.clear()
+    this.resumable.clear()
     this.onclose?.()
   }
 }

@@ -28,6 +28,8 @@ export interface ListenPlan {
   readonly principals: ReadonlyMap<string, { readonly id: string; readonly roles: ReadonlyArray<string> | undefined }>
   readonly allowedHosts: ReadonlyArray<string>
   readonly allowedOrigins: ReadonlyArray<string>
+  /** Resumable event streams on `/mcp` (Last-Event-ID); off by default. */
+  readonly resumable: boolean
 }
 
 /** Where audit rows go: a SQLite file, a Postgres URL (a secret), or neither (audit off). */
@@ -113,7 +115,8 @@ const resolveListen = (loaded: LoadedConfig, override: string | undefined, env: 
     token,
     principals,
     allowedHosts: listen.allowedHosts ?? hosts,
-    allowedOrigins: listen.allowedOrigins ?? hosts
+    allowedOrigins: listen.allowedOrigins ?? hosts,
+    resumable: listen.resumable === true
   }
 }
 
