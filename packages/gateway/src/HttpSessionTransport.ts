@@ -18,6 +18,7 @@
 import {
   isJsonContentType,
   type JSONRPCMessage,
+  type MessageExtraInfo,
   parseJSONRPCMessage,
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -89,7 +90,7 @@ export class HttpSessionTransport implements Transport {
   sessionId: string | undefined = undefined
   onclose?: (() => void) | undefined
   onerror?: ((error: Error) => void) | undefined
-  onmessage?: ((message: JSONRPCMessage) => void) | undefined
+  onmessage?: ((message: JSONRPCMessage, extra?: MessageExtraInfo) => void) | undefined
   private readonly options: HttpSessionTransportOptions
   private versions: ReadonlyArray<string> = SUPPORTED_PROTOCOL_VERSIONS
   private started = false
@@ -189,11 +190,13 @@ export class HttpSessionTransport implements Transport {
     if (requests.length > 1 || this.log !== undefined) this.startEvents(stream)
     for (const id of stream.pending) this.streams.set(id, stream)
     this.attach(stream, res)
+    let extra: MessageExtraInfo | undefined = undefined
     if (this.log !== undefined) {
       this.resumable.set(stream.key, stream)
-      this.prime(stream)
+      // As the SDK's transport: a primed stream may be closed mid-call; the host then resumes it.
+      if (this.prime(stream)) extra = { closeSSEStream: () => this.cut(stream), closeStandaloneSSEStream: () => this.cut(this.standalone) }
     }
-    for (const message of messages) this.onmessage?.(message)
+    for (const message of messages) this.onmessage?.(message, isRequest(message) ? extra : undefined)
     if (stream.pending.size > 0 && !res.writableEnded) this.keepAlive(stream)
   }
 
@@ -251,10 +254,18 @@ export class HttpSessionTransport implements Transport {
   }
 
   /** Resumable mode: the priming event (an id and no data) with the retry field, when the session's version has them. */
-  private prime(stream: EventStream): void {
+  private prime(stream: EventStream): boolean {
     const version = this.version
-    if (this.log === undefined || version === undefined || version < "2025-11-25" || !this.versions.includes(version)) return
+    if (this.log === undefined || version === undefined || version < "2025-11-25" || !this.versions.includes(version)) return false
     stream.res.write(`id: ${this.log.append(stream.key)}\nretry: ${this.options.retryMs ?? RESUME_RETRY_MS}\ndata: \n\n`)
+    return true
+  }
+
+  /** Ends a stream's connection early (the host reconnects after the retry and resumes it). */
+  private cut(stream: EventStream | undefined): void {
+    if (stream === undefined || !this.open.has(stream)) return
+    this.drop(stream)
+    stream.res.end()
   }
 
   /** A message as an event; in resumable mode logged, with its id. */

@@ -31,6 +31,12 @@ const serveWith = (options: HttpSessionTransportOptions = {}) => Effect.acquireR
       await new Promise((resolve) => setTimeout(resolve, 300))
       return { content: [{ type: "text", text: "paused" }] }
     })
+    server.registerTool("cut", { description: "Reports progress, closes its stream, answers later", inputSchema: object(Schema.Struct({})) }, async (_args, ctx) => {
+      await ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: ctx.mcpReq._meta?.progressToken ?? "none", progress: 1 } })
+      ctx.http?.closeSSE?.()
+      await new Promise((resolve) => setTimeout(resolve, 150))
+      return { content: [{ type: "text", text: "resumed" }] }
+    })
     server.registerTool("ask", { description: "Asks the host mid-call", inputSchema: object(Schema.Struct({})) }, async (_args, ctx) => {
       const answer = await ctx.mcpReq.elicitInput({ mode: "form", message: "continue?", requestedSchema: { type: "object", properties: {} } })
       return { content: [{ type: "text", text: answer.action }] }
@@ -42,12 +48,15 @@ const serveWith = (options: HttpSessionTransportOptions = {}) => Effect.acquireR
       return new Promise(() => undefined)
     })
     await server.connect(transport)
+    const resumes: Array<string> = []
     const http = createServer(async (req, res) => {
+      const lastEventId = req.headers["last-event-id"]
+      if (typeof lastEventId === "string") resumes.push(lastEventId)
       const body = req.method === "POST" ? await readBody(req, 1 << 20) : undefined
       transport.handleRequest(req, res, body === undefined || body.length === 0 ? undefined : JSON.parse(body.toString("utf8")))
     })
     await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve))
-    return { transport, http, hanging, url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp` }
+    return { transport, http, hanging, resumes, url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp` }
   }),
   ({ http, transport }) =>
     Effect.promise(async () => {
@@ -280,6 +289,17 @@ describe("HttpSessionTransport, resumable", () => {
       // The call is over: a second resume from the progress event gets just the answer, and the stream ends.
       const again = yield* raw(url, "GET", { ...get, "last-event-id": progress.id })
       assert.deepStrictEqual(parseEvents(again.body).map(message), [message(events[1])])
+    }))
+
+  it.live("an SDK host whose call stream the server closes mid-call reconnects after the retry, resumes, and gets the answer", () =>
+    Effect.gen(function*() {
+      const { url, resumes } = yield* serveWith({ resumable: true, retryMs: 20 })
+      const client = yield* connect(url)
+      const seen: Array<number> = []
+      const result = yield* Effect.promise(() => client.callTool({ name: "cut", arguments: {} }, { onprogress: (progress) => void seen.push(progress.progress) }))
+      assert.deepStrictEqual(result.content, [{ type: "text", text: "resumed" }])
+      assert.deepStrictEqual(seen, [1], "the progress is not delivered twice")
+      assert.lengthOf(resumes, 1)
     }))
 
   it.live("an unknown or malformed event id is refused with 400; resuming a stream that is still connected is a conflict", () =>
