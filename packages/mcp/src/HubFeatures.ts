@@ -4,7 +4,7 @@
  * about them. Subscriptions and the logging level are kept per server and restored whenever the
  * server reconnects, so a host that subscribed once keeps its updates across a crash.
  */
-import { ProtocolError, TransportError, type TransportFailure } from "@interlock/core"
+import { ProtocolError, type TransportFailure } from "@interlock/core"
 import type {
   CompleteRequestParams,
   CompleteResult,
@@ -16,7 +16,7 @@ import type {
 } from "@modelcontextprotocol/client"
 import { Effect } from "effect"
 import type { HubListener } from "./HubNotification.ts"
-import type { ServerSlot } from "./ServerSlot.ts"
+import { type ServerSlot, withSession } from "./ServerSlot.ts"
 import type { Session } from "./Session.ts"
 
 /** The features of the hub's servers, by serverId. */
@@ -41,22 +41,15 @@ export interface HubFeaturesShape {
   readonly onNotification: (listener: HubListener) => () => void
 }
 
-const noSuchServer = (serverId: string) => new TransportError({ serverId, detail: "no such server in the hub" })
-
 const unsupported = (serverId: string, what: string) =>
   new ProtocolError({ serverId, code: -32601, detail: `the server does not offer ${what}` })
 
 /** The features over the hub's slots; `listeners` receive every server's notifications. */
 export const makeHubFeatures = (slots: ReadonlyMap<string, ServerSlot>, listeners: Set<HubListener>): HubFeaturesShape => {
-  const withSession = <A>(serverId: string, use: (slot: ServerSlot, session: Session) => Effect.Effect<A, TransportFailure>) => {
-    const slot = slots.get(serverId)
-    if (slot === undefined) return Effect.fail(noSuchServer(serverId))
-    return Effect.flatMap(slot.acquire(), (session) => use(slot, session))
-  }
   const capabilitiesOf = (session: Session): ServerCapabilities => session.client.getServerCapabilities() ?? {}
   const list = <A>(phase: string, offered: (caps: ServerCapabilities) => boolean, run: (session: Session, signal: AbortSignal, timeout: number) => Promise<A>) =>
   (serverId: string) =>
-    withSession(serverId, (slot, session) =>
+    withSession(slots, serverId, (slot, session) =>
       offered(capabilitiesOf(session))
         ? slot.request(session, phase, (signal) => run(session, signal, slot.config.requestTimeoutMs))
         : Effect.succeed(undefined))
@@ -67,7 +60,7 @@ export const makeHubFeatures = (slots: ReadonlyMap<string, ServerSlot>, listener
   const listPrompts = list("during prompts/list", (caps) => caps.prompts !== undefined, (session, signal, timeout) =>
     session.client.listPrompts(undefined, { signal, timeout, cacheMode: "refresh" }))
   const setSubscription = (serverId: string, uri: string, on: boolean) =>
-    withSession(serverId, (slot, session) => {
+    withSession(slots, serverId, (slot, session) => {
       if (capabilitiesOf(session).resources?.subscribe !== true) return Effect.fail(unsupported(serverId, "resource subscriptions"))
       if (on === slot.subscriptions.has(uri)) return Effect.void
       if (on) slot.subscriptions.add(uri)
@@ -83,12 +76,12 @@ export const makeHubFeatures = (slots: ReadonlyMap<string, ServerSlot>, listener
       )
     })
   return {
-    capabilities: (serverId) => withSession(serverId, (_slot, session) => Effect.succeed(capabilitiesOf(session))),
+    capabilities: (serverId) => withSession(slots, serverId, (_slot, session) => Effect.succeed(capabilitiesOf(session))),
     listResources: (serverId) => Effect.map(listResources(serverId), (result) => result?.resources ?? []),
     listResourceTemplates: (serverId) => Effect.map(listTemplates(serverId), (result) => result?.resourceTemplates ?? []),
     listPrompts: (serverId) => Effect.map(listPrompts(serverId), (result) => result?.prompts ?? []),
     complete: (serverId, params) =>
-      withSession(serverId, (slot, session) =>
+      withSession(slots, serverId, (slot, session) =>
         capabilitiesOf(session).completions === undefined
           ? Effect.fail(unsupported(serverId, "completions"))
           : slot.request(session, "during completion/complete", (signal) =>
@@ -96,7 +89,7 @@ export const makeHubFeatures = (slots: ReadonlyMap<string, ServerSlot>, listener
     subscribe: (serverId, uri) => setSubscription(serverId, uri, true),
     unsubscribe: (serverId, uri) => setSubscription(serverId, uri, false),
     setLoggingLevel: (serverId, level) =>
-      withSession(serverId, (slot, session) => {
+      withSession(slots, serverId, (slot, session) => {
         if (capabilitiesOf(session).logging === undefined) return Effect.void
         slot.loggingLevel = level
         return Effect.asVoid(slot.request(session, "during logging/setLevel", (signal) =>

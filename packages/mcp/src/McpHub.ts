@@ -14,7 +14,6 @@ import {
   type TransportCallOptions,
   ToolTransport,
   type ToolTransportShape,
-  TransportError,
   type TransportFailure
 } from "@interlock/core"
 import { Context, Effect, FiberSet, Layer, Metric, Option } from "effect"
@@ -23,7 +22,7 @@ import { toPromptResult, toResourceContents, toToolResult } from "./Convert.ts"
 import { Elicitation, Roots, Sampling } from "./HostRequests.ts"
 import { type HubFeaturesShape, makeHubFeatures } from "./HubFeatures.ts"
 import type { HubListener } from "./HubNotification.ts"
-import { ServerSlot } from "./ServerSlot.ts"
+import { noSuchServer, ServerSlot, withSession } from "./ServerSlot.ts"
 import { NO_SDK_TIMEOUT, type Session } from "./Session.ts"
 import { type ToolChange, ToolPins } from "./ToolPins.ts"
 
@@ -54,8 +53,6 @@ export interface McpHubShape {
 /** The name of the counter of tool definitions that changed after they were pinned. */
 export const TOOL_CHANGES_METRIC = "interlock_mcp_tool_changes_total"
 
-const noSuchServer = (serverId: string) => new TransportError({ serverId, detail: "no such server in the hub" })
-
 const notExposed = (serverId: string, name: string) =>
   new ProtocolError({ serverId, code: -32602, detail: `tool ${JSON.stringify(name)} is not exposed by this server (hub tools filter)` })
 
@@ -85,13 +82,6 @@ const callOptions = (slot: ServerSlot, options: TransportCallOptions) => {
 }
 
 const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): ToolTransportShape => {
-  const withSession = <A>(serverId: string, use: (slot: ServerSlot, session: Session) => Effect.Effect<A, TransportFailure>) => {
-    const slot = slots.get(serverId)
-    if (slot === undefined) return Effect.fail(noSuchServer(serverId))
-    const live = slot.session
-    if (live !== undefined && live.alive) return use(slot, live)
-    return Effect.flatMap(slot.acquire(), (session) => use(slot, session))
-  }
   const listOne = (slot: ServerSlot) =>
     Effect.flatMap(slot.acquire(), (session) => slot.fetchTools(session)).pipe(
       Effect.map((tools) => tools.filter((tool) => slot.config.exposed(tool.name)))
@@ -133,7 +123,7 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
       )
     },
     readResource: (serverId, uri) =>
-      withSession(serverId, (slot, session) =>
+      withSession(slots, serverId, (slot, session) =>
         slot.request(session, "during resources/read", (signal) =>
           session.client.readResource({ uri }, { signal, timeout: slot.config.requestTimeoutMs, cacheMode: "bypass" })).pipe(
             Effect.flatMap((result) => {
@@ -144,7 +134,7 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
     getPrompt: (serverId, name, args) => {
       const stringArgs = promptArguments(serverId, args)
       if (stringArgs instanceof ProtocolError) return Effect.fail(stringArgs)
-      return withSession(serverId, (slot, session) =>
+      return withSession(slots, serverId, (slot, session) =>
         slot.request(session, "during prompts/get", (signal) =>
           session.client.getPrompt({ name, arguments: stringArgs }, { signal, timeout: slot.config.requestTimeoutMs })).pipe(
             Effect.flatMap((result) => {

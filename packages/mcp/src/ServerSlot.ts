@@ -247,3 +247,19 @@ export class ServerSlot {
     return Promise.all([...all.map((session) => session.close()), ...this.closing]).then(() => undefined)
   }
 }
+
+/** The error for a server id the hub does not have. */
+export const noSuchServer = (serverId: string) => new TransportError({ serverId, detail: "no such server in the hub" })
+
+/** Runs `use` on a server's live session, connecting it first when there is none. */
+export const withSession = <A, E>(
+  slots: ReadonlyMap<string, ServerSlot>,
+  serverId: string,
+  use: (slot: ServerSlot, session: Session) => Effect.Effect<A, E>
+): Effect.Effect<A, E | TransportFailure> => {
+  const slot = slots.get(serverId)
+  if (slot === undefined) return Effect.fail(noSuchServer(serverId))
+  const live = slot.session
+  if (live !== undefined && live.alive) return use(slot, live)
+  return Effect.flatMap(slot.acquire(), (session) => use(slot, session))
+}
