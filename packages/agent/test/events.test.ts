@@ -5,7 +5,7 @@ import { TestClock } from "effect/testing"
 import { Policy } from "@interlock/core"
 import { Agent, AgentVerdict } from "../src/index.ts"
 import { until } from "./support/clock.ts"
-import { fake, openAi, text, toolCalls, turns } from "./support/FakeLlm.ts"
+import { fake, openAi, runOn, text, toolCalls, turns } from "./support/FakeLlm.ts"
 import { add } from "./support/tools.ts"
 
 const lastUser = (body: any): string => body.messages.filter((m: any) => m.role === "user").at(-1).content
@@ -14,9 +14,7 @@ describe("userPromptSubmit", () => {
   it.effect("blocks the run before any model request", () =>
     Effect.gen(function*() {
       const server = yield* fake(turns(text("no")))
-      const result = yield* Agent.run("delete prod", {
-        model: openAi(server),
-        policy: Policy.allowAll,
+      const result = yield* runOn(server, "delete prod", {
         hooks: { userPromptSubmit: [{ id: "guard", run: ({ prompt }) => (prompt.includes("prod") ? AgentVerdict.block("no prod today") : AgentVerdict.continue) }] }
       })
       assert.strictEqual(result.status, "error")
@@ -28,16 +26,14 @@ describe("userPromptSubmit", () => {
   it.effect("a userPromptSubmit hook that throws or hangs blocks the run (fail closed)", () =>
     Effect.gen(function*() {
       const server = yield* fake(turns(text("no")))
-      const thrown = yield* Agent.run("hi", {
-        model: openAi(server),
-        policy: Policy.allowAll,
+      const thrown = yield* runOn(server, "hi", {
         hooks: { userPromptSubmit: [() => {
           throw new Error("sk-leak")
         }] }
       })
       assert.deepStrictEqual([thrown.status, thrown.error?._tag, (thrown.error as any).kind], ["error", "AgentHookFailed", "raise"])
       assert.notInclude(JSON.stringify(thrown), "sk-leak")
-      const fiber = yield* Effect.forkChild(Agent.run("hi", { model: openAi(server), policy: Policy.allowAll, hooks: { userPromptSubmit: [() => new Promise(() => {})] } }))
+      const fiber = yield* Effect.forkChild(runOn(server, "hi", { hooks: { userPromptSubmit: [() => new Promise(() => {})] } }))
       yield* TestClock.adjust("5 seconds")
       const hung = yield* Fiber.join(fiber)
       assert.deepStrictEqual([hung.status, (hung.error as any).kind], ["error", "timeout"])
@@ -47,7 +43,7 @@ describe("userPromptSubmit", () => {
   it.effect("adds context for the model", () =>
     Effect.gen(function*() {
       const server = yield* fake(turns(text("ok")))
-      yield* Agent.run("hi", { model: openAi(server), policy: Policy.allowAll, system: "be brief", hooks: { userPromptSubmit: [() => AgentVerdict.addContext("today is Monday")] } })
+      yield* runOn(server, "hi", { system: "be brief", hooks: { userPromptSubmit: [() => AgentVerdict.addContext("today is Monday")] } })
       const messages = server.requests[0].body.messages
       assert.deepStrictEqual(messages.map((m: any) => [m.role, m.content]), [["system", "be brief"], ["system", "today is Monday"], ["user", "hi"]])
     }))
@@ -58,10 +54,8 @@ describe("beforeModel", () => {
     Effect.gen(function*() {
       const server = yield* fake(turns(toolCalls([{ id: "c1", name: "add", args: { a: 1, b: 1 } }]), text("2")))
       let calls = 0
-      yield* Agent.run("a long and secret prompt", {
-        model: openAi(server),
+      yield* runOn(server, "a long and secret prompt", {
         tools: [add],
-        policy: Policy.allowAll,
         hooks: {
           beforeModel: [({ messages, turn }) => {
             calls++
@@ -79,7 +73,7 @@ describe("beforeModel", () => {
   it.effect("Deny aborts the run", () =>
     Effect.gen(function*() {
       const server = yield* fake(turns(text("no")))
-      const result = yield* Agent.run("hi", { model: openAi(server), policy: Policy.allowAll, hooks: { beforeModel: [{ id: "budget", run: () => AgentVerdict.deny("over budget") }] } })
+      const result = yield* runOn(server, "hi", { hooks: { beforeModel: [{ id: "budget", run: () => AgentVerdict.deny("over budget") }] } })
       assert.strictEqual(result.status, "error")
       assert.deepStrictEqual([result.error?._tag, (result.error as any).hookId], ["RunBlocked", "budget"])
       assert.strictEqual(server.requests.length, 0)
@@ -100,7 +94,7 @@ describe("beforeModel", () => {
         ["bad_return", () => undefined]
       ]
       for (const [kind, run] of bad) {
-        const result = yield* Agent.run("hi", { model: openAi(server), tools: [add], policy: Policy.allowAll, hooks: { beforeModel: [{ id: "h", run }] } })
+        const result = yield* runOn(server, "hi", { tools: [add], hooks: { beforeModel: [{ id: "h", run }] } })
         assert.strictEqual(result.status, "error")
         assert.deepStrictEqual([result.error?._tag, (result.error as any).kind], ["AgentHookFailed", kind])
         assert.notInclude(JSON.stringify(result), "sk-secret")
@@ -112,9 +106,7 @@ describe("beforeModel", () => {
   it.effect("a hook that hangs times out under its deadline (TestClock) and fails the run closed", () =>
     Effect.gen(function*() {
       const server = yield* fake(turns(text("never")))
-      const fiber = yield* Effect.forkChild(Agent.run("hi", {
-        model: openAi(server),
-        policy: Policy.allowAll,
+      const fiber = yield* Effect.forkChild(runOn(server, "hi", {
         hooks: { beforeModel: [{ id: "slow", timeout: "2 seconds", run: () => Effect.never }] }
       }))
       yield* TestClock.adjust("1 second")
@@ -130,9 +122,7 @@ describe("afterModel", () => {
   it.effect("observes only: a failing afterModel hook is recorded and ignored", () =>
     Effect.gen(function*() {
       const server = yield* fake(turns(text("fine")))
-      const result = yield* Agent.run("hi", {
-        model: openAi(server),
-        policy: Policy.allowAll,
+      const result = yield* runOn(server, "hi", {
         hooks: { afterModel: [{ id: "audit", run: () => Promise.reject(new Error("audit down")) }, { id: "sneaky", run: () => AgentVerdict.rewrite({ tools: [] }) as any }] }
       })
       assert.strictEqual(result.status, "done")
@@ -145,9 +135,7 @@ describe("stop", () => {
     Effect.gen(function*() {
       const server = yield* fake(turns(text("first answer"), text("second answer")))
       const flags: Array<boolean> = []
-      const result = yield* Agent.run("hi", {
-        model: openAi(server),
-        policy: Policy.allowAll,
+      const result = yield* runOn(server, "hi", {
         hooks: {
           stop: [({ stopHookActive }) => {
             flags.push(stopHookActive)
@@ -165,14 +153,14 @@ describe("stop", () => {
   it.effect("a stop hook that always blocks is bounded by maxTurns", () =>
     Effect.gen(function*() {
       const server = yield* fake(turns(text("again")))
-      const result = yield* Agent.run("hi", { model: openAi(server), policy: Policy.allowAll, maxTurns: 3, hooks: { stop: [() => AgentVerdict.block("more")] } })
+      const result = yield* runOn(server, "hi", { maxTurns: 3, hooks: { stop: [() => AgentVerdict.block("more")] } })
       assert.deepStrictEqual([result.status, result.turns, server.requests.length], ["incomplete", 3, 3])
     }))
 
   it.effect("a failing stop hook ends the run with an error, not a silent done", () =>
     Effect.gen(function*() {
       const server = yield* fake(turns(text("answer")))
-      const result = yield* Agent.run("hi", { model: openAi(server), policy: Policy.allowAll, hooks: { stop: [() => ({ _tag: "Continue", extra: 1 })] } as any })
+      const result = yield* runOn(server, "hi", { hooks: { stop: [() => ({ _tag: "Continue", extra: 1 })] } as any })
       assert.deepStrictEqual([result.status, result.error?._tag, result.text], ["error", "AgentHookFailed", ""])
     }))
 })
@@ -187,10 +175,8 @@ describe("preCompact and compaction", () => {
         text("done")
       ))
       const seen: Array<string> = []
-      const result = yield* Agent.run("sum things", {
-        model: openAi(server),
+      const result = yield* runOn(server, "sum things", {
         tools: [add],
-        policy: Policy.allowAll,
         compaction: {
           maxMessages: 3,
           compact: (messages, info) => {
@@ -238,13 +224,13 @@ describe("subagents", () => {
           }]
         }
       })
-      const result = yield* Agent.run("research", { model: openAi(server), tools: [researcher], policy: Policy.allowAll })
+      const result = yield* runOn(server, "research", { tools: [researcher] })
       assert.strictEqual(result.text, "main done")
       assert.strictEqual(result.toolCalls[0].output, "research result")
       assert.deepStrictEqual(events, ["start researcher: look it up", "stop researcher: research result"])
 
       const refused = Agent.asTool({ name: "researcher", system: "you are the researcher", model: openAi(server), policy: Policy.allowAll, hooks: { subagentStart: [() => AgentVerdict.block("no research")] } })
-      const second = yield* Agent.run("research", { model: openAi(server), tools: [refused], policy: Policy.allowAll })
+      const second = yield* runOn(server, "research", { tools: [refused] })
       assert.isTrue(second.toolCalls[0].isError)
       assert.include(second.toolCalls[0].output, "no research")
     }))
@@ -255,10 +241,8 @@ describe("notification", () => {
     Effect.gen(function*() {
       const server = yield* fake(turns(toolCalls([{ id: "c1", name: "add", args: { a: 1, b: 1 } }])))
       const kinds: Array<string> = []
-      const result = yield* Agent.run("x", {
-        model: openAi(server),
+      const result = yield* runOn(server, "x", {
         tools: [add],
-        policy: Policy.allowAll,
         maxTurns: 1,
         hooks: { notification: [({ kind }) => Effect.sync(() => void kinds.push(kind)).pipe(Effect.as(AgentVerdict.continue)), () => Effect.die("boom")] }
       })
@@ -273,9 +257,7 @@ describe("hooks are supervised", () => {
       const server = yield* fake(turns(text("never")))
       let interrupted = false
       let started = false
-      const fiber = yield* Effect.forkChild(Agent.run("hi", {
-        model: openAi(server),
-        policy: Policy.allowAll,
+      const fiber = yield* Effect.forkChild(runOn(server, "hi", {
         hooks: { beforeModel: [() => Effect.sync(() => (started = true)).pipe(Effect.andThen(Effect.never), Effect.onInterrupt(() => Effect.sync(() => (interrupted = true))))] }
       }))
       yield* until(() => started)

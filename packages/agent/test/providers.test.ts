@@ -7,7 +7,7 @@ import { HttpClient, HttpClientRequest } from "effect/http"
 import { type ConfigError, Policy } from "@interlock/core"
 import { Agent, AnthropicMessages, OpenAiChat, type RunResult } from "../src/index.ts"
 import { withClock } from "./support/clock.ts"
-import { anthropic, fake, openAi, text, toolCalls, turns } from "./support/FakeLlm.ts"
+import { anthropic, fake, openAi, runOn, text, toolCalls, turns } from "./support/FakeLlm.ts"
 import { add } from "./support/tools.ts"
 
 const anthropicToolUse = {
@@ -92,14 +92,14 @@ describe("OpenAI-compatible Chat Completions", () => {
   it.effect("arguments that are not a JSON object give an isError result, without a tool call", () =>
     Effect.gen(function*() {
       const server = yield* fake(turns(toolCalls([{ id: "c1", name: "add", args: "{not json" }]), text("ok")))
-      const result = yield* Agent.run("x", { model: openAi(server), tools: [add], policy: Policy.allowAll })
+      const result = yield* runOn(server, "x", { tools: [add] })
       assert.deepStrictEqual([result.toolCalls[0].isError, result.toolCalls[0].output], [true, "Invalid arguments for add: expected a JSON object"])
     }))
 
   it.effect("an answer that is not the wire format is an error, not a crash", () =>
     Effect.gen(function*() {
       const server = yield* fake(turns({ json: { nothing: "here" } }))
-      const result = yield* Agent.run("x", { model: openAi(server), policy: Policy.allowAll })
+      const result = yield* runOn(server, "x")
       assert.deepStrictEqual([result.status, result.error?._tag, (result.error as any)?.reason], ["error", "ModelFailed", "InvalidResponseError"])
     }))
 
@@ -107,7 +107,7 @@ describe("OpenAI-compatible Chat Completions", () => {
     Effect.gen(function*() {
       const server = yield* fake(turns(text("x")))
       const closed = { url: "http://127.0.0.1:1", requests: [], abandoned: { count: 0 } }
-      const result = yield* withClock(Agent.run("x", { model: openAi(closed), policy: Policy.allowAll, retry: { retries: 1 } }))
+      const result = yield* withClock(runOn(closed, "x", { retry: { retries: 1 } }))
       assert.deepStrictEqual([result.status, (result.error as any)?.reason, (result.error as any)?.attempts], ["error", "NetworkError", 2])
       assert.strictEqual(server.requests.length, 0)
     }))

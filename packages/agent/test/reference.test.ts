@@ -3,7 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Schema } from "effect"
 import { NativeTool, Policy, Verdict } from "@interlock/core"
 import { Agent, AgentVerdict } from "../src/index.ts"
-import { fake, openAi, text, toolCalls, turns } from "./support/FakeLlm.ts"
+import { fake, openAi, runOn, text, toolCalls, turns } from "./support/FakeLlm.ts"
 import { add, blocked, echo } from "./support/tools.ts"
 
 const policy = Policy.rules({ rules: [{ id: "no-blocked", match: "local/blocked", decision: "deny", reason: "denied by policy" }], default: "allow" })
@@ -41,10 +41,8 @@ describe("reference cases", () => {
   it.effect("beforeModel returning tools [] sends no tools and no tool_choice, for the rest of the run", () =>
     Effect.gen(function*() {
       const server = yield* fake(turns(toolCalls([{ id: "c1", name: "add", args: { a: 1, b: 1 } }]), text("ok")))
-      const result = yield* Agent.run("hi", {
-        model: openAi(server),
+      const result = yield* runOn(server, "hi", {
         tools: [add, echo],
-        policy: Policy.allowAll,
         hooks: { beforeModel: [({ turn }) => (turn === 0 ? AgentVerdict.rewrite({ tools: [] }) : AgentVerdict.continue)] }
       })
       assert.strictEqual(result.status, "done")
@@ -59,10 +57,8 @@ describe("reference cases", () => {
   it.effect("beforeModel dropping one tool sends only the other", () =>
     Effect.gen(function*() {
       const server = yield* fake(turns(text("ok")))
-      yield* Agent.run("hi", {
-        model: openAi(server),
+      yield* runOn(server, "hi", {
         tools: [add, echo],
-        policy: Policy.allowAll,
         hooks: { beforeModel: [({ tools }) => AgentVerdict.rewrite({ tools: tools.filter((t) => t.name !== "add") })] }
       })
       const body = server.requests[0].body
@@ -77,10 +73,8 @@ describe("reference cases", () => {
         text("3", { prompt_tokens: 3, completion_tokens: 2 })
       ))
       const seen: Array<[number, number | undefined]> = []
-      const result = yield* Agent.run("1+2", {
-        model: openAi(server),
+      const result = yield* runOn(server, "1+2", {
         tools: [add],
-        policy: Policy.allowAll,
         hooks: {
           afterModel: [({ response, turn }) => {
             seen.push([turn, (response.usage.inputTokens.total ?? 0) + (response.usage.outputTokens.total ?? 0)])
@@ -95,10 +89,8 @@ describe("reference cases", () => {
   it.effect("an args rewrite gives \"echoed: rewritten\"", () =>
     Effect.gen(function*() {
       const server = yield* fake(turns(toolCalls([{ id: "c1", name: "echo", args: { text: "original" } }]), text("fine")))
-      const result = yield* Agent.run("echo", {
-        model: openAi(server),
+      const result = yield* runOn(server, "echo", {
         tools: [echo],
-        policy: Policy.allowAll,
         hooks: { preToolCall: [{ match: "echo", run: () => Verdict.rewrite({ args: { text: "rewritten" } }) }] }
       })
       assert.strictEqual(result.toolCalls[0].output, "echoed: rewritten")
@@ -129,7 +121,7 @@ describe("reference cases", () => {
           })
       })
       const server = yield* fake(turns(toolCalls([{ id: "c1", name: "slow", args: { n: 1 } }, { id: "c2", name: "slow", args: { n: 2 } }]), text("ok")))
-      const result = yield* Agent.run("go", { model: openAi(server), tools: [slow], policy: Policy.allowAll })
+      const result = yield* runOn(server, "go", { tools: [slow] })
       assert.strictEqual(peak, 2)
       assert.deepStrictEqual(result.toolCalls.map((c) => [c.id, c.output]), [["c1", "r1"], ["c2", "r2"]])
       const toolMessages = server.requests[1].body.messages.filter((m: any) => m.role === "tool")
@@ -139,7 +131,7 @@ describe("reference cases", () => {
   it.effect("maxTurns 2 with endless tool calls: turns 2, status incomplete, text \"\" and 2 calls", () =>
     Effect.gen(function*() {
       const server = yield* fake(turns(toolCalls([{ id: "c1", name: "add", args: { a: 1, b: 1 } }])))
-      const result = yield* Agent.run("loop", { model: openAi(server), tools: [add], policy: Policy.allowAll, maxTurns: 2 })
+      const result = yield* runOn(server, "loop", { tools: [add], maxTurns: 2 })
       assert.strictEqual(result.turns, 2)
       assert.strictEqual(result.status, "incomplete")
       assert.strictEqual(result.text, "")
@@ -151,7 +143,7 @@ describe("reference cases", () => {
   it.effect("maxTurns defaults to 10", () =>
     Effect.gen(function*() {
       const server = yield* fake(turns(toolCalls([{ id: "c1", name: "add", args: { a: 1, b: 1 } }])))
-      const result = yield* Agent.run("loop", { model: openAi(server), tools: [add], policy: Policy.allowAll })
+      const result = yield* runOn(server, "loop", { tools: [add] })
       assert.deepStrictEqual([result.status, result.turns, server.requests.length], ["incomplete", 10, 10])
     }))
 
@@ -174,7 +166,7 @@ describe("reference cases", () => {
       })
       const calls = [1, 2, 3, 4, 5].map((n) => ({ id: `c${n}`, name: "step", args: { n } }))
       const server = yield* fake(turns(toolCalls(calls), text("ok")))
-      const result = yield* Agent.run("go", { model: openAi(server), tools: [step], policy: Policy.allowAll, concurrency: 2 })
+      const result = yield* runOn(server, "go", { tools: [step], concurrency: 2 })
       assert.strictEqual(peak, 2)
       assert.deepStrictEqual(result.toolCalls.map((c) => c.output), ["s1", "s2", "s3", "s4", "s5"])
     }))
@@ -182,7 +174,7 @@ describe("reference cases", () => {
   it.effect("an unknown tool gives an isError result \"Tool not found: NAME\"", () =>
     Effect.gen(function*() {
       const server = yield* fake(turns(toolCalls([{ id: "c1", name: "nope", args: {} }]), text("ok")))
-      const result = yield* Agent.run("x", { model: openAi(server), tools: [add], policy: Policy.allowAll })
+      const result = yield* runOn(server, "x", { tools: [add] })
       assert.strictEqual(result.toolCalls[0].output, "Tool not found: nope")
       assert.isTrue(result.toolCalls[0].isError)
       assert.isUndefined(result.toolCalls[0].receipt)
@@ -192,7 +184,7 @@ describe("reference cases", () => {
     Effect.gen(function*() {
       const broken = NativeTool.make({ name: "broken", parameters: Schema.Struct({}), run: () => Effect.fail(new Error("disk on fire")) })
       const server = yield* fake(turns(toolCalls([{ id: "c1", name: "broken", args: {} }]), text("ok")))
-      const result = yield* Agent.run("x", { model: openAi(server), tools: [broken], policy: Policy.allowAll })
+      const result = yield* runOn(server, "x", { tools: [broken] })
       assert.isTrue(result.toolCalls[0].isError)
       assert.strictEqual(result.toolCalls[0].receipt?.outcome, "tool_error")
       assert.strictEqual(result.status, "done")

@@ -2,10 +2,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Schema, Stream } from "effect"
 import { TestClock } from "effect/testing"
-import { NativeTool, Policy } from "@interlock/core"
-import { Agent, Metrics } from "../src/index.ts"
+import { NativeTool } from "@interlock/core"
+import { Metrics } from "../src/index.ts"
 import { realPause, until, withClock } from "./support/clock.ts"
-import { fake, openAi, text, toolCalls, turns } from "./support/FakeLlm.ts"
+import { fake, runOn, text, toolCalls, turns } from "./support/FakeLlm.ts"
 import { add } from "./support/tools.ts"
 
 const failing = (status: number, headers?: Record<string, string>) => ({ status, headers, json: { error: { message: "secret prompt echoed here" } } })
@@ -14,7 +14,7 @@ describe("resilience", () => {
   it.effect("a 500 then a 200 recovers", () =>
     Effect.gen(function*() {
       const server = yield* fake(turns(failing(500), text("recovered")))
-      const result = yield* withClock(Agent.run("hi", { model: openAi(server), policy: Policy.allowAll }))
+      const result = yield* withClock(runOn(server, "hi"))
       assert.strictEqual(result.status, "done")
       assert.strictEqual(result.text, "recovered")
       assert.strictEqual(server.requests.length, 2)
@@ -23,7 +23,7 @@ describe("resilience", () => {
   it.effect("a 400 fails at once, with the status in the error and nothing of the body", () =>
     Effect.gen(function*() {
       const server = yield* fake(turns(failing(400)))
-      const result = yield* withClock(Agent.run("hi", { model: openAi(server), policy: Policy.allowAll }))
+      const result = yield* withClock(runOn(server, "hi"))
       assert.strictEqual(result.status, "error")
       assert.strictEqual(server.requests.length, 1)
       const error = result.error!
@@ -37,9 +37,7 @@ describe("resilience", () => {
     Effect.gen(function*() {
       const server = yield* fake(turns(failing(429)))
       const infos: Array<unknown> = []
-      const result = yield* withClock(Agent.run("hi", {
-        model: openAi(server),
-        policy: Policy.allowAll,
+      const result = yield* withClock(runOn(server, "hi", {
         onError: (info) => {
           infos.push(info)
           return "fail"
@@ -53,7 +51,7 @@ describe("resilience", () => {
   it.effect("onError retry on a 400 with retries 2 makes 3 requests", () =>
     Effect.gen(function*() {
       const server = yield* fake(turns(failing(400)))
-      const result = yield* withClock(Agent.run("hi", { model: openAi(server), policy: Policy.allowAll, retry: { retries: 2 }, onError: () => "retry" }))
+      const result = yield* withClock(runOn(server, "hi", { retry: { retries: 2 }, onError: () => "retry" }))
       assert.strictEqual(result.status, "error")
       assert.strictEqual(server.requests.length, 3)
       assert.strictEqual(result.error?._tag === "ModelFailed" && result.error.attempts, 3)
@@ -62,7 +60,7 @@ describe("resilience", () => {
   it.effect("a 429 waits for its Retry-After (seconds) before the next request", () =>
     Effect.gen(function*() {
       const server = yield* fake(turns(failing(429, { "retry-after": "30" }), text("later")))
-      const fiber = yield* Effect.forkChild(Agent.run("hi", { model: openAi(server), policy: Policy.allowAll }))
+      const fiber = yield* Effect.forkChild(runOn(server, "hi"))
       assert.isTrue(yield* until(() => server.requests.length === 1))
       yield* realPause(30)
       yield* TestClock.adjust("29 seconds")
@@ -77,7 +75,7 @@ describe("resilience", () => {
   it.effect("a deadline of 0 gives status timeout", () =>
     Effect.gen(function*() {
       const server = yield* fake(turns(text("never")))
-      const result = yield* Agent.run("hi", { model: openAi(server), policy: Policy.allowAll, deadline: 0 })
+      const result = yield* runOn(server, "hi", { deadline: 0 })
       assert.strictEqual(result.status, "timeout")
       assert.deepStrictEqual(result.limit, { kind: "deadline", value: 0 })
       assert.strictEqual(server.requests.length, 0)
@@ -86,7 +84,7 @@ describe("resilience", () => {
   it.effect("a run deadline cancels a hanging model request and gives status timeout", () =>
     Effect.gen(function*() {
       const server = yield* fake(() => ({ hang: true }))
-      const fiber = yield* Effect.forkChild(Agent.run("hi", { model: openAi(server), policy: Policy.allowAll, deadline: "10 seconds" }))
+      const fiber = yield* Effect.forkChild(runOn(server, "hi", { deadline: "10 seconds" }))
       assert.isTrue(yield* until(() => server.requests.length === 1))
       yield* TestClock.adjust("10 seconds")
       const result = yield* Fiber.join(fiber)
@@ -97,7 +95,7 @@ describe("resilience", () => {
   it.effect("interrupting the run cancels the model request in flight", () =>
     Effect.gen(function*() {
       const server = yield* fake(() => ({ hang: true }))
-      const fiber = yield* Effect.forkChild(Agent.run("hi", { model: openAi(server), policy: Policy.allowAll }))
+      const fiber = yield* Effect.forkChild(runOn(server, "hi"))
       assert.isTrue(yield* until(() => server.requests.length === 1))
       yield* Fiber.interrupt(fiber)
       assert.isTrue(yield* until(() => server.abandoned.count === 1))
@@ -114,7 +112,7 @@ describe("resilience", () => {
       })
       const server = yield* fake(turns(toolCalls([{ id: "c1", name: "stuck", args: {} }]), text("unreachable")))
       const controller = new AbortController()
-      const fiber = yield* Effect.forkChild(Agent.run("hi", { model: openAi(server), tools: [stuck], policy: Policy.allowAll, signal: controller.signal }))
+      const fiber = yield* Effect.forkChild(runOn(server, "hi", { tools: [stuck], signal: controller.signal }))
       yield* Deferred.await(started)
       controller.abort()
       const result = yield* Fiber.join(fiber)
@@ -129,7 +127,7 @@ describe("resilience", () => {
         run: () => Deferred.succeed(again, undefined).pipe(Effect.andThen(Effect.never), Effect.onInterrupt(() => Effect.sync(() => void cancelled++)))
       })
       const server2 = yield* fake(turns(toolCalls([{ id: "c1", name: "stuck", args: {} }])))
-      const fiber2 = yield* Effect.forkChild(Agent.run("hi", { model: openAi(server2), tools: [stuck2], policy: Policy.allowAll }))
+      const fiber2 = yield* Effect.forkChild(runOn(server2, "hi", { tools: [stuck2] }))
       yield* Deferred.await(again)
       yield* Fiber.interrupt(fiber2)
       assert.strictEqual(cancelled, 2)
@@ -142,7 +140,7 @@ describe("resilience", () => {
         text("3", { prompt_tokens: 3, completion_tokens: 2 })
       ))
       const collector = Metrics.collector()
-      const result = yield* Agent.run("1+2", { model: openAi(server), tools: [add], policy: Policy.allowAll, metrics: collector.sink })
+      const result = yield* runOn(server, "1+2", { tools: [add], metrics: collector.sink })
       const byType = (type: string) => collector.events.filter((e) => e.type === type)
       assert.strictEqual(byType("llm").length, 2)
       assert.strictEqual(byType("tool").length, 1)
@@ -169,7 +167,7 @@ describe("resilience", () => {
       const published = yield* Metrics.publisher
       const collected = yield* Effect.forkChild(published.stream.pipe(Stream.take(4), Stream.runCollect))
       yield* Effect.yieldNow
-      yield* Agent.run("1+2", { model: openAi(server), tools: [add], policy: Policy.allowAll, metrics: published.sink })
+      yield* runOn(server, "1+2", { tools: [add], metrics: published.sink })
       const events = yield* Fiber.join(collected)
       assert.deepStrictEqual(Array.from(events, (e) => e.type), ["llm", "tool", "llm", "run"])
     }))
@@ -177,9 +175,7 @@ describe("resilience", () => {
   it.effect("a metrics sink that throws changes nothing", () =>
     Effect.gen(function*() {
       const server = yield* fake(turns(text("fine")))
-      const result = yield* Agent.run("hi", {
-        model: openAi(server),
-        policy: Policy.allowAll,
+      const result = yield* runOn(server, "hi", {
         metrics: () => {
           throw new Error("sink broke")
         }

@@ -6,7 +6,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net"
 import { Effect, Layer, Redacted } from "effect"
 import { NodeHttpClient } from "@effect/platform-node"
-import { AnthropicMessages, OpenAiChat } from "../../src/index.ts"
+import { Policy } from "@interlock/core"
+import { Agent, type AgentOptions, AnthropicMessages, OpenAiChat } from "../../src/index.ts"
 
 /** One request the server received. */
 export interface Seen {
@@ -98,6 +99,10 @@ export const text = (content: string, usage = { prompt_tokens: 3, completion_tok
 /** The OpenAI-compatible model of a fake server, over real HTTP (undici). */
 export const openAi = (server: Fake, config: Partial<OpenAiChat.OpenAiChatConfig> = {}) =>
   OpenAiChat.layer("gpt-x", { baseUrl: `${server.url}/v1`, apiKey: Redacted.make("test-key"), ...config }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+
+/** Runs `prompt` on the fake server's OpenAI-compatible model under Policy.allowAll, with the test's other options. */
+export const runOn = (server: Fake, prompt: string, options: Omit<AgentOptions, "model" | "policy"> & Agent.RunOptions = {}) =>
+  Agent.run(prompt, { model: openAi(server), policy: Policy.allowAll, ...options })
 
 /** The Anthropic model of a fake server, over real HTTP (undici). */
 export const anthropic = (server: Fake, config: Partial<AnthropicMessages.AnthropicConfig> = {}) =>
