@@ -72,33 +72,60 @@ export const startSpan = (
   return span
 }
 
-/** Metric series of one hook: a run counter per verdict and a duration histogram. */
-interface HookSeries {
-  readonly runs: Map<string, Metric.Counter<number>>
+/**
+ * The metric series of one hook or one operation: a counter per label (verdict or outcome),
+ * made on first use, and one duration histogram.
+ */
+interface Series {
+  readonly attributes: Readonly<Record<string, string>>
+  readonly labelKey: string
+  readonly counters: Map<string, Metric.Counter<number>>
+  readonly counterName: string
   readonly duration: Metric.Histogram<number>
 }
 
-const hookSeries = new WeakMap<object, HookSeries>()
+const makeSeries = (
+  counterName: string,
+  durationName: string,
+  labelKey: string,
+  attributes: Readonly<Record<string, string>>
+): Series => ({
+  attributes,
+  labelKey,
+  counters: new Map(),
+  counterName,
+  duration: Metric.histogram(durationName, { attributes, boundaries })
+})
 
-const seriesOf = (hook: { readonly event: string; readonly id: string }): HookSeries => {
+const counterOf = (series: Series, label: string): Metric.Counter<number> => {
+  let counter = series.counters.get(label)
+  if (counter === undefined) {
+    counter = Metric.counter(series.counterName, { attributes: { ...series.attributes, [series.labelKey]: label } })
+    series.counters.set(label, counter)
+  }
+  return counter
+}
+
+const hookSeries = new WeakMap<object, Series>()
+
+const seriesOfHook = (hook: { readonly event: string; readonly id: string }): Series => {
   let series = hookSeries.get(hook)
   if (series === undefined) {
-    series = {
-      runs: new Map(),
-      duration: Metric.histogram(MetricNames.hookDuration, { attributes: { event: hook.event, hook: hook.id }, boundaries })
-    }
+    series = makeSeries(MetricNames.hookRuns, MetricNames.hookDuration, "verdict", { event: hook.event, hook: hook.id })
     hookSeries.set(hook, series)
   }
   return series
 }
 
-const runCounter = (hook: { readonly event: string; readonly id: string }, series: HookSeries, verdict: string) => {
-  let counter = series.runs.get(verdict)
-  if (counter === undefined) {
-    counter = Metric.counter(MetricNames.hookRuns, { attributes: { event: hook.event, hook: hook.id, verdict } })
-    series.runs.set(verdict, counter)
+const operationSeries = new Map<string, Series>()
+
+const seriesOfOperation = (operation: string): Series => {
+  let series = operationSeries.get(operation)
+  if (series === undefined) {
+    series = makeSeries(MetricNames.calls, MetricNames.callDuration, "outcome", { operation })
+    operationSeries.set(operation, series)
   }
-  return counter
+  return series
 }
 
 /** What a hook span names besides the hook. */
@@ -135,25 +162,9 @@ export const recordHook = (
     }, parent)
     span?.end(spanTime(end), failed ? failedExit(verdict) : OK_EXIT)
   }
-  const series = seriesOf(hook)
-  runCounter(hook, series, verdict).updateUnsafe(1, fiber.context)
+  const series = seriesOfHook(hook)
+  counterOf(series, verdict).updateUnsafe(1, fiber.context)
   if (suspended) series.duration.updateUnsafe(elapsedMs(start, end), fiber.context)
-}
-
-const callSeries = new Map<string, { readonly count: Map<string, Metric.Counter<number>>; readonly duration: Metric.Histogram<number> }>()
-
-const callMetrics = (operation: string, outcome: string) => {
-  let series = callSeries.get(operation)
-  if (series === undefined) {
-    series = { count: new Map(), duration: Metric.histogram(MetricNames.callDuration, { attributes: { operation }, boundaries }) }
-    callSeries.set(operation, series)
-  }
-  let counter = series.count.get(outcome)
-  if (counter === undefined) {
-    counter = Metric.counter(MetricNames.calls, { attributes: { operation, outcome } })
-    series.count.set(outcome, counter)
-  }
-  return { counter, duration: series.duration }
 }
 
 /** Ends an operation's span with its outcome, and records the call metrics. */
@@ -169,7 +180,7 @@ export const recordCall = (
     span.attribute("interlock.outcome", outcome)
     span.end(spanTime(end), SUCCESSFUL_OUTCOMES.has(outcome) ? OK_EXIT : failedExit(outcome))
   }
-  const metrics = callMetrics(operation, outcome)
-  metrics.counter.updateUnsafe(1, fiber.context)
-  metrics.duration.updateUnsafe(elapsedMs(start, end), fiber.context)
+  const series = seriesOfOperation(operation)
+  counterOf(series, outcome).updateUnsafe(1, fiber.context)
+  series.duration.updateUnsafe(elapsedMs(start, end), fiber.context)
 }
