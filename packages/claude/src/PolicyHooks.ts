@@ -14,7 +14,7 @@ import { compile, type ClaudeHooksConfig, type CompiledClaudeHook, type Compiled
 import type { SettingsError } from "./Errors.ts"
 import { read } from "./Reading.ts"
 import { toClaudeName } from "./ToolNames.ts"
-import { sessionFields } from "./ToolHooks.ts"
+import { toolInput } from "./ToolHooks.ts"
 
 /** A policy hook's deadline when it sets none (Claude Code's 60 s applies to commands). */
 export const DEFAULT_POLICY_HOOK_TIMEOUT_MS = 5_000
@@ -31,15 +31,6 @@ export interface PolicyOptions {
 /** Combines contributions: the first deny, else the first ask, else the first allow, else undefined. */
 export const combine = (decisions: ReadonlyArray<PolicyDecision>): PolicyDecision | undefined =>
   decisions.find((d) => d._tag === "Deny") ?? decisions.find((d) => d._tag === "Ask") ?? decisions.find((d) => d._tag === "Allow")
-
-const inputFor = (event: "PreToolUse" | "PermissionRequest", call: ToolCall, ctx: HookContext): ClaudeInput =>
-  ({
-    ...sessionFields(ctx),
-    hook_event_name: event,
-    tool_name: toClaudeName(call.serverId, call.name),
-    tool_input: call.args,
-    tool_use_id: call.callId
-  }) as ClaudeInput
 
 /** One hook's contribution, or undefined for no opinion. Never fails: a failure denies. */
 const contribution = (hook: CompiledClaudeHook, input: ClaudeInput): Effect.Effect<PolicyDecision | undefined> =>
@@ -77,7 +68,7 @@ export const decider = (hooks: CompiledClaudeHooks, options: PolicyOptions = {})
 (call: ToolCall, ctx: HookContext): Effect.Effect<PolicyDecision> =>
   Effect.gen(function*() {
     const toolName = toClaudeName(call.serverId, call.name)
-    const input = inputFor("PreToolUse", call, ctx)
+    const input = toolInput("PreToolUse", call, ctx)
     const decisions: Array<PolicyDecision> = []
     for (const hook of hooks.PreToolUse) {
       if (!hook.matches(toolName)) continue
@@ -104,7 +95,7 @@ export const policy = (config: ClaudeHooksConfig, options: PolicyOptions = {}): 
 export const approver = (hooks: CompiledClaudeHooks) => (request: ApprovalRequest): Effect.Effect<ApprovalAnswer> =>
   Effect.gen(function*() {
     const toolName = toClaudeName(request.call.serverId, request.call.name)
-    const input = inputFor("PermissionRequest", request.call, request.ctx)
+    const input = toolInput("PermissionRequest", request.call, request.ctx)
     let allowed = false
     for (const hook of hooks.PermissionRequest) {
       if (!hook.matches(toolName)) continue

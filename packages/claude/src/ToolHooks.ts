@@ -36,12 +36,13 @@ const BAD_RETURN = Object.freeze({ _tag: "ClaudeBadReturn" })
 const OUTER_DEADLINE_MS = 10 * 60_000
 
 /** The base fields of the Claude session a call belongs to: `ctx.assigns.claude`, kept as it came. */
-export const sessionFields = (ctx: HookContext): Record<string, unknown> => {
+const sessionFields = (ctx: HookContext): Record<string, unknown> => {
   const claude = ctx.assigns.claude
   return typeof claude === "object" && claude !== null && !Array.isArray(claude) ? { ...claude } : {}
 }
 
-const toolInput = (event: string, call: ToolCall, ctx: HookContext, extra: Record<string, unknown>): ClaudeInput =>
+/** The Claude input of a tool event for an Interlock call: the session's fields, then the call's. */
+export const toolInput = (event: string, call: ToolCall, ctx: HookContext, extra: Record<string, unknown> = {}): ClaudeInput =>
   ({
     ...sessionFields(ctx),
     hook_event_name: event,
@@ -115,7 +116,7 @@ const matches = (hook: CompiledClaudeHook, call: ToolCall) => hook.matches(toCla
 export const entriesOf = (hooks: { readonly [E in "PreToolUse" | "PostToolUse" | "PostToolUseFailure"]: ReadonlyArray<CompiledClaudeHook> }): HooksConfig => ({
   preToolCall: hooks.PreToolUse.map((hook) =>
     entry(hook, (call: ToolCall, ctx: HookContext) =>
-      matches(hook, call) ? onHook(hook, () => toolInput("PreToolUse", call, ctx, {}), (reading) => preVerdict(reading, call)) : Verdict.continue)
+      matches(hook, call) ? onHook(hook, () => toolInput("PreToolUse", call, ctx), (reading) => preVerdict(reading, call)) : Verdict.continue)
   ) as unknown as HooksConfig["preToolCall"],
   postToolCall: hooks.PostToolUse.map((hook) =>
     entry(hook, (call: ToolCall, result: ToolResult, ctx: HookContext) =>
