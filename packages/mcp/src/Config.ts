@@ -5,8 +5,8 @@
  */
 import type { AuthProvider, FetchLike, OAuthClientProvider } from "@modelcontextprotocol/client"
 import type { McpServer } from "@modelcontextprotocol/server"
-import { ConfigError, type Interlock, type Matcher, canonicalName, parseMatcher } from "@interlock/core"
-import { Duration, Option, Redacted, Result, Schedule } from "effect"
+import { ConfigError, type Interlock, isDeadline, type Matcher, canonicalName, parseMatcher, toMillis } from "@interlock/core"
+import { type Duration, Redacted, Result, Schedule } from "effect"
 
 /** A server started as a child process that speaks MCP over its stdin and stdout. */
 export interface StdioOptions {
@@ -116,9 +116,8 @@ const isStringRecord = (u: unknown): boolean => isRecord(u) && Object.values(u).
 
 const millis = (path: string, input: Duration.Input | undefined, fallback: number): number | ConfigError => {
   if (input === undefined) return fallback
-  const duration = Option.getOrUndefined(Duration.fromInput(input))
-  const ms = duration === undefined ? Number.NaN : Duration.toMillis(duration)
-  return ms > 0 && Number.isFinite(ms) ? ms : new ConfigError({ path, detail: "must be a positive, finite duration" })
+  const ms = toMillis(input)
+  return isDeadline(ms) ? ms : new ConfigError({ path, detail: "must be a positive, finite duration" })
 }
 
 const compileMatchers = (path: string, list: unknown): Array<Matcher> | ConfigError | undefined => {
