@@ -10,7 +10,7 @@ import type { ApprovalOutcome } from "./Approvals.ts"
 import { isJsonObject } from "./Canonical.ts"
 import type { Client } from "./Client.ts"
 import { type CallError, Denied, HookFailed, ProtocolError, Timeout, TransportError } from "./Errors.ts"
-import { type ChainEnd, type ChainSpec, type Recorder, runChain, STOP } from "./HookChain.ts"
+import { type ChainEnd, type ChainSpec, type Recorder, refusal, runChain, STOP } from "./HookChain.ts"
 import { HookContext } from "./HookContext.ts"
 import { deny as policyDeny, type PolicyDecision } from "./PolicyDecision.ts"
 import { type ApprovalRecord, type CallOutcome, type HookRun, makeReceipt, type PolicyRecord, type Receipt } from "./Receipt.ts"
@@ -284,12 +284,9 @@ const governedRequest = Effect.fnUntraced(function*(
   const preparing = runChain(client.env, recorder, client.select("preToolCall", first.serverId, first.name), first, () => preSpec(ctx))
   const pre = Effect.isEffect(preparing) ? yield* preparing : preparing
   trail.call = pre.state
-  if (pre._tag === "Failed") return yield* new HookFailed({ hookId: pre.hook.id, event: "preToolCall", kind: pre.kind })
-  if (pre._tag === "Stopped") {
-    if (pre.verdict._tag === "Halt") return { halted: true, result: pre.verdict.result }
-    const message = pre.verdict._tag === "Deny" ? pre.verdict.reason : "denied"
-    return yield* new Denied({ reason: { _tag: "HookDenied", hookId: pre.hook.id, message } })
-  }
+  if (pre._tag === "Stopped" && pre.verdict._tag === "Halt") return { halted: true, result: pre.verdict.result }
+  const refused = refusal(pre, "preToolCall")
+  if (refused !== undefined) return yield* Effect.fail(refused)
   const call = pre.state
   if (client.pinTools && trail.toolChanged === true) {
     trail.policy = { decision: "deny", rule: "pinTools" }

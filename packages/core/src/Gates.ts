@@ -6,9 +6,8 @@
 import { Effect, type Fiber, Tracer } from "effect"
 import { sha256Hex } from "./Canonical.ts"
 import type { Client } from "./Client.ts"
-import { Denied, HookFailed, type TransportFailure } from "./Errors.ts"
-import type { HookEvent } from "./HookEvent.ts"
-import { awaitChain, type ChainEnd, type ChainSpec, type Recorder, runChain, STOP } from "./HookChain.ts"
+import { type Denied, HookFailed, type TransportFailure } from "./Errors.ts"
+import { awaitChain, type ChainSpec, type Recorder, refusal, runChain, STOP } from "./HookChain.ts"
 import { HookContext } from "./HookContext.ts"
 import { sameName } from "./Names.ts"
 import type { PromptResult } from "./PromptResult.ts"
@@ -47,14 +46,6 @@ const operation = <A, E>(
       )
     )
   })
-
-const gateFailure = (end: ChainEnd<unknown>, event: HookEvent): Denied | HookFailed | undefined => {
-  if (end._tag === "Failed") return new HookFailed({ hookId: end.hook.id, event, kind: end.kind })
-  if (end._tag === "Stopped" && end.verdict._tag === "Deny") {
-    return new Denied({ reason: { _tag: "HookDenied", hookId: end.hook.id, message: end.verdict.reason } })
-  }
-  return undefined
-}
 
 const listSpec = (ctx: HookContext): ChainSpec<ReadonlyArray<Tool>> => {
   const selected = (tools: ReadonlyArray<Tool>, hook: { matcher: { test: (s: string, n: string) => boolean } }) =>
@@ -109,7 +100,7 @@ export const readResource = (client: Client, serverId: string, uri: string, opti
   operation<ResourceContents, Denied | HookFailed | TransportFailure>("readResource", serverId, uriLabel(uri), (recorder) =>
     Effect.gen(function*() {
       const end = yield* awaitChain(runChain(client.env, recorder, client.select("resourceRead", serverId, uri), uri, () => resourceSpec(contextFor(client, serverId, options))))
-      const refused = gateFailure(end, "resourceRead")
+      const refused = refusal(end, "resourceRead")
       if (refused !== undefined) return yield* Effect.fail(refused)
       return yield* client.transport.readResource(serverId, uri)
     }))
@@ -126,7 +117,7 @@ export const getPrompt = (client: Client, serverId: string, name: string, args: 
   operation<PromptResult, Denied | HookFailed | TransportFailure>("getPrompt", serverId, name, (recorder) =>
     Effect.gen(function*() {
       const end = yield* awaitChain(runChain(client.env, recorder, client.select("promptGet", serverId, name), args, () => promptSpec(name, contextFor(client, serverId, options))))
-      const refused = gateFailure(end, "promptGet")
+      const refused = refusal(end, "promptGet")
       if (refused !== undefined) return yield* Effect.fail(refused)
       return yield* client.transport.getPrompt(serverId, name, end.state)
     }))

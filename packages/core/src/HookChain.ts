@@ -5,6 +5,7 @@
  * for a guard or a required hook.
  */
 import { Effect, type Fiber, type Tracer } from "effect"
+import { Denied, HookFailed } from "./Errors.ts"
 import { type HookEvent, isInsideOut } from "./HookEvent.ts"
 import type { ResolvedHook } from "./Hooks.ts"
 import { type Invocation, invoke, isSettled, type RunnerEnv, type Settled } from "./HookRunner.ts"
@@ -139,6 +140,18 @@ export const runChain = <S>(
 /** The chain's end, whether it answered at once or through an Effect. */
 export const awaitChain = <S>(end: ChainEnd<S> | Effect.Effect<ChainEnd<S>>): Effect.Effect<ChainEnd<S>> =>
   Effect.isEffect(end) ? end : Effect.succeed(end)
+
+/**
+ * The error a gating chain (pre-call, resource, prompt) ends in, or undefined when it let the
+ * operation go on: a failed hook fails it, and any stop (a Deny) denies it. Fails closed: a stop
+ * that its caller does not handle first is a denial.
+ */
+export const refusal = (end: ChainEnd<unknown>, event: HookEvent): Denied | HookFailed | undefined => {
+  if (end._tag === "Failed") return new HookFailed({ hookId: end.hook.id, event, kind: end.kind })
+  if (end._tag === "Done") return undefined
+  const message = end.verdict._tag === "Deny" ? end.verdict.reason : "denied"
+  return new Denied({ reason: { _tag: "HookDenied", hookId: end.hook.id, message } })
+}
 
 /** A bounded cache of which hooks select a (serverId, name) pair, per event. */
 export const makeSelector = (byEvent: { readonly [E in HookEvent]: ReadonlyArray<ResolvedHook> }) => {
