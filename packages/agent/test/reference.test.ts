@@ -4,7 +4,7 @@ import { Deferred, Effect, Schema } from "effect"
 import { NativeTool, Policy, Verdict } from "@interlock/core"
 import { Agent, AgentVerdict } from "../src/index.ts"
 import { fake, openAi, runOn, text, toolCalls, turns } from "./support/FakeLlm.ts"
-import { add, blocked, echo } from "./support/tools.ts"
+import { add, blocked, echo, inFlightTool } from "./support/tools.ts"
 
 const policy = Policy.rules({ rules: [{ id: "no-blocked", match: "local/blocked", decision: "deny", reason: "denied by policy" }], default: "allow" })
 
@@ -100,29 +100,19 @@ describe("reference cases", () => {
 
   it.effect("two parallel calls reach a peak of 2 in flight, results in order c1, c2", () =>
     Effect.gen(function*() {
-      let inFlight = 0
-      let peak = 0
       const bothIn = yield* Deferred.make<void>()
       const secondDone = yield* Deferred.make<void>()
-      const slow = NativeTool.make({
-        name: "slow",
-        parameters: Schema.Struct({ n: Schema.Finite }),
-        run: ({ n }) =>
-          Effect.gen(function*() {
-            inFlight++
-            peak = Math.max(peak, inFlight)
-            if (inFlight === 2) yield* Deferred.succeed(bothIn, undefined)
-            yield* Deferred.await(bothIn)
-            // The first call finishes last, so completion order differs from call order.
-            if (n === 1) yield* Deferred.await(secondDone)
-            inFlight--
-            if (n === 2) yield* Deferred.succeed(secondDone, undefined)
-            return `r${n}`
-          })
-      })
+      const slow = inFlightTool("slow", "r", (n, inFlight) =>
+        Effect.gen(function*() {
+          if (inFlight === 2) yield* Deferred.succeed(bothIn, undefined)
+          yield* Deferred.await(bothIn)
+          // The first call finishes last, so completion order differs from call order.
+          if (n === 1) yield* Deferred.await(secondDone)
+          else yield* Deferred.succeed(secondDone, undefined)
+        }))
       const server = yield* fake(turns(toolCalls([{ id: "c1", name: "slow", args: { n: 1 } }, { id: "c2", name: "slow", args: { n: 2 } }]), text("ok")))
-      const result = yield* runOn(server, "go", { tools: [slow] })
-      assert.strictEqual(peak, 2)
+      const result = yield* runOn(server, "go", { tools: [slow.tool] })
+      assert.strictEqual(slow.peak(), 2)
       assert.deepStrictEqual(result.toolCalls.map((c) => [c.id, c.output]), [["c1", "r1"], ["c2", "r2"]])
       const toolMessages = server.requests[1].body.messages.filter((m: any) => m.role === "tool")
       assert.deepStrictEqual(toolMessages.map((m: any) => m.tool_call_id), ["c1", "c2"])
@@ -149,25 +139,11 @@ describe("reference cases", () => {
 
   it.effect("the calls of a turn run at most `concurrency` at a time", () =>
     Effect.gen(function*() {
-      let inFlight = 0
-      let peak = 0
-      const step = NativeTool.make({
-        name: "step",
-        parameters: Schema.Struct({ n: Schema.Finite }),
-        run: ({ n }) =>
-          Effect.gen(function*() {
-            inFlight++
-            peak = Math.max(peak, inFlight)
-            yield* Effect.yieldNow
-            yield* Effect.yieldNow
-            inFlight--
-            return `s${n}`
-          })
-      })
+      const step = inFlightTool("step", "s", () => Effect.andThen(Effect.yieldNow, Effect.yieldNow))
       const calls = [1, 2, 3, 4, 5].map((n) => ({ id: `c${n}`, name: "step", args: { n } }))
       const server = yield* fake(turns(toolCalls(calls), text("ok")))
-      const result = yield* runOn(server, "go", { tools: [step], concurrency: 2 })
-      assert.strictEqual(peak, 2)
+      const result = yield* runOn(server, "go", { tools: [step.tool], concurrency: 2 })
+      assert.strictEqual(step.peak(), 2)
       assert.deepStrictEqual(result.toolCalls.map((c) => c.output), ["s1", "s2", "s3", "s4", "s5"])
     }))
 

@@ -25,3 +25,25 @@ export const blocked = NativeTool.make({
   parameters: Schema.Struct({}),
   run: () => Effect.die("blocked must never run")
 })
+
+/**
+ * A tool `name({ n })` answering `${prefix}${n}` that counts its calls in flight: `peak()` is the most
+ * at once. `during(n, inFlight)` runs while the call is counted.
+ */
+export const inFlightTool = (name: string, prefix: string, during: (n: number, inFlight: number) => Effect.Effect<void>) => {
+  let inFlight = 0
+  let peak = 0
+  const tool = NativeTool.make({
+    name,
+    parameters: Schema.Struct({ n: Schema.Finite }),
+    run: ({ n }) =>
+      Effect.gen(function*() {
+        inFlight++
+        peak = Math.max(peak, inFlight)
+        yield* during(n, inFlight)
+        inFlight--
+        return `${prefix}${n}`
+      })
+  })
+  return { tool, peak: () => peak }
+}
