@@ -8,10 +8,10 @@
 import { Cause, type Duration, Effect, Exit, Fiber, Tracer } from "effect"
 import type { ApprovalOutcome } from "./Approvals.ts"
 import { isJsonObject } from "./Canonical.ts"
-import type { Client } from "./Client.ts"
+import { type Client, hookContext } from "./Client.ts"
 import { type CallError, Denied, HookFailed, ProtocolError, Timeout, TransportError } from "./Errors.ts"
 import { type ChainEnd, type ChainSpec, type Recorder, refusal, runChain, STOP } from "./HookChain.ts"
-import { HookContext } from "./HookContext.ts"
+import type { HookContext } from "./HookContext.ts"
 import { deny as policyDeny, type PolicyDecision } from "./PolicyDecision.ts"
 import { type ApprovalRecord, type CallOutcome, type HookRun, makeReceipt, type PolicyRecord, type Receipt } from "./Receipt.ts"
 import { now, recordCall, startSpan } from "./Telemetry.ts"
@@ -19,7 +19,6 @@ import type { CallInput, CallOptions } from "./ToolCalls.ts"
 import { makeToolCall, type ToolCall } from "./ToolCall.ts"
 import { ToolResult, WITHHELD_TEXT } from "./ToolResult.ts"
 import { toMillis } from "./Millis.ts"
-import { makeTrusted } from "./Trusted.ts"
 
 /** The mutable record of one call, frozen into a Receipt when the call ends. */
 interface Trail {
@@ -141,32 +140,6 @@ const sendCall = (
   })
 }
 
-const EMPTY_ASSIGNS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>
-const sharedContexts = new WeakMap<Client, Map<string, HookContext>>()
-
-/**
- * The hook context of a call. Calls without a principal or assigns share one context per server
- * (it is immutable), which spares a Schema construction on every call.
- */
-const contextOf = (client: Client, serverId: string, options: CallOptions | undefined): HookContext => {
-  const era = client.transport.era(serverId)
-  if (options?.principal !== undefined || options?.assigns !== undefined) {
-    return makeTrusted(HookContext, { client: client.name, serverId, era, assigns: options.assigns ?? EMPTY_ASSIGNS, principal: options.principal })
-  }
-  let byServer = sharedContexts.get(client)
-  if (byServer === undefined) {
-    byServer = new Map()
-    sharedContexts.set(client, byServer)
-  }
-  let ctx = byServer.get(serverId)
-  if (ctx === undefined || ctx.era !== era) {
-    ctx = makeTrusted(HookContext, { client: client.name, serverId, era, assigns: EMPTY_ASSIGNS, principal: undefined })
-    if (byServer.size >= 1_000) byServer.clear()
-    byServer.set(serverId, ctx)
-  }
-  return ctx
-}
-
 /** Puts the receipt's decisions (never arguments or results) on the call's span. */
 const annotateReceipt = (span: Tracer.Span, trail: Trail): void => {
   span.attribute("interlock.hooks", trail.runs.length)
@@ -192,7 +165,7 @@ export const callTool = (client: Client, input: CallInput, options: CallOptions 
       callId: input.callId ?? crypto.randomUUID(),
       meta: input.meta
     })
-    const ctx = contextOf(client, call.serverId, options)
+    const ctx = hookContext(client, call.serverId, options)
     const span = startSpan(fiber, "interlock.callTool", start, {
       "interlock.server": call.serverId,
       "interlock.tool": call.name,

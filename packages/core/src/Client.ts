@@ -1,10 +1,13 @@
 /** What one Interlock client holds while it runs: its hooks, services and settings. Internal. */
 import type { ApprovalsShape } from "./Approvals.ts"
+import { HookContext } from "./HookContext.ts"
 import type { HookEvent } from "./HookEvent.ts"
 import type { ResolvedHook } from "./Hooks.ts"
 import type { RunnerEnv } from "./HookRunner.ts"
 import type { PolicyShape } from "./Policy.ts"
+import type { OperationOptions } from "./ToolCalls.ts"
 import type { ToolTransportShape } from "./ToolTransport.ts"
+import { makeTrusted } from "./Trusted.ts"
 
 /** One client: the services and settings that every operation uses. */
 export interface Client {
@@ -26,4 +29,27 @@ export interface Client {
   readonly pinTools: boolean
   /** The client's tools filter: false hides the tool (calls are Denied, listings drop it). */
   readonly exposed: (serverId: string, name: string) => boolean
+  /** The shared hook context per server, for operations without a principal or assigns. */
+  readonly contexts: Map<string, HookContext>
+}
+
+const EMPTY_ASSIGNS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>
+
+/**
+ * The hook context of an operation on `serverId` ("*" for a listing of every server). Operations
+ * without a principal or assigns share one context per server (it is immutable), which spares a
+ * Schema construction on every call.
+ */
+export const hookContext = (client: Client, serverId: string, options: OperationOptions | undefined): HookContext => {
+  const era = serverId === "*" ? undefined : client.transport.era(serverId)
+  if (options?.principal !== undefined || options?.assigns !== undefined) {
+    return makeTrusted(HookContext, { client: client.name, serverId, era, assigns: options.assigns ?? EMPTY_ASSIGNS, principal: options.principal })
+  }
+  let ctx = client.contexts.get(serverId)
+  if (ctx === undefined || ctx.era !== era) {
+    ctx = makeTrusted(HookContext, { client: client.name, serverId, era, assigns: EMPTY_ASSIGNS, principal: undefined })
+    if (client.contexts.size >= 1_000) client.contexts.clear()
+    client.contexts.set(serverId, ctx)
+  }
+  return ctx
 }

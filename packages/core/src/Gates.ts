@@ -5,10 +5,10 @@
  */
 import { Effect, type Fiber, Tracer } from "effect"
 import { sha256Hex } from "./Canonical.ts"
-import type { Client } from "./Client.ts"
+import { type Client, hookContext } from "./Client.ts"
 import { type Denied, HookFailed, type TransportFailure } from "./Errors.ts"
 import { awaitChain, type ChainSpec, type Recorder, refusal, runChain, STOP } from "./HookChain.ts"
-import { HookContext } from "./HookContext.ts"
+import type { HookContext } from "./HookContext.ts"
 import { sameName } from "./Names.ts"
 import type { PromptResult } from "./PromptResult.ts"
 import type { ResourceContents } from "./ResourceContents.ts"
@@ -16,16 +16,6 @@ import { now, recordCall, startSpan } from "./Telemetry.ts"
 import type { Tool } from "./Tool.ts"
 import type { JsonObject } from "./ToolCall.ts"
 import type { OperationOptions } from "./ToolCalls.ts"
-import { makeTrusted } from "./Trusted.ts"
-
-const contextFor = (client: Client, serverId: string, options: OperationOptions | undefined): HookContext =>
-  makeTrusted(HookContext, {
-    client: client.name,
-    serverId,
-    era: serverId === "*" ? undefined : client.transport.era(serverId),
-    assigns: options?.assigns ?? {},
-    principal: options?.principal
-  })
 
 /** Runs one gated operation inside its own span, recording its outcome. */
 const operation = <A, E>(
@@ -72,7 +62,7 @@ export const listTools = (client: Client, serverId: string | undefined, options:
   operation<ReadonlyArray<Tool>, HookFailed | TransportFailure>("listTools", serverId ?? "*", "tools", (recorder) =>
     Effect.gen(function*() {
       const listed = yield* client.transport.listTools(serverId)
-      const ctx = contextFor(client, serverId ?? "*", options)
+      const ctx = hookContext(client, serverId ?? "*", options)
       const visible = client.policy.visible
       const exposed = listed.filter((tool) =>
         client.exposed(tool.serverId, tool.name) && (!client.hideDenied || visible === undefined || visible(tool, ctx))
@@ -99,7 +89,7 @@ const uriLabel = (uri: string): string => `uri:${sha256Hex(uri).slice(0, 16)}`
 export const readResource = (client: Client, serverId: string, uri: string, options: OperationOptions | undefined) =>
   operation<ResourceContents, Denied | HookFailed | TransportFailure>("readResource", serverId, uriLabel(uri), (recorder) =>
     Effect.gen(function*() {
-      const end = yield* awaitChain(runChain(client.env, recorder, client.select("resourceRead", serverId, uri), uri, () => resourceSpec(contextFor(client, serverId, options))))
+      const end = yield* awaitChain(runChain(client.env, recorder, client.select("resourceRead", serverId, uri), uri, () => resourceSpec(hookContext(client, serverId, options))))
       const refused = refusal(end, "resourceRead")
       if (refused !== undefined) return yield* Effect.fail(refused)
       return yield* client.transport.readResource(serverId, uri)
@@ -116,7 +106,7 @@ const promptSpec = (name: string, ctx: HookContext): ChainSpec<JsonObject> => ({
 export const getPrompt = (client: Client, serverId: string, name: string, args: JsonObject, options: OperationOptions | undefined) =>
   operation<PromptResult, Denied | HookFailed | TransportFailure>("getPrompt", serverId, name, (recorder) =>
     Effect.gen(function*() {
-      const end = yield* awaitChain(runChain(client.env, recorder, client.select("promptGet", serverId, name), args, () => promptSpec(name, contextFor(client, serverId, options))))
+      const end = yield* awaitChain(runChain(client.env, recorder, client.select("promptGet", serverId, name), args, () => promptSpec(name, hookContext(client, serverId, options))))
       const refused = refusal(end, "promptGet")
       if (refused !== undefined) return yield* Effect.fail(refused)
       return yield* client.transport.getPrompt(serverId, name, end.state)

@@ -114,7 +114,8 @@ export const make = (settings: Settings = {}) =>
       policyTimeoutMs,
       pinTools: settings.pinTools === true,
       hideDenied: settings.hideDenied === true,
-      exposed
+      exposed,
+      contexts: new Map()
     }
     return ToolCalls.of({
       callTool: (input, options) => CallProgram.callTool(client, input, options),
