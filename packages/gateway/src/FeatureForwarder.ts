@@ -54,8 +54,6 @@ export interface ForwarderDeps {
   readonly hosts: HostSessionsShape
   readonly prompts: Namespace
   readonly redactions: ReadonlyArray<Redaction>
-  /** Records which server listed a prompt name (for the "never" namespace). */
-  readonly promptOwner: (name: string, serverId: string) => void
   /** Runs a background Effect in the gateway's scope. */
   readonly fork: (effect: Effect.Effect<unknown, unknown>) => void
 }
@@ -184,7 +182,7 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
       mergedListing("prompts/list", serverIds, (serverId) =>
         Effect.map(features.listPrompts(serverId), (prompts) =>
           prompts.map((prompt) => {
-            deps.promptOwner(prompt.name, serverId)
+            deps.prompts.own(serverId, prompt.name)
             return { ...prompt, name: deps.prompts.expose(serverId, prompt.name) }
           }))),
     getPrompt: (name, args, options) => {

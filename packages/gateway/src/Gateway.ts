@@ -60,10 +60,12 @@ export const auditLayer = (plan: Plan): Layer.Layer<AuditStore, AuditError> =>
 
 // The gateway speaks the 2025 revisions to its servers: hosts speak them to the gateway, and every
 // feature (unsolicited list changes, resource updates, logging/setLevel) then maps one to one.
-const hubServer = (server: ServerPlan): HubServer =>
-  server._tag === "stdio"
-    ? { stdio: { command: server.command, args: server.args, env: server.env, cwd: server.cwd }, protocol: "legacy" }
-    : { http: { url: server.url, headers: server.headers, ...(server.token === undefined ? {} : { bearer: server.token }) }, protocol: "legacy" }
+const hubServer = (server: ServerPlan): HubServer => ({
+  protocol: "legacy",
+  ...(server._tag === "stdio"
+    ? { stdio: { command: server.command, args: server.args, env: server.env, cwd: server.cwd } }
+    : { http: { url: server.url, headers: server.headers, ...(server.token === undefined ? {} : { bearer: server.token }) } })
+})
 
 /** The hub's server configs for a plan. */
 export const hubServers = (plan: Plan): Record<string, HubServer> =>
@@ -82,8 +84,7 @@ const make = (plan: Plan) =>
     // Added after the FiberSet, so it runs first: wait for in-flight calls, then let them be interrupted.
     const drain = FiberSet.awaitEmpty(fibers).pipe(Effect.timeoutOption(DRAIN_MS), Effect.asVoid)
     yield* Effect.addFinalizer(() => drain)
-    const owners = new Map<string, string>()
-    const namespace = makeNamespace(hub.serverIds, plan.namespace, (name) => owners.get(name))
+    const namespace = makeNamespace(hub.serverIds, plan.namespace)
     const principals = new Map<string, Principal>()
     for (const [token, principal] of plan.listen.principals) {
       principals.set(token, new Principal({ id: principal.id, ...(principal.roles === undefined ? {} : { roles: principal.roles }) }))
@@ -93,20 +94,16 @@ const make = (plan: Plan) =>
         serverId !== undefined ? calls.listTools(serverId, options) : mergedListing("tools/list", hub.serverIds, (id) => calls.listTools(id, options)),
         (tools) =>
           Effect.sync(() => {
-            for (const tool of tools) if (!owners.has(tool.name)) owners.set(tool.name, tool.serverId)
+            for (const tool of tools) namespace.own(tool.serverId, tool.name)
           })
       )
-    const promptOwners = new Map<string, string>()
     const { forwarder, stop } = makeFeatureForwarder({
       serverIds: hub.serverIds,
       features: hub.features,
       calls,
       hosts,
-      prompts: makeNamespace(hub.serverIds, plan.namespace, (name) => promptOwners.get(name)),
+      prompts: makeNamespace(hub.serverIds, plan.namespace),
       redactions: plan.redactions,
-      promptOwner: (name, serverId) => {
-        if (!promptOwners.has(name)) promptOwners.set(name, serverId)
-      },
       fork: (effect) => void runFork(Effect.ignore(effect))
     })
     yield* Effect.addFinalizer(() => Effect.sync(stop))

@@ -7,6 +7,8 @@
 /** Maps names between the host's view and the servers'. */
 export interface Namespace {
   readonly prefixed: boolean
+  /** Records that a server listed a name (the first server wins); "never" routes by it. */
+  readonly own: (serverId: string, name: string) => void
   /** The name the host sees for a server's tool. */
   readonly expose: (serverId: string, name: string) => string
   /** The server and tool a host-side name refers to, or undefined for a name no server has. */
@@ -16,17 +18,14 @@ export interface Namespace {
 /** The separator between server and tool. */
 export const SEPARATOR = "__"
 
-/** A namespace over these servers in this mode. "never" with several servers routes to the first that has the tool (see `owner`). */
-export const makeNamespace = (
-  serverIds: ReadonlyArray<string>,
-  mode: "auto" | "always" | "never",
-  owner?: (name: string) => string | undefined
-): Namespace => {
+/** A namespace over these servers in this mode. "never" with several servers routes to the first that listed the name (see `own`). */
+export const makeNamespace = (serverIds: ReadonlyArray<string>, mode: "auto" | "always" | "never"): Namespace => {
   const prefixed = mode === "always" || (mode === "auto" && serverIds.length > 1)
   const known = new Set(serverIds)
   if (prefixed) {
     return {
       prefixed,
+      own: () => undefined,
       expose: (serverId, name) => `${serverId}${SEPARATOR}${name}`,
       resolve: (name) => {
         const at = name.indexOf(SEPARATOR)
@@ -37,11 +36,15 @@ export const makeNamespace = (
       }
     }
   }
+  const owners = new Map<string, string>()
   return {
     prefixed,
+    own: (serverId, name) => {
+      if (!owners.has(name)) owners.set(name, serverId)
+    },
     expose: (_serverId, name) => name,
     resolve: (name) => {
-      const serverId = serverIds.length === 1 ? serverIds[0] : owner?.(name)
+      const serverId = serverIds.length === 1 ? serverIds[0] : owners.get(name)
       return serverId === undefined || name.length === 0 ? undefined : { serverId, name }
     }
   }
