@@ -81,7 +81,6 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
   const levels = new Map<HostSession, LoggingLevel>()
   let appliedLevel: LoggingLevel | undefined
 
-
   const listResourcesOf = (serverId: string) =>
     Effect.tap(features.listResources(serverId), (resources) => Effect.sync(() => routes.listed(serverId, resources.map((r) => r.uri))))
   const listTemplatesOf = (serverId: string) =>
