@@ -80,10 +80,9 @@ const compileFilter = (filter: ToolsFilter | undefined): ((serverId: string, nam
   }
   const allow = compile("allow")
   if (allow instanceof ConfigError) return allow
-  const deny = compile("deny")
+  const deny = compile("deny") ?? []
   if (deny instanceof ConfigError) return deny
-  return (serverId, name) =>
-    (allow === undefined || allow.some((m) => m.test(serverId, name))) && !(deny ?? []).some((m) => m.test(serverId, name))
+  return (serverId, name) => (allow === undefined || allow.some((m) => m.test(serverId, name))) && !deny.some((m) => m.test(serverId, name))
 }
 
 /**
