@@ -47,18 +47,14 @@ const unsupported = (serverId: string, what: string) =>
 /** The features over the hub's slots; `listeners` receive every server's notifications. */
 export const makeHubFeatures = (slots: ReadonlyMap<string, ServerSlot>, listeners: Set<HubListener>): HubFeaturesShape => {
   const capabilitiesOf = (session: Session): ServerCapabilities => session.client.getServerCapabilities() ?? {}
-  const list = <A>(phase: string, offered: (caps: ServerCapabilities) => boolean, run: (session: Session, signal: AbortSignal, timeout: number) => Promise<A>) =>
+  // The SDK answers an empty list itself when the server lacks the capability.
+  const list = <A>(phase: string, run: (session: Session, options: { signal: AbortSignal; timeout: number; cacheMode: "refresh" }) => Promise<A>) =>
   (serverId: string) =>
     withSession(slots, serverId, (slot, session) =>
-      offered(capabilitiesOf(session))
-        ? slot.request(session, phase, (signal) => run(session, signal, slot.config.requestTimeoutMs))
-        : Effect.succeed(undefined))
-  const listResources = list("during resources/list", (caps) => caps.resources !== undefined, (session, signal, timeout) =>
-    session.client.listResources(undefined, { signal, timeout, cacheMode: "refresh" }))
-  const listTemplates = list("during resources/templates/list", (caps) => caps.resources !== undefined, (session, signal, timeout) =>
-    session.client.listResourceTemplates(undefined, { signal, timeout, cacheMode: "refresh" }))
-  const listPrompts = list("during prompts/list", (caps) => caps.prompts !== undefined, (session, signal, timeout) =>
-    session.client.listPrompts(undefined, { signal, timeout, cacheMode: "refresh" }))
+      slot.request(session, phase, (signal) => run(session, { signal, timeout: slot.config.requestTimeoutMs, cacheMode: "refresh" })))
+  const listResources = list("during resources/list", (session, options) => session.client.listResources(undefined, options))
+  const listTemplates = list("during resources/templates/list", (session, options) => session.client.listResourceTemplates(undefined, options))
+  const listPrompts = list("during prompts/list", (session, options) => session.client.listPrompts(undefined, options))
   const setSubscription = (serverId: string, uri: string, on: boolean) =>
     withSession(slots, serverId, (slot, session) => {
       if (capabilitiesOf(session).resources?.subscribe !== true) return Effect.fail(unsupported(serverId, "resource subscriptions"))
@@ -77,9 +73,9 @@ export const makeHubFeatures = (slots: ReadonlyMap<string, ServerSlot>, listener
     })
   return {
     capabilities: (serverId) => withSession(slots, serverId, (_slot, session) => Effect.succeed(capabilitiesOf(session))),
-    listResources: (serverId) => Effect.map(listResources(serverId), (result) => result?.resources ?? []),
-    listResourceTemplates: (serverId) => Effect.map(listTemplates(serverId), (result) => result?.resourceTemplates ?? []),
-    listPrompts: (serverId) => Effect.map(listPrompts(serverId), (result) => result?.prompts ?? []),
+    listResources: (serverId) => Effect.map(listResources(serverId), (result) => result.resources),
+    listResourceTemplates: (serverId) => Effect.map(listTemplates(serverId), (result) => result.resourceTemplates),
+    listPrompts: (serverId) => Effect.map(listPrompts(serverId), (result) => result.prompts),
     complete: (serverId, params) =>
       withSession(slots, serverId, (slot, session) =>
         capabilitiesOf(session).completions === undefined
