@@ -82,7 +82,8 @@ export const subjectOf = (input: ClaudeInput): string | undefined => {
   }
 }
 
-const millis = (value: unknown): number | undefined => {
+/** A duration input (ms or a Duration) as milliseconds, or undefined unless positive and finite. */
+export const millis = (value: unknown): number | undefined => {
   const duration = Option.getOrUndefined(Duration.fromInput(value as Duration.Input))
   const ms = duration === undefined ? Number.NaN : Duration.toMillis(duration)
   return Number.isFinite(ms) && ms > 0 ? ms : undefined

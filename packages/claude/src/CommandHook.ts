@@ -9,9 +9,9 @@
  * oversized output, and once it has exited, so no process outlives the hook.
  */
 import { spawn } from "node:child_process"
-import { Duration, Effect, Option } from "effect"
+import { type Duration, Effect } from "effect"
 import type { ClaudeEventName, ClaudeInput } from "./ClaudeEvent.ts"
-import type { ClaudeHookSpec } from "./ClaudeHook.ts"
+import { type ClaudeHookSpec, millis } from "./ClaudeHook.ts"
 import { decodeOutput } from "./ClaudeOutput.ts"
 import { ClaudeHookFailed, type ClaudeFailureKind } from "./Errors.ts"
 import type { ClaudeReturn } from "./ReturnValue.ts"
@@ -157,13 +157,6 @@ const readStdout = (stdout: string, event: ClaudeEventName): ClaudeReturn | unde
   return decodeOutput(json, event)
 }
 
-const millisOf = (input: Duration.Input | undefined): number | undefined => {
-  if (input === undefined) return DEFAULT_COMMAND_TIMEOUT_MS
-  const duration = Option.getOrUndefined(Duration.fromInput(input))
-  const ms = duration === undefined ? Number.NaN : Duration.toMillis(duration)
-  return Number.isFinite(ms) && ms > 0 ? ms : undefined
-}
-
 /**
  * A Claude-style hook that runs `options.command`. The result is a hook spec for a Claude hooks
  * config (`{ matcher, hooks: [Hook.command(...)] }`). Its run fails with ClaudeHookFailed
@@ -171,7 +164,7 @@ const millisOf = (input: Duration.Input | undefined): number | undefined => {
  */
 export const command = (options: CommandOptions): ClaudeHookSpec => {
   const id = options.id ?? "command"
-  const timeoutMs = millisOf(options.timeout)
+  const timeoutMs = options.timeout === undefined ? DEFAULT_COMMAND_TIMEOUT_MS : millis(options.timeout)
   const maxOutput = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT
   const failed = (kind: ClaudeFailureKind, exitCode?: number) => new ClaudeHookFailed({ hookId: id, kind, exitCode })
   const run = (input: ClaudeInput): Effect.Effect<ClaudeReturn, ClaudeHookFailed> => {
