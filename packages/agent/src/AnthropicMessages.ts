@@ -7,7 +7,7 @@ import { type Layer, Redacted } from "effect"
 import type { ConfigError } from "@interlock/core"
 import type { LanguageModel, Model, Prompt, Response } from "effect/ai"
 import type { HttpClient } from "effect/http"
-import { type ProviderConfig, providerLayer, textOf, toolResultText, usageOf, withTools } from "./ProviderHttp.ts"
+import { metadataOf, type ProviderConfig, providerLayer, textOf, toolResultText, usageOf, withTools } from "./ProviderHttp.ts"
 
 /** Options of the Anthropic provider. */
 export interface AnthropicConfig extends ProviderConfig {
@@ -86,12 +86,7 @@ const FINISH: Record<string, Response.FinishReason> = {
 export const fromResponse = (json: unknown): Array<Response.PartEncoded> | undefined => {
   const body = json as { id?: unknown; model?: unknown; content?: unknown; stop_reason?: unknown; usage?: Record<string, unknown> } | null
   if (body === null || typeof body !== "object" || !Array.isArray(body.content)) return undefined
-  const parts: Array<Response.PartEncoded> = [{
-    type: "response-metadata",
-    id: typeof body.id === "string" ? body.id : undefined,
-    modelId: typeof body.model === "string" ? body.model : undefined,
-    timestamp: undefined
-  }]
+  const parts: Array<Response.PartEncoded> = [metadataOf(body)]
   for (const block of body.content as Array<Record<string, unknown>>) {
     if (block?.type === "text" && typeof block.text === "string") parts.push({ type: "text", text: block.text })
     else if (block?.type === "tool_use") {

@@ -8,7 +8,7 @@ import { type Layer, Redacted } from "effect"
 import type { ConfigError } from "@interlock/core"
 import type { LanguageModel, Model, Prompt, Response } from "effect/ai"
 import type { HttpClient } from "effect/http"
-import { parseArguments, type ProviderConfig, providerLayer, textOf, toolResultText, usageOf, type WireFormat, withTools } from "./ProviderHttp.ts"
+import { metadataOf, parseArguments, type ProviderConfig, providerLayer, textOf, toolResultText, usageOf, type WireFormat, withTools } from "./ProviderHttp.ts"
 
 /** Options of the OpenAI-compatible provider. */
 export interface OpenAiChatConfig extends ProviderConfig {}
@@ -71,12 +71,7 @@ export const fromResponse = (json: unknown): Array<Response.PartEncoded> | undef
   const choice = Array.isArray(body?.choices) ? (body.choices[0] as Record<string, unknown> | undefined) : undefined
   const message = choice?.message as { content?: unknown; tool_calls?: unknown } | undefined
   if (typeof message !== "object" || message === null) return undefined
-  const parts: Array<Response.PartEncoded> = [{
-    type: "response-metadata",
-    id: typeof body?.id === "string" ? body.id : undefined,
-    modelId: typeof body?.model === "string" ? body.model : undefined,
-    timestamp: undefined
-  }]
+  const parts: Array<Response.PartEncoded> = [metadataOf(body)]
   if (typeof message.content === "string" && message.content.length > 0) parts.push({ type: "text", text: message.content })
   if (Array.isArray(message.tool_calls)) {
     for (const call of message.tool_calls as Array<{ id?: unknown; function?: { name?: unknown; arguments?: unknown } }>) {

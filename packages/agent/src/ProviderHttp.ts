@@ -122,6 +122,14 @@ export const finalBody = (body: Record<string, unknown>, config: ProviderConfig)
   return config.transformBody === undefined ? merged : config.transformBody(merged)
 }
 
+/** The response-metadata part of an answer whose JSON carries `id` and `model`. */
+export const metadataOf = (body: { readonly id?: unknown; readonly model?: unknown } | null | undefined): Response.PartEncoded => ({
+  type: "response-metadata",
+  id: typeof body?.id === "string" ? body.id : undefined,
+  modelId: typeof body?.model === "string" ? body.model : undefined,
+  timestamp: undefined
+})
+
 /** A usage part in effect/ai's encoded form. */
 export const usageOf = (input: unknown, output: unknown) => ({
   inputTokens: { total: typeof input === "number" ? input : undefined, uncached: undefined, cacheRead: undefined, cacheWrite: undefined },
