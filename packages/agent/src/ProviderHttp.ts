@@ -24,7 +24,7 @@ export interface ProviderConfig {
 }
 
 /** Validates a provider config; returns the base URL without a trailing slash, or a ConfigError. */
-export const checkConfig = (provider: string, model: string, config: ProviderConfig): string | ConfigError => {
+const checkConfig = (provider: string, model: string, config: ProviderConfig): string | ConfigError => {
   const error = (path: string, detail: string) => new ConfigError({ path: `${provider}.${path}`, detail })
   if (typeof model !== "string" || model.length === 0) return error("model", "must be a non-empty string")
   if (typeof config !== "object" || config === null) return error("config", "must be an object")
@@ -53,10 +53,10 @@ const retryAfter = (value: string | undefined): Duration.Duration | undefined =>
   return Number.isFinite(seconds) && seconds >= 0 ? Duration.seconds(seconds) : undefined
 }
 
-const aiError = (module: string, reason: AiError.AiErrorReason) => AiError.make({ module, method: "generateText", reason })
+const aiError = (module: string, reason: AiError.AiErrorReason, method = "generateText") => AiError.make({ module, method, reason })
 
 /** POSTs JSON and returns the decoded JSON answer, or an AiError. Interruption aborts the request. */
-export const postJson = (
+const postJson = (
   client: HttpClient.HttpClient,
   module: string,
   url: string,
@@ -74,8 +74,8 @@ export const postJson = (
       )
     )
     const status = response.status
+    const http = { response: { status, headers: {} } }
     if (status >= 400) {
-      const http = { response: { status, headers: {} } }
       const description = `HTTP ${status}`
       const reason = status === 429
         ? new AiError.RateLimitError({ retryAfter: retryAfter(response.headers["retry-after"]), http })
@@ -86,7 +86,7 @@ export const postJson = (
     }
     return yield* response.json.pipe(
       Effect.mapError(() =>
-        aiError(module, new AiError.InvalidResponseError({ description: "the response body is not JSON", http: { response: { status, headers: {} } } }))
+        aiError(module, new AiError.InvalidResponseError({ description: "the response body is not JSON", http }))
       )
     )
   })
@@ -110,14 +110,14 @@ export const parseArguments = (raw: unknown): unknown => {
 }
 
 /** The request headers: provider headers, then the user's. */
-export const headersOf = (base: Record<string, string>, config: ProviderConfig): Record<string, string> => ({
+const headersOf = (base: Record<string, string>, config: ProviderConfig): Record<string, string> => ({
   "content-type": "application/json",
   ...base,
   ...config.headers
 })
 
 /** Applies the config's extra body fields and transform. */
-export const finalBody = (body: Record<string, unknown>, config: ProviderConfig): Record<string, unknown> => {
+const finalBody = (body: Record<string, unknown>, config: ProviderConfig): Record<string, unknown> => {
   const merged = config.body === undefined ? body : { ...body, ...config.body }
   return config.transformBody === undefined ? merged : config.transformBody(merged)
 }
@@ -154,7 +154,7 @@ const makeModel = (wire: WireFormat, model: string, config: ProviderConfig, base
     const client = yield* HttpClient.HttpClient
     const headers = headersOf(wire.headers(config), config)
     const url = `${baseUrl}${wire.path}`
-    const fail = (reason: AiError.AiErrorReason) => AiError.make({ module: wire.module, method: "generateText", reason })
+    const fail = (reason: AiError.AiErrorReason) => aiError(wire.module, reason)
     return yield* LanguageModel.make({
       generateText: (options) =>
         Effect.try({
@@ -167,7 +167,7 @@ const makeModel = (wire: WireFormat, model: string, config: ProviderConfig, base
             return parts === undefined ? Effect.fail(fail(new AiError.InvalidResponseError({ description: "the answer does not match the wire format" }))) : Effect.succeed(parts)
           })
         ),
-      streamText: () => Stream.fail(AiError.make({ module: wire.module, method: "streamText", reason: new AiError.UnknownError({ description: "streaming is not supported by this provider" }) }))
+      streamText: () => Stream.fail(aiError(wire.module, new AiError.UnknownError({ description: "streaming is not supported by this provider" }), "streamText"))
     })
   })
 
