@@ -28,8 +28,6 @@ export class StdioTransport implements Transport {
   readonly stderrTail: StderrTail
   /** Set when the process has exited. */
   exit: ExitInfo | undefined
-  /** Malformed stdout lines seen so far. */
-  malformed = 0
   private child: ChildProcess | undefined
   private readonly buffer = new ReadBuffer()
   private exited: Promise<void> | undefined
@@ -91,8 +89,7 @@ export class StdioTransport implements Transport {
       try {
         message = this.buffer.readMessage()
       } catch (error) {
-        // A line that is not a JSON-RPC message: count it, report it, keep reading.
-        this.malformed++
+        // A line that is not a JSON-RPC message: report it and keep reading.
         this.onerror?.(new Error(`malformed message from the server (${error instanceof Error ? error.name : "error"})`))
         continue
       }
