@@ -19,6 +19,7 @@ import type { ClaudeInput, ClaudeToolInput } from "./ClaudeEvent.ts"
 import { CLAUDE_EVENTS, parseEvent } from "./ClaudeEvent.ts"
 import type { CompiledClaudeHooks } from "./ClaudeHook.ts"
 import { toWire } from "./ClaudeOutput.ts"
+import type { BadEvent } from "./Errors.ts"
 import { approver } from "./PolicyHooks.ts"
 import { fromClaudeName } from "./ToolNames.ts"
 import { toResult } from "./ToolResponse.ts"
@@ -46,6 +47,12 @@ export const badInput = (detail: string): BridgeResult => ({
   exitCode: 1,
   stderr: `${PREFIX}${detail.replace(/\s*\n\s*/g, "; ")}\n`
 })
+
+/** The bad-input result for stdin that did not parse into an event. */
+const unreadable = (parsed: Exit.Failure<ClaudeInput, BadEvent>): BridgeResult => {
+  const error = Cause.findErrorOption(parsed.cause)
+  return badInput(error._tag === "Some" ? error.value.detail : "the event could not be read")
+}
 
 const answered = (answer: Answer): BridgeResult => ({ stdout: `${JSON.stringify(toWire(answer.output))}\n`, exitCode: 0, stderr: "" })
 
@@ -142,10 +149,7 @@ const answerEvent = (input: ClaudeInput, options: BridgeOptions): Effect.Effect<
  */
 export const run = (stdin: string, options: BridgeOptions = {}): Effect.Effect<BridgeResult, never, Hooks | Policy | AuditSink> => {
   const parsed = parseEvent(stdin)
-  if (Exit.isFailure(parsed)) {
-    const error = Cause.findErrorOption(parsed.cause)
-    return Effect.succeed(badInput(error._tag === "Some" ? error.value.detail : "the event could not be read"))
-  }
+  if (Exit.isFailure(parsed)) return Effect.succeed(unreadable(parsed))
   return answerEvent(parsed.value, options).pipe(
     Effect.catchCause(() => Effect.succeed(answered(failClosed(parsed.value, "Interlock failed to evaluate this event"))))
   )
@@ -157,9 +161,6 @@ export const run = (stdin: string, options: BridgeOptions = {}): Effect.Effect<B
  */
 export const failure = (stdin: string, reason: string): BridgeResult => {
   const parsed = parseEvent(stdin)
-  if (Exit.isFailure(parsed)) {
-    const error = Cause.findErrorOption(parsed.cause)
-    return badInput(error._tag === "Some" ? error.value.detail : "the event could not be read")
-  }
+  if (Exit.isFailure(parsed)) return unreadable(parsed)
   return answered(failClosed(parsed.value, reason))
 }
