@@ -9,6 +9,7 @@ import { type Client, hookContext } from "./Client.ts"
 import { type Denied, HookFailed, type TransportFailure } from "./Errors.ts"
 import { awaitChain, type ChainSpec, type Recorder, refusal, runChain, STOP } from "./HookChain.ts"
 import type { HookContext } from "./HookContext.ts"
+import type { ResolvedHook } from "./Hooks.ts"
 import { sameName } from "./Names.ts"
 import type { PromptResult } from "./PromptResult.ts"
 import type { ResourceContents } from "./ResourceContents.ts"
@@ -38,13 +39,19 @@ const operation = <A, E>(
   })
 
 const listSpec = (ctx: HookContext): ChainSpec<ReadonlyArray<Tool>> => {
-  const selected = (tools: ReadonlyArray<Tool>, hook: { matcher: { test: (s: string, n: string) => boolean } }) =>
-    tools.filter((tool) => hook.matcher.test(tool.serverId, tool.name))
+  const select = (tools: ReadonlyArray<Tool>, hook: ResolvedHook) => tools.filter((tool) => hook.matcher.test(tool.serverId, tool.name))
+  // skip and call ask for the same hook's selection of the same listing: filter once for both.
+  // The decoder's input is filtered afresh: the hook may have changed the array it was given.
+  let last: { readonly tools: ReadonlyArray<Tool>; readonly hook: ResolvedHook; readonly selected: ReadonlyArray<Tool> } | undefined
+  const selected = (tools: ReadonlyArray<Tool>, hook: ResolvedHook): ReadonlyArray<Tool> => {
+    if (last === undefined || last.tools !== tools || last.hook !== hook) last = { tools, hook, selected: select(tools, hook) }
+    return last.selected
+  }
   return {
     event: "toolsListed",
     skip: (tools, hook) => selected(tools, hook).length === 0,
     call: (run, tools, hook) => run(selected(tools, hook), ctx),
-    input: (tools, hook) => ({ event: "toolsListed", tools: selected(tools, hook) }),
+    input: (tools, hook) => ({ event: "toolsListed", tools: select(tools, hook) }),
     apply: (tools, verdict, hook) => {
       if (verdict._tag !== "ReplaceTools") return tools
       // Unselected tools stay where they were; a selected tool is replaced by the hook's version, or dropped.

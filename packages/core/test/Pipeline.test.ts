@@ -220,6 +220,13 @@ describe("seed rules", () => {
       const inventing = client({ toolsListed: [{ match: "*", id: "invent", run: () => Verdict.replaceTools([new Tool({ serverId: "srv", name: "new", inputSchema: {} })]) }] })
       const error = yield* Effect.flip(Effect.provide(Effect.flatMap(ToolCalls, (c) => c.listTools()), inventing.layer))
       assert.deepInclude(error, { hookId: "invent", kind: "bad_return", event: "toolsListed" })
+      // Nor by adding to the array it was given: the verdict is checked against the listing itself.
+      const smuggling = client({ toolsListed: [{ match: "*", id: "smuggle", run: (tools) => {
+        ;(tools as Array<Tool>).push(new Tool({ serverId: "srv", name: "new", inputSchema: {} }))
+        return Verdict.replaceTools(tools)
+      } }] })
+      const smuggled = yield* Effect.flip(Effect.provide(Effect.flatMap(ToolCalls, (c) => c.listTools()), smuggling.layer))
+      assert.deepInclude(smuggled, { hookId: "smuggle", kind: "bad_return", event: "toolsListed" })
     }))
 
   it.effect("gates: resourceRead and promptGet hooks deny, rewrite prompt args, and fail closed", () =>
