@@ -58,8 +58,6 @@ const usageOf = (response: LanguageModel.GenerateTextResponse<any, any>) => {
   return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens }
 }
 
-const NO_RETRY_REPORT = () => {}
-
 // The per-turn steps are plain combinators rather than generators: they run on every turn of every run.
 const callModel = (env: LoopEnv, progress: Progress) =>
   Effect.clockWith((clock) => {
@@ -71,7 +69,7 @@ const callModel = (env: LoopEnv, progress: Progress) =>
       disableToolCallResolution: true,
       toolCallValidation: "deferred"
     } as any) as unknown as Effect.Effect<LanguageModel.GenerateTextResponse<any, any>, AiError.AiError>
-    return Effect.map(Effect.result(withRetries(request, env.retry, NO_RETRY_REPORT)), (answer) => {
+    return Effect.map(Effect.result(withRetries(request, env.retry)), (answer) => {
       const durationMs = clock.currentTimeMillisUnsafe() - start
       progress.turns++
       if (answer._tag === "Failure") {

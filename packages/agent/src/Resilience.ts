@@ -83,13 +83,12 @@ export const backoff = (policy: RetryPolicy): Schedule.Schedule<Duration.Duratio
   ) as Schedule.Schedule<Duration.Duration, AiError.AiError>
 
 /**
- * Runs a model request with retries. `onAttemptFailed` is told of each failure (for metrics and
- * notifications). Fails with ModelFailed, which names the status and the attempts, nothing more.
+ * Runs a model request with retries. Fails with ModelFailed, which names the status and the
+ * attempts, nothing more.
  */
 export const withRetries = <A>(
   request: Effect.Effect<A, AiError.AiError>,
-  policy: RetryPolicy,
-  onAttemptFailed: (info: ModelErrorInfo, willRetry: boolean) => void
+  policy: RetryPolicy
 ): Effect.Effect<{ readonly value: A; readonly attempts: number }, ModelFailed> => {
   let attempts = 0
   const attempt = Effect.suspend(() => {
@@ -106,9 +105,7 @@ export const withRetries = <A>(
         retry = false
       }
     }
-    const willRetry = retry && attempts <= policy.retries
-    onAttemptFailed(info, willRetry)
-    return willRetry
+    return retry && attempts <= policy.retries
   }
   // The first request runs bare; the Schedule is stepped only once a request has failed.
   const retrying = (first: AiError.AiError) =>
