@@ -12,6 +12,17 @@ import { echoServer, NODE } from "./e2e.ts"
 const { cli, dir, writeConfig } = cliIn("interlock-cli-")
 const text = toolText
 
+/** Writes `<name>.json`: the echo server, audited to `<name>-audit.db`, with rule no-writes denying echo/write_file for `reason`. */
+const noWritesConfig = (name: string, reason: string, audit: Record<string, unknown> = {}) => {
+  const db = path.join(dir, `${name}-audit.db`)
+  const file = writeConfig(`${name}.json`, {
+    servers: { echo: echoServer },
+    audit: { path: db, ...audit },
+    policy: { default: "allow", rules: [{ id: "no-writes", match: "echo/write_file", decision: "deny", reason }] }
+  })
+  return { db, file }
+}
+
 describe("the interlock CLI", () => {
   it.live("every command has --help", () =>
     Effect.gen(function*() {
@@ -42,12 +53,7 @@ describe("the interlock CLI", () => {
 
   it.live("claude-hook answers a Claude Code event with the gateway's policy and records it in the audit store", () =>
     Effect.gen(function*() {
-      const db = path.join(dir, "claude-audit.db")
-      const file = writeConfig("claude.json", {
-        servers: { echo: echoServer },
-        audit: { path: db },
-        policy: { default: "allow", rules: [{ id: "no-writes", match: "echo/write_file", decision: "deny", reason: "read only here" }] }
-      })
+      const { db, file } = noWritesConfig("claude", "read only here")
       const event = { session_id: "s1", transcript_path: "/t.jsonl", cwd: dir, permission_mode: "default", hook_event_name: "PreToolUse", tool_name: "mcp__echo__write_file", tool_input: { path: "x", content: "y" }, tool_use_id: "toolu_9" }
       const denied = yield* cli(["claude-hook", "--config", file], JSON.stringify(event))
       assert.strictEqual(denied.code, 0)
@@ -84,12 +90,7 @@ describe("the interlock CLI", () => {
 
   it.live("serve --stdio fronts servers for a host on stdio; audit and replay read what it recorded", () =>
     Effect.gen(function*() {
-      const db = path.join(dir, "stdio-audit.db")
-      const file = writeConfig("stdio.json", {
-        servers: { echo: echoServer },
-        audit: { path: db, capture: "full" },
-        policy: { default: "allow", rules: [{ id: "no-writes", match: "echo/write_file", decision: "deny", reason: "read only" }] }
-      })
+      const { db, file } = noWritesConfig("stdio", "read only", { capture: "full" })
       const client = new Client({ name: "stdio-host", version: "1.0.0" })
       yield* Effect.promise(() => client.connect(new StdioClientTransport({ command: NODE, args: [BIN, "serve", "--stdio", "--config", file], cwd: dir, stderr: "pipe" })))
       const { tools } = yield* Effect.promise(() => client.listTools())

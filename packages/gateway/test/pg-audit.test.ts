@@ -13,7 +13,7 @@ import type { AuditStoreShape } from "../src/AuditStore.ts"
 import * as PgAuditStore from "../src/PgAuditStore.ts"
 import * as SqliteAuditStore from "../src/SqliteAuditStore.ts"
 import { planOf } from "./fixtures.ts"
-import { usePostgres } from "./postgres.ts"
+import { assertHides, expectLoginRefused, usePostgres } from "./postgres.ts"
 
 const server = usePostgres()
 
@@ -134,22 +134,12 @@ describe("Postgres audit store", () => {
 
   it.live("a wrong password or a closed port is an AuditError at open that shows no password", () =>
     Effect.gen(function*() {
-      const wrong = server.url("postgres", { user: "postgres", password: "not-the-Pa55word" })
-      const denied = yield* Effect.flip(PgAuditStore.make(Redacted.make(wrong)))
-      assert.strictEqual(denied._tag, "AuditError")
-      assert.strictEqual(denied.operation, "open")
-      assert.include(denied.message, `127.0.0.1:${server.port}/postgres`)
-      assert.include(denied.message, "AuthenticationError")
-      const refused = yield* Effect.flip(PgAuditStore.make(Redacted.make("postgres://someone:hunter2-Secret@127.0.0.1:1/audit")))
+      const open = (url: string) => PgAuditStore.make(Redacted.make(url))
+      yield* expectLoginRefused(server, "not-the-Pa55word", open, ["hunter2-Secret", server.password])
+      const refused = yield* Effect.flip(open("postgres://someone:hunter2-Secret@127.0.0.1:1/audit"))
       assert.strictEqual(refused.operation, "open")
       assert.include(refused.message, "ConnectionError")
-      for (const error of [denied, refused]) {
-        for (const secret of ["not-the-Pa55word", "hunter2-Secret", server.password]) {
-          assert.notInclude(error.message, secret)
-          assert.notInclude(JSON.stringify(error), secret)
-          assert.notInclude(String(error), secret)
-        }
-      }
+      assertHides(refused, ["not-the-Pa55word", "hunter2-Secret", server.password])
     }), 30_000)
 
   it.live("a write that fails (the table was dropped) is an AuditError, and reads say so too", () =>

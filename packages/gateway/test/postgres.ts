@@ -12,7 +12,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { afterAll, beforeAll } from "vitest"
+import { afterAll, assert, beforeAll } from "vitest"
 
 /** Who connects. */
 export interface Login {
@@ -227,3 +227,33 @@ export const usePostgres = (): TestPostgres => {
     })
   }
 }
+
+/** Asserts that `error` shows none of `secrets`: not in its message, its JSON or its string form. */
+export const assertHides = (error: { readonly message: string }, secrets: ReadonlyArray<string>): void => {
+  for (const secret of secrets) {
+    assert.notInclude(error.message, secret)
+    assert.notInclude(JSON.stringify(error), secret)
+    assert.notInclude(String(error), secret)
+  }
+}
+
+/**
+ * Opens something (a store, a gateway) with `open` at the test server's `postgres` database with a
+ * wrong `password`, and asserts it failed as it should: an AuditError at open that names the
+ * server and the reason, and shows neither the password nor any of `secrets`. The error.
+ */
+export const expectLoginRefused = <E extends { readonly _tag: string; readonly message: string; readonly operation?: unknown }, R>(
+  server: TestPostgres,
+  password: string,
+  open: (url: string) => Effect.Effect<unknown, E, R>,
+  secrets: ReadonlyArray<string> = []
+): Effect.Effect<E, unknown, R> =>
+  Effect.gen(function*() {
+    const error = yield* Effect.flip(open(server.url("postgres", { user: "postgres", password })))
+    assert.strictEqual(error._tag, "AuditError")
+    assert.strictEqual(error.operation, "open")
+    assert.include(error.message, `127.0.0.1:${server.port}/postgres`)
+    assert.include(error.message, "AuthenticationError")
+    assertHides(error, [password, ...secrets])
+    return error
+  })
