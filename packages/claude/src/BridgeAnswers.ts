@@ -14,7 +14,7 @@
  *   result (a post-hook failed) is redacted the same way. Hooks' context becomes `additionalContext`.
  * - PostToolUseFailure: a recovered error becomes `additionalContext`.
  */
-import { Cause, Exit } from "effect"
+import { Exit } from "effect"
 import { type ApprovalAnswer, Canonical, type CallError, type Receipt, type ToolResult, WITHHELD_TEXT } from "@interlock/core"
 import type { Json } from "effect/Schema"
 import type { AuditDecision } from "./AuditSink.ts"
@@ -39,12 +39,6 @@ export const auditHooks = (receipt: Receipt | undefined) =>
   (receipt?.hooks ?? []).map((run) => ({ id: run.id, status: run.status, ...(run.failure === undefined ? {} : { failure: run.failure }) }))
 
 const joined = (texts: ReadonlyArray<string>): string | undefined => (texts.length === 0 ? undefined : texts.join("\n"))
-
-const errorOf = (exit: Exit.Exit<ToolResult, CallError>): CallError | undefined => {
-  if (Exit.isSuccess(exit)) return undefined
-  const error = Cause.findErrorOption(exit.cause)
-  return error._tag === "Some" ? error.value : undefined
-}
 
 /** Why a call was refused, in one line for Claude (the reason a rule or hook gave). */
 const refusal = (error: CallError | undefined): { reason: string; rule?: string | undefined } => {
@@ -72,7 +66,7 @@ const sameJson = (a: unknown, b: unknown): boolean => Canonical.canonicalJson(a 
 
 /** PreToolUse's answer. */
 export const preAnswer = (g: Governed): Answer => {
-  const error = errorOf(g.exit)
+  const error = g.error
   if (Exit.isSuccess(g.exit) && g.receipt?.outcome === "halted") {
     const rule = g.receipt.hooks.find((run) => run.status === "halt")?.id
     const stop = haltOf(g.exit.value.meta)

@@ -20,8 +20,7 @@ import {
   Policy,
   type PolicyShape,
   type Receipt,
-  type ToolCall,
-  ToolCall as ToolCallClass,
+  ToolCall,
   type ToolResult,
   ToolTransport,
   type ToolTransportShape,
@@ -35,6 +34,8 @@ import { fromClaudeName, type ToolRef } from "./ToolNames.ts"
 export interface Governed {
   readonly tool: ToolRef
   readonly exit: Exit.Exit<ToolResult, CallError>
+  /** The call's error, when it failed. */
+  readonly error: CallError | undefined
   /** The receipt of the call, from its result or its error. */
   readonly receipt: Receipt | undefined
   /** The final call, as the transport saw it (pre stage), when the call got that far. */
@@ -53,10 +54,10 @@ const only = (hooks: Hooks["Service"], keep: HookEvent): Hooks["Service"] => ({
 
 const ALLOW_ALL: PolicyShape = { decide: () => Effect.succeed(Policy.allow()) }
 
-const receiptOf = (exit: Exit.Exit<ToolResult, CallError>): Receipt | undefined => {
-  if (Exit.isSuccess(exit)) return exit.value.receipt
+const errorOf = (exit: Exit.Exit<ToolResult, CallError>): CallError | undefined => {
+  if (Exit.isSuccess(exit)) return undefined
   const error = Cause.findErrorOption(exit.cause)
-  return error._tag === "Some" ? error.value.receipt : undefined
+  return error._tag === "Some" ? error.value : undefined
 }
 
 /**
@@ -106,8 +107,10 @@ export const governed = (
       const exit = yield* Effect.exit(
         calls.callTool({ serverId: tool.serverId, name: tool.name, args, callId }, { assigns: { claude: input } })
       )
-      const original = new ToolCallClass({ serverId: tool.serverId, name: tool.name, args, callId, meta: undefined })
-      return { tool, exit, receipt: receiptOf(exit), sent, asked, original }
+      const original = new ToolCall({ serverId: tool.serverId, name: tool.name, args, callId, meta: undefined })
+      const error = errorOf(exit)
+      const receipt = Exit.isSuccess(exit) ? exit.value.receipt : error?.receipt
+      return { tool, exit, error, receipt, sent, asked, original }
     })
   )
 
