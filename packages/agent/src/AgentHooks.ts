@@ -2,11 +2,12 @@
  * Compiling the model-level hooks config (validated, with a ConfigError naming the entry at fault)
  * and decoding what a hook returned against its event's verdicts.
  */
-import { Duration, Exit, Option, Schema } from "effect"
+import { type Duration, Exit, Schema } from "effect"
 import { ConfigError } from "@interlock/core"
 import { Prompt } from "effect/ai"
 import { AGENT_EVENTS, type AgentEvent, EVENT_VERDICTS } from "./AgentEvent.ts"
 import type { AgentTool } from "./Catalog.ts"
+import { millisOf } from "./Resilience.ts"
 
 /** One compiled model-level hook. */
 export interface AgentHook {
@@ -38,13 +39,8 @@ const compileEntry = (event: AgentEvent, index: number, raw: unknown, ids: Set<s
   if (id !== undefined && (typeof id !== "string" || id.length === 0)) return error("id must be a non-empty string")
   const hookId = (id as string | undefined) ?? where
   if (ids.has(hookId)) return error(`duplicate hook id "${hookId}"`)
-  let timeoutMs: number | undefined
-  if (timeout !== undefined) {
-    const duration = Option.getOrUndefined(Duration.fromInput(timeout as Duration.Input))
-    const millis = duration === undefined ? Number.NaN : Duration.toMillis(duration)
-    if (!(millis > 0) || !Number.isFinite(millis)) return error("timeout must be a positive, finite duration")
-    timeoutMs = millis
-  }
+  const timeoutMs = timeout === undefined ? undefined : millisOf(timeout as Duration.Input, 0)
+  if (timeout !== undefined && (timeoutMs === undefined || timeoutMs === 0)) return error("timeout must be a positive, finite duration")
   ids.add(hookId)
   return { id: hookId, event, run: run as (input: unknown) => unknown, timeoutMs }
 }
