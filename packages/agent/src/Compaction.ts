@@ -8,7 +8,7 @@ import { Effect } from "effect"
 import type { Prompt } from "effect/ai"
 import { AgentHookFailed } from "./AgentErrors.ts"
 import { runEvent, STOP } from "./AgentHookRunner.ts"
-import { type End, hookEnv, type LoopEnv, notify, type Progress } from "./RunContext.ts"
+import { type End, guardEnd, hookEnv, type LoopEnv, notify, type Progress } from "./RunContext.ts"
 
 /** What a compactor is told. */
 export interface CompactionInfo {
@@ -46,7 +46,7 @@ export const compactIfNeeded = (env: LoopEnv, progress: Progress): Effect.Effect
       input: () => ({ messages: progress.messages, turn: progress.turns, trigger: "auto" }),
       apply: (notes: ReadonlyArray<string>, verdict) => (verdict._tag === "AddContext" ? [...notes, verdict.text] : verdict._tag === "Block" ? STOP : notes)
     }, [] as ReadonlyArray<string>)
-    if (pre._tag === "Failed") return { status: "error", error: new AgentHookFailed({ hookId: pre.hook.id, event: "preCompact", kind: pre.kind }) } as const
+    if (pre._tag === "Failed") return guardEnd("preCompact", pre)
     if (pre._tag === "Stopped") return undefined
     const before = progress.messages.length
     const info: CompactionInfo = { maxMessages: options.maxMessages, instructions: pre.state.join("\n"), turn: progress.turns }
