@@ -4,7 +4,7 @@
  * Claude's tool names, or on the event's own subject). This module compiles such a config and
  * runs one hook under its deadline; what it returned becomes Claude Code's output (the seed's table).
  */
-import { Cause, Duration, Effect, Exit, Option } from "effect"
+import { Cause, Duration, Effect, Exit, Option, Predicate } from "effect"
 import { CLAUDE_EVENTS, type ClaudeEventName, type ClaudeInput, isClaudeEvent, TOOL_EVENTS } from "./ClaudeEvent.ts"
 import { ClaudeHookFailed, SettingsError } from "./Errors.ts"
 import { type ClaudeReturn, type Coerced, coerce } from "./ReturnValue.ts"
@@ -89,9 +89,6 @@ export const millis = (value: unknown): number | undefined => {
   return Number.isFinite(ms) && ms > 0 ? ms : undefined
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 const compileHook = (
   event: ClaudeEventName,
   path: string,
@@ -102,7 +99,7 @@ const compileHook = (
   ids: Set<string>
 ): CompiledClaudeHook | SettingsError => {
   const error = (detail: string) => new SettingsError({ path, detail })
-  const spec: Record<string, unknown> = typeof raw === "function" ? { run: raw } : isRecord(raw) ? raw : {}
+  const spec: Record<string, unknown> = typeof raw === "function" ? { run: raw } : Predicate.isObject(raw) ? raw : {}
   if (typeof spec.run !== "function") return error("a hook must be a function or { run, id?, timeout?, async? }")
   for (const key of Object.keys(spec)) if (!SPEC_KEYS.has(key)) return error(`unknown option "${key.slice(0, 40)}"`)
   if (spec.id !== undefined && (typeof spec.id !== "string" || spec.id.length === 0)) return error("id must be a non-empty string")
@@ -122,7 +119,7 @@ export const compile = (config: ClaudeHooksConfig): Effect.Effect<CompiledClaude
       ClaudeEventName,
       Array<CompiledClaudeHook>
     >
-    if (!isRecord(config)) return Effect.fail(new SettingsError({ path: "hooks", detail: "must be an object of events" }))
+    if (!Predicate.isObject(config)) return Effect.fail(new SettingsError({ path: "hooks", detail: "must be an object of events" }))
     const ids = new Set<string>()
     for (const [event, groups] of Object.entries(config)) {
       if (groups === undefined) continue
@@ -133,7 +130,7 @@ export const compile = (config: ClaudeHooksConfig): Effect.Effect<CompiledClaude
       for (let g = 0; g < groups.length; g++) {
         const group: unknown = groups[g]
         const path = `hooks.${event}[${g}]`
-        if (!isRecord(group) || !Array.isArray(group.hooks)) return Effect.fail(new SettingsError({ path, detail: "must be { matcher?, hooks: [...] }" }))
+        if (!Predicate.isObject(group) || !Array.isArray(group.hooks)) return Effect.fail(new SettingsError({ path, detail: "must be { matcher?, hooks: [...] }" }))
         for (const key of Object.keys(group)) {
           if (!GROUP_KEYS.has(key)) return Effect.fail(new SettingsError({ path, detail: `unknown key "${key.slice(0, 40)}"` }))
         }
@@ -179,9 +176,7 @@ export const invoke = (
   const call: Effect.Effect<unknown, unknown> = Effect.suspend(() => {
     const value = hook.run(input, toolUseIdOf(input))
     if (Effect.isEffect(value)) return value
-    if (typeof (value as PromiseLike<unknown> | null)?.then === "function") {
-      return Effect.tryPromise(() => Promise.resolve(value as PromiseLike<unknown>))
-    }
+    if (Predicate.isPromiseLike(value)) return Effect.tryPromise(() => Promise.resolve(value))
     return Effect.succeed(value)
   })
   return call.pipe(

@@ -5,7 +5,7 @@
  * outside the table, or an action the event does not take, gives a warning and the empty output.
  * Warnings name types and events, never values.
  */
-import { Exit, Schema } from "effect"
+import { Exit, Predicate, Schema } from "effect"
 import type { ClaudeEventName } from "./ClaudeEvent.ts"
 import {
   type AnyOutput,
@@ -53,9 +53,6 @@ export const camelCase = (key: string): string => SPECIAL[key] ?? key.replace(/_
 const kindOf = (value: unknown): string =>
   value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : `a ${typeof value}`
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 /** Keeps the options whose (camelCased) names are in `fields`; warns about the rest by name. */
 const pick = (opts: ActionOptions, fields: ReadonlyArray<string>, warnings: Array<string>, what: string) => {
   const out: Record<string, unknown> = {}
@@ -83,7 +80,7 @@ const readShorthand = (value: unknown): { action: Action; opts: ActionOptions | 
   if (value === "allow" || value === "deny") return { action: value, opts: {} }
   if (!Array.isArray(value) || value.length < 1 || value.length > 2 || !ACTIONS.has(value[0])) return undefined
   const opts = value[1] ?? {}
-  if (typeof opts === "string" || isPlainObject(opts)) return { action: value[0] as Action, opts }
+  if (typeof opts === "string" || Predicate.isObject(opts)) return { action: value[0] as Action, opts }
   return undefined
 }
 
@@ -99,7 +96,7 @@ const deprecatedReason = (opts: ActionOptions | string, field: string, warnings:
  */
 export const coercePermission = (value: unknown): Coerced<PermissionDecision> => {
   const warnings: Array<string> = []
-  if (isPlainObject(value) && "behavior" in value) {
+  if (Predicate.isObject(value) && "behavior" in value) {
     const exit = Schema.decodeUnknownExit(PermissionDecision)(value)
     if (Exit.isSuccess(exit)) return { output: exit.value, warnings }
   }
@@ -131,7 +128,7 @@ export const coerce = (value: unknown, event: ClaudeEventName): Coerced => {
 
 const coerceUnsafe = (value: unknown, event: ClaudeEventName): Coerced => {
   if (value === "ok") return { output: EMPTY, warnings: [] }
-  if (isPlainObject(value)) {
+  if (Predicate.isObject(value)) {
     if (event === "PermissionRequest" && "behavior" in value) {
       const decision = coercePermission(value)
       return { output: { hookSpecificOutput: { hookEventName: event, decision: decision.output } }, warnings: decision.warnings }

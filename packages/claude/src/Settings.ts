@@ -8,7 +8,7 @@
  * An event Interlock does not speak, or a hook of another type, is a SettingsError unless
  * `ignoreUnknown` is set: a hook the user believes in must not be dropped silently.
  */
-import { Effect } from "effect"
+import { Effect, Predicate } from "effect"
 import type { HooksConfig } from "@interlock/core"
 import { CLAUDE_EVENTS, isClaudeEvent } from "./ClaudeEvent.ts"
 import { compile, type ClaudeHooksConfig, type ClaudeMatcherGroup, type CompiledClaudeHooks } from "./ClaudeHook.ts"
@@ -26,12 +26,9 @@ export interface SettingsOptions {
 
 const HOOK_KEYS = new Set(["type", "command", "timeout", "async"])
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 const readHook = (raw: unknown, path: string, options: SettingsOptions): ReturnType<typeof command> | SettingsError | undefined => {
   const error = (detail: string, where = path) => new SettingsError({ path: where, detail })
-  if (!isRecord(raw)) return error("a hook must be an object { type, command, timeout? }")
+  if (!Predicate.isObject(raw)) return error("a hook must be an object { type, command, timeout? }")
   if (raw.type !== "command") {
     return options.ignoreUnknown === true ? undefined : error(`only "command" hooks can run here, got type ${JSON.stringify(String(raw.type)).slice(0, 40)}`, `${path}.type`)
   }
@@ -52,9 +49,9 @@ const readHook = (raw: unknown, path: string, options: SettingsOptions): ReturnT
 /** Reads a settings object (or its `hooks` section) into a Claude-style hooks config of command hooks. */
 export const fromSettings = (settings: unknown, options: SettingsOptions = {}): Effect.Effect<ClaudeHooksConfig, SettingsError> =>
   Effect.suspend(() => {
-    if (!isRecord(settings)) return Effect.fail(new SettingsError({ path: "settings", detail: "must be a JSON object" }))
+    if (!Predicate.isObject(settings)) return Effect.fail(new SettingsError({ path: "settings", detail: "must be a JSON object" }))
     const section = "hooks" in settings ? settings.hooks : settings
-    if (!isRecord(section)) return Effect.fail(new SettingsError({ path: "hooks", detail: "must be an object of events" }))
+    if (!Predicate.isObject(section)) return Effect.fail(new SettingsError({ path: "hooks", detail: "must be an object of events" }))
     const config: Record<string, Array<ClaudeMatcherGroup>> = {}
     for (const [event, groups] of Object.entries(section)) {
       const where = `hooks.${event.slice(0, 40)}`
@@ -67,7 +64,7 @@ export const fromSettings = (settings: unknown, options: SettingsOptions = {}): 
       for (let g = 0; g < groups.length; g++) {
         const group: unknown = groups[g]
         const path = `${where}[${g}]`
-        if (!isRecord(group) || !Array.isArray(group.hooks)) return Effect.fail(new SettingsError({ path, detail: "must be { matcher?, hooks: [...] }" }))
+        if (!Predicate.isObject(group) || !Array.isArray(group.hooks)) return Effect.fail(new SettingsError({ path, detail: "must be { matcher?, hooks: [...] }" }))
         if (group.matcher !== undefined && typeof group.matcher !== "string") {
           return Effect.fail(new SettingsError({ path: `${path}.matcher`, detail: "must be a string" }))
         }

@@ -11,7 +11,7 @@
  * - allow and ask are not hook verdicts (register such hooks with `ClaudeHooks.policy`), and
  *   they, like any return that gives a warning, are a bad_return: the call fails closed.
  */
-import { Effect } from "effect"
+import { Effect, Predicate } from "effect"
 import {
   type CallError,
   type HookContext,
@@ -38,7 +38,7 @@ const OUTER_DEADLINE_MS = 10 * 60_000
 /** The base fields of the Claude session a call belongs to: `ctx.assigns.claude`, kept as it came. */
 const sessionFields = (ctx: HookContext): Record<string, unknown> => {
   const claude = ctx.assigns.claude
-  return typeof claude === "object" && claude !== null && !Array.isArray(claude) ? { ...claude } : {}
+  return Predicate.isObject(claude) ? { ...claude } : {}
 }
 
 /** The Claude input of a tool event for an Interlock call: the session's fields, then the call's. */
