@@ -14,7 +14,7 @@ import { runEvent, STOP } from "./AgentHookRunner.ts"
 import { type AgentOptions, hookTimeoutOf, resolveOptions } from "./AgentOptions.ts"
 import { AgentToolCall, Usage } from "./AgentToolCall.ts"
 import { type Catalog, catalogCache, makeCatalog } from "./Catalog.ts"
-import { runTurns, settleTurn } from "./Loop.ts"
+import { runTurns, settleTurn, userText } from "./Loop.ts"
 import { emit } from "./Metrics.ts"
 import { type End, guardEnd, hookEnv, type LoopEnv, type Progress } from "./RunContext.ts"
 import { RunResult } from "./RunResult.ts"
@@ -62,8 +62,6 @@ const aborted = (signal: AbortSignal): Effect.Effect<void> =>
     signal.addEventListener("abort", onAbort, { once: true })
     return Effect.sync(() => signal.removeEventListener("abort", onAbort))
   })
-
-const userText = (text: string) => Prompt.userMessage({ content: [Prompt.textPart({ text })] })
 
 /**
  * Builds an agent in the current scope: compiles its hooks, builds core's ToolCalls over its tools

@@ -15,6 +15,9 @@ import { type End, guardEnd, hookEnv, type LoopEnv, notify, type Progress } from
 import { RunState, SettledCall } from "./RunState.ts"
 import { execTurn, type ModelCall, type Slot } from "./ToolExec.ts"
 
+/** A user message with one text part. */
+export const userText = (text: string) => Prompt.userMessage({ content: [Prompt.textPart({ text })] })
+
 /** The tool-result message of a turn. */
 export const toolMessage = (calls: ReadonlyArray<{ readonly id: string; readonly name: string; readonly output: string; readonly isError: boolean }>) =>
   Prompt.toolMessage({
@@ -111,7 +114,7 @@ const afterAnswer = (env: LoopEnv, progress: Progress, response: LanguageModel.G
   return Effect.map(stopHooks(env, progress, response.text), (stop): End | undefined => {
     if (stop._tag === "Failed") return guardEnd(env.stopEvent, stop)
     if (stop._tag === "Stopped" && stop.verdict._tag === "Block") {
-      progress.messages.push(Prompt.userMessage({ content: [Prompt.textPart({ text: stop.verdict.reason })] }))
+      progress.messages.push(userText(stop.verdict.reason))
       progress.stopHookActive = true
       return undefined
     }
