@@ -102,7 +102,7 @@ export const make = <PE = never, PR = never, AE = never, AR = never, TE = never,
       if (cached !== undefined) return cached
       const exec: ExecEnv = { toolCalls, catalog, suspend: options.approvals === undefined, concurrency: resolved.concurrency, metrics: options.metrics }
       const env: LoopEnv = {
-        lm: lm as LanguageModel.LanguageModel,
+        lm,
         model: modelName,
         agentName: resolved.name,
         stopEvent: subagent ? "subagentStop" : "stop",
@@ -164,7 +164,7 @@ export const make = <PE = never, PR = never, AE = never, AR = never, TE = never,
       })
 
     /** Lists the governed tools; a listing failure ends the run with status error. */
-    const withCatalog = (use: (catalog: Catalog) => Effect.Effect<RunResult, InvalidRunState>) =>
+    const withCatalog = <E>(use: (catalog: Catalog) => Effect.Effect<RunResult, E>): Effect.Effect<RunResult, E> =>
       Effect.flatMap(Effect.result(toolCalls.listTools()), (listed) => {
         if (listed._tag === "Success") return use(catalogOf(listed.success))
         const progress = progressOf([], makeCatalog([]))
@@ -188,7 +188,7 @@ export const make = <PE = never, PR = never, AE = never, AR = never, TE = never,
           return runTurns(env, progress)
         })
         return finish(progress, start, runOptions)
-      }) as Effect.Effect<RunResult>
+      })
 
     const resume = (state: RunState, decision: ResumeDecision, runOptions?: RunOptions) =>
       withCatalog((catalog) => {
