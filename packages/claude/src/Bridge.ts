@@ -42,7 +42,7 @@ export interface BridgeOptions {
 const PREFIX = "interlock claude-hook: "
 
 /** The result for input the bridge cannot read: exit 1, one line on stderr. */
-export const badInput = (detail: string): BridgeResult => ({
+const badInput = (detail: string): BridgeResult => ({
   stdout: "",
   exitCode: 1,
   stderr: `${PREFIX}${detail.replace(/\s*\n\s*/g, "; ")}\n`

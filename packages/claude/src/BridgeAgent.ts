@@ -13,7 +13,7 @@ import type { Output } from "./ClaudeOutput.ts"
 import { isMcpToolName } from "./ToolNames.ts"
 
 /** The text that replaces an MCP tool's output the bridge could not check. */
-export const UNCHECKED_TEXT = "Result withheld: Interlock could not check this tool's output."
+const UNCHECKED_TEXT = "Result withheld: Interlock could not check this tool's output."
 
 /** The answer that lets nothing through, for an event the bridge could not evaluate. */
 export const failClosed = (input: ClaudeInput, reason: string): Answer => {

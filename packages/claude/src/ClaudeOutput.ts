@@ -59,9 +59,6 @@ export type SpecificEvent = keyof typeof SPECIFIC_OUTPUTS
 /** An event-specific output. */
 export type HookSpecificOutput = { [E in SpecificEvent]: typeof SPECIFIC_OUTPUTS[E]["Type"] }[SpecificEvent]
 
-/** Whether an event has an event-specific output. */
-export const hasSpecificOutput = (event: ClaudeEventName): event is SpecificEvent => event in SPECIFIC_OUTPUTS
-
 /** The synchronous output: top-level fields and an optional event-specific part. */
 export const Output = Schema.Struct({
   continue: Schema.optional(Schema.Boolean),

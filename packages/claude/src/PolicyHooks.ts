@@ -17,7 +17,7 @@ import { toClaudeName } from "./ToolNames.ts"
 import { toolInput } from "./ToolHooks.ts"
 
 /** A policy hook's deadline when it sets none (Claude Code's 60 s applies to commands). */
-export const DEFAULT_POLICY_HOOK_TIMEOUT_MS = 5_000
+const DEFAULT_POLICY_HOOK_TIMEOUT_MS = 5_000
 
 /** What decides when no hook has an opinion. */
 export type Fallback = "allow" | "deny" | "ask" | ((call: ToolCall, ctx: HookContext) => Effect.Effect<PolicyDecision>)
