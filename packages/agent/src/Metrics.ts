@@ -79,6 +79,11 @@ class Family {
     const key = `${this.name}${suffix}${labels(pairs)}`
     this.samples.set(key, (this.samples.get(key) ?? 0) + value)
   }
+  /** One observation of a summary: its value joins _sum, and _count goes up by one. */
+  observe(pairs: Record<string, string>, value: number) {
+    this.add("_sum", pairs, value)
+    this.add("_count", pairs, 1)
+  }
   render(): string {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} ${this.type}`]
     for (const [key, value] of this.samples) lines.push(`${key} ${value}`)
@@ -113,15 +118,13 @@ export const toPrometheus = (events: ReadonlyArray<MetricEvent>): string => {
     switch (event.type) {
       case "llm":
         llm.add("", { model: event.model, status: event.status }, 1)
-        llmMs.add("_sum", { model: event.model }, event.durationMs)
-        llmMs.add("_count", { model: event.model }, 1)
+        llmMs.observe({ model: event.model }, event.durationMs)
         tokens.add("", { model: event.model, kind: "input" }, event.inputTokens)
         tokens.add("", { model: event.model, kind: "output" }, event.outputTokens)
         break
       case "tool":
         tools.add("", { tool: event.name, outcome: event.outcome }, 1)
-        toolMs.add("_sum", { tool: event.name }, event.durationMs)
-        toolMs.add("_count", { tool: event.name }, 1)
+        toolMs.observe({ tool: event.name }, event.durationMs)
         break
       case "run":
         runs.add("", { status: event.status }, 1)
