@@ -171,7 +171,6 @@ export const invoke = (
   input: ClaudeInput,
   defaultTimeoutMs: number
 ): Effect.Effect<Coerced, ClaudeHookFailed> => {
-  const raise = new ClaudeHookFailed({ hookId: hook.id, kind: "raise" })
   const ms = hook.timeoutMs ?? defaultTimeoutMs
   const call: Effect.Effect<unknown, unknown> = Effect.suspend(() => {
     const value = hook.run(input, toolUseIdOf(input))
@@ -193,7 +192,7 @@ export const invoke = (
       return Effect.fail(
         error._tag === "Some" && error.value instanceof ClaudeHookFailed
           ? new ClaudeHookFailed({ hookId: hook.id, kind: error.value.kind, exitCode: error.value.exitCode })
-          : raise
+          : new ClaudeHookFailed({ hookId: hook.id, kind: "raise" })
       )
     })
   )
