@@ -167,9 +167,10 @@ export const command = (options: CommandOptions): ClaudeHookSpec => {
   const timeoutMs = options.timeout === undefined ? DEFAULT_COMMAND_TIMEOUT_MS : millis(options.timeout)
   const maxOutput = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT
   const failed = (kind: ClaudeFailureKind, exitCode?: number) => new ClaudeHookFailed({ hookId: id, kind, exitCode })
+  // Options that can never run fail every run as a spawn failure; they are checked once, here.
+  const runnable = typeof options.command === "string" && options.command.trim().length > 0 && timeoutMs !== undefined && maxOutput > 0
   const run = (input: ClaudeInput): Effect.Effect<ClaudeReturn, ClaudeHookFailed> => {
-    if (typeof options.command !== "string" || options.command.trim().length === 0) return Effect.fail(failed("spawn"))
-    if (timeoutMs === undefined || !(maxOutput > 0)) return Effect.fail(failed("spawn"))
+    if (!runnable) return Effect.fail(failed("spawn"))
     return runProgram(options, JSON.stringify(input), maxOutput).pipe(
       // A safety net: whoever runs the hook (the pipeline, `invoke`) applies `timeout` itself and
       // reports it as a timeout; this one only makes sure a program run directly cannot hang.
