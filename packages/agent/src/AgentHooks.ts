@@ -2,12 +2,11 @@
  * Compiling the model-level hooks config (validated, with a ConfigError naming the entry at fault)
  * and decoding what a hook returned against its event's verdicts.
  */
-import { type Duration, Exit, Schema } from "effect"
-import { ConfigError } from "@interlock/core"
+import { Exit, Schema } from "effect"
+import { ConfigError, isDeadline, toMillis } from "@interlock/core"
 import { Prompt } from "effect/ai"
 import { AGENT_EVENTS, type AgentEvent, EVENT_VERDICTS } from "./AgentEvent.ts"
 import type { AgentTool } from "./Catalog.ts"
-import { millisOf } from "./Resilience.ts"
 
 /** One compiled model-level hook. */
 export interface AgentHook {
@@ -39,8 +38,8 @@ const compileEntry = (event: AgentEvent, index: number, raw: unknown, ids: Set<s
   if (id !== undefined && (typeof id !== "string" || id.length === 0)) return error("id must be a non-empty string")
   const hookId = (id as string | undefined) ?? where
   if (ids.has(hookId)) return error(`duplicate hook id "${hookId}"`)
-  const timeoutMs = timeout === undefined ? undefined : millisOf(timeout as Duration.Input, 0)
-  if (timeout !== undefined && (timeoutMs === undefined || timeoutMs === 0)) return error("timeout must be a positive, finite duration")
+  const timeoutMs = timeout === undefined ? undefined : toMillis(timeout)
+  if (timeoutMs !== undefined && !isDeadline(timeoutMs)) return error("timeout must be a positive, finite duration")
   ids.add(hookId)
   return { id: hookId, event, run: run as (input: unknown) => unknown, timeoutMs }
 }

@@ -3,7 +3,8 @@
  * network errors, honouring Retry-After (seconds). A host `onError(info)` may decide instead
  * (retry or fail), always capped by `retries`.
  */
-import { Duration, Effect, Option, Schedule } from "effect"
+import { Duration, Effect, Schedule } from "effect"
+import { toMillis } from "@interlock/core"
 import type { AiError } from "effect/ai"
 import { ModelFailed } from "./AgentErrors.ts"
 
@@ -132,7 +133,6 @@ export const withRetries = <A>(
 /** Reads a duration option into ms, or undefined when it is not a finite, non-negative duration. */
 export const millisOf = (input: Duration.Input | undefined, fallback: number): number | undefined => {
   if (input === undefined) return fallback
-  const duration = Option.getOrUndefined(Duration.fromInput(input))
-  const millis = duration === undefined ? Number.NaN : Duration.toMillis(duration)
+  const millis = toMillis(input)
   return Number.isFinite(millis) && millis >= 0 ? millis : undefined
 }
