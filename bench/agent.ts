@@ -21,7 +21,7 @@ import { MockLanguageModelV4 } from "ai/test"
 import { Agent as OpenAiAgent, defineToolInputGuardrail, run as openAiRun, setTracingDisabled, tool as openAiTool, ToolGuardrailFunctionOutputFactory, Usage } from "@openai/agents"
 import { createAgent, createMiddleware, FakeToolCallingModel, tool as lcTool } from "langchain"
 import { z } from "zod"
-import { type BenchCase, measure, report, type SuiteResult } from "./harness.ts"
+import { type BenchCase, measure, report, round3, type SuiteResult } from "./harness.ts"
 
 setTracingDisabled(true)
 
@@ -160,7 +160,7 @@ const perToolCall = (result: SuiteResult): SuiteResult => ({
   ...result,
   cases: result.cases.map((c) => {
     const us = c.name.includes("k10") ? c.us / 10 : c.us
-    return { ...c, us: Math.round(us * 1000) / 1000, ratio: Math.round((us / result.baseline.us) * 1000) / 1000, unit: "µs per tool call" }
+    return { ...c, us: round3(us), ratio: round3(us / result.baseline.us), unit: "µs per tool call" }
   })
 })
 

@@ -2,7 +2,7 @@
  * `npm run bench -- core`: the cost of the pipeline around a native tool, against calling the tool
  * directly, plus one policy decision against 10,000 rules.
  */
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Exit, Layer, Schema, Scope } from "effect"
 import {
   Approvals,
   Hooks,
@@ -12,12 +12,12 @@ import {
   NativeTool,
   Policy,
   type PolicyRule,
+  ToolCall,
   ToolCalls,
   ToolTransport,
   Verdict
 } from "@interlock/core"
-import { makeToolCall } from "../packages/core/src/ToolCall.ts"
-import { measure, report } from "./harness.ts"
+import { measure, report, serviceOf } from "./harness.ts"
 
 const echo = NativeTool.make({
   name: "echo",
@@ -71,24 +71,17 @@ const client = (hooks: HooksConfig, policy: Layer.Layer<Policy, unknown>) =>
     Layer.provide(ToolTransport.fromTools([echo]))
   )
 
-const viaPipeline = (layer: Layer.Layer<ToolCalls, unknown>) =>
-  Effect.runSync(Effect.scoped(Effect.gen(function*() {
-    const context = yield* Layer.build(layer)
-    const calls = context.mapUnsafe.get(ToolCalls.key) as ToolCalls["Service"]
-    return calls
-  })))
-
 export default async function run(): Promise<void> {
   const args = { n: 1 }
   const bare = echo.handler(args)
+  // The clients' scope stays open while they are measured (it holds their hook fiber sets).
+  const scope = Scope.makeUnsafe()
+  const viaPipeline = (layer: Layer.Layer<ToolCalls, unknown>) => Effect.runSync(serviceOf(layer, ToolCalls, scope))
   const zero = viaPipeline(client({}, Policy.allowAll))
   const ten = viaPipeline(client(passThrough, rules))
   const tenRewrites = viaPipeline(client(rewrites, Policy.allowAll))
-  const policy = Effect.runSync(Effect.gen(function*() {
-    const context = yield* Layer.build(Policy.rules({ rules: tenThousandRules(), default: "deny" }))
-    return context.mapUnsafe.get(Policy.key) as Policy["Service"]
-  }).pipe(Effect.scoped))
-  const decisionCall = makeToolCall({ serverId: "srv7", name: "read_file", args: {}, callId: "c" })
+  const policy = Effect.runSync(serviceOf(Policy.rules({ rules: tenThousandRules(), default: "deny" }), Policy, scope))
+  const decisionCall = new ToolCall({ serverId: "srv7", name: "read_file", args: {}, callId: "c" })
   const ctx = new HookContext({ client: "bench", serverId: "srv7", assigns: {} })
   const decided = Effect.runSync(policy.decide(decisionCall, ctx))
   if (decided.rule !== "decider") throw new Error(`the 10k-rule policy chose ${decided.rule}`)
@@ -99,6 +92,7 @@ export default async function run(): Promise<void> {
     { name: "interlock-10-rewrites", effect: tenRewrites.callTool(input), iterations: 10_000 },
     { name: "policy-10k-rules", effect: policy.decide(decisionCall, ctx), iterations: 50_000 }
   ])
+  await Effect.runPromise(Scope.close(scope, Exit.void))
   report(result)
   const byName = Object.fromEntries(result.cases.map((c) => [c.name, c.us]))
   const perHook = (byName["interlock-10-hooks-policy"] - byName["interlock-0-hooks"]) / 10

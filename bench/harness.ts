@@ -6,7 +6,7 @@
 import { writeFileSync, mkdirSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { Effect } from "effect"
+import { Context, Effect, Layer, type Scope } from "effect"
 
 /** One case: an Effect or a Promise-returning function performing one operation. */
 export type BenchCase =
@@ -28,7 +28,8 @@ export interface SuiteResult {
   readonly cases: ReadonlyArray<CaseResult>
 }
 
-const median = (values: ReadonlyArray<number>): number => {
+/** The median of some samples. */
+export const median = (values: ReadonlyArray<number>): number => {
   const sorted = [...values].sort((a, b) => a - b)
   const mid = Math.floor(sorted.length / 2)
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
@@ -80,7 +81,12 @@ export const measure = async (
   }
 }
 
-const round3 = (n: number): number => Math.round(n * 1000) / 1000
+/** Rounds to three decimals, as every reported figure is. */
+export const round3 = (n: number): number => Math.round(n * 1000) / 1000
+
+/** Builds `layer` into `scope` (kept open while the suite runs; the caller closes it) and returns its service. */
+export const serviceOf = <I, S, E>(layer: Layer.Layer<I, E>, service: Context.Key<I, S>, scope: Scope.Scope): Effect.Effect<S, E> =>
+  Effect.map(Layer.buildWithScope(layer, scope), (context) => Context.get(context, service))
 
 const resultsDir = join(dirname(fileURLToPath(import.meta.url)), "results")
 

@@ -10,7 +10,7 @@ import { Effect, Exit, Layer, Scope } from "effect"
 import { z } from "zod"
 import { type HooksConfig, Interlock, Policy, ToolCall, ToolCalls, ToolTransport, Verdict } from "@interlock/core"
 import { McpTransport } from "@interlock/mcp"
-import { type CaseResult, measure, report } from "./harness.ts"
+import { type CaseResult, measure, median, report, round3, serviceOf } from "./harness.ts"
 
 const echoServer = () => {
   const server = new McpServer({ name: "echo", version: "1.0.0" }, { capabilities: { tools: {} } })
@@ -37,24 +37,15 @@ const allowAll = Policy.rules({ rules: [{ match: "*", decision: "allow" }] })
 
 /** The hub's transport alone (no core pipeline), over its own in-memory server. */
 const transportOnly = (scope: Scope.Scope) =>
-  Effect.map(
-    Layer.buildWithScope(McpTransport.memory("mem", { server: echoServer() }, { connect: "eager" }), scope),
-    (context) => context.mapUnsafe.get(ToolTransport.key) as ToolTransport["Service"]
-  )
+  serviceOf(McpTransport.memory("mem", { server: echoServer() }, { connect: "eager" }), ToolTransport, scope)
 
 /** A governed client over its own in-memory server, connected before timing starts. */
 const governed = (hooks: HooksConfig, policy: Layer.Layer<Policy, unknown>, scope: Scope.Scope) =>
-  Effect.gen(function*() {
-    const layer = Interlock.layer({ hooks, policy }).pipe(
-      Layer.provide(McpTransport.memory("mem", { server: echoServer() }, { connect: "eager" }))
-    )
-    const context = yield* Layer.buildWithScope(layer, scope)
-    return context.mapUnsafe.get(ToolCalls.key) as ToolCalls["Service"]
-  })
-
-const round = (n: number): number => Math.round(n * 1000) / 1000
-
-const median = (values: Array<number>): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+  serviceOf(
+    Interlock.layer({ hooks, policy }).pipe(Layer.provide(McpTransport.memory("mem", { server: echoServer() }, { connect: "eager" }))),
+    ToolCalls,
+    scope
+  )
 
 /** Calls per second with `inFlight` calls started at once, median of `rounds`, interleaved. */
 const throughput = async (runs: ReadonlyArray<() => Promise<unknown>>, rounds = 7): Promise<Array<number>> => {
@@ -130,7 +121,7 @@ export default async function run(): Promise<void> {
     loop(ten.callTool(input)),
     loop(tenRewrites.callTool(input))
   ], CPU_CALLS)
-  const withCpu = sequential.cases.map((c, i) => ({ ...c, cpuUs: round(cpu[i + 1]), cpuRatio: round(cpu[i + 1] / cpu[0]) }))
+  const withCpu = sequential.cases.map((c, i) => ({ ...c, cpuUs: round3(cpu[i + 1]), cpuRatio: round3(cpu[i + 1] / cpu[0]) }))
 
   const concurrentInput = Array.from({ length: IN_FLIGHT }, () => input)
   const [bareCps, zeroCps] = await throughput([
@@ -139,22 +130,22 @@ export default async function run(): Promise<void> {
   ])
   const concurrent = (name: string, cps: number): CaseResult => ({
     name,
-    us: Math.round((1e6 / cps) * 1000) / 1000,
-    ratio: Math.round((bareCps / cps) * 1000) / 1000,
+    us: round3(1e6 / cps),
+    ratio: round3(bareCps / cps),
     callsPerSecond: Math.round(cps),
-    throughputVsBare: Math.round((cps / bareCps) * 1000) / 1000,
+    throughputVsBare: round3(cps / bareCps),
     inFlight: IN_FLIGHT
   })
   report({
     ...sequential,
-    baseline: { ...sequential.baseline, cpuUs: round(cpu[0]) } as typeof sequential.baseline,
+    baseline: { ...sequential.baseline, cpuUs: round3(cpu[0]) } as typeof sequential.baseline,
     cases: [
       ...withCpu,
       concurrent("bare-concurrent-10k", bareCps),
       concurrent("interlock-0-hooks-concurrent-10k", zeroCps)
     ]
   })
-  console.log(`  CPU µs per call: bare ${round(cpu[0])}, ${withCpu.map((c) => `${c.name} ${c.cpuUs} (${c.cpuRatio}x)`).join(", ")}`)
+  console.log(`  CPU µs per call: bare ${round3(cpu[0])}, ${withCpu.map((c) => `${c.name} ${c.cpuUs} (${c.cpuRatio}x)`).join(", ")}`)
   console.log(`  concurrent: bare ${Math.round(bareCps)} calls/s, interlock ${Math.round(zeroCps)} calls/s (${(zeroCps / bareCps).toFixed(3)}x)`)
   await Effect.runPromise(Scope.close(scope, Exit.void))
   await client.close()
