@@ -62,7 +62,7 @@ const refusal = (error: CallError | undefined): { reason: string; rule?: string 
   return { reason: "Interlock could not evaluate this call" }
 }
 
-const sameJson = (a: unknown, b: unknown): boolean => Canonical.canonicalJson(a as never) === Canonical.canonicalJson(b as never)
+const sameJson = (a: unknown, b: unknown): boolean => Canonical.canonicalJson(a) === Canonical.canonicalJson(b)
 
 /** PreToolUse's answer. */
 export const preAnswer = (g: Governed): Answer => {
@@ -153,11 +153,10 @@ export const preAnswer = (g: Governed): Answer => {
 /** PermissionRequest's answer, from the same stage as PreToolUse's. */
 export const permissionAnswer = (g: Governed): Answer => {
   const pre = preAnswer(g)
-  const inner = pre.output.hookSpecificOutput as { permissionDecision?: string; updatedInput?: Json } | undefined
   if (pre.decision === "allow") {
     // The CLI requires updatedInput on an allow; the call's own input (or the rewritten one) is the safe value.
-    const decision = { behavior: "allow", updatedInput: inner?.updatedInput ?? g.original.args } as const
-    return { ...pre, output: { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: decision as never } } }
+    const updatedInput = (pre.rewritten === true ? g.sent?.args : undefined) ?? g.original.args
+    return { ...pre, output: { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow", updatedInput } } } }
   }
   if (pre.decision === "deny" || pre.decision === "halt") {
     const message = pre.reason ?? "denied by Interlock"
