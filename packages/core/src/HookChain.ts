@@ -51,7 +51,7 @@ const STATUS: Record<Decoded["_tag"], HookStatus> = {
 }
 
 /** Whether a failure of this hook may be skipped. Guards and required hooks always fail closed. */
-export const isIgnorable = (hook: ResolvedHook): boolean =>
+const isIgnorable = (hook: ResolvedHook): boolean =>
   !hook.required && hook.kind !== "guard" &&
   (hook.kind === "observe" || (isInsideOut(hook.event) && hook.onError === "ignore"))
 

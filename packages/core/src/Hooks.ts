@@ -38,7 +38,7 @@ const OPTION_KEYS = new Set(["match", "run", "id", "timeout", "onError", "kind",
 const KINDS = new Set(["guard", "transform", "observe"])
 
 /** Whether a value is already compiled. */
-export const isCompiled = (value: unknown): value is CompiledHooks<unknown> =>
+const isCompiled = (value: unknown): value is CompiledHooks<unknown> =>
   typeof value === "object" && value !== null && CompiledTypeId in value
 
 type Entry = { readonly match: unknown; readonly run: unknown; readonly options: Record<string, unknown> }
@@ -111,7 +111,7 @@ const compileEntry = (event: HookEvent, index: number, raw: unknown, ids: Set<st
 }
 
 /** Onion order: by level (global, server, tool), declaration order within a level; reversed for post and failure hooks. */
-export const runOrder = (event: HookEvent, hooks: ReadonlyArray<CompiledHook>): ReadonlyArray<CompiledHook> => {
+const runOrder = (event: HookEvent, hooks: ReadonlyArray<CompiledHook>): ReadonlyArray<CompiledHook> => {
   const sorted = [...hooks].sort((a, b) => levelRank[a.matcher.level] - levelRank[b.matcher.level] || a.index - b.index)
   return isInsideOut(event) ? sorted.reverse() : sorted
 }

@@ -41,7 +41,7 @@ const ORIGIN_NANOS = BigInt(Math.round(performance.timeOrigin * 1e6))
 const spanTime = (reading: number): bigint => ORIGIN_NANOS + BigInt(Math.round(reading * 1e6))
 
 /** The tracer to record with, or undefined when tracing is off or goes nowhere (the native tracer). */
-export const activeTracer = (fiber: Fiber.Fiber<unknown, unknown>): Tracer.Tracer | undefined => {
+const activeTracer = (fiber: Fiber.Fiber<unknown, unknown>): Tracer.Tracer | undefined => {
   if (!fiber.getRef(References.TracerEnabled)) return undefined
   const tracer = fiber.getRef(Tracer.Tracer)
   return tracer === Tracer.nativeTracer ? undefined : tracer
