@@ -5,7 +5,7 @@
  *
  *   const result = yield* Agent.run("What is 1 + 1?", { tools: [add], policy: Policy.allowAll, model })
  */
-import { Context, Effect, Layer, Schema, type Scope } from "effect"
+import { Context, Effect, Layer, Option, Schema, type Scope } from "effect"
 import { Approvals, type ConfigError, Hooks, Interlock, NativeTool, ToolCalls, ToolResult, ToolTransport } from "@interlock/core"
 import { LanguageModel, Model, Prompt } from "effect/ai"
 import { InvalidRunState } from "./AgentErrors.ts"
@@ -90,7 +90,7 @@ export const make = <PE = never, PR = never, AE = never, AR = never, TE = never,
       : (yield* Layer.build(options.model)) as unknown as Context.Context<LanguageModel.LanguageModel | Model.ModelName>
     const lm = modelContext === undefined ? yield* LanguageModel.LanguageModel : Context.get(modelContext, LanguageModel.LanguageModel)
     const modelName = (modelContext === undefined ? undefined : Context.getOrUndefined(modelContext, Model.ModelName)) ??
-      (yield* Effect.serviceOption(Model.ModelName)).pipe((o) => (o._tag === "Some" ? o.value : "unknown"))
+      Option.getOrElse(yield* Effect.serviceOption(Model.ModelName), () => "unknown")
     const toolCalls = Context.get(services, ToolCalls)
     const grants = Context.get(services, Approvals)
     const system = options.system === undefined ? [] : [Prompt.systemMessage({ content: options.system })]
