@@ -103,13 +103,16 @@ describe("resilience", () => {
 
   it.effect("interrupting the run interrupts the tools in flight; an aborted signal gives status interrupted", () =>
     Effect.gen(function*() {
-      const started = yield* Deferred.make<void>()
       let cancelled = 0
-      const stuck = NativeTool.make({
-        name: "stuck",
-        parameters: Schema.Struct({}),
-        run: () => Deferred.succeed(started, undefined).pipe(Effect.andThen(Effect.never), Effect.onInterrupt(() => Effect.sync(() => void cancelled++)))
-      })
+      // A tool that says it started, then waits forever and counts its cancellation.
+      const stuckTool = (started: Deferred.Deferred<void>) =>
+        NativeTool.make({
+          name: "stuck",
+          parameters: Schema.Struct({}),
+          run: () => Deferred.succeed(started, undefined).pipe(Effect.andThen(Effect.never), Effect.onInterrupt(() => Effect.sync(() => void cancelled++)))
+        })
+      const started = yield* Deferred.make<void>()
+      const stuck = stuckTool(started)
       const server = yield* fake(turns(toolCalls([{ id: "c1", name: "stuck", args: {} }]), text("unreachable")))
       const controller = new AbortController()
       const fiber = yield* Effect.forkChild(runOn(server, "hi", { tools: [stuck], signal: controller.signal }))
@@ -121,11 +124,7 @@ describe("resilience", () => {
       assert.strictEqual(result.turns, 1)
       // Fiber interruption: the same tool, cancelled by interrupting the run's fiber.
       const again = yield* Deferred.make<void>()
-      const stuck2 = NativeTool.make({
-        name: "stuck",
-        parameters: Schema.Struct({}),
-        run: () => Deferred.succeed(again, undefined).pipe(Effect.andThen(Effect.never), Effect.onInterrupt(() => Effect.sync(() => void cancelled++)))
-      })
+      const stuck2 = stuckTool(again)
       const server2 = yield* fake(turns(toolCalls([{ id: "c1", name: "stuck", args: {} }])))
       const fiber2 = yield* Effect.forkChild(runOn(server2, "hi", { tools: [stuck2] }))
       yield* Deferred.await(again)
