@@ -1,11 +1,10 @@
 /** `interlock check --config F`: validate a config and print its servers, exposed tools and rules. */
-import { ConfigError, type TransportFailure } from "@interlock/core"
 import { Console, Effect, Layer } from "effect"
 import { Command, Flag } from "effect/cli"
 import { Gateway } from "../Gateway.ts"
 import * as PgAuditStore from "../PgAuditStore.ts"
-import { type AuditPlan, makePlan, type Plan } from "../Plan.ts"
-import { loadFrom, progress, userFacing } from "./Shared.ts"
+import type { AuditPlan, Plan } from "../Plan.ts"
+import { planFrom, progress, userFacing } from "./Shared.ts"
 
 /** Which audit store a plan uses, without the Postgres password. */
 export const describeAudit = (audit: AuditPlan): string =>
@@ -56,10 +55,8 @@ export const checkCommand = Command.make(
   },
   ({ config, connect }) =>
     userFacing(Effect.gen(function*() {
-      const loaded = yield* loadFrom(config)
-      const plan = makePlan(loaded)
-      if (plan instanceof ConfigError) return yield* plan
+      const plan = yield* planFrom(config)
       for (const line of describePlan(plan)) yield* Console.log(line)
-      if (connect) yield* (listExposed(plan) as Effect.Effect<void, TransportFailure>)
+      if (connect) yield* listExposed(plan)
     }))
 ).pipe(Command.withDescription("Validate a config and print its servers, exposed tools and rules; exit 1 on an error"))

@@ -3,7 +3,7 @@
  * event on stdin and answers in Claude Code's format through @interlock/claude's bridge, with the
  * gateway's config (hooks and policy) and audit store. A config that does not load answers closed.
  */
-import { ConfigError, Hooks } from "@interlock/core"
+import { Hooks } from "@interlock/core"
 import { AuditSink, Bridge, compileSettings, settingsHooks } from "@interlock/claude"
 import { Effect, Layer } from "effect"
 import { Command, Flag } from "effect/cli"
@@ -11,9 +11,8 @@ import { AuditRecord } from "../AuditRecord.ts"
 import { AuditStore } from "../AuditStore.ts"
 import { mergeHooks } from "../BuiltinHooks.ts"
 import { auditLayer } from "../Gateway.ts"
-import { makePlan } from "../Plan.ts"
 import { policyLayer } from "../PolicyConfig.ts"
-import { loadFrom } from "./Shared.ts"
+import { planFrom } from "./Shared.ts"
 
 const readStdin = (): Promise<string> =>
   new Promise((resolve, reject) => {
@@ -56,9 +55,7 @@ export const claudeHookCommand = Command.make(
     Effect.gen(function*() {
       const stdin = yield* Effect.promise(readStdin)
       const result = yield* Effect.gen(function*() {
-        const loaded = yield* loadFrom(config)
-        const plan = makePlan(loaded)
-        if (plan instanceof ConfigError) return yield* plan
+        const plan = yield* planFrom(config)
         // The config's `claude` section (a settings.json hooks section) adds Claude Code command hooks:
         // tool-level ones join the config's hooks, the agent-level ones (UserPromptSubmit, Stop, ...) go to the bridge.
         const claude = plan.loaded.config.claude

@@ -1,13 +1,11 @@
 /** `interlock serve [--config F] [--stdio] [--http HOST:PORT]`: run the gateway until interrupted. */
-import { ConfigError } from "@interlock/core"
 import { Console, Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { Gateway } from "../Gateway.ts"
 import { HttpFront } from "../HttpFront.ts"
-import { makePlan, type Plan } from "../Plan.ts"
 import { serveStdio } from "../StdioFront.ts"
 import { telemetryLayer } from "../Telemetry.ts"
-import { loadFrom, progress, userFacing } from "./Shared.ts"
+import { planFrom, progress, userFacing } from "./Shared.ts"
 
 /** The lines printed when the HTTP gateway is up: URLs and a one-line connect snippet. */
 export const banner = (mcpUrl: string, consoleUrl: string, hasToken: boolean): ReadonlyArray<string> => [
@@ -28,8 +26,6 @@ export const connectAll = (gateway: Gateway["Service"]) =>
       Effect.catch((error) => Console.error(`  ${serverId}: not connected (${error.message}); will retry on first use`))
     ), { discard: true, concurrency: "unbounded" })
 
-const planOrFail = (plan: Plan | ConfigError) => (plan instanceof ConfigError ? Effect.fail(plan) : Effect.succeed(plan))
-
 /** The serve command. */
 export const serveCommand = Command.make(
   "serve",
@@ -40,8 +36,7 @@ export const serveCommand = Command.make(
   },
   ({ config, http, stdio }) =>
     userFacing(Effect.gen(function*() {
-      const loaded = yield* loadFrom(config)
-      const plan = yield* planOrFail(makePlan(loaded, { http: Option.getOrUndefined(http) }))
+      const plan = yield* planFrom(config, { http: Option.getOrUndefined(http) })
       yield* progress(`Starting ${plan.servers.size} server(s)...`)
       const gateway = Gateway.layer(plan).pipe(Layer.provide(telemetryLayer(plan)))
       if (stdio) {

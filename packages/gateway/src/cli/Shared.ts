@@ -5,6 +5,7 @@ import { CliError } from "effect/cli"
 import { existsSync } from "node:fs"
 import * as path from "node:path"
 import { CONFIG_NAMES, type LoadedConfig, loadConfig } from "../ConfigLoader.ts"
+import { makePlan, type Plan, type PlanOptions } from "../Plan.ts"
 
 /** The config file: the given one, or the first interlock.config.* in the working directory. */
 export const findConfig = (given: Option.Option<string>): Effect.Effect<string, ConfigError> => {
@@ -18,6 +19,13 @@ export const findConfig = (given: Option.Option<string>): Effect.Effect<string, 
 
 /** Loads the config named by --config (or found). */
 export const loadFrom = (given: Option.Option<string>): Effect.Effect<LoadedConfig, ConfigError> => Effect.flatMap(findConfig(given), loadConfig)
+
+/** Loads the config named by --config (or found) and resolves it into a plan. */
+export const planFrom = (given: Option.Option<string>, options?: PlanOptions): Effect.Effect<Plan, ConfigError> =>
+  Effect.flatMap(loadFrom(given), (loaded) => {
+    const plan = makePlan(loaded, options)
+    return plan instanceof ConfigError ? Effect.fail(plan) : Effect.succeed(plan)
+  })
 
 /** Any tagged error with a message becomes a CLI user error: one line on stderr and exit code 1. */
 export const userFacing = <A, E extends { readonly message: string }, R>(effect: Effect.Effect<A, E, R>) =>
