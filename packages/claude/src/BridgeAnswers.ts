@@ -15,11 +15,11 @@
  * - PostToolUseFailure: a recovered error becomes `additionalContext`.
  */
 import { Exit } from "effect"
-import { type ApprovalAnswer, Canonical, type CallError, type Receipt, type ToolResult, WITHHELD_TEXT } from "@interlock/core"
+import { type ApprovalAnswer, Canonical, type CallError, type Receipt, ToolResult, WITHHELD_TEXT } from "@interlock/core"
 import type { Json } from "effect/Schema"
 import type { AuditDecision } from "./AuditSink.ts"
 import type { Governed } from "./BridgeTools.ts"
-import { contextOf, haltOf, strip } from "./ClaudeMeta.ts"
+import { contextOf, haltOf } from "./ClaudeMeta.ts"
 import type { Output } from "./ClaudeOutput.ts"
 import { CLAUDE_SERVER } from "./ToolNames.ts"
 import { callToolResult, toResponse } from "./ToolResponse.ts"
@@ -207,12 +207,13 @@ export const postAnswer = (g: Governed, original: ToolResult, response: Json | u
   const reason = withheld ? WITHHELD_TEXT : "Interlock replaced this tool's output"
   const text = withheld ? WITHHELD_TEXT : final.text
   if (mcp) {
-    const replacement = withheld ? { content: [{ type: "text", text: WITHHELD_TEXT }], isError: true } : { ...callToolResult(final), meta: strip(final.meta) }
+    // A ToolResult, so that a response that came as text goes back as the replacement's text.
+    const replacement = withheld ? ToolResult.text(WITHHELD_TEXT, { isError: true }) : final
     return {
       output: {
         hookSpecificOutput: {
           hookEventName: "PostToolUse",
-          updatedMCPToolOutput: toResponse(replacement as never, response),
+          updatedMCPToolOutput: toResponse(replacement, response),
           ...(additionalContext === undefined ? {} : { additionalContext })
         }
       },

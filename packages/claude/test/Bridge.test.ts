@@ -218,6 +218,9 @@ describe("PostToolUse", () => {
       assert.notInclude(JSON.stringify(blocks.rows), SECRET)
       const object = yield* bridge(post("mcp__vault__get", { content: [{ type: "text", text: SECRET }], isError: false }))
       assert.deepStrictEqual(object.json.hookSpecificOutput.updatedMCPToolOutput, { content: [{ type: "text", text: "[REDACTED]" }] })
+      const text = yield* bridge(post("mcp__vault__get", `key=${SECRET}`))
+      assert.deepStrictEqual(text.json.hookSpecificOutput.updatedMCPToolOutput, "key=[REDACTED]", "a text response is replaced by text")
+      assert.notInclude(text.stdout, SECRET)
     }))
 
   it.effect("a built-in's output cannot be replaced: it is blocked, with the redacted output as context", () =>
@@ -235,6 +238,9 @@ describe("PostToolUse", () => {
       assert.deepStrictEqual(r.json.hookSpecificOutput.updatedMCPToolOutput, [{ type: "text", text: "Result withheld: a post-call hook failed, so the tool's output was dropped." }])
       assert.deepInclude(r.rows[0], { decision: "withheld" })
       assert.notInclude(r.stdout, SECRET)
+      const text = yield* bridge(post("mcp__fs__explode", SECRET))
+      assert.strictEqual(text.json.hookSpecificOutput.updatedMCPToolOutput, "Result withheld: a post-call hook failed, so the tool's output was dropped.")
+      assert.notInclude(text.stdout, SECRET)
     }))
 
   it.effect("additionalContext from a hook; nothing to say gives {}", () =>
