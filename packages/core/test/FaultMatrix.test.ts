@@ -6,7 +6,7 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Result } from "effect"
 import { TestClock } from "effect/testing"
-import { type FailureKind, HookFailed, type HookEvent, type HooksConfig, ToolCalls, TransportError, WITHHELD_TEXT } from "../src/index.ts"
+import { type FailureKind, HOOK_EVENTS, HookFailed, type HookEvent, type HooksConfig, ToolCalls, TransportError, WITHHELD_TEXT } from "../src/index.ts"
 import { trackRejections } from "./capture.ts"
 import { client, SECRET } from "./fixtures.ts"
 
@@ -107,9 +107,7 @@ const fire = (event: HookEvent, run: () => unknown) => {
 const rejections = trackRejections()
 afterAll(() => rejections.stop())
 
-const EVENTS: ReadonlyArray<HookEvent> = ["preToolCall", "postToolCall", "toolCallFailed", "toolsListed", "resourceRead", "promptGet"]
-
-for (const event of EVENTS) {
+for (const event of HOOK_EVENTS) {
   describe(`fault matrix: ${event}`, () => {
     for (const [name, kind, run] of faults) {
       it.effect(`${name} -> ${kind}`, () =>
