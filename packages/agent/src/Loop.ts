@@ -71,7 +71,7 @@ const callModel = (env: LoopEnv, progress: Progress) =>
       toolkit: env.exec.catalog.toolkit(progress.tools),
       disableToolCallResolution: true,
       toolCallValidation: "deferred"
-    } as any) as unknown as Effect.Effect<LanguageModel.GenerateTextResponse<any, any>, AiError.AiError>
+    }) as unknown as Effect.Effect<LanguageModel.GenerateTextResponse<any, any>, AiError.AiError>
     return Effect.map(Effect.result(withRetries(request, env.retry)), (answer) => {
       const durationMs = clock.currentTimeMillisUnsafe() - start
       progress.turns++
