@@ -16,8 +16,8 @@ import { type Answer, approvalAnswer, auditHooks, failureAnswer, permissionAnswe
 import { failWith, governed, respondWith } from "./BridgeTools.ts"
 import { agentAnswer, failClosed } from "./BridgeAgent.ts"
 import type { ClaudeInput, ClaudeToolInput } from "./ClaudeEvent.ts"
-import { CLAUDE_EVENTS, parseEvent } from "./ClaudeEvent.ts"
-import type { CompiledClaudeHooks } from "./ClaudeHook.ts"
+import { parseEvent } from "./ClaudeEvent.ts"
+import { type CompiledClaudeHooks, emptyHooks } from "./ClaudeHook.ts"
 import { toWire } from "./ClaudeOutput.ts"
 import type { BadEvent } from "./Errors.ts"
 import { approver } from "./PolicyHooks.ts"
@@ -91,7 +91,7 @@ const toolAnswer = (input: ClaudeToolInput, options: BridgeOptions) =>
   })
 
 /** No Claude-style hooks at all. */
-const EMPTY_HOOKS = Object.fromEntries(CLAUDE_EVENTS.map((event) => [event, []])) as unknown as CompiledClaudeHooks
+const EMPTY_HOOKS: CompiledClaudeHooks = emptyHooks()
 
 const decide = (input: ClaudeInput, options: BridgeOptions) => {
   const name = input.hook_event_name

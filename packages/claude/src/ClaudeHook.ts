@@ -112,13 +112,14 @@ const compileHook = (
   return { id, event, matcher, matches, run: spec.run as ClaudeHookFn, timeoutMs, async: spec.async === true }
 }
 
+/** A table with no hooks: an empty list per event. */
+export const emptyHooks = (): Record<ClaudeEventName, Array<CompiledClaudeHook>> =>
+  Object.fromEntries(CLAUDE_EVENTS.map((event) => [event, [] as Array<CompiledClaudeHook>])) as Record<ClaudeEventName, Array<CompiledClaudeHook>>
+
 /** Compiles a Claude-style hooks config. Fails with a SettingsError naming the event, group and hook. */
 export const compile = (config: ClaudeHooksConfig): Effect.Effect<CompiledClaudeHooks, SettingsError> =>
   Effect.suspend(() => {
-    const out = Object.fromEntries(CLAUDE_EVENTS.map((event) => [event, [] as Array<CompiledClaudeHook>])) as Record<
-      ClaudeEventName,
-      Array<CompiledClaudeHook>
-    >
+    const out = emptyHooks()
     if (!Predicate.isObject(config)) return Effect.fail(new SettingsError({ path: "hooks", detail: "must be an object of events" }))
     const ids = new Set<string>()
     for (const [event, groups] of Object.entries(config)) {
