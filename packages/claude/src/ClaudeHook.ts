@@ -4,7 +4,8 @@
  * Claude's tool names, or on the event's own subject). This module compiles such a config and
  * runs one hook under its deadline; what it returned becomes Claude Code's output (the seed's table).
  */
-import { Cause, Duration, Effect, Exit, Option, Predicate } from "effect"
+import { isDeadline, toMillis } from "@interlock/core"
+import { Cause, type Duration, Effect, Exit, Predicate } from "effect"
 import { CLAUDE_EVENTS, type ClaudeEventName, type ClaudeInput, isClaudeEvent, TOOL_EVENTS } from "./ClaudeEvent.ts"
 import { ClaudeHookFailed, SettingsError } from "./Errors.ts"
 import { type ClaudeReturn, type Coerced, coerce } from "./ReturnValue.ts"
@@ -84,9 +85,8 @@ export const subjectOf = (input: ClaudeInput): string | undefined => {
 
 /** A duration input (ms or a Duration) as milliseconds, or undefined unless positive and finite. */
 export const millis = (value: unknown): number | undefined => {
-  const duration = Option.getOrUndefined(Duration.fromInput(value as Duration.Input))
-  const ms = duration === undefined ? Number.NaN : Duration.toMillis(duration)
-  return Number.isFinite(ms) && ms > 0 ? ms : undefined
+  const ms = toMillis(value)
+  return isDeadline(ms) ? ms : undefined
 }
 
 const compileHook = (
