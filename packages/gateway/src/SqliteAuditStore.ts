@@ -2,7 +2,7 @@
  * The SQLite audit store on `node:sqlite` (DatabaseSync), in WAL mode. A row is written by one
  * synchronous INSERT in autocommit mode, so it is committed when `record` returns.
  */
-import { Effect, Layer } from "effect"
+import { Effect, Layer, type Scope } from "effect"
 import { mkdirSync } from "node:fs"
 import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
@@ -46,15 +46,15 @@ export const open = (file: string): AuditStoreShape & { readonly close: () => vo
   }
 }
 
-/** The SQLite AuditStore Layer; the database closes with the Layer's scope. */
-export const layer = (file: string): Layer.Layer<AuditStore, AuditError> =>
-  Layer.effect(
-    AuditStore,
-    Effect.acquireRelease(
-      Effect.try({
-        try: () => open(file),
-        catch: () => new AuditError({ operation: "open", detail: `could not open ${file}` })
-      }),
-      (store) => Effect.sync(() => store.close())
-    )
+/** Opens a SQLite audit database for the current scope (it closes with it); an AuditError naming the file when it cannot. */
+export const scoped = (file: string): Effect.Effect<AuditStoreShape, AuditError, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.try({
+      try: () => open(file),
+      catch: () => new AuditError({ operation: "open", detail: `could not open ${file}` })
+    }),
+    (store) => Effect.sync(() => store.close())
   )
+
+/** The SQLite AuditStore Layer; the database closes with the Layer's scope. */
+export const layer = (file: string): Layer.Layer<AuditStore, AuditError> => Layer.effect(AuditStore, scoped(file))

@@ -34,8 +34,5 @@ export const openAuditSource = (flags: {
     }
     const db = Option.getOrElse(flags.db, () => DEFAULT_DB)
     if (!existsSync(db)) return yield* new AuditError({ operation: "open", detail: `${db} does not exist` })
-    return yield* Effect.acquireRelease(
-      Effect.try({ try: () => SqliteAuditStore.open(db), catch: () => new AuditError({ operation: "open", detail: `could not open ${db}` }) }),
-      (store) => Effect.sync(() => store.close())
-    )
+    return yield* SqliteAuditStore.scoped(db)
   })
