@@ -9,7 +9,7 @@ import * as path from "node:path"
 import type { ApprovalRoute } from "./Approver.ts"
 import { builtinHooks, mergeHooks } from "./BuiltinHooks.ts"
 import type { ServerConfig } from "./Config.ts"
-import type { LoadedConfig, RulePredicate } from "./ConfigLoader.ts"
+import type { LoadedConfig } from "./ConfigLoader.ts"
 import type { Redaction } from "./Redactor.ts"
 import { readSecret } from "./Secrets.ts"
 
@@ -46,7 +46,6 @@ export interface Plan {
   readonly hooks: HooksConfig
   readonly redactions: ReadonlyArray<Redaction>
   readonly loaded: LoadedConfig
-  readonly predicates: ReadonlyMap<number, RulePredicate>
   readonly pinTools: boolean
   readonly audit: AuditPlan
   readonly approvals: { readonly timeoutMs: number; readonly route: ApprovalRoute }
@@ -179,7 +178,6 @@ export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan 
     hooks: mergeHooks(builtins.hooks, loaded.hooks),
     redactions: builtins.redactions,
     loaded,
-    predicates: loaded.predicates,
     pinTools: config.pinTools === true,
     audit,
     approvals: { timeoutMs: Math.round((config.approvals?.timeoutSeconds ?? 120) * 1000), route: config.approvals?.via ?? "auto" },

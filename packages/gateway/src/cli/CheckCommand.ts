@@ -23,7 +23,7 @@ export const describePlan = (plan: Plan): ReadonlyArray<string> => {
     const extras = [
       rule.when === undefined ? undefined : `when args ${Object.keys(rule.when.args).join(", ")}`,
       rule.principals === undefined ? undefined : `principals ${rule.principals.join(", ")}`,
-      plan.predicates.has(index) ? "when (code)" : undefined,
+      plan.loaded.predicates.has(index) ? "when (code)" : undefined,
       rule.reason
     ].filter((x) => x !== undefined)
     lines.push(`  ${(rule.id ?? `rules[${index}]`).padEnd(16)} ${rule.decision.padEnd(5)} ${match}${extras.length === 0 ? "" : `  (${extras.join("; ")})`}`)

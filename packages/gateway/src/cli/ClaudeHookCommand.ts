@@ -63,7 +63,7 @@ export const claudeHookCommand = Command.make(
         const agentHooks = claude === undefined ? undefined : yield* compileSettings(claude)
         const services = Layer.mergeAll(
           Hooks.layer(mergeHooks(plan.hooks, claudeHooks)),
-          policyLayer(plan.loaded.config, plan.predicates),
+          policyLayer(plan.loaded.config, plan.loaded.predicates),
           auditSinkLayer
         ).pipe(Layer.provide(auditLayer(plan)))
         return yield* Effect.provide(Bridge.run(stdin, agentHooks === undefined ? {} : { agentHooks }), services)
