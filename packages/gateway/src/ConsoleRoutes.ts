@@ -6,21 +6,13 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { Effect } from "effect"
 import { CONSOLE_HTML } from "./ConsolePage.ts"
 import type { GatewayShape } from "./Gateway.ts"
+import { readBody } from "./RequestBody.ts"
 
 const json = (res: ServerResponse, status: number, body: unknown) =>
   res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" }).end(JSON.stringify(body))
 
-const readSmallBody = (req: IncomingMessage): Promise<string> =>
-  new Promise((resolve, reject) => {
-    let text = ""
-    req.setEncoding("utf8")
-    req.on("data", (chunk: string) => {
-      text += chunk
-      if (text.length > 4096) req.destroy()
-    })
-    req.on("end", () => resolve(text))
-    req.on("error", reject)
-  })
+/** The largest body an approval answer may have (bytes). */
+const MAX_ANSWER_BYTES = 4096
 
 /** The console's state as the page polls it. */
 export const consoleState = (gateway: GatewayShape, minutes: number) =>
@@ -76,7 +68,9 @@ export const handleConsole = async (
   if (match !== null && req.method === "POST") {
     let decision: unknown
     try {
-      decision = (JSON.parse(await readSmallBody(req)) as { decision?: unknown }).decision
+      // An oversized body is read and dropped (undefined): the request is still answered, with 400, never left hanging.
+      const body = await readBody(req, MAX_ANSWER_BYTES)
+      decision = (JSON.parse(body?.toString("utf8") ?? "") as { decision?: unknown }).decision
     } catch {
       decision = undefined
     }

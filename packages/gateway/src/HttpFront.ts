@@ -13,6 +13,10 @@ import { makeFrontServer } from "./FrontServer.ts"
 import { DRAIN_MS, Gateway } from "./Gateway.ts"
 import { guard, TOKEN_COOKIE } from "./HttpGuard.ts"
 import { HttpSessionTransport } from "./HttpSessionTransport.ts"
+import { readBody } from "./RequestBody.ts"
+
+/** Reads a body up to a size limit (re-exported for the bench, which drives the transport by itself). */
+export { readBody } from "./RequestBody.ts"
 
 /** The largest request body `/mcp` accepts (bytes). */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024
@@ -52,27 +56,6 @@ const sendJson = (res: ServerResponse, status: number, body: unknown, headers: R
 
 const rpcError = (res: ServerResponse, status: number, code: number, message: string) =>
   sendJson(res, status, { jsonrpc: "2.0", id: null, error: { code, message } })
-
-/** Reads a body up to `limit` bytes; undefined when it is larger. */
-export const readBody = (req: IncomingMessage, limit: number): Promise<Buffer | undefined> =>
-  new Promise((resolve, reject) => {
-    const declared = Number(req.headers["content-length"])
-    if (Number.isFinite(declared) && declared > limit) {
-      req.resume()
-      resolve(undefined)
-      return
-    }
-    const chunks: Array<Buffer> = []
-    let size = 0
-    let over = false
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length
-      if (size > limit) over = true
-      else if (!over) chunks.push(chunk)
-    })
-    req.on("end", () => resolve(over ? undefined : Buffer.concat(chunks)))
-    req.on("error", reject)
-  })
 
 const isInitialize = (body: unknown): boolean =>
   typeof body === "object" && body !== null && !Array.isArray(body) && (body as { method?: unknown }).method === "initialize"

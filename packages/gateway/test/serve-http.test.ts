@@ -158,6 +158,9 @@ describe("gateway over Streamable HTTP, fronting real stdio servers", () => {
       assert.strictEqual(noSession.status, 400)
       const big = yield* raw(http.mcpUrl, { headers: JSON_HEADERS, body: Buffer.alloc(5 * 1024 * 1024, 0x20) })
       assert.strictEqual(big.status, 413)
+      // The console's approval answer too: an oversized body is answered (400), not left hanging.
+      const bigAnswer = yield* raw(http.consoleUrl.replace(/\/$/, `/api/approvals/${crypto.randomUUID()}`), { headers: { "content-type": "application/json" }, body: Buffer.alloc(64 * 1024, 0x20) })
+      assert.strictEqual(bigAnswer.status, 400)
       const client = yield* httpClient(http.mcpUrl)
       const unknown = yield* Effect.promise(() => client.callTool({ name: "nope", arguments: {} }).then(() => "answered", (error: Error) => error.message))
       assert.include(unknown, "not found")
