@@ -7,6 +7,7 @@
 import { Layer } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { type OtlpExporter, OtlpMetrics, OtlpSerialization, OtlpTracer } from "effect/observability"
+import { VERSION } from "./Gateway.ts"
 import type { Plan } from "./Plan.ts"
 
 /** The telemetry Layer for a plan (empty when no OTLP endpoint is configured). */
@@ -14,7 +15,7 @@ export const telemetryLayer = (plan: Plan) => {
   const base = plan.telemetry.otlp
   if (base === undefined) return Layer.empty as Layer.Layer<OtlpExporter.Flusher>
   const root = base.replace(/\/+$/, "")
-  const resource = { serviceName: plan.telemetry.serviceName, serviceVersion: "0.1.0" }
+  const resource = { serviceName: plan.telemetry.serviceName, serviceVersion: VERSION }
   const interval = plan.telemetry.exportIntervalMs
   return Layer.mergeAll(
     OtlpTracer.layer({ url: `${root}/v1/traces`, resource, exportInterval: interval }),
