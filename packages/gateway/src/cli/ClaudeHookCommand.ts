@@ -7,21 +7,13 @@ import { Hooks } from "@interlock/core"
 import { AuditSink, Bridge, compileSettings, settingsHooks } from "@interlock/claude"
 import { Effect, Layer } from "effect"
 import { Command, Flag } from "effect/cli"
+import { text } from "node:stream/consumers"
 import { AuditRecord } from "../AuditRecord.ts"
 import { AuditStore } from "../AuditStore.ts"
 import { mergeHooks } from "../BuiltinHooks.ts"
 import { auditLayer } from "../Gateway.ts"
 import { policyLayer } from "../PolicyConfig.ts"
 import { planFrom } from "./Shared.ts"
-
-const readStdin = (): Promise<string> =>
-  new Promise((resolve, reject) => {
-    let text = ""
-    process.stdin.setEncoding("utf8")
-    process.stdin.on("data", (chunk: string) => (text += chunk))
-    process.stdin.on("end", () => resolve(text))
-    process.stdin.on("error", reject)
-  })
 
 const POLICY_DECISIONS = new Set(["allow", "deny", "ask"])
 
@@ -53,7 +45,7 @@ export const claudeHookCommand = Command.make(
   { config: Flag.String("config").pipe(Flag.withAlias("c"), Flag.withDescription("The gateway config whose hooks and policy apply"), Flag.optional) },
   ({ config }) =>
     Effect.gen(function*() {
-      const stdin = yield* Effect.promise(readStdin)
+      const stdin = yield* Effect.promise(() => text(process.stdin))
       const result = yield* Effect.gen(function*() {
         const plan = yield* planFrom(config)
         // The config's `claude` section (a settings.json hooks section) adds Claude Code command hooks:
