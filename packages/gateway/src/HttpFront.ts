@@ -12,7 +12,7 @@ import { handleConsole } from "./ConsoleRoutes.ts"
 import { makeFrontServer } from "./FrontServer.ts"
 import { DRAIN_MS, Gateway } from "./Gateway.ts"
 import { guard, TOKEN_COOKIE } from "./HttpGuard.ts"
-import { HttpSessionTransport } from "./HttpSessionTransport.ts"
+import { HttpSessionTransport, rpcError } from "./HttpSessionTransport.ts"
 import { readBody } from "./RequestBody.ts"
 
 /** Reads a body up to a size limit (re-exported for the bench, which drives the transport by itself). */
@@ -54,9 +54,6 @@ const sendJson = (res: ServerResponse, status: number, body: unknown, headers: R
   res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body))
 }
 
-const rpcError = (res: ServerResponse, status: number, code: number, message: string) =>
-  sendJson(res, status, { jsonrpc: "2.0", id: null, error: { code, message } })
-
 const isInitialize = (body: unknown): boolean =>
   typeof body === "object" && body !== null && !Array.isArray(body) && (body as { method?: unknown }).method === "initialize"
 
@@ -90,9 +87,9 @@ const make = () =>
 
     const handleMcp = async (req: IncomingMessage, res: ServerResponse, principal: Principal | undefined) => {
       const sessionId = req.headers["mcp-session-id"]
-      if (req.method === "POST") track(res)
       let parsed: unknown = undefined
       if (req.method === "POST") {
+        track(res)
         const body = await readBody(req, MAX_BODY_BYTES)
         if (body === undefined) return rpcError(res, 413, -32600, `Request body larger than ${MAX_BODY_BYTES} bytes`)
         try {

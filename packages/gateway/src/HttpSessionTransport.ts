@@ -81,7 +81,8 @@ const isResponse = (message: JSONRPCMessage): boolean => !("method" in message) 
 const isInitialize = (message: JSONRPCMessage): boolean => isRequest(message) && (message as { method: string }).method === "initialize"
 const event = (message: JSONRPCMessage): string => `event: message\ndata: ${JSON.stringify(message)}\n\n`
 
-const reply = (res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}) => {
+/** Answers an HTTP request with a JSON-RPC error (id null). */
+export const rpcError = (res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void => {
   res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }))
 }
 
@@ -124,17 +125,17 @@ export class HttpSessionTransport implements Transport {
 
   /** Serves one HTTP request of this session; `body` is the POST body, already parsed as JSON. */
   handleRequest(req: IncomingMessage, res: ServerResponse, body?: unknown): void {
-    if (this.closed) return reply(res, 404, -32001, "Session not found")
+    if (this.closed) return rpcError(res, 404, -32001, "Session not found")
     if (req.method === "POST") return this.post(req, res, body)
     if (req.method === "GET") return this.get(req, res)
     if (req.method === "DELETE") return this.delete(req, res)
     this.onerror?.(new Error("Method not allowed."))
-    reply(res, 405, -32000, "Method not allowed.", { allow: "GET, POST, DELETE" })
+    rpcError(res, 405, -32000, "Method not allowed.", { allow: "GET, POST, DELETE" })
   }
 
   private reject(res: ServerResponse, status: number, code: number, message: string): void {
     this.onerror?.(new Error(message))
-    reply(res, status, code, message)
+    rpcError(res, status, code, message)
   }
 
   /** The session and protocol-version checks every request after initialize passes; false when it answered. */
