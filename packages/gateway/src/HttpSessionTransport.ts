@@ -321,23 +321,12 @@ export class HttpSessionTransport implements Transport {
     if (requestId === undefined) {
       if (response) throw new Error("Cannot send a response on a standalone SSE stream unless resuming a previous client request")
       const standalone = this.standalone
-      const live = standalone !== undefined && !standalone.res.writableEnded
-      if (live || this.log !== undefined) {
-        const text = this.frame(STANDALONE, message)
-        if (live) this.write(standalone, text)
-      }
-      return
+      return this.pass(STANDALONE, standalone !== undefined && !standalone.res.writableEnded ? standalone : undefined, message)
     }
     const stream = this.streams.get(requestId)
     if (stream === undefined) throw new Error(`No connection established for request ID: ${String(requestId)}`)
     const live = this.open.has(stream) && !stream.res.writableEnded
-    if (!response) {
-      if (live || this.log !== undefined) {
-        const text = this.frame(stream.key, message)
-        if (live) this.write(stream, text)
-      }
-      return
-    }
+    if (!response) return this.pass(stream.key, live ? stream : undefined, message)
     if (requestId === this.initializeId) this.negotiated(message)
     this.streams.delete(requestId)
     stream.pending.delete(requestId)
@@ -350,6 +339,13 @@ export class HttpSessionTransport implements Transport {
     }
     if (stream.pending.size === 0) this.end(stream, message)
     else this.write(stream, this.frame(stream.key, message))
+  }
+
+  /** A message that does not end its stream: logged in resumable mode, and written to `live`, the stream's open connection if it has one. */
+  private pass(key: number, live: EventStream | undefined, message: JSONRPCMessage): void {
+    if (live === undefined && this.log === undefined) return
+    const text = this.frame(key, message)
+    if (live !== undefined) this.write(live, text)
   }
 
   /** Takes the protocol version from the answer to initialize. */
