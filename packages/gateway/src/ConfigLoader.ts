@@ -65,7 +65,7 @@ export const splitCode = (raw: unknown): { readonly data: unknown; readonly hook
 /** Builds a LoadedConfig from a config object (the default export of interlock.config.ts, or parsed JSON). */
 export const fromObject = (raw: unknown, baseDir: string, file?: string): Effect.Effect<LoadedConfig, ConfigError> => {
   const { data, hooks, predicates } = splitCode(raw)
-  if (hooks !== undefined && !isRecord(hooks)) return Effect.fail(new ConfigError({ path: "hooks", detail: "must be an object of hook lists" }))
+  if (!isRecord(hooks)) return Effect.fail(new ConfigError({ path: "hooks", detail: "must be an object of hook lists" }))
   return Effect.map(decodeConfig(data), (config) => ({ config, hooks, predicates, baseDir, file }))
 }
 
