@@ -37,7 +37,8 @@ export const replay = (
     const policy = yield* Effect.provide(Effect.service(Policy), policyLayer(candidate.config, candidate.predicates))
     const changes: Array<ReplayChange> = []
     for (const row of rows) {
-      const args = isJsonObject(row.args) ? row.args : {}
+      const argsCaptured = isJsonObject(row.args)
+      const args = argsCaptured ? row.args : {}
       const call = new ToolCall({ serverId: row.server, name: row.tool, args, callId: row.callId })
       const ctx = new HookContext({
         client: "interlock-replay",
@@ -58,7 +59,7 @@ export const replay = (
           before,
           after,
           rule: decision.rule,
-          argsCaptured: isJsonObject(row.args)
+          argsCaptured
         })
       }
     }
