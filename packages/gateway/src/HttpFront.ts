@@ -15,9 +15,6 @@ import { guard, TOKEN_COOKIE } from "./HttpGuard.ts"
 import { HttpSessionTransport, rpcError } from "./HttpSessionTransport.ts"
 import { readBody } from "./RequestBody.ts"
 
-/** Reads a body up to a size limit (re-exported for the bench, which drives the transport by itself). */
-export { readBody } from "./RequestBody.ts"
-
 /** The largest request body `/mcp` accepts (bytes). */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024
 
