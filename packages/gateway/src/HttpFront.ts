@@ -39,7 +39,7 @@ export class ListenError extends Schema.TaggedError<ListenError>()("ListenError"
   }
 }
 
-/** The running HTTP face: where it listens, and how many `/mcp` sessions are open (for tests and metrics). */
+/** The running HTTP face: where it listens, and how many `/mcp` sessions are open (for tests). */
 export interface HttpFrontShape extends HttpAddress {
   readonly liveSessions: () => number
 }
