@@ -112,9 +112,20 @@ export const ListenConfig = Schema.Struct({
   token: Schema.optionalKey(Secret),
   principals: Schema.optionalKey(Schema.Record(Schema.String, PrincipalConfig)),
   allowedHosts: Schema.optionalKey(Schema.Array(NonEmpty)),
-  allowedOrigins: Schema.optionalKey(Schema.Array(NonEmpty)),
+  allowedOrigins: Schema.optionalKey(Schema.Array(NonEmpty).annotate({
+    description: "Origins (scheme://host[:port], port included) a browser request may come from. Default: the gateway's own origin(s) on its own port."
+  })),
   resumable: Schema.optionalKey(Schema.Boolean.annotate({
     description: "Resumable event streams (priming event, retry field, Last-Event-ID replay); every answer to a request is then an event stream. Default false."
+  })),
+  sessionIdleSeconds: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0)).annotate({
+    description: "Seconds an HTTP session may stay idle (no open stream or unanswered request) before it is closed and its calls cancelled. Default 1800."
+  })),
+  maxSessions: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0)).annotate({
+    description: "The most HTTP sessions open at once; past it, initialize gets 503. Default 1000."
+  })),
+  maxSessionsPerPrincipal: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0)).annotate({
+    description: "The most HTTP sessions one principal (or the anonymous one) may have open; past it, initialize gets 429. Default 100."
   }))
 })
 

@@ -1,18 +1,21 @@
 /**
  * The gateway's HTTP face on one port: `/mcp` (Streamable HTTP, one session per host), `/metrics`
  * (Prometheus text), and the web console at `/` with its JSON API. Every request first passes the
- * guard (Host, Origin, bearer token). A session is bound to the principal that opened it.
+ * guard (Host, Origin, bearer token). A session is bound to the principal that opened it, counts
+ * against the session caps, and is closed once idle for too long (HttpSessions).
  */
 import type { Principal } from "@interlock/core"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Schema } from "effect"
 import { PrometheusMetrics } from "effect/observability"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { handleConsole } from "./ConsoleRoutes.ts"
 import { makeFrontServer } from "./FrontServer.ts"
 import { DRAIN_MS, Gateway } from "./Gateway.ts"
-import { guard, TOKEN_COOKIE } from "./HttpGuard.ts"
+import { guard, type GuardOptions, ownOrigins, TOKEN_COOKIE } from "./HttpGuard.ts"
+import { SessionCapReached, SessionTable, sweepIdle } from "./HttpSessions.ts"
 import { HttpSessionTransport, rpcError } from "./HttpSessionTransport.ts"
+import { bindNames } from "./Plan.ts"
 import { readBody } from "./RequestBody.ts"
 
 /** The largest request body `/mcp` accepts (bytes). */
@@ -36,15 +39,15 @@ export class ListenError extends Schema.TaggedError<ListenError>()("ListenError"
   }
 }
 
-/** The running HTTP face. */
-export class HttpFront extends Context.Service<HttpFront, HttpAddress>()("@interlock/gateway/HttpFront") {
-  /** Listens at the plan's address (port 0 picks one); closing the scope stops accepting and ends sessions. */
-  static readonly layer: Layer.Layer<HttpFront, ListenError, Gateway> = Layer.effect(HttpFront, Effect.suspend(() => make()))
+/** The running HTTP face: where it listens, and how many `/mcp` sessions are open (for tests). */
+export interface HttpFrontShape extends HttpAddress {
+  readonly liveSessions: () => number
 }
 
-interface SessionEntry {
-  readonly transport: HttpSessionTransport
-  readonly principal: string | undefined
+/** The running HTTP face. */
+export class HttpFront extends Context.Service<HttpFront, HttpFrontShape>()("@interlock/gateway/HttpFront") {
+  /** Listens at the plan's address (port 0 picks one); closing the scope stops accepting and ends sessions. */
+  static readonly layer: Layer.Layer<HttpFront, ListenError, Gateway> = Layer.effect(HttpFront, Effect.suspend(() => make()))
 }
 
 const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -59,13 +62,11 @@ const make = () =>
     const gateway = yield* Gateway
     const listen = gateway.plan.listen
     const context = yield* Effect.context<never>()
-    const sessions = new Map<string, SessionEntry>()
-    const guardOptions = {
-      allowedHosts: listen.allowedHosts,
-      allowedOrigins: listen.allowedOrigins,
-      requireToken: listen.principals.size > 0,
-      principalFor: gateway.principalFor
-    }
+    const clock = yield* Clock.Clock
+    const sessions = new SessionTable<HttpSessionTransport>(listen.sessions, () => clock.currentTimeMillisUnsafe())
+    yield* Effect.forkScoped(sweepIdle(sessions, listen.sessions))
+    // Set once listening: the default allowed origins are on the port the OS chose.
+    let guardOptions: GuardOptions | undefined = undefined
 
     // POST responses still being written: shutdown waits for them (a GET stream stays open forever).
     const open = new Set<ServerResponse>()
@@ -99,32 +100,34 @@ const make = () =>
         const entry = sessions.get(sessionId)
         if (entry === undefined) return rpcError(res, 404, -32001, "Session not found")
         if (entry.principal !== principal?.id) return rpcError(res, 403, -32600, "Forbidden: the session belongs to another principal")
-        return entry.transport.handleRequest(req, res, parsed)
+        return entry.session.handleRequest(req, res, parsed)
       }
       if (req.method !== "POST" || !isInitialize(parsed)) {
         return rpcError(res, 400, -32600, "Bad Request: no session; start with an initialize request")
       }
+      const reservation = sessions.reserve(principal?.id)
+      if (reservation instanceof SessionCapReached) return rpcError(res, reservation.status, -32000, reservation.message)
       const transport: HttpSessionTransport = new HttpSessionTransport({
         resumable: listen.resumable,
-        onsessioninitialized: (id) => {
-          sessions.set(id, { transport, principal: principal?.id })
-        },
-        onsessionclosed: (id) => {
-          sessions.delete(id)
-        }
+        onsessioninitialized: (id) => sessions.open(reservation, id, transport),
+        onsessionclosed: (id) => sessions.remove(id)
       })
       transport.onclose = () => {
-        if (transport.sessionId !== undefined) sessions.delete(transport.sessionId)
+        if (transport.sessionId !== undefined) sessions.remove(transport.sessionId)
       }
       const server = makeFrontServer(gateway.deps, principal)
       await server.connect(transport)
       transport.handleRequest(req, res, parsed)
       // An initialize the transport turned down (wrong Accept, bad version...) opened no session: drop its server.
-      if (transport.sessionId === undefined) await server.close()
+      if (transport.sessionId === undefined) {
+        sessions.release(reservation)
+        await server.close()
+      }
     }
 
     const handle = async (req: IncomingMessage, res: ServerResponse) => {
       const url = new URL(req.url ?? "/", "http://gateway.invalid")
+      if (guardOptions === undefined) return sendJson(res, 503, { error: "Not listening yet" })
       const verdict = guard(req, url, guardOptions)
       if (verdict._tag === "Reject") {
         const headers: Record<string, string> = verdict.status === 401 ? { "www-authenticate": "Bearer" } : {}
@@ -165,12 +168,24 @@ const make = () =>
           Effect.andThen(gateway.drain),
           Effect.andThen(responsesDone),
           Effect.andThen(Effect.promise(async () => {
-            await Promise.all([...sessions.values()].map((entry) => entry.transport.close().catch(() => undefined)))
+            await Promise.all(sessions.all().map((transport) => transport.close().catch(() => undefined)))
             server.closeAllConnections()
           }))
         )
     )
+    guardOptions = {
+      allowedHosts: listen.allowedHosts,
+      allowedOrigins: listen.allowedOrigins ?? ownOrigins(bindNames(listen.host), address.port),
+      requireToken: listen.principals.size > 0,
+      principalFor: gateway.principalFor
+    }
     const host = address.family === "IPv6" ? `[${address.address}]` : address.address
     const base = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${address.port}`
-    return { host: address.address, port: address.port, mcpUrl: `${base}/mcp`, consoleUrl: `${base}/` }
+    return {
+      host: address.address,
+      port: address.port,
+      mcpUrl: `${base}/mcp`,
+      consoleUrl: `${base}/`,
+      liveSessions: () => sessions.size
+    }
   })

@@ -1,7 +1,9 @@
 /**
  * The checks every HTTP request passes before it reaches anything: Host and Origin against DNS
  * rebinding, then the bearer token (header, console cookie, or `?token=` once for the console).
- * With no token configured (loopback only), every request is the anonymous principal.
+ * With no token configured (loopback only), every request is the anonymous principal. An Origin is
+ * compared whole (scheme, host and port): `http://localhost:3000` does not admit
+ * `http://localhost:4444`, so a page on another local port cannot drive the gateway.
  */
 import type { Principal } from "@interlock/core"
 import type { IncomingMessage } from "node:http"
@@ -17,10 +19,37 @@ export type GuardResult =
 /** The guard's settings. */
 export interface GuardOptions {
   readonly allowedHosts: ReadonlyArray<string>
+  /** Allowed origins, each as {@link parseOrigin} gives it. */
   readonly allowedOrigins: ReadonlyArray<string>
   /** Whether any token is configured; when true, a request without a known token is rejected. */
   readonly requireToken: boolean
   readonly principalFor: (token: string) => Principal | undefined
+}
+
+/** An origin (`scheme://host[:port]`, http or https, nothing after it) in its canonical form (`URL.origin`); undefined when it is not one. */
+export const parseOrigin = (text: string): string | undefined => {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    return undefined
+  }
+  const bare = url.username === "" && url.password === "" && url.pathname === "/" && url.search === "" && url.hash === ""
+  const protocolOk = url.protocol === "http:" || url.protocol === "https:"
+  return bare && protocolOk ? url.origin : undefined
+}
+
+/** The origins of the gateway's own pages: its bind address on its own port (all loopback names for a loopback bind). */
+export const ownOrigins = (hosts: ReadonlyArray<string>, port: number): ReadonlyArray<string> =>
+  hosts.flatMap((host) => {
+    const origin = parseOrigin(`http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}`)
+    return origin === undefined ? [] : [origin]
+  })
+
+/** Whether a request's Origin header is one of `allowed` (scheme, host and port all equal). */
+export const originAllowed = (origin: string, allowed: ReadonlyArray<string>): boolean => {
+  const parsed = parseOrigin(origin)
+  return parsed !== undefined && allowed.includes(parsed)
 }
 
 const hostnameOf = (host: string): string => {
@@ -59,15 +88,8 @@ export const guard = (req: IncomingMessage, url: URL, options: GuardOptions): Gu
     return { _tag: "Reject", status: 403, message: "Forbidden: Host header not allowed" }
   }
   const origin = req.headers.origin
-  if (typeof origin === "string") {
-    let originHost: string
-    try {
-      originHost = new URL(origin).hostname
-    } catch {
-      return { _tag: "Reject", status: 403, message: "Forbidden: Origin not allowed" }
-    }
-    const bracketed = originHost.includes(":") && !originHost.startsWith("[") ? `[${originHost}]` : originHost
-    if (!options.allowedOrigins.includes(bracketed)) return { _tag: "Reject", status: 403, message: "Forbidden: Origin not allowed" }
+  if (typeof origin === "string" && !originAllowed(origin, options.allowedOrigins)) {
+    return { _tag: "Reject", status: 403, message: "Forbidden: Origin not allowed" }
   }
   if (!options.requireToken) return { _tag: "Pass", principal: undefined, token: undefined }
   const found = tokenOf(req, url)

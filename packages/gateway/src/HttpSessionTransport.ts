@@ -4,7 +4,11 @@
  * answered with plain JSON when its response is the first thing to send; as soon as anything
  * comes first (progress, a log message, a request of the server's own, a keep-alive tick) the
  * answer becomes a server-sent-event stream that carries those and then the response. GET opens
- * the session's standalone event stream; DELETE ends the session. Statuses and error messages
+ * the session's standalone event stream; DELETE ends the session. An empty batch is an Invalid
+ * Request. A request the host gave up is settled here: its stream ends when the host cancels it
+ * (notifications/cancelled), and when the host closes a POST before its answer (without
+ * `resumable`, nothing could deliver the answer any more) the server is told the request is
+ * cancelled, so that its call is cancelled downstream too. Statuses and error messages
  * are the SDK's Streamable HTTP server transport's; unlike it, no request or response is converted
  * to web streams, which cost more than the rest of the HTTP hop.
  *
@@ -79,6 +83,10 @@ const SSE_HEADERS = {
 const isRequest = (message: JSONRPCMessage): boolean => "method" in message && "id" in message
 const isResponse = (message: JSONRPCMessage): boolean => !("method" in message) && ("result" in message || "error" in message)
 const isInitialize = (message: JSONRPCMessage): boolean => isRequest(message) && (message as { method: string }).method === "initialize"
+const cancelledId = (message: JSONRPCMessage): RequestId | undefined =>
+  "method" in message && message.method === "notifications/cancelled" && !("id" in message)
+    ? (message.params as { readonly requestId?: RequestId } | undefined)?.requestId
+    : undefined
 const event = (message: JSONRPCMessage): string => `event: message\ndata: ${JSON.stringify(message)}\n\n`
 
 /** Answers an HTTP request with a JSON-RPC error (id null). */
@@ -111,6 +119,11 @@ export class HttpSessionTransport implements Transport {
   constructor(options: HttpSessionTransportOptions = {}) {
     this.options = options
     this.log = options.resumable === true ? new EventLog(options.log) : undefined
+  }
+
+  /** Whether a connection of the session is open: its standalone stream or a POST still awaiting answers. */
+  get busy(): boolean {
+    return this.open.size > 0
   }
 
   async start(): Promise<void> {
@@ -160,6 +173,7 @@ export class HttpSessionTransport implements Transport {
     if (!isJsonContentType(req.headers["content-type"] ?? null)) {
       return this.reject(res, 415, -32000, "Unsupported Media Type: Content-Type must be application/json")
     }
+    if (Array.isArray(body) && body.length === 0) return this.reject(res, 400, -32600, "Invalid Request: the batch is empty")
     if (Array.isArray(body) && body.length > MAX_BATCH) {
       return this.reject(res, 400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`)
     }
@@ -185,6 +199,7 @@ export class HttpSessionTransport implements Transport {
     if (requests.length === 0) {
       res.writeHead(202).end()
       for (const message of messages) this.onmessage?.(message)
+      for (const message of messages) this.settleCancelled(cancelledId(message))
       return
     }
     const stream: EventStream = { key: this.nextKey++, res, pending: new Set(requests.map((request) => request.id)), sse: false, keepAlive: undefined }
@@ -198,6 +213,7 @@ export class HttpSessionTransport implements Transport {
       if (this.prime(stream)) extra = { closeSSEStream: () => this.cut(stream), closeStandaloneSSEStream: () => this.cut(this.standalone) }
     }
     for (const message of messages) this.onmessage?.(message, isRequest(message) ? extra : undefined)
+    for (const message of messages) this.settleCancelled(cancelledId(message))
     if (stream.pending.size > 0 && !res.writableEnded) this.keepAlive(stream)
   }
 
@@ -250,8 +266,32 @@ export class HttpSessionTransport implements Transport {
   private attach(stream: EventStream, res: ServerResponse): void {
     this.open.add(stream)
     res.once("close", () => {
-      if (stream.res === res) this.drop(stream)
+      if (stream.res !== res) return
+      this.drop(stream)
+      // The host went away before the answers; without an event log nothing can deliver them any more.
+      if (this.log === undefined && !this.closed && stream.pending.size > 0) this.abandon(stream)
     })
+  }
+
+  /** Tells the server that the requests of a stream the host closed are cancelled. */
+  private abandon(stream: EventStream): void {
+    const ids = [...stream.pending]
+    stream.pending.clear()
+    for (const id of ids) this.streams.delete(id)
+    for (const requestId of ids) {
+      this.onmessage?.({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "the host closed the request's connection" } })
+    }
+  }
+
+  /** A request the host cancelled gets no answer: it stops holding its stream, which ends once nothing else awaits one. */
+  private settleCancelled(requestId: RequestId | undefined): void {
+    const stream = requestId === undefined ? undefined : this.streams.get(requestId)
+    if (stream === undefined || requestId === undefined) return
+    this.streams.delete(requestId)
+    stream.pending.delete(requestId)
+    if (stream.pending.size > 0) return
+    this.resumable.delete(stream.key)
+    if (this.open.has(stream)) this.end(stream)
   }
 
   /** Resumable mode: the priming event (an id and no data) with the retry field, when the session's version has them. */

@@ -10,6 +10,8 @@ import type { ApprovalRoute } from "./Approver.ts"
 import { builtinHooks, mergeHooks } from "./BuiltinHooks.ts"
 import type { ServerConfig } from "./Config.ts"
 import type { LoadedConfig } from "./ConfigLoader.ts"
+import { parseOrigin } from "./HttpGuard.ts"
+import { DEFAULT_SESSION_LIMITS, type SessionLimits } from "./HttpSessions.ts"
 import type { Redaction } from "./Redactor.ts"
 import { readSecret } from "./Secrets.ts"
 
@@ -27,9 +29,12 @@ export interface ListenPlan {
   /** Bearer token -> principal, for every configured principal (and the gateway token). */
   readonly principals: ReadonlyMap<string, { readonly id: string; readonly roles: ReadonlyArray<string> | undefined }>
   readonly allowedHosts: ReadonlyArray<string>
-  readonly allowedOrigins: ReadonlyArray<string>
+  /** The configured origins, canonical; undefined: the gateway's own origins on the port it listens on. */
+  readonly allowedOrigins: ReadonlyArray<string> | undefined
   /** Resumable event streams on `/mcp` (Last-Event-ID); off by default. */
   readonly resumable: boolean
+  /** Idle expiry and caps of `/mcp` sessions. */
+  readonly sessions: SessionLimits
 }
 
 /** Where audit rows go: a SQLite file, a Postgres URL (a secret), or neither (audit off). */
@@ -62,6 +67,9 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"])
 
 /** Whether a host name or address is loopback. */
 export const isLoopback = (host: string): boolean => LOOPBACK.has(host) || /^127(?:\.\d{1,3}){3}$/.test(host)
+
+/** The names a bind address answers to: every loopback name for a loopback bind, else the address itself. */
+export const bindNames = (host: string): ReadonlyArray<string> => isLoopback(host) ? ["127.0.0.1", "localhost", "[::1]"] : [host]
 
 /** Parses HOST:PORT (IPv6 in brackets); port 0 lets the OS choose. */
 export const parseHostPort = (text: string, where: string): { readonly host: string; readonly port: number } | ConfigError => {
@@ -107,15 +115,25 @@ const resolveListen = (loaded: LoadedConfig, override: string | undefined, env: 
       detail: `binds ${address.host}, which is not loopback: set listen.token or listen.principals so that only holders of a token can call tools`
     })
   }
-  const hosts = isLoopback(address.host) ? ["127.0.0.1", "localhost", "[::1]"] : [address.host]
+  const hosts = bindNames(address.host)
+  const origins = listen.allowedOrigins?.map(parseOrigin)
+  const badOrigin = origins?.findIndex((origin) => origin === undefined) ?? -1
+  if (badOrigin >= 0) {
+    return new ConfigError({ path: `listen.allowedOrigins[${badOrigin}]`, detail: "must be an origin, scheme://host[:port], for example http://localhost:3000" })
+  }
   return {
     host: address.host,
     port: address.port,
     token,
     principals,
     allowedHosts: listen.allowedHosts ?? hosts,
-    allowedOrigins: listen.allowedOrigins ?? hosts,
-    resumable: listen.resumable === true
+    allowedOrigins: origins as ReadonlyArray<string> | undefined,
+    resumable: listen.resumable === true,
+    sessions: {
+      idleMs: listen.sessionIdleSeconds === undefined ? DEFAULT_SESSION_LIMITS.idleMs : listen.sessionIdleSeconds * 1_000,
+      maxSessions: listen.maxSessions ?? DEFAULT_SESSION_LIMITS.maxSessions,
+      maxPerPrincipal: listen.maxSessionsPerPrincipal ?? DEFAULT_SESSION_LIMITS.maxPerPrincipal
+    }
   }
 }
 

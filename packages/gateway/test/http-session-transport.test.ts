@@ -43,7 +43,10 @@ const serveWith = (options: HttpSessionTransportOptions = {}) => Effect.acquireR
     })
     let hung: () => void = () => undefined
     const hanging = new Promise<void>((resolve) => (hung = resolve))
-    server.registerTool("hang", { description: "Never answers", inputSchema: object(Schema.Struct({})) }, () => {
+    let cancelled: (id: unknown) => void = () => undefined
+    const hangCancelled = new Promise<unknown>((resolve) => (cancelled = resolve))
+    server.registerTool("hang", { description: "Never answers", inputSchema: object(Schema.Struct({})) }, (_args, ctx) => {
+      ctx.mcpReq.signal.addEventListener("abort", () => cancelled(ctx.mcpReq.id))
       hung()
       return new Promise(() => undefined)
     })
@@ -56,7 +59,7 @@ const serveWith = (options: HttpSessionTransportOptions = {}) => Effect.acquireR
       transport.handleRequest(req, res, body === undefined || body.length === 0 ? undefined : JSON.parse(body.toString("utf8")))
     })
     await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve))
-    return { transport, http, hanging, resumes, url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp` }
+    return { transport, http, hanging, hangCancelled, resumes, url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp` }
   }),
   ({ http, transport }) =>
     Effect.promise(async () => {
@@ -226,6 +229,35 @@ describe("HttpSessionTransport", () => {
       assert.strictEqual(ended.type, "text/event-stream")
       assert.notInclude(ended.body, "result")
       assert.strictEqual(yield* Effect.promise(() => stream.text()), "")
+    }))
+
+  it.live("a call the host cancels stops holding its POST: the stream ends with no answer and nothing stays open", () =>
+    Effect.gen(function*() {
+      const { url, transport, hanging, hangCancelled } = yield* serve
+      const headers = yield* rawSession(url)
+      const open = raw(url, "POST", headers, call(5, "hang")).pipe(Effect.runPromise)
+      yield* Effect.promise(() => hanging)
+      assert.isTrue(transport.busy)
+      const cancel = yield* raw(url, "POST", headers, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5, reason: "host gave up" } })
+      assert.strictEqual(cancel.status, 202)
+      assert.strictEqual(yield* Effect.promise(() => hangCancelled), 5)
+      const ended = yield* Effect.promise(() => open)
+      assert.strictEqual(ended.status, 200)
+      assert.notInclude(ended.body, "result")
+      assert.isFalse(transport.busy)
+    }))
+
+  it.live("a host that closes a call's POST before the answer cancels the call (no event log could deliver it)", () =>
+    Effect.gen(function*() {
+      const { url, transport, hanging, hangCancelled } = yield* serve
+      const headers = yield* rawSession(url)
+      const req = request(url, { method: "POST", headers })
+      req.on("error", () => undefined)
+      req.end(JSON.stringify(call(6, "hang")))
+      yield* Effect.promise(() => hanging)
+      req.destroy()
+      assert.strictEqual(yield* Effect.promise(() => hangCancelled), 6)
+      assert.isFalse(transport.busy)
     }))
 })
 

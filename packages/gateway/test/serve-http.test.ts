@@ -144,7 +144,7 @@ describe("gateway over Streamable HTTP, fronting real stdio servers", () => {
       assert.strictEqual(evilHost.status, 403)
       const evilOrigin = yield* raw(http.mcpUrl, { headers: { ...JSON_HEADERS, origin: "http://evil.example" }, body: INIT })
       assert.strictEqual(evilOrigin.status, 403)
-      const local = yield* raw(http.mcpUrl, { headers: { ...JSON_HEADERS, origin: "http://localhost:3000" }, body: INIT })
+      const local = yield* raw(http.mcpUrl, { headers: { ...JSON_HEADERS, origin: `http://localhost:${http.port}` }, body: INIT })
       assert.strictEqual(local.status, 200)
     }), 60_000)
 
