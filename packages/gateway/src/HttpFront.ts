@@ -8,6 +8,7 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { PrometheusMetrics } from "effect/observability"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import { consoleGuardOptions } from "./ConsoleAccess.ts"
 import { handleConsole } from "./ConsoleRoutes.ts"
 import { makeFrontServer } from "./FrontServer.ts"
 import { DRAIN_MS, Gateway } from "./Gateway.ts"
@@ -66,6 +67,8 @@ const make = () =>
       requireToken: listen.principals.size > 0,
       principalFor: gateway.principalFor
     }
+    // The console's routes also take the console-only token; `/mcp` and `/metrics` never do.
+    const consoleGuard = consoleGuardOptions(gateway.plan, guardOptions)
 
     // POST responses still being written: shutdown waits for them (a GET stream stays open forever).
     const open = new Set<ServerResponse>()
@@ -125,7 +128,7 @@ const make = () =>
 
     const handle = async (req: IncomingMessage, res: ServerResponse) => {
       const url = new URL(req.url ?? "/", "http://gateway.invalid")
-      const verdict = guard(req, url, guardOptions)
+      const verdict = guard(req, url, url.pathname === "/mcp" || url.pathname === "/metrics" ? guardOptions : consoleGuard)
       if (verdict._tag === "Reject") {
         const headers: Record<string, string> = verdict.status === 401 ? { "www-authenticate": "Bearer" } : {}
         return sendJson(res, verdict.status, { error: verdict.message }, headers)
@@ -138,7 +141,7 @@ const make = () =>
       const cookie: Record<string, string> = verdict.token !== undefined && url.searchParams.has("token")
         ? { "set-cookie": `${TOKEN_COOKIE}=${encodeURIComponent(verdict.token)}; HttpOnly; SameSite=Strict; Path=/` }
         : {}
-      const handled = await handleConsole(gateway, req, res, url, cookie)
+      const handled = await handleConsole(gateway, req, res, url, cookie, verdict.principal)
       if (!handled) sendJson(res, 404, { error: "Not found" })
     }
 
