@@ -6,6 +6,7 @@
  */
 import { Principal } from "@interlock/core"
 import { Redacted } from "effect"
+import { timingSafeEqual } from "node:crypto"
 import type { GuardOptions } from "./HttpGuard.ts"
 import type { Plan } from "./Plan.ts"
 
@@ -49,9 +50,15 @@ export const answerRefusal = (viewer: ConsoleViewer, principal: string | undefin
     ? "a principal cannot approve its own call"
     : undefined
 
+const sameToken = (given: string, expected: Buffer): boolean => {
+  const bytes = Buffer.from(given, "utf8")
+  return bytes.length === expected.length && timingSafeEqual(bytes, expected)
+}
+
 /** The guard's settings for console routes: the `/mcp` settings, plus the console token when one is set. */
 export const consoleGuardOptions = (plan: Plan, mcp: GuardOptions): GuardOptions => {
   const secret = plan.listen.consoleToken
   if (secret === undefined) return mcp
-  return { ...mcp, requireToken: true, principalFor: (token) => (token === Redacted.value(secret) ? CONSOLE_PRINCIPAL : mcp.principalFor(token)) }
+  const expected = Buffer.from(Redacted.value(secret), "utf8")
+  return { ...mcp, requireToken: true, principalFor: (token) => (sameToken(token, expected) ? CONSOLE_PRINCIPAL : mcp.principalFor(token)) }
 }
