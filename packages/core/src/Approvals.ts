@@ -23,16 +23,29 @@ export interface ApprovalRequest {
   readonly rule?: string | undefined
 }
 
+/** How an approver reached its answer, when it says: a web console, or an elicitation to the caller's host. */
+export type ApprovalVia = "console" | "elicitation"
+
+/** Who answered and how, as an approver may add to its answer (recorded in the receipt). */
+export interface ApprovalAttribution {
+  /** How the answer was given; the receipt's source then reads this instead of `approver`. */
+  readonly via?: ApprovalVia
+  /** Who answered: a principal id, or a name the approver chose. */
+  readonly by?: string
+}
+
 /** An approver's answer. */
 export type ApprovalAnswer =
-  | { readonly decision: "allow"; readonly remember?: "once" | "tool" }
-  | { readonly decision: "deny"; readonly reason?: string }
+  | ({ readonly decision: "allow"; readonly remember?: "once" | "tool" } & ApprovalAttribution)
+  | ({ readonly decision: "deny"; readonly reason?: string } & ApprovalAttribution)
 
 /** The outcome the pipeline acts on. */
 export interface ApprovalOutcome {
   readonly decision: "allow" | "deny"
-  readonly source: "approver" | "remembered" | "timeout" | "error" | "none"
+  readonly source: "approver" | ApprovalVia | "remembered" | "timeout" | "error" | "none"
   readonly reason: string
+  /** Who answered, when the approver said so. */
+  readonly by?: string
 }
 
 /** The service interface. */
@@ -54,17 +67,22 @@ export interface ApprovalsOptions<E, R> {
 const toolKey = (call: ToolCall, ctx: HookContext) =>
   `${ctx.principal?.id ?? ""}\u0000${canonicalName(call.serverId)}\u0000${canonicalName(call.name)}`
 
+const isAttribution = (v: Record<string, unknown>): boolean =>
+  (v.via === undefined || v.via === "console" || v.via === "elicitation") && (v.by === undefined || typeof v.by === "string")
+
 const isAnswer = (value: unknown): value is ApprovalAnswer => {
   if (typeof value !== "object" || value === null) return false
   const v = value as Record<string, unknown>
+  if (!isAttribution(v)) return false
   if (v.decision === "allow") return v.remember === undefined || v.remember === "once" || v.remember === "tool"
   return v.decision === "deny" && (v.reason === undefined || typeof v.reason === "string")
 }
 
-const outcome = (decision: "allow" | "deny", source: ApprovalOutcome["source"], reason: string): ApprovalOutcome => ({
+const outcome = (decision: "allow" | "deny", source: ApprovalOutcome["source"], reason: string, by?: string): ApprovalOutcome => ({
   decision,
   source,
-  reason
+  reason,
+  ...(by === undefined ? {} : { by })
 })
 
 /** A memory of grants: single-use grants by digest, and tool-wide grants by principal and tool. */
@@ -126,9 +144,10 @@ export class Approvals extends Context.Service<Approvals, ApprovalsShape>()("@in
               if (Option.isNone(exit.value)) return outcome("deny", "timeout", `no approval within ${millis} ms`)
               const answer = exit.value.value
               if (!isAnswer(answer)) return outcome("deny", "error", "the approver gave an invalid answer")
-              if (answer.decision === "deny") return outcome("deny", "approver", answer.reason ?? "denied by the approver")
+              const source = answer.via ?? "approver"
+              if (answer.decision === "deny") return outcome("deny", source, answer.reason ?? "denied by the approver", answer.by)
               if (answer.remember === "tool") memory.rememberTool(request.call, request.ctx)
-              return outcome("allow", "approver", "approved")
+              return outcome("allow", source, "approved", answer.by)
             })
           )
         }

@@ -275,7 +275,7 @@ const governedRequest = Effect.fnUntraced(function*(
   }
   if (decision._tag === "Ask") {
     const approval: ApprovalOutcome = yield* client.approvals.request({ call, ctx, reason: decision.reason, rule: decision.rule })
-    trail.approval = { decision: approval.decision, source: approval.source }
+    trail.approval = { decision: approval.decision, source: approval.source, ...(approval.by === undefined ? {} : { by: approval.by }) }
     if (approval.decision !== "allow") return yield* new Denied({ reason: { _tag: "ApprovalDenied", message: approval.reason } })
   }
   trail.sent = true

@@ -45,8 +45,13 @@ export type PolicyRecord = typeof PolicyRecord.Type
 /** The approval's answer, as recorded. */
 export const ApprovalRecord = Schema.Struct({
   decision: Schema.Literals(["allow", "deny"]),
-  /** approver: a person or service answered; remembered: an earlier grant; timeout, error, none: denied. */
-  source: Schema.Literals(["approver", "remembered", "timeout", "error", "none"])
+  /**
+   * approver: a person or service answered; console, elicitation: a person answered there;
+   * remembered: an earlier grant; timeout, error, none: denied.
+   */
+  source: Schema.Literals(["approver", "console", "elicitation", "remembered", "timeout", "error", "none"]),
+  /** Who answered (a principal id), when the approver said so. */
+  by: Schema.optional(Schema.String)
 })
 
 /** The approval's answer, as recorded. */

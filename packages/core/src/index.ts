@@ -5,11 +5,13 @@
 
 export {
   type ApprovalAnswer,
+  type ApprovalAttribution,
   type ApprovalOutcome,
   type ApprovalRequest,
   Approvals,
   type ApprovalsOptions,
-  type ApprovalsShape
+  type ApprovalsShape,
+  type ApprovalVia
 } from "./Approvals.ts"
 export * as Canonical from "./Canonical.ts"
 export * from "./Errors.ts"

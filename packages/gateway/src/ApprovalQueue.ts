@@ -26,8 +26,11 @@ export interface ApprovalQueueShape {
   readonly wait: (pending: Omit<PendingApproval, "id" | "time">) => Effect.Effect<ApprovalAnswer>
   /** The pending approvals, oldest first. */
   readonly list: () => ReadonlyArray<PendingApproval>
-  /** Answers a pending approval; false when there is no such pending approval. */
-  readonly answer: (id: string, answer: ApprovalAnswer) => Effect.Effect<boolean>
+  /**
+   * Answers a pending approval; false when there is no such pending approval, or when `digest` is
+   * given and is not the pending call's (the answerer saw another call).
+   */
+  readonly answer: (id: string, answer: ApprovalAnswer, digest?: string) => Effect.Effect<boolean>
 }
 
 /** The pending approvals of one gateway. */
@@ -45,10 +48,10 @@ export class ApprovalQueue extends Context.Service<ApprovalQueue, ApprovalQueueS
           return yield* Deferred.await(deferred).pipe(Effect.ensuring(Effect.sync(() => entries.delete(id))))
         }),
       list: () => [...entries.values()].map((entry) => entry.pending),
-      answer: (id, answer) =>
+      answer: (id, answer, digest) =>
         Effect.suspend(() => {
           const entry = entries.get(id)
-          if (entry === undefined) return Effect.succeed(false)
+          if (entry === undefined || (digest !== undefined && digest !== entry.pending.digest)) return Effect.succeed(false)
           entries.delete(id)
           return Deferred.succeed(entry.deferred, answer)
         })

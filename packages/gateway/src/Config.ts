@@ -97,7 +97,10 @@ export const AuditConfig = Schema.Struct({
 /** Approvals for `ask` decisions. */
 export const ApprovalsConfig = Schema.Struct({
   timeoutSeconds: Schema.optionalKey(Schema.Finite.check(Schema.isGreaterThan(0))),
-  via: Schema.optionalKey(Schema.Literals(["auto", "elicitation", "console"]))
+  via: Schema.optionalKey(Schema.Literals(["auto", "elicitation", "console"])),
+  approvers: Schema.optionalKey(Schema.Array(NonEmpty).annotate({
+    description: "Who may approve in the console: principal names and `role:NAME`. When set, asks go to the console only, and no principal approves its own call."
+  }))
 })
 
 /** A principal: who holds a bearer token. */
@@ -111,6 +114,9 @@ export const ListenConfig = Schema.Struct({
   http: Schema.optionalKey(NonEmpty.annotate({ description: "HOST:PORT, default 127.0.0.1:7331." })),
   token: Schema.optionalKey(Secret),
   principals: Schema.optionalKey(Schema.Record(Schema.String, PrincipalConfig)),
+  consoleToken: Schema.optionalKey(Secret.annotate({
+    description: "A token for the web console only (not /mcp): its holder sees every call and may approve any pending call."
+  })),
   allowedHosts: Schema.optionalKey(Schema.Array(NonEmpty)),
   allowedOrigins: Schema.optionalKey(Schema.Array(NonEmpty).annotate({
     description: "Origins (scheme://host[:port], port included) a browser request may come from. Default: the gateway's own origin(s) on its own port."

@@ -1,7 +1,8 @@
 /**
  * The web console page: a live table of recent calls (verdicts and receipts), pending approvals
- * with approve and deny buttons, and a per-tool chart of calls and denials per minute. One static
- * page; it polls `/api/state` every second and never shows arguments or results.
+ * with approve and deny buttons (for approvers, never on their own calls), and a per-tool chart of
+ * calls and denials per minute. One static page; it polls `/api/state` every second, shows who is
+ * signed in and who approved each call, and never shows arguments (but redacted ones) or results.
  */
 
 /** The console's HTML (self-contained: inline style and script, no external requests). */
@@ -24,30 +25,34 @@ export const CONSOLE_HTML = `<!doctype html>
 </head>
 <body>
 <h1>Interlock console <span id="status">connecting…</span></h1>
+<p id="viewer"></p>
 <h2>Pending approvals</h2>
 <table id="approvals"><thead><tr><th>Time</th><th>Principal</th><th>Tool</th><th>Reason</th><th>Arguments (redacted)</th><th></th></tr></thead><tbody></tbody></table>
 <h2>Calls and denials per tool (last 30 minutes)</h2>
 <div id="charts"></div>
 <h2>Recent calls</h2>
-<table id="calls"><thead><tr><th>#</th><th>Time</th><th>Principal</th><th>Tool</th><th>Policy</th><th>Approval</th><th>Outcome</th><th>ms</th><th>Hooks (receipt)</th></tr></thead><tbody></tbody></table>
+<table id="calls"><thead><tr><th>#</th><th>Time</th><th>Principal</th><th>Tool</th><th>Policy</th><th>Approval</th><th>Approved by</th><th>Outcome</th><th>ms</th><th>Hooks (receipt)</th></tr></thead><tbody></tbody></table>
 <script>
 const $ = (sel) => document.querySelector(sel)
 const cell = (text, cls) => { const td = document.createElement("td"); td.textContent = text == null ? "" : String(text); if (cls) td.className = cls; return td }
 const time = (ms) => new Date(ms).toLocaleTimeString()
-async function answer(id, decision) {
-  await fetch("/api/approvals/" + id, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ decision }) })
+async function answer(id, digest, decision) {
+  await fetch("/api/approvals/" + id, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ decision, digest }) })
   refresh()
 }
-function renderApprovals(list) {
+function renderApprovals(list, viewer) {
   const body = $("#approvals tbody"); body.replaceChildren()
   if (list.length === 0) { const tr = document.createElement("tr"); tr.append(cell("No pending approvals", "empty")); body.append(tr); return }
   for (const a of list) {
     const tr = document.createElement("tr"); tr.dataset.id = a.id
     tr.append(cell(time(a.time)), cell(a.principal || "-"), cell(a.server + "/" + a.tool), cell(a.reason), cell(JSON.stringify(a.args)))
     const td = document.createElement("td")
-    for (const [label, decision] of [["Approve", "allow"], ["Deny", "deny"]]) {
+    const own = a.principal === viewer.id
+    const choices = viewer.role !== "approver" ? [] : own ? [["Deny", "deny"]] : [["Approve", "allow"], ["Deny", "deny"]]
+    if (viewer.role === "approver" && own) td.append("your own call: another approver decides ")
+    for (const [label, decision] of choices) {
       const b = document.createElement("button"); b.textContent = label; b.dataset.decision = decision
-      b.onclick = () => answer(a.id, decision); td.append(b)
+      b.onclick = () => answer(a.id, a.digest, decision); td.append(b)
     }
     tr.append(td); body.append(tr)
   }
@@ -58,7 +63,7 @@ function renderCalls(calls) {
     const tr = document.createElement("tr"); tr.dataset.outcome = c.outcome
     const policy = c.decision ? c.decision + (c.rule ? " (" + c.rule + ")" : "") : "-"
     const hooks = c.hooks.map((h) => h.id + ":" + h.status).join(", ")
-    tr.append(cell(c.id), cell(time(c.time)), cell(c.principal || "-"), cell(c.server + "/" + c.tool), cell(policy), cell(c.approval || "-"), cell(c.outcome, c.outcome), cell(c.durationMs.toFixed(1)), cell(hooks, "hooks"))
+    tr.append(cell(c.id), cell(time(c.time)), cell(c.principal || "-"), cell(c.server + "/" + c.tool), cell(policy), cell(c.approval || "-"), cell(c.approvedBy || "-", "approved-by"), cell(c.outcome, c.outcome), cell(c.durationMs.toFixed(1)), cell(hooks, "hooks"))
     body.append(tr)
   }
 }
@@ -91,7 +96,8 @@ async function refresh() {
     const res = await fetch("/api/state?minutes=30", { cache: "no-store" })
     if (!res.ok) { $("#status").textContent = "error " + res.status; return }
     const state = await res.json()
-    renderApprovals(state.approvals); renderCalls(state.calls); renderCharts(state.buckets, state.now)
+    $("#viewer").textContent = "Signed in as " + state.viewer.id + (state.viewer.role === "approver" ? " (approver: sees every call)" : " (caller: sees only its own calls)")
+    renderApprovals(state.approvals, state.viewer); renderCalls(state.calls); renderCharts(state.buckets, state.now)
     $("#status").textContent = "live · " + new Date(state.now).toLocaleTimeString()
   } catch { $("#status").textContent = "disconnected" }
 }

@@ -78,7 +78,10 @@ const make = (plan: Plan) =>
           fields.decision = receipt.policy.decision
           if (receipt.policy.rule !== undefined) fields.rule = receipt.policy.rule
         }
-        if (receipt.approval !== undefined) fields.approval = `${receipt.approval.decision}:${receipt.approval.source}`
+        if (receipt.approval !== undefined) {
+          const { by, decision, source } = receipt.approval
+          fields.approval = `${decision}:${source}${by === undefined ? "" : `:${by}`}`
+        }
       }
       if (extra.error !== undefined) fields.error = extra.error
       if (full) {

@@ -9,6 +9,7 @@ import { Clock, Context, Effect, Layer, Schema } from "effect"
 import { PrometheusMetrics } from "effect/observability"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import { consoleGuardOptions } from "./ConsoleAccess.ts"
 import { handleConsole } from "./ConsoleRoutes.ts"
 import { makeFrontServer } from "./FrontServer.ts"
 import { DRAIN_MS, Gateway } from "./Gateway.ts"
@@ -65,8 +66,9 @@ const make = () =>
     const clock = yield* Clock.Clock
     const sessions = new SessionTable<HttpSessionTransport>(listen.sessions, () => clock.currentTimeMillisUnsafe())
     yield* Effect.forkScoped(sweepIdle(sessions, listen.sessions))
-    // Set once listening: the default allowed origins are on the port the OS chose.
-    let guardOptions: GuardOptions | undefined = undefined
+    // Set once listening: the default allowed origins are on the port the OS chose. The console's
+    // routes also take the console-only token; `/mcp` and `/metrics` never do.
+    let guards: { readonly mcp: GuardOptions; readonly console: GuardOptions } | undefined = undefined
 
     // POST responses still being written: shutdown waits for them (a GET stream stays open forever).
     const open = new Set<ServerResponse>()
@@ -127,8 +129,8 @@ const make = () =>
 
     const handle = async (req: IncomingMessage, res: ServerResponse) => {
       const url = new URL(req.url ?? "/", "http://gateway.invalid")
-      if (guardOptions === undefined) return sendJson(res, 503, { error: "Not listening yet" })
-      const verdict = guard(req, url, guardOptions)
+      if (guards === undefined) return sendJson(res, 503, { error: "Not listening yet" })
+      const verdict = guard(req, url, url.pathname === "/mcp" || url.pathname === "/metrics" ? guards.mcp : guards.console)
       if (verdict._tag === "Reject") {
         const headers: Record<string, string> = verdict.status === 401 ? { "www-authenticate": "Bearer" } : {}
         return sendJson(res, verdict.status, { error: verdict.message }, headers)
@@ -141,7 +143,7 @@ const make = () =>
       const cookie: Record<string, string> = verdict.token !== undefined && url.searchParams.has("token")
         ? { "set-cookie": `${TOKEN_COOKIE}=${encodeURIComponent(verdict.token)}; HttpOnly; SameSite=Strict; Path=/` }
         : {}
-      const handled = await handleConsole(gateway, req, res, url, cookie)
+      const handled = await handleConsole(gateway, req, res, url, cookie, verdict.principal)
       if (!handled) sendJson(res, 404, { error: "Not found" })
     }
 
@@ -173,12 +175,13 @@ const make = () =>
           }))
         )
     )
-    guardOptions = {
+    const mcp: GuardOptions = {
       allowedHosts: listen.allowedHosts,
       allowedOrigins: listen.allowedOrigins ?? ownOrigins(bindNames(listen.host), address.port),
       requireToken: listen.principals.size > 0,
       principalFor: gateway.principalFor
     }
+    guards = { mcp, console: consoleGuardOptions(gateway.plan, mcp) }
     const host = address.family === "IPv6" ? `[${address.address}]` : address.address
     const base = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${address.port}`
     return {

@@ -7,6 +7,7 @@ import { ConfigError, type HooksConfig } from "@interlock/core"
 import { Redacted } from "effect"
 import * as path from "node:path"
 import type { ApprovalRoute } from "./Approver.ts"
+import { CONSOLE_TOKEN_HOLDER } from "./ConsoleAccess.ts"
 import { builtinHooks, mergeHooks } from "./BuiltinHooks.ts"
 import type { ServerConfig } from "./Config.ts"
 import type { LoadedConfig } from "./ConfigLoader.ts"
@@ -35,6 +36,17 @@ export interface ListenPlan {
   readonly resumable: boolean
   /** Idle expiry and caps of `/mcp` sessions. */
   readonly sessions: SessionLimits
+  /** The console-only token (listen.consoleToken): its holder is an approver, and cannot call tools. */
+  readonly consoleToken: Redacted.Redacted<string> | undefined
+}
+
+/** How `ask` decisions are answered. */
+export interface ApprovalsPlan {
+  readonly timeoutMs: number
+  /** Where asks go; `auto` becomes `console` when approvers are named (elicitation asks the caller itself). */
+  readonly route: ApprovalRoute
+  /** Who may approve in the console: principal names and `role:NAME` (approvals.approvers). */
+  readonly approvers: ReadonlyArray<string>
 }
 
 /** Where audit rows go: a SQLite file, a Postgres URL (a secret), or neither (audit off). */
@@ -53,7 +65,7 @@ export interface Plan {
   readonly loaded: LoadedConfig
   readonly pinTools: boolean
   readonly audit: AuditPlan
-  readonly approvals: { readonly timeoutMs: number; readonly route: ApprovalRoute }
+  readonly approvals: ApprovalsPlan
   readonly listen: ListenPlan
   readonly telemetry: { readonly otlp: string | undefined; readonly serviceName: string; readonly exportIntervalMs: number }
   readonly hookTimeoutMs: number | undefined
@@ -115,6 +127,14 @@ const resolveListen = (loaded: LoadedConfig, override: string | undefined, env: 
       detail: `binds ${address.host}, which is not loopback: set listen.token or listen.principals so that only holders of a token can call tools`
     })
   }
+  const consoleToken = listen.consoleToken === undefined ? undefined : readSecret(listen.consoleToken, "listen.consoleToken", env)
+  if (consoleToken instanceof ConfigError) return consoleToken
+  if (consoleToken !== undefined && principals.has(Redacted.value(consoleToken))) {
+    return new ConfigError({ path: "listen.consoleToken", detail: "is the same token as a principal's: the console token must be its own" })
+  }
+  if (consoleToken !== undefined && [...principals.values()].some((principal) => principal.id === CONSOLE_TOKEN_HOLDER)) {
+    return new ConfigError({ path: `listen.principals.${CONSOLE_TOKEN_HOLDER}`, detail: "is the name the audit gives the console token's holder: choose another" })
+  }
   const hosts = bindNames(address.host)
   const origins = listen.allowedOrigins?.map(parseOrigin)
   const badOrigin = origins?.findIndex((origin) => origin === undefined) ?? -1
@@ -133,8 +153,26 @@ const resolveListen = (loaded: LoadedConfig, override: string | undefined, env: 
       idleMs: listen.sessionIdleSeconds === undefined ? DEFAULT_SESSION_LIMITS.idleMs : listen.sessionIdleSeconds * 1_000,
       maxSessions: listen.maxSessions ?? DEFAULT_SESSION_LIMITS.maxSessions,
       maxPerPrincipal: listen.maxSessionsPerPrincipal ?? DEFAULT_SESSION_LIMITS.maxPerPrincipal
+    },
+    consoleToken
+  }
+}
+
+const resolveApprovals = (config: LoadedConfig["config"], listen: ListenPlan): ApprovalsPlan | ConfigError => {
+  const approvals = config.approvals ?? {}
+  const approvers = approvals.approvers ?? []
+  const known = new Set([...listen.principals.values()].map((principal) => principal.id))
+  for (const [index, approver] of approvers.entries()) {
+    const role = approver.startsWith("role:") ? approver.slice(5) : undefined
+    if (role === "" || (role === undefined && !known.has(approver))) {
+      return new ConfigError({ path: `approvals.approvers[${index}]`, detail: "must name a principal of listen.principals (or listen.token's \"default\"), or be role:NAME" })
     }
   }
+  const via = approvals.via ?? "auto"
+  if (via === "elicitation" && approvers.length > 0) {
+    return new ConfigError({ path: "approvals.via", detail: "elicitation asks the caller's own host, and a caller never approves its own call: use console or auto with approvers" })
+  }
+  return { timeoutMs: Math.round((approvals.timeoutSeconds ?? 120) * 1000), route: approvers.length > 0 ? "console" : via, approvers }
 }
 
 /** A Postgres URL, literal or `env:NAME`, as a secret; a ConfigError naming `where` (never the value) when it is not one. */
@@ -190,6 +228,8 @@ export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan 
   if (listen instanceof ConfigError) return listen
   const audit = resolveAudit(loaded, env)
   if (audit instanceof ConfigError) return audit
+  const approvals = resolveApprovals(config, listen)
+  if (approvals instanceof ConfigError) return approvals
   return {
     servers,
     namespace: config.namespace ?? "auto",
@@ -198,7 +238,7 @@ export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan 
     loaded,
     pinTools: config.pinTools === true,
     audit,
-    approvals: { timeoutMs: Math.round((config.approvals?.timeoutSeconds ?? 120) * 1000), route: config.approvals?.via ?? "auto" },
+    approvals,
     listen,
     telemetry: {
       otlp: config.telemetry?.otlp,

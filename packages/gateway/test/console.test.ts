@@ -25,7 +25,8 @@ describe("web console in headless Chromium", () => {
     Effect.gen(function*() {
       const { http } = yield* startGateway({
         servers: { echo: echoServer },
-        listen: { token: "env:GW_TOKEN" },
+        // The console's approver holds its own token: the caller's token cannot approve its own calls.
+        listen: { token: "env:GW_TOKEN", consoleToken: "env:CONSOLE_TOKEN" },
         approvals: { via: "console", timeoutSeconds: 60 },
         policy: {
           default: "allow",
@@ -34,7 +35,7 @@ describe("web console in headless Chromium", () => {
             { id: "writes", match: "echo/write_file", decision: "ask" }
           ]
         }
-      }, { GW_TOKEN: "console-token-1" })
+      }, { GW_TOKEN: "console-token-1", CONSOLE_TOKEN: "approver-token-1" })
       const client = yield* httpClient(http.mcpUrl, { token: "console-token-1" })
       yield* Effect.promise(() => client.callTool({ name: "echo", arguments: { text: "one" } }))
       yield* Effect.promise(() => client.callTool({ name: "crash", arguments: {} }))
@@ -43,7 +44,7 @@ describe("web console in headless Chromium", () => {
       const page = yield* Effect.promise(() => browser.newPage())
       const unauthorized = yield* Effect.promise(() => page.goto(http.consoleUrl))
       assert.strictEqual(unauthorized?.status(), 401)
-      yield* Effect.promise(() => page.goto(`${http.consoleUrl}?token=console-token-1`))
+      yield* Effect.promise(() => page.goto(`${http.consoleUrl}?token=approver-token-1`))
       yield* Effect.promise(() => page.waitForSelector("#calls tbody tr[data-outcome='denied']"))
       const outcomes = yield* Effect.promise(() => page.$$eval("#calls tbody tr", (rows) => rows.map((row) => (row as unknown as { dataset: Record<string, string> }).dataset.outcome)))
       assert.deepStrictEqual(outcomes, ["denied", "ok"])
@@ -59,7 +60,9 @@ describe("web console in headless Chromium", () => {
       yield* Effect.promise(() => page.click("#approvals tbody tr[data-id] button[data-decision='allow']"))
       const result = yield* Effect.promise(() => pending)
       assert.strictEqual(text(result), "wrote notes.txt")
-      yield* Effect.promise(() => page.waitForSelector("#calls tbody tr:first-child td:nth-child(6):has-text('allow:approver')"))
+      yield* Effect.promise(() => page.waitForSelector("#calls tbody tr:first-child td:nth-child(6):has-text('allow:console:console-token')"))
+      assert.strictEqual(yield* Effect.promise(() => page.textContent("#calls tbody tr:first-child td.approved-by")), "console-token")
+      assert.include(yield* Effect.promise(() => page.textContent("#viewer")), "console-token (approver")
       yield* Effect.promise(() => page.waitForSelector("#approvals tbody td.empty"))
     }), 90_000)
 })

@@ -70,7 +70,7 @@ describe("policy branches through the gateway", () => {
       assert.isTrue(yield* queue.answer(pending[0].id, { decision: "allow" }))
       const result = yield* Fiber.join(fiber)
       assert.strictEqual(result.text, "wrote ./sandbox/n.txt")
-      assert.deepStrictEqual(result.receipt?.approval, { decision: "allow", source: "approver" })
+      assert.deepStrictEqual(result.receipt?.approval, { decision: "allow", source: "console" })
       assert.strictEqual(queue.list().length, 0)
     })))
 

@@ -190,7 +190,7 @@ describe("gateway over Streamable HTTP, fronting real stdio servers", () => {
       const denied = yield* Effect.promise(() => client.callTool({ name: "write_file", arguments: { path: "b.txt", content: "x" } }))
       assert.isTrue(denied.isError)
       const rows = yield* gateway.store.query()
-      assert.deepStrictEqual(rows.map((row) => row.approval), ["deny:approver", "allow:approver"])
+      assert.deepStrictEqual(rows.map((row) => row.approval), ["deny:elicitation:local", "allow:elicitation:local"])
     }), 60_000)
 
   it.live("a downstream crash is restarted with backoff while the other servers keep serving", () =>
