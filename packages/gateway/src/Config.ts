@@ -24,7 +24,7 @@ export const PathsConfig = Schema.Struct({
     description: "Resolve symlinks on the gateway's side (it must share the server's filesystem). Default: true for stdio servers, false for HTTP."
   })),
   home: Schema.optionalKey(NonEmpty.annotate({
-    description: "What a leading `~` means to the server. Default: the home directory for stdio servers; none for HTTP (a `~` path is then denied)."
+    description: "The directory the server expands a leading `~` to. Default: none known for HTTP servers (a `~` path is then denied); for stdio servers, its HOME, while `~` may also be a plain name (a path is judged both ways)."
   }))
 })
 

@@ -28,6 +28,8 @@ export interface PathSettings {
   readonly platform: Platform
   /** What a leading `~` stands for; undefined: not known, so such a path cannot be placed. */
   readonly home: string | undefined
+  /** "expand": the server expands a leading `~` to `home`; "either": it may, or may take `~` as a name (both readings). */
+  readonly tilde: "expand" | "either"
   /** Set when symlinks are resolved on the gateway's side. */
   readonly links: LinkReader | undefined
 }
@@ -55,7 +57,7 @@ export const nodeLinks: LinkReader = {
 }
 
 /** The settings for a call to no configured server: the gateway's cwd and platform, no symlinks. */
-export const defaultPaths = (): PathSettings => ({ base: process.cwd(), platform: gatewayPlatform, home: undefined, links: undefined })
+export const defaultPaths = (): PathSettings => ({ base: process.cwd(), platform: gatewayPlatform, home: undefined, tilde: "either", links: undefined })
 
 // Linux allows 40 symlinks in one lookup (ELOOP beyond).
 const MAX_HOPS = 40
@@ -123,7 +125,9 @@ const readings = (text: string, settings: PathSettings): Array<string> | undefin
   for (const reading of [...out]) {
     if (!tilde.test(reading)) continue
     if (settings.home === undefined) return undefined
-    out.push(`${settings.home}${reading.slice(1)}`)
+    const expanded = `${settings.home}${reading.slice(1)}`
+    if (settings.tilde === "expand") out.splice(out.indexOf(reading), 1, expanded)
+    else out.push(expanded)
   }
   if (settings.platform === "win32") {
     const baseDrive = /^([a-z]):/i.exec(settings.base)?.[1]

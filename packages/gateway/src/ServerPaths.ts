@@ -45,7 +45,7 @@ export const settingsOf = (name: string, server: ServerConfig, baseDir: string, 
   const home = paths.home === undefined ? defaultHome : absoluteOn(platform, host, baseDir, paths.home, `${where}.home`)
   if (home instanceof ConfigError) return home
   const links = (paths.resolveSymlinks ?? (stdio && !foreign)) ? nodeLinks : undefined
-  return { base, platform, home, links }
+  return { base, platform, home, tilde: paths.home === undefined ? "either" : "expand", links }
 }
 
 /** The settings of every configured server, looked up by server id (the gateway's defaults for any other). */

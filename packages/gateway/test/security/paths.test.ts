@@ -54,6 +54,13 @@ const serverConfig = (root: string) => ({ fs: { command: NODE, args: [FILESYSTEM
 
 type Call = (name: string, args: Record<string, unknown>) => Effect.Effect<{ readonly isError: boolean; readonly text: string }>
 
+/** Tool calls through an SDK client, as the host sees their answers. */
+const callVia = (client: Client): Call => (name, args) =>
+  Effect.promise(async () => {
+    const result = await client.callTool({ name, arguments: args })
+    return { isError: result.isError === true, text: toolText(result) }
+  })
+
 /** Every attack through `call`, then the filesystem checks. */
 const attack = (root: string, call: Call) =>
   Effect.gen(function*() {
@@ -88,11 +95,7 @@ const overHttp = (policy: PolicyName) =>
     const root = makeTree()
     const { http } = yield* startGateway({ servers: serverConfig(root), policy: policies(root)[policy] })
     const client = yield* httpClient(http.mcpUrl)
-    yield* attack(root, (name, args) =>
-      Effect.promise(async () => {
-        const result = await client.callTool({ name, arguments: args })
-        return { isError: result.isError === true, text: toolText(result) }
-      }))
+    yield* attack(root, callVia(client))
   })
 
 const overStdio = (policy: PolicyName) =>
@@ -108,11 +111,7 @@ const overStdio = (policy: PolicyName) =>
       }),
       (client) => Effect.promise(() => client.close().catch(() => undefined))
     )
-    yield* attack(root, (name, args) =>
-      Effect.promise(async () => {
-        const result = await client.callTool({ name, arguments: args })
-        return { isError: result.isError === true, text: toolText(result) }
-      }))
+    yield* attack(root, callVia(client))
     // The config file is the one entry the test added beside sandbox and private.
     assert.includeMembers(readdirSync(root), ["interlock.config.json", "sandbox", "private"])
   })
