@@ -4,8 +4,9 @@
  * A missing or non-string argument fails startsWith and matches, and satisfies notStartsWith
  * (it does not start with the prefix), so a deny rule written with notStartsWith also catches it.
  * within and notWithin place the argument and the root where the call's server would
- * (PathPlacement.ts), which a prefix test cannot; a path they cannot place leaves the condition
- * undecided (undefined), and the policy denies the call. matches runs on RE2 (linear time).
+ * (PathPlacement.ts), which a prefix test cannot; an array of paths is judged element by element;
+ * a path they cannot place leaves the condition undecided (undefined), and the policy denies the
+ * call. matches runs on RE2 (linear time).
  */
 import { Canonical, ConfigError, type JsonObject } from "@interlock/core"
 import { RE2JS } from "re2js"
@@ -26,6 +27,25 @@ type Test = (value: unknown, paths: PathsOf, serverId: string | undefined) => bo
 const canonical = (value: unknown): string => {
   const text = Canonical.canonicalJson(value)
   return typeof text === "string" ? text : "\u0000invalid"
+}
+
+/**
+ * Whether a path argument is within `root`: a string, or a non-empty array of them (true when every
+ * element is, false when none is, undefined when they differ or one is no string); "none" for a
+ * value that is no path (a missing argument, a number...).
+ */
+const pathWithin = (value: unknown, root: string, settings: PathSettings): boolean | undefined | "none" => {
+  const items = typeof value === "string" ? [value] : Array.isArray(value) && value.length > 0 ? value : undefined
+  if (items === undefined) return "none"
+  let some = false
+  let every = true
+  for (const item of items) {
+    const inside = typeof item === "string" ? isWithin(item, root, settings) : undefined
+    if (inside === undefined) return undefined
+    some ||= inside
+    every &&= inside
+  }
+  return every ? true : some ? undefined : false
 }
 
 const compileOne = (key: string, condition: ArgCondition, path: string): Array<Test> | ConfigError => {
@@ -57,14 +77,16 @@ const compileOne = (key: string, condition: ArgCondition, path: string): Array<T
   }
   if (condition.within !== undefined) {
     const root = condition.within
-    tests.push((value, paths, serverId) => typeof value === "string" && isWithin(value, root, paths(serverId)))
+    tests.push((value, paths, serverId) => {
+      const inside = pathWithin(value, root, paths(serverId))
+      return inside === "none" ? false : inside
+    })
   }
   if (condition.notWithin !== undefined) {
     const root = condition.notWithin
     tests.push((value, paths, serverId) => {
-      if (typeof value !== "string") return true
-      const inside = isWithin(value, root, paths(serverId))
-      return inside === undefined ? undefined : !inside
+      const inside = pathWithin(value, root, paths(serverId))
+      return inside === "none" ? true : inside === undefined ? undefined : !inside
     })
   }
   if (tests.length === 0) {

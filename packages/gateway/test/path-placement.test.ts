@@ -131,6 +131,21 @@ describe("conditions and the policy", () => {
       assert.strictEqual(outside(args), inside === undefined ? undefined : !inside)
     }))
 
+  it("an array of paths: within when every element is, not when none is, undecided when they differ", () => {
+    const within = compileArgConditions({ p: { within: "private" } }, "c", () => POSIX)
+    const outside = compileArgConditions({ p: { notWithin: "private" } }, "c", () => POSIX)
+    if (typeof within !== "function" || typeof outside !== "function") return assert.fail("did not compile")
+    const cases: ReadonlyArray<readonly [unknown, boolean | undefined, boolean | undefined]> = [
+      [["private/a", "./private/b"], true, false],
+      [["sandbox/a", "x"], false, true],
+      [["sandbox/a", "sandbox/../private/b"], undefined, undefined],
+      [["private/a", 3], undefined, undefined],
+      [[], false, true],
+      [7, false, true]
+    ]
+    for (const [value, inside, notInside] of cases) assert.deepStrictEqual([within({ p: value as never }), outside({ p: value as never })], [inside, notInside], JSON.stringify(value))
+  })
+
   it.effect("an undecided path denies the call even under an allow rule, naming the rule", () =>
     Effect.gen(function*() {
       const config = {

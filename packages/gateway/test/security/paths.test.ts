@@ -18,12 +18,15 @@ import { httpClient, NODE, startGateway } from "../e2e.ts"
 
 const FILESYSTEM = path.join(import.meta.dirname, "..", "..", "..", "..", "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
 
+/** The content of the one file in private: it must never reach the host. */
+const SECRET = "PRIVATE-CONTENT-7f3a91"
+
 /** A fresh tree: root/{sandbox, private/keep.txt}, sandbox/link -> ../private, sandbox/dangle -> ../private/new.txt. */
 const makeTree = () => {
   const root = realpathSync(mkdtempSync(path.join(tmpdir(), "interlock-paths-")))
   mkdirSync(path.join(root, "sandbox"))
   mkdirSync(path.join(root, "private"))
-  writeFileSync(path.join(root, "private", "keep.txt"), "secret")
+  writeFileSync(path.join(root, "private", "keep.txt"), SECRET)
   symlinkSync("../private", path.join(root, "sandbox", "link"))
   symlinkSync("../private/new.txt", path.join(root, "sandbox", "dangle"))
   return root
@@ -46,8 +49,17 @@ const privatePrefixes = (root: string): ReadonlyArray<string> => [
 
 /** Two policies that keep calls out of `private`: deny within it (relative root), or allow only outside it (absolute root). */
 const policies = (root: string) => ({
-  denyWithin: { default: "allow", rules: [{ id: "no-private", match: "fs/*", decision: "deny", when: { args: { path: { within: "private" } } } }] },
-  allowOutside: { default: "deny", rules: [{ id: "outside-private", match: "fs/*", decision: "allow", when: { args: { path: { notWithin: `${root}/private` } } } }] }
+  denyWithin: {
+    default: "allow",
+    rules: [
+      { id: "no-private", match: "fs/*", decision: "deny", when: { args: { path: { within: "private" } } } },
+      { id: "no-private-many", match: "fs/*", decision: "deny", when: { args: { paths: { within: "private" } } } }
+    ]
+  },
+  allowOutside: {
+    default: "deny",
+    rules: [{ id: "outside-private", match: "fs/*", decision: "allow", when: { args: { path: { notWithin: `${root}/private` }, paths: { notWithin: `${root}/private` } } } }]
+  }
 })
 
 const serverConfig = (root: string) => ({ fs: { command: NODE, args: [FILESYSTEM, root], cwd: root } })
@@ -76,6 +88,14 @@ const attack = (root: string, call: Call) =>
     }
     const dangling = yield* call("write_file", { path: "sandbox/dangle", content: "pwned" })
     assert.isTrue(dangling.isError, dangling.text)
+    // Reads: one path, or an array of paths where one is private; the host never sees the content.
+    for (const read of [{ name: "read_text_file", args: { path: "sandbox/link/keep.txt" } }, { name: "read_multiple_files", args: { paths: ["sandbox/ok.txt", "sandbox/../private/keep.txt"] } }]) {
+      const answer = yield* call(read.name, read.args)
+      assert.isTrue(answer.isError, `${read.name}: ${answer.text}`)
+      assert.notInclude(answer.text, SECRET)
+    }
+    const listed = yield* call("read_multiple_files", { paths: ["sandbox/ok.txt"] })
+    assert.include(listed.text, "fine")
     // On POSIX `\` is a filename character: `private\x` is a file beside `private`, not in it.
     const backslash = yield* call("write_file", { path: "private\\x", content: "beside" })
     assert.isFalse(backslash.isError, backslash.text)
