@@ -147,8 +147,20 @@ const comparable = (platform: Platform, placed: string): string => {
   return nfc.split("\\").map((segment, index) => (index === 0 ? segment : segment.replace(/[. ]+$/, ""))).join("\\").toLowerCase()
 }
 
+/** Where the kernel takes `reading`: from the real base (or the root of an absolute path), segment by segment. */
+const kernelOrder = (settings: PathSettings, links: LinkReader, reading: string): string | undefined => {
+  const { platform } = settings
+  const p = moduleOf(platform)
+  if (!p.isAbsolute(reading)) {
+    const start = real(platform, links, settings.base)
+    return start === undefined ? undefined : walk(platform, links, start, segmentsOf(platform, reading))
+  }
+  const root = p.parse(p.resolve(settings.base, reading)).root
+  return walk(platform, links, root, segmentsOf(platform, reading.slice(p.parse(reading).root.length)))
+}
+
 /** Every absolute place `text` may land, in comparable form; undefined when one cannot be known. */
-export const placements = (text: string, settings: PathSettings): Array<string> | undefined => {
+const placements = (text: string, settings: PathSettings): Array<string> | undefined => {
   const texts = readings(text, settings)
   if (texts === undefined) return undefined
   const p = moduleOf(settings.platform)
@@ -162,8 +174,7 @@ export const placements = (text: string, settings: PathSettings): Array<string> 
     }
     // Lexical first (what path.resolve-based servers do), and the kernel's order (`..` after a symlink).
     const lexical = real(settings.platform, links, absolute)
-    const start = p.isAbsolute(reading) ? p.parse(absolute).root : real(settings.platform, links, settings.base)
-    const kernel = start === undefined ? undefined : walk(settings.platform, links, start, segmentsOf(settings.platform, p.isAbsolute(reading) ? reading.slice(p.parse(reading).root.length) : reading))
+    const kernel = kernelOrder(settings, links, reading)
     if (lexical === undefined || kernel === undefined) return undefined
     out.push(comparable(settings.platform, lexical), comparable(settings.platform, kernel))
   }
