@@ -8,7 +8,7 @@
 import { Context, Effect, Layer, Option, Schema, type Scope } from "effect"
 import { Approvals, type ConfigError, Hooks, Interlock, NativeTool, ToolCalls, ToolResult, ToolTransport } from "@interlock/core"
 import { LanguageModel, Model, Prompt } from "effect/ai"
-import { InvalidRunState } from "./AgentErrors.ts"
+import { InvalidRunState, type UntrustedRunState } from "./AgentErrors.ts"
 import { compileAgentHooks } from "./AgentHooks.ts"
 import { runEvent, STOP } from "./AgentHookRunner.ts"
 import { type AgentOptions, hookTimeoutOf, resolveOptions } from "./AgentOptions.ts"
@@ -19,6 +19,7 @@ import { emit } from "./Metrics.ts"
 import { type End, guardEnd, hookEnv, type LoopEnv, type Progress } from "./RunContext.ts"
 import { RunResult } from "./RunResult.ts"
 import { PendingCall, type RunState } from "./RunState.ts"
+import * as RunStateSeal from "./RunStateSeal.ts"
 import { trusted } from "./Trusted.ts"
 import { type ExecEnv, execCall, requestDigest, type Slot } from "./ToolExec.ts"
 
@@ -40,8 +41,9 @@ export interface Agent {
   /**
    * Continues a suspended run: approved calls run once, bound to the digest they were suspended
    * with (an edited call needs a new approval); denied ones answer the model with the denial.
+   * A state this agent did not seal (edited, or sealed with another stateKey) is refused before anything runs.
    */
-  readonly resume: (state: RunState, decision: ResumeDecision, options?: RunOptions) => Effect.Effect<RunResult, InvalidRunState>
+  readonly resume: (state: RunState, decision: ResumeDecision, options?: RunOptions) => Effect.Effect<RunResult, InvalidRunState | UntrustedRunState>
 }
 
 declare const NoModelId: unique symbol
@@ -142,7 +144,10 @@ export const make = <PE = never, PR = never, AE = never, AR = never, TE = never,
         }
         const signal = runOptions?.signal
         if (signal !== undefined) guarded = Effect.raceFirst(guarded, Effect.as(aborted(signal), INTERRUPTED))
-        return Effect.map(guarded, (end) => {
+        // A state that cannot be sealed (it always can: the loop built it) goes out unsealed, and resume refuses it.
+        const sealed = (state: RunState | undefined) =>
+          state === undefined ? Effect.succeed(undefined) : Effect.orElseSucceed(RunStateSeal.seal(resolved.stateKey, state), () => state)
+        return Effect.flatMap(guarded, (end) => Effect.map(sealed(end.state), (state) => {
           const durationMs = clock.currentTimeMillisUnsafe() - start
           const usage = { ...progress.usage, totalTokens: progress.usage.inputTokens + progress.usage.outputTokens }
           emit(options.metrics, { type: "run", model: modelName, status: end.status, turns: progress.turns, toolCalls: progress.toolCalls.length, durationMs, ...usage })
@@ -157,10 +162,10 @@ export const make = <PE = never, PR = never, AE = never, AR = never, TE = never,
             model: modelName,
             limit: end.limit,
             error: end.error,
-            state: end.state,
+            state,
             hooks: progress.hookRuns
           })
-        })
+        }))
       })
 
     /** Lists the governed tools; a listing failure ends the run with status error. */
@@ -190,9 +195,9 @@ export const make = <PE = never, PR = never, AE = never, AR = never, TE = never,
         return finish(progress, start, runOptions)
       })
 
-    const resume = (state: RunState, decision: ResumeDecision, runOptions?: RunOptions) =>
-      withCatalog((catalog) => {
-        if (state?.version !== 1 || !Array.isArray(state.slots)) return Effect.fail(new InvalidRunState({ detail: "not a run state of this version" }))
+    const resume = (given: RunState, decision: ResumeDecision, runOptions?: RunOptions) =>
+      Effect.flatMap(RunStateSeal.verify(resolved.stateKey, given), (state) => withCatalog((catalog) => {
+        if (state.version !== 1 || !Array.isArray(state.slots)) return Effect.fail(new InvalidRunState({ detail: "not a run state of this version" }))
         const env = loopEnv(catalog)
         const tools = state.tools.flatMap((name) => catalog.byName.get(name) ?? [])
         const progress: Progress = {
@@ -226,7 +231,7 @@ export const make = <PE = never, PR = never, AE = never, AR = never, TE = never,
           return end ?? (yield* runTurns(env, progress))
         })
         return finish(progress, body, runOptions)
-      })
+      }))
 
     const agent: Agent = { name: resolved.name, model: modelName, run, resume }
     return agent

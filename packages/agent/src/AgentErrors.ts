@@ -52,6 +52,17 @@ export class InvalidRunState extends Schema.TaggedError<InvalidRunState>()("Inva
   }
 }
 
+/** A resumed state this agent did not seal: edited, unsealed, or sealed with another key. Nothing ran. */
+export class UntrustedRunState extends Schema.TaggedError<UntrustedRunState>()("UntrustedRunState", {
+  reason: Schema.Literals(["unsealed", "seal_mismatch"])
+}) {
+  override get message(): string {
+    return this.reason === "unsealed"
+      ? "the run state carries no seal: only a state this agent handed out can be resumed"
+      : "the run state's seal does not match: it was edited, or sealed with another stateKey"
+  }
+}
+
 /** Why a run ended with status "error" (core's errors when the tool listing itself failed). */
 export const RunError = Schema.Union([ModelFailed, RunBlocked, AgentHookFailed, HookFailed, TransportError, ProtocolError])
 

@@ -1,5 +1,5 @@
 /** The options of an agent, and their validation (a ConfigError names the option at fault). */
-import { Duration, Layer } from "effect"
+import { Duration, Layer, Redacted } from "effect"
 import { type Approvals, ConfigError, type HooksConfig, type NativeTool, type Policy, type ToolTransport } from "@interlock/core"
 import type { LanguageModel } from "effect/ai"
 import { isAgentEvent } from "./AgentEvent.ts"
@@ -7,6 +7,7 @@ import type { AgentHooksConfig } from "./AgentHookConfig.ts"
 import type { CompactionOptions } from "./Compaction.ts"
 import type { MetricsSink } from "./Metrics.ts"
 import { millisOf, type OnError, type RetryOptions, type RetryPolicy } from "./Resilience.ts"
+import { ephemeralKey, MIN_KEY_LENGTH, type StateKey } from "./RunStateSeal.ts"
 
 /** Tool-level (core) and model-level hooks, in one config. */
 export type AgentHooks = HooksConfig & AgentHooksConfig
@@ -45,6 +46,11 @@ export interface AgentOptions<PE = never, PR = never, AE = never, AR = never, TE
   readonly metrics?: MetricsSink
   /** Compacts the history when it grows past `maxMessages` (preCompact hooks run first). */
   readonly compaction?: CompactionOptions
+  /**
+   * Seals suspended states (HMAC-SHA256); `resume` refuses a state it does not verify. At least 32
+   * characters, typically from a secret manager. Default: a random key of this agent only.
+   */
+  readonly stateKey?: StateKey
 }
 
 /** Options checked and resolved. */
@@ -57,6 +63,7 @@ export interface Resolved {
   readonly retry: RetryPolicy
   readonly agentHooks: Record<string, unknown>
   readonly coreHooks: HooksConfig
+  readonly stateKey: StateKey
 }
 
 const positiveInt = (value: unknown, fallback: number): number | undefined =>
@@ -101,6 +108,10 @@ export const resolveOptions = (options: AgentOptions<any, any, any, any, any, an
     }
     if (compaction.compact !== undefined && typeof compaction.compact !== "function") return error("compaction.compact", "must be a function")
   }
+  const stateKey = options.stateKey ?? ephemeralKey()
+  if (!Redacted.isRedacted(stateKey) || typeof Redacted.value(stateKey) !== "string" || Redacted.value(stateKey).length < MIN_KEY_LENGTH) {
+    return error("stateKey", `must be a Redacted string of at least ${MIN_KEY_LENGTH} characters`)
+  }
   const hooks = options.hooks ?? {}
   if (typeof hooks !== "object" || hooks === null || Array.isArray(hooks)) return error("hooks", "must be an object of hook lists by event")
   const agentHooks: Record<string, unknown> = {}
@@ -117,7 +128,8 @@ export const resolveOptions = (options: AgentOptions<any, any, any, any, any, an
     deadlineMs,
     retry: { retries, baseMs, maxDelayMs, onError: options.onError },
     agentHooks,
-    coreHooks: coreHooks as HooksConfig
+    coreHooks: coreHooks as HooksConfig,
+    stateKey
   }
 }
 

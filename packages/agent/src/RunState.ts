@@ -1,7 +1,8 @@
 /**
  * A suspended run: where it stopped (a policy asked for approval and no approver is configured),
  * as a serializable Schema class. `RunState.toJson` / `RunState.fromJson` carry it across a
- * process boundary; resume it with `agent.resume(state, decision)`.
+ * process boundary; resume it with `agent.resume(state, decision)`. The agent seals every state
+ * it hands out (RunStateSeal.ts), so an edited or foreign state is refused on resume.
  */
 import { Effect, Schema } from "effect"
 import { Prompt } from "effect/ai"
@@ -44,7 +45,9 @@ export class RunState extends Schema.Class<RunState>("@interlock/agent/RunState"
   toolCalls: Schema.Array(AgentToolCall),
   /** The suspended turn's calls, in call order: settled ones and pending ones. */
   slots: Schema.Array(Schema.Union([SettledCall, PendingCall])),
-  stopHookActive: Schema.Boolean
+  stopHookActive: Schema.Boolean,
+  /** HMAC-SHA256 (hex) over the rest of the state with the agent's state key; `resume` refuses a state it does not verify. */
+  seal: Schema.optionalKey(Schema.String)
 }) {
   /** The state as a JSON string. */
   static toJson(state: RunState): string {

@@ -5,7 +5,7 @@
  */
 
 export * as Agent from "./Agent.ts"
-export { AgentHookFailed, InvalidRunState, ModelFailed, RunBlocked, RunError } from "./AgentErrors.ts"
+export { AgentHookFailed, InvalidRunState, ModelFailed, RunBlocked, RunError, UntrustedRunState } from "./AgentErrors.ts"
 export { AGENT_EVENTS, type AgentEvent } from "./AgentEvent.ts"
 export type * from "./AgentHookConfig.ts"
 export { AgentHookRun } from "./AgentHookRunner.ts"
@@ -21,3 +21,4 @@ export type { ProviderConfig } from "./ProviderHttp.ts"
 export type { ModelErrorInfo, OnError, RetryOptions } from "./Resilience.ts"
 export { RunLimit, RunResult, RunStatus } from "./RunResult.ts"
 export { PendingCall, RunState, SettledCall } from "./RunState.ts"
+export * as RunStateSeal from "./RunStateSeal.ts"

@@ -1,18 +1,13 @@
 /** Ask without an approver suspends the run; resume runs the real tool once, bound to the call's digest. */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Schema } from "effect"
-import { Approvals, NativeTool, Policy, Verdict } from "@interlock/core"
-import { Agent, RunState } from "../src/index.ts"
+import { Effect, Redacted } from "effect"
+import { Approvals, Policy, Verdict } from "@interlock/core"
+import { Agent, RunState, RunStateSeal } from "../src/index.ts"
 import { fake, openAi, text, toolCalls } from "./support/FakeLlm.ts"
-import { add } from "./support/tools.ts"
+import { add, payTool } from "./support/tools.ts"
 
 const setup = Effect.gen(function*() {
-  const paid: Array<number> = []
-  const pay = NativeTool.make({
-    name: "pay",
-    parameters: Schema.Struct({ amount: Schema.Finite }),
-    run: ({ amount }) => Effect.sync(() => paid.push(amount)).pipe(Effect.as(`paid ${amount}`))
-  })
+  const { paid, pay } = payTool()
   const server = yield* fake((body) => {
     const answered = body.messages.filter((m: any) => m.role === "tool").length
     return answered === 0
@@ -20,6 +15,8 @@ const setup = Effect.gen(function*() {
       : text("all settled")
   })
   const options = {
+    // One key for the suspending and the resuming agent (Agent.run and Agent.resume each build one).
+    stateKey: Redacted.make("suspend-test-state-key-0123456789abcdef"),
     model: openAi(server),
     tools: [pay, add],
     policy: Policy.rules({ rules: [{ id: "ask-pay", match: "pay", decision: "ask" as const, reason: "payments need a human" }], default: "allow" })
@@ -62,7 +59,9 @@ describe("suspension and resume", () => {
       const raw = JSON.parse(RunState.toJson(first.state!))
       raw.slots.find((slot: any) => slot.id === "c1").args.amount = 500
       const edited = JSON.stringify(raw)
-      const resumed = yield* Agent.resume(yield* RunState.fromJson(edited), "approve", options)
+      // Sealed again by the key's holder: the digest binding still refuses the edited call.
+      const resealed = yield* RunStateSeal.seal(options.stateKey, yield* RunState.fromJson(edited))
+      const resumed = yield* Agent.resume(resealed, "approve", options)
       assert.strictEqual(resumed.status, "pending")
       assert.deepStrictEqual(paid, [])
       const pending = resumed.state!.slots.find((slot) => slot.id === "c1") as any

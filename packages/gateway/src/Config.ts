@@ -12,19 +12,37 @@ export const Secret = NonEmpty.annotate({
   description: "A secret. `env:NAME` reads environment variable NAME when the gateway starts."
 })
 
+/** How a server reads path arguments, for `within` / `notWithin` conditions on calls to it. */
+export const PathsConfig = Schema.Struct({
+  base: Schema.optionalKey(NonEmpty.annotate({
+    description: "The directory the server resolves relative paths against. Default: a stdio server's cwd; for an HTTP server, the gateway's cwd."
+  })),
+  platform: Schema.optionalKey(Schema.Literals(["posix", "win32"]).annotate({
+    description: "The server's path rules: `\\` separates and names compare case-insensitively only on win32. Default: the gateway's platform."
+  })),
+  resolveSymlinks: Schema.optionalKey(Schema.Boolean.annotate({
+    description: "Resolve symlinks on the gateway's side (it must share the server's filesystem). Default: true for stdio servers, false for HTTP."
+  })),
+  home: Schema.optionalKey(NonEmpty.annotate({
+    description: "The directory the server expands a leading `~` to. Default: none known for HTTP servers (a `~` path is then denied); for stdio servers, its HOME, while `~` may also be a plain name (a path is judged both ways)."
+  }))
+})
+
 /** A downstream server spawned as a child process, spoken to over stdio. */
 export const StdioServerConfig = Schema.Struct({
   command: NonEmpty.annotate({ description: "The program to run, for example `npx`." }),
   args: Schema.optionalKey(Schema.Array(Schema.String)),
   env: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
-  cwd: Schema.optionalKey(Schema.String)
+  cwd: Schema.optionalKey(Schema.String),
+  paths: Schema.optionalKey(PathsConfig)
 })
 
 /** A downstream server reached over Streamable HTTP. */
 export const HttpServerConfig = Schema.Struct({
   url: NonEmpty.annotate({ description: "The server's Streamable HTTP endpoint." }),
   headers: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
-  token: Schema.optionalKey(Secret)
+  token: Schema.optionalKey(Secret),
+  paths: Schema.optionalKey(PathsConfig)
 })
 
 /** One downstream server: stdio (`command`) or Streamable HTTP (`url`). */
@@ -41,10 +59,10 @@ export const ArgCondition = Schema.Struct({
   equals: Schema.optionalKey(Schema.Json),
   startsWith: Schema.optionalKey(Schema.String),
   notStartsWith: Schema.optionalKey(Schema.String),
-  matches: Schema.optionalKey(Schema.String.annotate({ description: "A regular expression (Unicode mode)." })),
+  matches: Schema.optionalKey(Schema.String.annotate({ description: "An RE2 regular expression (linear time: no backreferences or lookaround)." })),
   in: Schema.optionalKey(Schema.Array(Schema.Json)),
-  within: Schema.optionalKey(Schema.String.annotate({ description: "A path the argument must stay inside, after resolving . and .. segments." })),
-  notWithin: Schema.optionalKey(Schema.String.annotate({ description: "A path the argument must not reach, after resolving . and .. segments." }))
+  within: Schema.optionalKey(Schema.String.annotate({ description: "A path the argument must stay inside, both placed as the call's server would (see the server's `paths`)." })),
+  notWithin: Schema.optionalKey(Schema.String.annotate({ description: "A path the argument must not reach, both placed as the call's server would (see the server's `paths`)." }))
 })
 
 /** One policy rule. The first rule (in order) whose matcher, principals and conditions hold decides. */

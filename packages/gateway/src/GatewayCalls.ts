@@ -43,7 +43,7 @@ export const governedLayer = (plan: Plan): Layer.Layer<ToolCalls, ConfigError, T
   Interlock.layer({
     client: "interlock-gateway",
     hooks: plan.hooks,
-    policy: policyLayer(plan.loaded.config, plan.loaded.predicates),
+    policy: policyLayer(plan.loaded.config, plan.loaded.predicates, plan.loaded.baseDir),
     approvals: Approvals.layer({ approver: makeApprover(plan.redactions, plan.approvals.route), timeout: plan.approvals.timeoutMs }),
     pinTools: plan.pinTools,
     ...(plan.hookTimeoutMs === undefined ? {} : { hookTimeout: plan.hookTimeoutMs }),

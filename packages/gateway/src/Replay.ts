@@ -34,7 +34,7 @@ export const replay = (
   candidate: LoadedConfig
 ): Effect.Effect<ReadonlyArray<ReplayChange>, ConfigError> =>
   Effect.gen(function*() {
-    const policy = yield* Effect.provide(Effect.service(Policy), policyLayer(candidate.config, candidate.predicates))
+    const policy = yield* Effect.provide(Effect.service(Policy), policyLayer(candidate.config, candidate.predicates, candidate.baseDir))
     const changes: Array<ReplayChange> = []
     for (const row of rows) {
       const argsCaptured = isJsonObject(row.args)

@@ -47,3 +47,14 @@ export const inFlightTool = (name: string, prefix: string, during: (n: number, i
   })
   return { tool, peak: () => peak }
 }
+
+/** A fresh `pay({ amount })` tool and the amounts it has paid (its side effect, for "nothing ran" checks). */
+export const payTool = () => {
+  const paid: Array<number> = []
+  const pay = NativeTool.make({
+    name: "pay",
+    parameters: Schema.Struct({ amount: Schema.Finite }),
+    run: ({ amount }) => Effect.sync(() => paid.push(amount)).pipe(Effect.as(`paid ${amount}`))
+  })
+  return { paid, pay }
+}
