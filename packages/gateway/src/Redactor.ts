@@ -113,6 +113,9 @@ const maskPieces = (texts: ReadonlyArray<string>, found: ReadonlyArray<readonly 
   return out
 }
 
+/** Every built-in detector, always applied to what the audit captures and to a server's stderr. */
+export const DETECT_ALL = compileRedactions([{ detectors: "all" }]) as ReadonlyArray<Redaction>
+
 /** Applies redactions to pieces of text as if they were one (a secret split across pieces is still found). */
 export const redactPieces = (texts: ReadonlyArray<string>, redactions: ReadonlyArray<Redaction>): ReadonlyArray<string> => {
   let out = texts
