@@ -11,13 +11,13 @@ type Json = Record<string, unknown>
 
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value)
 
-/** Whether a string is base64 (standard or URL-safe alphabet, optional padding): what an exempt position may keep. */
+/** Whether a string is base64 (the standard alphabet, as MCP's schema has it; optional padding): what an exempt position may keep. */
 export const isBase64 = (text: string): boolean => {
   let end = text.length
   while (end > 0 && text.charCodeAt(end - 1) === 61 /* = */ && text.length - end < 2) end--
   for (let i = 0; i < end; i++) {
     const c = text.charCodeAt(i)
-    const ok = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47 || c === 45 || c === 95
+    const ok = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47
     if (!ok) return false
   }
   return true
