@@ -17,6 +17,7 @@ import { mergedListing } from "./MergedListing.ts"
 import { makeNamespace } from "./Namespace.ts"
 import * as PgAuditStore from "./PgAuditStore.ts"
 import type { Plan, ServerPlan } from "./Plan.ts"
+import { redactingHostRequestsLayer } from "./RedactingHostRequests.ts"
 import { DETECT_ALL, redactText } from "./Redactor.ts"
 import * as SqliteAuditStore from "./SqliteAuditStore.ts"
 
@@ -45,7 +46,7 @@ export class Gateway extends Context.Service<Gateway, GatewayShape>()("@interloc
   static layer(plan: Plan): Layer.Layer<Gateway, ConfigError | TransportFailure | AuditError> {
     const base = Layer.mergeAll(auditLayer(plan), ApprovalQueue.layer, HostSessions.layer)
     const hub = Layer.unwrap(Effect.map(stderrLogger(plan), (onStderr) => McpHub.layer({ servers: hubServers(plan, onStderr) }))).pipe(
-      Layer.provide(hostRequestsLayer)
+      Layer.provide(redactingHostRequestsLayer(plan.redactions).pipe(Layer.provide(hostRequestsLayer)))
     )
     const calls = GatewayCalls.layer(plan)
     const stack = calls.pipe(Layer.provideMerge(hub), Layer.provideMerge(base))

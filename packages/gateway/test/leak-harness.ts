@@ -107,7 +107,10 @@ class StreamTransport implements Transport {
 const connected = (transport: Transport) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
-      const client = new Client({ name: "leak-host", version: "1.0.0" }, { capabilities: {} })
+      const client = new Client({ name: "leak-host", version: "1.0.0" }, { capabilities: { sampling: {}, elicitation: { form: {} } } })
+      // The host answers a server's own requests (what it was asked is recorded with every other message).
+      client.setRequestHandler("sampling/createMessage", () => ({ role: "assistant", content: { type: "text", text: "summary" }, model: "test" }))
+      client.setRequestHandler("elicitation/create", () => ({ action: "decline" }))
       await client.connect(transport)
       return client
     }),

@@ -18,7 +18,7 @@ const CONFIG = {
   redact: [{ pattern: SECRET_PATTERN }, { detectors: "all" }]
 }
 
-const TOOLS = ["leak_text", "leak_split", "leak_structured", "leak_link", "leak_meta", "leak_image", "leak_embedded", "leak_log"] as const
+const TOOLS = ["leak_text", "leak_split", "leak_structured", "leak_link", "leak_meta", "leak_image", "leak_embedded", "leak_log", "leak_ask"] as const
 
 type Block = { readonly type: string; readonly text?: string; readonly data?: string; readonly resource?: { readonly blob?: string } }
 
@@ -60,6 +60,10 @@ const checkHost = (got: Record<string, unknown>, received: Received) => {
   assert.include(JSON.stringify(got.progress), "[REDACTED]")
   const logs = received.messages.filter((m) => "method" in m && m.method === "notifications/message")
   assert.lengthOf(logs, 2)
+  const asked = received.messages.filter((m) => "method" in m && (m.method === "sampling/createMessage" || m.method === "elicitation/create"))
+  assert.lengthOf(asked, 2)
+  assert.include(JSON.stringify(asked), "confirm [REDACTED] and [REDACTED]")
+  assert.strictEqual(content(got.leak_ask)[0].text, "asked: decline")
   assert.include(String((got.leak_error as { rejected?: string }).rejected), "the vault refused [REDACTED]")
   assert.include(JSON.stringify(got.leak_crash), "exited with code 3")
   assert.include(JSON.stringify(got.leak_structured), "[REDACTED]")
