@@ -6,7 +6,8 @@
 import { ConfigError, type HooksConfig, ToolResult, Verdict } from "@interlock/core"
 import type { GatewayConfig } from "./Config.ts"
 import { rateLimitHook } from "./RateLimiter.ts"
-import { compileRedactions, type Redaction, redactJson } from "./Redactor.ts"
+import { redactResultParts } from "./ContentRedaction.ts"
+import { compileRedactions, type Redaction } from "./Redactor.ts"
 
 /** The size of a result as sent (UTF-8 bytes of its content and structured content). */
 export const resultBytes = (result: ToolResult): number =>
@@ -17,11 +18,9 @@ const redactHook = (redaction: Redaction) => ({
   id: redaction.id,
   kind: "transform" as const,
   run: (_call: unknown, result: ToolResult) => {
-    const content = redactJson(result.content, [redaction])
-    const structuredContent = redactJson(result.structuredContent, [redaction])
-    return content === result.content && structuredContent === result.structuredContent
-      ? Verdict.continue
-      : Verdict.replace({ content, structuredContent, isError: result.isError, meta: result.meta })
+    const parts = { content: result.content, structuredContent: result.structuredContent, meta: result.meta }
+    const redacted = redactResultParts(parts, [redaction])
+    return redacted === parts ? Verdict.continue : Verdict.replace({ ...redacted, isError: result.isError })
   }
 })
 

@@ -13,6 +13,7 @@ import { Effect, Schema } from "effect"
 import type { GatewayCallsShape } from "./GatewayCalls.ts"
 import type { HostSession, HostSessionsShape } from "./HostSessions.ts"
 import type { Namespace } from "./Namespace.ts"
+import { redactPrompt, redactResourceContents } from "./ContentRedaction.ts"
 import { type Redaction, redactionsFor, redactJson } from "./Redactor.ts"
 import { mergedListing } from "./MergedListing.ts"
 import { linkedUris, ResourceRoutes } from "./ResourceRoutes.ts"
@@ -81,10 +82,19 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
   const levels = new Map<HostSession, LoggingLevel>()
   let appliedLevel: LoggingLevel | undefined
 
+  // Listings are routed on what the server sent, and reach hosts redacted (a redacted URI then simply does not route).
+  const redactListed = <A extends object>(serverId: string, items: ReadonlyArray<A>, name: (item: A) => string): ReadonlyArray<A> =>
+    items.map((item) => redactJson(item, redactionsFor(deps.redactions, serverId, name(item))))
   const listResourcesOf = (serverId: string) =>
-    Effect.tap(features.listResources(serverId), (resources) => Effect.sync(() => routes.listed(serverId, resources.map((r) => r.uri))))
+    Effect.map(
+      Effect.tap(features.listResources(serverId), (resources) => Effect.sync(() => routes.listed(serverId, resources.map((r) => r.uri)))),
+      (resources) => redactListed(serverId, resources, (r) => r.uri)
+    )
   const listTemplatesOf = (serverId: string) =>
-    Effect.tap(features.listResourceTemplates(serverId), (templates) => Effect.sync(() => routes.templates(serverId, templates.map((t) => t.uriTemplate))))
+    Effect.map(
+      Effect.tap(features.listResourceTemplates(serverId), (templates) => Effect.sync(() => routes.templates(serverId, templates.map((t) => t.uriTemplate)))),
+      (templates) => redactListed(serverId, templates, (t) => t.uriTemplate)
+    )
 
   /** Routes by what is known; on a miss, asks every reachable server again once. */
   const routed = <A>(find: () => A | undefined, what: Unrouted["what"]) =>
@@ -161,7 +171,7 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
     readResource: (uri, options) =>
       Effect.flatMap(routed(() => routes.route(uri), "resource"), (serverId) =>
         Effect.map(deps.calls.readResource(serverId, uri, options), (contents) =>
-          redactJson(contents, redactionsFor(deps.redactions, serverId, uri)))),
+          redactResourceContents(contents, redactionsFor(deps.redactions, serverId, uri)))),
     subscribe: (host, uri) =>
       Effect.flatMap(routed(() => routes.route(uri), "resource"), (serverId) => {
         const entry = subscribers.get(uri)
@@ -182,13 +192,15 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
         Effect.map(features.listPrompts(serverId), (prompts) =>
           prompts.map((prompt) => {
             deps.prompts.own(serverId, prompt.name)
-            return { ...prompt, name: deps.prompts.expose(serverId, prompt.name) }
+            // The name is how hosts ask for the prompt: it is namespaced, not redacted.
+            const { name, ...rest } = prompt
+            return { ...redactJson(rest, redactionsFor(deps.redactions, serverId, name)), name: deps.prompts.expose(serverId, name) }
           }))),
     getPrompt: (name, args, options) => {
       const target = deps.prompts.resolve(name)
       if (target === undefined) return Effect.fail(new Unrouted({ what: "prompt" }))
       return Effect.map(deps.calls.getPrompt(target.serverId, target.name, args, options), (prompt) =>
-        redactJson(prompt, redactionsFor(deps.redactions, target.serverId, target.name)))
+        redactPrompt(prompt, redactionsFor(deps.redactions, target.serverId, target.name)))
     },
     complete: (params) => {
       const ref = params.ref

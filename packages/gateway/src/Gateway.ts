@@ -17,6 +17,8 @@ import { mergedListing } from "./MergedListing.ts"
 import { makeNamespace } from "./Namespace.ts"
 import * as PgAuditStore from "./PgAuditStore.ts"
 import type { Plan, ServerPlan } from "./Plan.ts"
+import { redactingHostRequestsLayer } from "./RedactingHostRequests.ts"
+import { DETECT_ALL, redactText } from "./Redactor.ts"
 import * as SqliteAuditStore from "./SqliteAuditStore.ts"
 
 /** The gateway's version, as servers and hosts see it. */
@@ -43,7 +45,9 @@ export class Gateway extends Context.Service<Gateway, GatewayShape>()("@interloc
   /** The whole gateway for a plan: hub, audit store, approvals, calls. Closing the scope drains calls, then stops servers. */
   static layer(plan: Plan): Layer.Layer<Gateway, ConfigError | TransportFailure | AuditError> {
     const base = Layer.mergeAll(auditLayer(plan), ApprovalQueue.layer, HostSessions.layer)
-    const hub = McpHub.layer({ servers: hubServers(plan) }).pipe(Layer.provide(hostRequestsLayer))
+    const hub = Layer.unwrap(Effect.map(stderrLogger(plan), (onStderr) => McpHub.layer({ servers: hubServers(plan, onStderr) }))).pipe(
+      Layer.provide(redactingHostRequestsLayer(plan.redactions).pipe(Layer.provide(hostRequestsLayer)))
+    )
     const calls = GatewayCalls.layer(plan)
     const stack = calls.pipe(Layer.provideMerge(hub), Layer.provideMerge(base))
     return Layer.effect(Gateway, make(plan)).pipe(Layer.provide(stack))
@@ -60,16 +64,26 @@ export const auditLayer = (plan: Plan): Layer.Layer<AuditStore, AuditError> =>
 
 // The gateway speaks the 2025 revisions to its servers: hosts speak them to the gateway, and every
 // feature (unsolicited list changes, resource updates, logging/setLevel) then maps one to one.
-const hubServer = (server: ServerPlan): HubServer => ({
+const hubServer = (server: ServerPlan, onStderr: ((tail: string) => void) | undefined): HubServer => ({
   protocol: "legacy",
   ...(server._tag === "stdio"
-    ? { stdio: { command: server.command, args: server.args, env: server.env, cwd: server.cwd } }
+    ? { stdio: { command: server.command, args: server.args, env: server.env, cwd: server.cwd, ...(onStderr === undefined ? {} : { onStderr }) } }
     : { http: { url: server.url, headers: server.headers, ...(server.token === undefined ? {} : { bearer: server.token }) } })
 })
 
-/** The hub's server configs for a plan. */
-export const hubServers = (plan: Plan): Record<string, HubServer> =>
-  Object.fromEntries([...plan.servers].map(([name, server]) => [name, hubServer(server)]))
+/** The hub's server configs for a plan; `stderrTo` (by server name) takes each stdio server's stderr instead of error messages. */
+export const hubServers = (plan: Plan, stderrTo?: (serverId: string) => (tail: string) => void): Record<string, HubServer> =>
+  Object.fromEntries([...plan.servers].map(([name, server]) => [name, hubServer(server, stderrTo?.(name))]))
+
+/**
+ * A server's stderr never reaches a host: it goes to the gateway's log (the logger of the context
+ * the gateway is built in), through every configured redaction and the built-in detectors.
+ */
+const stderrLogger = (plan: Plan) =>
+  Effect.map(Effect.context<never>(), (context) => (serverId: string) => (tail: string) => {
+    const text = redactText(tail, [...plan.redactions, ...DETECT_ALL])
+    Effect.runForkWith(context)(Effect.logWarning(`MCP server process ended; its stderr: ${text}`).pipe(Effect.annotateLogs({ "interlock.server": serverId })))
+  })
 
 const make = (plan: Plan) =>
   Effect.gen(function*() {

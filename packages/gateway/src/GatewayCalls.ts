@@ -23,7 +23,9 @@ import { AuditRecord } from "./AuditRecord.ts"
 import { type AuditError, AuditStore } from "./AuditStore.ts"
 import type { Plan } from "./Plan.ts"
 import { policyLayer } from "./PolicyConfig.ts"
-import { compileRedactions, type Redaction, redactionsFor, redactJson } from "./Redactor.ts"
+import { redactResultParts } from "./ContentRedaction.ts"
+import { redactingTransportLayer } from "./RedactingTransport.ts"
+import { DETECT_ALL, redactionsFor, redactJson } from "./Redactor.ts"
 
 /** The service interface: ToolCalls, with callTool audited. */
 export interface GatewayCallsShape extends Omit<ToolCallsShape, "callTool"> {
@@ -34,7 +36,7 @@ export interface GatewayCallsShape extends Omit<ToolCallsShape, "callTool"> {
 export class GatewayCalls extends Context.Service<GatewayCalls, GatewayCallsShape>()("@interlock/gateway/GatewayCalls") {
   /** Builds the calls from a plan over a transport, an audit store and an approval queue. */
   static layer(plan: Plan): Layer.Layer<GatewayCalls, ConfigError, ToolTransport | AuditStore | ApprovalQueue> {
-    return Layer.effect(GatewayCalls, make(plan)).pipe(Layer.provide(governedLayer(plan)))
+    return Layer.effect(GatewayCalls, make(plan)).pipe(Layer.provide(governedLayer(plan).pipe(Layer.provide(redactingTransportLayer(plan.redactions)))))
   }
 }
 
@@ -49,8 +51,6 @@ export const governedLayer = (plan: Plan): Layer.Layer<ToolCalls, ConfigError, T
     ...(plan.hookTimeoutMs === undefined ? {} : { hookTimeout: plan.hookTimeoutMs }),
     ...(plan.callTimeoutMs === undefined ? {} : { callTimeout: plan.callTimeoutMs })
   })
-
-const DETECT_ALL = compileRedactions([{ detectors: "all" }]) as ReadonlyArray<Redaction>
 
 const errorText = (error: CallError): string => (error._tag === "Denied" || error._tag === "HookFailed" || error._tag === "Timeout" ? `${error._tag}: ${error.message}` : error._tag)
 
@@ -88,7 +88,7 @@ const make = (plan: Plan) =>
         fields.args = redactJson(input.args ?? {}, redactions)
         if (extra.result !== undefined) {
           const { content, structuredContent, isError } = extra.result
-          fields.result = redactJson({ content, ...(structuredContent === undefined ? {} : { structuredContent }), isError: isError === true }, redactions)
+          fields.result = { ...redactResultParts({ content, ...(structuredContent === undefined ? {} : { structuredContent }) }, redactions), isError: isError === true }
         }
       }
       return new AuditRecord(fields as ConstructorParameters<typeof AuditRecord>[0])

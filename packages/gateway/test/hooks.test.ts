@@ -6,6 +6,7 @@ import { AuditStore } from "../src/AuditStore.ts"
 import { DETECTOR_NAMES } from "../src/Detectors.ts"
 import { GatewayCalls } from "../src/GatewayCalls.ts"
 import { compileRedactions, redactText } from "../src/Redactor.ts"
+import { SAMPLES, secretPart } from "./detector-samples.ts"
 import { withGateway } from "./fixtures.ts"
 
 const call = (name: string, args: Record<string, string | number>, principal?: string) =>
@@ -13,20 +14,6 @@ const call = (name: string, args: Record<string, string | number>, principal?: s
     const calls = yield* GatewayCalls
     return yield* calls.callTool({ serverId: "files", name, args }, principal === undefined ? {} : { principal: new Principal({ id: principal }) })
   })
-
-const SAMPLES: Record<string, string> = {
-  "aws-access-key": "AKIAIOSFODNN7EXAMPLE",
-  "aws-secret-key": "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-  "bearer-token": "Authorization: Bearer abcdef0123456789.token",
-  "private-key": "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
-  "github-token": "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
-  "openai-key": "sk-proj-abcdefghijklmnopqrstuvwxyz",
-  "slack-token": "xoxb-1234567890-abcdefghij",
-  jwt: "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
-}
-
-const secretPart = (name: string): string =>
-  name === "aws-secret-key" ? "wJalrXUtnFEMI" : name === "bearer-token" ? "abcdef0123456789" : name === "private-key" ? "MIIEpAIBAAKCAQEA" : SAMPLES[name]
 
 describe("redaction", () => {
   it("every detector finds its sample and leaves ordinary text alone", () => {

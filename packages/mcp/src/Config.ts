@@ -17,6 +17,11 @@ export interface StdioOptions {
   readonly cwd?: string
   /** How many bytes of the child's stderr to keep for error messages; default 8 KiB. */
   readonly stderrBytes?: number
+  /**
+   * Where the child's stderr goes instead of error messages: when set, the kept tail is handed here
+   * once the process has ended, and no error quotes it (it may hold secrets; a gateway logs it redacted).
+   */
+  readonly onStderr?: (tail: string) => void
 }
 
 /** A server reached over Streamable HTTP. */
@@ -159,6 +164,9 @@ const compileStdio = (path: string, stdio: unknown): Endpoint | ConfigError => {
   }
   if (stdio.cwd !== undefined && (typeof stdio.cwd !== "string" || stdio.cwd.length === 0)) {
     return new ConfigError({ path: `${path}.cwd`, detail: "must be a non-empty string" })
+  }
+  if (stdio.onStderr !== undefined && typeof stdio.onStderr !== "function") {
+    return new ConfigError({ path: `${path}.onStderr`, detail: "must be a function" })
   }
   const bytes = stdio.stderrBytes ?? 8192
   if (typeof bytes !== "number" || !Number.isInteger(bytes) || bytes < 0 || bytes > 1_048_576) {

@@ -72,6 +72,7 @@ export class StdioTransport implements Transport {
       })
       child.once("spawn", () => resolve())
       child.once("close", () => {
+        this.handOverStderr()
         this.closed = true
         this.onclose?.()
       })
@@ -136,6 +137,7 @@ export class StdioTransport implements Transport {
       this.killGroup(child.pid, "SIGKILL")
     }
     this.buffer.clear()
+    this.handOverStderr()
     if (!this.closed) {
       this.closed = true
       child.stdout?.destroy()
@@ -156,7 +158,18 @@ export class StdioTransport implements Transport {
     }
   }
 
-  /** A one-line description of how the process ended, with the tail of its stderr. */
+  private handedOver = false
+
+  /** With `onStderr`, hands the stderr tail over once, after the process has ended. */
+  private handOverStderr(): void {
+    const sink = this.options.onStderr
+    if (sink === undefined || this.handedOver) return
+    this.handedOver = true
+    const tail = this.stderrTail.text()
+    if (tail.length > 0) sink(tail)
+  }
+
+  /** A one-line description of how the process ended, with the tail of its stderr unless `onStderr` takes it. */
   describeExit(): string {
     const command = JSON.stringify(this.options.command)
     const how = this.exit === undefined
@@ -164,7 +177,7 @@ export class StdioTransport implements Transport {
       : this.exit.signal !== null
       ? `server process ${command} was killed by ${this.exit.signal}`
       : `server process ${command} exited with code ${this.exit.code}`
-    const stderr = this.stderrTail.text(600)
+    const stderr = this.options.onStderr === undefined ? this.stderrTail.text(600) : ""
     return stderr.length > 0 ? `${how}; stderr: ${stderr}` : how
   }
 }
