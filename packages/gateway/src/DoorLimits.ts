@@ -35,7 +35,7 @@ export class LimitExceeded extends Schema.TaggedError<LimitExceeded>()("LimitExc
   unit: Schema.Literals(["characters", "bytes"])
 }) {
   override get message(): string {
-    return `Interlock: the ${this.what} is longer than ${this.max} ${this.unit} (${this.limit})`
+    return `Interlock: ${this.what} over the ${this.limit} cap (${this.max} ${this.unit})`
   }
 }
 
