@@ -3,10 +3,16 @@
  * stdio, fed raw frames. stdout must carry only JSON-RPC messages; every frame that carries an id
  * gets exactly one answer with that id; other output goes to stderr, redacted.
  */
-import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Effect, Fiber, Layer, Schema } from "effect"
 import { writeFileSync } from "node:fs"
 import * as path from "node:path"
+import { PassThrough } from "node:stream"
+import { fromObject } from "../../src/ConfigLoader.ts"
+import { Gateway } from "../../src/Gateway.ts"
+import { makePlan } from "../../src/Plan.ts"
+import { serveStdio } from "../../src/StdioFront.ts"
+import { telemetryLayer } from "../../src/Telemetry.ts"
 import { cliIn } from "../cli-process.ts"
 import { NODE } from "../e2e.ts"
 import { isJsonRpcLine, rawStdioGateway, type RawGateway } from "./stdio-wire.ts"
@@ -102,4 +108,103 @@ describe("stdio front: every invalid frame is answered", () => {
       for (const id of ids) assert.strictEqual(answered.filter((seen) => seen === id).length, 1, `answers to ${String(id)}`)
       assertOnlyJsonRpc(gateway)
     }), 60_000)
+})
+
+/** A gateway (in this process) in front of the tools-only fixture, for the stdio front's fuzzing. */
+const inProcessGateway = Layer.unwrap(Effect.gen(function*() {
+  const loaded = yield* fromObject({ servers: { tools: toolsOnly }, audit: { path: ":memory:" }, policy: { default: "allow" } }, process.cwd())
+  const plan = makePlan(loaded, { env: {} })
+  if (!("servers" in plan)) return yield* Effect.die(plan)
+  return Gateway.layer(plan).pipe(Layer.provide(telemetryLayer(plan)))
+}))
+
+const METHODS = ["ping", "tools/list", "tools/call", "resources/list", "resources/read", "prompts/list", "prompts/get", "completion/complete", "no/such"] as const
+const KINDS = ["request", "notification", "extra-member", "array-params", "float-id", "object-id", "old-version", "batch", "json", "text"] as const
+
+/** One generated frame: its kind, and the material it is built from. */
+const FrameSeed = Schema.Struct({
+  kind: Schema.Literals(KINDS),
+  method: Schema.Literals(METHODS),
+  params: Schema.optional(Schema.Record(Schema.String, Schema.Json)),
+  junk: Schema.Json,
+  text: Schema.String
+})
+
+/** The line a seed becomes (its index makes ids unique) and the ids whose answers it is owed. */
+const frameOf = (seed: typeof FrameSeed.Type, index: number): { readonly line: string; readonly ids: ReadonlyArray<string | number> } => {
+  const id = index % 2 === 0 ? `f${index}` : index
+  const message = { jsonrpc: "2.0", id, method: seed.method, ...(seed.params === undefined ? {} : { params: seed.params }) }
+  const json = (value: unknown, ids: ReadonlyArray<string | number>) => ({ line: JSON.stringify(value), ids })
+  switch (seed.kind) {
+    case "request":
+      return json(message, [id])
+    case "notification":
+      return json({ jsonrpc: "2.0", method: `notifications/${seed.method}` }, [])
+    case "extra-member":
+      return json({ ...message, extra: seed.junk }, [id])
+    case "array-params":
+      return json({ ...message, params: [seed.junk] }, [id])
+    case "float-id":
+      return json({ ...message, id: index + 0.5 }, [index + 0.5])
+    case "object-id":
+      return json({ ...message, id: { index } }, [])
+    case "old-version":
+      return json({ ...message, jsonrpc: "1.0" }, [id])
+    case "batch":
+      return json([message, { ...message, id: `${id}-b` }], [id, `${id}-b`])
+    case "json":
+      // Junk with no id of its own (objects and arrays are wrapped, so they cannot carry one).
+      return json(typeof seed.junk === "object" && seed.junk !== null ? { junk: seed.junk } : seed.junk, [])
+    case "text":
+      return { line: seed.text.replace(/[\r\n]/g, " "), ids: [] }
+  }
+}
+
+layer(inProcessGateway, { excludeTestServices: true })("stdio front under fuzzing", (it) => {
+  it.effect.prop(
+    "every output line is JSON-RPC and every frame with an id is answered exactly once",
+    [Schema.Array(FrameSeed).check(Schema.isMaxLength(25))],
+    ([seeds]) =>
+      Effect.gen(function*() {
+        const input = new PassThrough()
+        const output = new PassThrough()
+        const lines: Array<string> = []
+        let partial = ""
+        const waiters = new Set<() => void>()
+        output.setEncoding("utf8")
+        output.on("data", (chunk: string) => {
+          const parts = (partial + chunk).split("\n")
+          partial = parts.pop() ?? ""
+          lines.push(...parts.filter((line) => line.length > 0))
+          for (const waiter of waiters) waiter()
+        })
+        const answers = (id: unknown) => lines.filter((line) => JSON.parse(line).id === id && !("method" in JSON.parse(line))).length
+        const answered = (ids: ReadonlyArray<unknown>) =>
+          Effect.promise(() =>
+            new Promise<void>((resolve) => {
+              const check = () => {
+                if (ids.every((id) => answers(id) > 0)) {
+                  waiters.delete(check)
+                  resolve()
+                }
+              }
+              waiters.add(check)
+              check()
+            }))
+        const serving = yield* Effect.forkChild(serveStdio({ input, output }))
+        const frames = seeds.map(frameOf)
+        const init = { jsonrpc: "2.0", id: "init", method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "fuzz", version: "1" } } }
+        input.write(`${JSON.stringify(init)}\n`)
+        yield* answered(["init"])
+        for (const frame of frames) input.write(`${frame.line}\n`)
+        input.write(`${JSON.stringify({ jsonrpc: "2.0", id: "end", method: "ping" })}\n`)
+        const owed = frames.flatMap((frame) => frame.ids)
+        yield* answered([...owed, "end"])
+        input.end()
+        yield* Fiber.join(serving)
+        for (const line of lines) assert.isTrue(isJsonRpcLine(line), `not JSON-RPC: ${line.slice(0, 200)}`)
+        for (const id of owed) assert.strictEqual(answers(id), 1, `answers to ${String(id)}`)
+      }),
+    { timeout: 120_000, arbitrary: { runs: 50 } }
+  )
 })
