@@ -6,11 +6,11 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { spawn } from "node:child_process"
 import { cliIn, BIN } from "../cli-process.ts"
 import { echoServer, httpClient, NODE, startGateway } from "../e2e.ts"
-import { MAX_ID_LENGTH, MAX_NAME_LENGTH, MAX_URI_LENGTH } from "../../src/DoorLimits.ts"
+import { MAX_ID_LENGTH, MAX_NAME_LENGTH, MAX_URI_LENGTH, overLimit } from "../../src/DoorLimits.ts"
 import { rawStdioGateway } from "./stdio-wire.ts"
 
 const MARK = "ZZ-LARGE-VALUE-ZZ"
@@ -21,6 +21,32 @@ const failureOf = (attempt: () => Promise<unknown>) =>
 
 /** A value of `length` characters that starts with MARK. */
 const large = (length: number, seed = "") => `${MARK}${seed}`.padEnd(length, "x")
+
+describe("door caps (the rule)", () => {
+  it.effect.prop(
+    "a request is refused exactly when a name, id or token is past its cap or its arguments past maxArgBytes, and the error never quotes it",
+    [
+      Schema.String,
+      Schema.Union([Schema.String, Schema.Int]),
+      Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 60 })),
+      Schema.Record(Schema.String, Schema.String),
+      Schema.Int.check(Schema.isBetween({ minimum: 2, maximum: 400 }))
+    ],
+    ([seed, rawId, times, args, maxArgBytes]) =>
+      Effect.sync(() => {
+        // Repeating the generated strings reaches past the caps as often as it stays within them.
+        const name = seed.repeat(times)
+        const id = typeof rawId === "string" ? rawId.repeat(times * 3) : rawId
+        const over = overLimit({ method: "tools/call", params: { name, arguments: args, _meta: { progressToken: id } } }, id, { maxArgBytes })
+        const idOver = typeof id === "string" && id.length > MAX_ID_LENGTH
+        const expected = idOver ? "MAX_ID_LENGTH" : name.length > MAX_NAME_LENGTH ? "MAX_NAME_LENGTH" :
+          Buffer.byteLength(JSON.stringify(args)) > maxArgBytes ? "maxArgBytes" : undefined
+        assert.strictEqual(over?.limit, expected)
+        // Shorter than any value past a cap, so it cannot quote one.
+        if (over !== undefined) assert.isBelow(over.message.length, MAX_NAME_LENGTH)
+      })
+  )
+})
 
 describe("door caps over HTTP", () => {
   it.live("names, URIs, progress tokens and arguments past their caps are refused by cap, and nothing is called or audited", () =>
