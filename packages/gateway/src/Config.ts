@@ -184,7 +184,10 @@ export const GatewayConfig = Schema.Struct({
   telemetry: Schema.optionalKey(TelemetryConfig),
   hookTimeoutMs: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0))),
   callTimeoutMs: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0))),
-  claude: Schema.optionalKey(ClaudeSettingsConfig)
+  claude: Schema.optionalKey(ClaudeSettingsConfig),
+  maxArgBytes: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0)).annotate({
+    description: "The largest arguments of one tools/call, prompts/get or completion/complete, as UTF-8 JSON (bytes); a larger call is refused with an error naming the cap. Default 1048576."
+  }))
 })
 
 /** The decoded JSON config. */

@@ -3,31 +3,37 @@
  * JSON with a JSON-RPC parse error (-32700) and a line over the size limit with an invalid-request
  * error (-32600), and passes only JSON lines on. The SDK's transport would drop the first silently
  * and close the session on the second; with the guard, the host gets an error and the session lives.
+ * An optional `check` (the stdio front passes FrameCheck's) answers parsed lines it refuses.
  */
 import { Transform, type TransformCallback, type Writable } from "node:stream"
+import { errorLine } from "./FrameCheck.ts"
 
 /** The largest line the guard passes on (bytes). */
 export const MAX_FRAME_BYTES = 4 * 1024 * 1024
 
-const error = (code: number, message: string) => `${JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } })}\n`
+/** The error lines that answer a parsed line, or undefined to pass it on. */
+export type LineCheck = (value: unknown) => ReadonlyArray<string> | undefined
 
 /** A Transform from raw stdin to checked JSON lines; errors are written to `output`. */
-export const frameGuard = (output: Writable, maxBytes: number = MAX_FRAME_BYTES): Transform => {
+export const frameGuard = (output: Writable, maxBytes: number = MAX_FRAME_BYTES, check?: LineCheck): Transform => {
   let pending: Array<Buffer> = []
   let size = 0
   let skipping = false
   const finishLine = (stream: Transform, line: Buffer) => {
     const text = line.toString("utf8").replace(/\r$/, "")
     if (text.trim().length === 0) return
+    let value: unknown
     try {
-      JSON.parse(text)
+      value = JSON.parse(text)
     } catch {
-      output.write(error(-32700, "Parse error: the line is not JSON"))
+      output.write(errorLine(null, -32700, "Parse error: the line is not JSON"))
       return
     }
-    stream.push(`${text}\n`)
+    const refused = check?.(value)
+    if (refused === undefined) stream.push(`${text}\n`)
+    else for (const line of refused) output.write(line)
   }
-  const tooLarge = () => output.write(error(-32600, `Invalid request: a message is larger than ${maxBytes} bytes`))
+  const tooLarge = () => output.write(errorLine(null, -32600, `Invalid request: a message is larger than ${maxBytes} bytes`))
   return new Transform({
     transform(this: Transform, chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback) {
       let start = 0

@@ -1,11 +1,21 @@
 /**
  * The host-facing handlers of every MCP feature beyond tools: resources (list, templates, read,
  * subscribe, unsubscribe), prompts (list, get), completion and logging/setLevel, each handed to the
- * FeatureForwarder and its answer or typed failure turned into MCP's wire shapes.
+ * FeatureForwarder and its answer or typed failure turned into MCP's wire shapes. Every handler of
+ * a front server is registered through `admitted`, which applies the door caps (DoorLimits) first.
  */
 import type { OperationOptions } from "@interlock/core"
-import { ProtocolError as WireError, ResourceNotFoundError, type Server, type ServerContext } from "@modelcontextprotocol/server"
+import {
+  type HandlerResultTypeMap,
+  ProtocolError as WireError,
+  type RequestMethod,
+  type RequestTypeMap,
+  ResourceNotFoundError,
+  type Server,
+  type ServerContext
+} from "@modelcontextprotocol/server"
 import { Effect, Result } from "effect"
+import { type DoorLimits, overLimit } from "./DoorLimits.ts"
 import type { FeatureForwarderShape, GateFailure } from "./FeatureForwarder.ts"
 import type { Runner } from "./FrontServer.ts"
 import type { HostSession } from "./HostSessions.ts"
@@ -36,6 +46,21 @@ export const gateFailureToWire = (error: GateFailure, uri?: string): WireError =
   }
 }
 
+/** Registers a request handler on a front server; the request has passed the door caps when it runs. */
+export type Handle = <M extends RequestMethod>(
+  method: M,
+  handler: (request: RequestTypeMap[M], ctx: ServerContext) => HandlerResultTypeMap[M] | Promise<HandlerResultTypeMap[M]>
+) => void
+
+/** The registrar of a front server's handlers: a request past a cap is answered with an error naming the cap, never the value. */
+export const admitted = (server: Server, limits: DoorLimits): Handle => (method, handler) =>
+  server.setRequestHandler(method, (request, ctx) => {
+    const over = overLimit(request, ctx.mcpReq.id, limits)
+    // The id and the progress token make the request itself invalid; the rest are its params.
+    if (over !== undefined) throw new WireError(over.limit === "MAX_ID_LENGTH" ? -32600 : INVALID_PARAMS, over.message)
+    return handler(request, ctx)
+  })
+
 const noCursor = (params: { readonly cursor?: unknown } | undefined) => {
   // Listings are answered whole (every server, every page), so no cursor of ours exists.
   if (params?.cursor !== undefined) throw new WireError(INVALID_PARAMS, "Interlock: unknown cursor (listings are not paginated)")
@@ -46,7 +71,7 @@ const withMeta = <A extends Record<string, unknown>>(body: A, meta: unknown): A 
 
 /** Registers the handlers on one host's server. */
 export const registerFeatures = (
-  server: Server,
+  handle: Handle,
   host: HostSession,
   forwarder: FeatureForwarderShape,
   run: Runner,
@@ -64,29 +89,29 @@ export const registerFeatures = (
       }
     )
 
-  server.setRequestHandler("resources/list", (request, ctx) => {
+  handle("resources/list", (request, ctx) => {
     noCursor(request.params)
     return answer(Effect.map(forwarder.listResources(), (resources) => ({ resources: [...resources] })), ctx) as never
   })
-  server.setRequestHandler("resources/templates/list", (request, ctx) => {
+  handle("resources/templates/list", (request, ctx) => {
     noCursor(request.params)
     return answer(Effect.map(forwarder.listResourceTemplates(), (templates) => ({ resourceTemplates: [...templates] })), ctx) as never
   })
-  server.setRequestHandler("resources/read", (request, ctx) =>
+  handle("resources/read", (request, ctx) =>
     answer(
       Effect.map(forwarder.readResource(request.params.uri, options), (read) => withMeta({ contents: [...read.contents] }, read.meta)),
       ctx,
       request.params.uri
     ) as never)
-  server.setRequestHandler("resources/subscribe", (request, ctx) =>
+  handle("resources/subscribe", (request, ctx) =>
     answer(Effect.as(forwarder.subscribe(host, request.params.uri), {}), ctx, request.params.uri) as never)
-  server.setRequestHandler("resources/unsubscribe", (request, ctx) =>
+  handle("resources/unsubscribe", (request, ctx) =>
     answer(Effect.as(forwarder.unsubscribe(host, request.params.uri), {}), ctx) as never)
-  server.setRequestHandler("prompts/list", (request, ctx) => {
+  handle("prompts/list", (request, ctx) => {
     noCursor(request.params)
     return answer(Effect.map(forwarder.listPrompts(), (prompts) => ({ prompts: [...prompts] })), ctx) as never
   })
-  server.setRequestHandler("prompts/get", (request, ctx) =>
+  handle("prompts/get", (request, ctx) =>
     answer(
       Effect.map(forwarder.getPrompt(request.params.name, request.params.arguments ?? {}, options), (prompt) =>
         withMeta({
@@ -95,7 +120,7 @@ export const registerFeatures = (
         }, prompt.meta)),
       ctx
     ) as never)
-  server.setRequestHandler("completion/complete", (request, ctx) => answer(forwarder.complete(request.params), ctx) as never)
-  server.setRequestHandler("logging/setLevel", (request, ctx) =>
+  handle("completion/complete", (request, ctx) => answer(forwarder.complete(request.params), ctx) as never)
+  handle("logging/setLevel", (request, ctx) =>
     answer(Effect.as(forwarder.setLoggingLevel(host, request.params.level), {}), ctx) as never)
 }

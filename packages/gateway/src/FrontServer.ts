@@ -10,7 +10,8 @@ import { Effect, Result } from "effect"
 import { type Elicit, ELICIT_KEY } from "./Approver.ts"
 import type { AuditError } from "./AuditStore.ts"
 import type { FeatureForwarderShape } from "./FeatureForwarder.ts"
-import { FRONT_CAPABILITIES, registerFeatures } from "./FrontFeatures.ts"
+import type { DoorLimits } from "./DoorLimits.ts"
+import { admitted, FRONT_CAPABILITIES, registerFeatures } from "./FrontFeatures.ts"
 import type { GatewayCallsShape } from "./GatewayCalls.ts"
 import type { HostSessionsShape } from "./HostSessions.ts"
 import type { Namespace } from "./Namespace.ts"
@@ -27,6 +28,8 @@ export interface FrontDeps {
   readonly hosts: HostSessionsShape
   readonly run: Runner
   readonly version: string
+  /** The caps every request meets before its handler runs. */
+  readonly limits: DoorLimits
 }
 
 const INVALID_PARAMS = -32602
@@ -58,8 +61,9 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
   )
   const host = { server }
   const options = principal === undefined ? {} : { principal }
+  const handle = admitted(server, deps.limits)
 
-  server.setRequestHandler("tools/list", (_request, ctx: ServerContext) =>
+  handle("tools/list", (_request, ctx: ServerContext) =>
     deps.run(
       Effect.map(deps.calls.listTools(undefined, options), (tools) => ({
         tools: tools.map((tool) => toWireTool(tool, deps.namespace.expose(tool.serverId, tool.name)))
@@ -67,7 +71,7 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
       ctx.mcpReq.signal
     ) as never)
 
-  server.setRequestHandler("tools/call", (request, ctx: ServerContext) => {
+  handle("tools/call", (request, ctx: ServerContext) => {
     const params = request.params
     const target = resolveTool(deps, params.name)
     const args = params.arguments ?? {}
@@ -101,7 +105,7 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
       .finally(end) as never
   })
 
-  registerFeatures(server, host, deps.features, deps.run, options)
+  registerFeatures(handle, host, deps.features, deps.run, options)
 
   const remove = deps.hosts.add(host)
   const previous = server.onclose

@@ -10,6 +10,7 @@ import { Context, Effect, FiberSet, Layer } from "effect"
 import { ApprovalQueue, type ApprovalQueueShape } from "./ApprovalQueue.ts"
 import { type AuditError, AuditStore, type AuditStoreShape } from "./AuditStore.ts"
 import { makeFeatureForwarder } from "./FeatureForwarder.ts"
+import { DEFAULT_MAX_ARG_BYTES } from "./DoorLimits.ts"
 import type { FrontDeps } from "./FrontServer.ts"
 import { GatewayCalls } from "./GatewayCalls.ts"
 import { HostSessions, hostRequestsLayer } from "./HostSessions.ts"
@@ -127,7 +128,8 @@ const make = (plan: Plan) =>
       namespace,
       hosts,
       run: (effect, signal) => runPromise(effect, { signal }),
-      version: VERSION
+      version: VERSION,
+      limits: { maxArgBytes: plan.loaded.config.maxArgBytes ?? DEFAULT_MAX_ARG_BYTES }
     }
     return Gateway.of({
       plan,

@@ -47,14 +47,25 @@ const unsupported = (serverId: string, what: string) =>
 /** The features over the hub's slots; `listeners` receive every server's notifications. */
 export const makeHubFeatures = (slots: ReadonlyMap<string, ServerSlot>, listeners: Set<HubListener>): HubFeaturesShape => {
   const capabilitiesOf = (session: Session): ServerCapabilities => session.client.getServerCapabilities() ?? {}
-  // The SDK answers an empty list itself when the server lacks the capability.
-  const list = <A>(phase: string, run: (session: Session, options: { signal: AbortSignal; timeout: number; cacheMode: "refresh" }) => Promise<A>) =>
+  // A server that does not advertise the capability is not asked (the SDK would print a debug line
+  // to stdout, which is the host's channel when the gateway serves stdio): its list is empty.
+  const list = <A>(
+    phase: string,
+    offered: (capabilities: ServerCapabilities) => boolean,
+    empty: A,
+    run: (session: Session, options: { signal: AbortSignal; timeout: number; cacheMode: "refresh" }) => Promise<A>
+  ) =>
   (serverId: string) =>
     withSession(slots, serverId, (slot, session) =>
-      slot.request(session, phase, (signal) => run(session, { signal, timeout: slot.config.requestTimeoutMs, cacheMode: "refresh" })))
-  const listResources = list("during resources/list", (session, options) => session.client.listResources(undefined, options))
-  const listTemplates = list("during resources/templates/list", (session, options) => session.client.listResourceTemplates(undefined, options))
-  const listPrompts = list("during prompts/list", (session, options) => session.client.listPrompts(undefined, options))
+      offered(capabilitiesOf(session))
+        ? slot.request(session, phase, (signal) => run(session, { signal, timeout: slot.config.requestTimeoutMs, cacheMode: "refresh" }))
+        : Effect.succeed(empty))
+  const hasResources = (capabilities: ServerCapabilities) => capabilities.resources !== undefined
+  const listResources = list("during resources/list", hasResources, { resources: [] }, (session, options) => session.client.listResources(undefined, options))
+  const listTemplates = list("during resources/templates/list", hasResources, { resourceTemplates: [] }, (session, options) =>
+    session.client.listResourceTemplates(undefined, options))
+  const listPrompts = list("during prompts/list", (capabilities) => capabilities.prompts !== undefined, { prompts: [] }, (session, options) =>
+    session.client.listPrompts(undefined, options))
   const setSubscription = (serverId: string, uri: string, on: boolean) =>
     withSession(slots, serverId, (slot, session) => {
       if (capabilitiesOf(session).resources?.subscribe !== true) return Effect.fail(unsupported(serverId, "resource subscriptions"))

@@ -7,7 +7,7 @@
  */
 import { ProtocolError, Timeout, type Tool, TransportError, type TransportFailure } from "@interlock/core"
 import { Cause, Deferred, Effect, Exit } from "effect"
-import type { LoggingLevel } from "@modelcontextprotocol/client"
+import type { LoggingLevel, Tool as SdkTool } from "@modelcontextprotocol/client"
 import type { CompiledServer } from "./Config.ts"
 import { toTools } from "./Convert.ts"
 import { fromSdk, isRetryable, isTimeout, isUnreachable, spawnFailed } from "./Failures.ts"
@@ -195,16 +195,21 @@ export class ServerSlot {
   /** Lists the server's tools (all pages), records their fingerprints and reports changed ones. */
   fetchTools(session: Session): Effect.Effect<ReadonlyArray<Tool>, TransportFailure> {
     const id = this.config.id
-    return this.request(session, "during tools/list", (signal) =>
-      session.client.listTools(undefined, { signal, timeout: this.config.requestTimeoutMs, cacheMode: "refresh" })).pipe(
-        Effect.flatMap((listed) => {
-          const tools = toTools(id, listed.tools)
-          if (tools instanceof ProtocolError) return Effect.fail(tools)
-          const changes = this.hub.pins.observe(id, tools)
-          if (changes.length > 0) this.hub.reportChanges(changes)
-          return Effect.succeed(tools)
-        })
-      )
+    // A server without the tools capability is not asked (the SDK would print a debug line to stdout).
+    const offered = session.client.getServerCapabilities()?.tools !== undefined
+    const listed: Effect.Effect<{ readonly tools: ReadonlyArray<SdkTool> }, TransportFailure> = !offered
+      ? Effect.succeed({ tools: [] })
+      : this.request(session, "during tools/list", (signal) =>
+        session.client.listTools(undefined, { signal, timeout: this.config.requestTimeoutMs, cacheMode: "refresh" }))
+    return listed.pipe(
+      Effect.flatMap((listed) => {
+        const tools = toTools(id, listed.tools)
+        if (tools instanceof ProtocolError) return Effect.fail(tools)
+        const changes = this.hub.pins.observe(id, tools)
+        if (changes.length > 0) this.hub.reportChanges(changes)
+        return Effect.succeed(tools)
+      })
+    )
   }
 
   /**

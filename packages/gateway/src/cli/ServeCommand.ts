@@ -4,6 +4,7 @@ import { Command, Flag } from "effect/cli"
 import { Gateway } from "../Gateway.ts"
 import { HttpFront } from "../HttpFront.ts"
 import { serveStdio } from "../StdioFront.ts"
+import { claimStdout } from "../StdoutClaim.ts"
 import { telemetryLayer } from "../Telemetry.ts"
 import { planFrom, progress, userFacing } from "./Shared.ts"
 
@@ -40,10 +41,14 @@ export const serveCommand = Command.make(
       yield* progress(`Starting ${plan.servers.size} server(s)...`)
       const gateway = Gateway.layer(plan).pipe(Layer.provide(telemetryLayer(plan)))
       if (stdio) {
-        return yield* Effect.gen(function*() {
-          yield* connectAll(yield* Gateway)
-          yield* serveStdio()
-        }).pipe(Effect.provide(gateway))
+        // stdout is the host's channel from here on: everything else written there goes to stderr, redacted.
+        return yield* Effect.scoped(Effect.gen(function*() {
+          const output = yield* claimStdout(plan.redactions)
+          return yield* Effect.gen(function*() {
+            yield* connectAll(yield* Gateway)
+            yield* serveStdio({ input: process.stdin, output })
+          }).pipe(Effect.provide(gateway))
+        }))
       }
       return yield* Effect.gen(function*() {
         yield* connectAll(yield* Gateway)
