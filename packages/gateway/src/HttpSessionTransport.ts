@@ -4,7 +4,9 @@
  * answered with plain JSON when its response is the first thing to send; as soon as anything
  * comes first (progress, a log message, a request of the server's own, a keep-alive tick) the
  * answer becomes a server-sent-event stream that carries those and then the response. GET opens
- * the session's standalone event stream; DELETE ends the session. Statuses and error messages
+ * the session's standalone event stream; DELETE ends the session. A request the host cancels
+ * (notifications/cancelled) gets no response, as the cancellation pattern asks, so its POST's
+ * stream ends then, without one, rather than staying open for ever. Statuses and error messages
  * are the SDK's Streamable HTTP server transport's; unlike it, no request or response is converted
  * to web streams, which cost more than the rest of the HTTP hop.
  *
@@ -78,6 +80,12 @@ const SSE_HEADERS = {
 
 const isRequest = (message: JSONRPCMessage): boolean => "method" in message && "id" in message
 const isResponse = (message: JSONRPCMessage): boolean => !("method" in message) && ("result" in message || "error" in message)
+// The request a notifications/cancelled names, if the message is one.
+const cancelledId = (message: JSONRPCMessage): RequestId | undefined => {
+  const { method, params } = message as { readonly method?: unknown; readonly params?: { readonly requestId?: unknown } }
+  const id = method === "notifications/cancelled" ? params?.requestId : undefined
+  return typeof id === "string" || typeof id === "number" ? id : undefined
+}
 const isInitialize = (message: JSONRPCMessage): boolean => isRequest(message) && (message as { method: string }).method === "initialize"
 const event = (message: JSONRPCMessage): string => `event: message\ndata: ${JSON.stringify(message)}\n\n`
 
@@ -185,6 +193,7 @@ export class HttpSessionTransport implements Transport {
     if (requests.length === 0) {
       res.writeHead(202).end()
       for (const message of messages) this.onmessage?.(message)
+      for (const message of messages) this.abandon(cancelledId(message))
       return
     }
     const stream: EventStream = { key: this.nextKey++, res, pending: new Set(requests.map((request) => request.id)), sse: false, keepAlive: undefined }
@@ -198,7 +207,19 @@ export class HttpSessionTransport implements Transport {
       if (this.prime(stream)) extra = { closeSSEStream: () => this.cut(stream), closeStandaloneSSEStream: () => this.cut(this.standalone) }
     }
     for (const message of messages) this.onmessage?.(message, isRequest(message) ? extra : undefined)
+    for (const message of messages) this.abandon(cancelledId(message))
     if (stream.pending.size > 0 && !res.writableEnded) this.keepAlive(stream)
+  }
+
+  /** A cancelled request gets no response: its stream ends once none of its requests awaits one. */
+  private abandon(requestId: RequestId | undefined): void {
+    const stream = requestId === undefined ? undefined : this.streams.get(requestId)
+    if (stream === undefined || requestId === undefined) return
+    this.streams.delete(requestId)
+    stream.pending.delete(requestId)
+    if (stream.pending.size > 0) return
+    this.resumable.delete(stream.key)
+    if (this.open.has(stream)) this.end(stream)
   }
 
   private get(req: IncomingMessage, res: ServerResponse): void {
