@@ -99,13 +99,16 @@ describe("security: the audit holds every call that reached a server", () => {
       yield* cancelledRow(store, "cancel-stdio")
     }), 60_000)
 
-  it.live("arguments nested 3,000 deep with capture full: the row is written, the secret inside is not in it, the host gets the result", () =>
+  it.live.each([
+    ["objects", (inner: unknown): unknown => ({ nest: inner })],
+    ["arrays", (inner: unknown): unknown => [inner]]
+  ] as const)("arguments nested 3,000 deep in %s with capture full: the row is written, the secret inside is not in it, the host gets the result", ([, wrap]) =>
     Effect.gen(function*() {
       const record = path.join(tempDir(), "calls.jsonl")
       const { gateway, http } = yield* gatewayOver(record)
       const client = yield* httpClient(http.mcpUrl)
-      let nest: Record<string, unknown> = { key: SECRET }
-      for (let i = 0; i < 3000; i++) nest = { nest }
+      let nest: unknown = { key: SECRET }
+      for (let i = 0; i < 3000; i++) nest = wrap(nest)
       const result = yield* Effect.promise(() => client.callTool({ name: "depth", arguments: { nonce: "deep", nest } }))
       assert.notStrictEqual(result.isError, true)
       assert.strictEqual(toolText(result), "3002")
