@@ -1,4 +1,8 @@
-/** One audit row: what the gateway decided about one call, written before the host gets its answer. */
+/**
+ * One audit row: what the gateway decided about one call. Written `pending` before the request goes
+ * downstream and completed before the host gets its answer, so a row still `pending` after its
+ * gateway stopped means "sent, outcome unknown".
+ */
 import { Receipt } from "@interlock/core"
 import { Schema } from "effect"
 
@@ -24,8 +28,16 @@ export class AuditRecord extends Schema.Class<AuditRecord>("@interlock/gateway/A
   rule: Schema.optionalKey(Schema.String),
   /** The approval's answer, when the policy asked: allow or deny, and its source. */
   approval: Schema.optionalKey(Schema.String),
-  /** ok, tool_error, halted, recovered, withheld, denied, failed. */
+  /**
+   * ok, tool_error, halted, recovered, withheld, denied, failed (core's outcomes); `pending` (sent,
+   * not completed yet), `cancelled` (the host abandoned the call), `refused` (refused before the
+   * pipeline: unknown tool, arguments not an object).
+   */
   outcome: Schema.String,
+  /** Whether the request went downstream (absent in rows written before this column existed). */
+  sent: Schema.optionalKey(Schema.Boolean),
+  /** Which gateway process wrote the row ({@link GATEWAY_INSTANCE} of that process). */
+  instance: Schema.optionalKey(Schema.String),
   durationMs: Schema.Number,
   /** The full receipt: every hook that ran with its verdict, the policy and approval records (as plain data). */
   receipt: Schema.optionalKey(ReceiptData),
@@ -34,6 +46,15 @@ export class AuditRecord extends Schema.Class<AuditRecord>("@interlock/gateway/A
   args: Schema.optionalKey(Schema.Json),
   result: Schema.optionalKey(Schema.Json)
 }) {}
+
+/** The outcome of a write-ahead row that was not completed (yet). */
+export const PENDING = "pending"
+
+/** How a `pending` row reads: the request went downstream and no outcome was recorded. */
+export const PENDING_LABEL = "sent, outcome unknown"
+
+/** This process's gateway instance, as written in its rows: its pid and start time. */
+export const GATEWAY_INSTANCE = `${process.pid}@${Date.now().toString(36)}`
 
 /** Per tool and time bucket: how many calls, how many denied (for the console's chart). */
 export interface AuditBucket {

@@ -14,7 +14,8 @@ const TYPES = {
   time: { sqlite: "INTEGER NOT NULL", postgres: "BIGINT NOT NULL" },
   required: { sqlite: "TEXT NOT NULL", postgres: "TEXT NOT NULL" },
   optional: { sqlite: "TEXT", postgres: "TEXT" },
-  duration: { sqlite: "REAL NOT NULL", postgres: "DOUBLE PRECISION NOT NULL" }
+  duration: { sqlite: "REAL NOT NULL", postgres: "DOUBLE PRECISION NOT NULL" },
+  flag: { sqlite: "INTEGER", postgres: "INTEGER" }
 } as const
 
 // The columns after `id`, in insert order; JSON columns (receipt, args, result) hold JSON text.
@@ -33,7 +34,11 @@ const COLUMNS: ReadonlyArray<readonly [string, keyof typeof TYPES]> = [
   ["receipt", "optional"],
   ["error", "optional"],
   ["args", "optional"],
-  ["result", "optional"]
+  ["result", "optional"],
+  // Added by the write-ahead audit; older tables get them from the migration (addColumns), so
+  // these and any later column must be nullable.
+  ["sent", "flag"],
+  ["instance", "optional"]
 ]
 
 const SELECTED = ["id", ...COLUMNS.map(([name]) => name)].join(", ")
@@ -46,6 +51,10 @@ export interface AuditSql {
   readonly createTable: string
   /** Parameters: {@link insertParams}. */
   readonly insert: string
+  /** The insert, answering the new row's `id`. Parameters: {@link insertParams}. */
+  readonly begin: string
+  /** Rewrites a row. Parameters: {@link insertParams}, then the row's id. */
+  readonly complete: string
   /** Parameters: [limit]. */
   readonly newest: string
   /** Parameters: [afterId, limit]. */
@@ -58,17 +67,29 @@ export interface AuditSql {
 export const auditSql = (dialect: Dialect, table: string): AuditSql => {
   const p = (n: number) => (dialect === "sqlite" ? "?" : `$${n}`)
   const columns = [["id", "id"] as const, ...COLUMNS].map(([name, type]) => `  ${name} ${TYPES[type][dialect]}`)
+  const insert = `INSERT INTO ${table} (${COLUMNS.map(([name]) => name).join(", ")}) VALUES (${COLUMNS.map((_, i) => p(i + 1)).join(", ")})`
   return {
     createTable: `CREATE TABLE IF NOT EXISTS ${table} (\n${columns.join(",\n")}\n)`,
     index: { name: `${table}_time`, create: `CREATE INDEX IF NOT EXISTS ${table}_time ON ${table}(time)` },
-    insert: `INSERT INTO ${table} (${COLUMNS.map(([name]) => name).join(", ")}) VALUES (${COLUMNS.map((_, i) => p(i + 1)).join(", ")})`,
+    insert,
+    begin: `${insert} RETURNING id`,
+    complete: `UPDATE ${table} SET ${COLUMNS.map(([name], i) => `${name} = ${p(i + 1)}`).join(", ")} WHERE id = ${p(COLUMNS.length + 1)}`,
     newest: `SELECT ${SELECTED} FROM ${table} ORDER BY id DESC LIMIT ${p(1)}`,
     after: `SELECT ${SELECTED} FROM ${table} WHERE id > ${p(1)} ORDER BY id DESC LIMIT ${p(2)}`,
     buckets: `SELECT server, tool, (time / CAST(${p(1)} AS BIGINT)) * CAST(${p(2)} AS BIGINT) AS start, COUNT(*) AS calls,
-      SUM(CASE WHEN outcome = 'denied' THEN 1 ELSE 0 END) AS denied
+      SUM(CASE WHEN outcome IN ('denied', 'refused') THEN 1 ELSE 0 END) AS denied
       FROM ${table} WHERE time >= ${p(3)} GROUP BY server, tool, start`
   }
 }
+
+/**
+ * The migration of an older table: one ALTER TABLE ... ADD COLUMN per column it lacks (`existing`
+ * are the names it has). Old rows keep NULL there and read back without the field.
+ */
+export const addColumns = (dialect: Dialect, table: string, existing: ReadonlySet<string>): ReadonlyArray<string> =>
+  COLUMNS.filter(([name]) => !existing.has(name)).map(([name, type]) =>
+    `ALTER TABLE ${table} ADD COLUMN ${name} ${TYPES[type][dialect]}`
+  )
 
 /** A row as a driver returns it (numbers may come back as bigint from Postgres). */
 export type Row = Readonly<Record<string, unknown>>
@@ -91,7 +112,9 @@ export const insertParams = (row: AuditRecord): Array<string | number | null> =>
   json(row.receipt),
   row.error ?? null,
   json(row.args),
-  json(row.result)
+  json(row.result),
+  row.sent === undefined ? null : row.sent ? 1 : 0,
+  row.instance ?? null
 ]
 
 /** Which read a query runs, and its parameters (at most 10,000 rows, default 100). */
@@ -121,6 +144,7 @@ export const toRecord = (row: Row): AuditRecord => {
     outcome: String(row.outcome),
     durationMs: Number(row.duration_ms)
   }
+  if (row.sent !== null && row.sent !== undefined) fields.sent = Number(row.sent) === 1
   const optional = {
     principal: text("principal"),
     digest: text("digest"),
@@ -128,6 +152,7 @@ export const toRecord = (row: Row): AuditRecord => {
     rule: text("rule"),
     approval: text("approval"),
     error: text("error"),
+    instance: text("instance"),
     receipt: typeof row.receipt === "string" ? decodeReceipt(parsed("receipt")) : undefined,
     args: parsed("args"),
     result: parsed("result")

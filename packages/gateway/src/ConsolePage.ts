@@ -63,7 +63,7 @@ function renderCalls(calls) {
     const tr = document.createElement("tr"); tr.dataset.outcome = c.outcome
     const policy = c.decision ? c.decision + (c.rule ? " (" + c.rule + ")" : "") : "-"
     const hooks = c.hooks.map((h) => h.id + ":" + h.status).join(", ")
-    tr.append(cell(c.id), cell(time(c.time)), cell(c.principal || "-"), cell(c.server + "/" + c.tool), cell(policy), cell(c.approval || "-"), cell(c.approvedBy || "-", "approved-by"), cell(c.outcome, c.outcome), cell(c.durationMs.toFixed(1)), cell(hooks, "hooks"))
+    tr.append(cell(c.id), cell(time(c.time)), cell(c.principal || "-"), cell(c.server + "/" + c.tool), cell(policy), cell(c.approval || "-"), cell(c.approvedBy || "-", "approved-by"), cell(c.outcome === "pending" ? "sent, outcome unknown" : c.outcome, c.outcome), cell(c.durationMs.toFixed(1)), cell(hooks, "hooks"))
     body.append(tr)
   }
 }

@@ -1,7 +1,8 @@
 /**
  * The MCP server one host connection talks to. Every tools/call goes through GatewayCalls (hooks,
- * policy, approvals, audit) with the connection's principal; progress notifications flow back to
- * the host; the host's cancellation interrupts the call, which cancels the downstream request.
+ * policy, approvals, audit) with the connection's principal; one it refuses first (unknown tool,
+ * arguments not an object) is audited too. Progress notifications flow back to the host; the
+ * host's cancellation interrupts the call, which cancels the downstream request.
  * Resources, prompts, completion and logging go through the FeatureForwarder (FrontFeatures).
  */
 import type { CallError, Principal } from "@interlock/core"
@@ -12,7 +13,7 @@ import type { AuditError } from "./AuditStore.ts"
 import type { FeatureForwarderShape } from "./FeatureForwarder.ts"
 import type { DoorLimits } from "./DoorLimits.ts"
 import { admitted, FRONT_CAPABILITIES, registerFeatures } from "./FrontFeatures.ts"
-import type { GatewayCallsShape } from "./GatewayCalls.ts"
+import { type GatewayCallsShape, type RefusedCall, UNROUTED } from "./GatewayCalls.ts"
 import type { HostSessionsShape } from "./HostSessions.ts"
 import type { Namespace } from "./Namespace.ts"
 import { failureToWire, toWireResult, toWireTool } from "./WireConvert.ts"
@@ -36,16 +37,28 @@ const INVALID_PARAMS = -32602
 
 const isObject = (value: unknown): value is Record<string, never> => typeof value === "object" && value !== null && !Array.isArray(value)
 
-const resolveTool = (deps: FrontDeps, name: unknown) => {
-  const target = typeof name === "string" ? deps.namespace.resolve(name) : undefined
-  if (target === undefined) throw new WireError(INVALID_PARAMS, `Unknown tool: ${typeof name === "string" ? name : "(no name)"}`)
-  return target
-}
+type Target = NonNullable<ReturnType<Namespace["resolve"]>>
+
+// The longest tool name a refused call's row keeps (a host may send any string).
+const MAX_NAME = 256
 
 const failure = (error: CallError | AuditError) => {
   const wire = failureToWire(error)
   if (wire instanceof WireError) throw wire
   return wire
+}
+
+/** The call's server, tool and arguments; or, when it is refused before the pipeline, why (with what its row records). */
+const admit = (
+  deps: FrontDeps,
+  name: unknown,
+  args: unknown
+): { readonly refused: RefusedCall } | { readonly target: Target; readonly args: Record<string, never> } => {
+  const target = typeof name === "string" ? deps.namespace.resolve(name) : undefined
+  const shown = typeof name === "string" ? name : "(no name)"
+  const routed = { serverId: target?.serverId ?? UNROUTED, name: target?.name ?? shown.slice(0, MAX_NAME), args }
+  if (target === undefined) return { refused: { ...routed, reason: `Unknown tool: ${shown}` } }
+  return isObject(args) ? { target, args } : { refused: { ...routed, reason: "arguments must be an object" } }
 }
 
 const hostElicit = (server: Server): Elicit | undefined =>
@@ -73,9 +86,15 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
 
   handle("tools/call", (request, ctx: ServerContext) => {
     const params = request.params
-    const target = resolveTool(deps, params.name)
-    const args = params.arguments ?? {}
-    if (!isObject(args)) throw new WireError(INVALID_PARAMS, "arguments must be an object")
+    const checked = admit(deps, params.name, params.arguments ?? {})
+    if ("refused" in checked) {
+      const refused = checked.refused
+      return deps.run(Effect.result(deps.calls.refuse(refused, options)), ctx.mcpReq.signal).then((result) => {
+        if (Result.isFailure(result)) return failure(result.failure)
+        throw new WireError(INVALID_PARAMS, refused.reason)
+      }) as never
+    }
+    const { target, args } = checked
     const progressToken = params._meta?.progressToken
     const elicit = hostElicit(server)
     const end = deps.hosts.begin(host, target.serverId, (notification) => ctx.mcpReq.notify(notification as never))

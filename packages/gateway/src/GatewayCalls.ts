@@ -1,7 +1,10 @@
 /**
- * GatewayCalls: core's governed ToolCalls, built from a plan, with one audit row per call written
- * (and committed) before the result or error is handed back to the serving layer. If the row
- * cannot be written, the call fails closed with an AuditError instead of answering unaudited.
+ * GatewayCalls: core's governed ToolCalls, built from a plan, with every call audited. The row is
+ * write-ahead: committed `pending` just before the request goes downstream (WriteAhead), then
+ * completed with the outcome before the result or error is handed back to the serving layer, also
+ * when the host cancels (outcome `cancelled`, in an uninterruptible step). A call that never reached
+ * the transport is recorded whole; one refused before the pipeline (unknown tool, arguments not an
+ * object) through `refuse`. If a row cannot be written, the call fails closed with an AuditError.
  */
 import {
   Approvals,
@@ -13,30 +16,51 @@ import {
   type Receipt,
   ToolCalls,
   type ToolCallsShape,
+  type ToolCall,
   type ToolResult,
-  type ToolTransport
+  type ToolTransport,
+  TransportError
 } from "@interlock/core"
 import { Cause, Clock, Context, Effect, Exit, Layer } from "effect"
 import { makeApprover } from "./Approver.ts"
 import { ApprovalQueue } from "./ApprovalQueue.ts"
-import { AuditRecord } from "./AuditRecord.ts"
+import { AuditRecord, GATEWAY_INSTANCE, PENDING } from "./AuditRecord.ts"
 import { type AuditError, AuditStore } from "./AuditStore.ts"
 import type { Plan } from "./Plan.ts"
 import { policyLayer } from "./PolicyConfig.ts"
 import { redactResultParts } from "./ContentRedaction.ts"
 import { redactingTransportLayer } from "./RedactingTransport.ts"
 import { DETECT_ALL, redactionsFor, redactJson } from "./Redactor.ts"
+import { CurrentWriteAhead, writeAheadLayer } from "./WriteAhead.ts"
 
-/** The service interface: ToolCalls, with callTool audited. */
+/** A call the gateway refused before the pipeline: what the host named, and why it was refused. */
+export interface RefusedCall {
+  /** The server the name resolved to, or {@link UNROUTED}. */
+  readonly serverId: string
+  readonly name: string
+  /** The arguments as the host sent them (captured only with `capture: "full"`, redacted). */
+  readonly args: unknown
+  /** Why, in Interlock's words (never the arguments). */
+  readonly reason: string
+}
+
+/** The server of a refused call whose tool name resolves to no server. */
+export const UNROUTED = "(unrouted)"
+
+/** The service interface: ToolCalls, with callTool audited, and the audit of calls refused before it. */
 export interface GatewayCallsShape extends Omit<ToolCallsShape, "callTool"> {
   readonly callTool: (input: CallInput, options?: CallOptions) => Effect.Effect<ToolResult, CallError | AuditError>
+  /** Records a call refused before the pipeline (outcome `refused`); committed when it succeeds. */
+  readonly refuse: (call: RefusedCall, options?: CallOptions) => Effect.Effect<void, AuditError>
 }
 
 /** The audited, governed calls of one gateway. */
 export class GatewayCalls extends Context.Service<GatewayCalls, GatewayCallsShape>()("@interlock/gateway/GatewayCalls") {
   /** Builds the calls from a plan over a transport, an audit store and an approval queue. */
   static layer(plan: Plan): Layer.Layer<GatewayCalls, ConfigError, ToolTransport | AuditStore | ApprovalQueue> {
-    return Layer.effect(GatewayCalls, make(plan)).pipe(Layer.provide(governedLayer(plan).pipe(Layer.provide(redactingTransportLayer(plan.redactions)))))
+    // Core sends through the write-ahead audit, which sends through the redaction of server errors.
+    const transport = writeAheadLayer.pipe(Layer.provide(redactingTransportLayer(plan.redactions)))
+    return Layer.effect(GatewayCalls, make(plan)).pipe(Layer.provide(governedLayer(plan).pipe(Layer.provide(transport))))
   }
 }
 
@@ -54,64 +78,113 @@ export const governedLayer = (plan: Plan): Layer.Layer<ToolCalls, ConfigError, T
 
 const errorText = (error: CallError): string => (error._tag === "Denied" || error._tag === "HookFailed" || error._tag === "Timeout" ? `${error._tag}: ${error.message}` : error._tag)
 
+/** What a captured value becomes if redacting it fails (the redactor is iterative and should not). */
+export const NOT_CAPTURED = "[not captured: the value could not be redacted]"
+
+// Defence in depth: a row says "not captured" rather than being lost or holding an unredacted value.
+const captured = (redact: () => unknown): unknown => {
+  try {
+    return redact()
+  } catch {
+    return NOT_CAPTURED
+  }
+}
+
+/** How a call ended, for its row: core's receipt when it got one, else what the gateway saw. */
+interface Ending {
+  readonly receipt?: Receipt | undefined
+  readonly outcome?: string
+  readonly sent: boolean
+  readonly error?: string
+  readonly result?: ToolResult
+}
+
+const receiptFields = (fields: Record<string, unknown>, receipt: Receipt): void => {
+  fields.receipt = receipt
+  if (receipt.digest !== undefined) fields.digest = receipt.digest
+  if (receipt.policy !== undefined) {
+    fields.decision = receipt.policy.decision
+    if (receipt.policy.rule !== undefined) fields.rule = receipt.policy.rule
+  }
+  if (receipt.approval !== undefined) {
+    const { by, decision, source } = receipt.approval
+    fields.approval = `${decision}:${source}${by === undefined ? "" : `:${by}`}`
+  }
+}
+
 const make = (plan: Plan) =>
   Effect.gen(function*() {
     const calls = yield* ToolCalls
     const store = yield* AuditStore
     const full = plan.audit.capture === "full"
-    const row = (input: CallInput, options: CallOptions | undefined, started: number, ended: number, receipt: Receipt | undefined, extra: { readonly error?: string; readonly result?: ToolResult }) => {
-      // Captured data is always scrubbed by the built-in detectors, on top of the configured redactions.
-      const redactions = full ? [...redactionsFor(plan.redactions, input.serverId, input.name), ...DETECT_ALL] : []
-      const fields: Record<string, unknown> = {
-        time: started,
-        callId: receipt?.callId ?? input.callId ?? "",
-        server: input.serverId,
-        tool: input.name,
-        outcome: receipt?.outcome ?? "failed",
-        durationMs: ended - started
-      }
+    // Captured data is always scrubbed by the built-in detectors, on top of the configured redactions.
+    const redactionsOf = (serverId: string, name: string) => [...redactionsFor(plan.redactions, serverId, name), ...DETECT_ALL]
+    const base = (serverId: string, name: string, callId: string, options: CallOptions | undefined, started: number): Record<string, unknown> => {
+      const fields: Record<string, unknown> = { time: started, callId, server: serverId, tool: name, instance: GATEWAY_INSTANCE }
       if (options?.principal !== undefined) fields.principal = options.principal.id
-      if (receipt !== undefined) {
-        fields.receipt = receipt
-        if (receipt.digest !== undefined) fields.digest = receipt.digest
-        if (receipt.policy !== undefined) {
-          fields.decision = receipt.policy.decision
-          if (receipt.policy.rule !== undefined) fields.rule = receipt.policy.rule
-        }
-        if (receipt.approval !== undefined) {
-          const { by, decision, source } = receipt.approval
-          fields.approval = `${decision}:${source}${by === undefined ? "" : `:${by}`}`
-        }
-      }
-      if (extra.error !== undefined) fields.error = extra.error
-      if (full) {
-        fields.args = redactJson(input.args ?? {}, redactions)
-        if (extra.result !== undefined) {
-          const { content, structuredContent, isError } = extra.result
-          fields.result = { ...redactResultParts({ content, ...(structuredContent === undefined ? {} : { structuredContent }) }, redactions), isError: isError === true }
-        }
-      }
-      return new AuditRecord(fields as ConstructorParameters<typeof AuditRecord>[0])
+      return fields
     }
     const callTool = (input: CallInput, options?: CallOptions): Effect.Effect<ToolResult, CallError | AuditError> =>
-      Effect.gen(function*() {
-        const started = yield* Clock.currentTimeMillis
-        const exit = yield* Effect.exit(calls.callTool(input, options))
-        const ended = yield* Clock.currentTimeMillis
-        if (Exit.isSuccess(exit)) {
-          yield* store.record(row(input, options, started, ended, exit.value.receipt, { result: exit.value }))
-          return exit.value
-        }
-        const failure = Cause.findErrorOption(exit.cause)
-        if (failure._tag === "Some") {
-          const error = failure.value
-          yield* store.record(row(input, options, started, ended, error.receipt, { error: errorText(error) }))
-          return yield* Effect.fail(error)
-        }
-        return yield* Effect.failCause(exit.cause)
+      Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function*() {
+          const started = yield* Clock.currentTimeMillis
+          // The gateway names the call, so that its write-ahead row and its completion agree.
+          const named = input.callId === undefined && typeof input === "object" && input !== null ? { ...input, callId: crypto.randomUUID() } : input
+          const callId = typeof named.callId === "string" ? named.callId : ""
+          let args: unknown = undefined
+          const argsOf = () => (args ??= captured(() => redactJson(input.args ?? {}, redactionsOf(input.serverId, input.name))))
+          const row = (extra: Record<string, unknown>) => {
+            const fields = { ...base(input.serverId, input.name, callId, options, started), ...extra }
+            if (full) fields.args = argsOf()
+            return new AuditRecord(fields as ConstructorParameters<typeof AuditRecord>[0])
+          }
+          let rowId: number | undefined = undefined
+          let failed: AuditError | undefined = undefined
+          const begin = (call: ToolCall) =>
+            store.begin(row({ outcome: PENDING, sent: true, durationMs: 0, digest: call.digest })).pipe(
+              Effect.tap((id) => Effect.sync(() => (rowId = id))),
+              Effect.tapError((error) => Effect.sync(() => (failed = error))),
+              Effect.mapError(() => new TransportError({ serverId: call.serverId, detail: "the audit row could not be written, so the request was not sent" })),
+              Effect.asVoid
+            )
+          const exit = yield* Effect.exit(restore(Effect.provideService(calls.callTool(named, options), CurrentWriteAhead, { begin })))
+          if (failed !== undefined) return yield* Effect.fail(failed)
+          const ended = yield* Clock.currentTimeMillis
+          const complete = (ending: Ending) => {
+            const fields: Record<string, unknown> = { outcome: ending.outcome ?? ending.receipt?.outcome ?? "failed", sent: ending.receipt?.sent ?? ending.sent, durationMs: ended - started }
+            if (ending.receipt !== undefined) receiptFields(fields, ending.receipt)
+            if (ending.error !== undefined) fields.error = ending.error
+            if (full && ending.result !== undefined) {
+              const { content, structuredContent, isError } = ending.result
+              fields.result = captured(() => ({ ...redactResultParts({ content, ...(structuredContent === undefined ? {} : { structuredContent }) }, redactionsOf(input.serverId, input.name)), isError: isError === true }))
+            }
+            const record = row(fields)
+            return rowId === undefined ? store.record(record) : store.complete(rowId, record)
+          }
+          const sent = rowId !== undefined
+          if (Exit.isSuccess(exit)) {
+            yield* complete({ receipt: exit.value.receipt, sent, result: exit.value })
+            return exit.value
+          }
+          const failure = Cause.findErrorOption(exit.cause)
+          if (failure._tag === "Some") {
+            yield* complete({ receipt: failure.value.receipt, sent, error: errorText(failure.value) })
+            return yield* Effect.fail(failure.value)
+          }
+          // Interrupted (the host cancelled, or the gateway is stopping) or a defect: the row still says so.
+          yield* complete({ outcome: Cause.hasInterruptsOnly(exit.cause) ? "cancelled" : "failed", sent })
+          return yield* Effect.failCause(exit.cause)
+        })
+      )
+    const refuse = (call: RefusedCall, options?: CallOptions): Effect.Effect<void, AuditError> =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const fields: Record<string, unknown> = { ...base(call.serverId, call.name, crypto.randomUUID(), options, now), outcome: "refused", sent: false, durationMs: 0, error: call.reason }
+        if (full && call.args !== undefined) fields.args = captured(() => redactJson(call.args, redactionsOf(call.serverId, call.name)))
+        return store.record(new AuditRecord(fields as ConstructorParameters<typeof AuditRecord>[0]))
       })
     return GatewayCalls.of({
       callTool,
+      refuse,
       listTools: calls.listTools,
       readResource: calls.readResource,
       getPrompt: calls.getPrompt

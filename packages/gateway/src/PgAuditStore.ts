@@ -1,7 +1,8 @@
 /**
  * The Postgres audit store on `@effect/sql-pg`, so that several gateway replicas share one audit
- * log. A row is written by one INSERT in autocommit mode, so it is committed when `record`
- * succeeds. The table (`interlock_audit`) and its index are created when missing, under a
+ * log. A row is written by one INSERT (completing a write-ahead row, one UPDATE) in autocommit
+ * mode, so it is committed when `record`, `begin` or `complete` succeeds. Columns added since the
+ * table was created are added when missing. The table (`interlock_audit`) and its index are created when missing, under a
  * transaction-scoped advisory lock, so replicas that start at once do not race. Statements are
  * those of the SQLite store (AuditRows), so both give the same answers for the same rows.
  */
@@ -9,7 +10,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Layer, Redacted, type Scope } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import type { SqlError } from "effect/sql/SqlError"
-import { auditSql, bucketParams, insertParams, readOf, type Row, toBuckets, toRecord } from "./AuditRows.ts"
+import { addColumns, auditSql, bucketParams, insertParams, readOf, type Row, toBuckets, toRecord } from "./AuditRows.ts"
 import { AuditError, AuditStore, type AuditStoreShape } from "./AuditStore.ts"
 
 /** The table the Postgres store writes (in the connection's default schema). */
@@ -22,6 +23,9 @@ const CREATE_LOCK = "SELECT pg_advisory_xact_lock(7331000001)"
 
 // Whether the table and its index exist where the connection's search_path looks.
 const EXISTING = "SELECT to_regclass($1)::text AS table_name, to_regclass($2)::text AS index_name"
+
+// The table's columns (the one to_regclass found: the first schema of the search_path that has it).
+const COLUMN_NAMES = `SELECT attname AS name FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped`
 
 /** How long one statement may take before the store gives up (and a call fails closed). */
 export const STATEMENT_TIMEOUT = Duration.seconds(10)
@@ -67,10 +71,18 @@ export const make = (url: Redacted.Redacted<string>): Effect.Effect<AuditStoreSh
       const [found] = yield* sql.unsafe<Row>(EXISTING, [TABLE, SQL.index.name])
       if (found.table_name === null) yield* sql.unsafe(SQL.createTable)
       if (found.index_name === null) yield* sql.unsafe(SQL.index.create)
+      // The migration of an older table: only missing columns are added (ALTER needs the table's owner).
+      const columns = yield* sql.unsafe<Row>(COLUMN_NAMES, [TABLE])
+      for (const statement of addColumns("postgres", TABLE, new Set(columns.map((row) => String(row.name))))) yield* sql.unsafe(statement)
     })
     yield* run(sql.withTransaction(create), "open", `could not open the audit store at ${where}`)
     return {
       record: (row) => run(sql.unsafe(SQL.insert, insertParams(row)).pipe(Effect.asVoid), "write", "the row could not be inserted"),
+      begin: (row) =>
+        run(sql.unsafe<Row>(SQL.begin, insertParams(row)), "write", "the write-ahead row could not be inserted").pipe(
+          Effect.map((rows) => Number(rows[0].id))
+        ),
+      complete: (id, row) => run(sql.unsafe(SQL.complete, [...insertParams(row), id]).pipe(Effect.asVoid), "write", "the row could not be completed"),
       query: (query) => {
         const read = readOf(query)
         return run(sql.unsafe<Row>(SQL[read.statement], read.params), "read", "the rows could not be read").pipe(

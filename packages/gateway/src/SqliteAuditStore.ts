@@ -1,24 +1,52 @@
 /**
  * The SQLite audit store on `node:sqlite` (DatabaseSync), in WAL mode. A row is written by one
- * synchronous INSERT in autocommit mode, so it is committed when `record` returns.
+ * synchronous INSERT (or, completing a write-ahead row, one UPDATE) in autocommit mode, so it is
+ * committed when `record`, `begin` or `complete` returns. The database and its WAL and SHM files
+ * are readable by their owner only (0600), and a directory the store creates is 0700.
  */
 import { Effect, Layer, type Scope } from "effect"
-import { mkdirSync } from "node:fs"
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs"
 import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
-import { auditSql, bucketParams, insertParams, readOf, type Row, toBuckets, toRecord } from "./AuditRows.ts"
+import { addColumns, auditSql, bucketParams, insertParams, readOf, type Row, toBuckets, toRecord } from "./AuditRows.ts"
 import { AuditError, AuditStore, type AuditStoreShape } from "./AuditStore.ts"
 
 const SQL = auditSql("sqlite", "calls")
 
+/** The mode of the database and its WAL and SHM files: owner read and write only. */
+export const FILE_MODE = 0o600
+
+/** The mode of a directory the store creates for its database. */
+export const DIR_MODE = 0o700
+
+const SIDE_FILES = ["", "-wal", "-shm"]
+
+// Files an older gateway (or a lax umask) left readable to others become 0600.
+const tighten = (file: string): void => {
+  for (const suffix of SIDE_FILES) if (existsSync(file + suffix)) chmodSync(file + suffix, FILE_MODE)
+}
+
+// Creates the file 0600 before SQLite opens it: SQLite gives the WAL and SHM files the database's mode.
+const privateFiles = (file: string): void => {
+  const created = mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: DIR_MODE })
+  if (created !== undefined) chmodSync(created, DIR_MODE)
+  closeSync(openSync(file, "a", FILE_MODE))
+  tighten(file)
+}
+
 /** Opens (and creates) a SQLite audit database; `:memory:` for a private in-memory one. */
 export const open = (file: string): AuditStoreShape & { readonly close: () => void } => {
-  if (file !== ":memory:") mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
+  if (file !== ":memory:") privateFiles(file)
   const db = new DatabaseSync(file)
   db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;")
   db.exec(SQL.createTable)
   db.exec(SQL.index.create)
+  const existing = new Set((db.prepare("SELECT name FROM pragma_table_info('calls')").all() as Array<Row>).map((row) => String(row.name)))
+  for (const statement of addColumns("sqlite", "calls", existing)) db.exec(statement)
+  if (file !== ":memory:") tighten(file)
   const insert = db.prepare(SQL.insert)
+  const begin = db.prepare(SQL.begin)
+  const complete = db.prepare(SQL.complete)
   const reads = { newest: db.prepare(SQL.newest), after: db.prepare(SQL.after) }
   const grouped = db.prepare(SQL.buckets)
   return {
@@ -28,6 +56,18 @@ export const open = (file: string): AuditStoreShape & { readonly close: () => vo
           insert.run(...insertParams(row))
         },
         catch: () => new AuditError({ operation: "write", detail: "the row could not be inserted" })
+      }),
+    begin: (row) =>
+      Effect.try({
+        try: () => Number((begin.get(...insertParams(row)) as Row).id),
+        catch: () => new AuditError({ operation: "write", detail: "the write-ahead row could not be inserted" })
+      }),
+    complete: (id, row) =>
+      Effect.try({
+        try: () => {
+          complete.run(...insertParams(row), id)
+        },
+        catch: () => new AuditError({ operation: "write", detail: "the row could not be completed" })
       }),
     query: (query) =>
       Effect.try({

@@ -14,6 +14,7 @@ import { ApprovalQueue } from "../src/ApprovalQueue.ts"
 import { Layer } from "effect"
 import { ToolTransport } from "@interlock/core"
 import { filesTools } from "./fixtures.ts"
+import { assertMigrated, OLD_ROW, OLD_TABLE } from "./audit-migration.ts"
 
 const receipt = new Receipt({ callId: "c1", serverId: "files", name: "read_file", hooks: [], sent: true, outcome: "ok", policy: { decision: "allow" } })
 
@@ -76,5 +77,15 @@ describe("SQLite audit store", () => {
       writeFileSync(blocker, "not a directory")
       const error = yield* Effect.flip(Effect.provide(Effect.gen(function*() { return yield* AuditStore }), SqliteAuditStore.layer(path.join(blocker, "audit.db"))))
       assert.strictEqual(error._tag, "AuditError")
+    }))
+
+  it.effect("a database of the first release gets the new columns at open: old rows read back, write-ahead rows begin and complete", () =>
+    Effect.gen(function*() {
+      const file = path.join(dir, "old.db")
+      const old = new DatabaseSync(file)
+      old.exec(OLD_TABLE("sqlite", "calls"))
+      old.exec(OLD_ROW("calls"))
+      old.close()
+      yield* assertMigrated(yield* SqliteAuditStore.scoped(file))
     }))
 })

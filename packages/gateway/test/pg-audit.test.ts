@@ -12,6 +12,7 @@ import { AuditRecord } from "../src/AuditRecord.ts"
 import type { AuditStoreShape } from "../src/AuditStore.ts"
 import * as PgAuditStore from "../src/PgAuditStore.ts"
 import * as SqliteAuditStore from "../src/SqliteAuditStore.ts"
+import { assertMigrated, OLD_ROW, OLD_TABLE } from "./audit-migration.ts"
 import { planOf } from "./fixtures.ts"
 import { assertHides, expectLoginRefused, usePostgres } from "./postgres.ts"
 
@@ -140,6 +141,14 @@ describe("Postgres audit store", () => {
       assert.strictEqual(refused.operation, "open")
       assert.include(refused.message, "ConnectionError")
       assertHides(refused, ["not-the-Pa55word", "hunter2-Secret", server.password])
+    }), 30_000)
+
+  it.live("a table of the first release gets the new columns at open: old rows read back, write-ahead rows begin and complete", () =>
+    Effect.gen(function*() {
+      const database = yield* server.freshDatabase()
+      yield* server.admin(database, OLD_TABLE("postgres", PgAuditStore.TABLE), OLD_ROW(PgAuditStore.TABLE))
+      const store = yield* pgStore(database)
+      yield* assertMigrated(store)
     }), 30_000)
 
   it.live("a write that fails (the table was dropped) is an AuditError, and reads say so too", () =>

@@ -1,9 +1,12 @@
 /** `interlock audit [--db F | --postgres URL] [--json] [--limit N] [--follow]`: query or tail the audit store. */
 import { Console, Effect, Schedule } from "effect"
 import { Command, Flag } from "effect/cli"
-import type { AuditRecord } from "../AuditRecord.ts"
+import { type AuditRecord, PENDING, PENDING_LABEL } from "../AuditRecord.ts"
 import { auditSourceFlags, openAuditSource } from "./AuditSource.ts"
 import { userFacing } from "./Shared.ts"
+
+/** A row's outcome as shown: a write-ahead row never completed reads "sent, outcome unknown". */
+export const outcomeLabel = (row: AuditRecord): string => (row.outcome === PENDING ? PENDING_LABEL : row.outcome)
 
 /** One row as a line of text. */
 export const formatRow = (row: AuditRecord): string => {
@@ -16,7 +19,7 @@ export const formatRow = (row: AuditRecord): string => {
     `${row.server}/${row.tool}`.padEnd(28),
     policy.padEnd(18),
     (row.approval ?? "-").padEnd(14),
-    row.outcome.padEnd(10),
+    outcomeLabel(row).padEnd(10),
     `${row.durationMs.toFixed(1)}ms`.padStart(9),
     hooks
   ].join("  ")

@@ -1,0 +1,30 @@
+/** An audit table as the first release created it, and what a migrated store must then do (SQLite and Postgres alike). */
+import { assert } from "@effect/vitest"
+import { Effect } from "effect"
+import { AuditRecord } from "../src/AuditRecord.ts"
+import type { AuditStoreShape } from "../src/AuditStore.ts"
+
+/** The first release's CREATE TABLE (before `sent` and `instance`). */
+export const OLD_TABLE = (dialect: "sqlite" | "postgres", table: string): string => {
+  const id = dialect === "sqlite" ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
+  const time = dialect === "sqlite" ? "INTEGER NOT NULL" : "BIGINT NOT NULL"
+  const duration = dialect === "sqlite" ? "REAL NOT NULL" : "DOUBLE PRECISION NOT NULL"
+  return `CREATE TABLE ${table} (id ${id}, time ${time}, call_id TEXT NOT NULL, principal TEXT, server TEXT NOT NULL, tool TEXT NOT NULL,
+    digest TEXT, decision TEXT, rule TEXT, approval TEXT, outcome TEXT NOT NULL, duration_ms ${duration}, receipt TEXT, error TEXT, args TEXT, result TEXT)`
+}
+
+/** One row as the first release wrote it. */
+export const OLD_ROW = (table: string): string =>
+  `INSERT INTO ${table} (time, call_id, server, tool, outcome, duration_ms, args) VALUES (1000, 'old-call', 'files', 'read_file', 'ok', 2.5, '{"path":"/a"}')`
+
+/** The old row reads back without the new fields; a write-ahead row begins pending and completes. */
+export const assertMigrated = (store: AuditStoreShape) =>
+  Effect.gen(function*() {
+    const [old] = yield* store.query()
+    assert.deepStrictEqual({ ...old }, { id: 1, time: 1000, callId: "old-call", server: "files", tool: "read_file", outcome: "ok", durationMs: 2.5, args: { path: "/a" } })
+    const row = { time: 2000, callId: "new-call", server: "files", tool: "read_file", durationMs: 0, sent: true, instance: "test" }
+    const id = yield* store.begin(new AuditRecord({ ...row, outcome: "pending" }))
+    assert.deepStrictEqual((yield* store.query({ afterId: 1 })).map((r) => [r.id, r.outcome, r.sent, r.instance]), [[id, "pending", true, "test"]])
+    yield* store.complete(id, new AuditRecord({ ...row, outcome: "ok", durationMs: 4 }))
+    assert.deepStrictEqual((yield* store.query({ afterId: 1 })).map((r) => [r.id, r.outcome, r.durationMs]), [[id, "ok", 4]])
+  })

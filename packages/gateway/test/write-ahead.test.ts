@@ -1,0 +1,61 @@
+/** The write-ahead audit in-process: the row exists before the tool runs, an interrupted call completes it, and a store that cannot write fails the call before it is sent. */
+import { assert, describe, it } from "@effect/vitest"
+import { NativeTool, ToolTransport } from "@interlock/core"
+import { Effect, Fiber, Layer, Schema } from "effect"
+import { ApprovalQueue } from "../src/ApprovalQueue.ts"
+import { AuditError, AuditStore } from "../src/AuditStore.ts"
+import { GatewayCalls } from "../src/GatewayCalls.ts"
+import * as SqliteAuditStore from "../src/SqliteAuditStore.ts"
+import { planOf } from "./fixtures.ts"
+
+let ran = 0
+
+const tools = [
+  // Answers with the outcomes the store holds while the tool runs.
+  NativeTool.make({
+    name: "peek",
+    parameters: Schema.Struct({}),
+    run: () => Effect.map(Effect.flatMap(Effect.service(AuditStore), (store) => store.query()), (rows) => rows.map((row) => `${row.outcome}:${row.sent}`).join(","))
+  }),
+  NativeTool.make({ name: "forever", parameters: Schema.Struct({}), run: () => Effect.never }),
+  NativeTool.make({ name: "count", parameters: Schema.Struct({}), run: () => String(++ran) })
+]
+
+const layerWith = (store: Layer.Layer<AuditStore>) =>
+  Effect.map(planOf({ policy: { default: "allow" } }), (plan) =>
+    GatewayCalls.layer(plan).pipe(Layer.provideMerge(ToolTransport.fromTools(tools, { serverId: "files" })), Layer.provideMerge(Layer.mergeAll(store, ApprovalQueue.layer))))
+
+const sqlite = SqliteAuditStore.layer(":memory:").pipe(Layer.orDie)
+
+describe("write-ahead audit", () => {
+  it.effect("the row is committed as pending and sent before the tool runs, then completed with the outcome", () =>
+    Effect.gen(function*() {
+      const calls = yield* GatewayCalls
+      const result = yield* calls.callTool({ serverId: "files", name: "peek" })
+      assert.deepStrictEqual(result.content, [{ type: "text", text: "pending:true" }], JSON.stringify(result.content))
+      const rows = yield* (yield* AuditStore).query()
+      assert.deepStrictEqual(rows.map((row) => [row.outcome, row.sent, row.callId === result.receipt?.callId]), [["ok", true, true]])
+    }).pipe(Effect.provide(Layer.unwrap(layerWith(sqlite)))))
+
+  it.effect("an interrupted call (the host cancelled) completes its row as cancelled", () =>
+    Effect.gen(function*() {
+      const calls = yield* GatewayCalls
+      const store = yield* AuditStore
+      const fiber = yield* Effect.forkChild(calls.callTool({ serverId: "files", name: "forever" }))
+      yield* Effect.repeat(store.query(), { until: (rows) => rows.length === 1 })
+      assert.deepStrictEqual((yield* store.query()).map((row) => row.outcome), ["pending"])
+      yield* Fiber.interrupt(fiber)
+      assert.deepStrictEqual((yield* store.query()).map((row) => [row.outcome, row.sent]), [["cancelled", true]])
+    }).pipe(Effect.provide(Layer.unwrap(layerWith(sqlite)))))
+
+  it.effect("a store that cannot write the write-ahead row fails the call with an AuditError, and the tool never runs", () =>
+    Effect.gen(function*() {
+      const before = ran
+      const error = yield* Effect.flip((yield* GatewayCalls).callTool({ serverId: "files", name: "count" }))
+      assert.strictEqual(error._tag, "AuditError")
+      assert.strictEqual(ran, before)
+    }).pipe(Effect.provide(Layer.unwrap(layerWith(Layer.effect(AuditStore, Effect.map(Effect.service(AuditStore), (store) => ({
+      ...store,
+      begin: () => Effect.fail(new AuditError({ operation: "write", detail: "disk full" }))
+    }))).pipe(Layer.provide(sqlite)))))))
+})
