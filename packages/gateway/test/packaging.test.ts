@@ -44,6 +44,8 @@ const run = (command: string, args: ReadonlyArray<string>, options: { cwd: strin
       maxBuffer: 64 * 1024 * 1024
     }, (error, stdout, stderr) =>
       resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr }))
+    // A child may exit before it reads its input (the bin on an old Node does): its exit code tells.
+    child.stdin?.on("error", () => undefined)
     child.stdin?.end(options.input ?? "")
   })
 
