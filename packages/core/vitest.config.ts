@@ -1,8 +1,9 @@
-import { defineProject } from "vitest/config"
+import { defineProject, mergeConfig } from "vitest/config"
+import { sourceConditions } from "../../vitest.shared.ts"
 
-export default defineProject({
+export default defineProject(mergeConfig(sourceConditions, {
   test: {
     name: "core",
     include: ["test/**/*.test.ts"]
   }
-})
+}))

@@ -1,6 +1,7 @@
-import { defineProject } from "vitest/config"
+import { defineProject, mergeConfig } from "vitest/config"
+import { sourceConditions } from "../../vitest.shared.ts"
 
-export default defineProject({
+export default defineProject(mergeConfig(sourceConditions, {
   test: {
     name: "mcp",
     include: ["test/**/*.test.ts"],
@@ -8,4 +9,4 @@ export default defineProject({
     testTimeout: 30_000,
     hookTimeout: 30_000
   }
-})
+}))

@@ -1,7 +1,11 @@
 #!/usr/bin/env node
-// The interlock CLI: `npx interlock --help`. Runs on Node 24, which strips the types.
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Effect } from "effect"
-import { run } from "../src/cli/Cli.ts"
+// The `interlock` CLI on the sources, for development in this repository (`npm start`, the CLI
+// tests, the benchmarks). It adds the `@interlock/source` export condition to every import, so the
+// packages resolve to their `.ts` sources rather than to `dist/`, then runs the published bin.
+import { registerHooks } from "node:module"
 
-run.pipe(Effect.scoped, Effect.provide(NodeServices.layer), NodeRuntime.runMain)
+registerHooks({
+  resolve: (specifier, context, nextResolve) =>
+    nextResolve(specifier, { ...context, conditions: [...context.conditions, "@interlock/source"] })
+})
+await import("./interlock.js")

@@ -1,0 +1,200 @@
+/**
+ * The packages as a new user gets them: `npm pack` every package (its prepack builds it), install the
+ * tarballs into an empty folder outside the workspace whose only node is Node 22.19 (the `engines`
+ * floor, from the `node` package), and use them there: a JavaScript app, a strict TypeScript consumer
+ * and the `interlock` bin. The bin must also refuse an older Node in one line.
+ */
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { execFile } from "node:child_process"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import * as path from "node:path"
+
+const ROOT = path.join(import.meta.dirname, "..", "..", "..")
+const PACKAGES = ["core", "claude", "mcp", "agent", "gateway"] as const
+/** The Node the packages promise to run on (`engines.node`), and one below it. */
+const NODE_FLOOR = "22.19.0"
+const NODE_OLD = "20.19.0"
+/** Versions the consumer installs beside our tarballs (the workspace's, so npm's cache has them). */
+const CONSUMER_DEPS = ["effect@4.1.0", "@types/node@24.19.4"]
+
+/** The machine's PATH without any node_modules/.bin, so a child finds only the node put before it. */
+const SYSTEM_PATH = (process.env.PATH ?? "").split(path.delimiter).filter((dir) => !dir.includes("node_modules")).join(path.delimiter)
+const pathWith = (bin: string) => `${bin}${path.delimiter}${SYSTEM_PATH}`
+
+interface Ran {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/**
+ * This process's environment less NODE_OPTIONS (the tests' source condition) and the variables an
+ * outer `npm test` sets (npm_*), so a child sees what a user's shell would (proxy and CA settings too).
+ */
+const USER_ENV = Object.fromEntries(Object.entries(process.env).filter(([key]) => key !== "NODE_OPTIONS" && !/^npm_/i.test(key)))
+
+/** Runs a command in the user's environment with the PATH given; its exit code and output. */
+const run = (command: string, args: ReadonlyArray<string>, options: { cwd: string; path: string; input?: string }) =>
+  new Promise<Ran>((resolve) => {
+    const child = execFile(command, args, {
+      cwd: options.cwd,
+      env: { ...USER_ENV, PATH: options.path },
+      timeout: 240_000,
+      maxBuffer: 64 * 1024 * 1024
+    }, (error, stdout, stderr) =>
+      resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr }))
+    // A child may exit before it reads its input (the bin on an old Node does): its exit code tells.
+    child.stdin?.on("error", () => undefined)
+    child.stdin?.end(options.input ?? "")
+  })
+
+/** Fails with the command's output when it did not exit 0; its output otherwise. */
+const ok = async (ran: Promise<Ran>, what: string) => {
+  const result = await ran
+  if (result.code !== 0) throw new Error(`${what} exited ${result.code}\n${result.stdout}\n${result.stderr}`)
+  return result
+}
+
+interface Packed {
+  readonly name: string
+  readonly version: string
+  readonly filename: string
+  readonly size: number
+  readonly files: ReadonlyArray<{ readonly path: string }>
+}
+
+const work = mkdtempSync(path.join(tmpdir(), "interlock-packaging-"))
+const tarballs = path.join(work, "tarballs")
+const app = path.join(work, "app")
+const old = path.join(work, "old-node")
+const appBin = path.join(app, "node_modules", ".bin")
+const node22 = path.join(appBin, "node")
+let packed: ReadonlyArray<Packed> = []
+
+afterAll(() => rmSync(work, { recursive: true, force: true }))
+
+beforeAll(async () => {
+  for (const dir of [tarballs, app, old]) mkdirSync(dir)
+  const workspaces = PACKAGES.flatMap((name) => ["--workspace", `packages/${name}`])
+  const pack = await ok(run("npm", ["pack", "--json", "--pack-destination", tarballs, ...workspaces], { cwd: ROOT, path: pathWith(path.join(ROOT, "node_modules", ".bin")) }), "npm pack")
+  packed = JSON.parse(pack.stdout)
+  const manifest = (name: string) => JSON.stringify({ name, private: true, type: "module", allowScripts: { node: true } })
+  writeFileSync(path.join(app, "package.json"), manifest("interlock-packaging-app"))
+  writeFileSync(path.join(old, "package.json"), manifest("interlock-packaging-old-node"))
+  // npm itself runs on the workspace's Node 24; what it installs runs on the Node it installs.
+  const npmPath = pathWith(path.join(ROOT, "node_modules", ".bin"))
+  const install = (cwd: string, specs: ReadonlyArray<string>) =>
+    ok(run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--save-exact", ...specs], { cwd, path: npmPath }), `npm install in ${cwd}`)
+  await Promise.all([
+    install(app, [`node@${NODE_FLOOR}`, ...CONSUMER_DEPS, ...packed.map((p) => path.join(tarballs, p.filename))]),
+    install(old, [`node@${NODE_OLD}`])
+  ])
+  cpSync(path.join(import.meta.dirname, "packaging"), app, { recursive: true })
+  writeFileSync(path.join(app, "tsconfig.json"), JSON.stringify({
+    compilerOptions: {
+      target: "ES2024",
+      module: "NodeNext",
+      moduleResolution: "NodeNext",
+      // Effect's own declarations name CryptoKey, JsonWebKey and Transferable from the DOM lib.
+      lib: ["ES2024", "DOM"],
+      types: ["node"],
+      strict: true,
+      exactOptionalPropertyTypes: true,
+      noUncheckedIndexedAccess: true,
+      skipLibCheck: false,
+      verbatimModuleSyntax: true,
+      noEmit: true
+    },
+    include: ["consumer.ts"]
+  }))
+  writeFileSync(path.join(app, "interlock.config.json"), JSON.stringify({
+    servers: {},
+    audit: { path: "audit.db" },
+    policy: { default: "allow", rules: [{ id: "no-fetch", match: "claude/WebFetch", decision: "deny", reason: "no network" }] }
+  }))
+}, 420_000)
+
+/** The package.json of an installed package. */
+const installed = (name: string) => {
+  const dir = path.join(app, "node_modules", "@interlock", name)
+  return { dir, json: JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) }
+}
+
+/** Every file an exports, imports or bin map names under the conditions a consumer resolves. */
+const published = (map: unknown): ReadonlyArray<string> =>
+  typeof map === "string"
+    ? [map]
+    : typeof map === "object" && map !== null
+    ? Object.entries(map).flatMap(([key, value]) => key === "@interlock/source" ? [] : published(value))
+    : []
+
+describe("the packed packages, installed outside the workspace", () => {
+  it("each tarball holds the built package, its README and LICENSE, and no sources, tests or configs", () => {
+    assert.deepStrictEqual(packed.map((p) => p.name).sort(), PACKAGES.map((name) => `@interlock/${name}`).sort())
+    for (const p of packed) {
+      const files = p.files.map((file) => file.path)
+      for (const needed of ["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts", "dist/index.js.map"]) {
+        assert.include(files, needed, `${p.name} lacks ${needed}`)
+      }
+      assert.deepStrictEqual(files.filter((file) => /^(src|test|bin\/.*\.ts$)|vitest\.config|tsconfig|tsbuildinfo/.test(file)), [], p.name)
+      assert.deepStrictEqual(files.filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts")), [], p.name)
+    }
+  })
+
+  it("each package.json promises Node 22.19, names its repository, points only at built files and pins our packages exactly", () => {
+    const versions = new Map(packed.map((p) => [p.name, p.version]))
+    for (const name of PACKAGES) {
+      const { dir, json } = installed(name)
+      assert.strictEqual(json.engines?.node, ">=22.19", name)
+      assert.strictEqual(json.repository?.directory, `packages/${name}`, name)
+      assert.isString(json.repository?.url, name)
+      assert.strictEqual(json.exports["."].types, "./dist/index.d.ts", name)
+      assert.strictEqual(json.exports["."].import, "./dist/index.js", name)
+      for (const target of [...published(json.exports), ...published(json.imports), ...published(json.bin)]) {
+        assert.match(target, /\.(js|d\.ts|json)$/, `${name}: ${target}`)
+        assert.isTrue(existsSync(path.join(dir, target)), `${name}: ${target} is not in the tarball`)
+      }
+      for (const [dependency, range] of Object.entries<string>(json.dependencies ?? {})) {
+        if (dependency.startsWith("@interlock/")) assert.strictEqual(range, versions.get(dependency), `${name} -> ${dependency}`)
+      }
+    }
+  })
+
+  it("a JavaScript app calls a tool through a hook and the policy on Node 22.19", async () => {
+    const { stdout } = await ok(run(node22, ["app.js"], { cwd: app, path: pathWith(appBin) }), "node app.js")
+    const result = JSON.parse(stdout)
+    assert.deepStrictEqual(
+      { text: result.text, rule: result.rule, denied: result.denied, hooked: result.hooked, node: result.node },
+      { text: "echo: HI", rule: "echo-ok", denied: "Denied", hooked: ["echo", "unknown"], node: NODE_FLOOR }
+    )
+    for (const [name, exported] of Object.entries<number>(result.packages)) assert.isAbove(exported, 0, name)
+  }, 60_000)
+
+  it("a TypeScript consumer with strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess and skipLibCheck false type-checks", async () => {
+    const tsc = path.join(ROOT, "node_modules", "typescript", "bin", "tsc")
+    const result = await run(node22, [tsc, "-p", "."], { cwd: app, path: pathWith(appBin) })
+    assert.strictEqual(result.stdout + result.stderr, "")
+    assert.strictEqual(result.code, 0)
+  }, 120_000)
+
+  it("the installed bin runs --help, check and claude-hook on Node 22.19, the only node on its PATH", async () => {
+    const env = { cwd: app, path: pathWith(appBin) }
+    assert.strictEqual((await ok(run("node", ["--version"], env), "node --version")).stdout.trim(), `v${NODE_FLOOR}`)
+    assert.include((await ok(run("interlock", ["--help"], env), "interlock --help")).stdout, "claude-hook")
+    const check = await ok(run("interlock", ["check", "--config", "interlock.config.json"], env), "interlock check")
+    assert.include(check.stdout, "Config OK")
+    assert.include(check.stdout, "no-fetch")
+    const event = { session_id: "s1", transcript_path: "/t.jsonl", cwd: app, permission_mode: "default", hook_event_name: "PreToolUse", tool_name: "WebFetch", tool_input: { url: "https://example.invalid" }, tool_use_id: "toolu_1" }
+    const hook = await ok(run("interlock", ["claude-hook", "--config", "interlock.config.json"], { ...env, input: JSON.stringify(event) }), "interlock claude-hook")
+    assert.deepInclude(JSON.parse(hook.stdout).hookSpecificOutput, { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "no network" })
+  }, 120_000)
+
+  it("the installed bin on Node 20 exits 1 with one line that names the Node it needs", async () => {
+    const oldBin = path.join(old, "node_modules", ".bin")
+    const result = await run("interlock", ["--help"], { cwd: app, path: `${oldBin}${path.delimiter}${appBin}${path.delimiter}${SYSTEM_PATH}` })
+    assert.strictEqual(result.code, 1)
+    assert.strictEqual(result.stdout, "")
+    assert.strictEqual(result.stderr, `interlock needs Node.js 22.19 or newer; this is Node.js ${NODE_OLD}\n`)
+  }, 60_000)
+})

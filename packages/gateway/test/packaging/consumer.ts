@@ -1,0 +1,27 @@
+// A new user's TypeScript on the installed tarballs, type-checked with the consumer's own strict
+// flags (exactOptionalPropertyTypes, noUncheckedIndexedAccess, skipLibCheck false) against our .d.ts.
+import { Interlock, NativeTool, Policy, type Receipt, ToolCalls, ToolTransport, Verdict } from "@interlock/core"
+import * as agent from "@interlock/agent"
+import * as claude from "@interlock/claude"
+import { defineConfig, GatewayConfig } from "@interlock/gateway"
+import { McpHub } from "@interlock/mcp"
+import { Effect, Layer, Schema } from "effect"
+
+const echo = NativeTool.make({ name: "echo", parameters: Schema.Struct({ text: Schema.String }), run: ({ text }) => `echo: ${text}` })
+
+const live = Interlock.layer({
+  client: "packaging-consumer",
+  hooks: { preToolCall: [{ match: "*", id: "pass", run: () => Verdict.continue }] },
+  policy: Policy.rules({ rules: [{ id: "echo-ok", match: "local/echo", decision: "allow" }], default: "deny" })
+}).pipe(Layer.provide(ToolTransport.fromTools([echo])))
+
+/** One governed call; its text and the receipt's outcome. */
+export const program: Effect.Effect<string, unknown> = Effect.gen(function*() {
+  const calls = yield* ToolCalls
+  const result = yield* calls.callTool({ serverId: "local", name: "echo", args: { text: "hi" } })
+  const receipt: Receipt | undefined = result.receipt
+  return `${result.text} ${receipt?.outcome ?? "none"}`
+}).pipe(Effect.provide(live))
+
+/** The other packages' entry points, so their declarations are checked too. */
+export const used = [McpHub, agent, claude, GatewayConfig, defineConfig({ servers: {} })] as const

@@ -1,0 +1,16 @@
+/** Settings every package's Vitest project shares: run the workspace packages from their sources. */
+import { defaultClientConditions, defaultServerConditions } from "vite"
+
+/** The export condition under which each package's `exports` point at its `.ts` sources. */
+export const SOURCE_CONDITION = "@interlock/source"
+
+/**
+ * Resolve `@interlock/*` to `src/` (never to a built `dist/`), in the test process (Vite reads
+ * `ssr.resolve.conditions` for Node-environment tests and passes them to the workers) and in the
+ * Node processes that tests spawn (through NODE_OPTIONS, which they inherit).
+ */
+export const sourceConditions = {
+  resolve: { conditions: [SOURCE_CONDITION, ...defaultClientConditions] },
+  ssr: { resolve: { conditions: [SOURCE_CONDITION, ...defaultServerConditions.filter((condition) => condition !== "module")] } },
+  test: { env: { NODE_OPTIONS: `--conditions=${SOURCE_CONDITION}` } }
+}
