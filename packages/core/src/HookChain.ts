@@ -5,6 +5,7 @@
  * for a guard or a required hook.
  */
 import { Effect, type Fiber, type Tracer } from "effect"
+import { makeBoundedCache } from "./BoundedCache.ts"
 import { Denied, HookFailed } from "./Errors.ts"
 import { type HookEvent, isInsideOut } from "./HookEvent.ts"
 import type { ResolvedHook } from "./Hooks.ts"
@@ -153,25 +154,31 @@ export const refusal = (end: ChainEnd<unknown>, event: HookEvent): Denied | Hook
   return new Denied({ reason: { _tag: "HookDenied", hookId: end.hook.id, message } })
 }
 
-/** A bounded cache of which hooks select a (serverId, name) pair, per event. */
-export const makeSelector = (byEvent: { readonly [E in HookEvent]: ReadonlyArray<ResolvedHook> }) => {
-  const caches = new Map<HookEvent, Map<string, ReadonlyArray<ResolvedHook>>>()
-  const LIMIT = 10_000
-  return (event: HookEvent, serverId: string, name: string): ReadonlyArray<ResolvedHook> => {
+/** The selection cache's bound: 4 MiB (estimated; keys, hook lists and a per-entry overhead). */
+export const SELECTION_CACHE_BYTES = 4 * 1024 * 1024
+
+/** A (serverId, name) pair longer than this (UTF-16 code units, both together) is never cached. */
+export const SELECTION_CACHE_MAX_LENGTH = 512
+
+/** A selector: which hooks of an event select (serverId, name), in run order. */
+export interface Selector {
+  (event: HookEvent, serverId: string, name: string): ReadonlyArray<ResolvedHook>
+  /** The cache's estimated size in bytes (internal, for tests). */
+  readonly cacheBytes: () => number
+}
+
+/** A byte-bounded cache of which hooks select a (serverId, name) pair, per event. */
+export const makeSelector = (byEvent: { readonly [E in HookEvent]: ReadonlyArray<ResolvedHook> }): Selector => {
+  const cache = makeBoundedCache<ReadonlyArray<ResolvedHook>>({
+    maxBytes: SELECTION_CACHE_BYTES,
+    maxKeyLength: SELECTION_CACHE_MAX_LENGTH,
+    costOf: (hooks) => 8 * hooks.length
+  })
+  const select = (event: HookEvent, serverId: string, name: string): ReadonlyArray<ResolvedHook> => {
     const all = byEvent[event]
     if (all.length === 0) return all
-    let cache = caches.get(event)
-    if (cache === undefined) {
-      cache = new Map()
-      caches.set(event, cache)
-    }
-    const key = `${serverId}\u0000${name}`
-    let selected = cache.get(key)
-    if (selected === undefined) {
-      selected = all.filter((hook) => hook.matcher.test(serverId, name))
-      if (cache.size >= LIMIT) cache.clear()
-      cache.set(key, selected)
-    }
-    return selected
+    const key = `${event}\u0000${serverId}\u0000${name}`
+    return cache.get(key) ?? cache.set(key, all.filter((hook) => hook.matcher.test(serverId, name)))
   }
+  return Object.assign(select, { cacheBytes: cache.bytes })
 }

@@ -10,8 +10,13 @@
  *
  * Names compare loosely (see Names.ts). Everything here is pure and runs at config time,
  * except `test`, which is the hot path and caches canonical names.
+ *
+ * Globs and regexes run on names a host or server sends, so both are compiled with re2js, which
+ * matches in linear time. A regex that needs backtracking (lookaround, backreferences) is rejected
+ * at config time.
  */
 import { Result } from "effect"
+import { RE2JS } from "re2js"
 import { describe } from "./Describe.ts"
 import { canonicalName } from "./Names.ts"
 
@@ -41,14 +46,12 @@ export interface Matcher {
 
 const ALL = new Set(["*", "all", "any"])
 
-const escapeRegex = (text: string): string => text.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&")
-
 /** A glob over one name, compared on canonical names; `*` never crosses a `/`. */
 const compileGlob = (pattern: string): ((canonical: string) => boolean) | { readonly literal: string } => {
   if (!pattern.includes("*")) return { literal: canonicalName(pattern) }
   if (/^\*+$/.test(pattern)) return () => true
-  const source = pattern.split("*").map((piece) => escapeRegex(canonicalName(piece))).join("[^/]*")
-  const regex = new RegExp(`^${source}$`, "u")
+  const source = pattern.split("*").map((piece) => RE2JS.quote(canonicalName(piece))).join("[^/]*")
+  const regex = RE2JS.compile(`^${source}$`)
   return (canonical) => regex.test(canonical)
 }
 
@@ -93,14 +96,24 @@ const parseString = (input: string): Result.Result<Matcher, string> => {
   })
 }
 
-const toRegExp = (regex: RegExp | string): RegExp | string => {
+/** RegExp flags that carry over to re2js; g, y, d and u change nothing a test needs (u is re2's default). */
+const FLAGS: Record<string, number> = { i: RE2JS.CASE_INSENSITIVE, m: RE2JS.MULTILINE, s: RE2JS.DOTALL, g: 0, y: 0, d: 0, u: 0 }
+
+/** Compiles a config regex with re2js (linear time), or says why it cannot be. */
+const toRe2 = (regex: RegExp | string): RE2JS | string => {
+  let flags = 0
+  if (typeof regex !== "string") {
+    for (const flag of regex.flags) {
+      const bit = FLAGS[flag]
+      if (bit === undefined) return `regex flag "${flag}" is not supported`
+      flags |= bit
+    }
+  }
   try {
-    // g and y make RegExp#test stateful; a matcher must answer the same way every time.
-    return typeof regex === "string"
-      ? new RegExp(regex, "u")
-      : new RegExp(regex.source, regex.flags.replace(/[gy]/g, ""))
+    return RE2JS.compile(RE2JS.translateRegExp(typeof regex === "string" ? regex : regex.source), flags)
   } catch (error) {
-    return `invalid regex: ${error instanceof Error ? error.message : "unknown error"}`
+    const detail = error instanceof Error ? error.message : "unknown error"
+    return `regex is not supported (it must run in linear time: no lookaround, no backreferences): ${detail}`
   }
 }
 
@@ -113,13 +126,14 @@ const parseRegexMatcher = (input: { readonly server: unknown; readonly regex: un
   if (!(input.regex instanceof RegExp) && typeof input.regex !== "string") {
     return fail("regex matcher needs `regex` as a RegExp or a string")
   }
-  const regex = toRegExp(input.regex)
-  if (typeof regex === "string") return fail(regex)
+  const regex = toRe2(input.regex)
+  const written = `${input.server}/${String(input.regex)}`
+  if (typeof regex === "string") return fail(`matcher "${written}": ${regex}`)
   const anyServer = ALL.has(input.server.trim().toLowerCase()) || /^\*+$/.test(input.server.trim())
   const server = anyServer ? compileGlob("*") : compileGlob(input.server.trim())
   const serverTest = globTest(server)
   return Result.succeed({
-    source: `${input.server}/${regex}`,
+    source: written,
     level: "tool",
     serverKey: literalOf(server),
     anyServer,
