@@ -7,7 +7,7 @@
  */
 import { Cause, type Duration, Effect, Exit, Fiber, Tracer } from "effect"
 import type { ApprovalOutcome } from "./Approvals.ts"
-import { isJsonObject } from "./Canonical.ts"
+import { checkInput } from "./CallInputCheck.ts"
 import { type Client, hookContext } from "./Client.ts"
 import { type CallError, Denied, HookFailed, ProtocolError, Timeout, TransportError } from "./Errors.ts"
 import { type ChainEnd, type ChainSpec, type Recorder, refusal, runChain, STOP } from "./HookChain.ts"
@@ -16,7 +16,7 @@ import { deny as policyDeny, type PolicyDecision } from "./PolicyDecision.ts"
 import { type ApprovalRecord, type CallOutcome, type HookRun, makeReceipt, type PolicyRecord, type Receipt } from "./Receipt.ts"
 import { now, recordCall, startSpan } from "./Telemetry.ts"
 import type { CallInput, CallOptions } from "./ToolCalls.ts"
-import { makeToolCall, type ToolCall } from "./ToolCall.ts"
+import type { ToolCall } from "./ToolCall.ts"
 import { ToolResult, WITHHELD_TEXT } from "./ToolResult.ts"
 import { toMillis } from "./Millis.ts"
 
@@ -155,16 +155,8 @@ const annotateReceipt = (span: Tracer.Span, trail: Trail): void => {
 /** Runs one governed tool call. */
 export const callTool = (client: Client, input: CallInput, options: CallOptions | undefined) =>
   Effect.withFiber<ToolResult, CallError>((fiber) => {
-    const invalid = checkInput(input)
-    if (invalid !== undefined) return Effect.fail(invalid)
+    const { call, invalid } = checkInput(input)
     const start = now()
-    const call = makeToolCall({
-      serverId: input.serverId,
-      name: input.name,
-      args: input.args ?? {},
-      callId: input.callId ?? crypto.randomUUID(),
-      meta: input.meta
-    })
     const ctx = hookContext(client, call.serverId, options)
     const span = startSpan(fiber, "interlock.callTool", start, {
       "interlock.server": call.serverId,
@@ -185,30 +177,12 @@ export const callTool = (client: Client, input: CallInput, options: CallOptions 
       recordCall(fiber, span, "callTool", outcome, start, now())
       return receiptOf(trail, outcome)
     }
-    const run = program(client, trail, recorder, ctx, options, finish)
+    const run = program(client, trail, recorder, ctx, options, finish, invalid)
     // An interrupted call's span must still end; without a span there is nothing to close.
     return span === undefined
       ? run
       : Effect.onInterrupt(run, () => Effect.sync(() => recordCall(fiber, span, "callTool", "interrupted", start, now())))
   })
-
-const checkInput = (input: CallInput): ProtocolError | undefined => {
-  const serverId = typeof input?.serverId === "string" ? input.serverId : ""
-  const problem = typeof input !== "object" || input === null
-    ? "the call must be an object"
-    : typeof input.serverId !== "string" || input.serverId.length === 0
-    ? "serverId must be a non-empty string"
-    : typeof input.name !== "string" || input.name.length === 0
-    ? "name must be a non-empty string"
-    : input.args !== undefined && !isJsonObject(input.args)
-    ? "args must be a JSON object"
-    : input.meta !== undefined && !isJsonObject(input.meta)
-    ? "meta must be a JSON object"
-    : input.callId !== undefined && (typeof input.callId !== "string" || input.callId.length === 0)
-    ? "callId must be a non-empty string"
-    : undefined
-  return problem === undefined ? undefined : new ProtocolError({ serverId, code: -32602, detail: `invalid call: ${problem}` })
-}
 
 const program = Effect.fnUntraced(function*(
   client: Client,
@@ -216,10 +190,11 @@ const program = Effect.fnUntraced(function*(
   recorder: Recorder,
   ctx: HookContext,
   options: CallOptions | undefined,
-  finish: (outcome: CallOutcome) => Receipt
+  finish: (outcome: CallOutcome) => Receipt,
+  invalid: ProtocolError | undefined
 ) {
   const call = trail.call
-  const answered = yield* Effect.exit(governedRequest(client, trail, recorder, ctx, options))
+  const answered = invalid === undefined ? yield* Effect.exit(governedRequest(client, trail, recorder, ctx, options)) : Exit.fail(invalid)
   if (Exit.isFailure(answered)) {
     const error = Cause.findErrorOption(answered.cause)
     if (error._tag === "None") return yield* Effect.failCause(answered.cause)
