@@ -5,7 +5,7 @@
  * one withholds it; 6. on an error, failure hooks (reverse), where Recover ends the chain and a
  * failing failure hook returns the original error. Every result and error carries a Receipt.
  */
-import { Cause, type Duration, Effect, Exit, Fiber, Tracer } from "effect"
+import { Cause, type Duration, Effect, Exit, type Fiber, Tracer } from "effect"
 import type { ApprovalOutcome } from "./Approvals.ts"
 import { checkInput } from "./CallInputCheck.ts"
 import { type Client, hookContext } from "./Client.ts"
@@ -13,8 +13,9 @@ import { type CallError, Denied, HookFailed, ProtocolError, Timeout, TransportEr
 import { type ChainEnd, type ChainSpec, type Recorder, refusal, runChain, STOP } from "./HookChain.ts"
 import type { HookContext } from "./HookContext.ts"
 import { deny as policyDeny, type PolicyDecision } from "./PolicyDecision.ts"
-import { type ApprovalRecord, type CallOutcome, type HookRun, makeReceipt, type PolicyRecord, type Receipt } from "./Receipt.ts"
-import { now, recordCall, startSpan } from "./Telemetry.ts"
+import { type ApprovalRecord, type CallOutcome, type DetachedStep, type HookRun, makeReceipt, type PolicyRecord, type Receipt } from "./Receipt.ts"
+import { isTimedOut, runWithin } from "./Supervisor.ts"
+import { now, recordCall, recordDetached, startSpan } from "./Telemetry.ts"
 import type { CallInput, CallOptions } from "./ToolCalls.ts"
 import type { ToolCall } from "./ToolCall.ts"
 import { ToolResult, WITHHELD_TEXT } from "./ToolResult.ts"
@@ -28,6 +29,8 @@ interface Trail {
   approval: ApprovalRecord | undefined
   sent: boolean
   toolChanged: boolean | undefined
+  /** Steps that missed their deadline and were left running (rare: undefined until one is). */
+  detached: Array<DetachedStep> | undefined
 }
 
 const preSpec = (ctx: HookContext): ChainSpec<ToolCall> => ({
@@ -62,8 +65,8 @@ const millisOf = (input: Duration.Input | undefined, fallback: number): number =
   return millis >= 0 ? millis : fallback
 }
 
-const receiptOf = (trail: Trail, outcome: CallOutcome): Receipt =>
-  makeReceipt({
+const receiptOf = (trail: Trail, outcome: CallOutcome): Receipt => {
+  const fields = {
     callId: trail.call.callId,
     serverId: trail.call.serverId,
     name: trail.call.name,
@@ -73,7 +76,17 @@ const receiptOf = (trail: Trail, outcome: CallOutcome): Receipt =>
     sent: trail.sent,
     outcome,
     toolChanged: trail.toolChanged
-  }, trail.call)
+  }
+  // The key is there only when set: a receipt with nothing detached looks as it always did.
+  return makeReceipt(trail.detached === undefined ? fields : { ...fields, detached: trail.detached }, trail.call)
+}
+
+/** Records that a step of the call was left running past its deadline. */
+const markDetached = (trail: Trail, fiber: Fiber.Fiber<unknown, unknown>, step: DetachedStep): void => {
+  if (trail.detached === undefined) trail.detached = [step]
+  else trail.detached.push(step)
+  recordDetached(fiber, { operation: "callTool", step })
+}
 
 const withReceipt = (error: CallError, receipt: Receipt): CallError => {
   switch (error._tag) {
@@ -90,17 +103,25 @@ const withReceipt = (error: CallError, receipt: Receipt): CallError => {
   }
 }
 
-const decidePolicy = (client: Client, call: ToolCall, ctx: HookContext): PolicyDecision | Effect.Effect<PolicyDecision> => {
+const decidePolicy = (
+  client: Client,
+  trail: Trail,
+  call: ToolCall,
+  ctx: HookContext
+): PolicyDecision | Effect.Effect<PolicyDecision> => {
   const tool = client.transport.describeTool?.(call.serverId, call.name)
   const decision: Effect.Effect<PolicyDecision> = client.policy.decide(call, ctx, tool === undefined ? NO_FACTS : { tool })
-  // A policy that answered at once (the built-ins do) costs no timer.
+  // A policy that answered at once (the built-ins do) costs no fiber and no timer.
   if (Exit.isExit(decision)) {
     const exit = decision as Exit.Exit<PolicyDecision>
     return Exit.isSuccess(exit) ? exit.value : POLICY_FAILED
   }
-  return decision.pipe(
-    Effect.timeoutOption(client.policyTimeoutMs),
-    Effect.map((answer) => (answer._tag === "Some" ? answer.value : POLICY_FAILED))
+  return Effect.withFiber((fiber) =>
+    Effect.map(runWithin(client.env.supervisor, decision, client.policyTimeoutMs), (answer) => {
+      if (!isTimedOut(answer)) return Exit.isSuccess(answer) ? answer.value : POLICY_FAILED
+      if (answer.detached) markDetached(trail, fiber, "policy")
+      return POLICY_FAILED
+    })
   )
 }
 
@@ -116,12 +137,15 @@ const classify = (call: ToolCall, exit: Exit.Exit<ToolResult, CallError>): Effec
 
 /**
  * The transport call under the call's deadline. A transport that enforces deadlines itself (an MCP
- * request timeout) gets the deadline and no second timer; otherwise the request runs in a fiber
- * started at once, and only one that does not finish synchronously (a native tool usually does)
- * costs a timer. Either way, interrupting the call interrupts the request.
+ * request timeout) gets the deadline and no second timer; otherwise the request runs in a
+ * supervised fiber started at once, and only one that does not finish synchronously (a native tool
+ * usually does) costs a timer. That deadline is hard: a request that does not yield to
+ * interruption is detached at it (still supervised) and the call fails with Timeout all the same.
+ * Interrupting the call interrupts the request.
  */
 const sendCall = (
   client: Client,
+  trail: Trail,
   call: ToolCall,
   options: CallOptions | undefined,
   span: Tracer.Span | undefined
@@ -130,14 +154,13 @@ const sendCall = (
   let request: Effect.Effect<ToolResult, CallError> = client.transport.callTool(call, { onProgress: options?.onProgress, timeoutMs: millis })
   if (span !== undefined) request = Effect.provideService(request, Tracer.ParentSpan, span)
   if (client.transport.enforcesDeadline === true) return Effect.flatMap(Effect.exit(request), (exit) => classify(call, exit))
-  // A child fiber: if the call is interrupted, the request is interrupted with it.
-  return Effect.flatMap(Effect.forkChild(request, { startImmediately: true }), (fiber) => {
-    const done = fiber.pollUnsafe()
-    if (done !== undefined) return classify(call, done)
-    return Effect.flatMap(Effect.timeoutOption(Fiber.await(fiber), millis), (exit) =>
-      exit._tag === "Some" ? classify(call, exit.value) : Effect.andThen(Fiber.interrupt(fiber), Effect.fail(new Timeout({ millis })))
-    )
-  })
+  return Effect.withFiber((fiber) =>
+    Effect.flatMap(runWithin(client.env.supervisor, request, millis), (exit) => {
+      if (!isTimedOut(exit)) return classify(call, exit)
+      if (exit.detached) markDetached(trail, fiber, "request")
+      return Effect.fail(new Timeout({ millis }))
+    })
+  )
 }
 
 /** Puts the receipt's decisions (never arguments or results) on the call's span. */
@@ -150,6 +173,7 @@ const annotateReceipt = (span: Tracer.Span, trail: Trail): void => {
   }
   if (trail.approval !== undefined) span.attribute("interlock.approval", `${trail.approval.decision}:${trail.approval.source}`)
   if (trail.toolChanged === true) span.attribute("interlock.tool_changed", true)
+  if (trail.detached !== undefined) span.attribute("interlock.detached", trail.detached.join(","))
 }
 
 /** Runs one governed tool call. */
@@ -169,7 +193,8 @@ export const callTool = (client: Client, input: CallInput, options: CallOptions 
       policy: undefined,
       approval: undefined,
       sent: false,
-      toolChanged: client.transport.toolChanged?.(call.serverId, call.name)
+      toolChanged: client.transport.toolChanged?.(call.serverId, call.name),
+      detached: undefined
     }
     const recorder: Recorder = { fiber, span, subject: call, runs: trail.runs }
     const finish = (outcome: CallOutcome) => {
@@ -242,7 +267,7 @@ const governedRequest = Effect.fnUntraced(function*(
       reason: { _tag: "PolicyDenied", rule: "pinTools", message: "the tool's definition changed since it was pinned" }
     })
   }
-  let decision = decidePolicy(client, call, ctx)
+  let decision = decidePolicy(client, trail, call, ctx)
   if (Effect.isEffect(decision)) decision = yield* decision
   trail.policy = { decision: decision._tag === "Allow" ? "allow" : decision._tag === "Deny" ? "deny" : "ask", rule: decision.rule }
   if (decision._tag === "Deny") {
@@ -254,6 +279,6 @@ const governedRequest = Effect.fnUntraced(function*(
     if (approval.decision !== "allow") return yield* new Denied({ reason: { _tag: "ApprovalDenied", message: approval.reason } })
   }
   trail.sent = true
-  const result = yield* sendCall(client, call, options, recorder.span)
+  const result = yield* sendCall(client, trail, call, options, recorder.span)
   return { halted: false, result }
 })

@@ -67,8 +67,11 @@ const record = (
 ): void => {
   const status: HookStatus = settled.ok ? STATUS[settled.verdict._tag] : "failed"
   const failure = settled.ok ? undefined : settled.kind
-  recorder.runs?.push({ id: hook.id, event: hook.event, status, failure, ignored, durationMs: elapsedMs(start, end) })
-  recordHook(recorder.fiber, recorder.span, hook, failure ?? status, recorder.subject, start, end, failure !== undefined, suspended)
+  const detached = !settled.ok && settled.detached === true
+  const run: HookRun = { id: hook.id, event: hook.event, status, failure, ignored, durationMs: elapsedMs(start, end) }
+  // The key is there only when set: a receipt of a run that was not detached looks as it always did.
+  recorder.runs?.push(detached ? { ...run, detached } : run)
+  recordHook(recorder.fiber, recorder.span, hook, failure ?? status, recorder.subject, start, end, failure !== undefined, suspended, detached)
 }
 
 /** Where a chain is: the state so far and when the current hook started. */
