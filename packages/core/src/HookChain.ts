@@ -5,9 +5,9 @@
  * for a guard or a required hook.
  */
 import { Effect, type Fiber, type Tracer } from "effect"
-import { makeBoundedCache } from "./BoundedCache.ts"
+import { type BoundedCache, makeBoundedCache } from "./BoundedCache.ts"
 import { Denied, HookFailed } from "./Errors.ts"
-import { type HookEvent, isInsideOut } from "./HookEvent.ts"
+import { HOOK_EVENTS, type HookEvent, isInsideOut } from "./HookEvent.ts"
 import type { ResolvedHook } from "./Hooks.ts"
 import { type Invocation, invoke, isSettled, type RunnerEnv, type Settled } from "./HookRunner.ts"
 import type { FailureKind, HookRun, HookStatus } from "./Receipt.ts"
@@ -170,18 +170,28 @@ export interface Selector {
   readonly cacheBytes: () => number
 }
 
-/** A byte-bounded cache of which hooks select a (serverId, name) pair, per event. */
+/** A byte-bounded cache of which hooks select a (serverId, name) pair, per event (the bound is shared out evenly). */
 export const makeSelector = (byEvent: { readonly [E in HookEvent]: ReadonlyArray<ResolvedHook> }): Selector => {
-  const cache = makeBoundedCache<ReadonlyArray<ResolvedHook>>({
-    maxBytes: SELECTION_CACHE_BYTES,
-    maxKeyLength: SELECTION_CACHE_MAX_LENGTH,
-    costOf: (hooks) => 8 * hooks.length
-  })
+  const caches = new Map<HookEvent, BoundedCache<ReadonlyArray<ResolvedHook>>>()
   const select = (event: HookEvent, serverId: string, name: string): ReadonlyArray<ResolvedHook> => {
     const all = byEvent[event]
     if (all.length === 0) return all
-    const key = `${event}\u0000${serverId}\u0000${name}`
+    let cache = caches.get(event)
+    if (cache === undefined) {
+      cache = makeBoundedCache({
+        maxBytes: SELECTION_CACHE_BYTES / HOOK_EVENTS.length,
+        maxKeyLength: SELECTION_CACHE_MAX_LENGTH,
+        costOf: (hooks) => 8 * hooks.length
+      })
+      caches.set(event, cache)
+    }
+    const key = `${serverId}\u0000${name}`
     return cache.get(key) ?? cache.set(key, all.filter((hook) => hook.matcher.test(serverId, name)))
   }
-  return Object.assign(select, { cacheBytes: cache.bytes })
+  const cacheBytes = () => {
+    let bytes = 0
+    for (const cache of caches.values()) bytes += cache.bytes()
+    return bytes
+  }
+  return Object.assign(select, { cacheBytes })
 }

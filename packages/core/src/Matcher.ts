@@ -138,8 +138,12 @@ const parseRegexMatcher = (input: { readonly server: unknown; readonly regex: un
     serverKey: literalOf(server),
     anyServer,
     nameKey: undefined,
-    test: (serverId, name) =>
-      serverTest(canonicalName(serverId)) && (regex.test(name) || regex.test(canonicalName(name)))
+    test: (serverId, name) => {
+      if (!serverTest(canonicalName(serverId))) return false
+      if (regex.test(name)) return true
+      const canonical = canonicalName(name)
+      return canonical !== name && regex.test(canonical)
+    }
   })
 }
 
