@@ -49,6 +49,3 @@ export const makeBoundedCache = <V>(options: {
     size: () => map.size
   }
 }
-
-/** Bytes of a string value, for `costOf`. */
-export const stringCost = (value: string): number => 2 * value.length

@@ -12,7 +12,7 @@ import * as Gates from "./Gates.ts"
 import type { HooksConfig, HooksRequirements } from "./HookConfig.ts"
 import { makeSelector } from "./HookChain.ts"
 import { Hooks } from "./Hooks.ts"
-import { type Matcher, type MatcherInput, parseMatcher } from "./Matcher.ts"
+import { denies, type Matcher, type MatcherInput, parseMatcher } from "./Matcher.ts"
 import { isDeadline, toMillis } from "./Millis.ts"
 import { Policy } from "./Policy.ts"
 import { ToolCalls } from "./ToolCalls.ts"
@@ -83,7 +83,7 @@ const compileFilter = (filter: ToolsFilter | undefined): ((serverId: string, nam
   if (allow instanceof ConfigError) return allow
   const deny = compile("deny") ?? []
   if (deny instanceof ConfigError) return deny
-  return (serverId, name) => (allow === undefined || allow.some((m) => m.test(serverId, name))) && !deny.some((m) => m.test(serverId, name))
+  return (serverId, name) => (allow === undefined || allow.some((m) => m.test(serverId, name))) && !deny.some((m) => denies(m, serverId, name))
 }
 
 /**

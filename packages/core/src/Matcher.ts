@@ -18,7 +18,7 @@
 import { Result } from "effect"
 import { RE2JS } from "re2js"
 import { describe } from "./Describe.ts"
-import { canonicalName } from "./Names.ts"
+import { canonicalName, nameForms } from "./Names.ts"
 
 /** A matcher as written in a config. */
 export type MatcherInput = string | { readonly server: string; readonly regex: RegExp | string }
@@ -50,9 +50,18 @@ const ALL = new Set(["*", "all", "any"])
 const compileGlob = (pattern: string): ((canonical: string) => boolean) | { readonly literal: string } => {
   if (!pattern.includes("*")) return { literal: canonicalName(pattern) }
   if (/^\*+$/.test(pattern)) return () => true
-  const source = pattern.split("*").map((piece) => RE2JS.quote(canonicalName(piece))).join("[^/]*")
+  const pieces = pattern.split("*").map(canonicalName)
+  if (pieces.length === 2) return oneStar(pieces[0], pieces[1])
+  const source = pieces.map((piece) => RE2JS.quote(piece)).join("[^/]*")
   const regex = RE2JS.compile(`^${source}$`)
   return (canonical) => regex.test(canonical)
+}
+
+/** `prefix*suffix` without a regex (the common case, on the hot path): the star spans no `/`. */
+const oneStar = (prefix: string, suffix: string) => (canonical: string): boolean => {
+  if (canonical.length < prefix.length + suffix.length || !canonical.startsWith(prefix) || !canonical.endsWith(suffix)) return false
+  const slash = canonical.indexOf("/", prefix.length)
+  return slash < 0 || slash >= canonical.length - suffix.length
 }
 
 const globTest = (glob: ReturnType<typeof compileGlob>) =>
@@ -154,4 +163,15 @@ export const parseMatcher = (input: unknown): Result.Result<Matcher, string> => 
     return parseRegexMatcher(input as { server: unknown; regex: unknown })
   }
   return fail(`a matcher must be "*", "server/tool", "tool" or { server, regex }, got ${describe(input)}`)
+}
+
+/**
+ * Whether a deny matcher selects a call: on its names, or on their confusable skeletons (so a
+ * deny on `read_file` also denies `rеad_file` with a Cyrillic `е`). For deny lists only.
+ */
+export const denies = (matcher: Matcher, serverId: string, name: string): boolean => {
+  if (matcher.test(serverId, name)) return true
+  const server = nameForms(serverId)
+  const tool = nameForms(name)
+  return (server.skeleton !== server.canonical || tool.skeleton !== tool.canonical) && matcher.test(server.skeleton, tool.skeleton)
 }

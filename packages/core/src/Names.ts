@@ -13,9 +13,11 @@
  *   selectors, ...) are removed, and white space around the name is trimmed.
  * - `-`, `.` and `_` are equivalent.
  *
- * Not done: UTS #39 confusable skeletons (`rеad` with a Cyrillic `е` is not `read`).
+ * Deny matching also compares confusable skeletons (Confusables.ts); plain comparison does not:
+ * `rеad` with a Cyrillic `е` is not `read`, but a deny rule on `read` denies it.
  */
-import { makeBoundedCache, stringCost } from "./BoundedCache.ts"
+import { makeBoundedCache } from "./BoundedCache.ts"
+import { skeleton } from "./Confusables.ts"
 
 const SEPARATORS = /[-._]/g
 // Linear: one code point class, no nesting.
@@ -27,7 +29,17 @@ export const NAME_CACHE_BYTES = 4 * 1024 * 1024
 /** Names longer than this (UTF-16 code units) are folded every time, never cached. */
 export const NAME_CACHE_MAX_LENGTH = 256
 
-const cache = makeBoundedCache<string>({ maxBytes: NAME_CACHE_BYTES, maxKeyLength: NAME_CACHE_MAX_LENGTH, costOf: stringCost })
+/** A name's canonical form and its confusable skeleton (the same string when it has no lookalikes). */
+export interface NameForms {
+  readonly canonical: string
+  readonly skeleton: string
+}
+
+const cache = makeBoundedCache<NameForms>({
+  maxBytes: NAME_CACHE_BYTES,
+  maxKeyLength: NAME_CACHE_MAX_LENGTH,
+  costOf: (forms) => 32 + 2 * forms.canonical.length + (forms.skeleton === forms.canonical ? 0 : 2 * forms.skeleton.length)
+})
 
 const foldOnce = (name: string): string =>
   name.normalize("NFKC").toUpperCase().toLowerCase().normalize("NFKC").replace(IGNORABLE, "").trim()
@@ -44,8 +56,16 @@ const fold = (name: string): string => {
   return current
 }
 
+const formsOf = (name: string): NameForms => {
+  const canonical = fold(name)
+  return { canonical, skeleton: skeleton(canonical) }
+}
+
+/** A name's canonical form and confusable skeleton, cached. */
+export const nameForms = (name: string): NameForms => cache.get(name) ?? cache.set(name, formsOf(name))
+
 /** The canonical (loose) form of a name. Idempotent: `canonicalName(canonicalName(x)) === canonicalName(x)`. */
-export const canonicalName = (name: string): string => cache.get(name) ?? cache.set(name, fold(name))
+export const canonicalName = (name: string): string => nameForms(name).canonical
 
 /** Whether two names are the same under loose comparison. */
 export const sameName = (a: string, b: string): boolean => a === b || canonicalName(a) === canonicalName(b)

@@ -43,6 +43,21 @@ const disguise = (name: string, edits: ReadonlyArray<typeof Edit.Type>): string 
   return out
 }
 
+/** Latin letters and a Cyrillic or Greek lookalike of each. */
+const LATIN_TO_LOOKALIKE: Readonly<Record<string, string>> = {
+  a: "а", e: "е", o: "ο", p: "р", c: "с", y: "у", x: "χ", s: "ѕ", i: "і", j: "ј", h: "һ", d: "ԁ", q: "ԛ", w: "ԝ", l: "ӏ", v: "ν", u: "υ", k: "κ"
+}
+
+/** Swaps the letters at `positions` (where they have a lookalike) for their lookalikes. */
+const swapLookalikes = (name: string, positions: ReadonlyArray<number>): string => {
+  const chars = [...name]
+  for (const at of positions) {
+    const i = at % chars.length
+    chars[i] = LATIN_TO_LOOKALIKE[chars[i]] ?? chars[i]
+  }
+  return chars.join("")
+}
+
 /** A client whose policy denies srv/<name> and allows everything else. */
 const denying = (name: string) => {
   const transport = recordingTransport()
@@ -75,6 +90,31 @@ describe("security: names", () => {
         assert.strictEqual(error._tag === "Denied" && error.reason._tag === "PolicyDenied" ? error.reason.rule : undefined, "deny-it")
         // Nothing reached the transport.
         assert.deepStrictEqual(log.calls, [])
+      }),
+    { arbitrary: { runs: 60 } }
+  )
+
+  it.effect.prop(
+    "a lookalike (Cyrillic/Greek letters) of a denied name is denied by the policy and by tools.deny; an allow rule does not allow it",
+    [PlainName, Schema.Array(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 40 }))).check(Schema.isMinLength(1), Schema.isMaxLength(4))],
+    ([name, positions]) =>
+      Effect.gen(function*() {
+        const lookalike = swapLookalikes(name, positions)
+        const target = lookalike === name ? `${LATIN_TO_LOOKALIKE.o}${name}` : lookalike
+        const plain = target === lookalike ? name : `o${name}`
+        assert.notStrictEqual(canonicalName(target), canonicalName(plain))
+        const denied = denying(plain)
+        const error = yield* Effect.flip(Effect.flatMap(ToolCalls, (calls) => calls.callTool({ serverId: "srv", name: target })).pipe(Effect.provide(denied.layer)))
+        assert.strictEqual(error._tag === "Denied" && error.reason._tag === "PolicyDenied" ? error.reason.rule : undefined, "deny-it")
+        const filtered = recordingTransport()
+        const hidden = Interlock.layer({ policy: Policy.allowAll, tools: { deny: [`srv/${plain}`] } }).pipe(Layer.provide(filtered.layer))
+        const notExposed = yield* Effect.flip(Effect.flatMap(ToolCalls, (calls) => calls.callTool({ serverId: "srv", name: target })).pipe(Effect.provide(hidden)))
+        assert.strictEqual(notExposed._tag === "Denied" ? notExposed.reason._tag : undefined, "NotExposed")
+        const allowing = recordingTransport()
+        const onlyPlain = Interlock.layer({ policy: Policy.rules({ rules: [{ id: "plain", match: `srv/${plain}`, decision: "allow" }], default: "deny" }) }).pipe(Layer.provide(allowing.layer))
+        const refused = yield* Effect.flip(Effect.flatMap(ToolCalls, (calls) => calls.callTool({ serverId: "srv", name: target })).pipe(Effect.provide(onlyPlain)))
+        assert.strictEqual(refused._tag === "Denied" && refused.reason._tag === "PolicyDenied" ? refused.reason.rule : "allowed", undefined)
+        assert.deepStrictEqual([...denied.log.calls, ...filtered.log.calls, ...allowing.log.calls], [])
       }),
     { arbitrary: { runs: 60 } }
   )
