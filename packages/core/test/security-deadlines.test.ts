@@ -8,7 +8,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Layer, Metric, Schema, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import { type HooksConfig, Interlock, MetricNames, NativeTool, Policy, ToolCalls, ToolTransport, Verdict } from "../src/index.ts"
-import { client, recordingTransport } from "./fixtures.ts"
+import { capturing, spansNamed, spanText } from "./capture.ts"
+import { client, recordingTransport, SECRET } from "./fixtures.ts"
 
 /** An Effect hook that never answers and ignores interruption. */
 const stuck = () => Effect.uninterruptible(Effect.never)
@@ -55,6 +56,23 @@ describe("security: deadlines", () => {
       assert.deepStrictEqual(log.calls, [])
       assert.strictEqual(yield* detachedCount({ event: "preToolCall", hook: "stuck" }), 1)
     }).pipe(Effect.provide(Layer.succeed(Metric.MetricRegistry, new Map()))))
+
+  it.effect("the detached hook and request are marked on their spans, which carry no arguments", () =>
+    capturing((captured) =>
+      Effect.gen(function*() {
+        const wedged = NativeTool.make({ name: "wedged", parameters: Schema.Struct({ a: Schema.String }), run: () => Effect.uninterruptible(Effect.never) })
+        const layer = Interlock.layer({
+          policy: Policy.allowAll,
+          callTimeout: 100,
+          hooks: { postToolCall: [{ match: "*", id: "stuck-post", run: stuck }], toolCallFailed: [{ match: "*", id: "stuck-failed", timeout: 50, run: stuck }] }
+        }).pipe(Layer.provide(ToolTransport.fromTools([wedged])))
+        yield* withClient(layer, (calls) => atDeadline(calls.callTool({ serverId: "local", name: "wedged", args: { a: SECRET } }), 150))
+        assert.deepStrictEqual(spansNamed(captured, "interlock.callTool").map((a) => a["interlock.detached"]), ["request"])
+        assert.deepStrictEqual(spansNamed(captured, "interlock.hook").map((a) => [a["interlock.hook_id"], a["interlock.detached"]]), [["stuck-failed", true]])
+        for (const span of captured.spans) assert.notInclude(spanText(span), SECRET)
+        for (const log of captured.logs) assert.notInclude(log, SECRET)
+      })
+    ))
 
   it.effect("a hook whose uninterruptible work takes 2 s answers timeout at its 50 ms deadline", () =>
     Effect.gen(function*() {
