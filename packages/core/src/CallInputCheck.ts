@@ -6,7 +6,6 @@
  */
 import { isStrictJsonObject } from "./Canonical.ts"
 import { ProtocolError } from "./Errors.ts"
-import { canonicalName } from "./Names.ts"
 import { makeToolCall, type ToolCall } from "./ToolCall.ts"
 
 /** The checked input: the call to run (or to record), and why it is invalid, if it is. */
@@ -28,10 +27,6 @@ const problemOf = (fields: Fields): string | undefined =>
     ? "serverId must be a non-empty string"
     : typeof fields.name !== "string" || fields.name.length === 0
     ? "name must be a non-empty string"
-    : canonicalName(fields.serverId).length === 0
-    ? "serverId must have a visible character"
-    : canonicalName(fields.name).length === 0
-    ? "name must have a visible character"
     : fields.args !== undefined && !isStrictJsonObject(fields.args)
     ? "args must be a JSON object"
     : fields.meta !== undefined && !isStrictJsonObject(fields.meta)

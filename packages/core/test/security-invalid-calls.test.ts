@@ -14,7 +14,6 @@ cycle.self = cycle
 /** Inputs a host or script could send, and the field the error must name. */
 const INVALID: ReadonlyArray<readonly [string, unknown, RegExp]> = [
   ["empty name", { serverId: "srv", name: "" }, /name must be a non-empty string/],
-  ["invisible name", { serverId: "srv", name: "\u200B\u00AD " }, /name must have a visible character/],
   ["name not a string", { serverId: "srv", name: 5 }, /name must be a non-empty string/],
   ["empty serverId", { serverId: "", name: "echo" }, /serverId must be a non-empty string/],
   ["args a function", { serverId: "srv", name: "echo", args: () => 1 }, /args must be a JSON object/],
