@@ -5,7 +5,7 @@
  * one withholds it; 6. on an error, failure hooks (reverse), where Recover ends the chain and a
  * failing failure hook returns the original error. Every result and error carries a Receipt.
  */
-import { Cause, type Duration, Effect, Exit, type Fiber, Tracer } from "effect"
+import { Cause, type Duration, Effect, Exit, Tracer } from "effect"
 import type { ApprovalOutcome } from "./Approvals.ts"
 import { checkInput } from "./CallInputCheck.ts"
 import { type Client, hookContext } from "./Client.ts"
@@ -81,12 +81,15 @@ const receiptOf = (trail: Trail, outcome: CallOutcome): Receipt => {
   return makeReceipt(trail.detached === undefined ? fields : { ...fields, detached: trail.detached }, trail.call)
 }
 
-/** Records that a step of the call was left running past its deadline. */
-const markDetached = (trail: Trail, fiber: Fiber.Fiber<unknown, unknown>, step: DetachedStep): void => {
-  if (trail.detached === undefined) trail.detached = [step]
-  else trail.detached.push(step)
-  recordDetached(fiber, { operation: "callTool", step })
-}
+/** Records, when `detached`, that a step of the call was left running past its deadline. */
+const markDetached = (trail: Trail, detached: boolean, step: DetachedStep): Effect.Effect<void> =>
+  Effect.withFiber((fiber) => {
+    if (!detached) return Effect.void
+    if (trail.detached === undefined) trail.detached = [step]
+    else trail.detached.push(step)
+    recordDetached(fiber, { operation: "callTool", step })
+    return Effect.void
+  })
 
 const withReceipt = (error: CallError, receipt: Receipt): CallError => {
   switch (error._tag) {
@@ -116,13 +119,10 @@ const decidePolicy = (
     const exit = decision as Exit.Exit<PolicyDecision>
     return Exit.isSuccess(exit) ? exit.value : POLICY_FAILED
   }
-  return Effect.withFiber((fiber) =>
-    Effect.map(runWithin(client.env.supervisor, decision, client.policyTimeoutMs), (answer) => {
-      if (!isTimedOut(answer)) return Exit.isSuccess(answer) ? answer.value : POLICY_FAILED
-      if (answer.detached) markDetached(trail, fiber, "policy")
-      return POLICY_FAILED
-    })
-  )
+  return Effect.flatMap(runWithin(client.env.supervisor, decision, client.policyTimeoutMs), (answer) =>
+    !isTimedOut(answer)
+      ? Effect.succeed(Exit.isSuccess(answer) ? answer.value : POLICY_FAILED)
+      : Effect.as(markDetached(trail, answer.detached, "policy"), POLICY_FAILED))
 }
 
 const classify = (call: ToolCall, exit: Exit.Exit<ToolResult, CallError>): Effect.Effect<ToolResult, CallError> => {
@@ -154,13 +154,10 @@ const sendCall = (
   let request: Effect.Effect<ToolResult, CallError> = client.transport.callTool(call, { onProgress: options?.onProgress, timeoutMs: millis })
   if (span !== undefined) request = Effect.provideService(request, Tracer.ParentSpan, span)
   if (client.transport.enforcesDeadline === true) return Effect.flatMap(Effect.exit(request), (exit) => classify(call, exit))
-  return Effect.withFiber((fiber) =>
-    Effect.flatMap(runWithin(client.env.supervisor, request, millis), (exit) => {
-      if (!isTimedOut(exit)) return classify(call, exit)
-      if (exit.detached) markDetached(trail, fiber, "request")
-      return Effect.fail(new Timeout({ millis }))
-    })
-  )
+  return Effect.flatMap(runWithin(client.env.supervisor, request, millis), (exit) =>
+    !isTimedOut(exit)
+      ? classify(call, exit)
+      : Effect.andThen(markDetached(trail, exit.detached, "request"), Effect.fail(new Timeout({ millis }))))
 }
 
 /** Puts the receipt's decisions (never arguments or results) on the call's span. */
