@@ -94,6 +94,3 @@ export const runWithin = <A, E>(
       )
     )
   })
-
-/** The number of detached fibers still running (internal, for tests). */
-export const detachedCount = (supervisor: Supervisor): number => supervisor.detached.size
