@@ -78,19 +78,18 @@ export const runWithin = <A, E>(
   effect: Effect.Effect<A, E>,
   millis: number
 ): Effect.Effect<Exit.Exit<A, E> | TimedOut> =>
-  // No mask around the fork: the fork and the check below run in one synchronous step of this
-  // fiber, so nothing can interrupt it in between; the wait is masked so that an interruption is
-  // always answered by releasing the fiber.
-  Effect.flatMap(Effect.forkDetach(effect, { startImmediately: true }), (fiber) => {
-    const done = fiber.pollUnsafe()
-    if (done !== undefined) return Effect.succeed(done)
-    track(supervisor, fiber)
-    return Effect.uninterruptibleMask((restore) =>
-      restore(Effect.timeoutOption(Fiber.await(fiber), millis)).pipe(
+  // Masked from the fork on: an interruption that arrives while the fiber starts (it may wake the
+  // interrupter synchronously) is only seen inside the wait, where it releases the fiber.
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(Effect.forkDetach(effect, { startImmediately: true }), (fiber) => {
+      const done = fiber.pollUnsafe()
+      if (done !== undefined) return Effect.succeed(done)
+      track(supervisor, fiber)
+      return restore(Effect.timeoutOption(Fiber.await(fiber), millis)).pipe(
         Effect.onInterrupt(() => Effect.sync(() => release(supervisor, fiber))),
         Effect.map((exit) =>
           exit._tag === "Some" ? exit.value : release(supervisor, fiber) ? TIMED_OUT_DETACHED : TIMED_OUT
         )
       )
-    )
-  })
+    })
+  )
