@@ -53,8 +53,8 @@ const compileGlob = (pattern: string): ((canonical: string) => boolean) | { read
   const pieces = pattern.split("*").map(canonicalName)
   if (pieces.length === 2) return oneStar(pieces[0], pieces[1])
   const source = pieces.map((piece) => RE2JS.quote(piece)).join("[^/]*")
-  const regex = RE2JS.compile(`^${source}$`)
-  return (canonical) => regex.test(canonical)
+  const test = lazyRe2(`^${source}$`, 0)
+  return (canonical) => test(canonical)
 }
 
 /** `prefix*suffix` without a regex (the common case, on the hot path): the star spans no `/`. */
@@ -108,8 +108,18 @@ const parseString = (input: string): Result.Result<Matcher, string> => {
 /** RegExp flags that carry over to re2js; g, y, d and u change nothing a test needs (u is re2's default). */
 const FLAGS: Record<string, number> = { i: RE2JS.CASE_INSENSITIVE, m: RE2JS.MULTILINE, s: RE2JS.DOTALL, g: 0, y: 0, d: 0, u: 0 }
 
-/** Compiles a config regex with re2js (linear time), or says why it cannot be. */
-const toRe2 = (regex: RegExp | string): RE2JS | string => {
+/**
+ * A re2js test compiled on first use. A compiled re2js program is large, and holding thousands of
+ * them slows the whole process (its garbage collection), so a matcher that never runs never holds
+ * one. The pattern is checked when the config is compiled (see {@link toRe2}).
+ */
+const lazyRe2 = (pattern: string, flags: number): (text: string) => boolean => {
+  let compiled: RE2JS | undefined
+  return (text) => (compiled ??= RE2JS.compile(pattern, flags)).test(text)
+}
+
+/** Checks a config regex with re2js (linear time) and returns its lazy test, or says why it cannot be used. */
+const toRe2 = (regex: RegExp | string): ((text: string) => boolean) | string => {
   let flags = 0
   if (typeof regex !== "string") {
     for (const flag of regex.flags) {
@@ -119,7 +129,9 @@ const toRe2 = (regex: RegExp | string): RE2JS | string => {
     }
   }
   try {
-    return RE2JS.compile(RE2JS.translateRegExp(typeof regex === "string" ? regex : regex.source), flags)
+    const pattern = RE2JS.translateRegExp(typeof regex === "string" ? regex : regex.source)
+    RE2JS.compile(pattern, flags)
+    return lazyRe2(pattern, flags)
   } catch (error) {
     const detail = error instanceof Error ? error.message : "unknown error"
     return `regex is not supported (it must run in linear time: no lookaround, no backreferences): ${detail}`
@@ -149,9 +161,9 @@ const parseRegexMatcher = (input: { readonly server: unknown; readonly regex: un
     nameKey: undefined,
     test: (serverId, name) => {
       if (!serverTest(canonicalName(serverId))) return false
-      if (regex.test(name)) return true
+      if (regex(name)) return true
       const canonical = canonicalName(name)
-      return canonical !== name && regex.test(canonical)
+      return canonical !== name && regex(canonical)
     }
   })
 }
