@@ -5,18 +5,19 @@
  * one withholds it; 6. on an error, failure hooks (reverse), where Recover ends the chain and a
  * failing failure hook returns the original error. Every result and error carries a Receipt.
  */
-import { Cause, type Duration, Effect, Exit, Fiber, Tracer } from "effect"
+import { Cause, type Duration, Effect, Exit, Tracer } from "effect"
 import type { ApprovalOutcome } from "./Approvals.ts"
-import { isJsonObject } from "./Canonical.ts"
+import { checkInput } from "./CallInputCheck.ts"
 import { type Client, hookContext } from "./Client.ts"
 import { type CallError, Denied, HookFailed, ProtocolError, Timeout, TransportError } from "./Errors.ts"
 import { type ChainEnd, type ChainSpec, type Recorder, refusal, runChain, STOP } from "./HookChain.ts"
 import type { HookContext } from "./HookContext.ts"
 import { deny as policyDeny, type PolicyDecision } from "./PolicyDecision.ts"
-import { type ApprovalRecord, type CallOutcome, type HookRun, makeReceipt, type PolicyRecord, type Receipt } from "./Receipt.ts"
-import { now, recordCall, startSpan } from "./Telemetry.ts"
+import { type ApprovalRecord, type CallOutcome, type DetachedStep, type HookRun, makeReceipt, type PolicyRecord, type Receipt } from "./Receipt.ts"
+import { isTimedOut, runWithin } from "./Supervisor.ts"
+import { now, recordCall, recordDetached, startSpan } from "./Telemetry.ts"
 import type { CallInput, CallOptions } from "./ToolCalls.ts"
-import { makeToolCall, type ToolCall } from "./ToolCall.ts"
+import type { ToolCall } from "./ToolCall.ts"
 import { ToolResult, WITHHELD_TEXT } from "./ToolResult.ts"
 import { toMillis } from "./Millis.ts"
 
@@ -28,6 +29,8 @@ interface Trail {
   approval: ApprovalRecord | undefined
   sent: boolean
   toolChanged: boolean | undefined
+  /** Steps that missed their deadline and were left running (rare: undefined until one is). */
+  detached: Array<DetachedStep> | undefined
 }
 
 const preSpec = (ctx: HookContext): ChainSpec<ToolCall> => ({
@@ -62,8 +65,8 @@ const millisOf = (input: Duration.Input | undefined, fallback: number): number =
   return millis >= 0 ? millis : fallback
 }
 
-const receiptOf = (trail: Trail, outcome: CallOutcome): Receipt =>
-  makeReceipt({
+const receiptOf = (trail: Trail, outcome: CallOutcome): Receipt => {
+  const fields = {
     callId: trail.call.callId,
     serverId: trail.call.serverId,
     name: trail.call.name,
@@ -73,7 +76,20 @@ const receiptOf = (trail: Trail, outcome: CallOutcome): Receipt =>
     sent: trail.sent,
     outcome,
     toolChanged: trail.toolChanged
-  }, trail.call)
+  }
+  // The key is there only when set: a receipt with nothing detached looks as it always did.
+  return makeReceipt(trail.detached === undefined ? fields : { ...fields, detached: trail.detached }, trail.call)
+}
+
+/** Records, when `detached`, that a step of the call was left running past its deadline. */
+const markDetached = (trail: Trail, detached: boolean, step: DetachedStep): Effect.Effect<void> =>
+  Effect.withFiber((fiber) => {
+    if (!detached) return Effect.void
+    if (trail.detached === undefined) trail.detached = [step]
+    else trail.detached.push(step)
+    recordDetached(fiber, { operation: "callTool", step })
+    return Effect.void
+  })
 
 const withReceipt = (error: CallError, receipt: Receipt): CallError => {
   switch (error._tag) {
@@ -90,18 +106,23 @@ const withReceipt = (error: CallError, receipt: Receipt): CallError => {
   }
 }
 
-const decidePolicy = (client: Client, call: ToolCall, ctx: HookContext): PolicyDecision | Effect.Effect<PolicyDecision> => {
+const decidePolicy = (
+  client: Client,
+  trail: Trail,
+  call: ToolCall,
+  ctx: HookContext
+): PolicyDecision | Effect.Effect<PolicyDecision> => {
   const tool = client.transport.describeTool?.(call.serverId, call.name)
   const decision: Effect.Effect<PolicyDecision> = client.policy.decide(call, ctx, tool === undefined ? NO_FACTS : { tool })
-  // A policy that answered at once (the built-ins do) costs no timer.
+  // A policy that answered at once (the built-ins do) costs no fiber and no timer.
   if (Exit.isExit(decision)) {
     const exit = decision as Exit.Exit<PolicyDecision>
     return Exit.isSuccess(exit) ? exit.value : POLICY_FAILED
   }
-  return decision.pipe(
-    Effect.timeoutOption(client.policyTimeoutMs),
-    Effect.map((answer) => (answer._tag === "Some" ? answer.value : POLICY_FAILED))
-  )
+  return Effect.flatMap(runWithin(client.env.supervisor, decision, client.policyTimeoutMs), (answer) =>
+    !isTimedOut(answer)
+      ? Effect.succeed(Exit.isSuccess(answer) ? answer.value : POLICY_FAILED)
+      : Effect.as(markDetached(trail, answer.detached, "policy"), POLICY_FAILED))
 }
 
 const classify = (call: ToolCall, exit: Exit.Exit<ToolResult, CallError>): Effect.Effect<ToolResult, CallError> => {
@@ -116,12 +137,15 @@ const classify = (call: ToolCall, exit: Exit.Exit<ToolResult, CallError>): Effec
 
 /**
  * The transport call under the call's deadline. A transport that enforces deadlines itself (an MCP
- * request timeout) gets the deadline and no second timer; otherwise the request runs in a fiber
- * started at once, and only one that does not finish synchronously (a native tool usually does)
- * costs a timer. Either way, interrupting the call interrupts the request.
+ * request timeout) gets the deadline and no second timer; otherwise the request runs in a
+ * supervised fiber started at once, and only one that does not finish synchronously (a native tool
+ * usually does) costs a timer. That deadline is hard: a request that does not yield to
+ * interruption is detached at it (still supervised) and the call fails with Timeout all the same.
+ * Interrupting the call interrupts the request.
  */
 const sendCall = (
   client: Client,
+  trail: Trail,
   call: ToolCall,
   options: CallOptions | undefined,
   span: Tracer.Span | undefined
@@ -130,14 +154,10 @@ const sendCall = (
   let request: Effect.Effect<ToolResult, CallError> = client.transport.callTool(call, { onProgress: options?.onProgress, timeoutMs: millis })
   if (span !== undefined) request = Effect.provideService(request, Tracer.ParentSpan, span)
   if (client.transport.enforcesDeadline === true) return Effect.flatMap(Effect.exit(request), (exit) => classify(call, exit))
-  // A child fiber: if the call is interrupted, the request is interrupted with it.
-  return Effect.flatMap(Effect.forkChild(request, { startImmediately: true }), (fiber) => {
-    const done = fiber.pollUnsafe()
-    if (done !== undefined) return classify(call, done)
-    return Effect.flatMap(Effect.timeoutOption(Fiber.await(fiber), millis), (exit) =>
-      exit._tag === "Some" ? classify(call, exit.value) : Effect.andThen(Fiber.interrupt(fiber), Effect.fail(new Timeout({ millis })))
-    )
-  })
+  return Effect.flatMap(runWithin(client.env.supervisor, request, millis), (exit) =>
+    !isTimedOut(exit)
+      ? classify(call, exit)
+      : Effect.andThen(markDetached(trail, exit.detached, "request"), Effect.fail(new Timeout({ millis }))))
 }
 
 /** Puts the receipt's decisions (never arguments or results) on the call's span. */
@@ -150,21 +170,14 @@ const annotateReceipt = (span: Tracer.Span, trail: Trail): void => {
   }
   if (trail.approval !== undefined) span.attribute("interlock.approval", `${trail.approval.decision}:${trail.approval.source}`)
   if (trail.toolChanged === true) span.attribute("interlock.tool_changed", true)
+  if (trail.detached !== undefined) span.attribute("interlock.detached", trail.detached.join(","))
 }
 
 /** Runs one governed tool call. */
 export const callTool = (client: Client, input: CallInput, options: CallOptions | undefined) =>
   Effect.withFiber<ToolResult, CallError>((fiber) => {
-    const invalid = checkInput(input)
-    if (invalid !== undefined) return Effect.fail(invalid)
+    const { call, invalid } = checkInput(input)
     const start = now()
-    const call = makeToolCall({
-      serverId: input.serverId,
-      name: input.name,
-      args: input.args ?? {},
-      callId: input.callId ?? crypto.randomUUID(),
-      meta: input.meta
-    })
     const ctx = hookContext(client, call.serverId, options)
     const span = startSpan(fiber, "interlock.callTool", start, {
       "interlock.server": call.serverId,
@@ -177,7 +190,8 @@ export const callTool = (client: Client, input: CallInput, options: CallOptions 
       policy: undefined,
       approval: undefined,
       sent: false,
-      toolChanged: client.transport.toolChanged?.(call.serverId, call.name)
+      toolChanged: client.transport.toolChanged?.(call.serverId, call.name),
+      detached: undefined
     }
     const recorder: Recorder = { fiber, span, subject: call, runs: trail.runs }
     const finish = (outcome: CallOutcome) => {
@@ -185,30 +199,12 @@ export const callTool = (client: Client, input: CallInput, options: CallOptions 
       recordCall(fiber, span, "callTool", outcome, start, now())
       return receiptOf(trail, outcome)
     }
-    const run = program(client, trail, recorder, ctx, options, finish)
+    const run = program(client, trail, recorder, ctx, options, finish, invalid)
     // An interrupted call's span must still end; without a span there is nothing to close.
     return span === undefined
       ? run
       : Effect.onInterrupt(run, () => Effect.sync(() => recordCall(fiber, span, "callTool", "interrupted", start, now())))
   })
-
-const checkInput = (input: CallInput): ProtocolError | undefined => {
-  const serverId = typeof input?.serverId === "string" ? input.serverId : ""
-  const problem = typeof input !== "object" || input === null
-    ? "the call must be an object"
-    : typeof input.serverId !== "string" || input.serverId.length === 0
-    ? "serverId must be a non-empty string"
-    : typeof input.name !== "string" || input.name.length === 0
-    ? "name must be a non-empty string"
-    : input.args !== undefined && !isJsonObject(input.args)
-    ? "args must be a JSON object"
-    : input.meta !== undefined && !isJsonObject(input.meta)
-    ? "meta must be a JSON object"
-    : input.callId !== undefined && (typeof input.callId !== "string" || input.callId.length === 0)
-    ? "callId must be a non-empty string"
-    : undefined
-  return problem === undefined ? undefined : new ProtocolError({ serverId, code: -32602, detail: `invalid call: ${problem}` })
-}
 
 const program = Effect.fnUntraced(function*(
   client: Client,
@@ -216,10 +212,11 @@ const program = Effect.fnUntraced(function*(
   recorder: Recorder,
   ctx: HookContext,
   options: CallOptions | undefined,
-  finish: (outcome: CallOutcome) => Receipt
+  finish: (outcome: CallOutcome) => Receipt,
+  invalid: ProtocolError | undefined
 ) {
   const call = trail.call
-  const answered = yield* Effect.exit(governedRequest(client, trail, recorder, ctx, options))
+  const answered = invalid === undefined ? yield* Effect.exit(governedRequest(client, trail, recorder, ctx, options)) : Exit.fail(invalid)
   if (Exit.isFailure(answered)) {
     const error = Cause.findErrorOption(answered.cause)
     if (error._tag === "None") return yield* Effect.failCause(answered.cause)
@@ -267,7 +264,7 @@ const governedRequest = Effect.fnUntraced(function*(
       reason: { _tag: "PolicyDenied", rule: "pinTools", message: "the tool's definition changed since it was pinned" }
     })
   }
-  let decision = decidePolicy(client, call, ctx)
+  let decision = decidePolicy(client, trail, call, ctx)
   if (Effect.isEffect(decision)) decision = yield* decision
   trail.policy = { decision: decision._tag === "Allow" ? "allow" : decision._tag === "Deny" ? "deny" : "ask", rule: decision.rule }
   if (decision._tag === "Deny") {
@@ -279,6 +276,6 @@ const governedRequest = Effect.fnUntraced(function*(
     if (approval.decision !== "allow") return yield* new Denied({ reason: { _tag: "ApprovalDenied", message: approval.reason } })
   }
   trail.sent = true
-  const result = yield* sendCall(client, call, options, recorder.span)
+  const result = yield* sendCall(client, trail, call, options, recorder.span)
   return { halted: false, result }
 })

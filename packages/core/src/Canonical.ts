@@ -85,9 +85,9 @@ export const canonicalJson = (value: unknown): string | NotJson => {
 }
 
 /** Whether a value is JSON that {@link canonicalJson} accepts (checked without building any text). */
-export const isJson = (value: unknown): value is Json => checkJson(value, new Set())
+export const isJson = (value: unknown): value is Json => checkJson(value, new Set(), true)
 
-const checkJson = (value: unknown, seen: Set<object>): boolean => {
+const checkJson = (value: unknown, seen: Set<object>, undefinedValues: boolean): boolean => {
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -100,13 +100,13 @@ const checkJson = (value: unknown, seen: Set<object>): boolean => {
       seen.add(value)
       let ok = true
       if (Array.isArray(value)) {
-        for (let i = 0; ok && i < value.length; i++) ok = checkJson(value[i], seen)
+        for (let i = 0; ok && i < value.length; i++) ok = checkJson(value[i], seen, undefinedValues)
       } else {
         const proto = Object.getPrototypeOf(value)
         if (proto !== Object.prototype && proto !== null) return false
         for (const key in value) {
           const item = (value as Record<string, unknown>)[key]
-          if (item !== undefined && !checkJson(item, seen)) {
+          if (item === undefined ? !undefinedValues : !checkJson(item, seen, undefinedValues)) {
             ok = false
             break
           }
@@ -123,6 +123,14 @@ const checkJson = (value: unknown, seen: Set<object>): boolean => {
 /** Whether a value is a plain JSON object (the shape of tool arguments). */
 export const isJsonObject = (value: unknown): value is { readonly [key: string]: Json } =>
   typeof value === "object" && value !== null && !Array.isArray(value) && isJson(value)
+
+/**
+ * Whether a value is a plain JSON object with no `undefined` values at any depth either: what a
+ * hook sees of it is exactly what goes on the wire (JSON drops an undefined value; a hook would
+ * still see its key).
+ */
+export const isStrictJsonObject = (value: unknown): value is { readonly [key: string]: Json } =>
+  typeof value === "object" && value !== null && !Array.isArray(value) && checkJson(value, new Set(), false)
 
 /** Hex SHA-256 of a string (UTF-8). */
 export const sha256Hex = (text: string): string => hash("sha256", text, "hex")

@@ -10,7 +10,6 @@ import { type Denied, HookFailed, type TransportFailure } from "./Errors.ts"
 import { awaitChain, type ChainSpec, type Recorder, refusal, runChain, STOP } from "./HookChain.ts"
 import type { HookContext } from "./HookContext.ts"
 import type { ResolvedHook } from "./Hooks.ts"
-import { sameName } from "./Names.ts"
 import type { PromptResult } from "./PromptResult.ts"
 import type { ResourceContents } from "./ResourceContents.ts"
 import { now, recordCall, startSpan } from "./Telemetry.ts"
@@ -57,7 +56,7 @@ const listSpec = (ctx: HookContext): ChainSpec<ReadonlyArray<Tool>> => {
       // Unselected tools stay where they were; a selected tool is replaced by the hook's version, or dropped.
       return tools.flatMap((tool) => {
         if (!hook.matcher.test(tool.serverId, tool.name)) return [tool]
-        const kept = verdict.tools.find((t) => t.serverId === tool.serverId && sameName(t.name, tool.name))
+        const kept = verdict.tools.find((t) => t.serverId === tool.serverId && t.name === tool.name)
         return kept === undefined ? [] : [kept]
       })
     }

@@ -5,8 +5,9 @@
  * for a guard or a required hook.
  */
 import { Effect, type Fiber, type Tracer } from "effect"
+import { type BoundedCache, makeBoundedCache } from "./BoundedCache.ts"
 import { Denied, HookFailed } from "./Errors.ts"
-import { type HookEvent, isInsideOut } from "./HookEvent.ts"
+import { HOOK_EVENTS, type HookEvent, isInsideOut } from "./HookEvent.ts"
 import type { ResolvedHook } from "./Hooks.ts"
 import { type Invocation, invoke, isSettled, type RunnerEnv, type Settled } from "./HookRunner.ts"
 import type { FailureKind, HookRun, HookStatus } from "./Receipt.ts"
@@ -66,8 +67,11 @@ const record = (
 ): void => {
   const status: HookStatus = settled.ok ? STATUS[settled.verdict._tag] : "failed"
   const failure = settled.ok ? undefined : settled.kind
-  recorder.runs?.push({ id: hook.id, event: hook.event, status, failure, ignored, durationMs: elapsedMs(start, end) })
-  recordHook(recorder.fiber, recorder.span, hook, failure ?? status, recorder.subject, start, end, failure !== undefined, suspended)
+  const detached = !settled.ok && settled.detached === true
+  const run: HookRun = { id: hook.id, event: hook.event, status, failure, ignored, durationMs: elapsedMs(start, end) }
+  // The key is there only when set: a receipt of a run that was not detached looks as it always did.
+  recorder.runs?.push(detached ? { ...run, detached } : run)
+  recordHook(recorder.fiber, recorder.span, hook, failure ?? status, recorder.subject, start, end, failure !== undefined, suspended, detached)
 }
 
 /** Where a chain is: the state so far and when the current hook started. */
@@ -153,25 +157,41 @@ export const refusal = (end: ChainEnd<unknown>, event: HookEvent): Denied | Hook
   return new Denied({ reason: { _tag: "HookDenied", hookId: end.hook.id, message } })
 }
 
-/** A bounded cache of which hooks select a (serverId, name) pair, per event. */
-export const makeSelector = (byEvent: { readonly [E in HookEvent]: ReadonlyArray<ResolvedHook> }) => {
-  const caches = new Map<HookEvent, Map<string, ReadonlyArray<ResolvedHook>>>()
-  const LIMIT = 10_000
-  return (event: HookEvent, serverId: string, name: string): ReadonlyArray<ResolvedHook> => {
+/** The selection cache's bound: 4 MiB (estimated; keys, hook lists and a per-entry overhead). */
+export const SELECTION_CACHE_BYTES = 4 * 1024 * 1024
+
+/** A (serverId, name) pair longer than this (UTF-16 code units, both together) is never cached. */
+export const SELECTION_CACHE_MAX_LENGTH = 512
+
+/** A selector: which hooks of an event select (serverId, name), in run order. */
+export interface Selector {
+  (event: HookEvent, serverId: string, name: string): ReadonlyArray<ResolvedHook>
+  /** The cache's estimated size in bytes (internal, for tests). */
+  readonly cacheBytes: () => number
+}
+
+/** A byte-bounded cache of which hooks select a (serverId, name) pair, per event (the bound is shared out evenly). */
+export const makeSelector = (byEvent: { readonly [E in HookEvent]: ReadonlyArray<ResolvedHook> }): Selector => {
+  const caches = new Map<HookEvent, BoundedCache<ReadonlyArray<ResolvedHook>>>()
+  const select = (event: HookEvent, serverId: string, name: string): ReadonlyArray<ResolvedHook> => {
     const all = byEvent[event]
     if (all.length === 0) return all
     let cache = caches.get(event)
     if (cache === undefined) {
-      cache = new Map()
+      cache = makeBoundedCache({
+        maxBytes: SELECTION_CACHE_BYTES / HOOK_EVENTS.length,
+        maxKeyLength: SELECTION_CACHE_MAX_LENGTH,
+        costOf: (hooks) => 8 * hooks.length
+      })
       caches.set(event, cache)
     }
     const key = `${serverId}\u0000${name}`
-    let selected = cache.get(key)
-    if (selected === undefined) {
-      selected = all.filter((hook) => hook.matcher.test(serverId, name))
-      if (cache.size >= LIMIT) cache.clear()
-      cache.set(key, selected)
-    }
-    return selected
+    return cache.get(key) ?? cache.set(key, all.filter((hook) => hook.matcher.test(serverId, name)))
   }
+  const cacheBytes = () => {
+    let bytes = 0
+    for (const cache of caches.values()) bytes += cache.bytes()
+    return bytes
+  }
+  return Object.assign(select, { cacheBytes })
 }

@@ -3,28 +3,30 @@
  *
  * - A hook that answers synchronously with a plain verdict is decoded on the spot: no fiber, no
  *   timer (a synchronous function cannot be preempted, so neither would add anything).
- * - A hook that returns an Effect runs in its own fiber in the client's FiberSet (supervised: closing
- *   the client interrupts it), started immediately; if it finishes without suspending it costs no timer.
- *   Otherwise the caller waits under the hook's deadline; on timeout or on the caller's interruption the
- *   hook fiber is interrupted, so no fiber is left behind.
+ * - A hook that returns an Effect runs in its own fiber under the client's Supervisor (closing the
+ *   client interrupts it), started immediately; if it finishes without suspending it costs no timer.
+ *   Otherwise the caller waits under the hook's deadline, which is hard: at the deadline the caller
+ *   gets `timeout` even from a hook that does not yield to interruption; such a hook's fiber is
+ *   detached (still supervised) and the run is marked `detached` in the receipt and telemetry.
  * - A hook that returns a Promise is awaited under its deadline; its rejection is handled, so it never
  *   becomes an unhandled rejection.
  *
  * Failures: raise (throw, rejection, Effect.fail, defect), exit (the hook interrupted itself), timeout,
  * bad_return. What the hook raised is dropped here and goes nowhere.
  */
-import { Cause, type Context, Effect, Exit, Fiber, FiberSet } from "effect"
+import { Cause, type Context, Effect, Exit } from "effect"
 import type { ResolvedHook } from "./Hooks.ts"
 import type { FailureKind } from "./Receipt.ts"
 import { BAD_RETURN, type Decoded, type DecodeInput, decodeVerdict } from "./VerdictDecoder.ts"
 import { cont } from "./Verdict.ts"
+import { isTimedOut, runWithin, type Supervisor } from "./Supervisor.ts"
 
 const SettledId = Symbol.for("@interlock/core/Settled")
 
 /** How a hook ended: a decoded verdict, or a failure kind. */
 export type Settled =
   | { readonly [SettledId]: true; readonly ok: true; readonly verdict: Decoded }
-  | { readonly [SettledId]: true; readonly ok: false; readonly kind: FailureKind }
+  | { readonly [SettledId]: true; readonly ok: false; readonly kind: FailureKind; readonly detached?: true }
 
 /** Whether `invoke` answered at once (a Settled) rather than with an Effect to wait on. */
 export const isSettled = (value: Settled | Effect.Effect<Settled>): value is Settled =>
@@ -40,8 +42,8 @@ export interface Invocation<S> {
 
 /** What the runner needs from the client. */
 export interface RunnerEnv {
-  /** The client's supervised set of hook fibers. */
-  readonly fibers: FiberSet.FiberSet<unknown, unknown>
+  /** Where the client's hook fibers run, supervised. */
+  readonly supervisor: Supervisor
   /** Default deadline in ms (the client's hookTimeout). */
   readonly hookTimeoutMs: number
   /** Services for Effect hooks, captured when the Layer was built. */
@@ -54,6 +56,7 @@ const failed = (kind: FailureKind): Settled => ({ [SettledId]: true, ok: false, 
 const RAISE = failed("raise")
 const EXIT = failed("exit")
 const TIMEOUT = failed("timeout")
+const TIMEOUT_DETACHED: Settled = { [SettledId]: true, ok: false, kind: "timeout", detached: true }
 const BAD = failed("bad_return")
 
 /** The decoder's input, built on first use. */
@@ -77,20 +80,8 @@ const runEffect = (
   effect: Effect.Effect<unknown, unknown, never>
 ): Settled | Effect.Effect<Settled> => {
   const program = env.hasContext ? Effect.provideContext(effect, env.context) : effect
-  return Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(FiberSet.run(env.fibers, program, { startImmediately: true }), (fiber) => {
-      const done = fiber.pollUnsafe()
-      if (done !== undefined) return Effect.succeed(fromExit(hook, input, done))
-      return restore(Effect.timeoutOption(Fiber.await(fiber), deadline(env, hook))).pipe(
-        Effect.onInterrupt(() => Fiber.interrupt(fiber)),
-        Effect.flatMap((exit) =>
-          exit._tag === "Some"
-            ? Effect.succeed(fromExit(hook, input, exit.value))
-            : Effect.as(Fiber.interrupt(fiber), TIMEOUT)
-        )
-      )
-    })
-  )
+  return Effect.map(runWithin(env.supervisor, program, deadline(env, hook)), (exit) =>
+    isTimedOut(exit) ? (exit.detached ? TIMEOUT_DETACHED : TIMEOUT) : fromExit(hook, input, exit))
 }
 
 const runPromise = (

@@ -3,7 +3,7 @@
  *
  *   Interlock.layer({ hooks, policy: Policy.rules({ ... }) }).pipe(Layer.provide(transportLayer))
  */
-import { type Duration, Effect, FiberSet, Layer, Result } from "effect"
+import { type Duration, Effect, Layer, Result } from "effect"
 import { Approvals } from "./Approvals.ts"
 import * as CallProgram from "./CallProgram.ts"
 import type { Client } from "./Client.ts"
@@ -12,10 +12,11 @@ import * as Gates from "./Gates.ts"
 import type { HooksConfig, HooksRequirements } from "./HookConfig.ts"
 import { makeSelector } from "./HookChain.ts"
 import { Hooks } from "./Hooks.ts"
-import { type Matcher, type MatcherInput, parseMatcher } from "./Matcher.ts"
+import { denies, type Matcher, type MatcherInput, parseMatcher } from "./Matcher.ts"
 import { isDeadline, toMillis } from "./Millis.ts"
 import { Policy } from "./Policy.ts"
 import { ToolCalls } from "./ToolCalls.ts"
+import * as Supervisor from "./Supervisor.ts"
 import { ToolTransport } from "./ToolTransport.ts"
 
 /** Which tools a client exposes: `allow` (if given) must match, `deny` must not. Names compare loosely. */
@@ -82,12 +83,13 @@ const compileFilter = (filter: ToolsFilter | undefined): ((serverId: string, nam
   if (allow instanceof ConfigError) return allow
   const deny = compile("deny") ?? []
   if (deny instanceof ConfigError) return deny
-  return (serverId, name) => (allow === undefined || allow.some((m) => m.test(serverId, name))) && !deny.some((m) => m.test(serverId, name))
+  return (serverId, name) => (allow === undefined || allow.some((m) => m.test(serverId, name))) && !deny.some((m) => denies(m, serverId, name))
 }
 
 /**
  * Builds the ToolCalls service from the Hooks, Policy, Approvals and ToolTransport services in
- * context. Hook fibers are supervised by a FiberSet in the Layer's scope.
+ * context. Hook, custom-policy and request fibers are supervised in the Layer's scope (Supervisor.ts):
+ * closing it interrupts them, and waits at most the hookTimeout for them.
  */
 export const make = (settings: Settings = {}) =>
   Effect.gen(function*() {
@@ -100,10 +102,10 @@ export const make = (settings: Settings = {}) =>
     const exposed = compileFilter(settings.tools)
     if (exposed instanceof ConfigError) return yield* exposed
     const hooks = yield* Hooks
-    const fibers = yield* FiberSet.make<unknown, unknown>()
+    const supervisor = yield* Supervisor.make(hookTimeoutMs)
     const client: Client = {
       name: settings.client ?? "interlock",
-      env: { fibers, hookTimeoutMs, context: hooks.context, hasContext: hooks.context.mapUnsafe.size > 0 },
+      env: { supervisor, hookTimeoutMs, context: hooks.context, hasContext: hooks.context.mapUnsafe.size > 0 },
       select: makeSelector(hooks.byEvent),
       byEvent: hooks.byEvent,
       policy: yield* Policy,

@@ -10,10 +10,15 @@
  *
  * Names compare loosely (see Names.ts). Everything here is pure and runs at config time,
  * except `test`, which is the hot path and caches canonical names.
+ *
+ * Globs and regexes run on names a host or server sends, so both are compiled with re2js, which
+ * matches in linear time. A regex that needs backtracking (lookaround, backreferences) is rejected
+ * at config time.
  */
 import { Result } from "effect"
+import { RE2JS } from "re2js"
 import { describe } from "./Describe.ts"
-import { canonicalName } from "./Names.ts"
+import { canonicalName, nameForms } from "./Names.ts"
 
 /** A matcher as written in a config. */
 export type MatcherInput = string | { readonly server: string; readonly regex: RegExp | string }
@@ -41,15 +46,22 @@ export interface Matcher {
 
 const ALL = new Set(["*", "all", "any"])
 
-const escapeRegex = (text: string): string => text.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&")
-
 /** A glob over one name, compared on canonical names; `*` never crosses a `/`. */
 const compileGlob = (pattern: string): ((canonical: string) => boolean) | { readonly literal: string } => {
   if (!pattern.includes("*")) return { literal: canonicalName(pattern) }
   if (/^\*+$/.test(pattern)) return () => true
-  const source = pattern.split("*").map((piece) => escapeRegex(canonicalName(piece))).join("[^/]*")
-  const regex = new RegExp(`^${source}$`, "u")
-  return (canonical) => regex.test(canonical)
+  const pieces = pattern.split("*").map(canonicalName)
+  if (pieces.length === 2) return oneStar(pieces[0], pieces[1])
+  const source = pieces.map((piece) => RE2JS.quote(piece)).join("[^/]*")
+  const test = lazyRe2(`^${source}$`, 0)
+  return (canonical) => test(canonical)
+}
+
+/** `prefix*suffix` without a regex (the common case, on the hot path): the star spans no `/`. */
+const oneStar = (prefix: string, suffix: string) => (canonical: string): boolean => {
+  if (canonical.length < prefix.length + suffix.length || !canonical.startsWith(prefix) || !canonical.endsWith(suffix)) return false
+  const slash = canonical.indexOf("/", prefix.length)
+  return slash < 0 || slash >= canonical.length - suffix.length
 }
 
 const globTest = (glob: ReturnType<typeof compileGlob>) =>
@@ -93,14 +105,36 @@ const parseString = (input: string): Result.Result<Matcher, string> => {
   })
 }
 
-const toRegExp = (regex: RegExp | string): RegExp | string => {
+/** RegExp flags that carry over to re2js; g, y, d and u change nothing a test needs (u is re2's default). */
+const FLAGS: Record<string, number> = { i: RE2JS.CASE_INSENSITIVE, m: RE2JS.MULTILINE, s: RE2JS.DOTALL, g: 0, y: 0, d: 0, u: 0 }
+
+/**
+ * A re2js test compiled on first use. A compiled re2js program is large, and holding thousands of
+ * them slows the whole process (its garbage collection), so a matcher that never runs never holds
+ * one. The pattern is checked when the config is compiled (see {@link toRe2}).
+ */
+const lazyRe2 = (pattern: string, flags: number): (text: string) => boolean => {
+  let compiled: RE2JS | undefined
+  return (text) => (compiled ??= RE2JS.compile(pattern, flags)).test(text)
+}
+
+/** Checks a config regex with re2js (linear time) and returns its lazy test, or says why it cannot be used. */
+const toRe2 = (regex: RegExp | string): ((text: string) => boolean) | string => {
+  let flags = 0
+  if (typeof regex !== "string") {
+    for (const flag of regex.flags) {
+      const bit = FLAGS[flag]
+      if (bit === undefined) return `regex flag "${flag}" is not supported`
+      flags |= bit
+    }
+  }
   try {
-    // g and y make RegExp#test stateful; a matcher must answer the same way every time.
-    return typeof regex === "string"
-      ? new RegExp(regex, "u")
-      : new RegExp(regex.source, regex.flags.replace(/[gy]/g, ""))
+    const pattern = RE2JS.translateRegExp(typeof regex === "string" ? regex : regex.source)
+    RE2JS.compile(pattern, flags)
+    return lazyRe2(pattern, flags)
   } catch (error) {
-    return `invalid regex: ${error instanceof Error ? error.message : "unknown error"}`
+    const detail = error instanceof Error ? error.message : "unknown error"
+    return `regex is not supported (it must run in linear time: no lookaround, no backreferences): ${detail}`
   }
 }
 
@@ -113,19 +147,24 @@ const parseRegexMatcher = (input: { readonly server: unknown; readonly regex: un
   if (!(input.regex instanceof RegExp) && typeof input.regex !== "string") {
     return fail("regex matcher needs `regex` as a RegExp or a string")
   }
-  const regex = toRegExp(input.regex)
-  if (typeof regex === "string") return fail(regex)
+  const regex = toRe2(input.regex)
+  const written = `${input.server}/${String(input.regex)}`
+  if (typeof regex === "string") return fail(`matcher "${written}": ${regex}`)
   const anyServer = ALL.has(input.server.trim().toLowerCase()) || /^\*+$/.test(input.server.trim())
   const server = anyServer ? compileGlob("*") : compileGlob(input.server.trim())
   const serverTest = globTest(server)
   return Result.succeed({
-    source: `${input.server}/${regex}`,
+    source: written,
     level: "tool",
     serverKey: literalOf(server),
     anyServer,
     nameKey: undefined,
-    test: (serverId, name) =>
-      serverTest(canonicalName(serverId)) && (regex.test(name) || regex.test(canonicalName(name)))
+    test: (serverId, name) => {
+      if (!serverTest(canonicalName(serverId))) return false
+      if (regex(name)) return true
+      const canonical = canonicalName(name)
+      return canonical !== name && regex(canonical)
+    }
   })
 }
 
@@ -136,4 +175,15 @@ export const parseMatcher = (input: unknown): Result.Result<Matcher, string> => 
     return parseRegexMatcher(input as { server: unknown; regex: unknown })
   }
   return fail(`a matcher must be "*", "server/tool", "tool" or { server, regex }, got ${describe(input)}`)
+}
+
+/**
+ * Whether a deny matcher selects a call: on its names, or on their confusable skeletons (so a
+ * deny on `read_file` also denies `rеad_file` with a Cyrillic `е`). For deny lists only.
+ */
+export const denies = (matcher: Matcher, serverId: string, name: string): boolean => {
+  if (matcher.test(serverId, name)) return true
+  const server = nameForms(serverId)
+  const tool = nameForms(name)
+  return (server.skeleton !== server.canonical || tool.skeleton !== tool.canonical) && matcher.test(server.skeleton, tool.skeleton)
 }

@@ -1,18 +1,49 @@
 /**
  * Loose names: how Interlock compares server, tool, prompt and resource names.
  *
- * Unicode NFKC, case-folded, with `-`, `.` and `_` equivalent, so that a rule on `fs/read_file`
- * also covers `FS/Read-File` and a deny rule cannot be dodged by spelling a name differently.
+ * An approximation of Unicode NFKC_Casefold, so that a rule on `fs/read_file` also covers
+ * `FS/Read-File`, `ｆｓ/read_file` or `fs/read\u200B_file`, and a deny rule cannot be dodged by
+ * spelling a name differently:
+ * - NFKC, then case folding, then NFKC again. JS has no case folding; `toUpperCase` then
+ *   `toLowerCase` stands for it. It agrees with full folding on the characters where simple
+ *   lowercasing does not (`ß` -> `ss`, `ẞ` -> `ss`, `ſ` -> `s`, `ς` -> `σ`, `ᾳ` -> `αι`); where it
+ *   picks another representative (Cherokee folds to upper case, this to lower) it is still an
+ *   equivalence, which is all a comparison needs. The steps repeat until nothing changes.
+ * - Default_Ignorable_Code_Point characters (U+00AD, U+200B, U+200D, U+FEFF, variation
+ *   selectors, ...) are removed, and white space around the name is trimmed.
+ * - `-`, `.` and `_` are equivalent.
+ *
+ * Deny matching also compares confusable skeletons (Confusables.ts); plain comparison does not:
+ * `rеad` with a Cyrillic `е` is not `read`, but a deny rule on `read` denies it.
  */
+import { makeBoundedCache } from "./BoundedCache.ts"
+import { skeleton } from "./Confusables.ts"
 
 const SEPARATORS = /[-._]/g
-const cache = new Map<string, string>()
-const CACHE_LIMIT = 10_000
+// Linear: one code point class, no nesting.
+const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu
+
+/** The cache's bound: 4 MiB (estimated; keys, values and a per-entry overhead). */
+export const NAME_CACHE_BYTES = 4 * 1024 * 1024
+
+/** Names longer than this (UTF-16 code units) are folded every time, never cached. */
+export const NAME_CACHE_MAX_LENGTH = 256
+
+/** A name's canonical form and its confusable skeleton (the same string when it has no lookalikes). */
+export interface NameForms {
+  readonly canonical: string
+  readonly skeleton: string
+}
+
+const cache = makeBoundedCache<NameForms>({
+  maxBytes: NAME_CACHE_BYTES,
+  maxKeyLength: NAME_CACHE_MAX_LENGTH,
+  costOf: (forms) => 32 + 2 * forms.canonical.length + (forms.skeleton === forms.canonical ? 0 : 2 * forms.skeleton.length)
+})
 
 const foldOnce = (name: string): string =>
-  // toUpperCase before toLowerCase gives full case folding for the characters where the two
-  // differ (for example "ß" -> "ss", "ſ" -> "s"); NFKC on both sides keeps the result stable.
-  name.normalize("NFKC").toUpperCase().toLowerCase().normalize("NFKC").replace(SEPARATORS, "_")
+  name.normalize("NFKC").toUpperCase().toLowerCase().normalize("NFKC").replace(IGNORABLE, "").trim()
+    .replace(SEPARATORS, "_")
 
 const fold = (name: string): string => {
   let current = name
@@ -25,15 +56,19 @@ const fold = (name: string): string => {
   return current
 }
 
-/** The canonical (loose) form of a name. Idempotent: `canonicalName(canonicalName(x)) === canonicalName(x)`. */
-export const canonicalName = (name: string): string => {
-  const hit = cache.get(name)
-  if (hit !== undefined) return hit
-  const folded = fold(name)
-  if (cache.size >= CACHE_LIMIT) cache.clear()
-  cache.set(name, folded)
-  return folded
+const formsOf = (name: string): NameForms => {
+  const canonical = fold(name)
+  return { canonical, skeleton: skeleton(canonical) }
 }
+
+/** A name's canonical form and confusable skeleton, cached. */
+export const nameForms = (name: string): NameForms => cache.get(name) ?? cache.set(name, formsOf(name))
+
+/** The canonical (loose) form of a name. Idempotent: `canonicalName(canonicalName(x)) === canonicalName(x)`. */
+export const canonicalName = (name: string): string => nameForms(name).canonical
 
 /** Whether two names are the same under loose comparison. */
 export const sameName = (a: string, b: string): boolean => a === b || canonicalName(a) === canonicalName(b)
+
+/** The name cache's estimated size in bytes (internal, for tests). */
+export const nameCacheBytes = (): number => cache.bytes()

@@ -131,6 +131,9 @@ const appliesTo = (rule: CompiledRule, ctx: HookContext, tool: Tool | undefined)
   (rule.principals === undefined || (ctx.principal !== undefined && rule.principals.has(ctx.principal.id))) &&
   (rule.annotations === undefined || hintsMatch(rule.annotations, tool))
 
+/** Deny and ask rules also match confusable skeletons of names (see Confusables.ts); allow rules do not. */
+const restricts = (rule: CompiledRule): boolean => rule.decision._tag !== "Allow"
+
 /** Compiles a rules config, or returns a ConfigError naming the rule at fault. Never throws. */
 export const compileRules = (config: RulesConfig): CompiledRules | ConfigError => {
   try {
@@ -164,14 +167,14 @@ export const compileRules = (config: RulesConfig): CompiledRules | ConfigError =
           return true
         }
       }
-      const rule = firstMatch(index, call.serverId, call.name, applies)
+      const rule = firstMatch(index, call.serverId, call.name, applies, restricts)
       if (failedRule !== undefined && rule === failedRule) return deny(`the condition of rule ${rule.id} failed`, rule.id)
       return rule === undefined ? defaultDecision : rule.decision
     }
     // A tool is hidden only when the first rule that could apply is an unconditional deny (or no
     // rule can apply and the default denies): a rule with a condition on arguments might allow it.
     const visible = (tool: Tool, ctx: HookContext): boolean => {
-      const rule = firstMatch(index, tool.serverId, tool.name, (r) => appliesTo(r, ctx, tool))
+      const rule = firstMatch(index, tool.serverId, tool.name, (r) => appliesTo(r, ctx, tool), restricts)
       if (rule === undefined) return defaultDecision._tag !== "Deny"
       return rule.when !== undefined || rule.decision._tag !== "Deny"
     }

@@ -26,7 +26,9 @@ export const HookRun = Schema.Struct({
   failure: Schema.optional(FailureKind),
   /** True when a failure was ignored (an observer, or onError "ignore") and the call went on. */
   ignored: Schema.Boolean,
-  durationMs: Schema.Number
+  durationMs: Schema.Number,
+  /** True when the hook missed its deadline and did not yield to interruption: it was left running, supervised. */
+  detached: Schema.optional(Schema.Boolean)
 })
 
 /** One hook run within a call. */
@@ -63,6 +65,12 @@ export const CallOutcome = Schema.Literals(["ok", "tool_error", "halted", "recov
 /** How the call ended. */
 export type CallOutcome = typeof CallOutcome.Type
 
+/** A step of a call that can be detached at its deadline. */
+export const DetachedStep = Schema.Literals(["policy", "request"])
+
+/** A step of a call that can be detached at its deadline. */
+export type DetachedStep = typeof DetachedStep.Type
+
 /** Everything Interlock decided about one call. Holds no arguments and no results. */
 export class Receipt extends Schema.Class<Receipt>("@interlock/core/Receipt")({
   callId: Schema.String,
@@ -77,7 +85,12 @@ export class Receipt extends Schema.Class<Receipt>("@interlock/core/Receipt")({
   sent: Schema.Boolean,
   outcome: CallOutcome,
   /** Set when the tool's definition differs from the one pinned at first sight. */
-  toolChanged: Schema.optional(Schema.Boolean)
+  toolChanged: Schema.optional(Schema.Boolean),
+  /**
+   * What missed its deadline and did not yield to interruption, so it was left running (supervised):
+   * the custom policy's decision, the transport request. Absent when nothing was.
+   */
+  detached: Schema.optional(Schema.Array(DetachedStep))
 }) {
   /** JSON with the digest included, also when it is computed lazily (see {@link makeReceipt}). */
   toJSON(): unknown {

@@ -7,7 +7,7 @@
  * bucket is in declaration order; a decision takes the first rule that applies in each candidate
  * bucket, stopping early once it passes the best index found so far, and keeps the smallest.
  */
-import { canonicalName } from "./Names.ts"
+import { nameForms } from "./Names.ts"
 import type { Matcher } from "./Matcher.ts"
 
 /** What the index needs of a rule. */
@@ -52,16 +52,34 @@ const EMPTY: ReadonlyArray<never> = []
 /**
  * The first rule, in declaration order, whose matcher selects the call and for which `applies`
  * holds. `applies` runs only on rules whose matcher matched, in index order within a bucket.
+ * When the names have confusable skeletons (Confusables.ts), rules for which `bySkeleton` holds
+ * (deny rules) are also matched against the skeletons.
  */
 export const firstMatch = <Rule extends IndexedRule>(
   index: RuleIndex<Rule>,
   serverId: string,
   name: string,
-  applies: (rule: Rule) => boolean
+  applies: (rule: Rule) => boolean,
+  bySkeleton?: (rule: Rule) => boolean
 ): Rule | undefined => {
-  const server = canonicalName(serverId)
-  const tool = canonicalName(name)
-  let best: Rule | undefined
+  const server = nameForms(serverId)
+  const tool = nameForms(name)
+  const best = scanIndex(index, serverId, name, server.canonical, tool.canonical, applies, undefined)
+  if (bySkeleton === undefined || (server.skeleton === server.canonical && tool.skeleton === tool.canonical)) return best
+  return scanIndex(index, server.skeleton, tool.skeleton, server.skeleton, tool.skeleton, (rule) => bySkeleton(rule) && applies(rule), best)
+}
+
+/** Scans the candidate buckets of (server, tool); `found` is the best rule so far, if any. */
+const scanIndex = <Rule extends IndexedRule>(
+  index: RuleIndex<Rule>,
+  serverId: string,
+  name: string,
+  server: string,
+  tool: string,
+  applies: (rule: Rule) => boolean,
+  found: Rule | undefined
+): Rule | undefined => {
+  let best = found
   const scan = (bucket: ReadonlyArray<Rule>, needsTest: boolean) => {
     for (const rule of bucket) {
       if (best !== undefined && rule.index >= best.index) return

@@ -16,7 +16,9 @@ export const MetricNames = {
   hookRuns: "interlock_hook_runs_total",
   hookDuration: "interlock_hook_duration_ms",
   calls: "interlock_calls_total",
-  callDuration: "interlock_call_duration_ms"
+  callDuration: "interlock_call_duration_ms",
+  /** Fibers left running (supervised) because they missed a deadline and did not yield to interruption. */
+  detached: "interlock_detached_total"
 } as const
 
 const OK_EXIT = Exit.void
@@ -149,7 +151,8 @@ export const recordHook = (
   start: number,
   end: number,
   failed: boolean,
-  suspended: boolean
+  suspended: boolean,
+  detached: boolean
 ): void => {
   if (parent !== undefined) {
     const span = startSpan(fiber, "interlock.hook", start, {
@@ -160,11 +163,18 @@ export const recordHook = (
       "interlock.tool": subject.name,
       "interlock.call_id": subject.callId
     }, parent)
+    if (detached) span?.attribute("interlock.detached", true)
     span?.end(spanTime(end), failed ? failedExit(verdict) : OK_EXIT)
   }
   const series = seriesOfHook(hook)
   counterOf(series, verdict).updateUnsafe(1, fiber.context)
   if (suspended) series.duration.updateUnsafe(elapsedMs(start, end), fiber.context)
+  if (detached) recordDetached(fiber, { event: hook.event, hook: hook.id })
+}
+
+/** Counts one detached fiber (a hook's, a policy decision's or a transport request's). */
+export const recordDetached = (fiber: Fiber.Fiber<unknown, unknown>, attributes: Record<string, string>): void => {
+  Metric.counter(MetricNames.detached, { attributes }).updateUnsafe(1, fiber.context)
 }
 
 /** Ends an operation's span with its outcome, and records the call metrics. */

@@ -6,7 +6,6 @@
 import { Exit, Schema } from "effect"
 import { isJsonObject } from "./Canonical.ts"
 import type { HookEvent } from "./HookEvent.ts"
-import { sameName } from "./Names.ts"
 import { Tool } from "./Tool.ts"
 import { type JsonObject, type ToolCall } from "./ToolCall.ts"
 import { ToolResult } from "./ToolResult.ts"
@@ -98,8 +97,9 @@ const replaceTools = (value: Record<string, unknown>, given: ReadonlyArray<Tool>
     const exit = decodeTool(item)
     if (Exit.isFailure(exit)) return BAD_RETURN
     const tool = exit.value
-    // A listing hook shapes what was listed; it cannot invent a tool.
-    if (!given.some((g) => g.serverId === tool.serverId && sameName(g.name, tool.name))) return BAD_RETURN
+    // A listing hook shapes what was listed; it cannot invent or rename a tool: the name must be
+    // exactly one given (a loose match would let `Read-File` stand in for `read_file`).
+    if (!given.some((g) => g.serverId === tool.serverId && g.name === tool.name)) return BAD_RETURN
     tools.push(tool)
   }
   return { _tag: "ReplaceTools", tools }

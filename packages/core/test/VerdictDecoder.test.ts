@@ -59,7 +59,9 @@ describe("verdict decoding", () => {
     assert.strictEqual(decodeVerdict(inputs[0], undefined, { _tag: "Deny", reason: "x", allow: true }), BAD_RETURN)
     assert.strictEqual(decodeVerdict(inputs[0], undefined, { _tag: "Rewrite" }), BAD_RETURN)
     assert.strictEqual(decodeVerdict(inputs[3], undefined, Verdict.replaceTools([new Tool({ serverId: "other", name: "read_file", inputSchema: {} })])), BAD_RETURN)
-    assert.notStrictEqual(decodeVerdict(inputs[3], undefined, Verdict.replaceTools([new Tool({ serverId: "s", name: "Read-File", inputSchema: {} })])), BAD_RETURN)
+    // Issue 10: a listing hook may not rename a tool, not even to a loosely equal name.
+    assert.strictEqual(decodeVerdict(inputs[3], undefined, Verdict.replaceTools([new Tool({ serverId: "s", name: "Read-File", inputSchema: {} })])), BAD_RETURN)
+    assert.notStrictEqual(decodeVerdict(inputs[3], undefined, Verdict.replaceTools([new Tool({ serverId: "s", name: "read_file", inputSchema: {}, description: "annotated" })])), BAD_RETURN)
     assert.strictEqual(decodeVerdict(inputs[5], undefined, Verdict.rewrite({ args: { a: 1 }, name: "other" })), BAD_RETURN)
     const forged = decodeVerdict(inputs[1], undefined, Verdict.replace(new ToolResult({ content: [], receipt: undefined })))
     assert.notStrictEqual(forged, BAD_RETURN)
