@@ -41,6 +41,9 @@ const COLUMNS: ReadonlyArray<readonly [string, keyof typeof TYPES]> = [
   ["instance", "optional"]
 ]
 
+// What completing a write-ahead row rewrites: every column but the first, `time`.
+const COMPLETED = COLUMNS.slice(1)
+
 const SELECTED = ["id", ...COLUMNS.map(([name]) => name)].join(", ")
 
 /** The statements of one store: table and index creation, insert, the two reads and the buckets. */
@@ -53,7 +56,7 @@ export interface AuditSql {
   readonly insert: string
   /** The insert, answering the new row's `id`. Parameters: {@link insertParams}. */
   readonly begin: string
-  /** Rewrites a row. Parameters: {@link insertParams}, then the row's id. */
+  /** Rewrites a row but its `time` (left alone, so the time index is not touched). Parameters: {@link completeParams}. */
   readonly complete: string
   /** Parameters: [limit]. */
   readonly newest: string
@@ -73,7 +76,7 @@ export const auditSql = (dialect: Dialect, table: string): AuditSql => {
     index: { name: `${table}_time`, create: `CREATE INDEX IF NOT EXISTS ${table}_time ON ${table}(time)` },
     insert,
     begin: `${insert} RETURNING id`,
-    complete: `UPDATE ${table} SET ${COLUMNS.map(([name], i) => `${name} = ${p(i + 1)}`).join(", ")} WHERE id = ${p(COLUMNS.length + 1)}`,
+    complete: `UPDATE ${table} SET ${COMPLETED.map(([name], i) => `${name} = ${p(i + 1)}`).join(", ")} WHERE id = ${p(COMPLETED.length + 1)}`,
     newest: `SELECT ${SELECTED} FROM ${table} ORDER BY id DESC LIMIT ${p(1)}`,
     after: `SELECT ${SELECTED} FROM ${table} WHERE id > ${p(1)} ORDER BY id DESC LIMIT ${p(2)}`,
     buckets: `SELECT server, tool, (time / CAST(${p(1)} AS BIGINT)) * CAST(${p(2)} AS BIGINT) AS start, COUNT(*) AS calls,
@@ -116,6 +119,9 @@ export const insertParams = (row: AuditRecord): Array<string | number | null> =>
   row.sent === undefined ? null : row.sent ? 1 : 0,
   row.instance ?? null
 ]
+
+/** The parameters of `complete`: the row's values but its time, then the id of the row to complete. */
+export const completeParams = (row: AuditRecord, id: number): Array<string | number | null> => [...insertParams(row).slice(1), id]
 
 /** Which read a query runs, and its parameters (at most 10,000 rows, default 100). */
 export const readOf = (query: AuditQuery = {}): { readonly statement: "newest" | "after"; readonly params: ReadonlyArray<number> } => {

@@ -10,7 +10,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Layer, Redacted, type Scope } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import type { SqlError } from "effect/sql/SqlError"
-import { addColumns, auditSql, bucketParams, insertParams, readOf, type Row, toBuckets, toRecord } from "./AuditRows.ts"
+import { addColumns, auditSql, bucketParams, completeParams, insertParams, readOf, type Row, toBuckets, toRecord } from "./AuditRows.ts"
 import { AuditError, AuditStore, type AuditStoreShape } from "./AuditStore.ts"
 
 /** The table the Postgres store writes (in the connection's default schema). */
@@ -82,7 +82,7 @@ export const make = (url: Redacted.Redacted<string>): Effect.Effect<AuditStoreSh
         run(sql.unsafe<Row>(SQL.begin, insertParams(row)), "write", "the write-ahead row could not be inserted").pipe(
           Effect.map((rows) => Number(rows[0].id))
         ),
-      complete: (id, row) => run(sql.unsafe(SQL.complete, [...insertParams(row), id]).pipe(Effect.asVoid), "write", "the row could not be completed"),
+      complete: (id, row) => run(sql.unsafe(SQL.complete, completeParams(row, id)).pipe(Effect.asVoid), "write", "the row could not be completed"),
       query: (query) => {
         const read = readOf(query)
         return run(sql.unsafe<Row>(SQL[read.statement], read.params), "read", "the rows could not be read").pipe(

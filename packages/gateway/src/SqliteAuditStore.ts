@@ -8,7 +8,7 @@ import { Effect, Layer, type Scope } from "effect"
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs"
 import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
-import { addColumns, auditSql, bucketParams, insertParams, readOf, type Row, toBuckets, toRecord } from "./AuditRows.ts"
+import { addColumns, auditSql, bucketParams, completeParams, insertParams, readOf, type Row, toBuckets, toRecord } from "./AuditRows.ts"
 import { AuditError, AuditStore, type AuditStoreShape } from "./AuditStore.ts"
 
 const SQL = auditSql("sqlite", "calls")
@@ -65,7 +65,7 @@ export const open = (file: string): AuditStoreShape & { readonly close: () => vo
     complete: (id, row) =>
       Effect.try({
         try: () => {
-          complete.run(...insertParams(row), id)
+          complete.run(...completeParams(row, id))
         },
         catch: () => new AuditError({ operation: "write", detail: "the row could not be completed" })
       }),
