@@ -52,13 +52,21 @@ export type Handle = <M extends RequestMethod>(
   handler: (request: RequestTypeMap[M], ctx: ServerContext) => HandlerResultTypeMap[M] | Promise<HandlerResultTypeMap[M]>
 ) => void
 
-/** The registrar of a front server's handlers: a request past a cap is answered with an error naming the cap, never the value. */
-export const admitted = (server: Server, limits: DoorLimits): Handle => (method, handler) =>
+/** Told of a request refused at the door (the cap's message, never the value), before the host is answered. */
+export type OnRefused = (request: { readonly method: string; readonly params?: unknown }, reason: string, signal: AbortSignal) => Promise<void>
+
+/**
+ * The registrar of a front server's handlers: a request past a cap is answered with an error naming
+ * the cap, never the value, once `onRefused` (the audit of a refused call) has settled.
+ */
+export const admitted = (server: Server, limits: DoorLimits, onRefused?: OnRefused): Handle => (method, handler) =>
   server.setRequestHandler(method, (request, ctx) => {
     const over = overLimit(request, ctx.mcpReq.id, limits)
+    if (over === undefined) return handler(request, ctx)
     // The id and the progress token make the request itself invalid; the rest are its params.
-    if (over !== undefined) throw new WireError(over.limit === "MAX_ID_LENGTH" ? -32600 : INVALID_PARAMS, over.message)
-    return handler(request, ctx)
+    const error = new WireError(over.limit === "MAX_ID_LENGTH" ? -32600 : INVALID_PARAMS, over.message)
+    if (onRefused === undefined) throw error
+    return onRefused(request, over.message, ctx.mcpReq.signal).then(() => Promise.reject(error)) as never
   })
 
 const noCursor = (params: { readonly cursor?: unknown } | undefined) => {

@@ -11,7 +11,7 @@ import { Effect, Result } from "effect"
 import { type Elicit, ELICIT_KEY } from "./Approver.ts"
 import type { AuditError } from "./AuditStore.ts"
 import type { FeatureForwarderShape } from "./FeatureForwarder.ts"
-import type { DoorLimits } from "./DoorLimits.ts"
+import { type DoorLimits, MAX_NAME_LENGTH } from "./DoorLimits.ts"
 import { admitted, FRONT_CAPABILITIES, registerFeatures } from "./FrontFeatures.ts"
 import { type GatewayCallsShape, type RefusedCall, UNROUTED } from "./GatewayCalls.ts"
 import type { HostSessionsShape } from "./HostSessions.ts"
@@ -74,7 +74,13 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
   )
   const host = { server }
   const options = principal === undefined ? {} : { principal }
-  const handle = admitted(server, deps.limits)
+  // A tools/call refused at the door is audited too, under its name cut to the cap.
+  const handle = admitted(server, deps.limits, (request, reason, signal) => {
+    if (request.method !== "tools/call") return Promise.resolve()
+    const name = String((request.params as { readonly name?: unknown } | undefined)?.name ?? "")
+    const shown = name.length > MAX_NAME_LENGTH ? `${name.slice(0, MAX_NAME_LENGTH)}…` : name
+    return deps.run(Effect.ignore(deps.calls.refuse({ serverId: UNROUTED, name: shown, args: undefined, reason }, options)), signal)
+  })
 
   handle("tools/list", (_request, ctx: ServerContext) =>
     deps.run(

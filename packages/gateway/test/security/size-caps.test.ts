@@ -49,7 +49,7 @@ describe("door caps (the rule)", () => {
 })
 
 describe("door caps over HTTP", () => {
-  it.live("names, URIs, progress tokens and arguments past their caps are refused by cap, and nothing is called or audited", () =>
+  it.live("names, URIs, progress tokens and arguments past their caps are refused by cap, nothing is called, and refused calls are audited without their values", () =>
     Effect.gen(function*() {
       const { gateway, http } = yield* startGateway({ servers: { echo: echoServer }, policy: { default: "allow" }, maxArgBytes: 4096 })
       const client = yield* httpClient(http.mcpUrl)
@@ -68,11 +68,16 @@ describe("door caps over HTTP", () => {
         assert.notInclude(message, MARK)
         assert.isBelow(message.length, 300)
       }
-      // Nothing went down the pipeline: no audit row, and a call within the caps still works.
-      assert.deepStrictEqual(yield* gateway.store.query({ limit: 10 }), [])
+      // Nothing went down the pipeline; each refused tools/call has a `refused` row that names the cap,
+      // under its name cut to the cap, and holds nothing of the values. A call within the caps still works.
+      const refused = yield* gateway.store.query({ limit: 10 })
+      assert.deepStrictEqual(refused.map((row) => [row.outcome, row.sent]), [["refused", false], ["refused", false], ["refused", false]])
+      assert.deepStrictEqual(refused.map((row) => row.error?.match(/MAX_NAME_LENGTH|MAX_ID_LENGTH|maxArgBytes/)?.[0]).sort(), ["MAX_ID_LENGTH", "MAX_NAME_LENGTH", "maxArgBytes"])
+      for (const row of refused) assert.isAtMost(row.tool.length, MAX_NAME_LENGTH + 1)
+      assert.isBelow(JSON.stringify(refused).length, 8_000)
       const ok = yield* Effect.promise(() => client.callTool({ name: "echo", arguments: { text: "x".repeat(4000) } }))
       assert.strictEqual((ok.content as Array<{ text: string }>)[0].text, "x".repeat(4000))
-      assert.strictEqual((yield* gateway.store.query({ limit: 10 })).length, 1)
+      assert.deepStrictEqual((yield* gateway.store.query({ limit: 10 })).map((row) => row.outcome), ["ok", "refused", "refused", "refused"])
     }), 60_000)
 })
 
