@@ -5,7 +5,7 @@
  * base64), never by a key's name. Consecutive text blocks are redacted as one text, so a secret
  * split across two blocks is still found.
  */
-import { redactJson, redactPieces, type Redaction } from "./Redactor.ts"
+import { redactJson, redactPieces, type Redaction, redactText } from "./Redactor.ts"
 
 type Json = Record<string, unknown>
 
@@ -136,4 +136,15 @@ export const redactPrompt = <A extends { readonly messages: ReadonlyArray<unknow
   const same = outer === rest && next.every((message, i) => message === messages[i])
   // The spread rebuilds A's own fields, but TypeScript cannot see Omit<A, "messages"> plus messages as A.
   return same ? prompt : { ...outer, messages: next } as unknown as A
+}
+
+/**
+ * A tool or prompt definition as listed to a host: every string but its name redacted. A name is
+ * how hosts call it, so it cannot be masked: a definition whose name a redaction matches is dropped
+ * (undefined).
+ */
+export const redactDefinition = <A extends { readonly name: string }>(definition: A, redactions: ReadonlyArray<Redaction>): A | undefined => {
+  if (redactions.length === 0) return definition
+  const { name, ...rest } = definition
+  return redactText(name, redactions) === name ? ({ ...redactJson(rest, redactions), name } as unknown as A) : undefined
 }

@@ -13,7 +13,7 @@ import { Effect, Schema } from "effect"
 import type { GatewayCallsShape } from "./GatewayCalls.ts"
 import type { HostSession, HostSessionsShape } from "./HostSessions.ts"
 import type { Namespace } from "./Namespace.ts"
-import { redactPrompt, redactResourceContents } from "./ContentRedaction.ts"
+import { redactDefinition, redactPrompt, redactResourceContents } from "./ContentRedaction.ts"
 import { type Redaction, redactionsFor, redactJson } from "./Redactor.ts"
 import { mergedListing } from "./MergedListing.ts"
 import { linkedUris, ResourceRoutes } from "./ResourceRoutes.ts"
@@ -190,11 +190,10 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
     listPrompts: () =>
       mergedListing("prompts/list", serverIds, (serverId) =>
         Effect.map(features.listPrompts(serverId), (prompts) =>
-          prompts.map((prompt) => {
+          prompts.flatMap((prompt) => {
             deps.prompts.own(serverId, prompt.name)
-            // The name is how hosts ask for the prompt: it is namespaced, not redacted.
-            const { name, ...rest } = prompt
-            return { ...redactJson(rest, redactionsFor(deps.redactions, serverId, name)), name: deps.prompts.expose(serverId, name) }
+            const listed = redactDefinition({ ...prompt, name: deps.prompts.expose(serverId, prompt.name) }, redactionsFor(deps.redactions, serverId, prompt.name))
+            return listed === undefined ? [] : [listed]
           }))),
     getPrompt: (name, args, options) => {
       const target = deps.prompts.resolve(name)

@@ -12,10 +12,12 @@ import { type Elicit, ELICIT_KEY } from "./Approver.ts"
 import type { AuditError } from "./AuditStore.ts"
 import type { FeatureForwarderShape } from "./FeatureForwarder.ts"
 import { type DoorLimits, MAX_NAME_LENGTH } from "./DoorLimits.ts"
+import { redactDefinition } from "./ContentRedaction.ts"
 import { admitted, FRONT_CAPABILITIES, registerFeatures } from "./FrontFeatures.ts"
 import { type GatewayCallsShape, type RefusedCall, UNROUTED } from "./GatewayCalls.ts"
 import type { HostSessionsShape } from "./HostSessions.ts"
 import type { Namespace } from "./Namespace.ts"
+import { type Redaction, redactionsFor } from "./Redactor.ts"
 import { failureToWire, toWireResult, toWireTool } from "./WireConvert.ts"
 
 /** Runs an Effect for a request; the signal interrupts it. */
@@ -31,6 +33,8 @@ export interface FrontDeps {
   readonly version: string
   /** The caps every request meets before its handler runs. */
   readonly limits: DoorLimits
+  /** The config's redactions, for the tool definitions a listing shows. */
+  readonly redactions: ReadonlyArray<Redaction>
 }
 
 const INVALID_PARAMS = -32602
@@ -85,7 +89,10 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
   handle("tools/list", (_request, ctx: ServerContext) =>
     deps.run(
       Effect.map(deps.calls.listTools(undefined, options), (tools) => ({
-        tools: tools.map((tool) => toWireTool(tool, deps.namespace.expose(tool.serverId, tool.name)))
+        tools: tools.flatMap((tool) => {
+          const listed = redactDefinition(toWireTool(tool, deps.namespace.expose(tool.serverId, tool.name)), redactionsFor(deps.redactions, tool.serverId, tool.name))
+          return listed === undefined ? [] : [listed]
+        })
       })),
       ctx.mcpReq.signal
     ) as never)

@@ -129,7 +129,8 @@ const make = (plan: Plan) =>
       hosts,
       run: (effect, signal) => runPromise(effect, { signal }),
       version: VERSION,
-      limits: { maxArgBytes: plan.loaded.config.maxArgBytes ?? DEFAULT_MAX_ARG_BYTES }
+      limits: { maxArgBytes: plan.loaded.config.maxArgBytes ?? DEFAULT_MAX_ARG_BYTES },
+      redactions: plan.redactions
     }
     return Gateway.of({
       plan,

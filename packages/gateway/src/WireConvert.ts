@@ -9,8 +9,8 @@ import { ProtocolError as WireError } from "@modelcontextprotocol/server"
 import type { AuditError } from "./AuditStore.ts"
 
 /** A tool as tools/list returns it, under its host-side name. */
-export const toWireTool = (tool: Tool, name: string): Record<string, unknown> => {
-  const out: Record<string, unknown> = { name, inputSchema: tool.inputSchema }
+export const toWireTool = (tool: Tool, name: string): Record<string, unknown> & { readonly name: string } => {
+  const out: Record<string, unknown> & { name: string } = { name, inputSchema: tool.inputSchema }
   if (tool.title !== undefined) out.title = tool.title
   if (tool.description !== undefined) out.description = tool.description
   if (tool.outputSchema !== undefined) out.outputSchema = tool.outputSchema

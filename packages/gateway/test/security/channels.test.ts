@@ -26,6 +26,7 @@ type Block = { readonly type: string; readonly text?: string; readonly data?: st
 const exercise = (client: Client) =>
   Effect.promise(async () => {
     const got: Record<string, unknown> = {}
+    got.tools = await client.listTools()
     for (const name of TOOLS) got[name] = await client.callTool({ name, arguments: {} })
     const progress: Array<unknown> = []
     got.leak_progress = await client.callTool({ name: "leak_progress", arguments: {} }, { onprogress: (p) => void progress.push(p) })
