@@ -34,7 +34,7 @@ const bucketsOf = (rows: ReadonlyArray<AuditRecord>, since: number, bucketMs: nu
     const key = JSON.stringify([row.server, row.tool, start])
     const group = groups.get(key) ?? { server: row.server, tool: row.tool, start, calls: 0, denied: 0 }
     group.calls += 1
-    if (row.outcome === "denied") group.denied += 1
+    if (row.outcome === "denied" || row.outcome === "refused") group.denied += 1
     groups.set(key, group)
   }
   return toBuckets([...groups.values()])

@@ -48,7 +48,13 @@ const text = (value: unknown, what: string, limit: string, max: number): LimitEx
 const bytes = (value: unknown, what: string, max: number): LimitExceeded | undefined => {
   if (value === undefined) return undefined
   // A UTF-16 unit takes at most three UTF-8 bytes, so only a value near the cap is encoded to count.
-  const json = JSON.stringify(value) ?? ""
+  let json: string
+  try {
+    json = JSON.stringify(value) ?? ""
+  } catch {
+    // Nested too deep for JSON.stringify: far past any size a call may have.
+    return new LimitExceeded({ what, limit: "maxArgBytes", max, unit: "bytes" })
+  }
   if (json.length * 3 <= max) return undefined
   return Buffer.byteLength(json, "utf8") > max ? new LimitExceeded({ what, limit: "maxArgBytes", max, unit: "bytes" }) : undefined
 }

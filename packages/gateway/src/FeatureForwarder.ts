@@ -14,6 +14,7 @@ import type { GatewayCallsShape } from "./GatewayCalls.ts"
 import type { HostSession, HostSessionsShape } from "./HostSessions.ts"
 import type { Namespace } from "./Namespace.ts"
 import { redactDefinition, redactPrompt, redactResourceContents } from "./ContentRedaction.ts"
+import { redactingFeatures } from "./RedactingFeatures.ts"
 import { type Redaction, redactionsFor, redactJson } from "./Redactor.ts"
 import { mergedListing } from "./MergedListing.ts"
 import { linkedUris, ResourceRoutes } from "./ResourceRoutes.ts"
@@ -76,7 +77,8 @@ const ignored = (level: LoggingLevel, threshold: LoggingLevel | undefined) =>
 
 /** Builds the forwarder and starts following the servers' notifications; returns it and its stop. */
 export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder: FeatureForwarderShape; readonly stop: () => void } => {
-  const { serverIds, features, hosts } = deps
+  const { serverIds, hosts } = deps
+  const features = redactingFeatures(deps.features, deps.redactions)
   const routes = new ResourceRoutes(serverIds)
   const subscribers = new Map<string, { readonly serverId: string; readonly hosts: Set<HostSession> }>()
   const levels = new Map<HostSession, LoggingLevel>()
@@ -126,7 +128,9 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
       case "notifications/resources/updated": {
         const entry = subscribers.get(notification.params.uri)
         if (entry !== undefined && entry.serverId === notification.serverId) {
-          for (const host of entry.hosts) send(host, notification.method, notification.params)
+          // The URI is the one the hosts subscribed to; anything else the server added passes the redactions.
+          const params = redactJson(notification.params, redactionsFor(deps.redactions, entry.serverId, notification.params.uri))
+          for (const host of entry.hosts) send(host, notification.method, { ...params, uri: notification.params.uri })
         }
         return
       }

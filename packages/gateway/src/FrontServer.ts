@@ -43,9 +43,6 @@ const isObject = (value: unknown): value is Record<string, never> => typeof valu
 
 type Target = NonNullable<ReturnType<Namespace["resolve"]>>
 
-// The longest tool name a refused call's row keeps (a host may send any string).
-const MAX_NAME = 256
-
 const failure = (error: CallError | AuditError) => {
   const wire = failureToWire(error)
   if (wire instanceof WireError) throw wire
@@ -60,7 +57,7 @@ const admit = (
 ): { readonly refused: RefusedCall } | { readonly target: Target; readonly args: Record<string, never> } => {
   const target = typeof name === "string" ? deps.namespace.resolve(name) : undefined
   const shown = typeof name === "string" ? name : "(no name)"
-  const routed = { serverId: target?.serverId ?? UNROUTED, name: target?.name ?? shown.slice(0, MAX_NAME), args }
+  const routed = { serverId: target?.serverId ?? UNROUTED, name: target?.name ?? shown.slice(0, MAX_NAME_LENGTH), args }
   if (target === undefined) return { refused: { ...routed, reason: `Unknown tool: ${shown}` } }
   return isObject(args) ? { target, args } : { refused: { ...routed, reason: "arguments must be an object" } }
 }

@@ -30,7 +30,7 @@ import type { Plan } from "./Plan.ts"
 import { policyLayer } from "./PolicyConfig.ts"
 import { redactResultParts } from "./ContentRedaction.ts"
 import { redactingTransportLayer } from "./RedactingTransport.ts"
-import { DETECT_ALL, redactionsFor, redactJson } from "./Redactor.ts"
+import { DETECT_ALL, redactionsFor, redactJson, redactText } from "./Redactor.ts"
 import { CurrentWriteAhead, writeAheadLayer } from "./WriteAhead.ts"
 
 /** A call the gateway refused before the pipeline: what the host named, and why it was refused. */
@@ -168,7 +168,8 @@ const make = (plan: Plan) =>
           }
           const failure = Cause.findErrorOption(exit.cause)
           if (failure._tag === "Some") {
-            yield* complete({ receipt: failure.value.receipt, sent, error: errorText(failure.value) })
+            // A hook's deny reason may quote what it saw: the row keeps it only redacted.
+            yield* complete({ receipt: failure.value.receipt, sent, error: redactText(errorText(failure.value), redactionsOf(input.serverId, input.name)) })
             return yield* Effect.fail(failure.value)
           }
           // Interrupted (the host cancelled, or the gateway is stopping) or a defect: the row still says so.

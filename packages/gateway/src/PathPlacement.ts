@@ -10,6 +10,14 @@ import { lstatSync, readlinkSync } from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
+
+// Windows drops trailing dots and spaces of a segment; a loop, since a regex here would be quadratic.
+const trimDotsAndSpaces = (segment: string): string => {
+  let end = segment.length
+  while (end > 0 && (segment.charCodeAt(end - 1) === 46 || segment.charCodeAt(end - 1) === 32)) end--
+  return segment.slice(0, end)
+}
+
 /** The path rules of a server's operating system. */
 export type Platform = "posix" | "win32"
 
@@ -144,7 +152,7 @@ const readings = (text: string, settings: PathSettings): Array<string> | undefin
 const comparable = (platform: Platform, placed: string): string => {
   const nfc = placed.normalize("NFC")
   if (platform === "posix") return nfc
-  return nfc.split("\\").map((segment, index) => (index === 0 ? segment : segment.replace(/[. ]+$/, ""))).join("\\").toLowerCase()
+  return nfc.split("\\").map((segment, index) => (index === 0 ? segment : trimDotsAndSpaces(segment))).join("\\").toLowerCase()
 }
 
 /** Where the kernel takes `reading`: from the real base (or the root of an absolute path), segment by segment. */

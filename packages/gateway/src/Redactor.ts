@@ -142,14 +142,26 @@ interface Frame {
   changed: boolean
 }
 
-const put = (frame: Frame, key: string, value: unknown): void => {
-  if (key === "__proto__") Object.defineProperty(frame.out, key, { value, enumerable: true, writable: true, configurable: true })
-  else (frame.out as Record<string, unknown>)[key] = value
+// An object's key passes `f` too: a secret can be a key. Keys that map to one text are kept apart.
+const outKey = (frame: Frame, key: string, f: (text: string) => string): string => {
+  if (Array.isArray(frame.out)) return key
+  const mapped = f(key)
+  if (mapped === key) return key
+  frame.changed = true
+  let unique = mapped
+  for (let n = 2; Object.hasOwn(frame.out, unique); n++) unique = `${mapped} (${n})`
+  return unique
+}
+
+const put = (frame: Frame, key: string, value: unknown, f: (text: string) => string): void => {
+  const to = outKey(frame, key, f)
+  if (to === "__proto__") Object.defineProperty(frame.out, to, { value, enumerable: true, writable: true, configurable: true })
+  else (frame.out as Record<string, unknown>)[to] = value
   if (value !== (frame.node as Record<string, unknown>)[key]) frame.changed = true
 }
 
 /**
- * Maps every string of a JSON value through `f`, without recursion; containers nested deeper than
+ * Maps every string of a JSON value (object keys included) through `f`, without recursion; containers nested deeper than
  * `maxDepth` become {@link TOO_DEEP}. Returns the same object where nothing changed.
  */
 export const mapStrings = (root: unknown, f: (text: string) => string, maxDepth: number = MAX_DEPTH): unknown => {
@@ -176,18 +188,18 @@ export const mapStrings = (root: unknown, f: (text: string) => string, maxDepth:
     if (frame.index < frame.keys.length) {
       const key = frame.keys[frame.index++]
       const value = enter((frame.node as Record<string, unknown>)[key], frame.depth + 1)
-      if (value !== PENDING) put(frame, key, value)
+      if (value !== PENDING) put(frame, key, value, f)
       continue
     }
     stack.pop()
     const done = frame.changed ? frame.out : frame.node
     if (stack.length === 0) return done
     const parent = stack[stack.length - 1]
-    put(parent, parent.keys[parent.index - 1], done)
+    put(parent, parent.keys[parent.index - 1], done, f)
   }
 }
 
-/** Applies redactions to every string of a JSON value (keys' names exempt nothing); the same object when nothing changed. */
+/** Applies redactions to every string of a JSON value, keys included; the same object when nothing changed. */
 export const redactJson = <A>(value: A, redactions: ReadonlyArray<Redaction>): A =>
   redactions.length === 0 ? value : mapStrings(value, (text) => redactText(text, redactions)) as A
 

@@ -39,6 +39,8 @@ const exercise = (client: Client) =>
     got.blob = await client.readResource({ uri: "secret://blob" })
     got.prompts = await client.listPrompts()
     got.prompt = await client.getPrompt({ name: "leak" })
+    got.completion = await client.complete({ ref: { type: "ref/prompt", name: "leak" }, argument: { name: "a", value: "" } })
+    got.subscribe = await client.subscribeResource({ uri: "secret://note" }).then((r) => ({ resolved: r }), (e: Error) => ({ rejected: e.message }))
     return got
   })
 
