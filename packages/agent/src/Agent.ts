@@ -6,7 +6,7 @@
  *   const result = yield* Agent.run("What is 1 + 1?", { tools: [add], policy: Policy.allowAll, model })
  */
 import { Context, Effect, Layer, Option, Schema, type Scope } from "effect"
-import { Approvals, type ConfigError, Hooks, Interlock, NativeTool, ToolCalls, ToolResult, ToolTransport } from "@interlock/core"
+import { Approvals, ConfigError, Hooks, Interlock, NativeTool, ToolCalls, ToolResult, ToolTransport } from "@interlock/core"
 import { LanguageModel, Model, Prompt } from "effect/ai"
 import { InvalidRunState, type UntrustedRunState } from "./AgentErrors.ts"
 import { compileAgentHooks } from "./AgentHooks.ts"
@@ -243,12 +243,16 @@ export const run = <PE = never, PR = never, AE = never, AR = never, TE = never, 
   options: AgentOptions<PE, PR, AE, AR, TE, TR, ME, MR, MO> & RunOptions
 ) => Effect.scoped(Effect.flatMap(make(options), (agent) => agent.run(prompt, options)))
 
-/** Builds an agent and resumes a suspended run with a decision. */
+/** Builds an agent and resumes a suspended run with a decision; needs the `stateKey` that sealed the state. */
 export const resume = <PE = never, PR = never, AE = never, AR = never, TE = never, TR = never, ME = never, MR = never, MO = NoModel>(
   state: RunState,
   decision: ResumeDecision,
   options: AgentOptions<PE, PR, AE, AR, TE, TR, ME, MR, MO> & RunOptions
-) => Effect.scoped(Effect.flatMap(make(options), (agent) => agent.resume(state, decision, options)))
+) =>
+  // A new agent without a shared key seals with a random one of its own and could never check the state.
+  options.stateKey === undefined
+    ? Effect.fail(new ConfigError({ path: "stateKey", detail: "Agent.resume builds a new agent, which can check a state only under the stateKey that sealed it: pass that key" }))
+    : Effect.scoped(Effect.flatMap(make(options), (agent) => agent.resume(state, decision, options)))
 
 /**
  * An agent used as a tool by another agent (a subagent). Its argument is `{ prompt }`; its hooks

@@ -86,8 +86,12 @@ describe("sealed run states", () => {
       const { paid, options } = yield* setup
       const agent = yield* Agent.make(options)
       const first = yield* agent.run("pay")
+      // A new agent cannot check the state without the key that sealed it: the one-shot resume says so.
       const elsewhere = yield* Effect.flip(Agent.resume(first.state!, "approve", options))
-      assert.strictEqual(elsewhere._tag, "UntrustedRunState")
+      assert.strictEqual(elsewhere._tag, "ConfigError")
+      assert.strictEqual(elsewhere._tag === "ConfigError" ? elsewhere.path : "", "stateKey")
+      const other = yield* Agent.make(options)
+      assert.strictEqual((yield* Effect.flip(other.resume(first.state!, "approve")))._tag, "UntrustedRunState")
       assert.deepStrictEqual(paid, [])
       const resumed = yield* agent.resume(first.state!, "approve")
       assert.strictEqual(resumed.status, "done")
