@@ -70,6 +70,12 @@ describe("isWithin on win32", () => {
     assert.isUndefined(isWithin("\\\\?\\C:\\srv\\app\\private\\x", "private", WIN32))
     assert.isUndefined(isWithin("D:private\\x", "private", WIN32))
   })
+
+  it("a segment of 200,000 trailing dots and spaces is trimmed as Windows does (a loop, not a quadratic regex)", () => {
+    const tail = ". ".repeat(100_000)
+    assert.isTrue(isWithin(`private${tail}\\x`, "private", WIN32))
+    assert.isFalse(isWithin(`sub\\${".".repeat(200_000)}x`, "private", WIN32))
+  })
 })
 
 /** A fake filesystem: the existing entries, and symlinks by path. */

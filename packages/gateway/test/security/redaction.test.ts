@@ -105,6 +105,18 @@ const strings = (root: unknown): Array<string> => {
   return out
 }
 
+describe("object keys", () => {
+  it("a secret used as a key is redacted like any string; keys that redact alike are kept apart", () => {
+    const out = redactJson({ [SECRET]: 1, [`${SECRET}b`]: 2, nested: { [TOKEN]: { ok: "fine" } }, list: [{ [SECRET]: true }] }, MARKED)
+    const text = JSON.stringify(out)
+    assert.notInclude(text, SECRET)
+    assert.notInclude(text, TOKEN)
+    assert.strictEqual(Object.keys(out).length, 4)
+    assert.deepStrictEqual(Object.values(out).slice(0, 2).sort(), [1, 2])
+    assert.deepStrictEqual(Object.values((out as { nested: object }).nested), [{ ok: "fine" }])
+  })
+})
+
 describe("redaction never throws", () => {
   it.effect.prop(
     "JSON nested up to 20,000 deep: no throw, no matching string survives at any depth, shallow data kept",

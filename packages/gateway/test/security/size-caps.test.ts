@@ -48,6 +48,16 @@ describe("door caps (the rule)", () => {
   )
 })
 
+describe("door caps on nesting", () => {
+  it("arguments nested past what JSON.stringify can walk are refused by maxArgBytes, not thrown", () => {
+    let args: unknown = { leaf: MARK }
+    for (let i = 0; i < 200_000; i++) args = { a: args }
+    const over = overLimit({ method: "tools/call", params: { name: "echo", arguments: args } }, 1, { maxArgBytes: 1024 * 1024 })
+    assert.strictEqual(over?.limit, "maxArgBytes")
+    assert.notInclude(over?.message ?? "", MARK)
+  })
+})
+
 describe("door caps over HTTP", () => {
   it.live("names, URIs, progress tokens and arguments past their caps are refused by cap, nothing is called, and refused calls are audited without their values", () =>
     Effect.gen(function*() {
