@@ -4,16 +4,24 @@
  * rule on `read_file` also denies its lookalikes. Only deny matching uses skeletons: an allow
  * rule still needs the real name, so a lookalike tool is never allowed by another's rule.
  *
- * Applied to canonical names (already NFKC and case-folded, so lowercase). Not the whole UTS #39
- * table: only lowercase Cyrillic/Greek/Latin-extension letters with a single Latin lookalike.
+ * Applied to names before case folding (NFKC, ignorables removed) and again after it, so both
+ * cases are listed: an uppercase Greek `Ν` looks like `N`, though it lowercases to `ν` (a `v`).
+ * Not the whole UTS #39 table: only Cyrillic/Greek/Armenian/Latin-extension letters with a single
+ * Latin lookalike.
  */
 
 const LOOKALIKES: Readonly<Record<string, string>> = {
   // Cyrillic
   "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x", "ѕ": "s", "і": "i",
   "ј": "j", "һ": "h", "ԁ": "d", "ԛ": "q", "ԝ": "w", "ӏ": "l", "ѵ": "v", "ү": "y",
+  "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C", "Т": "T",
+  "Х": "X", "У": "Y", "Ѕ": "S", "І": "I", "Ј": "J", "Һ": "H", "Ԛ": "Q", "Ԝ": "W", "Ӏ": "l", "Ү": "Y", "Ѵ": "V",
   // Greek
+  "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O",
+  "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X", "Ϲ": "C", "Ϳ": "J",
   "α": "a", "ο": "o", "ρ": "p", "ν": "v", "ι": "i", "κ": "k", "υ": "u", "χ": "x", "ϲ": "c", "ϳ": "j",
+  // Armenian
+  "օ": "o", "ս": "u", "ո": "n", "հ": "h", "Օ": "O", "Ս": "U",
   // Latin extensions
   "ı": "i", "ɑ": "a", "ɡ": "g", "ȷ": "j", "ɩ": "i"
 }
@@ -21,8 +29,8 @@ const LOOKALIKES: Readonly<Record<string, string>> = {
 // One character class: linear.
 const LOOKALIKE = new RegExp(`[${Object.keys(LOOKALIKES).join("")}]`, "gu")
 
-/** The skeleton of a canonical name: lookalike letters folded to Latin. Returns `canonical` itself when none occurs. */
-export const skeleton = (canonical: string): string => {
+/** A name's skeleton: lookalike letters folded to Latin (case kept). Returns `name` itself when none occurs. */
+export const skeleton = (name: string): string => {
   LOOKALIKE.lastIndex = 0
-  return LOOKALIKE.test(canonical) ? canonical.replace(LOOKALIKE, (c) => LOOKALIKES[c]) : canonical
+  return LOOKALIKE.test(name) ? name.replace(LOOKALIKE, (c) => LOOKALIKES[c]) : name
 }

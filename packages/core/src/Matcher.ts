@@ -42,6 +42,11 @@ export interface Matcher {
   readonly nameKey: string | undefined
   /** Whether a call to `name` on `serverId` is selected (raw names; compared loosely). */
   readonly test: (serverId: string, name: string) => boolean
+  /**
+   * Whether a deny (or ask) rule with this matcher selects the call: `test`, or the same on the
+   * names' confusable skeletons; a regex also sees the loose forms (Names.ts) and their skeletons.
+   */
+  readonly denyTest: (serverId: string, name: string) => boolean
 }
 
 const ALL = new Set(["*", "all", "any"])
@@ -72,6 +77,14 @@ const literalOf = (glob: ReturnType<typeof compileGlob>): string | undefined =>
 
 const fail = (message: string): Result.Result<Matcher, string> => Result.fail(message)
 
+/** `test`, or `test` on the skeletons when either name has lookalikes (string matchers). */
+const skeletonDenyTest = (test: Matcher["test"]): Matcher["denyTest"] => (serverId, name) => {
+  if (test(serverId, name)) return true
+  const server = nameForms(serverId)
+  const tool = nameForms(name)
+  return (server.skeleton !== server.canonical || tool.skeleton !== tool.canonical) && test(server.skeleton, tool.skeleton)
+}
+
 const parseString = (input: string): Result.Result<Matcher, string> => {
   const text = input.trim()
   if (text.length === 0) return fail("a matcher must not be empty")
@@ -82,7 +95,8 @@ const parseString = (input: string): Result.Result<Matcher, string> => {
       serverKey: undefined,
       anyServer: true,
       nameKey: undefined,
-      test: () => true
+      test: () => true,
+      denyTest: () => true
     })
   }
   const slash = text.indexOf("/")
@@ -95,13 +109,15 @@ const parseString = (input: string): Result.Result<Matcher, string> => {
   const serverTest = globTest(server)
   const nameTest = globTest(name)
   const level: Level = /^\*+$/.test(namePart) ? "server" : "tool"
+  const test = (serverId: string, toolName: string) => serverTest(canonicalName(serverId)) && nameTest(canonicalName(toolName))
   return Result.succeed({
     source: input,
     level,
     serverKey: literalOf(server),
     anyServer: /^\*+$/.test(serverPart),
     nameKey: literalOf(name),
-    test: (serverId, toolName) => serverTest(canonicalName(serverId)) && nameTest(canonicalName(toolName))
+    test,
+    denyTest: skeletonDenyTest(test)
   })
 }
 
@@ -164,6 +180,14 @@ const parseRegexMatcher = (input: { readonly server: unknown; readonly regex: un
       if (regex(name)) return true
       const canonical = canonicalName(name)
       return canonical !== name && regex(canonical)
+    },
+    denyTest: (serverId, name) => {
+      const server = nameForms(serverId)
+      if (!serverTest(server.canonical) && !serverTest(server.skeleton)) return false
+      const tool = nameForms(name)
+      return regex(name) || (tool.canonical !== name && regex(tool.canonical)) ||
+        (tool.loose !== name && regex(tool.loose)) || (tool.looseSkeleton !== tool.loose && regex(tool.looseSkeleton)) ||
+        (tool.skeleton !== tool.canonical && regex(tool.skeleton))
     }
   })
 }
@@ -181,9 +205,4 @@ export const parseMatcher = (input: unknown): Result.Result<Matcher, string> => 
  * Whether a deny matcher selects a call: on its names, or on their confusable skeletons (so a
  * deny on `read_file` also denies `rеad_file` with a Cyrillic `е`). For deny lists only.
  */
-export const denies = (matcher: Matcher, serverId: string, name: string): boolean => {
-  if (matcher.test(serverId, name)) return true
-  const server = nameForms(serverId)
-  const tool = nameForms(name)
-  return (server.skeleton !== server.canonical || tool.skeleton !== tool.canonical) && matcher.test(server.skeleton, tool.skeleton)
-}
+export const denies = (matcher: Matcher, serverId: string, name: string): boolean => matcher.denyTest(serverId, name)

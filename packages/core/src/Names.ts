@@ -29,16 +29,25 @@ export const NAME_CACHE_BYTES = 4 * 1024 * 1024
 /** Names longer than this (UTF-16 code units) are folded every time, never cached. */
 export const NAME_CACHE_MAX_LENGTH = 256
 
-/** A name's canonical form and its confusable skeleton (the same string when it has no lookalikes). */
+/** A name's forms; each is the same string as the one before it when nothing changes. */
 export interface NameForms {
+  /** Loose comparison form: NFKC, case-folded, ignorables removed, trimmed, separators as `_`. */
   readonly canonical: string
+  /** The canonical form of the name's skeleton, taken before case folding (so `МKDIR` -> `mkdir`). */
   readonly skeleton: string
+  /** NFKC, ignorables removed, trimmed; case and separators kept. Deny regexes also see it. */
+  readonly loose: string
+  /** The loose form's skeleton (case and separators kept). Deny regexes also see it. */
+  readonly looseSkeleton: string
 }
 
 const cache = makeBoundedCache<NameForms>({
   maxBytes: NAME_CACHE_BYTES,
   maxKeyLength: NAME_CACHE_MAX_LENGTH,
-  costOf: (forms) => 32 + 2 * forms.canonical.length + (forms.skeleton === forms.canonical ? 0 : 2 * forms.skeleton.length)
+  costOf: (forms) =>
+    48 + 2 * forms.canonical.length + (forms.skeleton === forms.canonical ? 0 : 2 * forms.skeleton.length) +
+    (forms.loose === forms.canonical ? 0 : 2 * forms.loose.length) +
+    (forms.looseSkeleton === forms.loose ? 0 : 2 * forms.looseSkeleton.length)
 })
 
 const foldOnce = (name: string): string =>
@@ -56,9 +65,20 @@ const fold = (name: string): string => {
   return current
 }
 
+const looseOf = (name: string): string => name.normalize("NFKC").replace(IGNORABLE, "").normalize("NFKC").trim()
+
 const formsOf = (name: string): NameForms => {
   const canonical = fold(name)
-  return { canonical, skeleton: skeleton(canonical) }
+  const loose = looseOf(name)
+  const looseSkeleton = skeleton(loose)
+  // Skeleton before folding (uppercase lookalikes), then after it (what folding turned into one).
+  const folded = skeleton(fold(looseSkeleton))
+  return {
+    canonical,
+    skeleton: folded === canonical ? canonical : folded,
+    loose: loose === canonical ? canonical : loose,
+    looseSkeleton: looseSkeleton === loose ? loose : looseSkeleton
+  }
 }
 
 /** A name's canonical form and confusable skeleton, cached. */

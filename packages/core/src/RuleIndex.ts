@@ -64,18 +64,32 @@ export const firstMatch = <Rule extends IndexedRule>(
 ): Rule | undefined => {
   const server = nameForms(serverId)
   const tool = nameForms(name)
-  const best = scanIndex(index, serverId, name, server.canonical, tool.canonical, applies, undefined)
-  if (bySkeleton === undefined || (server.skeleton === server.canonical && tool.skeleton === tool.canonical)) return best
-  return scanIndex(index, server.skeleton, tool.skeleton, server.skeleton, tool.skeleton, (rule) => bySkeleton(rule) && applies(rule), best)
+  const best = scanIndex(index, server.canonical, tool.canonical, (rule) => rule.matcher.test(serverId, name), applies, undefined)
+  const plain = server.skeleton === server.canonical && tool.skeleton === tool.canonical && tool.loose === name && tool.looseSkeleton === name
+  if (bySkeleton === undefined || plain) return best
+  // Deny/ask rules also match on skeletons and (regexes) loose forms: the skeleton buckets, then
+  // the canonical server's bucket when it differs (a regex rule there sees the loose forms).
+  const restricted = (rule: Rule) => bySkeleton(rule) && applies(rule)
+  const denyTest = (rule: Rule) => rule.matcher.denyTest(serverId, name)
+  const bySkeletons = scanIndex(index, server.skeleton, tool.skeleton, denyTest, restricted, best)
+  if (server.skeleton === server.canonical) return bySkeletons
+  let found = bySkeletons
+  for (const rule of index.byServer.get(server.canonical) ?? EMPTY) {
+    if (found !== undefined && rule.index >= found.index) break
+    if (denyTest(rule) && restricted(rule)) {
+      found = rule
+      break
+    }
+  }
+  return found
 }
 
 /** Scans the candidate buckets of (server, tool); `found` is the best rule so far, if any. */
 const scanIndex = <Rule extends IndexedRule>(
   index: RuleIndex<Rule>,
-  serverId: string,
-  name: string,
   server: string,
   tool: string,
+  test: (rule: Rule) => boolean,
   applies: (rule: Rule) => boolean,
   found: Rule | undefined
 ): Rule | undefined => {
@@ -83,7 +97,7 @@ const scanIndex = <Rule extends IndexedRule>(
   const scan = (bucket: ReadonlyArray<Rule>, needsTest: boolean) => {
     for (const rule of bucket) {
       if (best !== undefined && rule.index >= best.index) return
-      if ((!needsTest || rule.matcher.test(serverId, name)) && applies(rule)) {
+      if ((!needsTest || test(rule)) && applies(rule)) {
         best = rule
         return
       }

@@ -169,3 +169,73 @@ describe("security: names", () => {
       assert.include((built as ConfigError).detail, "srv//(?=a)b/")
     }))
 })
+
+/** Uppercase Latin letters and a Cyrillic, Greek or Armenian uppercase lookalike of each. */
+const UPPER_LOOKALIKE: Readonly<Record<string, string>> = {
+  A: "А", B: "Β", C: "С", E: "Е", H: "Н", I: "І", J: "Ј", K: "Κ", M: "М", N: "Ν", O: "Օ", P: "Р", T: "Т", X: "Х", Y: "Υ", S: "Ѕ", Z: "Ζ"
+}
+
+/** Regex deny rules, as tools.deny and as policy rules. */
+const regexDenying = (regex: RegExp) => {
+  const transport = recordingTransport()
+  const layer = Interlock.layer({
+    policy: Policy.rules({ rules: [{ id: "deny-re", match: { server: "srv", regex }, decision: "deny" }, { id: "rest", match: "*", decision: "allow" }], default: "deny" })
+  }).pipe(Layer.provide(transport.layer))
+  const hidden = recordingTransport()
+  const hiddenLayer = Interlock.layer({ policy: Policy.allowAll, tools: { deny: [{ server: "srv", regex }] } }).pipe(Layer.provide(hidden.layer))
+  return { log: () => [...transport.log.calls, ...hidden.log.calls], layer, hiddenLayer }
+}
+
+const callOn = (layer: ReturnType<typeof denying>["layer"], name: string) =>
+  Effect.flip(Effect.flatMap(ToolCalls, (calls) => calls.callTool({ serverId: "srv", name })).pipe(Effect.provide(layer)))
+
+describe("security: uppercase lookalikes and regex rules", () => {
+  it.effect("uppercase Cyrillic/Greek/Armenian lookalikes of a denied name are denied", () =>
+    Effect.gen(function*() {
+      for (const [plain, target] of [["mkdir", "МKDIR"], ["mkdir", "ΜKDIR"], ["net_send", "ΝET_SEND"], ["net_send", "NEТ_SEND"], ["road_file", "rօad_file"], ["read_file", "rеad_file"]]) {
+        const { log, layer } = denying(plain)
+        const error = yield* callOn(layer, target)
+        assert.strictEqual(error._tag === "Denied" && error.reason._tag === "PolicyDenied" ? error.reason.rule : undefined, "deny-it", target)
+        assert.deepStrictEqual(log.calls, [])
+      }
+    }))
+
+  it.effect.prop(
+    "an uppercase name with uppercase lookalikes swapped in is denied by a deny on the plain name",
+    [PlainName, Schema.Array(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 40 }))).check(Schema.isMinLength(1), Schema.isMaxLength(4))],
+    ([name, positions]) =>
+      Effect.gen(function*() {
+        const chars = [...name.toUpperCase()]
+        for (const at of positions) chars[at % chars.length] = UPPER_LOOKALIKE[chars[at % chars.length]] ?? chars[at % chars.length]
+        const target = chars.join("")
+        const { log, layer } = denying(name)
+        const error = yield* callOn(layer, target)
+        assert.strictEqual(error._tag === "Denied" && error.reason._tag === "PolicyDenied" ? error.reason.rule : undefined, "deny-it")
+        assert.deepStrictEqual(log.calls, [])
+      }),
+    { arbitrary: { runs: 60 } }
+  )
+
+  it.effect("a regex deny rule is not escaped by ignorables, soft hyphens or lookalikes", () =>
+    Effect.gen(function*() {
+      const { log, layer, hiddenLayer } = regexDenying(/^delete-/)
+      for (const target of ["delete-all", "delete\u200B-all", "\u200Bdelete-all", "delete\u00AD-all", "dеlete-all", " delete-all"]) {
+        const error = yield* callOn(layer, target)
+        assert.strictEqual(error._tag === "Denied" && error.reason._tag === "PolicyDenied" ? error.reason.rule : undefined, "deny-re", JSON.stringify(target))
+        const hidden = yield* callOn(hiddenLayer, target)
+        assert.strictEqual(hidden._tag === "Denied" ? hidden.reason._tag : undefined, "NotExposed", JSON.stringify(target))
+      }
+      assert.deepStrictEqual(log(), [])
+    }))
+
+  it.effect("an allow regex rule gains no matches from lookalikes", () =>
+    Effect.gen(function*() {
+      const transport = recordingTransport()
+      const layer = Interlock.layer({
+        policy: Policy.rules({ rules: [{ id: "allow-re", match: { server: "srv", regex: /^read-/ }, decision: "allow" }], default: "deny" })
+      }).pipe(Layer.provide(transport.layer))
+      const error = yield* callOn(layer, "rеad-file")
+      assert.strictEqual(error._tag === "Denied" && error.reason._tag === "PolicyDenied" ? error.reason.rule : "allowed", undefined)
+      assert.deepStrictEqual(transport.log.calls, [])
+    }))
+})
