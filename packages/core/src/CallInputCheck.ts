@@ -1,10 +1,11 @@
 /**
  * The check of a callTool input, which may come from anywhere (a host's JSON, a script). Each
- * field is read once, so a getter cannot show the check one value and the pipeline another, and
- * a read that throws is an invalid call, not a defect. An invalid call is still recorded: under
+ * field is read once, and args and meta are copied into plain data (JsonCopy.ts) reading each
+ * nested property once, so a getter or Proxy at any depth cannot show the check one value and the
+ * pipeline another; a read that throws is an invalid call, not a defect. An invalid call is still recorded: under
  * its usable string fields, with no arguments or meta (they may not be JSON).
  */
-import { isStrictJsonObject } from "./Canonical.ts"
+import { copyStrictJsonObject, JSON_COPY_MAX_DEPTH } from "./JsonCopy.ts"
 import { ProtocolError } from "./Errors.ts"
 import { makeToolCall, type ToolCall } from "./ToolCall.ts"
 
@@ -27,13 +28,22 @@ const problemOf = (fields: Fields): string | undefined =>
     ? "serverId must be a non-empty string"
     : typeof fields.name !== "string" || fields.name.length === 0
     ? "name must be a non-empty string"
-    : fields.args !== undefined && !isStrictJsonObject(fields.args)
-    ? "args must be a JSON object"
-    : fields.meta !== undefined && !isStrictJsonObject(fields.meta)
-    ? "meta must be a JSON object"
+    : typeof fields.args === "string"
+    ? `args ${fields.args}`
+    : typeof fields.meta === "string"
+    ? `meta ${fields.meta}`
     : fields.callId !== undefined && (typeof fields.callId !== "string" || fields.callId.length === 0)
     ? "callId must be a non-empty string"
     : undefined
+
+const PROBLEMS = { "not JSON": "must be a JSON object", "too deep": `must be a JSON object nested at most ${JSON_COPY_MAX_DEPTH} deep` }
+
+/** The plain copy of an args or meta field, or (a string) what is wrong with it. */
+const copyOf = (value: unknown): unknown => {
+  if (value === undefined) return undefined
+  const copy = copyStrictJsonObject(value)
+  return typeof copy === "string" ? PROBLEMS[copy] : copy
+}
 
 const stringOr = (value: unknown, fallback: () => string): string =>
   typeof value === "string" && value.length > 0 ? value : fallback()
@@ -57,6 +67,8 @@ export const checkInput = (input: unknown): CheckedInput => {
   try {
     const record = input as Record<string, unknown>
     fields = { serverId: record.serverId, name: record.name, args: record.args, callId: record.callId, meta: record.meta }
+    // Copied inside the try: a nested getter or Proxy trap may throw.
+    fields = { ...fields, args: copyOf(fields.args), meta: copyOf(fields.meta) }
     problem = problemOf(fields)
   } catch {
     return invalid(undefined, "the call could not be read")
