@@ -5,12 +5,13 @@
  * an allow can be remembered "once" (this call only) or "tool" (later calls of the same tool by the
  * same principal).
  */
-import { Context, Duration, Effect, Exit, Layer, Option, Scope } from "effect"
+import { Context, Duration, Effect, Exit, Layer, Scope } from "effect"
 import { ConfigError } from "./Errors.ts"
 import type { HookContext } from "./HookContext.ts"
 import { lift } from "./Lift.ts"
 import { isDeadline, toMillis } from "./Millis.ts"
 import { canonicalName } from "./Names.ts"
+import * as Supervisor from "./Supervisor.ts"
 import type { ToolCall } from "./ToolCall.ts"
 
 /** What an approver is asked. */
@@ -103,6 +104,9 @@ const makeMemory = () => {
   }
 }
 
+/** How long closing the Layer waits, at most, for approvers still running (never for detached ones). */
+export const APPROVER_CLOSE_GRACE_MS = 1000
+
 /** The Approvals service. */
 export class Approvals extends Context.Service<Approvals, ApprovalsShape>()("@interlock/core/Approvals") {
   /** No approver: every Ask is denied, unless the call's digest was granted beforehand. */
@@ -119,7 +123,11 @@ export class Approvals extends Context.Service<Approvals, ApprovalsShape>()("@in
     }
   })
 
-  /** Asks `approver`, waits at most `timeout` (default 120 s), and remembers allows as asked. */
+  /**
+   * Asks `approver`, waits at most `timeout` (default 120 s), and remembers allows as asked. The
+   * deadline is hard: the approver runs under a supervisor in the Layer's scope (Supervisor.ts), so
+   * one that ignores interruption is detached and the call is denied at the timeout.
+   */
   static layer<E = never, R = never>(options: ApprovalsOptions<E, R>): Layer.Layer<Approvals, ConfigError, R> {
     return Layer.effect(
       Approvals,
@@ -132,17 +140,15 @@ export class Approvals extends Context.Service<Approvals, ApprovalsShape>()("@in
           return yield* new ConfigError({ path: "approvals.approver", detail: "must be a function" })
         }
         const context = Context.omit(Scope.Scope)(yield* Effect.context<R>()) as Context.Context<R>
+        const supervisor = yield* Supervisor.make(Math.min(millis, APPROVER_CLOSE_GRACE_MS))
         const memory = makeMemory()
         const request = (request: ApprovalRequest): Effect.Effect<ApprovalOutcome> => {
           if (memory.take(request.call, request.ctx)) return Effect.succeed(outcome("allow", "remembered", "approved earlier"))
-          return lift(() => options.approver(request)).pipe(
-            Effect.provideContext(context),
-            Effect.timeoutOption(millis),
-            Effect.exit,
+          return Supervisor.runWithin(supervisor, lift(() => options.approver(request)).pipe(Effect.provideContext(context)), millis).pipe(
             Effect.map((exit): ApprovalOutcome => {
+              if (Supervisor.isTimedOut(exit)) return outcome("deny", "timeout", `no approval within ${millis} ms`)
               if (Exit.isFailure(exit)) return outcome("deny", "error", "the approver failed")
-              if (Option.isNone(exit.value)) return outcome("deny", "timeout", `no approval within ${millis} ms`)
-              const answer = exit.value.value
+              const answer = exit.value
               if (!isAnswer(answer)) return outcome("deny", "error", "the approver gave an invalid answer")
               const source = answer.via ?? "approver"
               if (answer.decision === "deny") return outcome("deny", source, answer.reason ?? "denied by the approver", answer.by)

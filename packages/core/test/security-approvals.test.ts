@@ -3,7 +3,8 @@
  * whose attribution is junk denies like any other junk answer: the call is never sent.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Exit, Layer, Schema, Scope } from "effect"
+import { TestClock } from "effect/testing"
 import { Approvals, Interlock, Policy, ToolCalls } from "../src/index.ts"
 import { recordingTransport } from "./fixtures.ts"
 
@@ -45,5 +46,32 @@ describe("approval attribution", () => {
       const { approval, sent } = yield* askedCall({ decision: "allow", via: "remembered", by: "mallory" })
       assert.deepStrictEqual(approval, { decision: "deny", source: "error" })
       assert.strictEqual(sent, 0)
+    }))
+})
+
+describe("approval deadline", () => {
+  it.effect("an approver that ignores interruption is denied at the approvals timeout; nothing is sent; the close does not hang", () =>
+    Effect.gen(function*() {
+      const transport = recordingTransport()
+      const layer = Interlock.layer({
+        policy: askEverything,
+        approvals: Approvals.layer({ approver: () => Effect.uninterruptible(Effect.never), timeout: 1000 })
+      }).pipe(Layer.provide(transport.layer))
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(layer, scope)
+      const calls = context.mapUnsafe.get(ToolCalls.key) as ToolCalls["Service"]
+      const fiber = yield* Effect.forkChild(Effect.result(calls.callTool({ serverId: "srv", name: "echo", args: {} })))
+      yield* TestClock.adjust(1000)
+      const exit = fiber.pollUnsafe()
+      assert.isDefined(exit, "the caller was still waiting after the approvals timeout")
+      const result = exit !== undefined && Exit.isSuccess(exit) ? exit.value : undefined
+      assert.strictEqual(result?._tag, "Failure")
+      const error = result?._tag === "Failure" ? result.failure : undefined
+      assert.strictEqual(error?._tag, "Denied")
+      assert.deepStrictEqual(error?.receipt?.approval?.decision, "deny")
+      assert.deepStrictEqual(transport.log.calls, [])
+      const closing = yield* Effect.forkChild(Scope.close(scope, Exit.void))
+      yield* TestClock.adjust(5000)
+      assert.isDefined(closing.pollUnsafe(), "closing the client hung on the approver")
     }))
 })
