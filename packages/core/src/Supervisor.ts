@@ -2,10 +2,14 @@
  * The client's supervisor: the fibers its hooks, custom policies and transport requests run in.
  *
  * Deadlines are hard. A caller waits for such a fiber at most until its deadline, then gets its
- * answer (a timeout) whether or not the fiber yields to interruption: the fiber is signalled and,
- * if it is still running (it is uninterruptible), detached. A detached fiber stays supervised:
- * closing the client's Layer signals every fiber again and waits, at most `closeGraceMs`, for the
- * ones that were not detached; it never waits for a detached one, so nothing hangs the close.
+ * answer (a timeout) whether or not the fiber yields to interruption. The fiber is signalled a
+ * short grace before the deadline ({@link releaseGraceMs}: a tenth of it, at most 100 ms), so a
+ * fiber that yields but cleans up asynchronously can finish by the deadline; one still running at
+ * the deadline (it ignores interruption, or its cleanup outlasts the grace) is detached. A
+ * detached fiber stays supervised: closing the client's Layer signals every fiber again and waits,
+ * at most `closeGraceMs`, for the ones that were not detached; it never waits for a detached one,
+ * so nothing hangs the close. At most `maxDetached` ({@link MAX_DETACHED}) fibers may be detached
+ * at once: past that, a step fails closed at once (a timeout) without starting a fiber.
  */
 import { Effect, type Exit, Fiber, type Scope } from "effect"
 
@@ -15,7 +19,18 @@ export interface Supervisor {
   /** Fibers that did not end when signalled at their deadline (a subset of `live`). */
   readonly detached: Set<Fiber.Fiber<unknown, unknown>>
   closed: boolean
+  /** The cap on `detached`; past it {@link runWithin} times out at once without forking. */
+  readonly maxDetached: number
 }
+
+/** The default cap on detached fibers per client: each may hold memory for as long as it runs. */
+export const MAX_DETACHED = 1024
+
+/** The most a fiber is signalled before its deadline, so an async cleanup can end by then. */
+export const RELEASE_GRACE_MS = 100
+
+/** The grace before a deadline of `millis` at which its fiber is signalled: a tenth, at most {@link RELEASE_GRACE_MS}. */
+export const releaseGraceMs = (millis: number): number => Math.min(RELEASE_GRACE_MS, Math.floor(millis / 10))
 
 /** A wait that passed its deadline; `detached` is true when the fiber was still running after the signal. */
 export interface TimedOut {
@@ -33,9 +48,9 @@ export const isTimedOut = (value: Exit.Exit<unknown, unknown> | TimedOut): value
  * A supervisor in the current scope. Closing the scope signals every live fiber, and waits at
  * most `closeGraceMs` for those that were not detached.
  */
-export const make = (closeGraceMs: number): Effect.Effect<Supervisor, never, Scope.Scope> =>
+export const make = (closeGraceMs: number, maxDetached: number = MAX_DETACHED): Effect.Effect<Supervisor, never, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.sync((): Supervisor => ({ live: new Set(), detached: new Set(), closed: false })),
+    Effect.sync((): Supervisor => ({ live: new Set(), detached: new Set(), closed: false, maxDetached })),
     (supervisor) =>
       Effect.suspend(() => {
         supervisor.closed = true
@@ -68,28 +83,46 @@ const track = (supervisor: Supervisor, fiber: Fiber.Fiber<unknown, unknown>): vo
   })
 }
 
+const TIMED_OUT_NOW = Effect.succeed(TIMED_OUT)
+
 /**
- * Runs `effect` in a supervised fiber, started at once, and waits for it at most `millis`.
- * A fiber that finishes without suspending costs no timer and is never tracked. Interrupting the
- * caller signals the fiber and does not wait for it either.
+ * After the signal, the grace, waited in full so the caller answers at the deadline: a fiber that
+ * ended in it answered (success) or timed out; one still running is detached.
+ */
+const graceWait = <A, E>(supervisor: Supervisor, fiber: Fiber.Fiber<A, E>, grace: number) =>
+  Effect.map(Effect.zip(Effect.timeoutOption(Fiber.await(fiber), grace), Effect.sleep(grace), { concurrent: true }), ([exit]): Exit.Exit<A, E> | TimedOut =>
+    exit._tag === "Some"
+      ? exit.value._tag === "Success" ? exit.value : TIMED_OUT
+      : release(supervisor, fiber) ? TIMED_OUT_DETACHED : TIMED_OUT)
+
+/**
+ * Runs `effect` in a supervised fiber, started at once, and waits for it at most `millis`; the
+ * fiber is signalled {@link releaseGraceMs} before that. A fiber that finishes without suspending
+ * costs no timer and is never tracked. Interrupting the caller signals the fiber and does not wait
+ * for it either. With `maxDetached` fibers detached, times out at once and forks nothing.
  */
 export const runWithin = <A, E>(
   supervisor: Supervisor,
   effect: Effect.Effect<A, E>,
   millis: number
-): Effect.Effect<Exit.Exit<A, E> | TimedOut> =>
+): Effect.Effect<Exit.Exit<A, E> | TimedOut> => {
+  if (supervisor.detached.size >= supervisor.maxDetached) return TIMED_OUT_NOW
+  const grace = releaseGraceMs(millis)
   // Masked from the fork on: an interruption that arrives while the fiber starts (it may wake the
   // interrupter synchronously) is only seen inside the wait, where it releases the fiber.
-  Effect.uninterruptibleMask((restore) =>
+  return Effect.uninterruptibleMask((restore) =>
     Effect.flatMap(Effect.forkDetach(effect, { startImmediately: true }), (fiber) => {
       const done = fiber.pollUnsafe()
       if (done !== undefined) return Effect.succeed(done)
       track(supervisor, fiber)
-      return restore(Effect.timeoutOption(Fiber.await(fiber), millis)).pipe(
-        Effect.onInterrupt(() => Effect.sync(() => release(supervisor, fiber))),
-        Effect.map((exit) =>
-          exit._tag === "Some" ? exit.value : release(supervisor, fiber) ? TIMED_OUT_DETACHED : TIMED_OUT
-        )
-      )
+      return restore(
+        Effect.flatMap(Effect.timeoutOption(Fiber.await(fiber), millis - grace), (exit) => {
+          if (exit._tag === "Some") return Effect.succeed(exit.value)
+          if (grace === 0) return Effect.succeed(release(supervisor, fiber) ? TIMED_OUT_DETACHED : TIMED_OUT)
+          fiber.interruptUnsafe()
+          return graceWait(supervisor, fiber, grace)
+        })
+      ).pipe(Effect.onInterrupt(() => Effect.sync(() => release(supervisor, fiber))))
     })
   )
+}
