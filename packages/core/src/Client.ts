@@ -1,5 +1,6 @@
 /** What one Interlock client holds while it runs: its hooks, services and settings. Internal. */
 import type { ApprovalsShape } from "./Approvals.ts"
+import { type BoundedCache, makeBoundedCache } from "./BoundedCache.ts"
 import { HookContext } from "./HookContext.ts"
 import type { HookEvent } from "./HookEvent.ts"
 import type { ResolvedHook } from "./Hooks.ts"
@@ -30,8 +31,19 @@ export interface Client {
   /** The client's tools filter: false hides the tool (calls are Denied, listings drop it). */
   readonly exposed: (serverId: string, name: string) => boolean
   /** The shared hook context per server, for operations without a principal or assigns. */
-  readonly contexts: Map<string, HookContext>
+  readonly contexts: BoundedCache<HookContext>
 }
+
+/** The context cache's bound: 1 MiB (estimated). It is keyed by the serverId a caller sends. */
+export const CONTEXT_CACHE_BYTES = 1024 * 1024
+
+/** ServerIds longer than this (UTF-16 code units) get a fresh context every time, never cached. */
+export const CONTEXT_CACHE_MAX_KEY_LENGTH = 256
+
+/** A client's per-server context cache, bounded by bytes. */
+export const makeContextCache = (): BoundedCache<HookContext> =>
+  // A context holds the client name, the key and small constants: about 200 bytes beyond the key.
+  makeBoundedCache({ maxBytes: CONTEXT_CACHE_BYTES, maxKeyLength: CONTEXT_CACHE_MAX_KEY_LENGTH, costOf: () => 200 })
 
 const EMPTY_ASSIGNS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>
 
@@ -48,7 +60,6 @@ export const hookContext = (client: Client, serverId: string, options: Operation
   let ctx = client.contexts.get(serverId)
   if (ctx === undefined || ctx.era !== era) {
     ctx = makeTrusted(HookContext, { client: client.name, serverId, era, assigns: EMPTY_ASSIGNS, principal: undefined })
-    if (client.contexts.size >= 1_000) client.contexts.clear()
     client.contexts.set(serverId, ctx)
   }
   return ctx

@@ -6,7 +6,7 @@
 import { type Duration, Effect, Layer, Result } from "effect"
 import { Approvals } from "./Approvals.ts"
 import * as CallProgram from "./CallProgram.ts"
-import type { Client } from "./Client.ts"
+import { type Client, makeContextCache } from "./Client.ts"
 import { ConfigError } from "./Errors.ts"
 import * as Gates from "./Gates.ts"
 import type { HooksConfig, HooksRequirements } from "./HookConfig.ts"
@@ -116,7 +116,7 @@ export const make = (settings: Settings = {}) =>
       pinTools: settings.pinTools === true,
       hideDenied: settings.hideDenied === true,
       exposed,
-      contexts: new Map()
+      contexts: makeContextCache()
     }
     return ToolCalls.of({
       callTool: (input, options) => CallProgram.callTool(client, input, options),
