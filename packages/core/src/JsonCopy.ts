@@ -7,7 +7,7 @@
 import type { Json } from "./Canonical.ts"
 
 /** The deepest nesting a copied value may have (objects and arrays). */
-export const JSON_COPY_MAX_DEPTH = 512
+export const JSON_COPY_MAX_DEPTH = 3072
 
 /** Why a value could not be copied as strict JSON (no undefined values, plain objects only). */
 export type CopyProblem = "not JSON" | "too deep"

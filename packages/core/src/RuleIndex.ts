@@ -52,8 +52,9 @@ const EMPTY: ReadonlyArray<never> = []
 /**
  * The first rule, in declaration order, whose matcher selects the call and for which `applies`
  * holds. `applies` runs only on rules whose matcher matched, in index order within a bucket.
- * When the names have confusable skeletons (Confusables.ts), rules for which `bySkeleton` holds
- * (deny rules) are also matched against the skeletons.
+ * When the names have confusable skeletons (Confusables.ts) or a loose form other than the name
+ * (Names.ts), rules for which `bySkeleton` holds (deny and ask rules) are also matched against
+ * those (`Matcher.denyTest`); allow rules never are.
  */
 export const firstMatch = <Rule extends IndexedRule>(
   index: RuleIndex<Rule>,
