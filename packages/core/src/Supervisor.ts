@@ -105,8 +105,14 @@ export const runWithin = <A, E>(
   supervisor: Supervisor,
   effect: Effect.Effect<A, E>,
   millis: number
+): Effect.Effect<Exit.Exit<A, E> | TimedOut> =>
+  Effect.suspend(() => supervisor.detached.size >= supervisor.maxDetached ? TIMED_OUT_NOW : supervised(supervisor, effect, millis))
+
+const supervised = <A, E>(
+  supervisor: Supervisor,
+  effect: Effect.Effect<A, E>,
+  millis: number
 ): Effect.Effect<Exit.Exit<A, E> | TimedOut> => {
-  if (supervisor.detached.size >= supervisor.maxDetached) return TIMED_OUT_NOW
   const grace = releaseGraceMs(millis)
   // Masked from the fork on: an interruption that arrives while the fiber starts (it may wake the
   // interrupter synchronously) is only seen inside the wait, where it releases the fiber.
