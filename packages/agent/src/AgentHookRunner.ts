@@ -63,6 +63,11 @@ const isThenable = (value: unknown): value is PromiseLike<unknown> => {
   }
 }
 
+/** How long a timed-out hook's fiber is waited for once interrupted, before the run goes on without it. */
+const RELEASE_GRACE_MS = 100
+
+const release = (fiber: Fiber.Fiber<unknown, unknown>) => Effect.timeoutOption(Fiber.interrupt(fiber), RELEASE_GRACE_MS)
+
 /** Awaits an asynchronous answer in a child fiber under the deadline; a timeout interrupts the fiber. */
 const awaitAnswer = (
   answer: Effect.Effect<unknown, unknown>,
@@ -70,11 +75,14 @@ const awaitAnswer = (
   decode: (value: unknown) => Outcome
 ): Effect.Effect<Outcome> =>
   Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(Effect.forkChild(answer, { startImmediately: true }), (fiber) =>
+    // Detached, so that a hook ignoring interruption cannot hold the fiber that waits for it; it is
+    // always interrupted when the wait ends, and waited for only within the grace.
+    Effect.flatMap(Effect.forkDetach(answer, { startImmediately: true }), (fiber) =>
       restore(Effect.timeoutOption(Fiber.await(fiber), millis)).pipe(
-        Effect.onInterrupt(() => Fiber.interrupt(fiber)),
+        Effect.onInterrupt(() => release(fiber)),
         Effect.flatMap((settled): Effect.Effect<Outcome> => {
-          if (settled._tag === "None") return Effect.as(Fiber.interrupt(fiber), failure("timeout"))
+          // A hook that ignores interruption is given a short grace, then left behind: the run answers.
+          if (settled._tag === "None") return Effect.as(release(fiber), failure("timeout"))
           const exit = settled.value
           if (Exit.isSuccess(exit)) return Effect.succeed(decode(exit.value))
           return Effect.succeed(failure(Cause.hasInterruptsOnly(exit.cause) ? "exit" : "raise"))

@@ -116,6 +116,21 @@ describe("beforeModel", () => {
       assert.deepStrictEqual([result.status, (result.error as any).kind], ["error", "timeout"])
       assert.strictEqual(server.requests.length, 0)
     }))
+
+  it.effect("a hook that ignores interruption still answers at its deadline: the run fails closed, nothing is sent", () =>
+    Effect.gen(function*() {
+      const server = yield* fake(turns(text("never")))
+      const fiber = yield* Effect.forkChild(runOn(server, "hi", {
+        hooks: { beforeModel: [{ id: "stuck", timeout: "2 seconds", run: () => Effect.uninterruptible(Effect.never) }] }
+      }))
+      yield* TestClock.adjust("2 seconds")
+      yield* TestClock.adjust("100 millis")
+      yield* Effect.yieldNow
+      assert.isDefined(fiber.pollUnsafe())
+      const result = yield* Fiber.join(fiber)
+      assert.deepStrictEqual([result.status, (result.error as any).kind], ["error", "timeout"])
+      assert.strictEqual(server.requests.length, 0)
+    }))
 })
 
 describe("afterModel", () => {
