@@ -7,16 +7,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import * as Supervisor from "../src/Supervisor.ts"
+import { atDeadline } from "./deadline.ts"
 
-/** Forks `effect`, moves the clock by `millis`, and returns how it ended (it must have ended). */
-const atDeadline = <A, E>(effect: Effect.Effect<A, E>, millis: number) =>
-  Effect.gen(function*() {
-    const fiber = yield* Effect.forkChild(effect)
-    yield* TestClock.adjust(millis)
-    const exit = fiber.pollUnsafe()
-    assert.isDefined(exit, "the caller was still waiting after the deadline")
-    return exit!
-  })
 
 const timedOut = (exit: Exit.Exit<Exit.Exit<unknown, unknown> | Supervisor.TimedOut, unknown>) =>
   Exit.isSuccess(exit) && Supervisor.isTimedOut(exit.value) ? exit.value : undefined

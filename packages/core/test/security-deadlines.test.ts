@@ -10,6 +10,7 @@ import { TestClock } from "effect/testing"
 import { type HooksConfig, Interlock, MetricNames, NativeTool, Policy, ToolCalls, ToolTransport, Verdict } from "../src/index.ts"
 import { capturing, spansNamed, spanText } from "./capture.ts"
 import { client, recordingTransport, SECRET } from "./fixtures.ts"
+import { atDeadline } from "./deadline.ts"
 
 /** An Effect hook that never answers and ignores interruption. */
 const stuck = () => Effect.uninterruptible(Effect.never)
@@ -29,15 +30,6 @@ const withClient = <A, E>(layer: Layer.Layer<ToolCalls, unknown>, body: (calls: 
     return result
   })
 
-/** Forks `effect`, moves the clock by `millis`, and returns how it ended. */
-const atDeadline = <A, E>(effect: Effect.Effect<A, E>, millis: number) =>
-  Effect.gen(function*() {
-    const fiber = yield* Effect.forkChild(effect)
-    yield* TestClock.adjust(millis)
-    const exit = fiber.pollUnsafe()
-    assert.isDefined(exit, "the caller was still waiting after the deadline")
-    return exit!
-  })
 
 const hooked = (hooks: HooksConfig) => client(hooks, { settings: { hookTimeout: 50 } })
 
