@@ -1,8 +1,8 @@
 import { defineConfig } from "vitest/config"
 
-// One project per package (Vitest 4+ replaced vitest.workspace.ts with test.projects).
+// One project per package, and docs (the README suite). Vitest 4+ replaced vitest.workspace.ts with test.projects.
 export default defineConfig({
   test: {
-    projects: ["packages/*"]
+    projects: ["packages/*", "docs"]
   }
 })
