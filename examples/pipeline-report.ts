@@ -1,6 +1,7 @@
 /**
  * A runnable tour of the pipeline: native tools behind hooks and a rules policy, a few calls,
- * and a short report of what was decided for each. Run with `node examples/pipeline-report.ts`.
+ * and a short report of what was decided for each. Run from the repository root with `npm run example`,
+ * or `node --conditions=@interlock/source examples/pipeline-report.ts` on Node >= 22.19.
  */
 import { Effect, Layer, Schema } from "effect"
 import {
