@@ -77,6 +77,12 @@ for (const file of readmes) {
   describe(`${file} runs as written on Node ${NODE_FLOOR}`, () => {
     const dir = path.join(scratch, file.replaceAll("/", "_").replace(/\.md$/, ""))
     mkdirSync(dir, { recursive: true })
+    // What NODE_OPTIONS is for node, this is for `npx vitest run` in a block: @interlock/* from src/.
+    writeFileSync(path.join(dir, "vitest.config.ts"), [
+      `import { defineConfig, mergeConfig } from "vitest/config"`,
+      `import { sourceConditions } from ${JSON.stringify(path.relative(dir, path.join(ROOT, "vitest.shared.ts")))}`,
+      `export default mergeConfig(sourceConditions, defineConfig({}))`
+    ].join("\n") + "\n")
     for (const entry of runs) {
       const block = entry.block as Extract<Block, { _tag: "Run" }>
       it(`${where(entry)} (${entry.fence.info})`, async () => {
