@@ -1,6 +1,10 @@
 /** The README suite's reader of Markdown: fences, the block convention, links and anchors. */
 import { assert, describe, it } from "@effect/vitest"
+import { Effect, Schema } from "effect"
 import { anchors, classify, fences, links } from "./Markdown.ts"
+
+/** Text that cannot open or close a fence: no line break, backtick or tilde. */
+const plain = (text: string) => text.replace(/[\n\r`~]/g, "")
 
 describe("fences", () => {
   it("finds ``` and ~~~ blocks, indented ones too, with their opening line, info and text", () => {
@@ -11,6 +15,14 @@ describe("fences", () => {
       { line: 10, info: "md", body: "```\n" }
     ])
   })
+
+  it.effect.prop("any block text comes back as written, at the line of its fence", [Schema.Array(Schema.String), Schema.Array(Schema.String)], ([before, body]) =>
+    Effect.sync(() => {
+      const prose = before.map(plain)
+      const lines = body.map(plain)
+      const found = fences([...prose, "```ts run", ...lines, "```", "after"].join("\n"))
+      assert.deepStrictEqual(found, [{ line: prose.length + 1, info: "ts run", body: lines.length === 0 ? "" : lines.join("\n") + "\n" }])
+    }))
 
   it("an inline code span of three backticks opens no block", () => {
     assert.deepStrictEqual(fences("use ```ts``` here\n"), [])
@@ -29,6 +41,16 @@ describe("classify", () => {
     assert.deepStrictEqual(classify("text output"), { _tag: "Output" })
     assert.deepStrictEqual(classify("json"), { _tag: "Plain" })
   })
+
+  it.effect.prop(
+    "a code block that says neither run, no-run nor file= is an error, whatever else it says",
+    [Schema.Literals(["ts", "typescript", "js", "javascript", "mjs", "sh", "bash", "shell", "console"]), Schema.Array(Schema.String)],
+    ([lang, words]) =>
+      Effect.sync(() => {
+        const rest = words.map((word) => word.replace(/\s/g, "")).filter((word) => word !== "" && !/^(run|no-run|output|file=.*)$/.test(word))
+        assert.strictEqual(classify([lang, ...rest].join(" "))._tag, "BlockError")
+      })
+  )
 
   it("rejects what breaks the convention, saying what", () => {
     for (const [info, words] of [
