@@ -1,5 +1,6 @@
 /** @interlock/core/testing itself: the recording transport, the scripted approver and the Arbitraries. */
 import { assert, describe, it } from "@effect/vitest"
+import { readFileSync } from "node:fs"
 import { Arbitrary, Effect, Fiber, Layer, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import { Canonical, canonicalName, Interlock, NativeTool, Policy, sameName, ToolCalls } from "../src/index.ts"
@@ -90,5 +91,13 @@ describe("ScriptedApprover", () => {
       assert.deepStrictEqual(service.asked.map((request) => [request.rule, request.call.args]), [["ask-all", {}], ["ask-all", { n: 2 }], ["ask-all", { n: 3 }]])
       assert.strictEqual(service.remaining, 0)
     }).pipe(Effect.provide(Interlock.layer({ policy: ask, approvals: approver.layer }).pipe(Layer.provideMerge(approver.layer), Layer.provide(RecordingTransport.make([echo]).layer))))
+  })
+})
+
+describe("the README", () => {
+  it("shows the example test exactly as the suite runs it", () => {
+    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8")
+    const example = readFileSync(new URL("./examples/policy.test.ts", import.meta.url), "utf8")
+    assert.include(readme, "```ts\n" + example + "```\n")
   })
 })
