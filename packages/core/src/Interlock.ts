@@ -188,6 +188,11 @@ export function client<PE = never, AE = never, TE = never>(
   options: ClientOptions<{}, PE, AE, TE> & { readonly hooks?: undefined }
 ): PromiseClient.InterlockClient
 export function client(options: ClientOptions<HooksConfig, unknown, unknown, unknown>): PromiseClient.InterlockClient {
+  // An app without a type checker may pass anything: name the option that is not a Layer.
+  const notLayer = (["transport", "policy", "approvals"] as const).find((key) =>
+    (key !== "approvals" || options[key] !== undefined) && !Layer.isLayer(options[key])
+  )
+  if (notLayer !== undefined) return PromiseClient.make(Layer.effect(ToolCalls, Effect.fail(new ConfigError({ path: notLayer, detail: "must be a Layer" }))))
   // The overloads above reject hooks that require services, so the built Layer requires none.
   const live = layer(options).pipe(Layer.provide(options.transport)) as Layer.Layer<ToolCalls, unknown>
   return PromiseClient.make(live)

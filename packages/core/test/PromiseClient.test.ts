@@ -228,6 +228,21 @@ describe("Interlock.client", () => {
     await client.close()
   })
 
+  it("an option that is not a Layer (an app without a type checker) rejects with a ConfigError naming it", async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ policy }, "transport"],
+      [{ policy: "allow", transport: ToolTransport.fromTools([echo]) }, "policy"],
+      [{ policy, approvals: () => ({ decision: "allow" }), transport: ToolTransport.fromTools([echo]) }, "approvals"]
+    ]
+    for (const [options, path] of cases) {
+      const client = Interlock.client(options as never)
+      const error = await rejected(client.callTool({ serverId: "local", name: "echo", args: { text: "x" } }))
+      assert.instanceOf(error, ConfigError)
+      assert.strictEqual((error as ConfigError).message, `invalid config at ${path}: must be a Layer`)
+      await client.close()
+    }
+  })
+
   it("an Ask goes to the approvals Layer: a scripted allow lets the call through, and its receipt says so", async () => {
     const approver = ScriptedApprover.make([{ decision: "allow", by: "alice" }, { decision: "deny", reason: "not twice" }])
     const ask = Policy.rules({ rules: [{ id: "ask-echo", match: "local/echo", decision: "ask", reason: "echo needs a person" }] })
