@@ -2,6 +2,10 @@
  * Interlock: assembles hooks, policy, approvals and a transport into the `ToolCalls` service.
  *
  *   Interlock.layer({ hooks, policy: Policy.rules({ ... }) }).pipe(Layer.provide(transportLayer))
+ *
+ * or, for an app that does not use Effect, into a client with Promise methods:
+ *
+ *   const client = Interlock.client({ hooks, policy, transport: transportLayer })
  */
 import { type Duration, Effect, Layer, Result } from "effect"
 import { Approvals } from "./Approvals.ts"
@@ -15,6 +19,7 @@ import { Hooks } from "./Hooks.ts"
 import { denies, type Matcher, type MatcherInput, parseMatcher } from "./Matcher.ts"
 import { isDeadline, toMillis } from "./Millis.ts"
 import { Policy } from "./Policy.ts"
+import * as PromiseClient from "./PromiseClient.ts"
 import { ToolCalls } from "./ToolCalls.ts"
 import * as Supervisor from "./Supervisor.ts"
 import { ToolTransport } from "./ToolTransport.ts"
@@ -158,4 +163,37 @@ export function layer(
       )
     )
   )
+}
+
+/** Options of {@link client}: those of {@link layer}, plus the transport. */
+export interface ClientOptions<C extends HooksConfig, PE, AE, TE> extends Options<C, PE, never, AE, never> {
+  /** The ToolTransport Layer: `ToolTransport.fromTools([...])`, or a transport or hub of `@interlock/mcp`. */
+  readonly transport: Layer.Layer<ToolTransport, TE>
+}
+
+/** A Promise client has no way to provide services: its hooks must require none. */
+type NoRequirements<C> = [HooksRequirements<C>] extends [never] ? unknown
+  : { readonly hooks: "the hooks of Interlock.client must not require services: provide them inside each hook" }
+
+/**
+ * A client with Promise methods (`callTool`, `listTools`, `readResource`, `getPrompt`, `close`) for
+ * apps that don't use Effect: the same hooks, policy, receipts and typed errors as {@link layer}, over
+ * a ManagedRuntime. The Layers are built on first use; `close()` releases them.
+ */
+export function client<const C extends HooksConfig, PE = never, AE = never, TE = never>(
+  options: ClientOptions<C, PE, AE, TE> & { readonly hooks: C } & NoRequirements<C>
+): PromiseClient.InterlockClient
+/** A Promise client with no hooks: the policy and approvals alone. */
+export function client<PE = never, AE = never, TE = never>(
+  options: ClientOptions<{}, PE, AE, TE> & { readonly hooks?: undefined }
+): PromiseClient.InterlockClient
+export function client(options: ClientOptions<HooksConfig, unknown, unknown, unknown>): PromiseClient.InterlockClient {
+  // An app without a type checker may pass anything: name the option that is not a Layer.
+  const notLayer = (["transport", "policy", "approvals"] as const).find((key) =>
+    (key !== "approvals" || options[key] !== undefined) && !Layer.isLayer(options[key])
+  )
+  if (notLayer !== undefined) return PromiseClient.make(Layer.effect(ToolCalls, Effect.fail(new ConfigError({ path: notLayer, detail: "must be a Layer" }))))
+  // The overloads above reject hooks that require services, so the built Layer requires none.
+  const live = layer(options).pipe(Layer.provide(options.transport)) as Layer.Layer<ToolCalls, unknown>
+  return PromiseClient.make(live)
 }

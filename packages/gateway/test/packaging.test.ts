@@ -137,6 +137,7 @@ describe("the packed packages, installed outside the workspace", () => {
       for (const needed of ["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts", "dist/index.js.map"]) {
         assert.include(files, needed, `${p.name} lacks ${needed}`)
       }
+      if (p.name === "@interlock/core") for (const needed of ["dist/testing/index.js", "dist/testing/index.d.ts"]) assert.include(files, needed, `${p.name} lacks ${needed}`)
       assert.deepStrictEqual(files.filter((file) => /^(src|test|bin\/.*\.ts$)|vitest\.config|tsconfig|tsbuildinfo/.test(file)), [], p.name)
       assert.deepStrictEqual(files.filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts")), [], p.name)
     }
@@ -169,6 +170,17 @@ describe("the packed packages, installed outside the workspace", () => {
       { text: "echo: HI", rule: "echo-ok", denied: "Denied", hooked: ["echo", "unknown"], node: NODE_FLOOR }
     )
     for (const [name, exported] of Object.entries<number>(result.packages)) assert.isAbove(exported, 0, name)
+    // Interlock.client and @interlock/core/testing, from the installed tarball.
+    assert.deepStrictEqual(result.promise, {
+      text: "echo: promise",
+      approval: "packager",
+      refused: "Denied",
+      sent: false,
+      reached: ["echo"],
+      asked: 1,
+      closed: "ClientClosed",
+      loose: true
+    })
   }, 60_000)
 
   it("a TypeScript consumer with strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess and skipLibCheck false type-checks", async () => {

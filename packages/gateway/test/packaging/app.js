@@ -1,11 +1,14 @@
 // A new user's JavaScript app on the installed tarballs: one native tool behind a rewriting hook and
-// a rules policy; it prints what came back as one JSON line. Every package must import.
-import { Interlock, NativeTool, Policy, ToolCalls, ToolTransport, Verdict } from "@interlock/core"
+// a rules policy, through the Effect API and through the Promise client (`Interlock.client`) over the
+// testing entry's recording transport and scripted approver; it prints what came back as one JSON
+// line. Every package must import.
+import { Interlock, InterlockError, NativeTool, Policy, ToolCalls, ToolTransport, Verdict } from "@interlock/core"
+import { Arbitraries, RecordingTransport, ScriptedApprover } from "@interlock/core/testing"
 import * as agent from "@interlock/agent"
 import * as claude from "@interlock/claude"
 import * as gateway from "@interlock/gateway"
 import * as mcp from "@interlock/mcp"
-import { Effect, Layer, Schema } from "effect"
+import { Arbitrary, Effect, Layer, Schema } from "effect"
 
 const hooked = []
 const echo = NativeTool.make({ name: "echo", parameters: Schema.Struct({ text: Schema.String }), run: ({ text }) => `echo: ${text}` })
@@ -26,5 +29,29 @@ const program = Effect.gen(function*() {
 })
 
 const result = await Effect.runPromise(program.pipe(Effect.provide(live)))
+
+// The same tool for an app without Effect: a Promise client, with the testing entry's parts.
+const recording = RecordingTransport.make([echo])
+const approver = ScriptedApprover.make([{ decision: "allow", by: "packager" }])
+const client = Interlock.client({
+  policy: Policy.rules({ rules: [{ id: "ask-echo", match: "local/echo", decision: "ask" }], default: "deny" }),
+  approvals: approver.layer,
+  transport: recording.layer
+})
+const approved = await client.callTool({ serverId: "local", name: "echo", args: { text: "promise" } })
+const refused = await client.callTool({ serverId: "local", name: "rm", args: {} }).catch((error) => error)
+await client.close()
+const closed = await client.listTools().catch((error) => error)
+const [[name, variant]] = await Effect.runPromise(Arbitrary.sampleEffect(Arbitraries.looseNamePair, { count: 1 }))
+const promise = {
+  text: approved.text,
+  approval: approved.receipt?.approval?.by,
+  refused: refused instanceof InterlockError ? refused._tag : String(refused),
+  sent: refused.receipt?.sent,
+  reached: recording.calls.map((call) => call.name),
+  asked: approver.asked.length,
+  closed: closed._tag,
+  loose: typeof name === "string" && typeof variant === "string"
+}
 const packages = Object.fromEntries(Object.entries({ agent, claude, gateway, mcp }).map(([name, module]) => [name, Object.keys(module).length]))
-console.log(JSON.stringify({ ...result, node: process.versions.node, packages }))
+console.log(JSON.stringify({ ...result, promise, node: process.versions.node, packages }))
