@@ -50,8 +50,8 @@ describe("web console in headless Chromium", () => {
       assert.deepStrictEqual(outcomes, ["denied", "ok"])
       const policyCell = yield* Effect.promise(() => page.textContent("#calls tbody tr:first-child td:nth-child(5)"))
       assert.strictEqual(policyCell, "deny (no-crash)")
-      const bars = yield* Effect.promise(() => page.$$eval(".chart[data-tool='echo/crash'] rect", (rects) => rects.map((r) => (r as unknown as { dataset: Record<string, string> }).dataset.kind)))
-      assert.deepStrictEqual(bars.sort(), ["calls", "denied"])
+      const bars = yield* Effect.promise(() => page.$$eval("#chart-calls rect.bar", (rects) => rects.map((r) => r.getAttribute("data-outcome"))))
+      assert.deepStrictEqual([...new Set(bars)].sort(), ["denied", "ok"])
 
       const pending = client.callTool({ name: "write_file", arguments: { path: "notes.txt", content: "hello" } })
       yield* Effect.promise(() => page.waitForSelector("#approvals tbody tr[data-id] button[data-decision='allow']"))
