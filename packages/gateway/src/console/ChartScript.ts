@@ -17,27 +17,29 @@ function svgNode(tag, attrs, text) {
   if (text !== undefined) node.textContent = text
   return node
 }
-function niceMax(value) {
-  if (!(value > 0)) return 1
-  const power = Math.pow(10, Math.floor(Math.log10(value)))
-  for (const m of [1, 2, 5]) if (m * power >= value) return m * power
+// The tick step: the smallest 1, 2 or 5 times a power of ten that splits the largest value into at most 4 steps.
+function tickStep(largest) {
+  const raw = largest > 0 ? largest / 4 : 0.25
+  const power = Math.pow(10, Math.floor(Math.log10(raw)))
+  for (const m of [1, 2, 5]) if (m * power >= raw) return m * power
   return 10 * power
 }
-const tickText = (value) => Number.isInteger(value) ? String(value) : value.toFixed(1)
+const tickText = (value) => String(Number(value.toPrecision(6)))
 const hhmm = (ms) => { const d = new Date(ms); return String(d.getHours()).padStart(2, "0") + ":" + String(d.getMinutes()).padStart(2, "0") }
 // The frame both charts share: y ticks with grid lines, time ticks, both axes and their titles.
-function frame(svg, series, yMax, yTitle) {
+function frame(svg, series, largest, yTitle) {
+  const step = tickStep(largest), ticks = Math.max(1, Math.ceil(largest / step)), yMax = ticks * step
   const w = CHART.width - CHART.left - CHART.right, h = CHART.height - CHART.top - CHART.bottom, n = series.buckets.length
   const x = (i) => CHART.left + (i / n) * w
   const y = (v) => CHART.top + h - (v / yMax) * h
   const axes = svgNode("g", { class: "axes" })
-  for (let k = 0; k <= 4; k++) {
-    const v = (yMax * k) / 4
+  for (let k = 0; k <= ticks; k++) {
+    const v = k * step
     axes.append(svgNode("line", { class: "grid", x1: CHART.left, x2: CHART.left + w, y1: y(v), y2: y(v) }))
     axes.append(svgNode("text", { class: "tick y-tick", x: CHART.left - 6, y: y(v) + 4, "text-anchor": "end" }, tickText(v)))
   }
-  const step = Math.max(1, Math.ceil(n / 6))
-  for (let i = 0; i < n; i += step) axes.append(svgNode("text", { class: "tick x-tick", x: x(i + 0.5), y: CHART.top + h + 16, "text-anchor": "middle" }, hhmm(series.buckets[i].start)))
+  const every = Math.max(1, Math.ceil(n / 6))
+  for (let i = 0; i < n; i += every) axes.append(svgNode("text", { class: "tick x-tick", x: x(i + 0.5), y: CHART.top + h + 16, "text-anchor": "middle" }, hhmm(series.buckets[i].start)))
   axes.append(svgNode("line", { class: "axis", x1: CHART.left, x2: CHART.left, y1: CHART.top, y2: CHART.top + h }))
   axes.append(svgNode("line", { class: "axis", x1: CHART.left, x2: CHART.left + w, y1: CHART.top + h, y2: CHART.top + h }))
   axes.append(svgNode("text", { class: "axis-label x-label", x: CHART.left + w / 2, y: CHART.top + h + 34, "text-anchor": "middle" }, "time (local, " + Math.round(series.bucketMs / 60000) + "-minute buckets)"))
@@ -60,7 +62,7 @@ function legend(svg, entries) {
 function drawCalls(svg, series) {
   svg.replaceChildren()
   const totals = series.buckets.map((b) => Object.values(b.counts).reduce((a, c) => a + c, 0))
-  const f = frame(svg, series, niceMax(Math.max(0, ...totals)), "calls / minute")
+  const f = frame(svg, series, Math.max(0, ...totals), "calls / minute")
   const bars = svgNode("g", { class: "bars" })
   series.buckets.forEach((b, i) => {
     let below = 0
@@ -79,7 +81,7 @@ function drawCalls(svg, series) {
 function drawLatency(svg, series) {
   svg.replaceChildren()
   const values = series.buckets.flatMap((b) => [b.p50, b.p95]).filter((v) => v !== null)
-  const f = frame(svg, series, niceMax(Math.max(0, ...values)), "latency (ms)")
+  const f = frame(svg, series, Math.max(0, ...values), "latency (ms)")
   for (const [key, color] of LINES) {
     const g = svgNode("g", { class: "line", "data-series": key })
     const points = []

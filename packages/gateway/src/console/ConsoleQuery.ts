@@ -42,10 +42,12 @@ const decode = Schema.decodeUnknownExit(StateQuery)
 export const parseStateQuery = (params: URLSearchParams): StateQuery | ConsoleQueryError => {
   const raw: Record<string, string> = {}
   for (const [key, value] of params) {
+    if (!Object.hasOwn(StateQuery.fields, key)) return new ConsoleQueryError({ param: key, detail: "is not a known parameter" })
     if (Object.hasOwn(raw, key)) return new ConsoleQueryError({ param: key, detail: "is given more than once" })
     raw[key] = value
   }
-  const exit = decode(raw, { onExcessProperty: "error" })
+  // Every key is a field's (an identifier), so the issue's path is the parameter's plain name.
+  const exit = decode(raw)
   if (Exit.isSuccess(exit)) return exit.value
   const issue = exit.cause.reasons.find((reason) => reason._tag === "Fail")
   const error = issue === undefined ? undefined : fromIssue(issue.error.issue)

@@ -13,7 +13,7 @@ export const PAGE_STYLES = `
   .countdown { font-variant-numeric: tabular-nums; } .countdown.urgent { color: #b3261e; font-weight: 600; }
   .filters { display: flex; gap: 1rem; align-items: end; flex-wrap: wrap; margin: .5rem 0 1rem; }
   .filters label { display: flex; flex-direction: column; font-size: 12px; color: #59607a; }
-  .filters select { min-width: 9rem; font: inherit; }
+  .filters select { min-width: 9rem; max-width: 18rem; font: inherit; }
   .charts { display: flex; gap: 1.5rem; flex-wrap: wrap; }
   .chart { margin: 0; } .chart figcaption { font-weight: 600; margin-bottom: .3rem; }
   .chart svg { border: 1px solid #e3e6ee; background: #fff; font-size: 11px; }
