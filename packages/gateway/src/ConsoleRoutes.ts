@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { Effect } from "effect"
 import { answerRefusal, sees, viewerFor } from "./ConsoleAccess.ts"
 import { CONSOLE_HEADERS, CONSOLE_HTML } from "./ConsolePage.ts"
-import { parseStateQuery } from "./console/ConsoleQuery.ts"
+import { ConsoleInputError, parseAnswer, parseStateQuery } from "./console/ConsoleInput.ts"
 import { callDetail, consoleState } from "./console/ConsoleState.ts"
 import type { GatewayShape } from "./Gateway.ts"
 import { readBody } from "./RequestBody.ts"
@@ -28,17 +28,18 @@ const answerWith = async <A, E extends { readonly message: string }>(res: Server
 /** The largest body an approval answer may have (bytes). */
 const MAX_ANSWER_BYTES = 4096
 
-/** The fields of an approval answer's body; an unreadable, oversized or non-JSON body gives none. */
-const readAnswer = async (req: IncomingMessage): Promise<{ readonly decision?: unknown; readonly digest?: unknown }> => {
+/** An approval answer's body as JSON; undefined when it is unreadable, oversized or not JSON. */
+const readJson = async (req: IncomingMessage): Promise<unknown> => {
   try {
     // An oversized body is read and dropped (undefined): the request is still answered, with 400, never left hanging.
     const body = await readBody(req, MAX_ANSWER_BYTES)
-    const parsed: unknown = JSON.parse(body?.toString("utf8") ?? "")
-    return typeof parsed === "object" && parsed !== null ? parsed : {}
+    return body === undefined ? undefined : JSON.parse(body.toString("utf8"))
   } catch {
-    return {}
+    return undefined
   }
 }
+
+const badInput = (res: ServerResponse, error: ConsoleInputError) => json(res, 400, { error: error.message, param: error.param })
 
 /** Serves a console route; false when the path is not one. */
 export const handleConsole = async (
@@ -61,7 +62,7 @@ export const handleConsole = async (
   }
   if (url.pathname === "/api/state" && req.method === "GET" && viewer !== undefined) {
     const query = parseStateQuery(url.searchParams)
-    if (query instanceof Error) json(res, 400, { error: query.message, param: query.param })
+    if (query instanceof ConsoleInputError) badInput(res, query)
     else await answerWith(res, consoleState(gateway, viewer, query))
     return true
   }
@@ -72,15 +73,12 @@ export const handleConsole = async (
   }
   const match = /^\/api\/approvals\/([0-9a-f-]{36})$/.exec(url.pathname)
   if (match !== null && req.method === "POST" && viewer !== undefined) {
-    const { decision, digest } = await readAnswer(req)
-    if (decision !== "allow" && decision !== "deny") {
-      json(res, 400, { error: "decision must be \"allow\" or \"deny\"" })
+    const body = parseAnswer(await readJson(req))
+    if (body instanceof ConsoleInputError) {
+      badInput(res, body)
       return true
     }
-    if (typeof digest !== "string") {
-      json(res, 400, { error: "digest must be the pending call's digest, as the console lists it" })
-      return true
-    }
+    const { decision, digest } = body
     // A pending approval the viewer may not see is, to it, no pending approval at all.
     const pending = gateway.approvals.list().find((entry) => entry.id === match[1] && sees(viewer, entry.principal))
     if (pending === undefined) {

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { AuditRecord } from "../src/AuditRecord.ts"
-import { ConsoleQueryError, OUTCOMES, parseStateQuery, passes } from "../src/console/ConsoleQuery.ts"
+import { ConsoleInputError, OUTCOMES, parseAnswer, parseStateQuery, passes } from "../src/console/ConsoleInput.ts"
 import { percentile, seriesOf } from "../src/console/ConsoleSeries.ts"
 
 const MINUTE = 60_000
@@ -18,7 +18,7 @@ const Row = Schema.Struct({
 
 const paramOf = (query: string) => {
   const parsed = parseStateQuery(new URLSearchParams(query))
-  return parsed instanceof ConsoleQueryError ? parsed.param : undefined
+  return parsed instanceof ConsoleInputError ? parsed.param : undefined
 }
 
 describe("console query parameters", () => {
@@ -35,8 +35,8 @@ describe("console query parameters", () => {
       assert.strictEqual(paramOf(query!), param, query)
     }
     const error = parseStateQuery(new URLSearchParams("principal=" + "p".repeat(300)))
-    assert.instanceOf(error, ConsoleQueryError)
-    assert.notInclude((error as ConsoleQueryError).message, "ppp")
+    assert.instanceOf(error, ConsoleInputError)
+    assert.notInclude((error as ConsoleInputError).message, "ppp")
   })
 
   it.effect.prop("any minutes that is not a whole number from 1 to 1440 is refused, naming minutes", [Schema.String], ([minutes]) =>
@@ -53,6 +53,19 @@ describe("console query parameters", () => {
       if (["minutes", "principal", "server", "tool", "outcome"].includes(sent)) return
       assert.strictEqual(paramOf(query), sent)
     }))
+
+  it("an approval answer's body is { decision, digest }; a bad one names its field", () => {
+    assert.deepStrictEqual(parseAnswer({ decision: "allow", digest: "d" }), { decision: "allow", digest: "d" })
+    const fieldOf = (body: unknown) => {
+      const parsed = parseAnswer(body)
+      return parsed instanceof ConsoleInputError ? parsed.message : undefined
+    }
+    assert.strictEqual(fieldOf({ digest: "d" }), "body field decision is required")
+    assert.match(fieldOf({ decision: "maybe", digest: "d" }) ?? "", /^body field decision /)
+    assert.strictEqual(fieldOf({ decision: "deny" }), "body field digest is required")
+    assert.match(fieldOf({ decision: "deny", digest: 1 }) ?? "", /^body field digest /)
+    for (const junk of [undefined, null, "allow", [], 1]) assert.match(fieldOf(junk) ?? "", /^body field \(root\) must be a JSON object/)
+  })
 
   it("a filter passes only rows whose field equals it", () => {
     const alice = row(NOW, "ok", 1, { principal: "alice" })

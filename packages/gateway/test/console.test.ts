@@ -143,14 +143,16 @@ describe("web console in headless Chromium", () => {
       yield* run(() => eve.callTool({ name: "echo", arguments: { text: "hi" } }))
 
       // The API checks its query: a bad, unknown or repeated parameter is a 400 naming it.
-      const api = (pathAndQuery: string, token = "approver-token") =>
-        run(() => fetch(new URL(pathAndQuery, http.consoleUrl), { headers: { authorization: `Bearer ${token}` } }).then(async (res) => ({ status: res.status, body: await res.json() as Record<string, unknown> })))
+      const api = (pathAndQuery: string, token = "approver-token", init: { readonly method?: string; readonly body?: string } = {}) =>
+        run(() => fetch(new URL(pathAndQuery, http.consoleUrl), { ...init, headers: { authorization: `Bearer ${token}` } }).then(async (res) => ({ status: res.status, body: await res.json() as Record<string, unknown> })))
       for (const [query, param] of [["outcome=nope", "outcome"], ["minutes=0", "minutes"], ["minutes=ten", "minutes"], ["colour=red", "colour"], ["tool=a&tool=b", "tool"]]) {
         const bad = yield* api(`/api/state?${query}`)
         assert.strictEqual(bad.status, 400, query)
         assert.strictEqual(bad.body.param, param, query)
         assert.include(String(bad.body.error), `query parameter ${param}`)
       }
+      const answered = yield* api(`/api/approvals/${crypto.randomUUID()}`, "approver-token", { method: "POST", body: JSON.stringify({ decision: "maybe", digest: "d" }) })
+      assert.deepStrictEqual([answered.status, answered.body.param], [400, "decision"])
       // A caller sees only its own calls, also in a call's detail and in the filters' choices.
       const all = (yield* api("/api/state")).body as unknown as State
       const bobsRow = all.calls.find((call) => call.principal === "bob")!

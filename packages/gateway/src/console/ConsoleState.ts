@@ -8,17 +8,17 @@ import { Effect } from "effect"
 import type { AuditRecord } from "../AuditRecord.ts"
 import { type ConsoleViewer, sees } from "../ConsoleAccess.ts"
 import type { GatewayShape } from "../Gateway.ts"
-import { passes, type StateQuery } from "./ConsoleQuery.ts"
+import { passes, type StateQuery } from "./ConsoleInput.ts"
 import { seriesOf } from "./ConsoleSeries.ts"
 
 /** How many rows the table shows. */
 const SHOWN_ROWS = 100
 
 /** How many of the newest rows (of every principal) the state and a call's detail are read from. */
-export const SCANNED_ROWS = 2000
+const SCANNED_ROWS = 2000
 
 /** The charts' default window, in minutes. */
-export const DEFAULT_MINUTES = 30
+const DEFAULT_MINUTES = 30
 
 const distinct = (values: ReadonlyArray<string | undefined>): ReadonlyArray<string> =>
   [...new Set(values.filter((value): value is string => value !== undefined))].sort()
