@@ -33,10 +33,10 @@ export const CONSOLE_HTML = `<!doctype html>
 <p id="viewer"></p>
 <h2>Pending approvals</h2>
 <table id="approvals"><thead><tr><th>Time</th><th>Principal</th><th>Tool</th><th>Reason</th><th>Arguments (redacted)</th><th>Time left</th><th></th></tr></thead><tbody></tbody></table>
-<h2>Calls (last 30 minutes)</h2>
+<h2>Calls</h2>
 <div class="filters" id="filters">${filter("principal", "Principal")}${filter("server", "Server")}${filter("tool", "Tool")}${filter("outcome", "Outcome")}<button type="button" id="filter-clear">Clear filters</button></div>
 <p id="truncated" class="warning" hidden>Only the newest audit rows are read: older calls are not in the charts or the filters.</p>
-<div class="charts">${chart("chart-calls", "Calls per minute by outcome")}${chart("chart-latency", "Latency per minute: p50 and p95 (ms)")}</div>
+<div class="charts">${chart("chart-calls", "Calls per minute by outcome, last 30 minutes")}${chart("chart-latency", "Latency per minute, p50 and p95 (ms), last 30 minutes")}</div>
 <section id="detail" hidden>
 <h2>Call <span id="detail-title"></span> <button type="button" id="detail-close">Close</button></h2>
 <dl id="detail-facts"></dl>

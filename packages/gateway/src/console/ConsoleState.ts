@@ -68,7 +68,8 @@ export const consoleState = (gateway: GatewayShape, viewer: ConsoleViewer, query
       },
       calls: matching.slice(0, SHOWN_ROWS).map(summary),
       series: seriesOf(matching, now, minutes),
-      // The queue stamps `time` when the approver starts waiting, so the deadline is the approvals timeout after it.
+      // The queue stamps `time` when the approver starts waiting, just after the approvals timeout
+      // started: the deadline shown is the timeout after it, later than the real one by that set-up only.
       approvals: gateway.approvals.list()
         .filter((pending) => sees(viewer, pending.principal))
         .map((pending) => ({ ...pending, deadline: pending.time + timeoutMs }))
