@@ -32,6 +32,7 @@ export const CONSOLE_HTML = `<!doctype html>
 <h1>Interlock console <span id="status">connecting…</span></h1>
 <p id="viewer"></p>
 <h2>Pending approvals</h2>
+<p id="notice" class="warning" hidden></p>
 <table id="approvals"><thead><tr><th>Time</th><th>Principal</th><th>Tool</th><th>Reason</th><th>Arguments (redacted)</th><th>Time left</th><th></th></tr></thead><tbody></tbody></table>
 <h2>Calls</h2>
 <div class="filters" id="filters">${filter("principal", "Principal")}${filter("server", "Server")}${filter("tool", "Tool")}${filter("outcome", "Outcome")}<button type="button" id="filter-clear">Clear filters</button></div>

@@ -52,6 +52,8 @@ declare const document: {
   readonly scripts: ArrayLike<unknown>
 }
 declare const window: { readonly __pwned?: number; readonly __violations?: ReadonlyArray<string> }
+/** The page script's function behind the approve and deny buttons. */
+declare const answer: (id: string, digest: string, decision: "allow" | "deny") => Promise<void>
 
 /** In the page: whether the calls table lists `n` calls. */
 const rows = (n: number) => document.querySelectorAll("#calls tbody tr[data-id]").length === n
@@ -262,5 +264,10 @@ describe("web console in headless Chromium", () => {
       yield* run(() => page.click("#calls tbody tr:first-child button.open"))
       yield* run(() => page.waitForSelector("#detail-approval:text-is('allow · via console · by console-token')"))
       assert.strictEqual(yield* run(() => page.textContent("#detail-policy")), "ask, by rule writes")
+
+      // An answer the gateway refuses (here: an approval that no longer exists) says why on the page.
+      assert.isTrue(yield* run(() => page.isHidden("#notice")))
+      yield* run(() => page.evaluate((id) => answer(id, "digest", "allow"), crypto.randomUUID()))
+      assert.strictEqual(yield* run(() => page.textContent("#notice")), "Not answered (404): no such pending approval")
     }), 90_000)
 })

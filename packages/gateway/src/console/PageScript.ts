@@ -35,7 +35,10 @@ function tickCountdowns() {
   }
 }
 async function answer(id, digest, decision) {
-  await fetch("/api/approvals/" + encodeURIComponent(id), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ decision, digest }) })
+  const res = await fetch("/api/approvals/" + encodeURIComponent(id), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ decision, digest }) })
+  const body = await res.json().catch(() => ({}))
+  $("#notice").textContent = res.ok ? "" : "Not answered (" + res.status + "): " + (body.error || "no reason given")
+  $("#notice").hidden = res.ok
   refresh()
 }
 function renderApprovals(list, viewer) {
