@@ -43,8 +43,8 @@ const isObject = (value: unknown): value is Record<string, never> => typeof valu
 
 type Target = NonNullable<ReturnType<Namespace["resolve"]>>
 
-const failure = (error: CallError | AuditError) => {
-  const wire = failureToWire(error)
+const failure = (error: CallError | AuditError, callId?: string) => {
+  const wire = failureToWire(error, callId)
   if (wire instanceof WireError) throw wire
   return wire
 }
@@ -110,8 +110,10 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
     const end = deps.hosts.begin(host, target.serverId, (notification) => ctx.mcpReq.notify(notification as never))
     // Progress sent before the result must reach the host before it: the result waits for them.
     const notified: Array<Promise<unknown>> = []
+    // The gateway names the call here, so that a failed call's result can name it to the host.
+    const callId = crypto.randomUUID()
     const call = deps.calls.callTool(
-      { serverId: target.serverId, name: target.name, args },
+      { serverId: target.serverId, name: target.name, args, callId },
       {
         ...options,
         assigns: elicit === undefined ? {} : { [ELICIT_KEY]: elicit },
@@ -127,7 +129,7 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
     return deps.run(Effect.result(call), ctx.mcpReq.signal)
       .then((result) => Promise.all(notified).then(() => result))
       .then((result) => {
-        if (Result.isFailure(result)) return failure(result.failure)
+        if (Result.isFailure(result)) return failure(result.failure, callId)
         deps.features.noteResult(target.serverId, result.success.content)
         return toWireResult(result.success)
       })
