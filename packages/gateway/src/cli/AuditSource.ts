@@ -19,7 +19,7 @@ import { loadFrom } from "./Shared.ts"
 export const auditSourceFlags = (what: string) => ({
   db: Flag.String("db").pipe(Flag.withDescription(`The SQLite audit database ${what}, instead of the config's store`), Flag.optional),
   postgres: Flag.String("postgres").pipe(
-    Flag.withDescription(`The Postgres audit store ${what}, instead of the config's store: a postgres:// URL, or env:NAME to read it from a variable (keeps the password off the command line)`),
+    Flag.withDescription(`The Postgres audit store ${what} instead of --db or the config's store: a postgres:// URL, or env:NAME to read it from a variable (keeps the password off the command line)`),
     Flag.optional
   )
 })
