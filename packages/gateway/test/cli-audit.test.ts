@@ -137,7 +137,7 @@ describe("interlock audit and replay, on the store a config's gateway writes", (
       assert.include(self.stderr, "4 recorded calls read, 2 re-decided (2 never reached the policy")
     }), 90_000)
 
-  it.live("over HTTP: a failed call's _meta equals its audit row's callId and digest", () =>
+  it.live("over HTTP: a failed call's _meta equals its audit row's callId and digest; a downstream protocol error's or a refused call's error data names its row", () =>
     Effect.scoped(Effect.gen(function*() {
       const { gateway, http } = yield* startGateway({ servers: { echo: echoServer }, policy, hooks })
       const client = yield* httpClient(http.mcpUrl)
@@ -148,5 +148,24 @@ describe("interlock audit and replay, on the store a config's gateway writes", (
         assert.strictEqual(rows[0].callId, callId)
         assert.strictEqual(rows[0].digest, digest)
       }
+      // A downstream protocol error (the echo server knows no such tool) keeps its code; its data names the row.
+      const unknown = yield* Effect.promise(() => client.callTool({ name: "no_such_tool", arguments: { path: "ARG-PATH-5d1" } }).then(() => undefined, (error: { code?: number; data?: unknown }) => error))
+      assert.strictEqual(unknown?.code, -32602)
+      const data = unknown?.data as Record<string, string>
+      assert.includeMembers(["interlock/callId", "interlock/digest"], Object.keys(data))
+      assert.notInclude(JSON.stringify(data), "ARG-PATH-5d1")
+      const [row] = yield* gateway.store.query({ callId: data["interlock/callId"] })
+      assert.deepInclude(row, { callId: data["interlock/callId"], tool: "no_such_tool" })
+      assert.strictEqual(row.digest, data["interlock/digest"])
+
+      // Refused before the pipeline (a name no server has, under namespace "always"): the error's data names the refused row.
+      const strict = yield* startGateway({ servers: { echo: echoServer }, namespace: "always", policy })
+      const strictClient = yield* httpClient(strict.http.mcpUrl)
+      const refused = yield* Effect.promise(() => strictClient.callTool({ name: "no_such_tool", arguments: {} }).then(() => undefined, (error: { code?: number; data?: unknown }) => error))
+      assert.strictEqual(refused?.code, -32602)
+      const refusedData = refused?.data as Record<string, string>
+      assert.deepStrictEqual(Object.keys(refusedData), ["interlock/callId"])
+      const [refusedRow] = yield* strict.gateway.store.query({ callId: refusedData["interlock/callId"] })
+      assert.deepInclude(refusedRow, { outcome: "refused", tool: "no_such_tool" })
     })), 60_000)
 })

@@ -56,5 +56,7 @@ export const openAuditSource = (flags: AuditSourceFlags): Effect.Effect<AuditSto
       return yield* PgAuditStore.make(url)
     }
     if (Option.isSome(flags.db)) return yield* openSqlite(flags.db.value)
-    return yield* openConfigStore(yield* loadFrom(flags.config))
+    const loaded = yield* loadFrom(flags.config).pipe(Effect.mapError((error) =>
+      error.path === "--config" ? new ConfigError({ path: error.path, detail: `${error.detail}; or name the store with --db or --postgres` }) : error))
+    return yield* openConfigStore(loaded)
   })
