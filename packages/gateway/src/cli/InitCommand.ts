@@ -18,6 +18,9 @@ import { userFacing } from "./Shared.ts"
 /** The file `init` writes when --config is not given. */
 export const DEFAULT_INIT_FILE = "interlock.config.jsonc"
 
+/** Where the config's JSON Schema is when the package is installed in the project. */
+export const SCHEMA_PATH = "./node_modules/@interlock/gateway/interlock.config.schema.json"
+
 /** One stdio server of the starter config. */
 export interface StarterServer {
   readonly name: string
@@ -51,6 +54,8 @@ export const starterConfig = (servers: ReadonlyArray<StarterServer>): string => 
     "// Interlock gateway config, written by `interlock init`. JSON with // comments.",
     "// Every key: `interlock schema`, or the gateway README's Configuration section.",
     "{",
+    "  // Editors check this file against the published schema (installed with the package).",
+    `  "$schema": ${json(SCHEMA_PATH)},`,
     "  // The MCP servers the gateway fronts, each spawned over stdio (or { \"url\": ... } for Streamable HTTP).",
     "  // Relative paths (cwd, args the server reads) start in this file's folder.",
     "  \"servers\": {",
