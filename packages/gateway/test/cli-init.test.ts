@@ -10,6 +10,10 @@ const { cli, dir, writeConfig } = cliIn("interlock-cli-init-")
 describe("interlock init and check", () => {
   it.live("init writes a commented config that check accepts, prints the next commands, and keeps an existing file unless --force", () =>
     Effect.gen(function*() {
+      const help = yield* cli(["init", "--help"])
+      assert.strictEqual(help.code, 0)
+      assert.include(help.stdout, "interlock init")
+      assert.include(help.stdout, "--force")
       const echo = `echo=${[echoServer.command, ...echoServer.args].join(" ")}`
       const written = yield* cli(["init", "--server", echo])
       assert.strictEqual(written.code, 0, written.stderr)
