@@ -72,4 +72,6 @@ export interface AuditQuery {
   readonly limit?: number
   /** Only rows with an id greater than this (for tailing). */
   readonly afterId?: number
+  /** Only the rows of this call id (what a host was told in a result's `_meta`). */
+  readonly callId?: string
 }

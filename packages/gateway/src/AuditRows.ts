@@ -62,6 +62,8 @@ export interface AuditSql {
   readonly newest: string
   /** Parameters: [afterId, limit]. */
   readonly after: string
+  /** Parameters: [callId, afterId, limit]. */
+  readonly byCall: string
   /** Parameters: {@link bucketParams}. */
   readonly buckets: string
 }
@@ -79,6 +81,7 @@ export const auditSql = (dialect: Dialect, table: string): AuditSql => {
     complete: `UPDATE ${table} SET ${COMPLETED.map(([name], i) => `${name} = ${p(i + 1)}`).join(", ")} WHERE id = ${p(COMPLETED.length + 1)}`,
     newest: `SELECT ${SELECTED} FROM ${table} ORDER BY id DESC LIMIT ${p(1)}`,
     after: `SELECT ${SELECTED} FROM ${table} WHERE id > ${p(1)} ORDER BY id DESC LIMIT ${p(2)}`,
+    byCall: `SELECT ${SELECTED} FROM ${table} WHERE call_id = ${p(1)} AND id > ${p(2)} ORDER BY id DESC LIMIT ${p(3)}`,
     buckets: `SELECT server, tool, (time / CAST(${p(1)} AS BIGINT)) * CAST(${p(2)} AS BIGINT) AS start, COUNT(*) AS calls,
       SUM(CASE WHEN outcome IN ('denied', 'refused') THEN 1 ELSE 0 END) AS denied
       FROM ${table} WHERE time >= ${p(3)} GROUP BY server, tool, start`
@@ -124,8 +127,9 @@ export const insertParams = (row: AuditRecord): Array<string | number | null> =>
 export const completeParams = (row: AuditRecord, id: number): Array<string | number | null> => [...insertParams(row).slice(1), id]
 
 /** Which read a query runs, and its parameters (at most 10,000 rows, default 100). */
-export const readOf = (query: AuditQuery = {}): { readonly statement: "newest" | "after"; readonly params: ReadonlyArray<number> } => {
+export const readOf = (query: AuditQuery = {}): { readonly statement: "newest" | "after" | "byCall"; readonly params: ReadonlyArray<number | string> } => {
   const limit = Math.max(1, Math.min(10_000, Math.floor(query.limit ?? 100)))
+  if (query.callId !== undefined) return { statement: "byCall", params: [query.callId, query.afterId ?? 0, limit] }
   return query.afterId === undefined ? { statement: "newest", params: [limit] } : { statement: "after", params: [query.afterId, limit] }
 }
 

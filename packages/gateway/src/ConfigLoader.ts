@@ -1,5 +1,5 @@
 /**
- * Loading a config file: `interlock.config.json` (validated by the GatewayConfig Schema) or
+ * Loading a config file: `interlock.config.json` or `.jsonc` (comments allowed; validated by the GatewayConfig Schema) or
  * `interlock.config.ts` (its default export, from `defineConfig`, with hooks and rule predicates
  * as code). Errors are ConfigErrors that name the file and the path at fault.
  */
@@ -9,7 +9,8 @@ import { readFile } from "node:fs/promises"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { GatewayConfig } from "./Config.ts"
-import { fromIssue } from "./ConfigError.ts"
+import { fromIssue, ROOT } from "./ConfigError.ts"
+import { blankComments } from "./JsonComments.ts"
 
 /** A rule predicate written as code (interlock.config.ts only). */
 export type RulePredicate = (args: JsonObject, call: ToolCall, ctx: HookContext) => boolean
@@ -27,7 +28,7 @@ export interface LoadedConfig {
   readonly file: string | undefined
 }
 
-const decode = Schema.decodeUnknownExit(GatewayConfig, { onExcessProperty: "error" })
+const decode = Schema.decodeUnknownExit(GatewayConfig, { onExcessProperty: "error", errors: "all" })
 
 /** Validates raw config data. `hooks` and function-valued `when`s must have been taken out first. */
 export const decodeConfig = (raw: unknown): Effect.Effect<GatewayConfig, ConfigError> => {
@@ -36,7 +37,7 @@ export const decodeConfig = (raw: unknown): Effect.Effect<GatewayConfig, ConfigE
   const failure = exit.cause.reasons.find((reason) => reason._tag === "Fail")
   const error = failure?._tag === "Fail" ? failure.error : undefined
   return Effect.fail(
-    Schema.isSchemaError(error) ? fromIssue(error.issue) : new ConfigError({ path: "(root)", detail: "could not be validated" })
+    Schema.isSchemaError(error) ? fromIssue(error.issue) : new ConfigError({ path: ROOT, detail: "could not be validated" })
   )
 }
 
@@ -74,13 +75,15 @@ const readJson = (file: string) =>
     try: () => readFile(file, "utf8"),
     catch: () => new ConfigError({ path: file, detail: "could not be read" })
   }).pipe(
-    Effect.flatMap((text) =>
-      Effect.try({
-        try: () => JSON.parse(text) as unknown,
+    Effect.flatMap((text) => {
+      const data = blankComments(text)
+      if (data === undefined) return Effect.fail(new ConfigError({ path: file, detail: "has a /* comment that is never closed" }))
+      return Effect.try({
+        try: () => JSON.parse(data) as unknown,
         // The parser's message may quote the file's content (and a literal secret): say where only.
         catch: (error) => new ConfigError({ path: file, detail: `is not valid JSON${positionOf(error)}` })
       })
-    )
+    })
   )
 
 const positionOf = (error: unknown): string => {
@@ -101,16 +104,20 @@ const importModule = (file: string) =>
     )
   )
 
-/** Loads a config file (.json, or .ts/.mts/.js/.mjs with a default export). */
+/** Loads a config file (.json or .jsonc, both with `//` and `/* *\/` comments allowed, or .ts/.mts/.js/.mjs with a default export). */
 export const loadConfig = (file: string): Effect.Effect<LoadedConfig, ConfigError> => {
   const absolute = path.resolve(file)
   const baseDir = path.dirname(absolute)
-  const raw = absolute.endsWith(".json") ? readJson(absolute) : importModule(absolute)
+  const raw = absolute.endsWith(".json") || absolute.endsWith(".jsonc") ? readJson(absolute) : importModule(absolute)
   return raw.pipe(
     Effect.flatMap((value) => fromObject(value, baseDir, absolute)),
-    Effect.mapError((error) => error.path.startsWith(absolute) ? error : new ConfigError({ path: `${path.basename(absolute)}: ${error.path}`, detail: error.detail }))
+    Effect.mapError((error) =>
+      error.path.startsWith(absolute)
+        ? error
+        : new ConfigError({ path: error.path === ROOT ? path.basename(absolute) : `${path.basename(absolute)}: ${error.path}`, detail: error.detail })
+    )
   )
 }
 
 /** The config file to use when none is given: the first of these names in `dir` that exists. */
-export const CONFIG_NAMES = ["interlock.config.ts", "interlock.config.mts", "interlock.config.js", "interlock.config.json"] as const
+export const CONFIG_NAMES = ["interlock.config.ts", "interlock.config.mts", "interlock.config.js", "interlock.config.json", "interlock.config.jsonc"] as const

@@ -18,7 +18,7 @@ import { type GatewayCallsShape, type RefusedCall, UNROUTED } from "./GatewayCal
 import type { HostSessionsShape } from "./HostSessions.ts"
 import type { Namespace } from "./Namespace.ts"
 import { type Redaction, redactionsFor } from "./Redactor.ts"
-import { failureToWire, toWireResult, toWireTool } from "./WireConvert.ts"
+import { CALL_ID_META, failureToWire, toWireResult, toWireTool } from "./WireConvert.ts"
 
 /** Runs an Effect for a request; the signal interrupts it. */
 export type Runner = <A, E>(effect: Effect.Effect<A, E>, signal: AbortSignal) => Promise<A>
@@ -43,8 +43,8 @@ const isObject = (value: unknown): value is Record<string, never> => typeof valu
 
 type Target = NonNullable<ReturnType<Namespace["resolve"]>>
 
-const failure = (error: CallError | AuditError) => {
-  const wire = failureToWire(error)
+const failure = (error: CallError | AuditError, callId?: string) => {
+  const wire = failureToWire(error, callId)
   if (wire instanceof WireError) throw wire
   return wire
 }
@@ -97,11 +97,13 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
   handle("tools/call", (request, ctx: ServerContext) => {
     const params = request.params
     const checked = admit(deps, params.name, params.arguments ?? {})
+    // The gateway names the call here, so that a refused or failed call can name its audit row to the host.
+    const callId = crypto.randomUUID()
     if ("refused" in checked) {
-      const refused = checked.refused
+      const refused = { ...checked.refused, callId }
       return deps.run(Effect.result(deps.calls.refuse(refused, options)), ctx.mcpReq.signal).then((result) => {
         if (Result.isFailure(result)) return failure(result.failure)
-        throw new WireError(INVALID_PARAMS, refused.reason)
+        throw new WireError(INVALID_PARAMS, refused.reason, { [CALL_ID_META]: callId })
       }) as never
     }
     const { target, args } = checked
@@ -111,7 +113,7 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
     // Progress sent before the result must reach the host before it: the result waits for them.
     const notified: Array<Promise<unknown>> = []
     const call = deps.calls.callTool(
-      { serverId: target.serverId, name: target.name, args },
+      { serverId: target.serverId, name: target.name, args, callId },
       {
         ...options,
         assigns: elicit === undefined ? {} : { [ELICIT_KEY]: elicit },
@@ -127,7 +129,7 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
     return deps.run(Effect.result(call), ctx.mcpReq.signal)
       .then((result) => Promise.all(notified).then(() => result))
       .then((result) => {
-        if (Result.isFailure(result)) return failure(result.failure)
+        if (Result.isFailure(result)) return failure(result.failure, callId)
         deps.features.noteResult(target.serverId, result.success.content)
         return toWireResult(result.success)
       })

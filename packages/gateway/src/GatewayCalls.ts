@@ -42,6 +42,8 @@ export interface RefusedCall {
   readonly args: unknown
   /** Why, in Interlock's words (never the arguments). */
   readonly reason: string
+  /** The id its row records (the front names it to the host); a fresh one when absent. */
+  readonly callId?: string | undefined
 }
 
 /** The server of a refused call whose tool name resolves to no server. */
@@ -179,7 +181,7 @@ const make = (plan: Plan) =>
       )
     const refuse = (call: RefusedCall, options?: CallOptions): Effect.Effect<void, AuditError> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const fields: Record<string, unknown> = { ...base(call.serverId, call.name, crypto.randomUUID(), options, now), outcome: "refused", sent: false, durationMs: 0, error: call.reason }
+        const fields: Record<string, unknown> = { ...base(call.serverId, call.name, call.callId ?? crypto.randomUUID(), options, now), outcome: "refused", sent: false, durationMs: 0, error: call.reason }
         if (full && call.args !== undefined) fields.args = captured(() => redactJson(call.args, redactionsOf(call.serverId, call.name)))
         return store.record(new AuditRecord(fields as ConstructorParameters<typeof AuditRecord>[0]))
       })

@@ -186,12 +186,20 @@ export const readPostgresUrl = (
   return /^postgres(?:ql)?:\/\//.test(Redacted.value(url)) ? url : new ConfigError({ path: where, detail: "must be a postgres:// or postgresql:// URL" })
 }
 
-const resolveAudit = (loaded: LoadedConfig, env: Readonly<Record<string, string | undefined>>): AuditPlan | ConfigError => {
+/** The default SQLite audit file, relative to the config's directory. */
+export const DEFAULT_AUDIT_PATH = ".interlock/audit.db"
+
+/**
+ * Where a config's audit rows go: SQLite at `audit.path` (default {@link DEFAULT_AUDIT_PATH})
+ * resolved against the config's directory, Postgres at `audit.postgres`, or off. The gateway,
+ * `claude-hook`, `audit` and `replay` all find the store through this one function.
+ */
+export const auditPlan = (loaded: LoadedConfig, env: Readonly<Record<string, string | undefined>> = process.env): AuditPlan | ConfigError => {
   const audit = loaded.config.audit ?? {}
   const capture = audit.capture ?? "metadata"
   if (audit.enabled === false) return { path: undefined, postgres: undefined, capture }
   if (audit.postgres === undefined) {
-    const file = audit.path === ":memory:" ? ":memory:" : path.resolve(loaded.baseDir, audit.path ?? ".interlock/audit.db")
+    const file = audit.path === ":memory:" ? ":memory:" : path.resolve(loaded.baseDir, audit.path ?? DEFAULT_AUDIT_PATH)
     return { path: file, postgres: undefined, capture }
   }
   if (audit.path !== undefined) return new ConfigError({ path: "audit", detail: "set either path (SQLite) or postgres, not both" })
@@ -226,7 +234,7 @@ export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan 
   if (builtins instanceof ConfigError) return builtins
   const listen = resolveListen(loaded, options.http, env)
   if (listen instanceof ConfigError) return listen
-  const audit = resolveAudit(loaded, env)
+  const audit = auditPlan(loaded, env)
   if (audit instanceof ConfigError) return audit
   const approvals = resolveApprovals(config, listen)
   if (approvals instanceof ConfigError) return approvals

@@ -1,7 +1,10 @@
 /**
  * Shadow mode: re-decide recorded calls under a candidate policy and report the calls whose
  * decision would change. Rows recorded with `capture: "metadata"` have no arguments; they are
- * re-decided with empty arguments, and the change says so (`argsCaptured: false`).
+ * re-decided with empty arguments, and the change says so (`argsCaptured: false`). Only the policy
+ * is re-run (hooks may act on the world): a row whose call never reached the policy (a hook denied
+ * it, it was refused, or it is a Claude Code post-tool or agent event) has no decision to compare,
+ * and is not re-decided.
  */
 import { ConfigError, HookContext, Policy, Principal, ToolCall } from "@interlock/core"
 import { Effect } from "effect"
@@ -16,8 +19,8 @@ export interface ReplayChange {
   readonly principal: string | undefined
   readonly server: string
   readonly tool: string
-  /** The recorded decision: allow, deny, ask, or "none" when the call never reached the policy. */
-  readonly before: string
+  /** The recorded policy decision. */
+  readonly before: "allow" | "deny" | "ask"
   /** The candidate's decision. */
   readonly after: "allow" | "deny" | "ask"
   /** The candidate rule that decided, if a rule did. */
@@ -28,7 +31,10 @@ export interface ReplayChange {
 const isJsonObject = (value: unknown): value is Record<string, never> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
-/** Re-decides `rows` under the candidate config's policy. */
+/** Whether a row can be re-decided: its call reached the policy, which recorded a decision. */
+export const replayable = (row: AuditRecord): boolean => row.decision !== undefined
+
+/** Re-decides the {@link replayable} `rows` under the candidate config's policy. */
 export const replay = (
   rows: ReadonlyArray<AuditRecord>,
   candidate: LoadedConfig
@@ -37,6 +43,7 @@ export const replay = (
     const policy = yield* Effect.provide(Effect.service(Policy), policyLayer(candidate.config, candidate.predicates, candidate.baseDir))
     const changes: Array<ReplayChange> = []
     for (const row of rows) {
+      if (row.decision === undefined) continue
       const argsCaptured = isJsonObject(row.args)
       const args = argsCaptured ? row.args : {}
       const call = new ToolCall({ serverId: row.server, name: row.tool, args, callId: row.callId })
@@ -48,7 +55,7 @@ export const replay = (
       })
       const decision = yield* policy.decide(call, ctx)
       const after = decision._tag === "Allow" ? "allow" : decision._tag === "Deny" ? "deny" : "ask"
-      const before = row.decision ?? "none"
+      const before = row.decision
       if (before !== after) {
         changes.push({
           id: row.id,

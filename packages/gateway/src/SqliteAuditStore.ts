@@ -47,7 +47,7 @@ export const open = (file: string): AuditStoreShape & { readonly close: () => vo
   const insert = db.prepare(SQL.insert)
   const begin = db.prepare(SQL.begin)
   const complete = db.prepare(SQL.complete)
-  const reads = { newest: db.prepare(SQL.newest), after: db.prepare(SQL.after) }
+  const reads = { newest: db.prepare(SQL.newest), after: db.prepare(SQL.after), byCall: db.prepare(SQL.byCall) }
   const grouped = db.prepare(SQL.buckets)
   return {
     record: (row) =>

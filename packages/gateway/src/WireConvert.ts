@@ -29,14 +29,38 @@ export const toWireResult = (result: ToolResult): Record<string, unknown> => {
   return out
 }
 
-/** What a failed call becomes for the host: an isError result, or a JSON-RPC error. */
-export const failureToWire = (error: CallError | AuditError): Record<string, unknown> | WireError => {
+/** The `_meta` key of a failed call's id, as its audit row records it (`interlock audit --call ID`). */
+export const CALL_ID_META = "interlock/callId"
+
+/** The `_meta` key of the digest of a failed call's final call (after rewrites), as its receipt and audit row hold it. */
+export const DIGEST_META = "interlock/digest"
+
+/** The `_meta` key of a failed call's error tag. */
+export const ERROR_META = "interlock/error"
+
+/** A failed call's id and digest under their `_meta` keys (each when known). */
+const callMeta = (error: CallError, callId: string | undefined): Record<string, string> => {
+  const meta: Record<string, string> = {}
+  const id = callId ?? error.receipt?.callId
+  if (id !== undefined) meta[CALL_ID_META] = id
+  if (error.receipt?.digest !== undefined) meta[DIGEST_META] = error.receipt.digest
+  return meta
+}
+
+/**
+ * What a failed call becomes for the host: an isError result, or a JSON-RPC error. The result's
+ * `_meta` names the error's tag, the call's id and the receipt's digest, so the host's user can
+ * find the audit row; nothing from the arguments or from what a hook raised. A downstream protocol
+ * error keeps its code and message, and carries the same ids as its error data.
+ */
+export const failureToWire = (error: CallError | AuditError, callId?: string): Record<string, unknown> | WireError => {
   switch (error._tag) {
     case "ProtocolError":
-      return new WireError(error.code, error.detail)
+      // The server's own error data is not passed on; the host gets the ids of the audit row instead.
+      return new WireError(error.code, error.detail, callMeta(error, callId))
     case "AuditError":
       return new WireError(-32603, "the audit store could not record this call, so its answer is withheld")
     default:
-      return { content: [{ type: "text", text: `Interlock: ${error.message}` }], isError: true, _meta: { "interlock/error": error._tag } }
+      return { content: [{ type: "text", text: `Interlock: ${error.message}` }], isError: true, _meta: { [ERROR_META]: error._tag, ...callMeta(error, callId) } }
   }
 }

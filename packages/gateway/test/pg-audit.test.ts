@@ -58,6 +58,7 @@ const answers = (store: AuditStoreShape, afterId: number, limit: number, since: 
     limited: store.query({ limit }),
     after: store.query({ afterId }),
     everything: store.query({ limit: 10_000 }),
+    byCall: store.query({ callId: `call-${afterId}` }),
     buckets: store.buckets(since, bucketMs),
     minute: store.buckets(0, 60_000)
   })
@@ -85,6 +86,7 @@ describe("Postgres audit store", () => {
         assert.deepStrictEqual(fromPg.everything.map((row) => row.id), records.map((_, i) => i + 1).reverse())
         const stripped = fromPg.everything.map(({ id: _, ...rest }) => rest).reverse()
         assert.deepStrictEqual(stripped, records.map((record) => JSON.parse(JSON.stringify({ ...record }))))
+        assert.deepStrictEqual(fromPg.byCall.map((row) => row.callId), cut < records.length ? [`call-${cut}`] : [])
         const denied = records.filter((record) => record.outcome === "denied").length
         assert.strictEqual(fromPg.minute.reduce((sum, bucket) => sum + bucket.denied, 0), denied)
       }),

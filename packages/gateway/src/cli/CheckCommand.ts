@@ -3,31 +3,39 @@ import { Console, Effect, Layer } from "effect"
 import { Command, Flag } from "effect/cli"
 import { Gateway } from "../Gateway.ts"
 import * as PgAuditStore from "../PgAuditStore.ts"
+import type { RuleConfig } from "../Config.ts"
 import type { AuditPlan, Plan } from "../Plan.ts"
+import { formatTable } from "../TextTable.ts"
 import { planFrom, progress, userFacing } from "./Shared.ts"
 
 /** Which audit store a plan uses, without the Postgres password. */
 export const describeAudit = (audit: AuditPlan): string =>
   audit.postgres !== undefined ? `Postgres ${PgAuditStore.describeUrl(audit.postgres)}` : audit.path === undefined ? "off" : `SQLite ${audit.path}`
 
-/** The plan described in lines: servers, rules, listen address. */
+const indent = (lines: ReadonlyArray<string>): ReadonlyArray<string> => lines.map((line) => `  ${line}`)
+
+const ruleMatch = (rule: RuleConfig): string => (typeof rule.match === "string" ? rule.match : `${rule.match.server}/${rule.match.regex}`)
+
+/** The plan described in lines: servers and rules as aligned tables, the listen address, the audit store. */
 export const describePlan = (plan: Plan): ReadonlyArray<string> => {
   const lines = [`Config OK: ${plan.loaded.file ?? "(inline)"}`, "Servers:"]
-  for (const [name, server] of plan.servers) {
-    lines.push(`  ${name.padEnd(16)} ${server._tag === "stdio" ? `stdio: ${[server.command, ...server.args].join(" ")}` : `http: ${server.url}`}`)
-  }
+  lines.push(...indent(formatTable([...plan.servers].map(([name, server]) =>
+    server._tag === "stdio" ? [name, "stdio", [server.command, ...server.args].join(" ")] : [name, "http", server.url]
+  ))))
   const rules = plan.loaded.config.policy?.rules ?? []
   lines.push(`Policy (default ${plan.loaded.config.policy?.default ?? "deny"}, ${rules.length} rule${rules.length === 1 ? "" : "s"}):`)
-  rules.forEach((rule, index) => {
-    const match = typeof rule.match === "string" ? rule.match : `${rule.match.server}/${rule.match.regex}`
-    const extras = [
-      rule.when === undefined ? undefined : `when args ${Object.keys(rule.when.args).join(", ")}`,
-      rule.principals === undefined ? undefined : `principals ${rule.principals.join(", ")}`,
-      plan.loaded.predicates.has(index) ? "when (code)" : undefined,
-      rule.reason
-    ].filter((x) => x !== undefined)
-    lines.push(`  ${(rule.id ?? `rules[${index}]`).padEnd(16)} ${rule.decision.padEnd(5)} ${match}${extras.length === 0 ? "" : `  (${extras.join("; ")})`}`)
-  })
+  if (rules.length > 0) {
+    const rows = rules.map((rule, index) => {
+      const extras = [
+        rule.when === undefined ? undefined : `when args ${Object.keys(rule.when.args).join(", ")}`,
+        rule.principals === undefined ? undefined : `principals ${rule.principals.join(", ")}`,
+        plan.loaded.predicates.has(index) ? "when (code)" : undefined,
+        rule.reason
+      ].filter((x) => x !== undefined)
+      return [rule.id ?? `rules[${index}]`, rule.decision, ruleMatch(rule), extras.join("; ")]
+    })
+    lines.push(...indent(formatTable([["RULE", "DECISION", "MATCH", "CONDITIONS / REASON"], ...rows])))
+  }
   lines.push(`Listen: http://${plan.listen.host}:${plan.listen.port}/mcp (${plan.listen.principals.size === 0 ? "no token" : `${plan.listen.principals.size} token(s)`})`)
   lines.push(`Audit: ${describeAudit(plan.audit)} (capture ${plan.audit.capture})`)
   return lines

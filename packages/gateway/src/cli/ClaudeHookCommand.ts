@@ -15,14 +15,17 @@ import { auditLayer } from "../Gateway.ts"
 import { policyLayer } from "../PolicyConfig.ts"
 import { planFrom } from "./Shared.ts"
 
-const POLICY_DECISIONS = new Set(["allow", "deny", "ask"])
+// The events whose receipt holds the config's policy decision (the post stages run an allow-all stand-in).
+const POLICY_EVENTS = new Set(["PreToolUse", "PermissionRequest"])
 
 /** The bridge's audit rows, written to the gateway's audit store. */
 export const auditSinkLayer: Layer.Layer<AuditSink, never, AuditStore> = Layer.effect(
   AuditSink,
   Effect.map(Effect.service(AuditStore), (store) => ({
-    record: (row) =>
-      store.record(new AuditRecord({
+    record: (row) => {
+      const policy = POLICY_EVENTS.has(row.event) ? row.receipt?.policy : undefined
+      const rule = policy?.rule ?? row.rule
+      return store.record(new AuditRecord({
         time: row.at,
         callId: row.toolUseId ?? "",
         server: row.serverId ?? "claude-code",
@@ -31,11 +34,13 @@ export const auditSinkLayer: Layer.Layer<AuditSink, never, AuditStore> = Layer.e
         durationMs: row.durationMs,
         ...(row.receipt === undefined ? {} : { receipt: row.receipt }),
         ...(row.reason === undefined ? {} : { error: row.reason }),
-        ...(POLICY_DECISIONS.has(row.decision) ? { decision: row.decision as "allow" | "deny" | "ask" } : {}),
-        ...(row.rule === undefined ? {} : { rule: row.rule }),
+        // `decision` is the policy's, as in the gateway's rows (what replay re-decides); the bridge's answer is the outcome.
+        ...(policy === undefined ? {} : { decision: policy.decision }),
+        ...(rule === undefined ? {} : { rule }),
         ...(row.digest === undefined ? {} : { digest: row.digest }),
         principal: "claude-code"
       }))
+    }
   }))
 )
 

@@ -1,31 +1,43 @@
-/** `interlock replay [--db F | --postgres URL] --config CANDIDATE`: shadow mode over recorded calls. */
+/**
+ * `interlock replay [--config F] [--candidate C] [--db F | --postgres URL]`: shadow mode over
+ * recorded calls. It reads the store F's gateway writes (or --db/--postgres) and re-decides the
+ * recorded calls under C (default F itself, which then reports no changes).
+ */
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
-import { replay, type ReplayChange } from "../Replay.ts"
+import { replay, replayable, type ReplayChange } from "../Replay.ts"
+import { cellText } from "../TextTable.ts"
 import { auditSourceFlags, openAuditSource } from "./AuditSource.ts"
-import { loadFrom, userFacing } from "./Shared.ts"
+import { configFlag, loadFrom, userFacing } from "./Shared.ts"
 
 /** One change as a line of text. */
 export const formatChange = (change: ReplayChange): string =>
-  `#${change.id ?? "?"} ${new Date(change.time).toISOString()} ${change.principal ?? "-"} ${change.server}/${change.tool}: ` +
-  `${change.before} -> ${change.after}${change.rule === undefined ? "" : ` (rule ${change.rule})`}${change.argsCaptured ? "" : " [args not captured]"}`
+  `#${change.id ?? "?"} ${new Date(change.time).toISOString()} ${cellText(change.principal ?? "-")} ${cellText(`${change.server}/${change.tool}`)}: ` +
+  `${change.before} -> ${change.after}${change.rule === undefined ? "" : ` (rule ${cellText(change.rule)})`}${change.argsCaptured ? "" : " [args not captured]"}`
+
+/** The one-line summary: how many rows were read, re-decided, skipped, and changed. */
+export const summary = (read: number, skipped: number, changed: number): string =>
+  `${read} recorded call${read === 1 ? "" : "s"} read, ${read - skipped} re-decided` +
+  `${skipped === 0 ? "" : ` (${skipped} never reached the policy: denied by a hook, refused, or not a policy event)`}; ` +
+  `${changed} would be decided differently.`
 
 /** The replay command. */
 export const replayCommand = Command.make(
   "replay",
   {
+    config: configFlag("The config whose audit store is read, and the candidate unless --candidate (default: interlock.config.* here)"),
+    candidate: Flag.String("candidate").pipe(Flag.withDescription("The candidate config to re-decide the recorded calls under (default: --config)"), Flag.optional),
     ...auditSourceFlags("to replay"),
-    config: Flag.String("config").pipe(Flag.withDescription("The candidate config")),
     limit: Flag.Int("limit").pipe(Flag.withDescription("How many recent calls to replay"), Flag.withDefault(10_000)),
     json: Flag.Boolean("json").pipe(Flag.withDescription("One JSON object per changed call"), Flag.withDefault(false))
   },
-  ({ config, db, json, limit, postgres }) =>
+  ({ candidate, config, db, json, limit, postgres }) =>
     userFacing(Effect.gen(function*() {
-      const store = yield* openAuditSource({ db, postgres })
-      const candidate = yield* loadFrom(Option.some(config))
-      const rows = yield* store.query({ limit })
-      const changes = yield* replay([...rows].reverse(), candidate)
+      const store = yield* openAuditSource({ config, db, postgres })
+      const decider = yield* loadFrom(Option.orElse(candidate, () => config))
+      const rows = [...(yield* store.query({ limit }))].reverse()
+      const changes = yield* replay(rows, decider)
       for (const change of changes) yield* Console.log(json ? JSON.stringify(change) : formatChange(change))
-      yield* Console.error(`${rows.length} recorded calls replayed; ${changes.length} would be decided differently.`)
+      yield* Console.error(summary(rows.length, rows.filter((row) => !replayable(row)).length, changes.length))
     }).pipe(Effect.scoped))
-).pipe(Command.withDescription("Shadow mode: re-decide recorded calls under a candidate config and print those whose decision would change"))
+).pipe(Command.withDescription("Shadow mode: re-decide recorded calls under a candidate config's policy and print those whose decision would change"))
