@@ -11,7 +11,7 @@ import { text } from "node:stream/consumers"
 import { AuditRecord } from "../AuditRecord.ts"
 import { AuditStore } from "../AuditStore.ts"
 import { mergeHooks } from "../BuiltinHooks.ts"
-import { auditLayer } from "../Gateway.ts"
+import { auditLayer } from "../AuditLayer.ts"
 import { policyLayer } from "../PolicyConfig.ts"
 import { planFrom } from "./Shared.ts"
 
