@@ -1,13 +1,17 @@
 /**
  * The `interlock` command line. Each command lives in its own module and is loaded only when it
- * runs: `interlock claude-hook` loads the claude-hook command and what it imports, never the HTTP
- * front, the MCP client or Postgres. The root help and an unknown command load them all, so that
- * effect/cli lists every command with its description.
+ * runs: `interlock check` loads the check command and what it imports, never the HTTP front, the
+ * MCP client or Postgres. The root help and an unknown command load them all, so that effect/cli
+ * lists every command with its description.
+ *
+ * `claude-hook [--config F]`, as Claude Code runs it on every tool call, skips effect/cli too (its
+ * parser, help and the Node services it needs cost more than the answer): Cli.ts reads that one
+ * flag itself and runs the command's work directly. Any other form of it (`--help`, a global flag)
+ * goes through effect/cli as every command does.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as NodeServices from "@effect/platform-node/NodeServices"
-import * as Command from "effect/cli/Command"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { VERSION } from "../Version.ts"
 
 /** The root command's description (the first line of `interlock --help`). */
@@ -39,16 +43,40 @@ export const commandsFor = (args: ReadonlyArray<string>): ReadonlyArray<CommandN
   return named === undefined ? (Object.keys(COMMANDS) as Array<CommandName>) : [named]
 }
 
-/** The root command over the given commands. */
-export const root = <const Subcommands extends ReadonlyArray<Command.Command.SubcommandEntry>>(subcommands: Subcommands) =>
-  Command.make("interlock").pipe(Command.withDescription(DESCRIPTION), Command.withSubcommands(subcommands))
+/**
+ * The config of a plain `claude-hook`, `claude-hook --config F`, `-c F` or `--config=F` (Some(F),
+ * or None when no flag is given); undefined for any other arguments, which effect/cli parses.
+ */
+export const directClaudeHook = (args: ReadonlyArray<string>): Option.Option<string> | undefined => {
+  if (args[0] !== "claude-hook") return undefined
+  if (args.length === 1) return Option.none()
+  if (args.length === 2 && args[1].startsWith("--config=") && args[1].length > "--config=".length) return Option.some(args[1].slice("--config=".length))
+  if (args.length === 3 && (args[1] === "--config" || args[1] === "-c") && !args[2].startsWith("-")) return Option.some(args[2])
+  return undefined
+}
 
-/** Runs the CLI on `args` (the process's arguments after the script), loading only the commands they need. */
-export const run = (args: ReadonlyArray<string>) =>
-  Effect.promise(() => Promise.all(commandsFor(args).map((name) => COMMANDS[name]()))).pipe(
-    Effect.flatMap((commands) => Command.runWith(root(commands), { version: VERSION })(args))
+/** Runs `args` through effect/cli with the Node services, loading only the commands they name. */
+const viaEffectCli = (args: ReadonlyArray<string>) =>
+  Effect.promise(() =>
+    Promise.all([
+      import("effect/cli/Command"),
+      import("@effect/platform-node/NodeServices"),
+      Promise.all(commandsFor(args).map((name) => COMMANDS[name]()))
+    ])
+  ).pipe(
+    Effect.flatMap(([Command, NodeServices, commands]) => {
+      const root = Command.make("interlock").pipe(Command.withDescription(DESCRIPTION), Command.withSubcommands(commands))
+      return Command.runWith(root, { version: VERSION })(args).pipe(Effect.scoped, Effect.provide(NodeServices.layer))
+    })
   )
 
-/** The bin's entry: runs `args` with the Node services; the process exits with the command's outcome. */
-export const main = (args: ReadonlyArray<string>): void =>
-  run(args).pipe(Effect.scoped, Effect.provide(NodeServices.layer), NodeRuntime.runMain)
+/** Runs the CLI on `args` (the process's arguments after the script). */
+export const run = (args: ReadonlyArray<string>): Effect.Effect<void, unknown> => {
+  const hook = directClaudeHook(args)
+  return hook === undefined
+    ? viaEffectCli(args)
+    : Effect.flatMap(Effect.promise(() => import("./ClaudeHookAnswer.ts")), ({ answerHook }) => answerHook(hook))
+}
+
+/** The bin's entry: runs `args`; the process exits with the command's outcome. */
+export const main = (args: ReadonlyArray<string>): void => NodeRuntime.runMain(run(args))

@@ -1,7 +1,7 @@
 /** What the CLI commands share: finding and loading the config, and turning errors into one line and exit 1. */
 import { ConfigError } from "@interlock/core"
 import { Effect, Option } from "effect"
-import { CliError } from "effect/cli"
+import * as CliError from "effect/cli/CliError"
 import { existsSync } from "node:fs"
 import * as path from "node:path"
 import { CONFIG_NAMES, type LoadedConfig, loadConfig } from "../ConfigLoader.ts"
