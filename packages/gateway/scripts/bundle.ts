@@ -24,17 +24,29 @@ const OPTIONAL_NATIVE = ["pg-native", "bufferutil", "utf-8-validate"]
  * those whose package.json says so (effect, @effect/*). An import of one whose exports go unused is
  * dropped, so a command's chunk holds only what it calls.
  */
-const pure = (id: string): boolean => /[\\/]packages[\\/](core|claude|mcp|gateway)[\\/]dist[\\/]/.test(id)
+const pure = (id: string): boolean => /[\\/]packages[\\/](core|claude|mcp|gateway)[\\/](dist|src)[\\/]/.test(id)
 
-/** Bundles into `outDir` and writes its help.txt. */
-export const bundle = async (outDir: string): Promise<void> => {
+/** Options of {@link bundle}. */
+export interface BundleOptions {
+  /** Where the chunks, their source maps and help.txt go. */
+  readonly outDir: string
+  /**
+   * "dist" (the build) bundles what tsc emitted; "source" bundles src/ through the
+   * `@interlock/source` condition, for a test that must not depend on a build.
+   */
+  readonly from: "dist" | "source"
+}
+
+/** Bundles the CLI and writes its help.txt. */
+export const bundle = async ({ from, outDir }: BundleOptions): Promise<void> => {
   await build({
     cwd: PACKAGE,
-    input: { Cli: path.join(PACKAGE, "dist", "cli", "Cli.js") },
+    input: { Cli: from === "dist" ? path.join(PACKAGE, "dist", "cli", "Cli.js") : path.join(PACKAGE, "src", "cli", "Cli.ts") },
     platform: "node",
     external: [/^node:/, ...OPTIONAL_NATIVE],
     treeshake: { moduleSideEffects: (id) => (pure(id) ? false : undefined) },
     logLevel: "warn",
+    ...(from === "source" ? { resolve: { conditionNames: ["@interlock/source", "import", "default"] } } : {}),
     output: { dir: outDir, format: "esm", sourcemap: true, minify: true, keepNames: true, chunkFileNames: "[name]-[hash].js", cleanDir: true }
   })
   const help = execFileSync(process.execPath, ["--input-type=module", "-e", `(await import(${JSON.stringify(path.join(outDir, "Cli.js"))})).main(["--help"])`], {
@@ -45,4 +57,4 @@ export const bundle = async (outDir: string): Promise<void> => {
   writeFileSync(path.join(outDir, "help.txt"), help)
 }
 
-if (import.meta.main) await bundle(path.resolve(process.argv[2] ?? path.join(PACKAGE, "dist", "bundle")))
+if (import.meta.main) await bundle({ from: "dist", outDir: path.resolve(process.argv[2] ?? path.join(PACKAGE, "dist", "bundle")) })
