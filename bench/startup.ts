@@ -43,6 +43,7 @@ interface Run {
   readonly name: string
   readonly args: ReadonlyArray<string>
   readonly input?: string
+  readonly env?: Record<string, string>
   /** What its stdout must contain, so that a broken run is not timed as a fast one. */
   readonly expect: string
 }
@@ -50,6 +51,9 @@ interface Run {
 const RUNS: ReadonlyArray<Run> = [
   { name: "claude-hook (deny)", args: [BIN, "claude-hook", "--config", "interlock.config.json"], input: event("WebFetch", { url: "https://example.invalid" }), expect: "\"deny\"" },
   { name: "claude-hook (allow)", args: [BIN, "claude-hook", "--config", "interlock.config.json"], input: event("Read", { file_path: "/tmp/x" }), expect: "{" },
+  // The options the bin's header weighs: without V8's compile cache, and the unbundled dist (what a config written as code runs).
+  { name: "claude-hook (deny, no compile cache)", args: [BIN, "claude-hook", "--config", "interlock.config.json"], input: event("WebFetch", { url: "https://example.invalid" }), env: { NODE_DISABLE_COMPILE_CACHE: "1" }, expect: "\"deny\"" },
+  { name: "claude-hook (deny, code config: unbundled)", args: [BIN, "claude-hook", "--config", "interlock.config.js"], input: event("WebFetch", { url: "https://example.invalid" }), expect: "\"deny\"" },
   { name: "--help", args: [BIN, "--help"], expect: "claude-hook" },
   { name: "check", args: [BIN, "check", "--config", "interlock.config.json"], expect: "Config OK" }
 ]
@@ -61,7 +65,7 @@ const ENV = Object.fromEntries(Object.entries(process.env).filter(([key]) => key
 /** Milliseconds of one run, wall clock; fails when it does not answer as expected. */
 const time = (node: string, run: Run, cwd: string): number => {
   const start = performance.now()
-  const result = spawnSync(node, run.args, { cwd, env: ENV, input: run.input ?? "", encoding: "utf8" })
+  const result = spawnSync(node, run.args, { cwd, env: { ...ENV, ...run.env }, input: run.input ?? "", encoding: "utf8" })
   const ms = performance.now() - start
   if (!result.stdout.includes(run.expect)) throw new Error(`${run.name} answered ${JSON.stringify(result.stdout)} ${result.stderr}`)
   return ms
@@ -96,6 +100,7 @@ export default async (): Promise<void> => {
     const app = join(work, "app")
     mkdirSync(app)
     writeFileSync(join(app, "interlock.config.json"), JSON.stringify(CONFIG))
+    writeFileSync(join(app, "interlock.config.js"), `export default ${JSON.stringify(CONFIG)}\n`)
     const node22 = installNode22(work)
     const on24 = measureOn(`Node ${process.versions.node}`, process.execPath, app)
     const on22 = measureOn(`Node ${NODE_FLOOR}`, node22, app)

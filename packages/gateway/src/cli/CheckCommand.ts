@@ -1,13 +1,13 @@
 /** `interlock check --config F`: validate a config and print its servers, exposed tools and rules. */
 import { Console, Effect, Layer } from "effect"
 import { Command, Flag } from "effect/cli"
-import * as PgAuditStore from "../PgAuditStore.ts"
 import type { AuditPlan, Plan } from "../Plan.ts"
+import { describeUrl } from "../PostgresUrl.ts"
 import { planFrom, progress, userFacing } from "./Shared.ts"
 
 /** Which audit store a plan uses, without the Postgres password. */
 export const describeAudit = (audit: AuditPlan): string =>
-  audit.postgres !== undefined ? `Postgres ${PgAuditStore.describeUrl(audit.postgres)}` : audit.path === undefined ? "off" : `SQLite ${audit.path}`
+  audit.postgres !== undefined ? `Postgres ${describeUrl(audit.postgres)}` : audit.path === undefined ? "off" : `SQLite ${audit.path}`
 
 /** The plan described in lines: servers, rules, listen address. */
 export const describePlan = (plan: Plan): ReadonlyArray<string> => {
