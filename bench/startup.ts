@@ -25,7 +25,7 @@ const NODE_FLOOR = "22.19.0"
 const CONFIG = {
   servers: {},
   audit: { path: "audit.db" },
-  redact: [{ match: "*", pattern: "sk-[A-Za-z0-9]{20,}", replacement: "[REDACTED]" }, { match: "*", detectors: "all" }],
+  redact: [{ match: "*", pattern: "sk-[A-Za-z0-9]{20,}", replacement: "[REDACTED]" }],
   rateLimits: [{ match: "*", perMinute: 600 }],
   policy: {
     default: "allow",
