@@ -1,14 +1,16 @@
 #!/usr/bin/env node
 // The published `interlock` CLI. Claude Code runs `interlock claude-hook` on every tool call, so
-// start-up is what this file is about (figures in bench/results/startup.json):
+// start-up is what this file is about. Each option below was measured against `node -e 0` in the
+// same run (`npm run bench -- startup`, bench/results/startup.json); what is here is what won:
 // 1. It checks the Node version before it loads anything, so an older Node prints one line.
-// 2. `module.enableCompileCache()` (Node >= 22.1) keeps V8's compiled code between runs.
-// 3. `--help` (or no argument) prints dist/bundle/help.txt: effect/cli's own help for every
-//    command, rendered by `npm run build`, so it loads no module at all.
-// 4. Any other command runs the bundle (`#cli`: dist/bundle/Cli.js, built with rolldown from
-//    dist/cli/Cli.js). Each command is its own chunk, loaded when it runs; effect, the MCP SDK
-//    and the rest are inlined and tree-shaken, which is what brings a command near `node -e 0`:
-//    loading effect's 400 modules one by one costs 0.2 s or more, even from the compile cache.
+// 2. `--help` (or no argument) prints dist/bundle/help.txt, effect/cli's own help for every
+//    command, rendered by `npm run build`: no module is loaded (1.2-1.4x `node -e 0`).
+// 3. Any other command runs the bundle (`#cli`: dist/bundle/Cli.js, rolldown over dist/cli/Cli.js,
+//    minified). Each command is its own chunk, loaded when it runs; effect and the rest are
+//    inlined and tree-shaken, and `claude-hook [--config F]` skips effect/cli altogether (Cli.ts).
+//    The unbundled dist takes 2.5x as long for the same hook: loading effect's modules one by one.
+// 4. `module.enableCompileCache()` (Node >= 22.1) keeps V8's compiled code between runs; it saved
+//    0.2-0.5x of `node -e 0` on the hook, so it stays.
 // 5. A config written as code (interlock.config.ts/.mts/.js, by --config or found in the working
 //    directory) imports @interlock/* and effect itself, from node_modules. Such a run loads the
 //    unbundled CLI (`#cli-modules`: dist/cli/Cli.js) instead, so that the config and the CLI share
