@@ -10,7 +10,7 @@
  * unbundled dist instead (bin/interlock.js), so no user code ever meets a second copy.
  */
 import { execFileSync } from "node:child_process"
-import { writeFileSync } from "node:fs"
+import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { build } from "rolldown"
 
@@ -49,6 +49,13 @@ export const bundle = async ({ from, outDir }: BundleOptions): Promise<void> => 
     ...(from === "source" ? { resolve: { conditionNames: ["@interlock/source", "import", "default"] } } : {}),
     output: { dir: outDir, format: "esm", sourcemap: true, minify: true, keepNames: true, chunkFileNames: "[name]-[hash].js", cleanDir: true }
   })
+  // The maps keep their mappings and source paths (stack traces, the start-up test) but not a copy
+  // of every source: that would make up most of the tarball.
+  for (const file of readdirSync(outDir).filter((name) => name.endsWith(".js.map"))) {
+    const map = JSON.parse(readFileSync(path.join(outDir, file), "utf8")) as { sourcesContent?: unknown }
+    delete map.sourcesContent
+    writeFileSync(path.join(outDir, file), JSON.stringify(map))
+  }
   const help = execFileSync(process.execPath, ["--input-type=module", "-e", `(await import(${JSON.stringify(path.join(outDir, "Cli.js"))})).main(["--help"])`], {
     encoding: "utf8",
     env: { ...process.env, NO_COLOR: "1" }
