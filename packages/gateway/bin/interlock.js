@@ -4,13 +4,13 @@
 // same run (`npm run bench -- startup`, bench/results/startup.json); what is here is what won:
 // 1. It checks the Node version before it loads anything, so an older Node prints one line.
 // 2. `--help` (or no argument) prints dist/bundle/help.txt, effect/cli's own help for every
-//    command, rendered by `npm run build`: no module is loaded (1.2-1.4x `node -e 0`).
+//    command, rendered by `npm run build`: no module is loaded (1.3x `node -e 0`).
 // 3. Any other command runs the bundle (`#cli`: dist/bundle/Cli.js, rolldown over dist/cli/Cli.js,
 //    minified). Each command is its own chunk, loaded when it runs; effect and the rest are
 //    inlined and tree-shaken, and `claude-hook [--config F]` skips effect/cli altogether (Cli.ts).
-//    The unbundled dist takes 2.5x as long for the same hook: loading effect's modules one by one.
+//    The unbundled dist takes 2.3x as long for the same hook: loading effect's modules one by one.
 // 4. `module.enableCompileCache()` (Node >= 22.1) keeps V8's compiled code between runs; it saved
-//    0.2-0.5x of `node -e 0` on the hook, so it stays.
+//    0.6-0.9x of `node -e 0` on the hook, so it stays.
 // 5. A config written as code (interlock.config.ts/.mts/.js, by --config or found in the working
 //    directory) imports @interlock/* and effect itself, from node_modules. Such a run loads the
 //    unbundled CLI (`#cli-modules`: dist/cli/Cli.js) instead, so that the config and the CLI share
