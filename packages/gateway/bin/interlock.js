@@ -1,12 +1,50 @@
 #!/usr/bin/env node
-// The published `interlock` CLI. It checks the Node version before it loads anything, so an older
-// Node prints one line instead of a stack trace; then it runs the built CLI (`#cli` in package.json;
-// `node --conditions=@interlock/source` runs the sources instead, as `npm start` does).
+// The published `interlock` CLI. Claude Code runs `interlock claude-hook` on every tool call, so
+// start-up is what this file is about. Each option below was measured against `node -e 0` in the
+// same run (`npm run bench -- startup`, bench/results/startup.json); what is here is what won:
+// 1. It checks the Node version before it loads anything, so an older Node prints one line.
+// 2. `--help` (or no argument) prints dist/bundle/help.txt, effect/cli's own help for every
+//    command, rendered by `npm run build`: no module is loaded (1.3x `node -e 0`).
+// 3. Any other command runs the bundle (`#cli`: dist/bundle/Cli.js, rolldown over dist/cli/Cli.js,
+//    minified). Each command is its own chunk, loaded when it runs; effect and the rest are
+//    inlined and tree-shaken, and `claude-hook [--config F]` skips effect/cli altogether (Cli.ts).
+//    The unbundled dist takes 2.3x as long for the same hook: loading effect's modules one by one.
+// 4. `module.enableCompileCache()` (Node >= 22.1) keeps V8's compiled code between runs; it saved
+//    0.6-0.9x of `node -e 0` on the hook, so it stays.
+// 5. A config written as code (interlock.config.ts/.mts/.js, by --config or found in the working
+//    directory) imports @interlock/* and effect itself, from node_modules. Such a run loads the
+//    unbundled CLI (`#cli-modules`: dist/cli/Cli.js) instead, so that the config and the CLI share
+//    one copy of each package (one Verdict, one ToolResult, one Effect runtime).
+// `node --conditions=@interlock/source` (bin/interlock.ts, `npm start`) resolves both to the sources.
+import { existsSync, readFileSync } from "node:fs"
+import module from "node:module"
+import { resolve } from "node:path"
+
 const MINIMUM = [22, 19]
 const current = process.versions.node.split(".").map(Number)
 if (current[0] < MINIMUM[0] || (current[0] === MINIMUM[0] && current[1] < MINIMUM[1])) {
   process.stderr.write("interlock needs Node.js " + MINIMUM.join(".") + " or newer; this is Node.js " + process.versions.node + "\n")
   process.exit(1)
 }
-Promise.all([import("#cli"), import("@effect/platform-node"), import("effect")]).then(([cli, platform, { Effect }]) =>
-  cli.run.pipe(Effect.scoped, Effect.provide(platform.NodeServices.layer), platform.NodeRuntime.runMain))
+module.enableCompileCache?.()
+
+const args = process.argv.slice(2)
+const bundle = import.meta.resolve("#cli")
+const help = new URL("help.txt", bundle)
+if (!bundle.endsWith(".ts") && (args.length === 0 || (args.length === 1 && (args[0] === "--help" || args[0] === "-h"))) && existsSync(help)) {
+  process.stdout.write(readFileSync(help))
+} else {
+  const { CONFIG_NAMES } = await import("#config-names")
+  const cli = await import(usesCodeConfig(args, CONFIG_NAMES) ? "#cli-modules" : "#cli")
+  cli.main(args)
+}
+
+/** Whether the config this run reads is code: --config names a non-JSON file, or none is given and the first default name found here is code. */
+function usesCodeConfig(args, names) {
+  for (const [i, arg] of args.entries()) {
+    const given = arg === "--config" || arg === "-c" ? args[i + 1] : arg.startsWith("--config=") ? arg.slice("--config=".length) : undefined
+    if (given !== undefined) return !given.endsWith(".json")
+  }
+  const found = names.find((name) => existsSync(resolve(name)))
+  return found !== undefined && !found.endsWith(".json")
+}

@@ -119,5 +119,4 @@ export const loadConfig = (file: string): Effect.Effect<LoadedConfig, ConfigErro
   )
 }
 
-/** The config file to use when none is given: the first of these names in `dir` that exists. */
-export const CONFIG_NAMES = ["interlock.config.ts", "interlock.config.mts", "interlock.config.js", "interlock.config.json", "interlock.config.jsonc"] as const
+export { CONFIG_NAMES } from "./ConfigNames.ts"

@@ -16,14 +16,14 @@ import { GatewayCalls } from "./GatewayCalls.ts"
 import { HostSessions, hostRequestsLayer } from "./HostSessions.ts"
 import { mergedListing } from "./MergedListing.ts"
 import { makeNamespace } from "./Namespace.ts"
-import * as PgAuditStore from "./PgAuditStore.ts"
 import type { Plan, ServerPlan } from "./Plan.ts"
 import { redactingHostRequestsLayer } from "./RedactingHostRequests.ts"
 import { DETECT_ALL, redactText } from "./Redactor.ts"
-import * as SqliteAuditStore from "./SqliteAuditStore.ts"
+import { auditLayer } from "./AuditLayer.ts"
+import { VERSION } from "./Version.ts"
 
-/** The gateway's version, as servers and hosts see it. */
-export const VERSION = "0.1.0"
+export { auditLayer } from "./AuditLayer.ts"
+export { VERSION } from "./Version.ts"
 
 /** How long shutdown waits for in-flight calls. */
 export const DRAIN_MS = 10_000
@@ -54,14 +54,6 @@ export class Gateway extends Context.Service<Gateway, GatewayShape>()("@interloc
     return Layer.effect(Gateway, make(plan)).pipe(Layer.provide(stack))
   }
 }
-
-/** The audit store a plan asks for: Postgres at audit.postgres, SQLite at audit.path, or none. */
-export const auditLayer = (plan: Plan): Layer.Layer<AuditStore, AuditError> =>
-  plan.audit.postgres !== undefined
-    ? PgAuditStore.layer(plan.audit.postgres)
-    : plan.audit.path === undefined
-    ? AuditStore.disabled
-    : SqliteAuditStore.layer(plan.audit.path)
 
 // The gateway speaks the 2025 revisions to its servers: hosts speak them to the gateway, and every
 // feature (unsolicited list changes, resource updates, logging/setLevel) then maps one to one.

@@ -12,6 +12,7 @@ import * as Reactivity from "effect/reactivity/Reactivity"
 import type { SqlError } from "effect/sql/SqlError"
 import { addColumns, auditSql, bucketParams, completeParams, insertParams, readOf, type Row, toBuckets, toRecord } from "./AuditRows.ts"
 import { AuditError, AuditStore, type AuditStoreShape } from "./AuditStore.ts"
+import { describeUrl } from "./PostgresUrl.ts"
 
 /** The table the Postgres store writes (in the connection's default schema). */
 export const TABLE = "interlock_audit"
@@ -30,16 +31,7 @@ const COLUMN_NAMES = `SELECT attname AS name FROM pg_attribute WHERE attrelid = 
 /** How long one statement may take before the store gives up (and a call fails closed). */
 export const STATEMENT_TIMEOUT = Duration.seconds(10)
 
-/** Where a URL points, without its password or query: `postgres://user@host:port/database`. */
-export const describeUrl = (url: Redacted.Redacted<string>): string => {
-  try {
-    const parsed = new URL(Redacted.value(url))
-    const user = parsed.username === "" ? "" : `${decodeURIComponent(parsed.username)}@`
-    return `${parsed.protocol}//${user}${parsed.host}${parsed.pathname}`
-  } catch {
-    return "(an unparsable Postgres URL)"
-  }
-}
+export { describeUrl } from "./PostgresUrl.ts"
 
 // The reason's tag only: server messages can quote row values or the connection's settings.
 const reasonOf = (error: SqlError | AuditError): string => (error._tag === "SqlError" ? error.reason._tag : "Timeout")

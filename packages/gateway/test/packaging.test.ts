@@ -143,6 +143,11 @@ describe("the packed packages, installed outside the workspace", () => {
     }
   })
 
+  it("the gateway's tarball holds the CLI's bundle and its rendered help", () => {
+    const files = packed.find((p) => p.name === "@interlock/gateway")?.files.map((file) => file.path) ?? []
+    for (const needed of ["bin/interlock.js", "dist/bundle/Cli.js", "dist/bundle/help.txt", "dist/cli/Cli.js"]) assert.include(files, needed)
+  })
+
   it("each package.json promises Node 22.19, names its repository, points only at built files and pins our packages exactly", () => {
     const versions = new Map(packed.map((p) => [p.name, p.version]))
     for (const name of PACKAGES) {
@@ -200,6 +205,16 @@ describe("the packed packages, installed outside the workspace", () => {
     const event = { session_id: "s1", transcript_path: "/t.jsonl", cwd: app, permission_mode: "default", hook_event_name: "PreToolUse", tool_name: "WebFetch", tool_input: { url: "https://example.invalid" }, tool_use_id: "toolu_1" }
     const hook = await ok(run("interlock", ["claude-hook", "--config", "interlock.config.json"], { ...env, input: JSON.stringify(event) }), "interlock claude-hook")
     assert.deepInclude(JSON.parse(hook.stdout).hookSpecificOutput, { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "no network" })
+    // A config written as code imports @interlock/core itself: the bin runs the unbundled dist for it, so both share one core.
+    writeFileSync(path.join(app, "code.config.js"), [
+      `import { Verdict } from "@interlock/core"`,
+      `export default { servers: {}, audit: { path: "code-audit.db" },`,
+      `  hooks: { preToolCall: [{ match: "*", id: "shell", run: (call) => String(call.args.command).includes("rm -rf") ? Verdict.deny("no rm -rf") : Verdict.continue }] },`,
+      `  policy: { default: "allow" } }`
+    ].join("\n"))
+    const shell = { ...event, tool_name: "Bash", tool_input: { command: "rm -rf /" } }
+    const coded = await ok(run("interlock", ["claude-hook", "--config", "code.config.js"], { ...env, input: JSON.stringify(shell) }), "interlock claude-hook on a code config")
+    assert.deepInclude(JSON.parse(coded.stdout).hookSpecificOutput, { permissionDecision: "deny", permissionDecisionReason: "no rm -rf" })
   }, 120_000)
 
   it("the installed bin on Node 20 exits 1 with one line that names the Node it needs", async () => {

@@ -1,16 +1,15 @@
 /** `interlock check --config F`: validate a config and print its servers, exposed tools and rules. */
 import { Console, Effect, Layer } from "effect"
 import { Command, Flag } from "effect/cli"
-import { Gateway } from "../Gateway.ts"
-import * as PgAuditStore from "../PgAuditStore.ts"
 import type { RuleConfig } from "../Config.ts"
 import type { AuditPlan, Plan } from "../Plan.ts"
+import { describeUrl } from "../PostgresUrl.ts"
 import { formatTable } from "../TextTable.ts"
 import { planFrom, progress, userFacing } from "./Shared.ts"
 
 /** Which audit store a plan uses, without the Postgres password. */
 export const describeAudit = (audit: AuditPlan): string =>
-  audit.postgres !== undefined ? `Postgres ${PgAuditStore.describeUrl(audit.postgres)}` : audit.path === undefined ? "off" : `SQLite ${audit.path}`
+  audit.postgres !== undefined ? `Postgres ${describeUrl(audit.postgres)}` : audit.path === undefined ? "off" : `SQLite ${audit.path}`
 
 const indent = (lines: ReadonlyArray<string>): ReadonlyArray<string> => lines.map((line) => `  ${line}`)
 
@@ -41,18 +40,24 @@ export const describePlan = (plan: Plan): ReadonlyArray<string> => {
   return lines
 }
 
-const listExposed = (plan: Plan) =>
+const printExposed = (names: ReadonlyArray<string>) =>
   Effect.gen(function*() {
-    const gateway = yield* Gateway
-    for (const serverId of gateway.hub.serverIds) {
-      yield* progress(`  connecting ${serverId}...`)
-      yield* gateway.hub.connect(serverId)
-    }
-    const tools = yield* gateway.deps.calls.listTools()
-    const names = tools.map((tool) => gateway.deps.namespace.expose(tool.serverId, tool.name)).sort()
     yield* Console.log(`Exposed tools (${names.length}):`)
     for (const name of names) yield* Console.log(`  ${name}`)
-  }).pipe(Effect.provide(Gateway.layer({ ...plan, audit: { ...plan.audit, path: undefined, postgres: undefined } }).pipe(Layer.orDie)))
+  })
+
+// The gateway (MCP hub and SDK client) is loaded only when there are servers to connect.
+const listExposed = (plan: Plan) =>
+  plan.servers.size === 0 ? printExposed([]) : Effect.flatMap(Effect.promise(() => import("../Gateway.ts")), ({ Gateway }) =>
+    Effect.gen(function*() {
+      const gateway = yield* Gateway
+      for (const serverId of gateway.hub.serverIds) {
+        yield* progress(`  connecting ${serverId}...`)
+        yield* gateway.hub.connect(serverId)
+      }
+      const tools = yield* gateway.deps.calls.listTools()
+      yield* printExposed(tools.map((tool) => gateway.deps.namespace.expose(tool.serverId, tool.name)).sort())
+    }).pipe(Effect.provide(Gateway.layer({ ...plan, audit: { ...plan.audit, path: undefined, postgres: undefined } }).pipe(Layer.orDie))))
 
 /** The check command. */
 export const checkCommand = Command.make(

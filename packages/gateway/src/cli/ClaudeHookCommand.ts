@@ -2,71 +2,16 @@
  * `interlock claude-hook --config F`: Claude Code runs this as a command hook. It reads one hook
  * event on stdin and answers in Claude Code's format through @interlock/claude's bridge, with the
  * gateway's config (hooks and policy) and audit store. A config that does not load answers closed.
+ * The work is in ClaudeHookAnswer.ts; this module holds the flags.
  */
-import { Hooks } from "@interlock/core"
-import { AuditSink, Bridge, compileSettings, settingsHooks } from "@interlock/claude"
-import { Effect, Layer } from "effect"
 import { Command, Flag } from "effect/cli"
-import { text } from "node:stream/consumers"
-import { AuditRecord } from "../AuditRecord.ts"
-import { AuditStore } from "../AuditStore.ts"
-import { mergeHooks } from "../BuiltinHooks.ts"
-import { auditLayer } from "../Gateway.ts"
-import { policyLayer } from "../PolicyConfig.ts"
-import { planFrom } from "./Shared.ts"
+import { answerHook } from "./ClaudeHookAnswer.ts"
 
-// The events whose receipt holds the config's policy decision (the post stages run an allow-all stand-in).
-const POLICY_EVENTS = new Set(["PreToolUse", "PermissionRequest"])
-
-/** The bridge's audit rows, written to the gateway's audit store. */
-export const auditSinkLayer: Layer.Layer<AuditSink, never, AuditStore> = Layer.effect(
-  AuditSink,
-  Effect.map(Effect.service(AuditStore), (store) => ({
-    record: (row) => {
-      const policy = POLICY_EVENTS.has(row.event) ? row.receipt?.policy : undefined
-      const rule = policy?.rule ?? row.rule
-      return store.record(new AuditRecord({
-        time: row.at,
-        callId: row.toolUseId ?? "",
-        server: row.serverId ?? "claude-code",
-        tool: row.tool ?? row.event,
-        outcome: row.decision,
-        durationMs: row.durationMs,
-        ...(row.receipt === undefined ? {} : { receipt: row.receipt }),
-        ...(row.reason === undefined ? {} : { error: row.reason }),
-        // `decision` is the policy's, as in the gateway's rows (what replay re-decides); the bridge's answer is the outcome.
-        ...(policy === undefined ? {} : { decision: policy.decision }),
-        ...(rule === undefined ? {} : { rule }),
-        ...(row.digest === undefined ? {} : { digest: row.digest }),
-        principal: "claude-code"
-      }))
-    }
-  }))
-)
+export { auditSinkLayer } from "./ClaudeHookAnswer.ts"
 
 /** The claude-hook command. */
 export const claudeHookCommand = Command.make(
   "claude-hook",
   { config: Flag.String("config").pipe(Flag.withAlias("c"), Flag.withDescription("The gateway config whose hooks and policy apply"), Flag.optional) },
-  ({ config }) =>
-    Effect.gen(function*() {
-      const stdin = yield* Effect.promise(() => text(process.stdin))
-      const result = yield* Effect.gen(function*() {
-        const plan = yield* planFrom(config)
-        // The config's `claude` section (a settings.json hooks section) adds Claude Code command hooks:
-        // tool-level ones join the config's hooks, the agent-level ones (UserPromptSubmit, Stop, ...) go to the bridge.
-        const claude = plan.loaded.config.claude
-        const claudeHooks = claude === undefined ? {} : yield* settingsHooks(claude)
-        const agentHooks = claude === undefined ? undefined : yield* compileSettings(claude)
-        const services = Layer.mergeAll(
-          Hooks.layer(mergeHooks(plan.hooks, claudeHooks)),
-          policyLayer(plan.loaded.config, plan.loaded.predicates),
-          auditSinkLayer
-        ).pipe(Layer.provide(auditLayer(plan)))
-        return yield* Effect.provide(Bridge.run(stdin, agentHooks === undefined ? {} : { agentHooks }), services)
-      }).pipe(Effect.catch((error) => Effect.succeed(Bridge.failure(stdin, `interlock could not load its config: ${error.message}`))))
-      process.stdout.write(result.stdout)
-      process.stderr.write(result.stderr)
-      process.exitCode = result.exitCode
-    })
+  ({ config }) => answerHook(config)
 ).pipe(Command.withDescription("Answer one Claude Code hook event (stdin) with the gateway's hooks and policy"))

@@ -1,19 +1,83 @@
-/** The `interlock` command line: serve, check, audit, replay, claude-hook, schema. */
-import { Command } from "effect/cli"
-import { VERSION } from "../Gateway.ts"
-import { auditCommand } from "./AuditCommand.ts"
-import { checkCommand } from "./CheckCommand.ts"
-import { claudeHookCommand } from "./ClaudeHookCommand.ts"
-import { initCommand } from "./InitCommand.ts"
-import { replayCommand } from "./ReplayCommand.ts"
-import { schemaCommand } from "./SchemaCommand.ts"
-import { serveCommand } from "./ServeCommand.ts"
+/**
+ * The `interlock` command line. Each command lives in its own module and is loaded only when it
+ * runs: `interlock check` loads the check command and what it imports, never the HTTP front, the
+ * MCP client or Postgres. The root help and an unknown command load them all, so that effect/cli
+ * lists every command with its description.
+ *
+ * `claude-hook [--config F]`, as Claude Code runs it on every tool call, skips effect/cli too (its
+ * parser, help and the Node services it needs cost more than the answer): Cli.ts reads that one
+ * flag itself and runs the command's work directly. Any other form of it (`--help`, a global flag)
+ * goes through effect/cli as every command does.
+ */
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { VERSION } from "../Version.ts"
 
-/** The root command. */
-export const interlock = Command.make("interlock").pipe(
-  Command.withDescription("Interlock: typed hooks and one policy around every MCP tool call"),
-  Command.withSubcommands([initCommand, serveCommand, checkCommand, auditCommand, replayCommand, claudeHookCommand, schemaCommand])
-)
+/** The root command's description (the first line of `interlock --help`). */
+export const DESCRIPTION = "Interlock: typed hooks and one policy around every MCP tool call"
 
-/** Runs the CLI on the process's arguments. */
-export const run = Command.run(interlock, { version: VERSION })
+/** Every command, in the order the help lists them, and how to load it. Adding a command is one line here. */
+export const COMMANDS = {
+  init: () => import("./InitCommand.ts").then((module) => module.initCommand),
+  serve: () => import("./ServeCommand.ts").then((module) => module.serveCommand),
+  check: () => import("./CheckCommand.ts").then((module) => module.checkCommand),
+  audit: () => import("./AuditCommand.ts").then((module) => module.auditCommand),
+  replay: () => import("./ReplayCommand.ts").then((module) => module.replayCommand),
+  "claude-hook": () => import("./ClaudeHookCommand.ts").then((module) => module.claudeHookCommand),
+  schema: () => import("./SchemaCommand.ts").then((module) => module.schemaCommand)
+} as const
+
+/** A command's name. */
+export type CommandName = keyof typeof COMMANDS
+
+/** Whether an argument names a command. */
+export const isCommandName = (arg: string): arg is CommandName => Object.hasOwn(COMMANDS, arg)
+
+/**
+ * The commands `args` needs: the first argument that names one (global flags such as
+ * `--log-level debug` may come before it), or all of them for the root help, `--version` or an
+ * unknown command.
+ */
+export const commandsFor = (args: ReadonlyArray<string>): ReadonlyArray<CommandName> => {
+  const named = args.find(isCommandName)
+  return named === undefined ? (Object.keys(COMMANDS) as Array<CommandName>) : [named]
+}
+
+/**
+ * The config of a plain `claude-hook`, `claude-hook --config F`, `-c F` or `--config=F` (Some(F),
+ * or None when no flag is given); undefined for any other arguments, which effect/cli parses.
+ */
+export const directClaudeHook = (args: ReadonlyArray<string>): Option.Option<string> | undefined => {
+  if (args[0] !== "claude-hook") return undefined
+  if (args.length === 1) return Option.none()
+  if (args.length === 2 && args[1].startsWith("--config=") && args[1].length > "--config=".length) return Option.some(args[1].slice("--config=".length))
+  if (args.length === 3 && (args[1] === "--config" || args[1] === "-c") && !args[2].startsWith("-")) return Option.some(args[2])
+  return undefined
+}
+
+/** Runs `args` through effect/cli with the Node services, loading only the commands they name. */
+const viaEffectCli = (args: ReadonlyArray<string>) =>
+  Effect.promise(() =>
+    Promise.all([
+      import("effect/cli/Command"),
+      import("@effect/platform-node/NodeServices"),
+      Promise.all(commandsFor(args).map((name) => COMMANDS[name]()))
+    ])
+  ).pipe(
+    Effect.flatMap(([Command, NodeServices, commands]) => {
+      const root = Command.make("interlock").pipe(Command.withDescription(DESCRIPTION), Command.withSubcommands(commands))
+      return Command.runWith(root, { version: VERSION })(args).pipe(Effect.scoped, Effect.provide(NodeServices.layer))
+    })
+  )
+
+/** Runs the CLI on `args` (the process's arguments after the script). */
+export const run = (args: ReadonlyArray<string>): Effect.Effect<void, unknown> => {
+  const hook = directClaudeHook(args)
+  return hook === undefined
+    ? viaEffectCli(args)
+    : Effect.flatMap(Effect.promise(() => import("./ClaudeHookAnswer.ts")), ({ answerHook }) => answerHook(hook))
+}
+
+/** The bin's entry: runs `args`; the process exits with the command's outcome. */
+export const main = (args: ReadonlyArray<string>): void => NodeRuntime.runMain(run(args))

@@ -8,7 +8,8 @@ import { Command, Flag } from "effect/cli"
 import { replay, replayable, type ReplayChange } from "../Replay.ts"
 import { cellText } from "../TextTable.ts"
 import { auditSourceFlags, openAuditSource } from "./AuditSource.ts"
-import { configFlag, loadFrom, userFacing } from "./Shared.ts"
+import { configFlag } from "./ConfigFlag.ts"
+import { loadFrom, userFacing } from "./Shared.ts"
 
 /** One change as a line of text. */
 export const formatChange = (change: ReplayChange): string =>

@@ -1,14 +1,11 @@
 /** What the CLI commands share: finding and loading the config, and turning errors into one line and exit 1. */
 import { ConfigError } from "@interlock/core"
 import { Effect, Option } from "effect"
-import { CliError, Flag } from "effect/cli"
+import * as CliError from "effect/cli/CliError"
 import { existsSync } from "node:fs"
 import * as path from "node:path"
 import { CONFIG_NAMES, type LoadedConfig, loadConfig } from "../ConfigLoader.ts"
 import { makePlan, type Plan, type PlanOptions } from "../Plan.ts"
-
-/** The optional `--config`/`-c` flag, described for its command. */
-export const configFlag = (description: string) => Flag.String("config").pipe(Flag.withAlias("c"), Flag.withDescription(description), Flag.optional)
 
 /** The config file: the given one, or the first interlock.config.* in the working directory. */
 export const findConfig = (given: Option.Option<string>): Effect.Effect<string, ConfigError> => {

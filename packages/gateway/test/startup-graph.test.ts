@@ -1,0 +1,103 @@
+/**
+ * What `interlock claude-hook` loads, as Claude Code runs it on every tool call: for a config with
+ * rules, built-in hooks and a SQLite audit store, neither the HTTP server, nor Postgres, nor the MCP
+ * client, nor OTLP, both from the sources (bin/interlock.ts) and from the bundle the published bin
+ * runs (built here from the sources into a temporary folder, so the test needs no `npm run build`).
+ * A config that asks for Postgres does load it. No timing here: bench/startup.ts measures.
+ */
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { execFile } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { bundle } from "../scripts/bundle.ts"
+import { BIN } from "./cli-process.ts"
+import { NODE } from "./e2e.ts"
+
+const RECORDER = path.join(import.meta.dirname, "fixtures", "record-modules.ts")
+
+/** What the hook path must not load, by what it is; each pattern is tested on module URLs and on the bundle's original sources. */
+const FORBIDDEN: Record<string, RegExp> = {
+  "the HTTP server": /^node:https?$|[\\/]gateway[\\/](src|dist)[\\/](HttpFront|FrontServer|HttpSessionTransport)\.|@modelcontextprotocol[\\/]node|NodeHttpServer/,
+  "Postgres": /@effect[\\/]sql-pg|[\\/]node_modules[\\/]pg(-[a-z-]+)?[\\/]|[\\/]PgAuditStore\./,
+  "the MCP client": /@modelcontextprotocol[\\/](client|core|server)|[\\/]packages[\\/]mcp[\\/]|[\\/]McpHub\./,
+  "OTLP": /observability[\\/]Otlp|@effect[\\/]opentelemetry|[\\/]gateway[\\/](src|dist)[\\/]Telemetry\./
+}
+
+const CONFIG = {
+  servers: {},
+  audit: { path: "audit.db" },
+  redact: [{ match: "*", pattern: "sk-[A-Za-z0-9]{20,}", replacement: "[REDACTED]" }],
+  rateLimits: [{ match: "*", perMinute: 600 }],
+  policy: { default: "allow", rules: [{ id: "no-fetch", match: "claude/WebFetch", decision: "deny", reason: "no network" }] }
+}
+const EVENT = JSON.stringify({
+  session_id: "s1", transcript_path: "/t.jsonl", cwd: "/", permission_mode: "default", hook_event_name: "PreToolUse",
+  tool_name: "WebFetch", tool_input: { url: "https://example.invalid" }, tool_use_id: "toolu_1"
+})
+
+const work = mkdtempSync(path.join(tmpdir(), "interlock-startup-graph-"))
+const bundled = path.join(work, "bundle")
+afterAll(() => rmSync(work, { recursive: true, force: true }))
+beforeAll(async () => {
+  await bundle({ from: "source", outDir: bundled })
+  writeFileSync(path.join(work, "run.mjs"), `(await import(${JSON.stringify(path.join(bundled, "Cli.js"))})).main(process.argv.slice(2))\n`)
+  writeFileSync(path.join(work, "sqlite.json"), JSON.stringify(CONFIG))
+  writeFileSync(path.join(work, "postgres.json"), JSON.stringify({ ...CONFIG, audit: { postgres: "postgres://interlock@127.0.0.1:1/audit" } }))
+}, 120_000)
+
+/** Runs `node [flags] script claude-hook --config <config>` on the event with the recorder; its stdout and the modules it loaded. */
+const loadedBy = (flags: ReadonlyArray<string>, script: string, config: string) =>
+  new Promise<{ stdout: string; modules: ReadonlyArray<string> }>((resolve, reject) => {
+    const record = path.join(work, `${path.basename(script)}-${config}.txt`)
+    const child = execFile(NODE, [...flags, "--import", RECORDER, script, "claude-hook", "--config", path.join(work, config)], {
+      cwd: work,
+      timeout: 60_000,
+      env: { ...process.env, NODE_OPTIONS: "", INTERLOCK_RECORD_MODULES: record }
+    }, (error, stdout, stderr) => {
+      if (error !== null && error.killed) return reject(new Error(`claude-hook did not answer\n${stderr}`))
+      resolve({ stdout, modules: readFileSync(record, "utf8").split("\n").filter((line) => line !== "") })
+    })
+    child.stdin?.end(EVENT)
+  })
+
+/** The original sources of the bundle's chunks among `modules` (from their source maps), and the rest as they are. */
+const originals = (modules: ReadonlyArray<string>): ReadonlyArray<string> =>
+  modules.flatMap((url) => {
+    if (!url.startsWith("file:") || !fileURLToPath(url).startsWith(bundled)) return [url]
+    // Rolldown's own helpers (its runtime chunk) come from no source, and have no map.
+    if (path.basename(url).startsWith("rolldown-runtime-")) return []
+    const map = JSON.parse(readFileSync(`${fileURLToPath(url)}.map`, "utf8")) as { sources: ReadonlyArray<string> }
+    return map.sources.map((source) => path.resolve(bundled, source))
+  })
+
+const forbiddenIn = (modules: ReadonlyArray<string>) =>
+  Object.entries(FORBIDDEN).flatMap(([what, pattern]) => modules.filter((module) => pattern.test(module)).map((module) => `${what}: ${module}`))
+
+const denied = (stdout: string) => JSON.parse(stdout).hookSpecificOutput?.permissionDecision
+
+describe("what claude-hook loads", () => {
+  it("from the sources, with a SQLite audit store: no HTTP server, Postgres, MCP client or OTLP", async () => {
+    const { modules, stdout } = await loadedBy(["--conditions=@interlock/source"], BIN, "sqlite.json")
+    assert.strictEqual(denied(stdout), "deny")
+    assert.include(modules, "node:sqlite")
+    assert.isTrue(modules.some((url) => url.endsWith("/gateway/src/SqliteAuditStore.ts")), "the recorder saw the audit store")
+    assert.deepStrictEqual(forbiddenIn(modules), [])
+  }, 60_000)
+
+  it("from the bundle, with a SQLite audit store: none of them either, in the chunks it loads", async () => {
+    const { modules, stdout } = await loadedBy([], path.join(work, "run.mjs"), "sqlite.json")
+    assert.strictEqual(denied(stdout), "deny")
+    const sources = originals(modules)
+    assert.include(sources, "node:sqlite")
+    assert.isTrue(sources.some((source) => source.endsWith(path.join("gateway", "src", "SqliteAuditStore.ts"))), "the source maps name the audit store")
+    assert.deepStrictEqual(forbiddenIn(sources), [])
+  }, 60_000)
+
+  it("a config whose audit store is Postgres loads Postgres, and still answers", async () => {
+    const { modules, stdout } = await loadedBy(["--conditions=@interlock/source"], BIN, "postgres.json")
+    assert.isTrue(modules.some((url) => FORBIDDEN.Postgres.test(url)), "Postgres was loaded")
+    assert.strictEqual(denied(stdout), "deny")
+  }, 60_000)
+})
