@@ -25,6 +25,9 @@ export type { CommandOptions } from "./CommandHook.ts"
 export * from "./Errors.ts"
 /** `Hook.command(...)`: command hooks. */
 export * as Hook from "./Hook.ts"
+/** The bridge's own deadline below the hook's `timeout`: `deadlineMillis`, `parseTimeout`, `remaining`. */
+export * as HookDeadline from "./HookDeadline.ts"
+export { isMetaTool, listingPolicy, META_TOOLS } from "./MetaTools.ts"
 export { type Fallback, type PolicyOptions } from "./PolicyHooks.ts"
 export { read, type Reading } from "./Reading.ts"
 export * from "./ReturnValue.ts"

@@ -127,11 +127,11 @@ describe("interlock claude-hook (the real CLI)", () => {
     assert.strictEqual(hook({ ...base, hook_event_name: "PreCompact", trigger: "manual" }).stdout, "{}\n")
   }, 120_000)
 
-  it("bad stdin exits 1 with one line on stderr and writes no row", () => {
+  it("bad stdin exits 2 (Claude Code blocks) with one line on stderr and writes no row", () => {
     const before = rows().length
     for (const stdin of ["{oops", `{"hook_event_name":"Bogus"}`]) {
       const result = hook(stdin)
-      assert.strictEqual(result.code, 1)
+      assert.strictEqual(result.code, 2)
       assert.strictEqual(result.stdout, "")
       assert.match(result.stderr, /^interlock claude-hook: [^\n]+\n$/)
     }
