@@ -31,6 +31,8 @@ export { isMetaTool, listingPolicy, META_TOOLS } from "./MetaTools.ts"
 export { type Fallback, type PolicyOptions } from "./PolicyHooks.ts"
 export { read, type Reading } from "./Reading.ts"
 export * from "./ReturnValue.ts"
+/** `SettingsCheck.checkSettings(settings, exists)`: bridge hooks in a settings.json that could fail open. */
+export * as SettingsCheck from "./SettingsCheck.ts"
 export { compileSettings, fromSettings, settingsHooks, type SettingsOptions } from "./Settings.ts"
 export * from "./ToolNames.ts"
 /** Claude's tool_response and Interlock's ToolResult. */

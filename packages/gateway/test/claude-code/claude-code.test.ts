@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { execFileSync } from "node:child_process"
-import { bridgeCommand, CLAUDE, INTERLOCK, NODE, resultText, runClaude, settingsFor, shell } from "./harness.ts"
+import { bridgeCommand, CLAUDE, INTERLOCK, NODE, readmeSettings, resultText, runClaude, settingsFor, shell } from "./harness.ts"
 
 const dir = mkdtempSync(path.join(tmpdir(), "interlock-claude-code-config-"))
 const FIXTURES = path.join(import.meta.dirname, "..", "fixtures")
@@ -38,6 +38,9 @@ const bash = (command: string) => ({ tool: "Bash", input: { command, description
 const done = { text: "All done." }
 const TIMEOUT = 60_000
 
+/** The README's snippet, running this repository's bin on the test config with the snippet's --timeout 30. */
+const readme = readmeSettings(bridgeCommand(config, 30))
+
 describe("the real Claude Code CLI", () => {
   it("runs offline: a namespace with only loopback, the pinned version", async () => {
     const version = execFileSync(CLAUDE, ["--version"], { encoding: "utf8" })
@@ -51,7 +54,7 @@ describe("the real Claude Code CLI", () => {
   }, TIMEOUT)
 
   it("deny: a rule's deny stops the tool; the model gets the reason", async () => {
-    const run = await runClaude({ script: [bash("touch denied.txt"), done], settings: settingsFor(bridgeCommand(config)), args: ["--allowedTools", "Bash"] })
+    const run = await runClaude({ script: [bash("touch denied.txt"), done], settings: readme, args: ["--allowedTools", "Bash"] })
     assert.isFalse(existsSync(path.join(run.project, "denied.txt")), "the denied command did not run")
     assert.strictEqual(run.toolResults.length, 1)
     assert.isTrue(run.toolResults[0]!.is_error)
@@ -59,13 +62,13 @@ describe("the real Claude Code CLI", () => {
   }, TIMEOUT)
 
   it("allow: a rule's allow runs the tool, even where Claude Code would have asked", async () => {
-    const run = await runClaude({ script: [bash("echo allowed > allowed.txt"), done], settings: settingsFor(bridgeCommand(config)) })
+    const run = await runClaude({ script: [bash("echo allowed > allowed.txt"), done], settings: readme })
     assert.strictEqual(readFileSync(path.join(run.project, "allowed.txt"), "utf8"), "allowed\n")
     assert.isNotTrue(run.toolResults[0]!.is_error)
   }, TIMEOUT)
 
   it("ask: the bridge asks; headless there is no one to say yes, so the tool does not run", async () => {
-    const run = await runClaude({ script: [bash("printf asked > asked.txt"), done], settings: settingsFor(bridgeCommand(config)), args: ["--allowedTools", "Bash"] })
+    const run = await runClaude({ script: [bash("printf asked > asked.txt"), done], settings: readme, args: ["--allowedTools", "Bash"] })
     assert.isFalse(existsSync(path.join(run.project, "asked.txt")))
     assert.isTrue(run.toolResults[0]!.is_error)
     assert.include(resultText(run.toolResults[0]!.content), "printf needs a human")
@@ -86,6 +89,28 @@ const refused = (run: Awaited<ReturnType<typeof attempt>>, text: string) => {
   assert.isTrue(run.toolResults[0]!.is_error)
   assert.include(resultText(run.toolResults[0]!.content), text)
 }
+
+describe("interlock check --claude", () => {
+  const check = (settings: unknown) => {
+    const file = writeJson(`settings-${Math.random().toString(36).slice(2)}.json`, settings)
+    try {
+      return { code: 0, stdout: execFileSync(INTERLOCK[0]!, [...INTERLOCK.slice(1), "check", "--claude", file], { encoding: "utf8" }) }
+    } catch (error) {
+      const failed = error as { status: number; stdout: string; stderr: string }
+      return { code: failed.status, stdout: `${failed.stdout}${failed.stderr}` }
+    }
+  }
+
+  it("passes the README's snippet as the tests run it, and fails one that could fail open", () => {
+    const ok = check(readme)
+    assert.strictEqual(ok.code, 0, ok.stdout)
+    assert.include(ok.stdout, "Claude Code settings OK")
+    const open = check(settingsFor(bridgeCommand(config), { onFailure: "unset" }))
+    assert.strictEqual(open.code, 1)
+    assert.include(open.stdout, `no "onFailure": "block"`)
+    assert.include(open.stdout, "hooks.PreToolUse[0].hooks[0]")
+  }, TIMEOUT)
+})
 
 describe("fail closed in the real host", () => {
   it("a config that does not exist denies", async () => {

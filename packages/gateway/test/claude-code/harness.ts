@@ -52,6 +52,21 @@ export const settingsFor = (
   }))
 })
 
+/**
+ * The settings snippet of @interlock/claude's README (its first JSON block with `claude-hook`),
+ * with every hook's command replaced by `command`: what the tests run is what users are told to write.
+ */
+export const readmeSettings = (command: string): { readonly hooks: Record<string, Array<{ hooks: Array<Record<string, unknown>> }>> } => {
+  const readme = readFileSync(path.join(ROOT, "packages", "claude", "README.md"), "utf8")
+  const snippet = [...readme.matchAll(/```json\n([\s\S]*?)\n```/g)].map((match) => match[1]!).find((block) => block.includes("claude-hook"))
+  if (snippet === undefined) throw new Error("packages/claude/README.md has no settings snippet with claude-hook")
+  const settings = JSON.parse(snippet)
+  for (const groups of Object.values(settings.hooks) as Array<Array<{ hooks: Array<{ command: string }> }>>) {
+    for (const group of groups) for (const hook of group.hooks) hook.command = command
+  }
+  return settings
+}
+
 /** The bridge's hook command for a config file, with `--timeout` matching the settings' timeout. */
 export const bridgeCommand = (config: string, timeout = 30): string => shell([...INTERLOCK, "claude-hook", "--config", config, "--timeout", String(timeout)])
 
