@@ -12,6 +12,7 @@ export {
   isAgentEvent
 } from "./AgentEvents.ts"
 export { AuditDecision, AuditHook, AuditRow, AuditSink, type AuditSinkShape } from "./AuditSink.ts"
+export { BRIDGE_EVENTS, type BridgeGroup, type BridgeHook, bridgeCommandLine, bridgeSettings, type BridgeSettingsOptions, DEFAULT_BRIDGE_TIMEOUT_SECONDS } from "./BridgeSettings.ts"
 /** The bridge: `Bridge.run(stdin, options)` and `Bridge.failure(stdin, reason)`. */
 export * as Bridge from "./Bridge.ts"
 export * from "./ClaudeEvent.ts"

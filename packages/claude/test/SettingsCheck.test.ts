@@ -1,8 +1,9 @@
 /** `SettingsCheck.checkSettings`: the bridge hooks of a settings.json that could fail open. */
 import { assert, describe, it } from "@effect/vitest"
+import { Effect, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import * as path from "node:path"
-import { SettingsCheck } from "../src/index.ts"
+import { bridgeSettings, SettingsCheck } from "../src/index.ts"
 
 const BRIDGE = "/repo/node_modules/.bin/interlock claude-hook --config /repo/interlock.config.json --timeout 30"
 const hook = (fields: Record<string, unknown> = {}) => ({ type: "command", command: BRIDGE, timeout: 30, onFailure: "block", ...fields })
@@ -21,7 +22,13 @@ describe("SettingsCheck", () => {
     const snippet = /```json\n(\{\n {2}"hooks"[\s\S]*?)\n```/.exec(readme)?.[1]
     assert.isDefined(snippet)
     assert.deepStrictEqual(check(JSON.parse(snippet!)), [])
+    assert.deepStrictEqual(JSON.parse(snippet!), bridgeSettings({ bin: `"$CLAUDE_PROJECT_DIR"/node_modules/.bin/interlock`, config: "/path/interlock.config.json", timeout: 30 }))
   })
+
+  it.effect.prop("bridgeSettings passes the check for any timeout", [Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 86_400 }))], ([timeout]) =>
+    Effect.sync(() => {
+      assert.deepStrictEqual(check(bridgeSettings({ bin: "/repo/node_modules/.bin/interlock", config: "/repo/interlock.config.json", timeout })), [])
+    }))
 
   it("a well-formed set of hooks passes, with or without a matcher", () => {
     assert.deepStrictEqual(check(settings({})), [])

@@ -9,6 +9,7 @@ import { spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { arch, tmpdir } from "node:os"
 import * as path from "node:path"
+import { BRIDGE_EVENTS, bridgeSettings } from "@interlock/claude"
 import type { Received, Step } from "./fake-api.ts"
 
 const ROOT = path.join(import.meta.dirname, "..", "..", "..", "..")
@@ -32,25 +33,27 @@ export const CLAUDE = (() => {
 /** A shell-quoted command line. */
 export const shell = (argv: ReadonlyArray<string>): string => argv.map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`)).join(" ")
 
-/** The events the README's snippet wires the bridge to. */
-export const BRIDGE_EVENTS = ["PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop", "SubagentStop"] as const
-
-/** The tool events, whose entries take a matcher. */
-const MATCHED = new Set(["PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure"])
-
 /**
- * A settings.json `hooks` section as the README writes it: every event runs `command` with a
- * `timeout` (seconds) and `"onFailure": "block"`, tool events with matcher "*".
+ * The bridge's settings (@interlock/claude's `bridgeSettings`, the README's snippet) with every
+ * hook's command replaced by `command`; `events` keeps only some events, `onFailure: "unset"`
+ * drops the hooks' `"onFailure": "block"` (to show what Claude Code does without it).
  */
 export const settingsFor = (
   command: string,
   options: { readonly timeout?: number; readonly onFailure?: "block" | "unset"; readonly events?: ReadonlyArray<string> } = {}
-) => ({
-  hooks: Object.fromEntries((options.events ?? BRIDGE_EVENTS).map((name) => {
-    const hook = { type: "command", command, timeout: options.timeout ?? 30, ...(options.onFailure === "unset" ? {} : { onFailure: "block" }) }
-    return [name, [{ ...(MATCHED.has(name) ? { matcher: "*" } : {}), hooks: [hook] }]]
-  }))
-})
+) => {
+  const base = bridgeSettings({ bin: "", config: "", timeout: options.timeout })
+  const events = options.events ?? BRIDGE_EVENTS
+  return {
+    hooks: Object.fromEntries(Object.entries(base.hooks).filter(([event]) => events.includes(event)).map(([event, groups]) => [
+      event,
+      groups.map((group) => ({
+        ...group,
+        hooks: group.hooks.map(({ onFailure, ...hook }) => ({ ...hook, command, ...(options.onFailure === "unset" ? {} : { onFailure }) }))
+      }))
+    ]))
+  }
+}
 
 /**
  * The settings snippet of @interlock/claude's README (its first JSON block with `claude-hook`),
