@@ -18,6 +18,7 @@ import { text } from "node:stream/consumers"
 import { AuditRecord } from "../AuditRecord.ts"
 import { AuditStore } from "../AuditStore.ts"
 import { mergeHooks } from "../BuiltinHooks.ts"
+import { fileGuardHooks } from "../ClaudeFileGuard.ts"
 import { auditLayer } from "../Gateway.ts"
 import { policyLayer } from "../PolicyConfig.ts"
 import { planFrom } from "./Shared.ts"
@@ -56,7 +57,7 @@ const answer = (config: Option.Option<string>, stdin: string, deadline: Duration
     const claudeHooks = claude === undefined ? {} : yield* settingsHooks(claude)
     const agentHooks = claude === undefined ? undefined : yield* compileSettings(claude)
     const services = Layer.mergeAll(
-      Hooks.layer(mergeHooks(plan.hooks, claudeHooks)),
+      Hooks.layer(mergeHooks(fileGuardHooks(plan.redactions), plan.hooks, claudeHooks)),
       policyLayer(plan.loaded.config, plan.loaded.predicates),
       auditSinkLayer
     ).pipe(Layer.provide(auditLayer(plan)))

@@ -146,6 +146,39 @@ describe("fail closed in the real host", () => {
   }, TIMEOUT)
 })
 
+describe("redaction and Claude Code's built-in tools", () => {
+  const SECRET = "sk-live-7Hq2ZpX9wLm4"
+  const redacting = writeJson("redacting.json", {
+    servers: {},
+    audit: { path: ":memory:" },
+    redact: [{ pattern: "sk-live-[A-Za-z0-9]+" }],
+    policy: { default: "allow", rules: [{ id: "read-ok", match: "claude/Read", decision: "allow" }] }
+  })
+
+  it("a Read of a file that holds redacted text is denied before it runs; a clean file is read; Bash's output is not covered", async () => {
+    const run = await runClaude({
+      script: [
+        { tool: "Read", input: { file_path: "{project}/secret.env" } },
+        { tool: "Read", input: { file_path: "{project}/notes.txt" } },
+        bash("cat secret.env"),
+        done
+      ],
+      files: { "secret.env": `TOKEN=${SECRET}\n`, "notes.txt": "nothing to hide\n" },
+      settings: settingsFor(bridgeCommand(redacting), { events: ["PreToolUse"] }),
+      args: ["--allowedTools", "Read Bash"]
+    })
+    assert.strictEqual(run.toolResults.length, 3, run.stderr)
+    const [secret, notes, cat] = run.toolResults
+    assert.isTrue(secret!.is_error)
+    assert.include(resultText(secret!.content), "holds text that Interlock redacts")
+    assert.include(resultText(notes!.content), "nothing to hide")
+    // Where redaction stops: a built-in's output cannot be replaced, and Bash can print any file.
+    assert.include(resultText(cat!.content), SECRET)
+    const requests = JSON.stringify(run.received.slice(0, 3).map((request) => request.body.messages))
+    assert.notInclude(requests, SECRET, "before the Bash step the model never saw the secret")
+  }, TIMEOUT)
+})
+
 describe("MCP through the gateway", () => {
   const gateway = writeJson("gateway.json", {
     servers: { echo: { command: NODE, args: [path.join(FIXTURES, "echo-server.ts")] } },

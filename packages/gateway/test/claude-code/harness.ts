@@ -101,7 +101,7 @@ export const resultText = (content: unknown): string =>
 
 /** Options of one run. */
 export interface RunOptions {
-  /** The model's turns. */
+  /** The model's turns; `{project}` in a tool's input stands for the run's project folder. */
   readonly script: ReadonlyArray<Step>
   /** `.claude/settings.json` of the project. */
   readonly settings: unknown
@@ -139,7 +139,7 @@ export const runClaude = (options: RunOptions): Promise<Run> => {
     args: options.args ?? [],
     cwd: project,
     timeoutMs,
-    script: options.script,
+    script: JSON.parse(JSON.stringify(options.script).replaceAll("{project}", project)),
     env: {
       PATH: "/usr/local/bin:/usr/bin:/bin",
       HOME: home,
