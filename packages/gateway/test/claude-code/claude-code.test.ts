@@ -133,7 +133,7 @@ describe("fail closed in the real host", () => {
       policy: { default: "allow" },
       claude: { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "sleep 600", timeout: 600 }] }] } }
     })
-    const run = await attempt(preOnly(bridgeCommand(hanging, 6), { timeout: 6 }))
+    const run = await attempt(preOnly(bridgeCommand(hanging, 10), { timeout: 10 }))
     // The bridge's answer, not Claude Code's kill ("timed out; blocking because onFailure is block").
     refused(run, "did not decide before its deadline")
   }, TIMEOUT)
