@@ -9,11 +9,11 @@
  * with a config that allows `true`). A hook's cost is its step median less the baseline's.
  * Results go to bench/results/claude-code.json.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { bridgeCommand, NODE, runClaude, settingsFor, shell } from "../packages/gateway/test/claude-code/harness.ts"
+import { bridgeCommand, NODE, removeRuns, runClaude, settingsFor, shell } from "../packages/gateway/test/claude-code/harness.ts"
 import { median, round3 } from "./harness.ts"
 
 const STEPS = 6
@@ -45,6 +45,8 @@ export default async (): Promise<void> => {
   for (let round = 0; round < ROUNDS; round++) {
     for (const c of cases) samples.get(c.name)!.push(...(await steps(c.settings)))
   }
+  removeRuns()
+  rmSync(dir, { recursive: true, force: true })
   const baseline = median(samples.get("no hook")!)
   const rows = cases.map((c) => {
     const step = median(samples.get(c.name)!)

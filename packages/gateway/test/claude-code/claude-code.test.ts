@@ -4,15 +4,19 @@
  * call a tool, the README's hooks in `.claude/settings.json`. Observed from outside: whether the
  * tool ran (a file it writes) and what the model got back as the tool's result.
  */
-import { assert, describe, it } from "@effect/vitest"
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { execFileSync } from "node:child_process"
-import { bridgeCommand, CLAUDE, INTERLOCK, NODE, readmeSettings, resultText, runClaude, settingsFor, shell } from "./harness.ts"
+import { bridgeCommand, CLAUDE, INTERLOCK, NODE, readmeSettings, removeRuns, resultText, runClaude, settingsFor, shell } from "./harness.ts"
 
 const dir = mkdtempSync(path.join(tmpdir(), "interlock-claude-code-config-"))
 const FIXTURES = path.join(import.meta.dirname, "..", "fixtures")
+afterAll(() => {
+  removeRuns()
+  rmSync(dir, { recursive: true, force: true })
+})
 
 const writeJson = (name: string, value: unknown) => {
   const file = path.join(dir, name)

@@ -6,7 +6,7 @@
  * made is an error that says so: the tests fail, they never skip.
  */
 import { spawn } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { arch, tmpdir } from "node:os"
 import * as path from "node:path"
 import { BRIDGE_EVENTS, bridgeSettings } from "@interlock/claude"
@@ -123,9 +123,18 @@ const toolResultsOf = (received: ReadonlyArray<Received>) => {
   )
 }
 
+/** The folders of the runs so far, removed by {@link removeRuns}. */
+const made: Array<string> = []
+
+/** Removes every run's folder (HOME, project, spec and report); call it once the runs were inspected. */
+export const removeRuns = (): void => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true })
+}
+
 /** Runs `claude -p` once, offline, in a new network namespace. */
 export const runClaude = (options: RunOptions): Promise<Run> => {
   const dir = mkdtempSync(path.join(tmpdir(), "interlock-claude-code-"))
+  made.push(dir)
   const home = path.join(dir, "home")
   const project = path.join(dir, "project")
   mkdirSync(home)
