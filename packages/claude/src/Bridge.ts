@@ -4,19 +4,20 @@
  * context, from the same config as the gateway) and answers in Claude Code's format. Every
  * decision is recorded in the AuditSink.
  *
- * Bad input (not JSON, not an object, an unknown event, a bad field) exits 1 with one line on
- * stderr. Anything else exits 0 with a JSON answer; a failure anywhere answers closed (deny,
- * block, halt), never allow. An allow whose audit row cannot be written becomes a deny.
+ * It never exits 1, which Claude Code reads as "no opinion" and lets the tool run. An event of a
+ * known kind answers in JSON (exit 0), closed (deny, block, halt) whenever anything fails: a bad
+ * field, a hook or the policy failing, a defect, the deadline passing; never allow. Input that is
+ * no event at all (not JSON, not an object, an unknown event) exits 2, Claude Code's blocking exit,
+ * with one line on stderr. An allow whose audit row cannot be written becomes a deny.
  */
-import { Cause, Clock, Effect, Exit } from "effect"
+import { Cause, Clock, Duration, Effect, Exit } from "effect"
 import { HookContext, type Hooks, type Interlock, type Policy, type Receipt, ToolResult } from "@interlock/core"
 import { type AgentEventInput, isAgentEvent, runAgentEvent } from "./AgentEvents.ts"
 import { AuditRow, AuditSink } from "./AuditSink.ts"
 import { type Answer, approvalAnswer, auditHooks, failureAnswer, permissionAnswer, postAnswer, preAnswer } from "./BridgeAnswers.ts"
 import { failWith, governed, respondWith } from "./BridgeTools.ts"
-import { agentAnswer, failClosed } from "./BridgeAgent.ts"
-import type { ClaudeInput, ClaudeToolInput } from "./ClaudeEvent.ts"
-import { parseEvent } from "./ClaudeEvent.ts"
+import { agentAnswer, type ClosedTarget, failClosed } from "./BridgeAgent.ts"
+import { type ClaudeInput, type ClaudeToolInput, isClaudeEvent, parseEvent } from "./ClaudeEvent.ts"
 import { type CompiledClaudeHooks, emptyHooks } from "./ClaudeHook.ts"
 import { toWire } from "./ClaudeOutput.ts"
 import type { BadEvent } from "./Errors.ts"
@@ -27,7 +28,7 @@ import { toResult } from "./ToolResponse.ts"
 /** What the `claude-hook` command prints and how it exits. */
 export interface BridgeResult {
   readonly stdout: string
-  readonly exitCode: 0 | 1
+  readonly exitCode: 0 | 2
   readonly stderr: string
 }
 
@@ -37,21 +38,44 @@ export interface BridgeOptions {
   readonly agentHooks?: CompiledClaudeHooks | undefined
   /** Pipeline settings (hookTimeout, policyTimeout, tools filter, ...), as the gateway's config gives them. */
   readonly settings?: Interlock.Settings | undefined
+  /**
+   * When the answer must be ready (see HookDeadline.ts): the decision gets nine tenths of it, so
+   * that a decision that runs out is still audited, and past the whole of it the answer is closed.
+   */
+  readonly deadline?: Duration.Duration | undefined
 }
 
 const PREFIX = "interlock claude-hook: "
 
-/** The result for input the bridge cannot read: exit 1, one line on stderr. */
+/** The reason of a closed answer given because the deadline passed. */
+const LATE = "Interlock did not decide before its deadline, so this is refused"
+
+/** The result for input that is no event the bridge knows: exit 2 (Claude Code blocks), one line on stderr. */
 const badInput = (detail: string): BridgeResult => ({
   stdout: "",
-  exitCode: 1,
+  exitCode: 2,
   stderr: `${PREFIX}${detail.replace(/\s*\n\s*/g, "; ")}\n`
 })
 
-/** The bad-input result for stdin that did not parse into an event. */
-const unreadable = (parsed: Exit.Failure<ClaudeInput, BadEvent>): BridgeResult => {
+/** The event's kind (and tool) when stdin names a known event, even if its other fields are bad. */
+const kindOf = (stdin: string): ClosedTarget | undefined => {
+  let value: unknown
+  try {
+    value = JSON.parse(stdin)
+  } catch {
+    return undefined
+  }
+  if (typeof value !== "object" || value === null) return undefined
+  const { hook_event_name: name, tool_name: tool } = value as { hook_event_name?: unknown; tool_name?: unknown }
+  return isClaudeEvent(name) ? { hook_event_name: name, tool_name: typeof tool === "string" ? tool : undefined } : undefined
+}
+
+/** The result for stdin that did not parse into an event: closed in JSON for a known kind, else exit 2. */
+const unreadable = (stdin: string, parsed: Exit.Failure<ClaudeInput, BadEvent>): BridgeResult => {
   const error = Cause.findErrorOption(parsed.cause)
-  return badInput(error._tag === "Some" ? error.value.detail : "the event could not be read")
+  const detail = error._tag === "Some" ? error.value.detail : "the event could not be read"
+  const kind = kindOf(stdin)
+  return kind === undefined ? badInput(detail) : answered(failClosed(kind, `Interlock could not read this event: ${detail}`))
 }
 
 const answered = (answer: Answer): BridgeResult => ({ stdout: `${JSON.stringify(toWire(answer.output))}\n`, exitCode: 0, stderr: "" })
@@ -130,7 +154,11 @@ const rowOf = (input: ClaudeInput, at: number, durationMs: number, answer: Answe
 const answerEvent = (input: ClaudeInput, options: BridgeOptions): Effect.Effect<BridgeResult, never, Hooks | Policy | AuditSink> =>
   Effect.gen(function*() {
     const start = yield* Clock.currentTimeMillis
-    const decided = yield* Effect.exit(decide(input, options))
+    const deadline = options.deadline
+    const decision = deadline === undefined ? decide(input, options) : decide(input, options).pipe(
+      Effect.timeoutOrElse({ duration: Duration.times(deadline, 0.9), orElse: () => Effect.succeed({ answer: failClosed(input, LATE), receipt: undefined }) })
+    )
+    const decided = yield* Effect.exit(decision)
     const { answer, receipt } = Exit.isSuccess(decided)
       ? decided.value
       : { answer: failClosed(input, Cause.hasInterruptsOnly(decided.cause) ? "Interlock was interrupted" : "Interlock failed to evaluate this event"), receipt: undefined }
@@ -149,18 +177,21 @@ const answerEvent = (input: ClaudeInput, options: BridgeOptions): Effect.Effect<
  */
 export const run = (stdin: string, options: BridgeOptions = {}): Effect.Effect<BridgeResult, never, Hooks | Policy | AuditSink> => {
   const parsed = parseEvent(stdin)
-  if (Exit.isFailure(parsed)) return Effect.succeed(unreadable(parsed))
-  return answerEvent(parsed.value, options).pipe(
-    Effect.catchCause(() => Effect.succeed(answered(failClosed(parsed.value, "Interlock failed to evaluate this event"))))
+  if (Exit.isFailure(parsed)) return Effect.succeed(unreadable(stdin, parsed))
+  const closed = (reason: string) => Effect.succeed(answered(failClosed(parsed.value, reason)))
+  const answer = answerEvent(parsed.value, options)
+  return (options.deadline === undefined ? answer : answer.pipe(Effect.timeoutOrElse({ duration: options.deadline, orElse: () => closed(LATE) }))).pipe(
+    Effect.catchCause(() => closed("Interlock failed to evaluate this event"))
   )
 }
 
 /**
  * The closed answer for an event when the bridge cannot run at all (for example, the config did
- * not load): deny, block or halt as the event allows, exit 0; unreadable input still exits 1.
+ * not load, or no event came before the deadline): deny, block or halt as the event allows, exit
+ * 0; input that is no event exits 2.
  */
 export const failure = (stdin: string, reason: string): BridgeResult => {
   const parsed = parseEvent(stdin)
-  if (Exit.isFailure(parsed)) return unreadable(parsed)
+  if (Exit.isFailure(parsed)) return unreadable(stdin, parsed)
   return answered(failClosed(parsed.value, reason))
 }

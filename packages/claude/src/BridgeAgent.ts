@@ -15,8 +15,14 @@ import { isMcpToolName } from "./ToolNames.ts"
 /** The text that replaces an MCP tool's output the bridge could not check. */
 const UNCHECKED_TEXT = "Result withheld: Interlock could not check this tool's output."
 
+/** What the closed answer needs of an event: its kind and, for the tool events, the tool. */
+export interface ClosedTarget {
+  readonly hook_event_name: ClaudeInput["hook_event_name"]
+  readonly tool_name?: string | undefined
+}
+
 /** The answer that lets nothing through, for an event the bridge could not evaluate. */
-export const failClosed = (input: ClaudeInput, reason: string): Answer => {
+export const failClosed = (input: ClosedTarget, reason: string): Answer => {
   switch (input.hook_event_name) {
     case "PreToolUse":
       return {
@@ -32,7 +38,7 @@ export const failClosed = (input: ClaudeInput, reason: string): Answer => {
         output: {
           decision: "block",
           reason,
-          ...(isMcpToolName(input.tool_name)
+          ...(isMcpToolName(input.tool_name ?? "")
             ? { hookSpecificOutput: { hookEventName: "PostToolUse", updatedMCPToolOutput: { content: [{ type: "text", text: UNCHECKED_TEXT }], isError: true } } }
             : {})
         },

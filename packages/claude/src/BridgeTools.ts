@@ -2,7 +2,8 @@
  * The bridge's tool events. Each runs Interlock's own program (core's `Interlock.make`) for one
  * stage of a call that Claude Code makes itself:
  *
- * - PreToolUse and PermissionRequest: the pre-hooks and the policy, with a transport that only
+ * - PreToolUse and PermissionRequest: the pre-hooks and the policy (for a meta-tool, the listing
+ *   policy of MetaTools.ts), with a transport that only
  *   captures the final call (nothing is sent anywhere) and approvals that only note an Ask;
  * - PostToolUse: the post-hooks, over the response Claude Code got;
  * - PostToolUseFailure: the failure hooks, over the failure.
@@ -28,6 +29,7 @@ import {
   unsupported
 } from "@interlock/core"
 import type { ClaudeToolInput } from "./ClaudeEvent.ts"
+import { isMetaTool, listingPolicy } from "./MetaTools.ts"
 import { fromClaudeName, type ToolRef } from "./ToolNames.ts"
 
 /** What one governed stage produced. */
@@ -75,7 +77,8 @@ export const governed = (
     Effect.gen(function*() {
       const tool = fromClaudeName(input.tool_name)
       const hooks = yield* Hooks
-      const policy = keep === "preToolCall" ? yield* Policy : ALLOW_ALL
+      // A meta-tool (ToolSearch) is a listing: the policy's default does not apply to it, its rules do.
+      const policy = keep !== "preToolCall" ? ALLOW_ALL : isMetaTool(input.tool_name) ? listingPolicy(yield* Policy) : yield* Policy
       let sent: ToolCall | undefined
       let asked: Governed["asked"]
       const transport: ToolTransportShape = {

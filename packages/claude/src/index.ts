@@ -12,6 +12,7 @@ export {
   isAgentEvent
 } from "./AgentEvents.ts"
 export { AuditDecision, AuditHook, AuditRow, AuditSink, type AuditSinkShape } from "./AuditSink.ts"
+export { BRIDGE_EVENTS, type BridgeGroup, type BridgeHook, bridgeCommandLine, bridgeSettings, type BridgeSettingsOptions, DEFAULT_BRIDGE_TIMEOUT_SECONDS } from "./BridgeSettings.ts"
 /** The bridge: `Bridge.run(stdin, options)` and `Bridge.failure(stdin, reason)`. */
 export * as Bridge from "./Bridge.ts"
 export * from "./ClaudeEvent.ts"
@@ -25,9 +26,14 @@ export type { CommandOptions } from "./CommandHook.ts"
 export * from "./Errors.ts"
 /** `Hook.command(...)`: command hooks. */
 export * as Hook from "./Hook.ts"
+/** The bridge's own deadline below the hook's `timeout`: `deadlineMillis`, `parseTimeout`, `remaining`. */
+export * as HookDeadline from "./HookDeadline.ts"
+export { isMetaTool, listingPolicy, META_TOOLS } from "./MetaTools.ts"
 export { type Fallback, type PolicyOptions } from "./PolicyHooks.ts"
 export { read, type Reading } from "./Reading.ts"
 export * from "./ReturnValue.ts"
+/** `SettingsCheck.checkSettings(settings, exists)`: bridge hooks in a settings.json that could fail open. */
+export * as SettingsCheck from "./SettingsCheck.ts"
 export { compileSettings, fromSettings, settingsHooks, type SettingsOptions } from "./Settings.ts"
 export * from "./ToolNames.ts"
 /** Claude's tool_response and Interlock's ToolResult. */

@@ -316,25 +316,34 @@ describe("agent-level events", () => {
 })
 
 describe("bad input", () => {
-  it.effect("not JSON, not an object, an unknown event or a bad field: exit 1, one line on stderr, nothing audited", () =>
+  it.effect("not JSON, not an object or an unknown event: exit 2 (Claude Code blocks), one line on stderr, nothing audited", () =>
     Effect.gen(function*() {
       const cases: Array<[string, string]> = [
         ["not json at all", "interlock claude-hook: stdin is not valid JSON\n"],
         ["", "interlock claude-hook: stdin is not valid JSON\n"],
         [`[1,2]`, "interlock claude-hook: the event must be a JSON object\n"],
-        [`{"hook_event_name":"SessionEnd"}`, ""],
-        [`{"hook_event_name":"PreToolUse","tool_name":"Bash"}`, ""],
-        [`{"hook_event_name":"UserPromptSubmit","prompt":["${SECRET}"]}`, ""]
+        [`{"hook_event_name":"SessionEnd"}`, ""]
       ]
       for (const [stdin, expected] of cases) {
         const r = yield* bridge(stdin)
-        assert.strictEqual(r.exitCode, 1, stdin)
+        assert.strictEqual(r.exitCode, 2, stdin)
         assert.strictEqual(r.stdout, "")
         assert.match(r.stderr, /^interlock claude-hook: [^\n]+\n$/)
         if (expected !== "") assert.strictEqual(r.stderr, expected)
-        assert.notInclude(r.stderr, SECRET)
         assert.strictEqual(r.rows.length, 0)
       }
+    }))
+
+  it.effect("a known event with a bad field answers closed in JSON (exit 0), naming the field, never its value", () =>
+    Effect.gen(function*() {
+      const denied = yield* bridge(`{"hook_event_name":"PreToolUse","tool_name":"Bash"}`)
+      assert.strictEqual(denied.exitCode, 0)
+      assert.strictEqual(JSON.parse(denied.stdout).hookSpecificOutput.permissionDecision, "deny")
+      assert.include(JSON.parse(denied.stdout).hookSpecificOutput.permissionDecisionReason, "tool_input")
+      const blocked = yield* bridge(`{"hook_event_name":"UserPromptSubmit","prompt":["${SECRET}"]}`)
+      assert.strictEqual(blocked.exitCode, 0)
+      assert.strictEqual(JSON.parse(blocked.stdout).decision, "block")
+      assert.notInclude(blocked.stdout, SECRET)
     }))
 
   it("Bridge.failure: the closed answer when the config cannot load", () => {
@@ -347,6 +356,6 @@ describe("bad input", () => {
     const post = JSON.parse(Bridge.failure(JSON.stringify({ hook_event_name: "PostToolUse", tool_name: "mcp__vault__get", tool_input: {}, tool_response: SECRET }), "x").stdout)
     assert.deepStrictEqual(post.hookSpecificOutput.updatedMCPToolOutput, { content: [{ type: "text", text: "Result withheld: Interlock could not check this tool's output." }], isError: true })
     assert.strictEqual(post.decision, "block")
-    assert.strictEqual(Bridge.failure("nope", "x").exitCode, 1)
+    assert.strictEqual(Bridge.failure("nope", "x").exitCode, 2)
   })
 })

@@ -126,10 +126,10 @@ describe("the bridge as a process", () => {
     assert.strictEqual(bridge({ ...base, hook_event_name: "PreCompact", trigger: "manual" }).stdout, "{}\n")
   }, 60_000)
 
-  it("bad stdin exits 1 with one line on stderr", () => {
+  it("bad stdin exits 2 (Claude Code blocks) with one line on stderr", () => {
     for (const stdin of ["{oops", `{"hook_event_name":"Bogus"}`]) {
       const result = bridge(stdin)
-      assert.strictEqual(result.code, 1)
+      assert.strictEqual(result.code, 2)
       assert.strictEqual(result.stdout, "")
       assert.match(result.stderr, /^interlock claude-hook: [^\n]+\n$/)
       assert.deepStrictEqual(result.rows, [])

@@ -5,7 +5,7 @@
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
@@ -127,14 +127,29 @@ describe("interlock claude-hook (the real CLI)", () => {
     assert.strictEqual(hook({ ...base, hook_event_name: "PreCompact", trigger: "manual" }).stdout, "{}\n")
   }, 120_000)
 
-  it("bad stdin exits 1 with one line on stderr and writes no row", () => {
+  it("bad stdin exits 2 (Claude Code blocks) with one line on stderr and writes no row", () => {
     const before = rows().length
     for (const stdin of ["{oops", `{"hook_event_name":"Bogus"}`]) {
       const result = hook(stdin)
-      assert.strictEqual(result.code, 1)
+      assert.strictEqual(result.code, 2)
       assert.strictEqual(result.stdout, "")
       assert.match(result.stderr, /^interlock claude-hook: [^\n]+\n$/)
     }
     assert.strictEqual(rows().length, before)
+  }, 120_000)
+
+  it("stdin that never closes: at the deadline the watchdog exits 2; a bad --timeout answers closed", async () => {
+    // Claude Code keeps the pipe open: the bridge must not wait for it past its deadline (--timeout 2 leaves 1 s).
+    const child = spawn(NODE, [BIN, "claude-hook", "--config", config, "--timeout", "2"], { cwd: dir, stdio: ["pipe", "pipe", "pipe"] })
+    let stderr = ""
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve))
+    child.stdin.destroy()
+    assert.strictEqual(code, 2)
+    assert.include(stderr, "no event on stdin before the deadline")
+    const bad = spawnSync(NODE, [BIN, "claude-hook", "--config", config, "--timeout", "soon"], { cwd: dir, input: JSON.stringify({ ...base, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } }), encoding: "utf8", timeout: 60_000 })
+    assert.strictEqual(bad.status, 0)
+    assert.deepInclude(JSON.parse(bad.stdout).hookSpecificOutput, { permissionDecision: "deny" })
+    assert.include(bad.stdout, "--timeout must be a positive number")
   }, 120_000)
 })

@@ -1,7 +1,8 @@
 /** `interlock check --config F`: validate a config and print its servers, exposed tools and rules. */
-import { Console, Effect, Layer } from "effect"
+import { Console, Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import type { RuleConfig } from "../Config.ts"
+import { checkClaudeSettings } from "./ClaudeCheck.ts"
 import type { AuditPlan, Plan } from "../Plan.ts"
 import { describeUrl } from "../PostgresUrl.ts"
 import { formatTable } from "../TextTable.ts"
@@ -64,10 +65,12 @@ export const checkCommand = Command.make(
   "check",
   {
     config: Flag.String("config").pipe(Flag.withAlias("c"), Flag.withDescription("The config file to check"), Flag.optional),
-    connect: Flag.Boolean("connect").pipe(Flag.withDescription("Start the servers to list their exposed tools (--no-connect to skip)"), Flag.withDefault(true))
+    connect: Flag.Boolean("connect").pipe(Flag.withDescription("Start the servers to list their exposed tools (--no-connect to skip)"), Flag.withDefault(true)),
+    claude: Flag.String("claude").pipe(Flag.withDescription("Check a Claude Code settings.json for bridge hooks that could fail open, instead of a config"), Flag.optional)
   },
-  ({ config, connect }) =>
+  ({ config, connect, claude }) =>
     userFacing(Effect.gen(function*() {
+      if (Option.isSome(claude)) return yield* checkClaudeSettings(claude.value)
       const plan = yield* planFrom(config)
       for (const line of describePlan(plan)) yield* Console.log(line)
       if (connect) yield* listExposed(plan)

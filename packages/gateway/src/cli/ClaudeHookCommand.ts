@@ -1,9 +1,10 @@
 /**
- * `interlock claude-hook --config F`: Claude Code runs this as a command hook. It reads one hook
- * event on stdin and answers in Claude Code's format through @interlock/claude's bridge, with the
- * gateway's config (hooks and policy) and audit store. A config that does not load answers closed.
- * The work is in ClaudeHookAnswer.ts; this module holds the flags.
+ * `interlock claude-hook --config F [--timeout S]`: Claude Code runs this as a command hook. It
+ * reads one hook event on stdin and answers in Claude Code's format through @interlock/claude's
+ * bridge, with the gateway's config (hooks and policy) and audit store, before the hook's timeout S.
+ * It never exits 1. The work is in ClaudeHookAnswer.ts; this module holds the flags.
  */
+import { HookDeadline } from "@interlock/claude"
 import { Command, Flag } from "effect/cli"
 import { answerHook } from "./ClaudeHookAnswer.ts"
 
@@ -12,6 +13,12 @@ export { auditSinkLayer } from "./ClaudeHookAnswer.ts"
 /** The claude-hook command. */
 export const claudeHookCommand = Command.make(
   "claude-hook",
-  { config: Flag.String("config").pipe(Flag.withAlias("c"), Flag.withDescription("The gateway config whose hooks and policy apply"), Flag.optional) },
-  ({ config }) => answerHook(config)
-).pipe(Command.withDescription("Answer one Claude Code hook event (stdin) with the gateway's hooks and policy"))
+  {
+    config: Flag.String("config").pipe(Flag.withAlias("c"), Flag.withDescription("The gateway config whose hooks and policy apply"), Flag.optional),
+    timeout: Flag.String("timeout").pipe(
+      Flag.withDescription(`The hook's timeout in settings.json, in seconds (default ${HookDeadline.DEFAULT_HOOK_TIMEOUT_SECONDS}); the bridge answers before it`),
+      Flag.optional
+    )
+  },
+  ({ config, timeout }) => answerHook(config, timeout)
+).pipe(Command.withDescription("Answer one Claude Code hook event (stdin) with the gateway's hooks and policy; never exit 1"))

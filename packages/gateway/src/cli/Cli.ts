@@ -44,16 +44,31 @@ export const commandsFor = (args: ReadonlyArray<string>): ReadonlyArray<CommandN
   return named === undefined ? (Object.keys(COMMANDS) as Array<CommandName>) : [named]
 }
 
+/** The flags of claude-hook's direct path, by every spelling Claude Code's settings may use. */
+const HOOK_FLAGS: Readonly<Record<string, "config" | "timeout">> = { "--config": "config", "-c": "config", "--timeout": "timeout" }
+
+/** The flags of a plain claude-hook, as effect/cli would give them to the command. */
+export interface DirectHookFlags {
+  readonly config: Option.Option<string>
+  readonly timeout: Option.Option<string>
+}
+
 /**
- * The config of a plain `claude-hook`, `claude-hook --config F`, `-c F` or `--config=F` (Some(F),
- * or None when no flag is given); undefined for any other arguments, which effect/cli parses.
+ * The flags of a plain `claude-hook` with at most `--config F` (`-c F`, `--config=F`) and
+ * `--timeout S` (`--timeout=S`), each once; undefined for any other arguments, which effect/cli parses.
  */
-export const directClaudeHook = (args: ReadonlyArray<string>): Option.Option<string> | undefined => {
+export const directClaudeHook = (args: ReadonlyArray<string>): DirectHookFlags | undefined => {
   if (args[0] !== "claude-hook") return undefined
-  if (args.length === 1) return Option.none()
-  if (args.length === 2 && args[1].startsWith("--config=") && args[1].length > "--config=".length) return Option.some(args[1].slice("--config=".length))
-  if (args.length === 3 && (args[1] === "--config" || args[1] === "-c") && !args[2].startsWith("-")) return Option.some(args[2])
-  return undefined
+  const found: { config?: string; timeout?: string } = {}
+  for (let i = 1; i < args.length; i++) {
+    const arg = args[i]
+    const eq = arg.indexOf("=")
+    const name = HOOK_FLAGS[eq > 0 && arg.startsWith("--") ? arg.slice(0, eq) : arg]
+    const value = eq > 0 && arg.startsWith("--") ? arg.slice(eq + 1) : args[++i]
+    if (name === undefined || value === undefined || value === "" || value.startsWith("-") || found[name] !== undefined) return undefined
+    found[name] = value
+  }
+  return { config: Option.fromUndefinedOr(found.config), timeout: Option.fromUndefinedOr(found.timeout) }
 }
 
 /** Runs `args` through effect/cli with the Node services, loading only the commands they name. */
@@ -76,7 +91,7 @@ export const run = (args: ReadonlyArray<string>): Effect.Effect<void, unknown> =
   const hook = directClaudeHook(args)
   return hook === undefined
     ? viaEffectCli(args)
-    : Effect.flatMap(Effect.promise(() => import("./ClaudeHookAnswer.ts")), ({ answerHook }) => answerHook(hook))
+    : Effect.flatMap(Effect.promise(() => import("./ClaudeHookAnswer.ts")), ({ answerHook }) => answerHook(hook.config, hook.timeout))
 }
 
 /** The bin's entry: runs `args`; the process exits with the command's outcome. */

@@ -1,0 +1,214 @@
+/**
+ * The bridge as the real Claude Code runs it (the pinned @anthropic-ai/claude-code, `claude -p`),
+ * offline: a network namespace with only loopback, a fake Messages API scripted to make Claude
+ * call a tool, the README's hooks in `.claude/settings.json`. Observed from outside: whether the
+ * tool ran (a file it writes) and what the model got back as the tool's result.
+ */
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import * as path from "node:path"
+import { execFileSync } from "node:child_process"
+import { bridgeCommand, CLAUDE, INTERLOCK, NODE, readmeSettings, removeRuns, resultText, runClaude, settingsFor, shell } from "./harness.ts"
+
+const dir = mkdtempSync(path.join(tmpdir(), "interlock-claude-code-config-"))
+const FIXTURES = path.join(import.meta.dirname, "..", "fixtures")
+afterAll(() => {
+  removeRuns()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const writeJson = (name: string, value: unknown) => {
+  const file = path.join(dir, name)
+  writeFileSync(file, JSON.stringify(value, null, 2))
+  return file
+}
+
+/** The bridge's config: default deny, a few rules for Bash, Read and the gateway's MCP tools. */
+const config = writeJson("interlock.config.json", {
+  servers: {},
+  audit: { path: path.join(dir, "audit.db") },
+  policy: {
+    default: "deny",
+    rules: [
+      { id: "echo-ok", match: "claude/Bash", decision: "allow", when: { args: { command: { startsWith: "echo " } } } },
+      { id: "printf-asks", match: "claude/Bash", decision: "ask", reason: "printf needs a human", when: { args: { command: { startsWith: "printf " } } } },
+      { id: "echo-tool", match: "interlock/echo", decision: "allow" }
+    ]
+  }
+})
+
+const bash = (command: string) => ({ tool: "Bash", input: { command, description: "run it" } })
+const done = { text: "All done." }
+const TIMEOUT = 60_000
+
+/** The README's snippet, running this repository's bin on the test config with the snippet's --timeout 30. */
+const readme = readmeSettings(bridgeCommand(config, 30))
+
+describe("the real Claude Code CLI", () => {
+  it("runs offline: a namespace with only loopback, the pinned version", async () => {
+    const version = execFileSync(CLAUDE, ["--version"], { encoding: "utf8" })
+    const pinned = JSON.parse(readFileSync(path.join(import.meta.dirname, "..", "..", "..", "..", "package.json"), "utf8")).devDependencies["@anthropic-ai/claude-code"]
+    assert.strictEqual(version.trim(), `${pinned} (Claude Code)`)
+    const run = await runClaude({ script: [bash("echo hi > ran.txt"), done], settings: {}, args: ["--allowedTools", "Bash"] })
+    assert.deepStrictEqual(run.interfaces, ["lo"])
+    assert.strictEqual(run.code, 0, run.stderr)
+    assert.isTrue(existsSync(path.join(run.project, "ran.txt")), "with no hooks and Bash allowed, the tool runs")
+    assert.strictEqual(JSON.parse(run.stdout).result, "All done.")
+  }, TIMEOUT)
+
+  it("deny: a rule's deny stops the tool; the model gets the reason", async () => {
+    const run = await runClaude({ script: [bash("touch denied.txt"), done], settings: readme, args: ["--allowedTools", "Bash"] })
+    assert.isFalse(existsSync(path.join(run.project, "denied.txt")), "the denied command did not run")
+    assert.strictEqual(run.toolResults.length, 1)
+    assert.isTrue(run.toolResults[0]!.is_error)
+    assert.include(resultText(run.toolResults[0]!.content), "no policy rule allows this call")
+  }, TIMEOUT)
+
+  it("allow: a rule's allow runs the tool, even where Claude Code would have asked", async () => {
+    const run = await runClaude({ script: [bash("echo allowed > allowed.txt"), done], settings: readme })
+    assert.strictEqual(readFileSync(path.join(run.project, "allowed.txt"), "utf8"), "allowed\n")
+    assert.isNotTrue(run.toolResults[0]!.is_error)
+  }, TIMEOUT)
+
+  it("ask: the bridge asks; headless there is no one to say yes, so the tool does not run", async () => {
+    const run = await runClaude({ script: [bash("printf asked > asked.txt"), done], settings: readme, args: ["--allowedTools", "Bash"] })
+    assert.isFalse(existsSync(path.join(run.project, "asked.txt")))
+    assert.isTrue(run.toolResults[0]!.is_error)
+    assert.include(resultText(run.toolResults[0]!.content), "printf needs a human")
+  }, TIMEOUT)
+})
+
+/** A PreToolUse-only settings file for `command` (the fail-closed cases need only the call's gate). */
+const preOnly = (command: string, options: { readonly timeout?: number; readonly onFailure?: "block" | "unset" } = {}) =>
+  settingsFor(command, { ...options, events: ["PreToolUse"] })
+
+/** Runs Claude with `settings` on a Bash command that writes marker.txt (Bash allowed by Claude itself). */
+const attempt = (settings: unknown) => runClaude({ script: [bash("touch marker.txt"), done], settings, args: ["--allowedTools", "Bash"] })
+
+/** Asserts that the tool did not run and that the model's result names `text`. */
+const refused = (run: Awaited<ReturnType<typeof attempt>>, text: string) => {
+  assert.isFalse(existsSync(path.join(run.project, "marker.txt")), "the tool ran")
+  assert.strictEqual(run.toolResults.length, 1)
+  assert.isTrue(run.toolResults[0]!.is_error)
+  assert.include(resultText(run.toolResults[0]!.content), text)
+}
+
+describe("interlock check --claude", () => {
+  const check = (settings: unknown) => {
+    const file = writeJson(`settings-${Math.random().toString(36).slice(2)}.json`, settings)
+    try {
+      return { code: 0, stdout: execFileSync(INTERLOCK[0]!, [...INTERLOCK.slice(1), "check", "--claude", file], { encoding: "utf8" }) }
+    } catch (error) {
+      const failed = error as { status: number; stdout: string; stderr: string }
+      return { code: failed.status, stdout: `${failed.stdout}${failed.stderr}` }
+    }
+  }
+
+  it("passes the README's snippet as the tests run it, and fails one that could fail open", () => {
+    const ok = check(readme)
+    assert.strictEqual(ok.code, 0, ok.stdout)
+    assert.include(ok.stdout, "Claude Code settings OK")
+    const open = check(settingsFor(bridgeCommand(config), { onFailure: "unset" }))
+    assert.strictEqual(open.code, 1)
+    assert.include(open.stdout, `no "onFailure": "block"`)
+    assert.include(open.stdout, "hooks.PreToolUse[0].hooks[0]")
+  }, TIMEOUT)
+})
+
+describe("fail closed in the real host", () => {
+  it("a config that does not exist denies", async () => {
+    refused(await attempt(preOnly(bridgeCommand(path.join(dir, "missing.json")))), "could not load its config")
+  }, TIMEOUT)
+
+  it("a config that is not JSON denies", async () => {
+    writeFileSync(path.join(dir, "broken.json"), "{ not json")
+    refused(await attempt(preOnly(bridgeCommand(path.join(dir, "broken.json")))), "could not load its config")
+  }, TIMEOUT)
+
+  it("stdin that is no event: exit 2, which Claude Code reads as a block", async () => {
+    refused(await attempt(preOnly(`printf 'not json' | ${bridgeCommand(config)}`)), "stdin is not valid JSON")
+  }, TIMEOUT)
+
+  it("a hook that hangs: the bridge denies at its own deadline, before Claude Code's timeout kills it", async () => {
+    const hanging = writeJson("hanging.json", {
+      servers: {},
+      audit: { path: ":memory:" },
+      policy: { default: "allow" },
+      claude: { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "sleep 600", timeout: 600 }] }] } }
+    })
+    const run = await attempt(preOnly(bridgeCommand(hanging, 10), { timeout: 10 }))
+    // The bridge's answer, not Claude Code's kill ("timed out; blocking because onFailure is block").
+    refused(run, "did not decide before its deadline")
+  }, TIMEOUT)
+
+  it("Claude Code's own rule: a hook that fails (exit 1, a missing bin) lets the tool run unless onFailure is block", async () => {
+    const missing = shell([path.join(dir, "node_modules", ".bin", "interlock"), "claude-hook", "--config", config])
+    refused(await attempt(preOnly(missing)), "blocking because onFailure is \"block\"")
+    const open = await attempt(preOnly(missing, { onFailure: "unset" }))
+    assert.isTrue(existsSync(path.join(open.project, "marker.txt")), "without onFailure, Claude Code ran the tool although its hook failed")
+  }, TIMEOUT)
+})
+
+describe("redaction and Claude Code's built-in tools", () => {
+  const SECRET = "sk-live-7Hq2ZpX9wLm4"
+  const redacting = writeJson("redacting.json", {
+    servers: {},
+    audit: { path: ":memory:" },
+    redact: [{ pattern: "sk-live-[A-Za-z0-9]+" }],
+    policy: { default: "allow", rules: [{ id: "read-ok", match: "claude/Read", decision: "allow" }] }
+  })
+
+  it("a Read of a file that holds redacted text is denied before it runs; a clean file is read; Bash's output is not covered", async () => {
+    const run = await runClaude({
+      script: [
+        { tool: "Read", input: { file_path: "{project}/secret.env" } },
+        { tool: "Read", input: { file_path: "{project}/notes.txt" } },
+        bash("cat secret.env"),
+        done
+      ],
+      files: { "secret.env": `TOKEN=${SECRET}\n`, "notes.txt": "nothing to hide\n" },
+      settings: settingsFor(bridgeCommand(redacting), { events: ["PreToolUse"] }),
+      args: ["--allowedTools", "Read Bash"]
+    })
+    assert.strictEqual(run.toolResults.length, 3, run.stderr)
+    const [secret, notes, cat] = run.toolResults
+    assert.isTrue(secret!.is_error)
+    assert.include(resultText(secret!.content), "holds text that Interlock redacts")
+    assert.include(resultText(notes!.content), "nothing to hide")
+    // Where redaction stops: a built-in's output cannot be replaced, and Bash can print any file.
+    assert.include(resultText(cat!.content), SECRET)
+    const requests = JSON.stringify(run.received.slice(0, 3).map((request) => request.body.messages))
+    assert.notInclude(requests, SECRET, "before the Bash step the model never saw the secret")
+  }, TIMEOUT)
+})
+
+describe("MCP through the gateway", () => {
+  const gateway = writeJson("gateway.json", {
+    servers: { echo: { command: NODE, args: [path.join(FIXTURES, "echo-server.ts")] } },
+    audit: { path: ":memory:" },
+    policy: { default: "allow" }
+  })
+  const mcp = writeJson("mcp.json", { mcpServers: { interlock: { command: INTERLOCK[0], args: [...INTERLOCK.slice(1), "serve", "--stdio", "--config", gateway] } } })
+
+  it("under default deny, ToolSearch still finds the MCP tools; an allowed one runs, the others are still denied", async () => {
+    const run = await runClaude({
+      script: [
+        { tool: "ToolSearch", input: { query: "select:mcp__interlock__echo,mcp__interlock__write_file", max_results: 5 } },
+        { tool: "mcp__interlock__echo", input: { text: "hello through the gateway" } },
+        { tool: "mcp__interlock__write_file", input: { path: "x.txt", content: "x" } },
+        done
+      ],
+      settings: settingsFor(bridgeCommand(config), { events: ["PreToolUse", "PostToolUse"] }),
+      args: ["--mcp-config", mcp, "--strict-mcp-config", "--allowedTools", "mcp__interlock__echo mcp__interlock__write_file"]
+    })
+    assert.strictEqual(run.toolResults.length, 3, run.stderr)
+    const [search, echo, write] = run.toolResults
+    assert.notEqual(search!.is_error, true)
+    assert.include(resultText(search!.content), "ref:mcp__interlock__echo")
+    assert.include(resultText(search!.content), "ref:mcp__interlock__write_file")
+    assert.strictEqual(resultText(echo!.content), "hello through the gateway")
+    assert.isTrue(write!.is_error)
+    assert.include(resultText(write!.content), "no policy rule allows this call")
+  }, TIMEOUT)
+})
