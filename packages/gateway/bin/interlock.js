@@ -11,7 +11,10 @@
 //    The unbundled dist takes 2.3x as long for the same hook: loading effect's modules one by one.
 // 4. `module.enableCompileCache()` (Node >= 22.1) keeps V8's compiled code between runs; it saved
 //    0.6-0.9x of `node -e 0` on the hook, so it stays.
-// 5. A config written as code (interlock.config.ts/.mts/.js, by --config or found in the working
+// 5. `claude-hook --gateway URL` forwards the event to a running gateway (#claude-hook-forward:
+//    dist/cli/ClaudeHookForward.js, Node's http and nothing else) and denies (exit 2) when it does
+//    not answer in time.
+// 6. A config written as code (interlock.config.ts/.mts/.js, by --config or found in the working
 //    directory) imports @interlock/* and effect itself, from node_modules. Such a run loads the
 //    unbundled CLI (`#cli-modules`: dist/cli/Cli.js) instead, so that the config and the CLI share
 //    one copy of each package (one Verdict, one ToolResult, one Effect runtime).
@@ -33,6 +36,9 @@ const bundle = import.meta.resolve("#cli")
 const help = new URL("help.txt", bundle)
 if (!bundle.endsWith(".ts") && (args.length === 0 || (args.length === 1 && (args[0] === "--help" || args[0] === "-h"))) && existsSync(help)) {
   process.stdout.write(readFileSync(help))
+} else if (args[0] === "claude-hook" && (await import("#claude-hook-forward")).forwards(args)) {
+  const { main } = await import("#claude-hook-forward")
+  await main(args.slice(1))
 } else {
   const { CONFIG_NAMES } = await import("#config-names")
   const cli = await import(usesCodeConfig(args, CONFIG_NAMES) ? "#cli-modules" : "#cli")

@@ -7,12 +7,14 @@
  * `claude-hook [--config F]`, as Claude Code runs it on every tool call, skips effect/cli too (its
  * parser, help and the Node services it needs cost more than the answer): Cli.ts reads that one
  * flag itself and runs the command's work directly. Any other form of it (`--help`, a global flag)
- * goes through effect/cli as every command does.
+ * goes through effect/cli as every command does. `claude-hook --gateway URL` is the forwarding
+ * client (ClaudeHookForward.ts), which loads no effect at all; the bin starts it before this module.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { VERSION } from "../Version.ts"
+import { forwards } from "./ClaudeHookForward.ts"
 
 /** The root command's description (the first line of `interlock --help`). */
 export const DESCRIPTION = "Interlock: typed hooks and one policy around every MCP tool call"
@@ -73,6 +75,7 @@ const viaEffectCli = (args: ReadonlyArray<string>) =>
 
 /** Runs the CLI on `args` (the process's arguments after the script). */
 export const run = (args: ReadonlyArray<string>): Effect.Effect<void, unknown> => {
+  if (forwards(args)) return Effect.promise(() => import("./ClaudeHookForward.ts").then(({ main }) => main(args.slice(1))))
   const hook = directClaudeHook(args)
   return hook === undefined
     ? viaEffectCli(args)
