@@ -4,10 +4,10 @@
  * MCP client or Postgres. The root help and an unknown command load them all, so that effect/cli
  * lists every command with its description.
  *
- * `claude-hook [--config F]`, as Claude Code runs it on every tool call, skips effect/cli too (its
- * parser, help and the Node services it needs cost more than the answer): Cli.ts reads that one
- * flag itself and runs the command's work directly. Any other form of it (`--help`, a global flag)
- * goes through effect/cli as every command does. `claude-hook --gateway URL` is the forwarding
+ * `claude-hook [--config F]`, as Claude Code runs it on every tool call, and `check [--config F]
+ * [--no-connect]` skip effect/cli too (its parser, help and the Node services cost more than their
+ * work): DirectArgs.ts reads their flags and Cli.ts runs the command's work directly. Any other
+ * form of them (`--help`, a global flag) goes through effect/cli as every command does. `claude-hook --gateway URL` is the forwarding
  * client (ClaudeHookForward.ts), which loads no effect at all; the bin starts it before this module.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
@@ -15,6 +15,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { VERSION } from "../Version.ts"
 import { forwards } from "./ClaudeHookForward.ts"
+import { directArgs } from "./DirectArgs.ts"
 
 /** The root command's description (the first line of `interlock --help`). */
 export const DESCRIPTION = "Interlock: typed hooks and one policy around every MCP tool call"
@@ -51,11 +52,16 @@ export const commandsFor = (args: ReadonlyArray<string>): ReadonlyArray<CommandN
  * or None when no flag is given); undefined for any other arguments, which effect/cli parses.
  */
 export const directClaudeHook = (args: ReadonlyArray<string>): Option.Option<string> | undefined => {
-  if (args[0] !== "claude-hook") return undefined
-  if (args.length === 1) return Option.none()
-  if (args.length === 2 && args[1].startsWith("--config=") && args[1].length > "--config=".length) return Option.some(args[1].slice("--config=".length))
-  if (args.length === 3 && (args[1] === "--config" || args[1] === "-c") && !args[2].startsWith("-")) return Option.some(args[2])
-  return undefined
+  const given = directArgs(args, "claude-hook")
+  return given === undefined ? undefined : Option.fromUndefinedOr(typeof given.config === "string" ? given.config : undefined)
+}
+
+/** The config and connect flag of a plain `check [--config F] [--no-connect]`; undefined for any other arguments. */
+export const directCheck = (args: ReadonlyArray<string>): { readonly config: Option.Option<string>; readonly connect: boolean } | undefined => {
+  const given = directArgs(args, "check")
+  return given === undefined
+    ? undefined
+    : { config: Option.fromUndefinedOr(typeof given.config === "string" ? given.config : undefined), connect: given.noConnect === undefined }
 }
 
 /** Runs `args` through effect/cli with the Node services, loading only the commands they name. */
@@ -77,9 +83,15 @@ const viaEffectCli = (args: ReadonlyArray<string>) =>
 export const run = (args: ReadonlyArray<string>): Effect.Effect<void, unknown> => {
   if (forwards(args)) return Effect.promise(() => import("./ClaudeHookForward.ts").then(({ main }) => main(args.slice(1))))
   const hook = directClaudeHook(args)
-  return hook === undefined
-    ? viaEffectCli(args)
-    : Effect.flatMap(Effect.promise(() => import("./ClaudeHookAnswer.ts")), ({ answerHook }) => answerHook(hook))
+  if (hook !== undefined) return Effect.flatMap(Effect.promise(() => import("./ClaudeHookAnswer.ts")), ({ answerHook }) => answerHook(hook))
+  const check = directCheck(args)
+  if (check !== undefined) {
+    return Effect.flatMap(
+      Effect.promise(() => Promise.all([import("./CheckReport.ts"), import("./DirectError.ts")])),
+      ([{ checkConfig }, { reportUserError }]) => reportUserError(checkConfig(check.config, check.connect))
+    )
+  }
+  return viaEffectCli(args)
 }
 
 /** The bin's entry: runs `args`; the process exits with the command's outcome. */
