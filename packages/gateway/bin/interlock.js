@@ -19,17 +19,17 @@
 //    unbundled CLI (`#cli-modules`: dist/cli/Cli.js) instead, so that the config and the CLI share
 //    one copy of each package (one Verdict, one ToolResult, one Effect runtime).
 // `node --conditions=@interlock/source` (bin/interlock.ts, `npm start`) resolves both to the sources.
-import { existsSync, readFileSync } from "node:fs"
-import module from "node:module"
-import { resolve } from "node:path"
-
 const MINIMUM = [22, 19]
 const current = process.versions.node.split(".").map(Number)
 if (current[0] < MINIMUM[0] || (current[0] === MINIMUM[0] && current[1] < MINIMUM[1])) {
   process.stderr.write("interlock needs Node.js " + MINIMUM.join(".") + " or newer; this is Node.js " + process.versions.node + "\n")
   process.exit(1)
 }
-module.enableCompileCache?.()
+// Builtins through getBuiltinModule (Node >= 22.3), not `import`: an ESM import of node:fs builds
+// its ESM facade, which loads the fs streams (~5 ms), and this file runs on every hook event.
+const { existsSync, readFileSync } = process.getBuiltinModule("node:fs")
+const { resolve } = process.getBuiltinModule("node:path")
+process.getBuiltinModule("node:module").enableCompileCache?.()
 
 const args = process.argv.slice(2)
 const bundle = import.meta.resolve("#cli")

@@ -6,7 +6,7 @@
  * is not an answer, bad arguments or no answer within the deadline all exit 2 with one line on
  * stderr, which Claude Code takes as a block for every event that can block. It never exits 1.
  *
- * It imports nothing but Node's `http`/`https` (loaded as the URL needs), so that the bin starts it
+ * It uses nothing but Node's `http`/`https` (loaded as the URL needs), so that the bin starts it
  * without effect or any other package.
  */
 import type { IncomingMessage } from "node:http"
@@ -116,7 +116,8 @@ const readAll = (stream: NodeJS.ReadableStream, limit: number): Promise<string |
 
 /** Posts `event` to the gateway; its answer, or the closed answer saying why there is none. */
 const post = async (options: ForwardOptions, event: string, signal: AbortSignal): Promise<ForwardResult> => {
-  const { request } = options.gateway.protocol === "https:" ? await import("node:https") : await import("node:http")
+  // getBuiltinModule, not `import`: no ESM facade to build (see bin/interlock.js).
+  const { request } = process.getBuiltinModule(options.gateway.protocol === "https:" ? "node:https" : "node:http")
   return new Promise((resolve) => {
     const req = request(options.gateway, {
       method: "POST",
