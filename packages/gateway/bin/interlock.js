@@ -7,7 +7,8 @@
 //    command, rendered by `npm run build`: no module is loaded (1.3x `node -e 0`).
 // 3. Any other command runs the bundle (`#cli`: dist/bundle/Cli.js, rolldown over dist/cli/Cli.js,
 //    minified). Each command is its own chunk, loaded when it runs; effect and the rest are
-//    inlined and tree-shaken, and `claude-hook [--config F]` skips effect/cli altogether (Cli.ts).
+//    inlined and tree-shaken, and `claude-hook [--config F]` and `check [--config F] [--no-connect]`
+//    skip effect/cli altogether (Cli.ts, DirectArgs.ts).
 //    The unbundled dist takes 2.3x as long for the same hook: loading effect's modules one by one.
 // 4. `module.enableCompileCache()` (Node >= 22.1) keeps V8's compiled code between runs; it saved
 //    0.6-0.9x of `node -e 0` on the hook, so it stays.
