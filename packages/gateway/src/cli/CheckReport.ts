@@ -9,7 +9,8 @@ import type { RuleConfig } from "../Config.ts"
 import type { AuditPlan, Plan } from "../Plan.ts"
 import { describeUrl } from "../PostgresUrl.ts"
 import { formatTable } from "../TextTable.ts"
-import { planFrom, progress, userFacing } from "./Shared.ts"
+import { planFrom, progress } from "./Shared.ts"
+import { userFacing } from "./UserFacing.ts"
 
 /** Which audit store a plan uses, without the Postgres password. */
 export const describeAudit = (audit: AuditPlan): string =>

@@ -7,14 +7,14 @@
  * `claude-hook [--config F]`, as Claude Code runs it on every tool call, and `check [--config F]
  * [--no-connect]` skip effect/cli too (its parser, help and the Node services cost more than their
  * work): DirectArgs.ts reads their flags and Cli.ts runs the command's work directly. Any other
- * form of them (`--help`, a global flag) goes through effect/cli as every command does. `claude-hook --gateway URL` is the forwarding
- * client (ClaudeHookForward.ts), which loads no effect at all; the bin starts it before this module.
+ * form of them (`--help`, a global flag) goes through effect/cli as every command does.
+ * `claude-hook --gateway URL` is the forwarding client (ClaudeHookForward.ts), which loads no
+ * effect at all: the bin starts it instead of this module.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { VERSION } from "../Version.ts"
-import { forwards } from "./ClaudeHookForward.ts"
 import { directArgs } from "./DirectArgs.ts"
 
 /** The root command's description (the first line of `interlock --help`). */
@@ -81,7 +81,6 @@ const viaEffectCli = (args: ReadonlyArray<string>) =>
 
 /** Runs the CLI on `args` (the process's arguments after the script). */
 export const run = (args: ReadonlyArray<string>): Effect.Effect<void, unknown> => {
-  if (forwards(args)) return Effect.promise(() => import("./ClaudeHookForward.ts").then(({ main }) => main(args.slice(1))))
   const hook = directClaudeHook(args)
   if (hook !== undefined) return Effect.flatMap(Effect.promise(() => import("./ClaudeHookAnswer.ts")), ({ answerHook }) => answerHook(hook))
   const check = directCheck(args)
