@@ -1,6 +1,7 @@
 /** `interlock check --config F`: validate a config and print its servers, exposed tools and rules. The work is in CheckReport.ts; this module holds the flags. */
 import { Command, Flag } from "effect/cli"
 import { checkConfig } from "./CheckReport.ts"
+import { userFacing } from "./UserFacing.ts"
 
 export { describeAudit, describePlan } from "./CheckReport.ts"
 
@@ -11,5 +12,5 @@ export const checkCommand = Command.make(
     config: Flag.String("config").pipe(Flag.withAlias("c"), Flag.withDescription("The config file to check"), Flag.optional),
     connect: Flag.Boolean("connect").pipe(Flag.withDescription("Start the servers to list their exposed tools (--no-connect to skip)"), Flag.withDefault(true))
   },
-  ({ config, connect }) => checkConfig(config, connect)
+  ({ config, connect }) => userFacing(checkConfig(config, connect))
 ).pipe(Command.withDescription("Validate a config and print its servers, exposed tools and rules; exit 1 on an error"))

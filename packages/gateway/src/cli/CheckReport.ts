@@ -10,7 +10,6 @@ import type { AuditPlan, Plan } from "../Plan.ts"
 import { describeUrl } from "../PostgresUrl.ts"
 import { formatTable } from "../TextTable.ts"
 import { planFrom, progress } from "./Shared.ts"
-import { userFacing } from "./UserFacing.ts"
 
 /** Which audit store a plan uses, without the Postgres password. */
 export const describeAudit = (audit: AuditPlan): string =>
@@ -64,10 +63,10 @@ const listExposed = (plan: Plan) =>
       yield* printExposed(tools.map((tool) => gateway.deps.namespace.expose(tool.serverId, tool.name)).sort())
     }).pipe(Effect.provide(Gateway.layer({ ...plan, audit: { ...plan.audit, path: undefined, postgres: undefined } }).pipe(Layer.orDie))))
 
-/** Checks the config named by --config (or found), listing the exposed tools when `connect`; a bad config is a user error. */
+/** Checks the config named by --config (or found), listing the exposed tools when `connect`; fails with what is wrong. */
 export const checkConfig = (config: Option.Option<string>, connect: boolean) =>
-  userFacing(Effect.gen(function*() {
+  Effect.gen(function*() {
     const plan = yield* planFrom(config)
     for (const line of describePlan(plan)) yield* Console.log(line)
     if (connect) yield* listExposed(plan)
-  }))
+  })

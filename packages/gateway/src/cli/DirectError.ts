@@ -1,18 +1,18 @@
 /**
- * A command's user error, printed outside effect/cli exactly as effect/cli prints it (its own
+ * A command's error, printed outside effect/cli exactly as effect/cli prints a user error (its own
  * formatter, colored when the terminal can), with exit code 1: what Cli.ts's direct paths use.
- * The formatter is loaded only when there is an error to print.
+ * The formatter and CliError are loaded only when there is an error to print.
  */
 import { Console, Effect } from "effect"
-import type * as CliError from "effect/cli/CliError"
-import * as TerminalCapabilities from "effect/cli/TerminalCapabilities"
 
-/** Runs `effect`; a user error is printed as effect/cli would print it and the process exits 1. */
-export const reportUserError = <R>(effect: Effect.Effect<void, CliError.UserError, R>): Effect.Effect<void, never, R> =>
+/** Runs `effect`; an error is printed as effect/cli would print it as a user error and the process exits 1. */
+export const reportUserError = <E extends { readonly message: string }, R>(effect: Effect.Effect<void, E, R>): Effect.Effect<void, never, R> =>
   Effect.catch(effect, (error) =>
     Effect.gen(function*() {
+      const [CliOutput, TerminalCapabilities, { toUserError }] = yield* Effect.promise(() =>
+        Promise.all([import("effect/cli/CliOutput"), import("effect/cli/TerminalCapabilities"), import("./UserFacing.ts")])
+      )
       const { canColor } = yield* TerminalCapabilities.TerminalCapabilities
-      const CliOutput = yield* Effect.promise(() => import("effect/cli/CliOutput"))
-      yield* Console.error(CliOutput.defaultFormatter({ colors: canColor }).formatError(error))
+      yield* Console.error(CliOutput.defaultFormatter({ colors: canColor }).formatError(toUserError(error)))
       process.exitCode = 1
     }))
