@@ -1,7 +1,8 @@
 /**
  * The gateway's HTTP face on one port: `/mcp` (Streamable HTTP, one session per host), `/metrics`
- * (Prometheus text), `/claude/hook` (a forwarded Claude Code hook event, ClaudeHookRoute.ts), and the web console at `/` with its JSON API. Every request first passes the
- * guard (Host, Origin, bearer token). A session is bound to the principal that opened it, counts
+ * (Prometheus text), `/claude/hook` (a forwarded Claude Code hook event, ClaudeHookRoute.ts), and
+ * the web console at `/` with its JSON API. Every request first passes the guard (Host, Origin,
+ * bearer token). A session is bound to the principal that opened it, counts
  * against the session caps, and is closed once idle for too long (HttpSessions).
  */
 import type { Principal } from "@interlock/core"

@@ -53,15 +53,18 @@ export const commandsFor = (args: ReadonlyArray<string>): ReadonlyArray<CommandN
  */
 export const directClaudeHook = (args: ReadonlyArray<string>): Option.Option<string> | undefined => {
   const given = directArgs(args, "claude-hook")
-  return given === undefined ? undefined : Option.fromUndefinedOr(typeof given.config === "string" ? given.config : undefined)
+  return given === undefined ? undefined : configOf(given)
 }
+
+const configOf = (given: { readonly config?: string | true }): Option.Option<string> =>
+  Option.fromUndefinedOr(typeof given.config === "string" ? given.config : undefined)
 
 /** The config and connect flag of a plain `check [--config F] [--no-connect]`; undefined for any other arguments. */
 export const directCheck = (args: ReadonlyArray<string>): { readonly config: Option.Option<string>; readonly connect: boolean } | undefined => {
   const given = directArgs(args, "check")
   return given === undefined
     ? undefined
-    : { config: Option.fromUndefinedOr(typeof given.config === "string" ? given.config : undefined), connect: given.noConnect === undefined }
+    : { config: configOf(given), connect: given.noConnect === undefined }
 }
 
 /** Runs `args` through effect/cli with the Node services, loading only the commands they name. */
