@@ -1,14 +1,17 @@
 /**
  * `npm run bench -- startup`: what one run of the built `interlock` bin costs, wall clock, as a user
  * runs it (packages/gateway/bin/interlock.js on dist/, no source condition): `claude-hook` answering
- * one PreToolUse event (denied by a rule, and allowed), `--help`, and `check` of a config with
- * rules, built-in hooks (redaction, a rate limit) and a SQLite audit store; each against `node -e 0`
+ * one PreToolUse event (denied by a rule, and allowed), `claude-hook --gateway URL` forwarding the
+ * event to a gateway this bench starts (`interlock serve` on the same config, with a bearer token),
+ * `--help`, and `check` of a config with rules, built-in hooks (redaction, a rate limit) and a
+ * SQLite audit store (no servers, so `check` starts none: start-up alone); each against `node -e 0`
  * run in the same rounds, interleaved, on Node 24 (this one) and on Node 22.19 (installed from npm
  * into a temporary folder). It builds first, so the figures are those of the current sources.
  * Results go to bench/results/startup.json and .svg.
  */
-import { execFileSync, spawnSync } from "node:child_process"
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -48,9 +51,48 @@ interface Run {
   readonly expect: string
 }
 
-const RUNS: ReadonlyArray<Run> = [
+/** The bearer token of the bench's gateway (the forwarding client reads it from INTERLOCK_TOKEN). */
+const TOKEN = "startup-bench-token-0123456789"
+
+/** The gateway's config: the sample's rules and hooks, on `port`, with one principal. */
+const gatewayConfig = (port: number) => ({
+  ...CONFIG,
+  audit: { path: "gateway-audit.db" },
+  listen: { http: `127.0.0.1:${port}`, principals: { bench: { token: "env:INTERLOCK_BENCH_TOKEN" } } }
+})
+
+/** A free loopback port. */
+const freePort = (): Promise<number> =>
+  new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
+    })
+  })
+
+/** `interlock serve` on the gateway config in `cwd`, resolved once it listens. */
+const startGateway = (cwd: string): Promise<ChildProcess> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, "serve", "--config", "gateway.json"], { cwd, env: { ...ENV, INTERLOCK_BENCH_TOKEN: TOKEN }, stdio: ["ignore", "pipe", "pipe"] })
+    let out = ""
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString("utf8")
+      if (out.includes("MCP endpoint")) resolve(child)
+    })
+    child.once("exit", (code) => reject(new Error(`the gateway exited (${code}) before it listened: ${out}`)))
+  })
+
+/** The runs measured, for a gateway on `port`. */
+const runsFor = (port: number): ReadonlyArray<Run> => [
   { name: "claude-hook (deny)", args: [BIN, "claude-hook", "--config", "interlock.config.json"], input: event("WebFetch", { url: "https://example.invalid" }), expect: "\"deny\"" },
   { name: "claude-hook (allow)", args: [BIN, "claude-hook", "--config", "interlock.config.json"], input: event("Read", { file_path: "/tmp/x" }), expect: "{" },
+  {
+    name: "claude-hook --gateway (deny)",
+    args: [BIN, "claude-hook", "--gateway", `http://127.0.0.1:${port}`],
+    input: event("WebFetch", { url: "https://example.invalid" }),
+    env: { INTERLOCK_TOKEN: TOKEN },
+    expect: "\"deny\""
+  },
   // The options the bin's header weighs: without V8's compile cache, and the unbundled dist (what a config written as code runs).
   { name: "claude-hook (deny, no compile cache)", args: [BIN, "claude-hook", "--config", "interlock.config.json"], input: event("WebFetch", { url: "https://example.invalid" }), env: { NODE_DISABLE_COMPILE_CACHE: "1" }, expect: "\"deny\"" },
   { name: "claude-hook (deny, code config: unbundled)", args: [BIN, "claude-hook", "--config", "interlock.config.js"], input: event("WebFetch", { url: "https://example.invalid" }), expect: "\"deny\"" },
@@ -62,6 +104,7 @@ const BASELINE: Run = { name: "node -e 0", args: ["-e", "0"], expect: "" }
 /** The user's environment without the source condition or npm's variables. */
 const ENV = Object.fromEntries(Object.entries(process.env).filter(([key]) => key !== "NODE_OPTIONS" && !/^npm_/i.test(key)))
 
+
 /** Milliseconds of one run, wall clock; fails when it does not answer as expected. */
 const time = (node: string, run: Run, cwd: string): number => {
   const start = performance.now()
@@ -72,8 +115,8 @@ const time = (node: string, run: Run, cwd: string): number => {
 }
 
 /** Medians of every run against the baseline on one Node, interleaved round by round. */
-const measureOn = (label: string, node: string, cwd: string): ReadonlyArray<CaseResult> => {
-  const all = [BASELINE, ...RUNS]
+const measureOn = (label: string, node: string, cwd: string, runs: ReadonlyArray<Run>): ReadonlyArray<CaseResult> => {
+  const all = [BASELINE, ...runs]
   for (const run of all) time(node, run, cwd) // warm-up: the compile cache and the file cache
   const samples = all.map(() => [] as Array<number>)
   for (let round = 0; round < ROUNDS; round++) for (const [i, run] of all.entries()) samples[i].push(time(node, run, cwd))
@@ -101,9 +144,21 @@ export default async (): Promise<void> => {
     mkdirSync(app)
     writeFileSync(join(app, "interlock.config.json"), JSON.stringify(CONFIG))
     writeFileSync(join(app, "interlock.config.js"), `export default ${JSON.stringify(CONFIG)}\n`)
+    const port = await freePort()
+    writeFileSync(join(app, "gateway.json"), JSON.stringify(gatewayConfig(port)))
     const node22 = installNode22(work)
-    const on24 = measureOn(`Node ${process.versions.node}`, process.execPath, app)
-    const on22 = measureOn(`Node ${NODE_FLOOR}`, node22, app)
+    // The gateway runs on this Node throughout; only the clients change Node.
+    const gateway = await startGateway(app)
+    let on24: ReadonlyArray<CaseResult>, on22: ReadonlyArray<CaseResult>
+    try {
+      on24 = measureOn(`Node ${process.versions.node}`, process.execPath, app, runsFor(port))
+      on22 = measureOn(`Node ${NODE_FLOOR}`, node22, app, runsFor(port))
+    } finally {
+      await new Promise((resolve) => {
+        gateway.once("exit", resolve)
+        gateway.kill()
+      })
+    }
     // One baseline row for the chart and the table (Node 24's); each case's ratio is to its own Node's.
     const [base24, ...cases24] = on24
     const [base22, ...cases22] = on22

@@ -94,7 +94,11 @@ const hookFindings = (at: string, hook: typeof HookEntry.Type, exists: (file: st
   if (hook.async === true) error(`"async": true: Claude Code never waits for an async hook, so it cannot deny`)
   if (bareNpx(argv)) error("a bare `npx interlock` runs an unrelated package of that name: use the installed bin's path or `npx --no-install @interlock/gateway`")
   const config = flagValue(argv, "--config") ?? flagValue(argv, "-c")
-  if (config === undefined) error("no --config: the bridge looks for interlock.config.* in Claude Code's working directory")
+  // A forwarding hook (`--gateway URL`) is answered by the gateway's own config.
+  const forwards = flagValue(argv, "--gateway") !== undefined
+  if (forwards) {
+    if (config !== undefined) error("both --gateway and --config: the forwarding client takes only --timeout, so it would deny every call")
+  } else if (config === undefined) error("no --config: the bridge looks for interlock.config.* in Claude Code's working directory")
   else if (!config.includes("$") && !exists(config)) error(`the config ${config} does not exist: every call would be denied`)
   const flag = flagValue(argv, "--timeout")
   const bridgeTimeout = parseTimeout(flag)

@@ -62,6 +62,16 @@ describe("SettingsCheck", () => {
     assert.deepStrictEqual(quoted, [], "a config path with a variable is not looked up")
   })
 
+  it("a forwarding hook (--gateway) needs no --config, and must not have one", () => {
+    assert.deepStrictEqual(errors(settings({ command: "/bin/interlock claude-hook --gateway http://127.0.0.1:7331 --timeout 30" })), [])
+    assert.match(errors(settings({ command: "/bin/interlock claude-hook --gateway http://127.0.0.1:7331 --config /c.json --timeout 30" }))[0]!.message, /both --gateway and --config/)
+    const readme = readFileSync(path.join(import.meta.dirname, "..", "README.md"), "utf8")
+    const forwarding = /```json\n(\{\n {2}"env"[\s\S]*?)\n```/.exec(readme)?.[1]
+    assert.isDefined(forwarding)
+    const pre = errors(JSON.parse(forwarding!)).filter((finding) => !finding.message.startsWith("a matcher"))
+    assert.deepStrictEqual(pre, [], "the README's forwarding entry is safe")
+  })
+
   it("a matcher that misses tools: an error for PreToolUse, a warning for the other tool events", () => {
     const narrow = check(settings({}, "Bash|Read"))
     assert.deepStrictEqual(narrow.map((finding) => [finding.path, finding.level]), [

@@ -26,6 +26,28 @@ const OPTIONAL_NATIVE = ["pg-native", "bufferutil", "utf-8-validate"]
  */
 const pure = (id: string): boolean => /[\\/]packages[\\/](core|claude|mcp|gateway)[\\/](dist|src)[\\/]/.test(id)
 
+/** One `import ... from "node:x"` declaration as rolldown prints it (minified). */
+const BUILTIN_IMPORT = /import\s*(?:([\w$]+)\s*,?\s*)?(?:\*\s*as\s+([\w$]+)|\{([^}]*)\})?\s*from\s*"(node:[\w/:]+)";?/g
+
+/**
+ * A builtin import as `process.getBuiltinModule` (Node >= 22.3): an ESM `import` of a builtin
+ * builds its ESM facade, which reads every export, and so loads what the builtin keeps lazy
+ * (`node:fs` loads its streams, ~5 ms); the CommonJS object costs nothing. Builtins have no live
+ * bindings, and the chunks import them first, so the values are the same.
+ */
+export const builtinImport = (_match: string, defaultName: string | undefined, namespace: string | undefined, named: string | undefined, specifier: string): string => {
+  const module = `globalThis.process.getBuiltinModule(${JSON.stringify(specifier)})`
+  const whole = defaultName ?? namespace
+  const pairs = (named ?? "").split(",").map((entry) => entry.trim()).filter((entry) => entry !== "").map((entry) => {
+    const [imported, local = imported] = entry.split(/\s+as\s+/)
+    return { imported, local }
+  })
+  const declarations = whole === undefined ? [] : [`${whole}=${module}`]
+  const source = whole ?? module
+  for (const { imported, local } of pairs) declarations.push(imported === "default" ? `${local}=${source}` : `${local}=${source}.${imported}`)
+  return declarations.length === 0 ? `${module};` : `const ${declarations.join(",")};`
+}
+
 /** Options of {@link bundle}. */
 export interface BundleOptions {
   /** Where the chunks, their source maps and help.txt go. */
@@ -46,6 +68,7 @@ export const bundle = async ({ from, outDir }: BundleOptions): Promise<void> => 
     external: [/^node:/, ...OPTIONAL_NATIVE],
     treeshake: { moduleSideEffects: (id) => (pure(id) ? false : undefined) },
     logLevel: "warn",
+    plugins: [{ name: "builtins-without-esm-facade", renderChunk: (code) => code.replace(BUILTIN_IMPORT, builtinImport) }],
     ...(from === "source" ? { resolve: { conditionNames: ["@interlock/source", "import", "default"] } } : {}),
     output: { dir: outDir, format: "esm", sourcemap: true, minify: true, keepNames: true, chunkFileNames: "[name]-[hash].js", cleanDir: true }
   })

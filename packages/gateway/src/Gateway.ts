@@ -18,7 +18,7 @@ import { mergedListing } from "./MergedListing.ts"
 import { makeNamespace } from "./Namespace.ts"
 import type { Plan, ServerPlan } from "./Plan.ts"
 import { redactingHostRequestsLayer } from "./RedactingHostRequests.ts"
-import { DETECT_ALL, redactText } from "./Redactor.ts"
+import { detectAll, redactText } from "./Redactor.ts"
 import { auditLayer } from "./AuditLayer.ts"
 import { VERSION } from "./Version.ts"
 
@@ -74,7 +74,7 @@ export const hubServers = (plan: Plan, stderrTo?: (serverId: string) => (tail: s
  */
 const stderrLogger = (plan: Plan) =>
   Effect.map(Effect.context<never>(), (context) => (serverId: string) => (tail: string) => {
-    const text = redactText(tail, [...plan.redactions, ...DETECT_ALL])
+    const text = redactText(tail, [...plan.redactions, ...detectAll()])
     Effect.runForkWith(context)(Effect.logWarning(`MCP server process ended; its stderr: ${text}`).pipe(Effect.annotateLogs({ "interlock.server": serverId })))
   })
 

@@ -30,7 +30,7 @@ import type { Plan } from "./Plan.ts"
 import { policyLayer } from "./PolicyConfig.ts"
 import { redactResultParts } from "./ContentRedaction.ts"
 import { redactingTransportLayer } from "./RedactingTransport.ts"
-import { DETECT_ALL, redactionsFor, redactJson, redactText } from "./Redactor.ts"
+import { detectAll, redactionsFor, redactJson, redactText } from "./Redactor.ts"
 import { CurrentWriteAhead, writeAheadLayer } from "./WriteAhead.ts"
 
 /** A call the gateway refused before the pipeline: what the host named, and why it was refused. */
@@ -120,7 +120,7 @@ const make = (plan: Plan) =>
     const store = yield* AuditStore
     const full = plan.audit.capture === "full"
     // Captured data is always scrubbed by the built-in detectors, on top of the configured redactions.
-    const redactionsOf = (serverId: string, name: string) => [...redactionsFor(plan.redactions, serverId, name), ...DETECT_ALL]
+    const redactionsOf = (serverId: string, name: string) => [...redactionsFor(plan.redactions, serverId, name), ...detectAll()]
     const base = (serverId: string, name: string, callId: string, options: CallOptions | undefined, started: number): Record<string, unknown> => {
       const fields: Record<string, unknown> = { time: started, callId, server: serverId, tool: name, instance: GATEWAY_INSTANCE }
       if (options?.principal !== undefined) fields.principal = options.principal.id

@@ -1,7 +1,8 @@
 /**
  * The gateway's HTTP face on one port: `/mcp` (Streamable HTTP, one session per host), `/metrics`
- * (Prometheus text), and the web console at `/` with its JSON API. Every request first passes the
- * guard (Host, Origin, bearer token). A session is bound to the principal that opened it, counts
+ * (Prometheus text), `/claude/hook` (a forwarded Claude Code hook event, ClaudeHookRoute.ts), and
+ * the web console at `/` with its JSON API. Every request first passes the guard (Host, Origin,
+ * bearer token). A session is bound to the principal that opened it, counts
  * against the session caps, and is closed once idle for too long (HttpSessions).
  */
 import type { Principal } from "@interlock/core"
@@ -9,6 +10,7 @@ import { Clock, Context, Effect, Layer, Schema } from "effect"
 import { PrometheusMetrics } from "effect/observability"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import { CLAUDE_HOOK_PATH, handleClaudeHook } from "./ClaudeHookRoute.ts"
 import { consoleGuardOptions } from "./ConsoleAccess.ts"
 import { handleConsole } from "./ConsoleRoutes.ts"
 import { makeFrontServer } from "./FrontServer.ts"
@@ -130,12 +132,17 @@ const make = () =>
     const handle = async (req: IncomingMessage, res: ServerResponse) => {
       const url = new URL(req.url ?? "/", "http://gateway.invalid")
       if (guards === undefined) return sendJson(res, 503, { error: "Not listening yet" })
-      const verdict = guard(req, url, url.pathname === "/mcp" || url.pathname === "/metrics" ? guards.mcp : guards.console)
+      const api = url.pathname === "/mcp" || url.pathname === "/metrics" || url.pathname === CLAUDE_HOOK_PATH
+      const verdict = guard(req, url, api ? guards.mcp : guards.console)
       if (verdict._tag === "Reject") {
         const headers: Record<string, string> = verdict.status === 401 ? { "www-authenticate": "Bearer" } : {}
         return sendJson(res, verdict.status, { error: verdict.message }, headers)
       }
       if (url.pathname === "/mcp") return handleMcp(req, res, verdict.principal)
+      if (url.pathname === CLAUDE_HOOK_PATH) {
+        track(res)
+        return handleClaudeHook(gateway, req, res, verdict.principal)
+      }
       if (url.pathname === "/metrics" && req.method === "GET") {
         res.writeHead(200, { "content-type": "text/plain; version=0.0.4" }).end(PrometheusMetrics.formatUnsafe(context))
         return

@@ -113,8 +113,14 @@ const maskPieces = (texts: ReadonlyArray<string>, found: ReadonlyArray<readonly 
   return out
 }
 
-/** Every built-in detector, always applied to what the audit captures and to a server's stderr. */
-export const DETECT_ALL = compileRedactions([{ detectors: "all" }]) as ReadonlyArray<Redaction>
+let detectors: ReadonlyArray<Redaction> | undefined
+
+/**
+ * Every built-in detector, always applied to what the audit captures and to a server's stderr;
+ * compiled on first use, so that a run that never redacts (`claude-hook` on a PreToolUse) does not
+ * pay for compiling them.
+ */
+export const detectAll = (): ReadonlyArray<Redaction> => (detectors ??= compileRedactions([{ detectors: "all" }]) as ReadonlyArray<Redaction>)
 
 /** Applies redactions to pieces of text as if they were one (a secret split across pieces is still found). */
 export const redactPieces = (texts: ReadonlyArray<string>, redactions: ReadonlyArray<Redaction>): ReadonlyArray<string> => {

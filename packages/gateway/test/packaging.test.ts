@@ -5,7 +5,7 @@
  * and the `interlock` bin. The bin must also refuse an older Node in one line.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { execFile } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
@@ -34,12 +34,12 @@ interface Ran {
  */
 const USER_ENV = Object.fromEntries(Object.entries(process.env).filter(([key]) => key !== "NODE_OPTIONS" && !/^npm_/i.test(key)))
 
-/** Runs a command in the user's environment with the PATH given; its exit code and output. */
-const run = (command: string, args: ReadonlyArray<string>, options: { cwd: string; path: string; input?: string }) =>
+/** Runs a command in the user's environment with the PATH (and variables) given; its exit code and output. */
+const run = (command: string, args: ReadonlyArray<string>, options: { cwd: string; path: string; input?: string; env?: Record<string, string> }) =>
   new Promise<Ran>((resolve) => {
     const child = execFile(command, args, {
       cwd: options.cwd,
-      env: { ...USER_ENV, PATH: options.path },
+      env: { ...USER_ENV, ...options.env, PATH: options.path },
       timeout: 240_000,
       maxBuffer: 64 * 1024 * 1024
     }, (error, stdout, stderr) =>
@@ -215,6 +215,46 @@ describe("the packed packages, installed outside the workspace", () => {
     const shell = { ...event, tool_name: "Bash", tool_input: { command: "rm -rf /" } }
     const coded = await ok(run("interlock", ["claude-hook", "--config", "code.config.js"], { ...env, input: JSON.stringify(shell) }), "interlock claude-hook on a code config")
     assert.deepInclude(JSON.parse(coded.stdout).hookSpecificOutput, { permissionDecision: "deny", permissionDecisionReason: "no rm -rf" })
+  }, 120_000)
+
+  it("the installed bin's claude-hook --gateway answers through a gateway the installed bin serves, and exits 2 once it is gone", async () => {
+    const env = { cwd: app, path: pathWith(appBin) }
+    const token = "packaging-token-0123456789"
+    writeFileSync(path.join(app, "gateway.json"), JSON.stringify({
+      servers: {},
+      audit: { path: "gateway-audit.db" },
+      listen: { http: "127.0.0.1:0", principals: { packager: { token: "env:PACKAGING_TOKEN" } } },
+      policy: { default: "allow", rules: [{ id: "no-fetch", match: "claude/WebFetch", decision: "deny", reason: "no network" }] }
+    }))
+    const gateway = spawn("interlock", ["serve", "--config", "gateway.json"], {
+      cwd: app,
+      env: { ...USER_ENV, PATH: env.path, PACKAGING_TOKEN: token },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    const exited = new Promise((resolve) => gateway.once("exit", resolve))
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = ""
+        gateway.stdout.on("data", (chunk: Buffer) => {
+          out += chunk.toString("utf8")
+          const found = /MCP endpoint: (http:\/\/\S+)\/mcp/.exec(out)
+          if (found !== null) resolve(found[1])
+        })
+        gateway.once("exit", (code) => reject(new Error(`interlock serve exited ${code}: ${out}`)))
+      })
+      const event = { session_id: "s1", transcript_path: "/t.jsonl", cwd: app, permission_mode: "default", hook_event_name: "PreToolUse", tool_name: "WebFetch", tool_input: { url: "https://example.invalid" }, tool_use_id: "toolu_2" }
+      const forwarded = await run("interlock", ["claude-hook", "--gateway", url], { ...env, input: JSON.stringify(event), env: { INTERLOCK_TOKEN: token } })
+      assert.strictEqual(forwarded.code, 0, forwarded.stderr)
+      assert.deepInclude(JSON.parse(forwarded.stdout).hookSpecificOutput, { permissionDecision: "deny", permissionDecisionReason: "no network" })
+      gateway.kill()
+      await exited
+      const down = await run("interlock", ["claude-hook", "--gateway", url, "--timeout", "5"], { ...env, input: JSON.stringify(event) })
+      assert.strictEqual(down.code, 2)
+      assert.strictEqual(down.stdout, "")
+      assert.include(down.stderr, "cannot reach the gateway")
+    } finally {
+      gateway.kill()
+    }
   }, 120_000)
 
   it("the installed bin on Node 20 exits 1 with one line that names the Node it needs", async () => {

@@ -47,17 +47,17 @@ beforeAll(async () => {
   writeFileSync(path.join(work, "postgres.json"), JSON.stringify({ ...CONFIG, audit: { postgres: "postgres://interlock@127.0.0.1:1/audit" } }))
 }, 120_000)
 
-/** Runs `node [flags] script claude-hook --config <config>` on the event with the recorder; its stdout and the modules it loaded. */
-const loadedBy = (flags: ReadonlyArray<string>, script: string, config: string) =>
-  new Promise<{ stdout: string; modules: ReadonlyArray<string> }>((resolve, reject) => {
-    const record = path.join(work, `${path.basename(script)}-${config}.txt`)
-    const child = execFile(NODE, [...flags, "--import", RECORDER, script, "claude-hook", "--config", path.join(work, config)], {
+/** Runs `node [flags] script claude-hook --config <config>` (or `args`) on the event with the recorder; its stdout and the modules it loaded. */
+const loadedBy = (flags: ReadonlyArray<string>, script: string, config: string, args = ["claude-hook", "--config", path.join(work, config)]) =>
+  new Promise<{ stdout: string; stderr: string; modules: ReadonlyArray<string> }>((resolve, reject) => {
+    const record = path.join(work, `${path.basename(script)}-${config}-${args[0]}.txt`)
+    const child = execFile(NODE, [...flags, "--import", RECORDER, script, ...args], {
       cwd: work,
       timeout: 60_000,
       env: { ...process.env, NODE_OPTIONS: "", INTERLOCK_RECORD_MODULES: record }
     }, (error, stdout, stderr) => {
       if (error !== null && error.killed) return reject(new Error(`claude-hook did not answer\n${stderr}`))
-      resolve({ stdout, modules: readFileSync(record, "utf8").split("\n").filter((line) => line !== "") })
+      resolve({ stdout, stderr, modules: readFileSync(record, "utf8").split("\n").filter((line) => line !== "") })
     })
     child.stdin?.end(EVENT)
   })
@@ -93,6 +93,20 @@ describe("what claude-hook loads", () => {
     assert.include(sources, "node:sqlite")
     assert.isTrue(sources.some((source) => source.endsWith(path.join("gateway", "src", "SqliteAuditStore.ts"))), "the source maps name the audit store")
     assert.deepStrictEqual(forbiddenIn(sources), [])
+  }, 60_000)
+
+  it("claude-hook --gateway (the forwarding client) loads no effect and no package of ours but itself; with no gateway it denies", async () => {
+    const { modules, stderr } = await loadedBy([], BIN, "none", ["claude-hook", "--gateway", "http://127.0.0.1:9", "--timeout", "5"])
+    assert.include(stderr, "cannot reach the gateway")
+    const ours = modules.filter((url) => url.startsWith("file:") && !url.includes("record-modules"))
+    assert.deepStrictEqual(ours.map((url) => path.basename(fileURLToPath(url))).sort(), ["ClaudeHookForward.ts", "interlock.js", "interlock.ts"])
+    assert.deepStrictEqual(modules.filter((url) => /effect|@interlock|@modelcontextprotocol/.test(url)), [])
+  }, 60_000)
+
+  it("check on the bundle's direct path loads no effect/cli parser", async () => {
+    const { modules, stdout } = await loadedBy([], path.join(work, "run.mjs"), "sqlite.json", ["check", "--config", path.join(work, "sqlite.json"), "--no-connect"])
+    assert.include(stdout, "Config OK")
+    assert.deepStrictEqual(originals(modules).filter((source) => /effect[\\/]dist[\\/]cli[\\/](Command|Flag|Argument)\.js$/.test(source)), [])
   }, 60_000)
 
   it("a config whose audit store is Postgres loads Postgres, and still answers", async () => {

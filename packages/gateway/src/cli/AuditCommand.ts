@@ -8,7 +8,7 @@ import { type AuditRecord, PENDING, PENDING_LABEL } from "../AuditRecord.ts"
 import { columnWidths, formatLine } from "../TextTable.ts"
 import { auditSourceFlags, openAuditSource } from "./AuditSource.ts"
 import { configFlag } from "./ConfigFlag.ts"
-import { userFacing } from "./Shared.ts"
+import { userFacing } from "./UserFacing.ts"
 
 /** A row's outcome as shown: a write-ahead row never completed reads "sent, outcome unknown". */
 export const outcomeLabel = (row: AuditRecord): string => (row.outcome === PENDING ? PENDING_LABEL : row.outcome)

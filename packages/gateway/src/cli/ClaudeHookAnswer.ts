@@ -1,67 +1,26 @@
 /**
  * The claude-hook command's work, apart from its flags: read one Claude Code hook event on stdin and
- * answer it through @interlock/claude's bridge with the config's hooks, policy and audit store. A
- * config that does not load answers closed. It imports no effect/cli, so that Cli.ts can run it
- * directly for the plain `claude-hook [--config F]` that Claude Code runs on every tool call.
+ * answer it under the config (ClaudeHookBridge.ts) with the config's audit store. A config that
+ * does not load answers closed. It imports no effect/cli, so that Cli.ts can run it directly for
+ * the plain `claude-hook [--config F]` that Claude Code runs on every tool call.
  */
-import { Hooks } from "@interlock/core"
-import { AuditSink, Bridge, compileSettings, HookDeadline, settingsHooks } from "@interlock/claude"
-import { Duration, Effect, Layer, Option } from "effect"
+import { Bridge, HookDeadline } from "@interlock/claude"
+import { Duration, Effect, Option } from "effect"
 import { writeSync } from "node:fs"
 import { text } from "node:stream/consumers"
-import { AuditRecord } from "../AuditRecord.ts"
-import { AuditStore } from "../AuditStore.ts"
 import { auditLayer } from "../AuditLayer.ts"
-import { mergeHooks } from "../BuiltinHooks.ts"
-import { fileGuardHooks } from "../ClaudeFileGuard.ts"
-import { policyLayer } from "../PolicyConfig.ts"
+import { answerEvent, auditSinkFor, CLAUDE_PRINCIPAL } from "../ClaudeHookBridge.ts"
 import { planFrom } from "./Shared.ts"
 
-// The events whose receipt holds the config's policy decision (the post stages run an allow-all stand-in).
-const POLICY_EVENTS = new Set(["PreToolUse", "PermissionRequest"])
-
-/** The bridge's audit rows, written to the gateway's audit store. */
-export const auditSinkLayer: Layer.Layer<AuditSink, never, AuditStore> = Layer.effect(
-  AuditSink,
-  Effect.map(Effect.service(AuditStore), (store) => ({
-    record: (row) => {
-      const policy = POLICY_EVENTS.has(row.event) ? row.receipt?.policy : undefined
-      const rule = policy?.rule ?? row.rule
-      return store.record(new AuditRecord({
-        time: row.at,
-        callId: row.toolUseId ?? "",
-        server: row.serverId ?? "claude-code",
-        tool: row.tool ?? row.event,
-        outcome: row.decision,
-        durationMs: row.durationMs,
-        ...(row.receipt === undefined ? {} : { receipt: row.receipt }),
-        ...(row.reason === undefined ? {} : { error: row.reason }),
-        // `decision` is the policy's, as in the gateway's rows (what replay re-decides); the bridge's answer is the outcome.
-        ...(policy === undefined ? {} : { decision: policy.decision }),
-        ...(rule === undefined ? {} : { rule }),
-        ...(row.digest === undefined ? {} : { digest: row.digest }),
-        principal: "claude-code"
-      }))
-    }
-  }))
-)
+/** The local bridge's audit rows, written to the gateway's audit store. */
+export const auditSinkLayer = auditSinkFor(CLAUDE_PRINCIPAL)
 
 /** The answer for one event with the config's hooks, policy and audit store; config errors answer closed. */
 const answer = (config: Option.Option<string>, stdin: string, deadline: Duration.Duration) =>
-  Effect.gen(function*() {
-    const plan = yield* planFrom(config)
-    // The config's `claude` section (a settings.json hooks section) adds Claude Code command hooks:
-    // tool-level ones join the config's hooks, the agent-level ones (UserPromptSubmit, Stop, ...) go to the bridge.
-    const claude = plan.loaded.config.claude
-    const claudeHooks = claude === undefined ? {} : yield* settingsHooks(claude)
-    const agentHooks = claude === undefined ? undefined : yield* compileSettings(claude)
-    const services = Layer.mergeAll(
-      Hooks.layer(mergeHooks(fileGuardHooks(plan.redactions), plan.hooks, claudeHooks)),
-      policyLayer(plan.loaded.config, plan.loaded.predicates),
-      auditSinkLayer
-    ).pipe(Layer.provide(auditLayer(plan)))
-    return yield* Effect.provide(Bridge.run(stdin, { deadline, ...(agentHooks === undefined ? {} : { agentHooks }) }), services)
-  }).pipe(Effect.catch((error) => Effect.succeed(Bridge.failure(stdin, `interlock could not load its config: ${error.message}`))))
+  planFrom(config).pipe(
+    Effect.flatMap((plan) => Effect.provide(answerEvent(stdin, plan, { deadline }), auditLayer(plan))),
+    Effect.catch((error) => Effect.succeed(Bridge.failure(stdin, `interlock could not load its config: ${error.message}`)))
+  )
 
 /** What the process prints and its exit code; the first call wins, later ones (the watchdog's, or the answer's) do nothing. */
 const finisher = () => {

@@ -1,12 +1,15 @@
 /**
- * `interlock claude-hook --config F [--timeout S]`: Claude Code runs this as a command hook. It
- * reads one hook event on stdin and answers in Claude Code's format through @interlock/claude's
- * bridge, with the gateway's config (hooks and policy) and audit store, before the hook's timeout S.
- * It never exits 1. The work is in ClaudeHookAnswer.ts; this module holds the flags.
+ * `interlock claude-hook --config F [--timeout S] [--gateway URL]`: Claude Code runs this as a
+ * command hook. It reads one hook event on stdin and answers in Claude Code's format through
+ * @interlock/claude's bridge, with the gateway's config (hooks and policy) and audit store, before
+ * the hook's timeout S; it never exits 1. The work is in ClaudeHookAnswer.ts, or
+ * ClaudeHookForward.ts with --gateway; this module holds the flags.
  */
 import { HookDeadline } from "@interlock/claude"
+import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { answerHook } from "./ClaudeHookAnswer.ts"
+import { main as forwardHook, TOKEN_ENV } from "./ClaudeHookForward.ts"
 
 export { auditSinkLayer } from "./ClaudeHookAnswer.ts"
 
@@ -18,7 +21,14 @@ export const claudeHookCommand = Command.make(
     timeout: Flag.String("timeout").pipe(
       Flag.withDescription(`The hook's timeout in settings.json, in seconds (default ${HookDeadline.DEFAULT_HOOK_TIMEOUT_SECONDS}); the bridge answers before it`),
       Flag.optional
+    ),
+    gateway: Flag.String("gateway").pipe(
+      Flag.withDescription(`Forward the event to the gateway running at this URL (its token in ${TOKEN_ENV}); deny (exit 2) when it does not answer`),
+      Flag.optional
     )
   },
-  ({ config, timeout }) => answerHook(config, timeout)
+  ({ config, timeout, gateway }) =>
+    Option.isSome(gateway)
+      ? Effect.promise(() => forwardHook(["--gateway", gateway.value, ...Option.match(timeout, { onNone: () => [], onSome: (s) => ["--timeout", s] })]))
+      : answerHook(config, timeout)
 ).pipe(Command.withDescription("Answer one Claude Code hook event (stdin) with the gateway's hooks and policy; never exit 1"))

@@ -4,15 +4,18 @@
  * MCP client or Postgres. The root help and an unknown command load them all, so that effect/cli
  * lists every command with its description.
  *
- * `claude-hook [--config F]`, as Claude Code runs it on every tool call, skips effect/cli too (its
- * parser, help and the Node services it needs cost more than the answer): Cli.ts reads that one
- * flag itself and runs the command's work directly. Any other form of it (`--help`, a global flag)
- * goes through effect/cli as every command does.
+ * `claude-hook [--config F]`, as Claude Code runs it on every tool call, and `check [--config F]
+ * [--no-connect]` skip effect/cli too (its parser, help and the Node services cost more than their
+ * work): DirectArgs.ts reads their flags and Cli.ts runs the command's work directly. Any other
+ * form of them (`--help`, a global flag) goes through effect/cli as every command does.
+ * `claude-hook --gateway URL` is the forwarding client (ClaudeHookForward.ts), which loads no
+ * effect at all: the bin starts it instead of this module.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { VERSION } from "../Version.ts"
+import { directArgs } from "./DirectArgs.ts"
 
 /** The root command's description (the first line of `interlock --help`). */
 export const DESCRIPTION = "Interlock: typed hooks and one policy around every MCP tool call"
@@ -44,31 +47,24 @@ export const commandsFor = (args: ReadonlyArray<string>): ReadonlyArray<CommandN
   return named === undefined ? (Object.keys(COMMANDS) as Array<CommandName>) : [named]
 }
 
-/** The flags of claude-hook's direct path, by every spelling Claude Code's settings may use. */
-const HOOK_FLAGS: Readonly<Record<string, "config" | "timeout">> = { "--config": "config", "-c": "config", "--timeout": "timeout" }
-
-/** The flags of a plain claude-hook, as effect/cli would give them to the command. */
-export interface DirectHookFlags {
-  readonly config: Option.Option<string>
-  readonly timeout: Option.Option<string>
-}
+/** A flag's value as effect/cli gives it to a command: Some(value), or None when not given. */
+const valueOf = (given: string | true | undefined): Option.Option<string> => Option.fromUndefinedOr(typeof given === "string" ? given : undefined)
 
 /**
  * The flags of a plain `claude-hook` with at most `--config F` (`-c F`, `--config=F`) and
  * `--timeout S` (`--timeout=S`), each once; undefined for any other arguments, which effect/cli parses.
  */
-export const directClaudeHook = (args: ReadonlyArray<string>): DirectHookFlags | undefined => {
-  if (args[0] !== "claude-hook") return undefined
-  const found: { config?: string; timeout?: string } = {}
-  for (let i = 1; i < args.length; i++) {
-    const arg = args[i]
-    const eq = arg.indexOf("=")
-    const name = HOOK_FLAGS[eq > 0 && arg.startsWith("--") ? arg.slice(0, eq) : arg]
-    const value = eq > 0 && arg.startsWith("--") ? arg.slice(eq + 1) : args[++i]
-    if (name === undefined || value === undefined || value === "" || value.startsWith("-") || found[name] !== undefined) return undefined
-    found[name] = value
-  }
-  return { config: Option.fromUndefinedOr(found.config), timeout: Option.fromUndefinedOr(found.timeout) }
+export const directClaudeHook = (args: ReadonlyArray<string>): { readonly config: Option.Option<string>; readonly timeout: Option.Option<string> } | undefined => {
+  const given = directArgs(args, "claude-hook")
+  return given === undefined ? undefined : { config: valueOf(given.config), timeout: valueOf(given.timeout) }
+}
+
+/** The config and connect flag of a plain `check [--config F] [--no-connect]`; undefined for any other arguments. */
+export const directCheck = (args: ReadonlyArray<string>): { readonly config: Option.Option<string>; readonly connect: boolean } | undefined => {
+  const given = directArgs(args, "check")
+  return given === undefined
+    ? undefined
+    : { config: valueOf(given.config), connect: given.noConnect === undefined }
 }
 
 /** Runs `args` through effect/cli with the Node services, loading only the commands they name. */
@@ -89,9 +85,15 @@ const viaEffectCli = (args: ReadonlyArray<string>) =>
 /** Runs the CLI on `args` (the process's arguments after the script). */
 export const run = (args: ReadonlyArray<string>): Effect.Effect<void, unknown> => {
   const hook = directClaudeHook(args)
-  return hook === undefined
-    ? viaEffectCli(args)
-    : Effect.flatMap(Effect.promise(() => import("./ClaudeHookAnswer.ts")), ({ answerHook }) => answerHook(hook.config, hook.timeout))
+  if (hook !== undefined) return Effect.flatMap(Effect.promise(() => import("./ClaudeHookAnswer.ts")), ({ answerHook }) => answerHook(hook.config, hook.timeout))
+  const check = directCheck(args)
+  if (check !== undefined) {
+    return Effect.flatMap(
+      Effect.promise(() => Promise.all([import("./CheckReport.ts"), import("./DirectError.ts")])),
+      ([{ checkConfig }, { reportUserError }]) => reportUserError(checkConfig(check.config, check.connect))
+    )
+  }
+  return viaEffectCli(args)
 }
 
 /** The bin's entry: runs `args`; the process exits with the command's outcome. */

@@ -13,7 +13,7 @@ import * as path from "node:path"
 import { fromObject } from "../ConfigLoader.ts"
 import { blankComments } from "../JsonComments.ts"
 import { DEFAULT_AUDIT_PATH, DEFAULT_LISTEN } from "../Plan.ts"
-import { userFacing } from "./Shared.ts"
+import { userFacing } from "./UserFacing.ts"
 
 /** The file `init` writes when --config is not given. */
 export const DEFAULT_INIT_FILE = "interlock.config.jsonc"

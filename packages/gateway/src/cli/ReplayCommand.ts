@@ -9,7 +9,8 @@ import { replay, replayable, type ReplayChange } from "../Replay.ts"
 import { cellText } from "../TextTable.ts"
 import { auditSourceFlags, openAuditSource } from "./AuditSource.ts"
 import { configFlag } from "./ConfigFlag.ts"
-import { loadFrom, userFacing } from "./Shared.ts"
+import { loadFrom } from "./Shared.ts"
+import { userFacing } from "./UserFacing.ts"
 
 /** One change as a line of text. */
 export const formatChange = (change: ReplayChange): string =>

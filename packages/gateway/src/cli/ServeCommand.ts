@@ -6,7 +6,8 @@ import { HttpFront } from "../HttpFront.ts"
 import { serveStdio } from "../StdioFront.ts"
 import { claimStdout } from "../StdoutClaim.ts"
 import { telemetryLayer } from "../Telemetry.ts"
-import { planFrom, progress, userFacing } from "./Shared.ts"
+import { planFrom, progress } from "./Shared.ts"
+import { userFacing } from "./UserFacing.ts"
 
 /** The lines printed when the HTTP gateway is up: URLs and a one-line connect snippet. */
 export const banner = (mcpUrl: string, consoleUrl: string, hasToken: boolean): ReadonlyArray<string> => [

@@ -1,7 +1,6 @@
-/** What the CLI commands share: finding and loading the config, and turning errors into one line and exit 1. */
+/** What the CLI commands share: finding and loading the config, and progress lines (UserFacing.ts turns errors into one line and exit 1). */
 import { ConfigError } from "@interlock/core"
 import { Effect, Option } from "effect"
-import * as CliError from "effect/cli/CliError"
 import { existsSync } from "node:fs"
 import * as path from "node:path"
 import { CONFIG_NAMES, type LoadedConfig, loadConfig } from "../ConfigLoader.ts"
@@ -26,10 +25,6 @@ export const planFrom = (given: Option.Option<string>, options?: PlanOptions): E
     const plan = makePlan(loaded, options)
     return plan instanceof ConfigError ? Effect.fail(plan) : Effect.succeed(plan)
   })
-
-/** Any tagged error with a message becomes a CLI user error: one line on stderr and exit code 1. */
-export const userFacing = <A, E extends { readonly message: string }, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.mapError(effect, (error) => new CliError.UserError({ cause: error, userMessage: `interlock: ${error.message}` }))
 
 /** Writes progress to stderr when it is a terminal (long startup, such as spawning servers). */
 export const progress = (line: string): Effect.Effect<void> =>

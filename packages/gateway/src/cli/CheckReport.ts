@@ -1,0 +1,72 @@
+/**
+ * The check command's work, apart from its flags: validate a config and print its servers, rules,
+ * listen address and audit store, then (unless told not to) start the servers and list their
+ * exposed tools. It imports no effect/cli parser, so that Cli.ts can run the plain
+ * `check [--config F] [--no-connect]` directly.
+ */
+import { Console, Effect, Layer, type Option } from "effect"
+import type { RuleConfig } from "../Config.ts"
+import type { AuditPlan, Plan } from "../Plan.ts"
+import { describeUrl } from "../PostgresUrl.ts"
+import { formatTable } from "../TextTable.ts"
+import { planFrom, progress } from "./Shared.ts"
+
+/** Which audit store a plan uses, without the Postgres password. */
+export const describeAudit = (audit: AuditPlan): string =>
+  audit.postgres !== undefined ? `Postgres ${describeUrl(audit.postgres)}` : audit.path === undefined ? "off" : `SQLite ${audit.path}`
+
+const indent = (lines: ReadonlyArray<string>): ReadonlyArray<string> => lines.map((line) => `  ${line}`)
+
+const ruleMatch = (rule: RuleConfig): string => (typeof rule.match === "string" ? rule.match : `${rule.match.server}/${rule.match.regex}`)
+
+/** The plan described in lines: servers and rules as aligned tables, the listen address, the audit store. */
+export const describePlan = (plan: Plan): ReadonlyArray<string> => {
+  const lines = [`Config OK: ${plan.loaded.file ?? "(inline)"}`, "Servers:"]
+  lines.push(...indent(formatTable([...plan.servers].map(([name, server]) =>
+    server._tag === "stdio" ? [name, "stdio", [server.command, ...server.args].join(" ")] : [name, "http", server.url]
+  ))))
+  const rules = plan.loaded.config.policy?.rules ?? []
+  lines.push(`Policy (default ${plan.loaded.config.policy?.default ?? "deny"}, ${rules.length} rule${rules.length === 1 ? "" : "s"}):`)
+  if (rules.length > 0) {
+    const rows = rules.map((rule, index) => {
+      const extras = [
+        rule.when === undefined ? undefined : `when args ${Object.keys(rule.when.args).join(", ")}`,
+        rule.principals === undefined ? undefined : `principals ${rule.principals.join(", ")}`,
+        plan.loaded.predicates.has(index) ? "when (code)" : undefined,
+        rule.reason
+      ].filter((x) => x !== undefined)
+      return [rule.id ?? `rules[${index}]`, rule.decision, ruleMatch(rule), extras.join("; ")]
+    })
+    lines.push(...indent(formatTable([["RULE", "DECISION", "MATCH", "CONDITIONS / REASON"], ...rows])))
+  }
+  lines.push(`Listen: http://${plan.listen.host}:${plan.listen.port}/mcp (${plan.listen.principals.size === 0 ? "no token" : `${plan.listen.principals.size} token(s)`})`)
+  lines.push(`Audit: ${describeAudit(plan.audit)} (capture ${plan.audit.capture})`)
+  return lines
+}
+
+const printExposed = (names: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    yield* Console.log(`Exposed tools (${names.length}):`)
+    for (const name of names) yield* Console.log(`  ${name}`)
+  })
+
+// The gateway (MCP hub and SDK client) is loaded only when there are servers to connect.
+const listExposed = (plan: Plan) =>
+  plan.servers.size === 0 ? printExposed([]) : Effect.flatMap(Effect.promise(() => import("../Gateway.ts")), ({ Gateway }) =>
+    Effect.gen(function*() {
+      const gateway = yield* Gateway
+      for (const serverId of gateway.hub.serverIds) {
+        yield* progress(`  connecting ${serverId}...`)
+        yield* gateway.hub.connect(serverId)
+      }
+      const tools = yield* gateway.deps.calls.listTools()
+      yield* printExposed(tools.map((tool) => gateway.deps.namespace.expose(tool.serverId, tool.name)).sort())
+    }).pipe(Effect.provide(Gateway.layer({ ...plan, audit: { ...plan.audit, path: undefined, postgres: undefined } }).pipe(Layer.orDie))))
+
+/** Checks the config named by --config (or found), listing the exposed tools when `connect`; fails with what is wrong. */
+export const checkConfig = (config: Option.Option<string>, connect: boolean) =>
+  Effect.gen(function*() {
+    const plan = yield* planFrom(config)
+    for (const line of describePlan(plan)) yield* Console.log(line)
+    if (connect) yield* listExposed(plan)
+  })
