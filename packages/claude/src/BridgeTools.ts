@@ -123,3 +123,10 @@ export const respondWith = (result: ToolResult) => (_call: ToolCall): Effect.Eff
 /** The transport's answer for a failed call: a fixed TransportError (Claude's error text goes to hooks in the event). */
 export const failWith = (serverId: string) => (_call: ToolCall): Effect.Effect<ToolResult, TransportError> =>
   Effect.fail(new TransportError({ serverId, detail: "the tool failed in Claude Code" }))
+
+/** `g` with its final call's input rewritten by `rewrite`, when the call got through (no error, no halt) and `rewrite` changes it. */
+export const lastRewrite = (g: Governed, rewrite: ((call: ToolCall) => JsonObject | undefined) | undefined): Governed => {
+  if (rewrite === undefined || g.sent === undefined || g.error !== undefined || g.receipt?.outcome === "halted") return g
+  const args = rewrite(g.sent)
+  return args === undefined ? g : { ...g, sent: g.sent.with({ args }) }
+}

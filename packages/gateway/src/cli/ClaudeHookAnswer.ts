@@ -8,11 +8,13 @@ import { Hooks } from "@interlock/core"
 import { AuditSink, Bridge, compileSettings, HookDeadline, settingsHooks } from "@interlock/claude"
 import { Duration, Effect, Layer, Option } from "effect"
 import { writeSync } from "node:fs"
+import * as path from "node:path"
 import { text } from "node:stream/consumers"
 import { AuditRecord } from "../AuditRecord.ts"
 import { AuditStore } from "../AuditStore.ts"
 import { auditLayer } from "../AuditLayer.ts"
 import { mergeHooks } from "../BuiltinHooks.ts"
+import { bashRewrite, filterCommand } from "../ClaudeBashGuard.ts"
 import { fileGuardHooks } from "../ClaudeFileGuard.ts"
 import { policyLayer } from "../PolicyConfig.ts"
 import { planFrom } from "./Shared.ts"
@@ -60,7 +62,10 @@ const answer = (config: Option.Option<string>, stdin: string, deadline: Duration
       policyLayer(plan.loaded.config, plan.loaded.predicates),
       auditSinkLayer
     ).pipe(Layer.provide(auditLayer(plan)))
-    return yield* Effect.provide(Bridge.run(stdin, { deadline, ...(agentHooks === undefined ? {} : { agentHooks }) }), services)
+    // Bash's output cannot be redacted afterwards: a redaction on claude/Bash pipes the command through `interlock redact`.
+    const file = plan.loaded.file
+    const rewriteInput = file === undefined ? undefined : bashRewrite(plan.redactions, filterCommand(path.resolve(file)))
+    return yield* Effect.provide(Bridge.run(stdin, { deadline, rewriteInput, ...(agentHooks === undefined ? {} : { agentHooks }) }), services)
   }).pipe(Effect.catch((error) => Effect.succeed(Bridge.failure(stdin, `interlock could not load its config: ${error.message}`))))
 
 /** What the process prints and its exit code; the first call wins, later ones (the watchdog's, or the answer's) do nothing. */

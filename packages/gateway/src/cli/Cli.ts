@@ -7,7 +7,8 @@
  * `claude-hook [--config F]`, as Claude Code runs it on every tool call, skips effect/cli too (its
  * parser, help and the Node services it needs cost more than the answer): Cli.ts reads that one
  * flag itself and runs the command's work directly. Any other form of it (`--help`, a global flag)
- * goes through effect/cli as every command does.
+ * goes through effect/cli as every command does. `redact --config F --tool T`, the filter the
+ * bridge puts after a Bash command, has a direct path too.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Effect from "effect/Effect"
@@ -25,6 +26,7 @@ export const COMMANDS = {
   audit: () => import("./AuditCommand.ts").then((module) => module.auditCommand),
   replay: () => import("./ReplayCommand.ts").then((module) => module.replayCommand),
   "claude-hook": () => import("./ClaudeHookCommand.ts").then((module) => module.claudeHookCommand),
+  redact: () => import("./RedactCommand.ts").then((module) => module.redactCommand),
   schema: () => import("./SchemaCommand.ts").then((module) => module.schemaCommand)
 } as const
 
@@ -71,6 +73,18 @@ export const directClaudeHook = (args: ReadonlyArray<string>): DirectHookFlags |
   return { config: Option.fromUndefinedOr(found.config), timeout: Option.fromUndefinedOr(found.timeout) }
 }
 
+/**
+ * The flags of a plain `redact --config F --tool T` (in either order, each once, `-c` for --config),
+ * as the bridge's Bash rewrite runs it; undefined for any other arguments, which effect/cli parses.
+ */
+export const directRedact = (args: ReadonlyArray<string>): { readonly config: string; readonly tool: string } | undefined => {
+  if (args[0] !== "redact" || args.length !== 5) return undefined
+  const pairs = new Map([[args[1] === "-c" ? "--config" : args[1], args[2]], [args[3] === "-c" ? "--config" : args[3], args[4]]])
+  const config = pairs.get("--config")
+  const tool = pairs.get("--tool")
+  return config === undefined || tool === undefined || config.startsWith("-") || tool.startsWith("-") ? undefined : { config, tool }
+}
+
 /** Runs `args` through effect/cli with the Node services, loading only the commands they name. */
 const viaEffectCli = (args: ReadonlyArray<string>) =>
   Effect.promise(() =>
@@ -89,9 +103,11 @@ const viaEffectCli = (args: ReadonlyArray<string>) =>
 /** Runs the CLI on `args` (the process's arguments after the script). */
 export const run = (args: ReadonlyArray<string>): Effect.Effect<void, unknown> => {
   const hook = directClaudeHook(args)
-  return hook === undefined
+  if (hook !== undefined) return Effect.flatMap(Effect.promise(() => import("./ClaudeHookAnswer.ts")), ({ answerHook }) => answerHook(hook.config, hook.timeout))
+  const filter = directRedact(args)
+  return filter === undefined
     ? viaEffectCli(args)
-    : Effect.flatMap(Effect.promise(() => import("./ClaudeHookAnswer.ts")), ({ answerHook }) => answerHook(hook.config, hook.timeout))
+    : Effect.flatMap(Effect.promise(() => import("./RedactFilter.ts")), ({ redactFilter }) => redactFilter(Option.some(filter.config), filter.tool))
 }
 
 /** The bin's entry: runs `args`; the process exits with the command's outcome. */

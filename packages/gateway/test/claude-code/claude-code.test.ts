@@ -156,30 +156,47 @@ describe("redaction and Claude Code's built-in tools", () => {
     servers: {},
     audit: { path: ":memory:" },
     redact: [{ pattern: "sk-live-[A-Za-z0-9]+" }],
-    policy: { default: "allow", rules: [{ id: "read-ok", match: "claude/Read", decision: "allow" }] }
+    policy: {
+      default: "allow",
+      rules: [
+        { id: "read-ok", match: "claude/Read", decision: "allow" },
+        { id: "cat-ok", match: "claude/Bash", decision: "allow", when: { args: { command: { startsWith: "cat " } } } },
+        { id: "bash-ok", match: "claude/Bash", decision: "allow" }
+      ]
+    }
   })
 
-  it("a Read of a file that holds redacted text is denied before it runs; a clean file is read; Bash's output is not covered", async () => {
+  it("a Read of a file that holds redacted text is denied; Bash's output passes the redactor; a clean or failing command shows as it is", async () => {
     const run = await runClaude({
       script: [
         { tool: "Read", input: { file_path: "{project}/secret.env" } },
         { tool: "Read", input: { file_path: "{project}/notes.txt" } },
         bash("cat secret.env"),
+        bash("mkdir sub && cd sub && printf 'it'\\''s clean\\n' && pwd >&2"),
+        bash("pwd; cat missing.txt"),
         done
       ],
       files: { "secret.env": `TOKEN=${SECRET}\n`, "notes.txt": "nothing to hide\n" },
       settings: settingsFor(bridgeCommand(redacting), { events: ["PreToolUse"] }),
       args: ["--allowedTools", "Read Bash"]
     })
-    assert.strictEqual(run.toolResults.length, 3, run.stderr)
-    const [secret, notes, cat] = run.toolResults
+    assert.strictEqual(run.toolResults.length, 5, run.stderr)
+    const [secret, notes, cat, clean, failing] = run.toolResults
     assert.isTrue(secret!.is_error)
     assert.include(resultText(secret!.content), "holds text that Interlock redacts")
     assert.include(resultText(notes!.content), "nothing to hide")
-    // Where redaction stops: a built-in's output cannot be replaced, and Bash can print any file.
-    assert.include(resultText(cat!.content), SECRET)
-    const requests = JSON.stringify(run.received.slice(0, 3).map((request) => request.body.messages))
-    assert.notInclude(requests, SECRET, "before the Bash step the model never saw the secret")
+    // Bash's output went through `interlock redact` (the rule cat-ok saw the command as Claude wrote it).
+    assert.strictEqual(resultText(cat!.content), "TOKEN=[REDACTED]")
+    assert.strictEqual(resultText(clean!.content), `it's clean\n${path.join(run.project, "sub")}`)
+    // The working directory carried over from the previous call (Claude Code keeps it), and the failure's status shows.
+    assert.isTrue(failing!.is_error)
+    assert.include(resultText(failing!.content), "Exit code 1")
+    assert.include(resultText(failing!.content), path.join(run.project, "sub"))
+    assert.include(resultText(failing!.content), "No such file or directory")
+    // The secret reached neither the model nor anything Claude Code kept (its HOME: transcripts, caches) nor its output.
+    assert.notInclude(JSON.stringify(run.received), SECRET)
+    assert.notInclude(run.stdout + run.stderr, SECRET)
+    assert.notInclude(execFileSync("cat", execFileSync("find", [run.home, "-type", "f"], { encoding: "utf8" }).split("\n").filter(Boolean), { encoding: "utf8" }), SECRET)
   }, TIMEOUT)
 })
 
