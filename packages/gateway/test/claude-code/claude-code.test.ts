@@ -166,7 +166,7 @@ describe("redaction and Claude Code's built-in tools", () => {
     }
   })
 
-  it("a Read of a file that holds redacted text is denied; Bash's output passes the redactor; a clean or failing command shows as it is", async () => {
+  it("a Read of a file that holds redacted text is denied; Bash's output passes the redactor; a clean or failing command shows as it is; Grep content is refused", async () => {
     const run = await runClaude({
       script: [
         { tool: "Read", input: { file_path: "{project}/secret.env" } },
@@ -174,14 +174,16 @@ describe("redaction and Claude Code's built-in tools", () => {
         bash("cat secret.env"),
         bash("mkdir sub && cd sub && printf 'it'\\''s clean\\n' && pwd >&2"),
         bash("pwd; cat missing.txt"),
+        { tool: "Grep", input: { pattern: "TOKEN", output_mode: "content" } },
+        { tool: "Grep", input: { pattern: "hide", output_mode: "files_with_matches" } },
         done
       ],
       files: { "secret.env": `TOKEN=${SECRET}\n`, "notes.txt": "nothing to hide\n" },
       settings: settingsFor(bridgeCommand(redacting), { events: ["PreToolUse"] }),
-      args: ["--allowedTools", "Read Bash"]
+      args: ["--allowedTools", "Read Bash Grep"]
     })
-    assert.strictEqual(run.toolResults.length, 5, run.stderr)
-    const [secret, notes, cat, clean, failing] = run.toolResults
+    assert.strictEqual(run.toolResults.length, 7, run.stderr)
+    const [secret, notes, cat, clean, failing, lines, files] = run.toolResults
     assert.isTrue(secret!.is_error)
     assert.include(resultText(secret!.content), "holds text that Interlock redacts")
     assert.include(resultText(notes!.content), "nothing to hide")
@@ -193,6 +195,12 @@ describe("redaction and Claude Code's built-in tools", () => {
     assert.include(resultText(failing!.content), "Exit code 1")
     assert.include(resultText(failing!.content), path.join(run.project, "sub"))
     assert.include(resultText(failing!.content), "No such file or directory")
+    // Grep's content mode would print the line: refused; a search for paths runs (it finds nothing here: Claude Code's
+    // Grep gave "No files found" in the test's namespace for every pattern, which is Grep's own doing, not Interlock's).
+    assert.isTrue(lines!.is_error)
+    assert.include(resultText(lines!.content), "output_mode content is refused")
+    assert.notEqual(files!.is_error, true)
+    assert.notInclude(resultText(files!.content), "Interlock")
     // The secret reached neither the model nor anything Claude Code kept (its HOME: transcripts, caches) nor its output.
     assert.notInclude(JSON.stringify(run.received), SECRET)
     assert.notInclude(run.stdout + run.stderr, SECRET)
