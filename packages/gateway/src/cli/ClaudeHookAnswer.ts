@@ -42,7 +42,9 @@ export const auditSinkLayer: Layer.Layer<AuditSink, never, AuditStore> = Layer.e
         ...(policy === undefined ? {} : { decision: policy.decision }),
         ...(rule === undefined ? {} : { rule }),
         ...(row.digest === undefined ? {} : { digest: row.digest }),
-        principal: "claude-code"
+        principal: "claude-code",
+        ...(row.toolUseId === undefined ? {} : { toolUseId: row.toolUseId }),
+        ...(row.sessionId === undefined ? {} : { sessionId: row.sessionId })
       }))
     }
   }))

@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { execFileSync } from "node:child_process"
+import { DatabaseSync } from "node:sqlite"
 import { bridgeCommand, CLAUDE, INTERLOCK, NODE, readmeSettings, removeRuns, resultText, runClaude, settingsFor, shell } from "./harness.ts"
 
 const dir = mkdtempSync(path.join(tmpdir(), "interlock-claude-code-config-"))
@@ -211,12 +212,12 @@ describe("redaction and Claude Code's built-in tools", () => {
 describe("MCP through the gateway", () => {
   const gateway = writeJson("gateway.json", {
     servers: { echo: { command: NODE, args: [path.join(FIXTURES, "echo-server.ts")] } },
-    audit: { path: ":memory:" },
+    audit: { path: path.join(dir, "gateway-audit.db") },
     policy: { default: "allow" }
   })
   const mcp = writeJson("mcp.json", { mcpServers: { interlock: { command: INTERLOCK[0], args: [...INTERLOCK.slice(1), "serve", "--stdio", "--config", gateway] } } })
 
-  it("under default deny, ToolSearch still finds the MCP tools; an allowed one runs, the others are still denied", async () => {
+  it("under default deny, ToolSearch still finds the MCP tools; an allowed one runs, the others are still denied; the bridge's and the gateway's rows share the tool_use_id", async () => {
     const run = await runClaude({
       script: [
         { tool: "ToolSearch", input: { query: "select:mcp__interlock__echo,mcp__interlock__write_file", max_results: 5 } },
@@ -235,5 +236,19 @@ describe("MCP through the gateway", () => {
     assert.strictEqual(resultText(echo!.content), "hello through the gateway")
     assert.isTrue(write!.is_error)
     assert.include(resultText(write!.content), "no policy rule allows this call")
+    // Correlation: the bridge's rows (PreToolUse, PostToolUse) and the gateway's row of the echo call carry Claude's tool_use_id.
+    const rowsOf = (file: string) => {
+      const db = new DatabaseSync(file, { readOnly: true })
+      try {
+        return db.prepare("SELECT server, tool, principal, tool_use_id, session_id FROM calls WHERE tool_use_id = ?").all(echo!.tool_use_id) as Array<Record<string, unknown>>
+      } finally {
+        db.close()
+      }
+    }
+    const bridge = rowsOf(path.join(dir, "audit.db"))
+    assert.deepStrictEqual(bridge.map((row) => [row.server, row.tool, row.principal]), [["interlock", "echo", "claude-code"], ["interlock", "echo", "claude-code"]])
+    assert.match(String(bridge[0]!.session_id), /^[0-9a-f-]{36}$/)
+    const gateway = rowsOf(path.join(dir, "gateway-audit.db"))
+    assert.deepStrictEqual(gateway.map((row) => [row.server, row.tool, row.session_id]), [["echo", "echo", null]])
   }, TIMEOUT)
 })
