@@ -5,7 +5,7 @@
  * tool ran (a file it writes) and what the model got back as the tool's result.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { execFileSync } from "node:child_process"
@@ -250,5 +250,44 @@ describe("MCP through the gateway", () => {
     assert.match(String(bridge[0]!.session_id), /^[0-9a-f-]{36}$/)
     const gateway = rowsOf(path.join(dir, "gateway-audit.db"))
     assert.deepStrictEqual(gateway.map((row) => [row.server, row.tool, row.session_id]), [["echo", "echo", null]])
+  }, TIMEOUT)
+})
+
+describe("interlock init --claude", () => {
+  it("writes a config and merged settings that work together: a denied Bash does not run, an allowed one does, check --claude passes", async () => {
+    const project = mkdtempSync(path.join(tmpdir(), "interlock-init-claude-"))
+    try {
+      mkdirSync(path.join(project, ".claude"))
+      const mine = { model: "sonnet", permissions: { allow: ["Read"] }, hooks: { Notification: [{ hooks: [{ type: "command", command: "true" }] }] } }
+      writeFileSync(path.join(project, ".claude", "settings.json"), JSON.stringify(mine))
+      const init = execFileSync(INTERLOCK[0]!, [...INTERLOCK.slice(1), "init", "--claude"], { cwd: project, encoding: "utf8" })
+      assert.include(init, "check --claude .claude/settings.json")
+      const settings = JSON.parse(readFileSync(path.join(project, ".claude", "settings.json"), "utf8"))
+      // The user's keys and hooks stay; the bridge's hooks join them.
+      assert.strictEqual(settings.model, "sonnet")
+      assert.deepStrictEqual(settings.permissions, mine.permissions)
+      assert.deepStrictEqual(settings.hooks.Notification, mine.hooks.Notification)
+      assert.include(settings.hooks.PreToolUse[0].hooks[0].command, `claude-hook --config "$CLAUDE_PROJECT_DIR"/'interlock.config.jsonc' --timeout 30`)
+      const checked = execFileSync(INTERLOCK[0]!, [...INTERLOCK.slice(1), "check", "--claude", ".claude/settings.json"], { cwd: project, encoding: "utf8" })
+      assert.include(checked, "Claude Code settings OK")
+      // A settings file that is not JSON is refused and left as it was.
+      writeFileSync(path.join(project, ".claude", "settings.json"), "{ not json")
+      assert.throws(() => execFileSync(INTERLOCK[0]!, [...INTERLOCK.slice(1), "init", "--claude", "--force"], { cwd: project, encoding: "utf8", stdio: "pipe" }), /is not a JSON object/)
+      assert.strictEqual(readFileSync(path.join(project, ".claude", "settings.json"), "utf8"), "{ not json")
+
+      const run = await runClaude({
+        script: [bash("touch marker.txt"), bash("ls"), done],
+        settings,
+        files: { "interlock.config.jsonc": readFileSync(path.join(project, "interlock.config.jsonc"), "utf8"), "token.txt": "token=abc123\n" },
+        args: ["--allowedTools", "Bash"]
+      })
+      assert.strictEqual(run.toolResults.length, 2, run.stderr)
+      const [denied, listed] = run.toolResults
+      assert.isFalse(existsSync(path.join(run.project, "marker.txt")), "the denied command ran")
+      assert.include(resultText(denied!.content), "no policy rule allows this call")
+      assert.include(resultText(listed!.content), "token.txt")
+    } finally {
+      rmSync(project, { recursive: true, force: true })
+    }
   }, TIMEOUT)
 })
