@@ -15,7 +15,7 @@ import { HookContext, type Hooks, type Interlock, type JsonObject, type Policy, 
 import { type AgentEventInput, isAgentEvent, runAgentEvent } from "./AgentEvents.ts"
 import { AuditRow, AuditSink } from "./AuditSink.ts"
 import { type Answer, approvalAnswer, auditHooks, failureAnswer, permissionAnswer, postAnswer, preAnswer } from "./BridgeAnswers.ts"
-import { failWith, governed, lastRewrite, respondWith } from "./BridgeTools.ts"
+import { CLAUDE_PRINCIPAL, failWith, governed, lastRewrite, respondWith } from "./BridgeTools.ts"
 import { agentAnswer, type ClosedTarget, failClosed } from "./BridgeAgent.ts"
 import { type ClaudeInput, type ClaudeToolInput, isClaudeEvent, parseEvent } from "./ClaudeEvent.ts"
 import { type CompiledClaudeHooks, emptyHooks } from "./ClaudeHook.ts"
@@ -102,7 +102,7 @@ const toolAnswer = (input: ClaudeToolInput, options: BridgeOptions) =>
         if (answer.decision !== "ask" || hooks.length === 0) return { answer, receipt: g.receipt }
         const approval = yield* approver(options.agentHooks!)({
           call: g.original,
-          ctx: new HookContext({ client: "claude-code", serverId: g.tool.serverId, assigns: { claude: input } }),
+          ctx: new HookContext({ client: "claude-code", serverId: g.tool.serverId, principal: CLAUDE_PRINCIPAL, assigns: { claude: input } }),
           reason: answer.reason ?? "",
           rule: answer.rule
         })

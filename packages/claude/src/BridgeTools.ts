@@ -20,6 +20,7 @@ import {
   type JsonObject,
   Policy,
   type PolicyShape,
+  Principal,
   type Receipt,
   ToolCall,
   type ToolResult,
@@ -31,6 +32,9 @@ import {
 import type { ClaudeToolInput } from "./ClaudeEvent.ts"
 import { isMetaTool, listingPolicy } from "./MetaTools.ts"
 import { fromClaudeName, type ToolRef } from "./ToolNames.ts"
+
+/** Who the bridge's calls come from, for hooks and the policy: `claude-code`, the principal its audit rows record (so replay decides alike). */
+export const CLAUDE_PRINCIPAL = new Principal({ id: "claude-code" })
 
 /** What one governed stage produced. */
 export interface Governed {
@@ -108,7 +112,7 @@ export const governed = (
       const callId = typeof input.tool_use_id === "string" && input.tool_use_id.length > 0 ? input.tool_use_id : crypto.randomUUID()
       const args = input.tool_input as JsonObject
       const exit = yield* Effect.exit(
-        calls.callTool({ serverId: tool.serverId, name: tool.name, args, callId }, { assigns: { claude: input } })
+        calls.callTool({ serverId: tool.serverId, name: tool.name, args, callId }, { assigns: { claude: input }, principal: CLAUDE_PRINCIPAL })
       )
       const original = new ToolCall({ serverId: tool.serverId, name: tool.name, args, callId, meta: undefined })
       const error = errorOf(exit)

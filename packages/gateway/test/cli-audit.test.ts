@@ -108,6 +108,23 @@ describe("interlock audit and replay, on the store a config's gateway writes", (
       assert.deepStrictEqual(changed.stdout.trim().split("\n").map((line) => line.replace(/^.*: /, "")), ["allow -> deny (rule no-echo) [args not captured]"])
     }), 90_000)
 
+  it.live("a rule for the principal claude-code decides the same live (claude-hook) and in replay", () =>
+    Effect.gen(function*() {
+      mkdirSync(path.join(dir, "principal"), { recursive: true })
+      writeFileSync(path.join(dir, "principal", "interlock.config.json"), JSON.stringify({
+        servers: {},
+        policy: { default: "deny", rules: [{ id: "claude-code-bash", match: "claude/Bash", decision: "allow", principals: ["claude-code"] }] }
+      }))
+      const answer = yield* cli(["claude-hook", "--config", "principal/interlock.config.json"], JSON.stringify(claudeEvent("PreToolUse", "Bash", "toolu_p", { command: "ls" })))
+      assert.strictEqual(JSON.parse(answer.stdout).hookSpecificOutput.permissionDecision, "allow", answer.stdout)
+      const [row] = jsonLines((yield* cli(["audit", "--config", "principal/interlock.config.json", "--json"])).stdout)
+      assert.deepStrictEqual([row.principal, row.decision, row.rule], ["claude-code", "allow", "claude-code-bash"])
+      const replayed = yield* cli(["replay", "--config", "principal/interlock.config.json"])
+      assert.strictEqual(replayed.stdout, "")
+      assert.include(replayed.stderr, "1 re-decided")
+      assert.include(replayed.stderr, "0 would be decided differently")
+    }), 60_000)
+
   it.live("serve --stdio: a failed call's _meta names its audit row (audit --call), and the config replayed against itself changes nothing", () =>
     Effect.gen(function*() {
       const file = path.join(dir, "hooked.config.ts")
