@@ -173,6 +173,8 @@ describe("redaction and Claude Code's built-in tools", () => {
         { tool: "Read", input: { file_path: "{project}/secret.env" } },
         { tool: "Read", input: { file_path: "{project}/notes.txt" } },
         bash("cat secret.env"),
+        // In the background (its output file is checked after the run; four more steps give it time to end).
+        { tool: "Bash", input: { command: "cat secret.env; false", description: "run it", run_in_background: true } },
         bash("mkdir sub && cd sub && printf 'it'\\''s clean\\n' && pwd >&2"),
         bash("pwd; cat missing.txt"),
         { tool: "Grep", input: { pattern: "TOKEN", output_mode: "content" } },
@@ -183,8 +185,8 @@ describe("redaction and Claude Code's built-in tools", () => {
       settings: settingsFor(bridgeCommand(redacting), { events: ["PreToolUse"] }),
       args: ["--allowedTools", "Read Bash Grep"]
     })
-    assert.strictEqual(run.toolResults.length, 7, run.stderr)
-    const [secret, notes, cat, clean, failing, lines, files] = run.toolResults
+    assert.strictEqual(run.toolResults.length, 8, run.stderr)
+    const [secret, notes, cat, background, clean, failing, lines, files] = run.toolResults
     assert.isTrue(secret!.is_error)
     assert.include(resultText(secret!.content), "holds text that Interlock redacts")
     assert.include(resultText(notes!.content), "nothing to hide")
@@ -202,6 +204,14 @@ describe("redaction and Claude Code's built-in tools", () => {
     assert.include(resultText(lines!.content), "output_mode content is refused")
     assert.notEqual(files!.is_error, true)
     assert.notInclude(resultText(files!.content), "Interlock")
+    // run_in_background: Claude Code writes the (filtered) output and the exit code to a file the model may Read.
+    const output = /written to: (\S+?\.output)/.exec(resultText(background!.content))?.[1]
+    assert.isDefined(output, resultText(background!.content))
+    try {
+      assert.strictEqual(readFileSync(output!, "utf8"), "TOKEN=[REDACTED]\n\n[exited with code 1]\n")
+    } finally {
+      rmSync(path.dirname(path.dirname(path.dirname(output!))), { recursive: true, force: true })
+    }
     // The secret reached neither the model nor anything Claude Code kept (its HOME: transcripts, caches) nor its output.
     assert.notInclude(JSON.stringify(run.received), SECRET)
     assert.notInclude(run.stdout + run.stderr, SECRET)
