@@ -50,6 +50,8 @@ export interface Governed {
   readonly asked: { readonly reason: string; readonly rule?: string | undefined } | undefined
   /** The call as Claude Code gave it, before any hook. */
   readonly original: ToolCall
+  /** The final call before the bridge's last rewrite (BridgeOptions.rewriteInput), when that rewrite changed it. */
+  readonly beforeLastRewrite?: ToolCall | undefined
 }
 
 /** Runs only `keep`'s hooks of the configured Hooks. */
@@ -132,5 +134,5 @@ export const failWith = (serverId: string) => (_call: ToolCall): Effect.Effect<T
 export const lastRewrite = (g: Governed, rewrite: ((call: ToolCall) => JsonObject | undefined) | undefined): Governed => {
   if (rewrite === undefined || g.sent === undefined || g.error !== undefined || g.receipt?.outcome === "halted") return g
   const args = rewrite(g.sent)
-  return args === undefined ? g : { ...g, sent: g.sent.with({ args }) }
+  return args === undefined ? g : { ...g, sent: g.sent.with({ args }), beforeLastRewrite: g.sent }
 }

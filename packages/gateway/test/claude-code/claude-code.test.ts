@@ -161,8 +161,9 @@ describe("redaction and Claude Code's built-in tools", () => {
       default: "allow",
       rules: [
         { id: "read-ok", match: "claude/Read", decision: "allow" },
-        { id: "cat-ok", match: "claude/Bash", decision: "allow", when: { args: { command: { startsWith: "cat " } } } },
-        { id: "bash-ok", match: "claude/Bash", decision: "allow" }
+        // `cat secret.env` is allowed by this rule; the other Bash commands by no rule (default allow: no opinion), so
+        // the bridge answers only the rewritten input and Claude Code's --allowedTools lets them run.
+        { id: "cat-ok", match: "claude/Bash", decision: "allow", when: { args: { command: { equals: "cat secret.env" } } } }
       ]
     }
   })
