@@ -67,7 +67,7 @@ describe("the Bash rewrite", () => {
   }
 
   it("keeps the status of a failing command, exit and cd, on fixed cases", () => {
-    for (const command of ["false", "exit 7", "cd /tmp; false", "echo 'it''s'; (exit 5)", "set -e; false; echo not-here", ""]) {
+    for (const command of ["false", "exit 7", "cd /tmp; false", "echo 'it''s'; (exit 5)", "set -e; false; echo not-here", "", "exec 3>&1; echo via-fd-3 >&3", "cat <<'X'\nno newline at the end\nX"]) {
       assert.deepStrictEqual(run("sh", throughFilter(command, "cat")), run("sh", command), command)
     }
     assert.strictEqual(run("bash", throughFilter("cd /tmp && ls /nonexistent-dir", "cat")).stdout.split("\n").at(-2), "[status=2 pwd=/tmp]")

@@ -180,14 +180,16 @@ describe("redaction and Claude Code's built-in tools", () => {
         bash("pwd; cat missing.txt"),
         { tool: "Grep", input: { pattern: "TOKEN", output_mode: "content" } },
         { tool: "Grep", input: { pattern: "hide", output_mode: "files_with_matches" } },
+        // Claude Code checks its own deny rules on the rewritten input: the command's words are still there.
+        bash("touch blocked.txt"),
         done
       ],
       files: { "secret.env": `TOKEN=${SECRET}\n`, "notes.txt": "nothing to hide\n" },
-      settings: settingsFor(bridgeCommand(redacting), { events: ["PreToolUse"] }),
+      settings: { ...settingsFor(bridgeCommand(redacting), { events: ["PreToolUse"] }), permissions: { deny: ["Bash(touch:*)"] } },
       args: ["--allowedTools", "Read Bash Grep"]
     })
-    assert.strictEqual(run.toolResults.length, 8, run.stderr)
-    const [secret, notes, cat, background, clean, failing, lines, files] = run.toolResults
+    assert.strictEqual(run.toolResults.length, 9, run.stderr)
+    const [secret, notes, cat, background, clean, failing, lines, files, blocked] = run.toolResults
     assert.isTrue(secret!.is_error)
     assert.include(resultText(secret!.content), "holds text that Interlock redacts")
     assert.include(resultText(notes!.content), "nothing to hide")
@@ -205,6 +207,9 @@ describe("redaction and Claude Code's built-in tools", () => {
     assert.include(resultText(lines!.content), "output_mode content is refused")
     assert.notEqual(files!.is_error, true)
     assert.notInclude(resultText(files!.content), "Interlock")
+    assert.isTrue(blocked!.is_error)
+    assert.include(resultText(blocked!.content), "has been denied")
+    assert.isFalse(existsSync(path.join(run.project, "sub", "blocked.txt")))
     // run_in_background: Claude Code writes the (filtered) output and the exit code to a file the model may Read.
     const output = /written to: (\S+?\.output)/.exec(resultText(background!.content))?.[1]
     assert.isDefined(output, resultText(background!.content))
