@@ -104,10 +104,13 @@ interface Ending {
 /** The `assigns` key under which the front hands GatewayCalls the host's own id of a call, for its audit row. */
 export const HOST_TOOL_USE_KEY = "interlock/hostToolUseId"
 
-/** Claude Code's tool_use_id from a tools/call's `_meta` (`claudecode/toolUseId`, as 2.1.332 sends it), when it is a short string. */
+/**
+ * Claude Code's tool_use_id from a tools/call's `_meta` (`claudecode/toolUseId`, as 2.1.332 sends it), when it
+ * looks like one (letters, digits, `_` and `-`, at most 200): the client chooses it, so nothing else reaches the row.
+ */
 export const hostToolUseId = (meta: Readonly<Record<string, unknown>> | undefined): string | undefined => {
   const id = meta?.["claudecode/toolUseId"]
-  return typeof id === "string" && id.length > 0 && id.length <= 200 ? id : undefined
+  return typeof id === "string" && /^[A-Za-z0-9_-]{1,200}$/.test(id) ? id : undefined
 }
 
 const receiptFields = (fields: Record<string, unknown>, receipt: Receipt): void => {
