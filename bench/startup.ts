@@ -96,6 +96,8 @@ const runsFor = (port: number): ReadonlyArray<Run> => [
   // The options the bin's header weighs: without V8's compile cache, and the unbundled dist (what a config written as code runs).
   { name: "claude-hook (deny, no compile cache)", args: [BIN, "claude-hook", "--config", "interlock.config.json"], input: event("WebFetch", { url: "https://example.invalid" }), env: { NODE_DISABLE_COMPILE_CACHE: "1" }, expect: "\"deny\"" },
   { name: "claude-hook (deny, code config: unbundled)", args: [BIN, "claude-hook", "--config", "interlock.config.js"], input: event("WebFetch", { url: "https://example.invalid" }), expect: "\"deny\"" },
+  // The filter the bridge pipes a Bash command's output through (its direct path, like claude-hook's).
+  { name: "redact (Bash output filter)", args: [BIN, "redact", "--config", "interlock.config.json", "--tool", "claude/Bash"], input: `key=sk-${"a".repeat(24)}\n`, expect: "key=[REDACTED]" },
   { name: "--help", args: [BIN, "--help"], expect: "claude-hook" },
   { name: "check", args: [BIN, "check", "--config", "interlock.config.json"], expect: "Config OK" }
 ]

@@ -11,11 +11,11 @@
  * with one line on stderr. An allow whose audit row cannot be written becomes a deny.
  */
 import { Cause, Clock, Duration, Effect, Exit } from "effect"
-import { HookContext, type Hooks, type Interlock, type Policy, type Receipt, ToolResult } from "@interlock/core"
+import { HookContext, type Hooks, type Interlock, type JsonObject, type Policy, type Receipt, type ToolCall, ToolResult } from "@interlock/core"
 import { type AgentEventInput, isAgentEvent, runAgentEvent } from "./AgentEvents.ts"
 import { AuditRow, AuditSink } from "./AuditSink.ts"
 import { type Answer, approvalAnswer, auditHooks, failureAnswer, permissionAnswer, postAnswer, preAnswer } from "./BridgeAnswers.ts"
-import { failWith, governed, respondWith } from "./BridgeTools.ts"
+import { CLAUDE_PRINCIPAL, failWith, governed, lastRewrite, respondWith } from "./BridgeTools.ts"
 import { agentAnswer, type ClosedTarget, failClosed } from "./BridgeAgent.ts"
 import { type ClaudeInput, type ClaudeToolInput, isClaudeEvent, parseEvent } from "./ClaudeEvent.ts"
 import { type CompiledClaudeHooks, emptyHooks } from "./ClaudeHook.ts"
@@ -43,6 +43,12 @@ export interface BridgeOptions {
    * that a decision that runs out is still audited, and past the whole of it the answer is closed.
    */
   readonly deadline?: Duration.Duration | undefined
+  /**
+   * A last rewrite of a PreToolUse call that may run, after the hooks and the policy (so that rules
+   * see the input as Claude wrote it); its result goes to Claude Code as `updatedInput`. The
+   * gateway's Bash redaction (its output through `interlock redact`). Undefined leaves the input.
+   */
+  readonly rewriteInput?: ((call: ToolCall) => JsonObject | undefined) | undefined
 }
 
 const PREFIX = "interlock claude-hook: "
@@ -85,7 +91,7 @@ const toolAnswer = (input: ClaudeToolInput, options: BridgeOptions) =>
     const settings = options.settings
     switch (input.hook_event_name) {
       case "PreToolUse": {
-        const g = yield* governed(input, "preToolCall", respondWith(ToolResult.text("")), settings)
+        const g = lastRewrite(yield* governed(input, "preToolCall", respondWith(ToolResult.text("")), settings), options.rewriteInput)
         return { answer: preAnswer(g), receipt: g.receipt }
       }
       case "PermissionRequest": {
@@ -96,7 +102,7 @@ const toolAnswer = (input: ClaudeToolInput, options: BridgeOptions) =>
         if (answer.decision !== "ask" || hooks.length === 0) return { answer, receipt: g.receipt }
         const approval = yield* approver(options.agentHooks!)({
           call: g.original,
-          ctx: new HookContext({ client: "claude-code", serverId: g.tool.serverId, assigns: { claude: input } }),
+          ctx: new HookContext({ client: "claude-code", serverId: g.tool.serverId, principal: CLAUDE_PRINCIPAL, assigns: { claude: input } }),
           reason: answer.reason ?? "",
           rule: answer.rule
         })

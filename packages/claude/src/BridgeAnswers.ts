@@ -4,7 +4,8 @@
  * - PreToolUse: allow only when a policy rule allowed explicitly (a decision naming its rule); a
  *   deny (rule, hook, hook failure, tools filter) denies with its reason; an Ask asks; with no
  *   rule the answer is `{}` (no opinion). When hooks rewrote the input, `updatedInput` carries it,
- *   and without an explicit allow the user is asked to confirm the rewritten input. A hook that
+ *   and without an explicit allow the user is asked to confirm the rewritten input; the bridge's own
+ *   last rewrite alone (Bash through the redaction filter) goes without a decision. A hook that
  *   halted the run gives `continue: false`.
  * - PermissionRequest: an explicit allow or a deny answers the prompt; an Ask goes to the
  *   PermissionRequest hooks when there are any (they approve or refuse, as core's Approvals do);
@@ -123,6 +124,15 @@ export const preAnswer = (g: Governed): Answer => {
       decision: "allow",
       rule,
       reason,
+      ...base
+    }
+  }
+  // Only the bridge's last rewrite (Bash through the redaction filter) changed the input: no one need confirm
+  // it, and Claude Code's own permissions decide as they would have (2.1.332 applies updatedInput without a decision).
+  if (rewritten && g.beforeLastRewrite !== undefined && sameJson(g.beforeLastRewrite.args, g.original.args)) {
+    return {
+      output: { hookSpecificOutput: { hookEventName: "PreToolUse", updatedInput: sent.args, ...(additionalContext === undefined ? {} : { additionalContext }) } },
+      decision: "none",
       ...base
     }
   }

@@ -20,6 +20,7 @@ import {
   type JsonObject,
   Policy,
   type PolicyShape,
+  Principal,
   type Receipt,
   ToolCall,
   type ToolResult,
@@ -31,6 +32,9 @@ import {
 import type { ClaudeToolInput } from "./ClaudeEvent.ts"
 import { isMetaTool, listingPolicy } from "./MetaTools.ts"
 import { fromClaudeName, type ToolRef } from "./ToolNames.ts"
+
+/** Who the bridge's calls come from, for hooks and the policy: `claude-code`, the principal its audit rows record (so replay decides alike). */
+export const CLAUDE_PRINCIPAL = new Principal({ id: "claude-code" })
 
 /** What one governed stage produced. */
 export interface Governed {
@@ -46,6 +50,8 @@ export interface Governed {
   readonly asked: { readonly reason: string; readonly rule?: string | undefined } | undefined
   /** The call as Claude Code gave it, before any hook. */
   readonly original: ToolCall
+  /** The final call before the bridge's last rewrite (BridgeOptions.rewriteInput), when that rewrite changed it. */
+  readonly beforeLastRewrite?: ToolCall | undefined
 }
 
 /** Runs only `keep`'s hooks of the configured Hooks. */
@@ -108,7 +114,7 @@ export const governed = (
       const callId = typeof input.tool_use_id === "string" && input.tool_use_id.length > 0 ? input.tool_use_id : crypto.randomUUID()
       const args = input.tool_input as JsonObject
       const exit = yield* Effect.exit(
-        calls.callTool({ serverId: tool.serverId, name: tool.name, args, callId }, { assigns: { claude: input } })
+        calls.callTool({ serverId: tool.serverId, name: tool.name, args, callId }, { assigns: { claude: input }, principal: CLAUDE_PRINCIPAL })
       )
       const original = new ToolCall({ serverId: tool.serverId, name: tool.name, args, callId, meta: undefined })
       const error = errorOf(exit)
@@ -123,3 +129,10 @@ export const respondWith = (result: ToolResult) => (_call: ToolCall): Effect.Eff
 /** The transport's answer for a failed call: a fixed TransportError (Claude's error text goes to hooks in the event). */
 export const failWith = (serverId: string) => (_call: ToolCall): Effect.Effect<ToolResult, TransportError> =>
   Effect.fail(new TransportError({ serverId, detail: "the tool failed in Claude Code" }))
+
+/** `g` with its final call's input rewritten by `rewrite`, when the call got through (no error, no halt) and `rewrite` changes it. */
+export const lastRewrite = (g: Governed, rewrite: ((call: ToolCall) => JsonObject | undefined) | undefined): Governed => {
+  if (rewrite === undefined || g.sent === undefined || g.error !== undefined || g.receipt?.outcome === "halted") return g
+  const args = rewrite(g.sent)
+  return args === undefined ? g : { ...g, sent: g.sent.with({ args }), beforeLastRewrite: g.sent }
+}

@@ -98,7 +98,7 @@ export const rules = Policy.rules({
 /** Builds the environment and runs the bridge on an event. */
 export const bridge = (
   event: unknown,
-  options: { readonly policy?: Layer.Layer<Policy, any>; readonly audit?: Layer.Layer<AuditSink>; readonly hooks?: Layer.Layer<Hooks, any>; readonly deadline?: Duration.Duration } = {}
+  options: { readonly policy?: Layer.Layer<Policy, any>; readonly audit?: Layer.Layer<AuditSink>; readonly hooks?: Layer.Layer<Hooks, any>; readonly deadline?: Duration.Duration; readonly rewriteInput?: Bridge.BridgeOptions["rewriteInput"] } = {}
 ) =>
   Effect.gen(function*() {
     const audit = AuditSink.memory()
@@ -109,7 +109,7 @@ export const bridge = (
       options.policy ?? rules,
       options.audit ?? audit.layer
     )
-    const result = yield* Effect.provide(Bridge.run(typeof event === "string" ? event : JSON.stringify(event), { agentHooks, deadline: options.deadline }), layer)
+    const result = yield* Effect.provide(Bridge.run(typeof event === "string" ? event : JSON.stringify(event), { agentHooks, deadline: options.deadline, rewriteInput: options.rewriteInput }), layer)
     const json = result.stdout.length > 0 ? JSON.parse(result.stdout) : undefined
     return { ...result, json, rows: audit.rows }
   })

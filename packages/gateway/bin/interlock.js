@@ -46,12 +46,17 @@ if (!bundle.endsWith(".ts") && (args.length === 0 || (args.length === 1 && (args
   cli.main(args)
 }
 
+/** Whether a config file is JSON (`.json`, or `.jsonc` with comments) rather than code. */
+function isJson(file) {
+  return file.endsWith(".json") || file.endsWith(".jsonc")
+}
+
 /** Whether the config this run reads is code: --config names a non-JSON file, or none is given and the first default name found here is code. */
 function usesCodeConfig(args, names) {
   for (const [i, arg] of args.entries()) {
     const given = arg === "--config" || arg === "-c" ? args[i + 1] : arg.startsWith("--config=") ? arg.slice("--config=".length) : undefined
-    if (given !== undefined) return !given.endsWith(".json")
+    if (given !== undefined) return !isJson(given)
   }
   const found = names.find((name) => existsSync(resolve(name)))
-  return found !== undefined && !found.endsWith(".json")
+  return found !== undefined && !isJson(found)
 }

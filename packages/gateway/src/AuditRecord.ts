@@ -44,7 +44,11 @@ export class AuditRecord extends Schema.Class<AuditRecord>("@interlock/gateway/A
   /** For failures: the error's tag and Interlock's message (never arguments or results). */
   error: Schema.optionalKey(Schema.String),
   args: Schema.optionalKey(Schema.Json),
-  result: Schema.optionalKey(Schema.Json)
+  result: Schema.optionalKey(Schema.Json),
+  /** The host's own id of the call: Claude Code's `tool_use_id` (from a hook event, or `_meta["claudecode/toolUseId"]` on tools/call). */
+  toolUseId: Schema.optionalKey(Schema.String),
+  /** The host's session: Claude Code's `session_id` (hook events carry it; MCP tools/call does not). */
+  sessionId: Schema.optionalKey(Schema.String)
 }) {}
 
 /** The outcome of a write-ahead row that was not completed (yet). */

@@ -38,7 +38,10 @@ const COLUMNS: ReadonlyArray<readonly [string, keyof typeof TYPES]> = [
   // Added by the write-ahead audit; older tables get them from the migration (addColumns), so
   // these and any later column must be nullable.
   ["sent", "flag"],
-  ["instance", "optional"]
+  ["instance", "optional"],
+  // Added for Claude Code's correlation (tool_use_id, session_id).
+  ["tool_use_id", "optional"],
+  ["session_id", "optional"]
 ]
 
 // What completing a write-ahead row rewrites: every column but the first, `time`.
@@ -120,7 +123,9 @@ export const insertParams = (row: AuditRecord): Array<string | number | null> =>
   json(row.args),
   json(row.result),
   row.sent === undefined ? null : row.sent ? 1 : 0,
-  row.instance ?? null
+  row.instance ?? null,
+  row.toolUseId ?? null,
+  row.sessionId ?? null
 ]
 
 /** The parameters of `complete`: the row's values but its time, then the id of the row to complete. */
@@ -163,6 +168,8 @@ export const toRecord = (row: Row): AuditRecord => {
     approval: text("approval"),
     error: text("error"),
     instance: text("instance"),
+    toolUseId: text("tool_use_id"),
+    sessionId: text("session_id"),
     receipt: typeof row.receipt === "string" ? decodeReceipt(parsed("receipt")) : undefined,
     args: parsed("args"),
     result: parsed("result")

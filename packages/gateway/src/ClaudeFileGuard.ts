@@ -3,7 +3,8 @@
  * output (a PostToolUse block arrives after the model has it), so the bridge reads the file itself
  * (it runs on the same machine, in Claude Code's working directory) and denies the Read when a
  * redaction that applies to `claude/Read` would change its text. A file it cannot read is left to
- * Claude Code (whose Read then fails too); one too large to check is denied.
+ * Claude Code (whose Read then fails too); one too large to check is denied. A Grep that would
+ * print matching lines is denied when a redaction applies to `claude/Grep`.
  */
 import { type HooksConfig, type HookContext, type ToolCall, Verdict } from "@interlock/core"
 import { readFile, stat } from "node:fs/promises"
@@ -44,8 +45,24 @@ export const readGuard = (redactions: ReadonlyArray<Redaction>) => async (call: 
     : Verdict.continue
 }
 
-/** The bridge's preToolCall guard on `claude/Read`, when any redaction applies to it (else none). */
+/**
+ * The guard on one Grep: its `content` mode prints the matching lines of any file, which Claude Code
+ * cannot redact afterwards, so it is denied; the other modes print only paths and counts.
+ */
+export const grepGuard = (call: ToolCall): Verdict.PreToolCallVerdict =>
+  call.args.output_mode === "content"
+    ? Verdict.deny("Interlock: Grep's matching lines cannot be redacted, so output_mode content is refused; search with files_with_matches and Read the files")
+    : Verdict.continue
+
+/** The bridge's preToolCall guards on `claude/Read` and `claude/Grep`, each when a redaction applies to it (else none). */
 export const fileGuardHooks = (redactions: ReadonlyArray<Redaction>): HooksConfig => {
-  const applying = redactionsFor(redactions, "claude", "Read")
-  return applying.length === 0 ? {} : { preToolCall: [{ match: "claude/Read", id: "redact-read", kind: "guard", run: readGuard(applying) }] }
+  const read = redactionsFor(redactions, "claude", "Read")
+  const grep = redactionsFor(redactions, "claude", "Grep")
+  if (read.length === 0 && grep.length === 0) return {}
+  return {
+    preToolCall: [
+      ...(read.length === 0 ? [] : [{ match: "claude/Read", id: "redact-read", kind: "guard" as const, run: readGuard(read) }]),
+      ...(grep.length === 0 ? [] : [{ match: "claude/Grep", id: "redact-grep", kind: "guard" as const, run: grepGuard }])
+    ]
+  }
 }

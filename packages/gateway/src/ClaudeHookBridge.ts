@@ -7,9 +7,11 @@
 import { Hooks } from "@interlock/core"
 import { AuditSink, Bridge, compileSettings, settingsHooks } from "@interlock/claude"
 import { type Duration, Effect, Layer } from "effect"
+import * as path from "node:path"
 import { AuditRecord } from "./AuditRecord.ts"
 import { AuditStore } from "./AuditStore.ts"
 import { mergeHooks } from "./BuiltinHooks.ts"
+import { bashRewrite, filterCommand } from "./ClaudeBashGuard.ts"
 import { fileGuardHooks } from "./ClaudeFileGuard.ts"
 import type { Plan } from "./Plan.ts"
 import { policyLayer } from "./PolicyConfig.ts"
@@ -41,7 +43,9 @@ export const auditSinkFor = (principal: string): Layer.Layer<AuditSink, never, A
           ...(policy === undefined ? {} : { decision: policy.decision }),
           ...(rule === undefined ? {} : { rule }),
           ...(row.digest === undefined ? {} : { digest: row.digest }),
-          principal
+          principal,
+          ...(row.toolUseId === undefined ? {} : { toolUseId: row.toolUseId }),
+          ...(row.sessionId === undefined ? {} : { sessionId: row.sessionId })
         }))
       }
     }))
@@ -72,7 +76,11 @@ export const answerEvent = (stdin: string, plan: Plan, options: AnswerOptions = 
       policyLayer(plan.loaded.config, plan.loaded.predicates),
       auditSinkFor(options.principal ?? CLAUDE_PRINCIPAL)
     )
+    // Bash's output cannot be redacted afterwards: a redaction on claude/Bash pipes the command through `interlock redact`.
+    const file = plan.loaded.file
+    const rewriteInput = file === undefined ? undefined : bashRewrite(plan.redactions, filterCommand(path.resolve(file)))
     return yield* Effect.provide(Bridge.run(stdin, {
+      rewriteInput,
       ...(options.deadline === undefined ? {} : { deadline: options.deadline }),
       ...(agentHooks === undefined ? {} : { agentHooks })
     }), services)

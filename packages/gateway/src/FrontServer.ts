@@ -14,7 +14,7 @@ import type { FeatureForwarderShape } from "./FeatureForwarder.ts"
 import { type DoorLimits, MAX_NAME_LENGTH } from "./DoorLimits.ts"
 import { redactDefinition } from "./ContentRedaction.ts"
 import { admitted, FRONT_CAPABILITIES, registerFeatures } from "./FrontFeatures.ts"
-import { type GatewayCallsShape, type RefusedCall, UNROUTED } from "./GatewayCalls.ts"
+import { type GatewayCallsShape, HOST_TOOL_USE_KEY, hostToolUseId, type RefusedCall, UNROUTED } from "./GatewayCalls.ts"
 import type { HostSessionsShape } from "./HostSessions.ts"
 import type { Namespace } from "./Namespace.ts"
 import { type Redaction, redactionsFor } from "./Redactor.ts"
@@ -108,6 +108,7 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
     }
     const { target, args } = checked
     const progressToken = params._meta?.progressToken
+    const toolUseId = hostToolUseId(params._meta)
     const elicit = hostElicit(server)
     const end = deps.hosts.begin(host, target.serverId, (notification) => ctx.mcpReq.notify(notification as never))
     // Progress sent before the result must reach the host before it: the result waits for them.
@@ -116,7 +117,7 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
       { serverId: target.serverId, name: target.name, args, callId },
       {
         ...options,
-        assigns: elicit === undefined ? {} : { [ELICIT_KEY]: elicit },
+        assigns: { ...(elicit === undefined ? {} : { [ELICIT_KEY]: elicit }), ...(toolUseId === undefined ? {} : { [HOST_TOOL_USE_KEY]: toolUseId }) },
         ...(progressToken === undefined
           ? {}
           : {

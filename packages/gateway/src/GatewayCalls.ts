@@ -101,6 +101,18 @@ interface Ending {
   readonly result?: ToolResult
 }
 
+/** The `assigns` key under which the front hands GatewayCalls the host's own id of a call, for its audit row. */
+export const HOST_TOOL_USE_KEY = "interlock/hostToolUseId"
+
+/**
+ * Claude Code's tool_use_id from a tools/call's `_meta` (`claudecode/toolUseId`, as 2.1.332 sends it), when it
+ * looks like one (letters, digits, `_` and `-`, at most 200): the client chooses it, so nothing else reaches the row.
+ */
+export const hostToolUseId = (meta: Readonly<Record<string, unknown>> | undefined): string | undefined => {
+  const id = meta?.["claudecode/toolUseId"]
+  return typeof id === "string" && /^[A-Za-z0-9_-]{1,200}$/.test(id) ? id : undefined
+}
+
 const receiptFields = (fields: Record<string, unknown>, receipt: Receipt): void => {
   fields.receipt = receipt
   if (receipt.digest !== undefined) fields.digest = receipt.digest
@@ -124,6 +136,8 @@ const make = (plan: Plan) =>
     const base = (serverId: string, name: string, callId: string, options: CallOptions | undefined, started: number): Record<string, unknown> => {
       const fields: Record<string, unknown> = { time: started, callId, server: serverId, tool: name, instance: GATEWAY_INSTANCE }
       if (options?.principal !== undefined) fields.principal = options.principal.id
+      const toolUseId = options?.assigns?.[HOST_TOOL_USE_KEY]
+      if (typeof toolUseId === "string") fields.toolUseId = toolUseId
       return fields
     }
     const callTool = (input: CallInput, options?: CallOptions): Effect.Effect<ToolResult, CallError | AuditError> =>

@@ -17,14 +17,14 @@ export const OLD_TABLE = (dialect: "sqlite" | "postgres", table: string): string
 export const OLD_ROW = (table: string): string =>
   `INSERT INTO ${table} (time, call_id, server, tool, outcome, duration_ms, args) VALUES (1000, 'old-call', 'files', 'read_file', 'ok', 2.5, '{"path":"/a"}')`
 
-/** The old row reads back without the new fields; a write-ahead row begins pending and completes. */
+/** The old row reads back without the new fields; a write-ahead row (with Claude Code's tool_use_id and session_id) begins pending and completes. */
 export const assertMigrated = (store: AuditStoreShape) =>
   Effect.gen(function*() {
     const [old] = yield* store.query()
     assert.deepStrictEqual({ ...old }, { id: 1, time: 1000, callId: "old-call", server: "files", tool: "read_file", outcome: "ok", durationMs: 2.5, args: { path: "/a" } })
-    const row = { time: 2000, callId: "new-call", server: "files", tool: "read_file", durationMs: 0, sent: true, instance: "test" }
+    const row = { time: 2000, callId: "new-call", server: "files", tool: "read_file", durationMs: 0, sent: true, instance: "test", toolUseId: "toolu_01", sessionId: "session-1" }
     const id = yield* store.begin(new AuditRecord({ ...row, outcome: "pending" }))
     assert.deepStrictEqual((yield* store.query({ afterId: 1 })).map((r) => [r.id, r.outcome, r.sent, r.instance]), [[id, "pending", true, "test"]])
     yield* store.complete(id, new AuditRecord({ ...row, outcome: "ok", durationMs: 4 }))
-    assert.deepStrictEqual((yield* store.query({ afterId: 1 })).map((r) => [r.id, r.outcome, r.durationMs]), [[id, "ok", 4]])
+    assert.deepStrictEqual((yield* store.query({ afterId: 1 })).map((r) => [r.id, r.outcome, r.durationMs, r.toolUseId, r.sessionId]), [[id, "ok", 4, "toolu_01", "session-1"]])
   })

@@ -1,10 +1,10 @@
-/** The bridge's Read guard: a file that holds redacted text is denied before Claude Code reads it. */
+/** The bridge's Read guard (a file that holds redacted text is denied before Claude Code reads it) and Grep guard. */
 import { assert, describe, it } from "@effect/vitest"
 import { HookContext, ToolCall } from "@interlock/core"
 import { mkdtempSync, truncateSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { fileGuardHooks, MAX_CHECKED_BYTES, readGuard } from "../src/ClaudeFileGuard.ts"
+import { fileGuardHooks, grepGuard, MAX_CHECKED_BYTES, readGuard } from "../src/ClaudeFileGuard.ts"
 import { compileRedactions, type Redaction } from "../src/Redactor.ts"
 
 const dir = mkdtempSync(path.join(tmpdir(), "interlock-file-guard-"))
@@ -37,6 +37,13 @@ describe("fileGuardHooks", () => {
   it("adds no hook when no redaction applies to claude/Read", () => {
     assert.deepStrictEqual(fileGuardHooks(compileRedactions([{ match: "fs/*", pattern: "x" }]) as ReadonlyArray<Redaction>), {})
     assert.deepStrictEqual(fileGuardHooks([]), {})
-    assert.lengthOf(fileGuardHooks(redactions).preToolCall ?? [], 1)
+    assert.lengthOf(fileGuardHooks(redactions).preToolCall ?? [], 2)
+    assert.deepStrictEqual((fileGuardHooks(compileRedactions([{ match: "claude/Grep", pattern: "x" }]) as ReadonlyArray<Redaction>).preToolCall ?? []).map((hook) => (hook as { id?: string }).id), ["redact-grep"])
+  })
+
+  it("denies a Grep that prints matching lines; paths and counts pass", () => {
+    const grep = (args: { readonly output_mode?: string }) => grepGuard(new ToolCall({ serverId: "claude", name: "Grep", args: { pattern: "TOKEN", ...args }, callId: "c", meta: undefined }))
+    assert.strictEqual(grep({ output_mode: "content" })._tag, "Deny")
+    for (const mode of [{}, { output_mode: "files_with_matches" }, { output_mode: "count" }]) assert.strictEqual(grep(mode)._tag, "Continue")
   })
 })

@@ -83,7 +83,7 @@ describe("interlock audit and replay, on the store a config's gateway writes", (
 
       const table = (yield* cli(["audit", "--config", "project/interlock.config.json"])).stdout.trimEnd().split("\n")
       assert.strictEqual(table.length, 5)
-      assert.match(table[0], /^\s*ID\s+TIME\s+PRINCIPAL\s+TOOL\s+POLICY\s+APPROVAL\s+OUTCOME\s+MS\s+CALL\s+HOOKS$/)
+      assert.match(table[0], /^\s*ID\s+TIME\s+PRINCIPAL\s+TOOL\s+POLICY\s+APPROVAL\s+OUTCOME\s+MS\s+CALL\s+TOOL USE\s+SESSION\s+HOOKS$/)
       // Aligned: each column starts where its header does.
       for (const column of HEADER.filter((name) => name !== "ID" && name !== "MS")) {
         const at = table[0].indexOf(column)
@@ -107,6 +107,23 @@ describe("interlock audit and replay, on the store a config's gateway writes", (
       const changed = yield* cli(["replay", "--config", "project/interlock.config.json", "--candidate", candidate])
       assert.deepStrictEqual(changed.stdout.trim().split("\n").map((line) => line.replace(/^.*: /, "")), ["allow -> deny (rule no-echo) [args not captured]"])
     }), 90_000)
+
+  it.live("a rule for the principal claude-code decides the same live (claude-hook) and in replay", () =>
+    Effect.gen(function*() {
+      mkdirSync(path.join(dir, "principal"), { recursive: true })
+      writeFileSync(path.join(dir, "principal", "interlock.config.json"), JSON.stringify({
+        servers: {},
+        policy: { default: "deny", rules: [{ id: "claude-code-bash", match: "claude/Bash", decision: "allow", principals: ["claude-code"] }] }
+      }))
+      const answer = yield* cli(["claude-hook", "--config", "principal/interlock.config.json"], JSON.stringify(claudeEvent("PreToolUse", "Bash", "toolu_p", { command: "ls" })))
+      assert.strictEqual(JSON.parse(answer.stdout).hookSpecificOutput.permissionDecision, "allow", answer.stdout)
+      const [row] = jsonLines((yield* cli(["audit", "--config", "principal/interlock.config.json", "--json"])).stdout)
+      assert.deepStrictEqual([row.principal, row.decision, row.rule], ["claude-code", "allow", "claude-code-bash"])
+      const replayed = yield* cli(["replay", "--config", "principal/interlock.config.json"])
+      assert.strictEqual(replayed.stdout, "")
+      assert.include(replayed.stderr, "1 re-decided")
+      assert.include(replayed.stderr, "0 would be decided differently")
+    }), 60_000)
 
   it.live("serve --stdio: a failed call's _meta names its audit row (audit --call), and the config replayed against itself changes nothing", () =>
     Effect.gen(function*() {

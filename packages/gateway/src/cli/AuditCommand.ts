@@ -14,10 +14,10 @@ import { userFacing } from "./UserFacing.ts"
 export const outcomeLabel = (row: AuditRecord): string => (row.outcome === PENDING ? PENDING_LABEL : row.outcome)
 
 /** The table's header row. */
-export const HEADER = ["ID", "TIME", "PRINCIPAL", "TOOL", "POLICY", "APPROVAL", "OUTCOME", "MS", "CALL", "HOOKS"] as const
+export const HEADER = ["ID", "TIME", "PRINCIPAL", "TOOL", "POLICY", "APPROVAL", "OUTCOME", "MS", "CALL", "TOOL USE", "SESSION", "HOOKS"] as const
 
 // Right-aligned numbers; a call id is shown whole (it is what `--call` takes); hooks last, unpadded.
-const COLUMNS = [{ align: "right" }, {}, {}, {}, {}, {}, {}, { align: "right" }, { max: 64 }, {}] as const
+const COLUMNS = [{ align: "right" }, {}, {}, {}, {}, {}, {}, { align: "right" }, { max: 64 }, { max: 40 }, { max: 40 }, {}] as const
 
 /** One row as the table's cells, in {@link HEADER} order. */
 export const rowCells = (row: AuditRecord): ReadonlyArray<string> => [
@@ -30,6 +30,8 @@ export const rowCells = (row: AuditRecord): ReadonlyArray<string> => [
   outcomeLabel(row),
   row.durationMs.toFixed(1),
   row.callId === "" ? "-" : row.callId,
+  row.toolUseId ?? "-",
+  row.sessionId ?? "-",
   (row.receipt?.hooks ?? []).map((run) => `${run.id}:${run.status}`).join(",") || "-"
 ]
 

@@ -10,6 +10,7 @@
  * form of them (`--help`, a global flag) goes through effect/cli as every command does.
  * `claude-hook --gateway URL` is the forwarding client (ClaudeHookForward.ts), which loads no
  * effect at all: the bin starts it instead of this module.
+ * `redact --config F --tool T`, the filter the bridge puts after a Bash command, has a direct path too.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Effect from "effect/Effect"
@@ -28,6 +29,7 @@ export const COMMANDS = {
   audit: () => import("./AuditCommand.ts").then((module) => module.auditCommand),
   replay: () => import("./ReplayCommand.ts").then((module) => module.replayCommand),
   "claude-hook": () => import("./ClaudeHookCommand.ts").then((module) => module.claudeHookCommand),
+  redact: () => import("./RedactCommand.ts").then((module) => module.redactCommand),
   schema: () => import("./SchemaCommand.ts").then((module) => module.schemaCommand)
 } as const
 
@@ -67,6 +69,18 @@ export const directCheck = (args: ReadonlyArray<string>): { readonly config: Opt
     : { config: valueOf(given.config), connect: given.noConnect === undefined }
 }
 
+/**
+ * The flags of a plain `redact --config F --tool T` (in either order, each once, `-c` for --config),
+ * as the bridge's Bash rewrite runs it; undefined for any other arguments, which effect/cli parses.
+ */
+export const directRedact = (args: ReadonlyArray<string>): { readonly config: string; readonly tool: string } | undefined => {
+  if (args[0] !== "redact" || args.length !== 5) return undefined
+  const pairs = new Map([[args[1] === "-c" ? "--config" : args[1], args[2]], [args[3] === "-c" ? "--config" : args[3], args[4]]])
+  const config = pairs.get("--config")
+  const tool = pairs.get("--tool")
+  return config === undefined || tool === undefined || config.startsWith("-") || tool.startsWith("-") ? undefined : { config, tool }
+}
+
 /** Runs `args` through effect/cli with the Node services, loading only the commands they name. */
 const viaEffectCli = (args: ReadonlyArray<string>) =>
   Effect.promise(() =>
@@ -93,7 +107,10 @@ export const run = (args: ReadonlyArray<string>): Effect.Effect<void, unknown> =
       ([{ checkConfig }, { reportUserError }]) => reportUserError(checkConfig(check.config, check.connect))
     )
   }
-  return viaEffectCli(args)
+  const filter = directRedact(args)
+  return filter === undefined
+    ? viaEffectCli(args)
+    : Effect.flatMap(Effect.promise(() => import("./RedactFilter.ts")), ({ redactFilter }) => redactFilter(Option.some(filter.config), filter.tool))
 }
 
 /** The bin's entry: runs `args`; the process exits with the command's outcome. */

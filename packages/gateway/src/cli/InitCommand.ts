@@ -1,18 +1,21 @@
 /**
- * `interlock init [--config F] [--server "NAME=COMMAND ARGS..."]... [--name NAME] [--force] [-- COMMAND ARGS...]`:
+ * `interlock init [--config F] [--server "NAME=COMMAND ARGS..."]... [--name NAME] [--force] [--claude] [-- COMMAND ARGS...]`:
  * writes a commented starter config (JSON with comments, `interlock.config.jsonc` by default) and
  * prints the next commands. Servers come from `--server` (split at spaces) and from the words after
  * `--` (one server, named by `--name`). The policy fails closed: every call to a configured server
- * asks a person, anything else is denied. An existing file is kept unless `--force`.
+ * asks a person, anything else is denied. An existing file is kept unless `--force`. `--claude`
+ * adds rules and redactions for Claude Code's built-ins and merges the bridge's hooks into
+ * `.claude/settings.json` (ClaudeInit.ts).
  */
 import { ConfigError } from "@interlock/core"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { existsSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { fromObject } from "../ConfigLoader.ts"
 import { blankComments } from "../JsonComments.ts"
 import { DEFAULT_AUDIT_PATH, DEFAULT_LISTEN } from "../Plan.ts"
+import { CLAUDE_REDACT, CLAUDE_RULES, CLAUDE_SETTINGS, claudeConfigPath, claudeNextSteps, hookBin, mergeClaudeSettings } from "./ClaudeInit.ts"
 import { userFacing } from "./UserFacing.ts"
 
 /** The file `init` writes when --config is not given. */
@@ -48,7 +51,7 @@ const askRule = (server: StarterServer, last: boolean): string =>
   `      { "id": ${json(`${server.name}-ask`)}, "match": ${json(`${server.name}/*`)}, "decision": "ask", "reason": "every call asks until you allow its tools" }${last ? "" : ","}`
 
 /** The starter config's text: JSON with `//` comments, which `interlock check` and `serve` read. */
-export const starterConfig = (servers: ReadonlyArray<StarterServer>): string => {
+export const starterConfig = (servers: ReadonlyArray<StarterServer>, claude = false): string => {
   const example = servers[0]?.name ?? "fs"
   return [
     "// Interlock gateway config, written by `interlock init`. JSON with // comments.",
@@ -70,9 +73,11 @@ export const starterConfig = (servers: ReadonlyArray<StarterServer>): string => 
     "  \"policy\": {",
     "    \"default\": \"deny\",",
     "    \"rules\": [",
+    ...(claude ? CLAUDE_RULES.map((line, i) => (i === CLAUDE_RULES.length - 1 && servers.length === 0 ? line.replace(/,$/, "") : line)) : []),
     ...servers.map((server, i) => askRule(server, i === servers.length - 1)),
     "    ]",
     "  },",
+    ...(claude ? CLAUDE_REDACT : []),
     "  // An ask that nobody answers is denied after this many seconds.",
     "  \"approvals\": { \"timeoutSeconds\": 120 },",
     `  // One row per call (who, which tool, the decision, the outcome), in SQLite next to this file; "full" also keeps redacted arguments and results.`,
@@ -114,9 +119,13 @@ export const initCommand = Command.make(
     ),
     name: Flag.String("name").pipe(Flag.withDescription("The name of the server given after --"), Flag.withDefault("server")),
     force: Flag.Boolean("force").pipe(Flag.withDescription("Overwrite the file if it exists"), Flag.withDefault(false)),
+    claude: Flag.Boolean("claude").pipe(
+      Flag.withDescription(`Also merge Claude Code's hooks for this config into ${CLAUDE_SETTINGS}, and add rules and redactions for its built-in tools`),
+      Flag.withDefault(false)
+    ),
     command: Argument.String("command").pipe(Argument.withDescription("After --: one server's command and arguments"), Argument.variadic())
   },
-  ({ command, config, force, name, server }) =>
+  ({ claude, command, config, force, name, server }) =>
     userFacing(Effect.gen(function*() {
       const servers: Array<StarterServer> = []
       for (const text of server) {
@@ -133,14 +142,26 @@ export const initCommand = Command.make(
       if (names.size < servers.length) return yield* new ConfigError({ path: "--server", detail: "names a server twice" })
       const file = Option.getOrElse(config, () => DEFAULT_INIT_FILE)
       if (!/\.jsonc?$/.test(file)) return yield* new ConfigError({ path: "--config", detail: "must end in .jsonc or .json (init writes JSON with comments)" })
-      const text = starterConfig(servers)
+      const text = starterConfig(servers, claude)
       // What init writes must load: the same check `interlock check` runs first.
       yield* fromObject(JSON.parse(blankComments(text) ?? "null"), path.dirname(path.resolve(file)))
       if (existsSync(file) && !force) return yield* new ConfigError({ path: file, detail: "exists already: pass --force to overwrite it" })
+      const settings = claude ? mergeClaudeSettings(existsSync(CLAUDE_SETTINGS) ? readFileSync(CLAUDE_SETTINGS, "utf8") : undefined, hookBin(process.cwd()), claudeConfigPath(process.cwd(), file)) : undefined
+      if (settings instanceof ConfigError) return yield* settings
       yield* Effect.try({
         try: () => writeFileSync(file, text, { mode: 0o644 }),
         catch: () => new ConfigError({ path: file, detail: "could not be written" })
       })
+      if (settings !== undefined) {
+        yield* Effect.try({
+          try: () => {
+            mkdirSync(path.dirname(CLAUDE_SETTINGS), { recursive: true })
+            writeFileSync(CLAUDE_SETTINGS, settings, { mode: 0o644 })
+          },
+          catch: () => new ConfigError({ path: CLAUDE_SETTINGS, detail: "could not be written" })
+        })
+      }
       for (const line of nextSteps(file, binCommand())) yield* Console.log(line)
+      if (settings !== undefined) for (const line of claudeNextSteps(CLAUDE_SETTINGS, file, binCommand())) yield* Console.log(line)
     }))
 ).pipe(Command.withDescription("Write a commented starter config (servers from --server or after --, a fail-closed policy, an audit path) and print the next commands"))
