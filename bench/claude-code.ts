@@ -5,10 +5,12 @@
  * (`true`) in one run; the fake API times each step from the end of its tool_use reply to the
  * request carrying the tool's result, so a step is Claude's own work plus the PreToolUse hook.
  * Cases, interleaved round by round: no hook (the baseline), a shell hook (`echo '{}'`), a Node.js
- * hook that only starts and prints `{}`, and the bridge (`interlock claude-hook`, on the sources,
- * with a config that allows `true`). A hook's cost is its step median less the baseline's.
+ * hook that only starts and prints `{}`, and the bridge (`interlock claude-hook` with a config that
+ * allows `true`) from the built bin as a user runs it (it builds first) and on the sources. A hook's
+ * cost is its step median less the baseline's.
  * Results go to bench/results/claude-code.json.
  */
+import { execFileSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
@@ -23,12 +25,16 @@ const dir = mkdtempSync(join(tmpdir(), "interlock-bench-claude-code-"))
 const config = join(dir, "interlock.config.json")
 writeFileSync(config, JSON.stringify({ servers: {}, audit: { path: join(dir, "audit.db") }, policy: { default: "deny", rules: [{ id: "true-ok", match: "claude/Bash", decision: "allow", when: { args: { command: { equals: "true" } } } }] } }))
 
+/** The bin as published: without the source condition it runs the built bundle. */
+const BUILT_BIN = join(dirname(fileURLToPath(import.meta.url)), "..", "packages", "gateway", "bin", "interlock.js")
+
 const pre = (command: string) => settingsFor(command, { events: ["PreToolUse"] })
 const cases: ReadonlyArray<{ readonly name: string; readonly settings: unknown }> = [
   { name: "no hook", settings: {} },
   { name: "shell hook (echo '{}')", settings: pre(`echo '{}'`) },
   { name: "node hook (node -e, prints {})", settings: pre(shell([NODE, "-e", "process.stdout.write('{}')"])) },
-  { name: "interlock claude-hook", settings: pre(bridgeCommand(config)) }
+  { name: "interlock claude-hook (built bin)", settings: pre(shell([NODE, BUILT_BIN, "claude-hook", "--config", config, "--timeout", "30"])) },
+  { name: "interlock claude-hook (sources)", settings: pre(bridgeCommand(config)) }
 ]
 
 /** The step times (ms) of one run: from each tool_use reply's end to the next loop request. */
@@ -41,6 +47,7 @@ const steps = async (settings: unknown): Promise<ReadonlyArray<number>> => {
 }
 
 export default async (): Promise<void> => {
+  execFileSync("npm", ["run", "build"], { cwd: join(dirname(fileURLToPath(import.meta.url)), ".."), stdio: "ignore" })
   const samples = new Map<string, Array<number>>(cases.map((c) => [c.name, []]))
   for (let round = 0; round < ROUNDS; round++) {
     for (const c of cases) samples.get(c.name)!.push(...(await steps(c.settings)))

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { execFileSync } from "node:child_process"
 import { DatabaseSync } from "node:sqlite"
+import { NEEDLES, SECRET_PATTERN } from "../secrets.ts"
 import { bridgeCommand, CLAUDE, INTERLOCK, NODE, readmeSettings, removeRuns, resultText, runClaude, settingsFor, shell } from "./harness.ts"
 
 const dir = mkdtempSync(path.join(tmpdir(), "interlock-claude-code-config-"))
@@ -267,6 +268,37 @@ describe("MCP through the gateway", () => {
     const gateway = rowsOf(path.join(dir, "gateway-audit.db"))
     assert.deepStrictEqual(gateway.map((row) => [row.server, row.tool, row.session_id]), [["echo", "echo", null]])
   }, TIMEOUT)
+})
+
+describe("MCP output, redacted before the model sees it", () => {
+  const leaky = { command: NODE, args: [path.join(FIXTURES, "secret-server.ts")] }
+  const redact = [{ match: "*", pattern: SECRET_PATTERN, replacement: "[REDACTED]" }, { detectors: "all" }]
+  const bridgeConfig = writeJson("redacting.json", { servers: {}, audit: { path: path.join(dir, "redacting-audit.db") }, policy: { default: "allow" }, redact })
+  const gatewayConfig = writeJson("leaky-gateway.json", { servers: { leaky }, audit: { path: path.join(dir, "leaky-gateway-audit.db") }, policy: { default: "allow" }, redact })
+  const cases = [
+    // A server Claude Code runs itself: the bridge's PostToolUse replaces the output (updatedMCPToolOutput).
+    { name: "by the bridge, for a server Claude Code runs", server: "leaky", whole: false, mcp: writeJson("mcp-leaky.json", { mcpServers: { leaky } }) },
+    // The same server behind the gateway: the gateway redacts before anything reaches Claude Code.
+    { name: "by the gateway in front of the server", server: "interlock", whole: true, mcp: writeJson("mcp-leaky-gateway.json", { mcpServers: { interlock: { command: INTERLOCK[0], args: [...INTERLOCK.slice(1), "serve", "--stdio", "--config", gatewayConfig] } } }) }
+  ]
+  for (const c of cases) {
+    it(c.name, async () => {
+      const tool = `mcp__${c.server}__leak_text`
+      const run = await runClaude({
+        script: [{ tool: "ToolSearch", input: { query: `select:${tool}`, max_results: 5 } }, { tool, input: {} }, done],
+        settings: settingsFor(bridgeCommand(bridgeConfig), { events: ["PreToolUse", "PostToolUse"] }),
+        args: ["--mcp-config", c.mcp, "--strict-mcp-config", "--allowedTools", tool]
+      })
+      assert.strictEqual(run.toolResults.length, 2, run.stderr)
+      assert.include(resultText(run.toolResults[1]!.content), "[REDACTED]")
+      // Behind the gateway: nothing of either secret in anything the model was sent, nor in what Claude
+      // Code printed. A server Claude Code runs itself lists its tools to Claude Code directly (a tool
+      // of this fixture is named after the secret), which no hook sees: there, the tool's results.
+      const seen = JSON.stringify(run.received) + run.stdout + run.stderr
+      const results = JSON.stringify(run.toolResults)
+      for (const needle of NEEDLES) assert.notInclude(c.whole ? seen : results, needle)
+    }, TIMEOUT)
+  }
 })
 
 describe("interlock init --claude", () => {
