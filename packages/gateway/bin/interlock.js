@@ -24,7 +24,8 @@ const MINIMUM = [22, 19]
 const current = process.versions.node.split(".").map(Number)
 if (current[0] < MINIMUM[0] || (current[0] === MINIMUM[0] && current[1] < MINIMUM[1])) {
   process.stderr.write("interlock needs Node.js " + MINIMUM.join(".") + " or newer; this is Node.js " + process.versions.node + "\n")
-  process.exit(1)
+  // Claude Code lets a tool run when its hook exits 1; a hook exits 2, its blocking exit.
+  process.exit(process.argv[2] === "claude-hook" ? 2 : 1)
 }
 // Builtins through getBuiltinModule (Node >= 22.3), not `import`: an ESM import of node:fs builds
 // its ESM facade, which loads the fs streams (~5 ms), and this file runs on every hook event.

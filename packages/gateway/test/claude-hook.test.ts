@@ -138,6 +138,12 @@ describe("interlock claude-hook (the real CLI)", () => {
     assert.strictEqual(rows().length, before)
   }, 120_000)
 
+  it("a flag the CLI's parser rejects exits 2 too, not 1", () => {
+    const result = spawnSync(NODE, [BIN, "claude-hook", "--config", config, "--bogus"], { cwd: dir, input: "{}", encoding: "utf8", timeout: 60_000 })
+    assert.strictEqual(result.status, 2, result.stderr)
+    assert.strictEqual(result.stdout.includes("allow"), false)
+  }, 120_000)
+
   it("stdin that never closes: at the deadline the watchdog exits 2; a bad --timeout answers closed", async () => {
     // Claude Code keeps the pipe open: the bridge must not wait for it past its deadline (--timeout 2 leaves 1 s).
     const child = spawn(NODE, [BIN, "claude-hook", "--config", config, "--timeout", "2"], { cwd: dir, stdio: ["pipe", "pipe", "pipe"] })

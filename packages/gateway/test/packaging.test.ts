@@ -257,11 +257,15 @@ describe("the packed packages, installed outside the workspace", () => {
     }
   }, 120_000)
 
-  it("the installed bin on Node 20 exits 1 with one line that names the Node it needs", async () => {
+  it("the installed bin on Node 20 exits 1 (claude-hook: 2) with one line that names the Node it needs", async () => {
     const oldBin = path.join(old, "node_modules", ".bin")
     const result = await run("interlock", ["--help"], { cwd: app, path: `${oldBin}${path.delimiter}${appBin}${path.delimiter}${SYSTEM_PATH}` })
     assert.strictEqual(result.code, 1)
     assert.strictEqual(result.stdout, "")
     assert.strictEqual(result.stderr, `interlock needs Node.js 22.19 or newer; this is Node.js ${NODE_OLD}\n`)
+    // As a Claude Code hook it exits 2 instead, which blocks the tool (exit 1 would let it run).
+    const hook = await run("interlock", ["claude-hook", "--config", "interlock.config.json"], { cwd: app, path: `${oldBin}${path.delimiter}${appBin}${path.delimiter}${SYSTEM_PATH}` })
+    assert.strictEqual(hook.code, 2)
+    assert.strictEqual(hook.stdout, "")
   }, 60_000)
 })

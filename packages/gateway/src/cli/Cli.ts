@@ -114,4 +114,11 @@ export const run = (args: ReadonlyArray<string>): Effect.Effect<void, unknown> =
 }
 
 /** The bin's entry: runs `args`; the process exits with the command's outcome. */
-export const main = (args: ReadonlyArray<string>): void => NodeRuntime.runMain(run(args))
+export const main = (args: ReadonlyArray<string>): void => {
+  // Claude Code lets a tool run when its hook exits 1: claude-hook's own failures before the bridge
+  // answers (a flag effect/cli rejects, say) exit 2, its blocking exit, instead.
+  if (args[0] === "claude-hook") process.once("exit", () => {
+    if (process.exitCode === 1) process.exitCode = 2
+  })
+  NodeRuntime.runMain(run(args))
+}
