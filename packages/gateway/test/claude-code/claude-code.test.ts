@@ -273,7 +273,7 @@ describe("MCP through the gateway", () => {
 describe("MCP output, redacted before the model sees it", () => {
   const leaky = { command: NODE, args: [path.join(FIXTURES, "secret-server.ts")] }
   const redact = [{ match: "*", pattern: SECRET_PATTERN, replacement: "[REDACTED]" }, { detectors: "all" }]
-  const bridgeConfig = writeJson("redacting.json", { servers: {}, audit: { path: path.join(dir, "redacting-audit.db") }, policy: { default: "allow" }, redact })
+  const bridgeConfig = writeJson("mcp-redacting.json", { servers: {}, audit: { path: path.join(dir, "mcp-redacting-audit.db") }, policy: { default: "allow" }, redact })
   const gatewayConfig = writeJson("leaky-gateway.json", { servers: { leaky }, audit: { path: path.join(dir, "leaky-gateway-audit.db") }, policy: { default: "allow" }, redact })
   const cases = [
     // A server Claude Code runs itself: the bridge's PostToolUse replaces the output (updatedMCPToolOutput).
