@@ -15,9 +15,13 @@
  * the output is lost, never shown, and the status is the filter's. The command is repeated as
  * written in an `if false` block that never runs: Claude Code checks its own permission rules
  * (`Bash(rm:*)` in deny) against the rewritten input, and must still see the command's words there.
+ * That copy is safe only for a command that parses as a whole program (`bash -n`, no warning): one
+ * with a stray `fi` or an unended here-document could close the block and run what follows it
+ * outside the filter. Any other command is replaced by one that refuses, so it does not run at all.
  * A `run_in_background` command is rewritten the same way: Claude Code captures the filter's output.
  */
 import type { JsonObject, ToolCall } from "@interlock/core"
+import { spawnSync } from "node:child_process"
 import { type Redaction, redactionsFor } from "./Redactor.ts"
 
 /** A POSIX shell word that stands for `text` exactly (single quotes; a quote inside becomes '\''). */
@@ -29,8 +33,17 @@ export const shellQuote = (text: string): string => `'${text.replaceAll("'", `'\
  */
 const oneLine = (text: string): string => text.replaceAll("\\", "\\\\").replaceAll("\n", "\\n")
 
-/** What the rewrite starts with, so that a command rewritten once is not rewritten again. */
+/** What the rewrite starts with (a no-op, for whoever reads the command). Never trusted: a command may start with it too. */
 export const REWRITE_MARK = ": interlock redacts the output of this command; "
+
+/** Whether `command` parses as a whole shell program: `bash -n` on it exits 0 and warns of nothing (no bash: no). */
+export const parsesWhole = (command: string): boolean => {
+  const result = spawnSync("bash", ["-n"], { input: command, encoding: "utf8", timeout: 5_000 })
+  return result.status === 0 && result.stderr === ""
+}
+
+/** What runs instead of a command that does not parse as a whole: a refusal on stderr, exit status 2. */
+export const REFUSAL = `printf '%s\\n' 'interlock: this command does not parse as a whole shell program, so it was not run (its output must pass the redactor)' >&2; (exit 2)`
 
 /** `command` rewritten so that its output passes through `filter` (a shell command line), as the header explains. */
 export const throughFilter = (command: string, filter: string): string =>
@@ -55,13 +68,14 @@ export const filterCommand = (config: string, bin: ReadonlyArray<string> = [proc
 
 /**
  * The bridge's last rewrite of a Bash call it lets run, when a redaction applies to `claude/Bash`
- * (else undefined): the command through `filter`. A command already rewritten is left as it is.
+ * (else undefined): the command through `filter`.
  */
 export const bashRewrite = (redactions: ReadonlyArray<Redaction>, filter: string) => {
   if (redactionsFor(redactions, "claude", "Bash").length === 0) return undefined
   return (call: ToolCall): JsonObject | undefined => {
     const command = call.args.command
-    if (call.serverId !== "claude" || call.name !== "Bash" || typeof command !== "string" || command.startsWith(REWRITE_MARK)) return undefined
-    return { ...call.args, command: throughFilter(command, filter) }
+    // A command that looks rewritten is rewritten all the same: the model chooses its command, mark and all.
+    if (call.serverId !== "claude" || call.name !== "Bash" || typeof command !== "string") return undefined
+    return { ...call.args, command: parsesWhole(command) ? throughFilter(command, filter) : REFUSAL }
   }
 }

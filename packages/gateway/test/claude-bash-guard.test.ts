@@ -2,19 +2,29 @@
  * The Bash rewrite (ClaudeBashGuard.ts): for any command, the rewritten command run by sh (dash)
  * or bash with `cat` as the filter does exactly what the original does (output, exit status,
  * final working directory); a failing filter shows nothing; the rewrite is skipped when no
- * redaction applies to claude/Bash and is not applied twice.
+ * redaction applies to claude/Bash; attacks on the rewrite get nothing past the filter.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { ToolCall } from "@interlock/core"
 import { Effect, Schema } from "effect"
 import { spawnSync } from "node:child_process"
-import { bashRewrite, REWRITE_MARK, shellQuote, throughFilter } from "../src/ClaudeBashGuard.ts"
+import { bashRewrite, REFUSAL, REWRITE_MARK, shellQuote, throughFilter } from "../src/ClaudeBashGuard.ts"
 import { compileRedactions, type Redaction } from "../src/Redactor.ts"
 
 /** Runs `command` as Claude Code does (eval in a fresh shell), then prints its status and where it ended. */
 const run = (shell: string, command: string) => {
   const out = spawnSync(shell, ["-c", `exec 2>&1; eval "$1"; echo "[status=$? pwd=$(pwd)]"`, shell, command], { encoding: "utf8", cwd: "/" })
   return { stdout: out.stdout, status: out.status }
+}
+
+/**
+ * The same, with the line number in bash's own messages left out: after a function definition in
+ * the command (`(exit 1) && f() { ...; }; f`), bash numbers the eval's lines from another origin in
+ * the rewrite ("line 3" for "line 1"). The message, the output, the status and the directory are kept.
+ */
+const runModuloLines = (shell: string, command: string) => {
+  const out = run(shell, command)
+  return { ...out, stdout: out.stdout.replace(/^(bash|sh): (eval: )?line \d+: /gm, "$1: $2line N: ") }
 }
 
 // Text without NUL (no argv holds one), and without the heredoc's end line.
@@ -62,7 +72,7 @@ describe("the Bash rewrite", () => {
     it.effect.prop(`${shell}: the rewritten command does exactly what the original does`, [Steps, Joins], ([steps, joins]) =>
       Effect.sync(() => {
         const command = commandOf(steps, joins)
-        assert.deepStrictEqual(run(shell, throughFilter(command, "cat")), run(shell, command), command)
+        assert.deepStrictEqual(runModuloLines(shell, throughFilter(command, "cat")), runModuloLines(shell, command), command)
       }), { timeout: 60_000, arbitrary: { runs: 40 } })
   }
 
@@ -82,7 +92,7 @@ describe("the Bash rewrite", () => {
     assert.strictEqual(missing.status, 127)
   })
 
-  it("rewrites Bash only when a redaction applies to claude/Bash, and only once", () => {
+  it("rewrites Bash only when a redaction applies to claude/Bash, and every time", () => {
     const redactions = compileRedactions([{ match: "claude/Bash", pattern: "s3cr3t" }]) as ReadonlyArray<Redaction>
     const call = (serverId: string, name: string, command: string) => new ToolCall({ serverId, name, args: { command, description: "d" }, callId: "c" })
     assert.isUndefined(bashRewrite(compileRedactions([{ match: "claude/Read", pattern: "x" }]) as ReadonlyArray<Redaction>, "cat"))
@@ -90,7 +100,40 @@ describe("the Bash rewrite", () => {
     const args = rewrite(call("claude", "Bash", "cat secret.env"))!
     assert.strictEqual(args.description, "d")
     assert.isTrue((args.command as string).startsWith(REWRITE_MARK))
-    assert.isUndefined(rewrite(call("claude", "Bash", args.command as string)))
+    // A command that looks rewritten is rewritten again (the model may write the mark itself).
+    assert.isTrue((rewrite(call("claude", "Bash", args.command as string))!.command as string).startsWith(REWRITE_MARK))
     assert.isUndefined(rewrite(call("interlock", "Bash", "cat x")))
   })
+})
+
+describe("the Bash rewrite, attacked (the command is the model's, so an attacker's)", () => {
+  const redactions = compileRedactions([{ match: "claude/Bash", pattern: "s3cr3t" }]) as ReadonlyArray<Redaction>
+  const rewrite = bashRewrite(redactions, "sed s/s3cr3t/REDACTED/g")!
+  // What Claude Code runs: the rewrite, or the command as it is when the bridge leaves it.
+  const rewritten = (command: string) => (rewrite(new ToolCall({ serverId: "claude", name: "Bash", args: { command }, callId: "c" }))?.command as string | undefined) ?? command
+  const ATTACKS = [
+    // Looks rewritten already: it must be filtered all the same.
+    `${REWRITE_MARK}echo s3cr3t`,
+    // Closes the never-run copy of itself, to run outside the filter.
+    "true\nfi\necho s3cr3t\nif false; then :",
+    "true\nfi\n) ; echo s3cr3t >&9; ( if false; then :",
+    "echo ok\nfi\necho s3cr3t >&2\nif false; then :\n",
+    // Ends the here-document that holds the copy, with and without leading tabs.
+    "true\n__INTERLOCK_END__\necho s3cr3t\n: <<'X'",
+    "true\n\t__INTERLOCK_END__\n__INTERLOCK_END_0__\necho s3cr3t\n: <<'X'"
+  ]
+  it("a command that does not parse as a whole program is replaced by a refusal, not copied", () => {
+    assert.strictEqual(rewritten("echo s3cr3t\nfi"), REFUSAL)
+    assert.strictEqual(rewritten("cat <<EOF\ns3cr3t"), REFUSAL)
+    assert.notStrictEqual(rewritten("cat <<EOF\ns3cr3t\nEOF"), REFUSAL)
+  })
+
+  for (const shell of ["sh", "bash"]) {
+    it(`${shell}: no command gets its output past the filter`, () => {
+      for (const attack of ATTACKS) {
+        const out = spawnSync(shell, ["-c", `exec 2>&1; eval "$1"`, shell, rewritten(attack)], { encoding: "utf8", cwd: "/" })
+        assert.notInclude(out.stdout + out.stderr, "s3cr3t", attack)
+      }
+    })
+  }
 })
