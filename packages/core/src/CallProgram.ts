@@ -8,7 +8,7 @@
 import { Cause, type Duration, Effect, Exit, Tracer } from "effect"
 import type { ApprovalOutcome } from "./Approvals.ts"
 import { checkInput } from "./CallInputCheck.ts"
-import { type Client, hookContext } from "./Client.ts"
+import { type Client, hookContext } from "./internal/Client.ts"
 import { type CallError, Denied, HookFailed, ProtocolError, Timeout, TransportError } from "./Errors.ts"
 import { type ChainEnd, type ChainSpec, type Recorder, refusal, runChain, STOP } from "./HookChain.ts"
 import type { HookContext } from "./HookContext.ts"

@@ -5,7 +5,7 @@
  */
 import { Effect, type Fiber, Tracer } from "effect"
 import { sha256Hex } from "./Canonical.ts"
-import { type Client, hookContext } from "./Client.ts"
+import { type Client, hookContext } from "./internal/Client.ts"
 import { type Denied, HookFailed, type TransportFailure } from "./Errors.ts"
 import { awaitChain, type ChainSpec, type Recorder, refusal, runChain, STOP } from "./HookChain.ts"
 import type { HookContext } from "./HookContext.ts"

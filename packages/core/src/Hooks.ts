@@ -3,7 +3,7 @@
  * compiled, resolved hooks of one client.
  */
 import { Context, Effect, Layer, Result, Scope } from "effect"
-import { describe } from "./Describe.ts"
+import { describe } from "./internal/Describe.ts"
 import { ConfigError } from "./Errors.ts"
 import type { HooksConfig, HooksRequirements } from "./HookConfig.ts"
 import { acceptsOnError, EVENT_ARITY, HOOK_EVENTS, type HookEvent, isHookEvent, isInsideOut } from "./HookEvent.ts"

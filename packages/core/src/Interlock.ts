@@ -10,7 +10,7 @@
 import { type Duration, Effect, Layer, Result } from "effect"
 import { Approvals } from "./Approvals.ts"
 import * as CallProgram from "./CallProgram.ts"
-import { type Client, makeContextCache } from "./Client.ts"
+import { type Client, makeContextCache } from "./internal/Client.ts"
 import { ConfigError } from "./Errors.ts"
 import * as Gates from "./Gates.ts"
 import type { HooksConfig, HooksRequirements } from "./HookConfig.ts"

@@ -17,7 +17,7 @@
  */
 import { Result } from "effect"
 import { RE2JS } from "re2js"
-import { describe } from "./Describe.ts"
+import { describe } from "./internal/Describe.ts"
 import { canonicalName, nameForms } from "./Names.ts"
 
 /** A matcher as written in a config. */

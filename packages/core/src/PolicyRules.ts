@@ -3,7 +3,7 @@
  * MCP tool annotations) and a default decision, compiled into an index (RuleIndex.ts). Pure.
  */
 import { Result } from "effect"
-import { describe } from "./Describe.ts"
+import { describe } from "./internal/Describe.ts"
 import { ConfigError } from "./Errors.ts"
 import type { HookContext } from "./HookContext.ts"
 import { type Matcher, type MatcherInput, parseMatcher } from "./Matcher.ts"

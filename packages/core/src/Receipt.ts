@@ -4,7 +4,7 @@
  */
 import { Schema } from "effect"
 import { HOOK_EVENTS } from "./HookEvent.ts"
-import { makeTrusted } from "./Trusted.ts"
+import { makeTrusted } from "./internal/Trusted.ts"
 
 /** How a hook ended: its verdict, or `failed` with a failure kind. */
 export const HookStatus = Schema.Literals(["continue", "rewrite", "deny", "halt", "replace", "recover", "failed"])

@@ -4,7 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { CONTEXT_CACHE_BYTES, type Client, hookContext, makeContextCache } from "../src/Client.ts"
+import { CONTEXT_CACHE_BYTES, type Client, hookContext, makeContextCache } from "../src/internal/Client.ts"
 import { Interlock, Policy, ToolCalls } from "../src/index.ts"
 import { recordingTransport } from "./fixtures.ts"
 
