@@ -221,8 +221,8 @@ const round3 = (value: number) => Math.round(value * 1000) / 1000
 const serveEchoHttp = async (port: number, kind: string): Promise<void> => {
   const { McpServer } = await import("@modelcontextprotocol/server")
   const { NodeStreamableHTTPServerTransport } = await import("@modelcontextprotocol/node")
-  const { HttpSessionTransport } = await import("../packages/gateway/src/HttpSessionTransport.ts")
-  const { readBody } = await import("../packages/gateway/src/RequestBody.ts")
+  const { HttpSessionTransport } = await import("../packages/gateway/src/front/http/HttpSessionTransport.ts")
+  const { readBody } = await import("../packages/gateway/src/front/http/RequestBody.ts")
   const { createServer: createHttpServer } = await import("node:http")
   type EchoTransport = { readonly handleRequest: (req: IncomingMessage, res: ServerResponse, body?: unknown) => unknown }
   const transports = new Map<string, EchoTransport>()

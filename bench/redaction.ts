@@ -8,8 +8,8 @@
 import { mkdirSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { DETECTOR_NAMES } from "../packages/gateway/src/Detectors.ts"
-import { compileRedactions, type Redaction, redactText } from "../packages/gateway/src/Redactor.ts"
+import { DETECTOR_NAMES } from "../packages/gateway/src/governance/Detectors.ts"
+import { compileRedactions, type Redaction, redactText } from "../packages/gateway/src/governance/Redactor.ts"
 import { ADVERSARIAL_INPUTS, PATHOLOGICAL_PATTERN } from "../packages/gateway/test/adversarial.ts"
 
 const compile = (entry: Parameters<typeof compileRedactions>[0][number]): ReadonlyArray<Redaction> => {

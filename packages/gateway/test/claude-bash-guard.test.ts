@@ -8,8 +8,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { ToolCall } from "@interlock/core"
 import { Effect, Schema } from "effect"
 import { spawnSync } from "node:child_process"
-import { bashRewrite, REFUSAL, REWRITE_MARK, shellQuote, throughFilter } from "../src/ClaudeBashGuard.ts"
-import { compileRedactions, type Redaction } from "../src/Redactor.ts"
+import { bashRewrite, REFUSAL, REWRITE_MARK, shellQuote, throughFilter } from "../src/claude/ClaudeBashGuard.ts"
+import { compileRedactions, type Redaction } from "../src/governance/Redactor.ts"
 
 /** Runs `command` as Claude Code does (eval in a fresh shell), then prints its status and where it ended. */
 const run = (shell: string, command: string) => {

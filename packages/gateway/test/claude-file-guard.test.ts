@@ -4,8 +4,8 @@ import { HookContext, ToolCall } from "@interlock/core"
 import { mkdtempSync, truncateSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { fileGuardHooks, grepGuard, MAX_CHECKED_BYTES, readGuard } from "../src/ClaudeFileGuard.ts"
-import { compileRedactions, type Redaction } from "../src/Redactor.ts"
+import { fileGuardHooks, grepGuard, MAX_CHECKED_BYTES, readGuard } from "../src/claude/ClaudeFileGuard.ts"
+import { compileRedactions, type Redaction } from "../src/governance/Redactor.ts"
 
 const dir = mkdtempSync(path.join(tmpdir(), "interlock-file-guard-"))
 writeFileSync(path.join(dir, "secret.env"), "TOKEN=sk-live-abc123\n")

@@ -9,7 +9,7 @@ import { spawn, spawnSync } from "node:child_process"
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import * as SqliteAuditStore from "../src/SqliteAuditStore.ts"
+import * as SqliteAuditStore from "../src/audit/SqliteAuditStore.ts"
 import { NODE } from "./e2e.ts"
 
 const BIN = path.join(import.meta.dirname, "..", "bin", "interlock.ts")

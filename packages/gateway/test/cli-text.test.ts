@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { GatewayConfig } from "../src/Config.ts"
-import { decodeConfig } from "../src/ConfigLoader.ts"
-import { blankComments } from "../src/JsonComments.ts"
-import { editDistance, nearestKey } from "../src/NearestKey.ts"
-import { cellText, formatTable } from "../src/TextTable.ts"
+import { GatewayConfig } from "../src/config/Config.ts"
+import { decodeConfig } from "../src/config/ConfigLoader.ts"
+import { blankComments } from "../src/config/JsonComments.ts"
+import { editDistance, nearestKey } from "../src/config/NearestKey.ts"
+import { cellText, formatTable } from "../src/cli/TextTable.ts"
 
 const TOP_KEYS = Object.keys(GatewayConfig.fields)
 const base = { servers: { files: { command: "npx" } } }

@@ -4,10 +4,10 @@ import { Effect, Redacted, Schema } from "effect"
 import { readFileSync, writeFileSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { GatewayConfig, jsonSchema } from "../src/Config.ts"
-import { decodeConfig, loadConfig } from "../src/ConfigLoader.ts"
-import { makePlan } from "../src/Plan.ts"
-import { readSecret } from "../src/Secrets.ts"
+import { GatewayConfig, jsonSchema } from "../src/config/Config.ts"
+import { decodeConfig, loadConfig } from "../src/config/ConfigLoader.ts"
+import { makePlan } from "../src/config/Plan.ts"
+import { readSecret } from "../src/config/Secrets.ts"
 
 const base = { servers: { files: { command: "npx", args: ["x"] } } }
 const errorOf = (raw: unknown) => Effect.flip(decodeConfig(raw))

@@ -2,11 +2,11 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { Context, Effect, Layer } from "effect"
 import * as path from "node:path"
-import { fromObject } from "../src/ConfigLoader.ts"
+import { fromObject } from "../src/config/ConfigLoader.ts"
 import { Gateway } from "../src/Gateway.ts"
-import { HttpFront } from "../src/HttpFront.ts"
-import { makePlan } from "../src/Plan.ts"
-import { telemetryLayer } from "../src/Telemetry.ts"
+import { HttpFront } from "../src/front/http/HttpFront.ts"
+import { makePlan } from "../src/config/Plan.ts"
+import { telemetryLayer } from "../src/telemetry/Telemetry.ts"
 
 /** Node 24 from the workspace, for spawning TypeScript fixtures. */
 export const NODE = path.join(import.meta.dirname, "..", "..", "..", "node_modules", ".bin", "node")

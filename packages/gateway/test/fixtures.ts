@@ -1,12 +1,12 @@
 /** Test fixtures: native tools standing in for a files server, and a plan over them. */
 import { NativeTool, ToolResult, ToolTransport } from "@interlock/core"
 import { Effect, Layer, Schema } from "effect"
-import { ApprovalQueue } from "../src/ApprovalQueue.ts"
-import { AuditStore } from "../src/AuditStore.ts"
-import { fromObject } from "../src/ConfigLoader.ts"
-import { GatewayCalls } from "../src/GatewayCalls.ts"
-import { makePlan, type Plan } from "../src/Plan.ts"
-import * as SqliteAuditStore from "../src/SqliteAuditStore.ts"
+import { ApprovalQueue } from "../src/calls/ApprovalQueue.ts"
+import { AuditStore } from "../src/audit/AuditStore.ts"
+import { fromObject } from "../src/config/ConfigLoader.ts"
+import { GatewayCalls } from "../src/calls/GatewayCalls.ts"
+import { makePlan, type Plan } from "../src/config/Plan.ts"
+import * as SqliteAuditStore from "../src/audit/SqliteAuditStore.ts"
 
 /** Tools of a pretend files server: every one echoes what it got, so tests see what passed. */
 export const filesTools = [

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { PassThrough } from "node:stream"
-import { frameGuard } from "../src/FrameGuard.ts"
+import { frameGuard } from "../src/front/stdio/FrameGuard.ts"
 
 /** Feeds chunks through a guard; returns the lines passed on and the errors written back. */
 const run = (chunks: ReadonlyArray<string | Buffer>, maxBytes?: number) =>

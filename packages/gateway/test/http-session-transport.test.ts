@@ -4,8 +4,8 @@ import { McpServer } from "@modelcontextprotocol/server"
 import { Effect, Schema } from "effect"
 import { createServer, request } from "node:http"
 import type { AddressInfo } from "node:net"
-import { readBody } from "../src/RequestBody.ts"
-import { HttpSessionTransport, type HttpSessionTransportOptions } from "../src/HttpSessionTransport.ts"
+import { readBody } from "../src/front/http/RequestBody.ts"
+import { HttpSessionTransport, type HttpSessionTransportOptions } from "../src/front/http/HttpSessionTransport.ts"
 
 const object = <S extends Schema.Codec<any, any, never, never>>(schema: S) => Schema.toStandardJSONSchemaV1(Schema.toStandardSchemaV1(schema))
 

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { makeNamespace } from "../src/Namespace.ts"
+import { makeNamespace } from "../src/governance/Namespace.ts"
 
 // Server names as the config allows them: no "__" and no "/".
 const ServerName = Schema.String.check(Schema.isPattern(/^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/))

@@ -6,10 +6,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigError, HookContext, Policy, ToolCall } from "@interlock/core"
 import { Effect, Schema } from "effect"
-import { compileArgConditions } from "../src/ArgConditions.ts"
-import { isWithin, type LinkReader, type PathSettings } from "../src/PathPlacement.ts"
-import { policyLayer } from "../src/PolicyConfig.ts"
-import { serverPaths, settingsOf } from "../src/ServerPaths.ts"
+import { compileArgConditions } from "../src/governance/ArgConditions.ts"
+import { isWithin, type LinkReader, type PathSettings } from "../src/governance/PathPlacement.ts"
+import { policyLayer } from "../src/governance/PolicyConfig.ts"
+import { serverPaths, settingsOf } from "../src/governance/ServerPaths.ts"
 
 const POSIX: PathSettings = { base: "/srv/app", platform: "posix", home: "/home/u", tilde: "either", links: undefined }
 const WIN32: PathSettings = { base: "C:\\srv\\app", platform: "win32", home: undefined, tilde: "either", links: undefined }

@@ -4,8 +4,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
-import { AuditRecord } from "../src/AuditRecord.ts"
-import * as PgAuditStore from "../src/PgAuditStore.ts"
+import { AuditRecord } from "../src/audit/AuditRecord.ts"
+import * as PgAuditStore from "../src/audit/PgAuditStore.ts"
 import { cliIn, toolText } from "./cli-process.ts"
 import { echoServer, httpClient, startGateway } from "./e2e.ts"
 import { expectLoginRefused, usePostgres } from "./postgres.ts"

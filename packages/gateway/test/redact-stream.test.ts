@@ -9,8 +9,8 @@ import { spawnSync } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { compileRedactions, type Redaction, redactText } from "../src/Redactor.ts"
-import { streamRedactor } from "../src/RedactStream.ts"
+import { compileRedactions, type Redaction, redactText } from "../src/governance/Redactor.ts"
+import { streamRedactor } from "../src/governance/RedactStream.ts"
 import { INTERLOCK } from "./claude-code/harness.ts"
 
 const redactions = compileRedactions([{ pattern: "s3cr3t-[0-9]{6}" }, { detectors: ["github-token"] }]) as ReadonlyArray<Redaction>

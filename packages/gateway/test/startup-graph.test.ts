@@ -19,10 +19,10 @@ const RECORDER = path.join(import.meta.dirname, "fixtures", "record-modules.ts")
 
 /** What the hook path must not load, by what it is; each pattern is tested on module URLs and on the bundle's original sources. */
 const FORBIDDEN: Record<string, RegExp> = {
-  "the HTTP server": /^node:https?$|[\\/]gateway[\\/](src|dist)[\\/](HttpFront|FrontServer|HttpSessionTransport)\.|@modelcontextprotocol[\\/]node|NodeHttpServer/,
+  "the HTTP server": /^node:https?$|[\\/]gateway[\\/](src|dist)[\\/](?:[\w-]+[\\/])*(HttpFront|FrontServer|HttpSessionTransport)\.|@modelcontextprotocol[\\/]node|NodeHttpServer/,
   "Postgres": /@effect[\\/]sql-pg|[\\/]node_modules[\\/]pg(-[a-z-]+)?[\\/]|[\\/]PgAuditStore\./,
   "the MCP client": /@modelcontextprotocol[\\/](client|core|server)|[\\/]packages[\\/]mcp[\\/]|[\\/]McpHub\./,
-  "OTLP": /observability[\\/]Otlp|@effect[\\/]opentelemetry|[\\/]gateway[\\/](src|dist)[\\/]Telemetry\./
+  "OTLP": /observability[\\/]Otlp|@effect[\\/]opentelemetry|[\\/]gateway[\\/](src|dist)[\\/](?:[\w-]+[\\/])*Telemetry\./
 }
 
 const CONFIG = {
@@ -82,7 +82,7 @@ describe("what claude-hook loads", () => {
     const { modules, stdout } = await loadedBy(["--conditions=@interlock/source"], BIN, "sqlite.json")
     assert.strictEqual(denied(stdout), "deny")
     assert.include(modules, "node:sqlite")
-    assert.isTrue(modules.some((url) => url.endsWith("/gateway/src/SqliteAuditStore.ts")), "the recorder saw the audit store")
+    assert.isTrue(modules.some((url) => url.endsWith("/gateway/src/audit/SqliteAuditStore.ts")), "the recorder saw the audit store")
     assert.deepStrictEqual(forbiddenIn(modules), [])
   }, 60_000)
 
@@ -91,7 +91,7 @@ describe("what claude-hook loads", () => {
     assert.strictEqual(denied(stdout), "deny")
     const sources = originals(modules)
     assert.include(sources, "node:sqlite")
-    assert.isTrue(sources.some((source) => source.endsWith(path.join("gateway", "src", "SqliteAuditStore.ts"))), "the source maps name the audit store")
+    assert.isTrue(sources.some((source) => source.endsWith(path.join("gateway", "src", "audit", "SqliteAuditStore.ts"))), "the source maps name the audit store")
     assert.deepStrictEqual(forbiddenIn(sources), [])
   }, 60_000)
 

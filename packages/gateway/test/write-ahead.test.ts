@@ -2,10 +2,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { NativeTool, ToolTransport } from "@interlock/core"
 import { Effect, Fiber, Layer, Schema } from "effect"
-import { ApprovalQueue } from "../src/ApprovalQueue.ts"
-import { AuditError, AuditStore } from "../src/AuditStore.ts"
-import { GatewayCalls } from "../src/GatewayCalls.ts"
-import * as SqliteAuditStore from "../src/SqliteAuditStore.ts"
+import { ApprovalQueue } from "../src/calls/ApprovalQueue.ts"
+import { AuditError, AuditStore } from "../src/audit/AuditStore.ts"
+import { GatewayCalls } from "../src/calls/GatewayCalls.ts"
+import * as SqliteAuditStore from "../src/audit/SqliteAuditStore.ts"
 import { planOf } from "./fixtures.ts"
 
 let ran = 0

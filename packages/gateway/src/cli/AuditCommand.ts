@@ -4,8 +4,8 @@
  */
 import { Console, Effect, Option, Schedule } from "effect"
 import { Command, Flag } from "effect/cli"
-import { type AuditRecord, PENDING, PENDING_LABEL } from "../AuditRecord.ts"
-import { columnWidths, formatLine } from "../TextTable.ts"
+import { type AuditRecord, PENDING, PENDING_LABEL } from "../audit/AuditRecord.ts"
+import { columnWidths, formatLine } from "./TextTable.ts"
 import { auditSourceFlags, openAuditSource } from "./AuditSource.ts"
 import { configFlag } from "./ConfigFlag.ts"
 import { userFacing } from "./UserFacing.ts"

@@ -5,10 +5,10 @@
  * `check [--config F] [--no-connect]` directly.
  */
 import { Console, Effect, Layer, type Option } from "effect"
-import type { RuleConfig } from "../Config.ts"
-import type { AuditPlan, Plan } from "../Plan.ts"
-import { describeUrl } from "../PostgresUrl.ts"
-import { formatTable } from "../TextTable.ts"
+import type { RuleConfig } from "../config/Config.ts"
+import type { AuditPlan, Plan } from "../config/Plan.ts"
+import { describeUrl } from "../audit/PostgresUrl.ts"
+import { formatTable } from "./TextTable.ts"
 import { planFrom, progress } from "./Shared.ts"
 
 /** Which audit store a plan uses, without the Postgres password. */

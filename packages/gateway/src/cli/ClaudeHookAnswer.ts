@@ -8,8 +8,8 @@ import { Bridge, HookDeadline } from "@interlock/claude"
 import { Duration, Effect, Option } from "effect"
 import { writeSync } from "node:fs"
 import { text } from "node:stream/consumers"
-import { auditLayer } from "../AuditLayer.ts"
-import { answerEvent, auditSinkFor, CLAUDE_PRINCIPAL } from "../ClaudeHookBridge.ts"
+import { auditLayer } from "../audit/AuditLayer.ts"
+import { answerEvent, auditSinkFor, CLAUDE_PRINCIPAL } from "../claude/ClaudeHookBridge.ts"
 import { planFrom } from "./Shared.ts"
 
 /** The local bridge's audit rows, written to the gateway's audit store. */

@@ -8,7 +8,7 @@
 import { ConfigError } from "@interlock/core"
 import { bridgeSettings } from "@interlock/claude"
 import * as path from "node:path"
-import { shellQuote } from "../ClaudeBashGuard.ts"
+import { shellQuote } from "../claude/ClaudeBashGuard.ts"
 
 /** The settings file init writes, relative to the project (the working directory). */
 export const CLAUDE_SETTINGS = path.join(".claude", "settings.json")

@@ -9,8 +9,8 @@
 import { ConfigError } from "@interlock/core"
 import { Cause, Effect, Option } from "effect"
 import { once } from "node:events"
-import { compileRedactions, type Redaction, redactionsFor } from "../Redactor.ts"
-import { streamRedactor } from "../RedactStream.ts"
+import { compileRedactions, type Redaction, redactionsFor } from "../governance/Redactor.ts"
+import { streamRedactor } from "../governance/RedactStream.ts"
 import { loadFrom } from "./Shared.ts"
 
 /** The redactions of the config named by `config` (or found) that apply to `tool` (`server/name`). */

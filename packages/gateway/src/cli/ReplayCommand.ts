@@ -5,8 +5,8 @@
  */
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
-import { replay, replayable, type ReplayChange } from "../Replay.ts"
-import { cellText } from "../TextTable.ts"
+import { replay, replayable, type ReplayChange } from "../governance/Replay.ts"
+import { cellText } from "./TextTable.ts"
 import { auditSourceFlags, openAuditSource } from "./AuditSource.ts"
 import { configFlag } from "./ConfigFlag.ts"
 import { loadFrom } from "./Shared.ts"

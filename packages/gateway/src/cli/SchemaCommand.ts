@@ -1,7 +1,7 @@
 /** `interlock schema`: print the JSON Schema of the config file (the published interlock.config.schema.json). */
 import { Console } from "effect"
 import { Command } from "effect/cli"
-import { jsonSchema } from "../Config.ts"
+import { jsonSchema } from "../config/Config.ts"
 
 /** The schema command. */
 export const schemaCommand = Command.make("schema", {}, () => Console.log(JSON.stringify(jsonSchema(), null, 2))).pipe(

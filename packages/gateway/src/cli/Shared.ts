@@ -3,8 +3,8 @@ import { ConfigError } from "@interlock/core"
 import { Effect, Option } from "effect"
 import { existsSync } from "node:fs"
 import * as path from "node:path"
-import { CONFIG_NAMES, type LoadedConfig, loadConfig } from "../ConfigLoader.ts"
-import { makePlan, type Plan, type PlanOptions } from "../Plan.ts"
+import { CONFIG_NAMES, type LoadedConfig, loadConfig } from "../config/ConfigLoader.ts"
+import { makePlan, type Plan, type PlanOptions } from "../config/Plan.ts"
 
 /** The config file: the given one, or the first interlock.config.* in the working directory. */
 export const findConfig = (given: Option.Option<string>): Effect.Effect<string, ConfigError> => {

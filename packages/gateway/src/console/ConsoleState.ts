@@ -5,8 +5,8 @@
  * arguments and results only redacted, and from the approval queue, which holds redacted ones.
  */
 import { Effect } from "effect"
-import type { AuditRecord } from "../AuditRecord.ts"
-import { type ConsoleViewer, sees } from "../ConsoleAccess.ts"
+import type { AuditRecord } from "../audit/AuditRecord.ts"
+import { type ConsoleViewer, sees } from "./ConsoleAccess.ts"
 import type { GatewayShape } from "../Gateway.ts"
 import { passes, type StateQuery } from "./ConsoleInput.ts"
 import { seriesOf } from "./ConsoleSeries.ts"

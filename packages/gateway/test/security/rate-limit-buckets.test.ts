@@ -6,8 +6,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { HookContext, Principal, ToolCall } from "@interlock/core"
 import { Effect, Schema } from "effect"
-import { byteBoundedMap, keyBytes } from "../../src/ByteBoundedMap.ts"
-import { MAX_BUCKET_BYTES, rateLimitHook } from "../../src/RateLimiter.ts"
+import { byteBoundedMap, keyBytes } from "../../src/front/http/ByteBoundedMap.ts"
+import { MAX_BUCKET_BYTES, rateLimitHook } from "../../src/governance/RateLimiter.ts"
 
 const ctx = (principal: string) => new HookContext({ client: "gateway", serverId: "s", assigns: {}, principal: new Principal({ id: principal }) })
 const call = (name: string) => new ToolCall({ serverId: "s", name, args: {}, callId: "1" })

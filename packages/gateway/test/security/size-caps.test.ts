@@ -10,7 +10,7 @@ import { Effect, Schema } from "effect"
 import { spawn } from "node:child_process"
 import { cliIn, BIN } from "../cli-process.ts"
 import { echoServer, httpClient, NODE, startGateway } from "../e2e.ts"
-import { MAX_ID_LENGTH, MAX_NAME_LENGTH, MAX_URI_LENGTH, overLimit } from "../../src/DoorLimits.ts"
+import { MAX_ID_LENGTH, MAX_NAME_LENGTH, MAX_URI_LENGTH, overLimit } from "../../src/front/http/DoorLimits.ts"
 import { rawStdioGateway } from "./stdio-wire.ts"
 
 const MARK = "ZZ-LARGE-VALUE-ZZ"

@@ -1,0 +1,209 @@
+/**
+ * GatewayCalls: core's governed ToolCalls, built from a plan, with every call audited. The row is
+ * write-ahead: committed `pending` just before the request goes downstream (WriteAhead), then
+ * completed with the outcome before the result or error is handed back to the serving layer, also
+ * when the host cancels (outcome `cancelled`, in an uninterruptible step). A call that never reached
+ * the transport is recorded whole; one refused before the pipeline (unknown tool, arguments not an
+ * object) through `refuse`. If a row cannot be written, the call fails closed with an AuditError.
+ */
+import {
+  Approvals,
+  type CallError,
+  type CallInput,
+  type CallOptions,
+  type ConfigError,
+  Interlock,
+  type Receipt,
+  ToolCalls,
+  type ToolCallsShape,
+  type ToolCall,
+  type ToolResult,
+  type ToolTransport,
+  TransportError
+} from "@interlock/core"
+import { Cause, Clock, Context, Effect, Exit, Layer } from "effect"
+import { makeApprover } from "./Approver.ts"
+import { ApprovalQueue } from "./ApprovalQueue.ts"
+import { AuditRecord, GATEWAY_INSTANCE, PENDING } from "../audit/AuditRecord.ts"
+import { type AuditError, AuditStore } from "../audit/AuditStore.ts"
+import type { Plan } from "../config/Plan.ts"
+import { policyLayer } from "../governance/PolicyConfig.ts"
+import { redactResultParts } from "../governance/ContentRedaction.ts"
+import { redactingTransportLayer } from "../front/RedactingTransport.ts"
+import { detectAll, redactionsFor, redactJson, redactText } from "../governance/Redactor.ts"
+import { CurrentWriteAhead, writeAheadLayer } from "../audit/WriteAhead.ts"
+
+/** A call the gateway refused before the pipeline: what the host named, and why it was refused. */
+export interface RefusedCall {
+  /** The server the name resolved to, or {@link UNROUTED}. */
+  readonly serverId: string
+  readonly name: string
+  /** The arguments as the host sent them (captured only with `capture: "full"`, redacted). */
+  readonly args: unknown
+  /** Why, in Interlock's words (never the arguments). */
+  readonly reason: string
+  /** The id its row records (the front names it to the host); a fresh one when absent. */
+  readonly callId?: string | undefined
+}
+
+/** The server of a refused call whose tool name resolves to no server. */
+export const UNROUTED = "(unrouted)"
+
+/** The service interface: ToolCalls, with callTool audited, and the audit of calls refused before it. */
+export interface GatewayCallsShape extends Omit<ToolCallsShape, "callTool"> {
+  readonly callTool: (input: CallInput, options?: CallOptions) => Effect.Effect<ToolResult, CallError | AuditError>
+  /** Records a call refused before the pipeline (outcome `refused`); committed when it succeeds. */
+  readonly refuse: (call: RefusedCall, options?: CallOptions) => Effect.Effect<void, AuditError>
+}
+
+/** The audited, governed calls of one gateway. */
+export class GatewayCalls extends Context.Service<GatewayCalls, GatewayCallsShape>()("@interlock/gateway/GatewayCalls") {
+  /** Builds the calls from a plan over a transport, an audit store and an approval queue. */
+  static layer(plan: Plan): Layer.Layer<GatewayCalls, ConfigError, ToolTransport | AuditStore | ApprovalQueue> {
+    // Core sends through the write-ahead audit, which sends through the redaction of server errors.
+    const transport = writeAheadLayer.pipe(Layer.provide(redactingTransportLayer(plan.redactions)))
+    return Layer.effect(GatewayCalls, make(plan)).pipe(Layer.provide(governedLayer(plan).pipe(Layer.provide(transport))))
+  }
+}
+
+/** Core's ToolCalls for a plan (hooks, policy, approvals, settings); provide a ToolTransport and an ApprovalQueue. */
+export const governedLayer = (plan: Plan): Layer.Layer<ToolCalls, ConfigError, ToolTransport | ApprovalQueue> =>
+  Interlock.layer({
+    client: "interlock-gateway",
+    hooks: plan.hooks,
+    policy: policyLayer(plan.loaded.config, plan.loaded.predicates, plan.loaded.baseDir),
+    approvals: Approvals.layer({ approver: makeApprover(plan.redactions, plan.approvals.route), timeout: plan.approvals.timeoutMs }),
+    pinTools: plan.pinTools,
+    ...(plan.hookTimeoutMs === undefined ? {} : { hookTimeout: plan.hookTimeoutMs }),
+    ...(plan.callTimeoutMs === undefined ? {} : { callTimeout: plan.callTimeoutMs })
+  })
+
+const errorText = (error: CallError): string => (error._tag === "Denied" || error._tag === "HookFailed" || error._tag === "Timeout" ? `${error._tag}: ${error.message}` : error._tag)
+
+/** What a captured value becomes if redacting it fails (the redactor is iterative and should not). */
+export const NOT_CAPTURED = "[not captured: the value could not be redacted]"
+
+// Defence in depth: a row says "not captured" rather than being lost or holding an unredacted value.
+const captured = (redact: () => unknown): unknown => {
+  try {
+    return redact()
+  } catch {
+    return NOT_CAPTURED
+  }
+}
+
+/** How a call ended, for its row: core's receipt when it got one, else what the gateway saw. */
+interface Ending {
+  readonly receipt?: Receipt | undefined
+  readonly outcome?: string
+  readonly sent: boolean
+  readonly error?: string
+  readonly result?: ToolResult
+}
+
+/** The `assigns` key under which the front hands GatewayCalls the host's own id of a call, for its audit row. */
+export const HOST_TOOL_USE_KEY = "interlock/hostToolUseId"
+
+/**
+ * Claude Code's tool_use_id from a tools/call's `_meta` (`claudecode/toolUseId`, as 2.1.332 sends it), when it
+ * looks like one (letters, digits, `_` and `-`, at most 200): the client chooses it, so nothing else reaches the row.
+ */
+export const hostToolUseId = (meta: Readonly<Record<string, unknown>> | undefined): string | undefined => {
+  const id = meta?.["claudecode/toolUseId"]
+  return typeof id === "string" && /^[A-Za-z0-9_-]{1,200}$/.test(id) ? id : undefined
+}
+
+const receiptFields = (fields: Record<string, unknown>, receipt: Receipt): void => {
+  fields.receipt = receipt
+  if (receipt.digest !== undefined) fields.digest = receipt.digest
+  if (receipt.policy !== undefined) {
+    fields.decision = receipt.policy.decision
+    if (receipt.policy.rule !== undefined) fields.rule = receipt.policy.rule
+  }
+  if (receipt.approval !== undefined) {
+    const { by, decision, source } = receipt.approval
+    fields.approval = `${decision}:${source}${by === undefined ? "" : `:${by}`}`
+  }
+}
+
+const make = (plan: Plan) =>
+  Effect.gen(function*() {
+    const calls = yield* ToolCalls
+    const store = yield* AuditStore
+    const full = plan.audit.capture === "full"
+    // Captured data is always scrubbed by the built-in detectors, on top of the configured redactions.
+    const redactionsOf = (serverId: string, name: string) => [...redactionsFor(plan.redactions, serverId, name), ...detectAll()]
+    const base = (serverId: string, name: string, callId: string, options: CallOptions | undefined, started: number): Record<string, unknown> => {
+      const fields: Record<string, unknown> = { time: started, callId, server: serverId, tool: name, instance: GATEWAY_INSTANCE }
+      if (options?.principal !== undefined) fields.principal = options.principal.id
+      const toolUseId = options?.assigns?.[HOST_TOOL_USE_KEY]
+      if (typeof toolUseId === "string") fields.toolUseId = toolUseId
+      return fields
+    }
+    const callTool = (input: CallInput, options?: CallOptions): Effect.Effect<ToolResult, CallError | AuditError> =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function*() {
+          const started = yield* Clock.currentTimeMillis
+          // The gateway names the call, so that its write-ahead row and its completion agree.
+          const named = input.callId === undefined && typeof input === "object" && input !== null ? { ...input, callId: crypto.randomUUID() } : input
+          const callId = typeof named.callId === "string" ? named.callId : ""
+          let args: unknown = undefined
+          const argsOf = () => (args ??= captured(() => redactJson(input.args ?? {}, redactionsOf(input.serverId, input.name))))
+          const row = (extra: Record<string, unknown>) => {
+            const fields = { ...base(input.serverId, input.name, callId, options, started), ...extra }
+            if (full) fields.args = argsOf()
+            return new AuditRecord(fields as ConstructorParameters<typeof AuditRecord>[0])
+          }
+          let rowId: number | undefined = undefined
+          let failed: AuditError | undefined = undefined
+          const begin = (call: ToolCall) =>
+            store.begin(row({ outcome: PENDING, sent: true, durationMs: 0, digest: call.digest })).pipe(
+              Effect.tap((id) => Effect.sync(() => (rowId = id))),
+              Effect.tapError((error) => Effect.sync(() => (failed = error))),
+              Effect.mapError(() => new TransportError({ serverId: call.serverId, detail: "the audit row could not be written, so the request was not sent" })),
+              Effect.asVoid
+            )
+          const exit = yield* Effect.exit(restore(Effect.provideService(calls.callTool(named, options), CurrentWriteAhead, { begin })))
+          if (failed !== undefined) return yield* Effect.fail(failed)
+          const ended = yield* Clock.currentTimeMillis
+          const complete = (ending: Ending) => {
+            const fields: Record<string, unknown> = { outcome: ending.outcome ?? ending.receipt?.outcome ?? "failed", sent: ending.receipt?.sent ?? ending.sent, durationMs: ended - started }
+            if (ending.receipt !== undefined) receiptFields(fields, ending.receipt)
+            if (ending.error !== undefined) fields.error = ending.error
+            if (full && ending.result !== undefined) {
+              const { content, structuredContent, isError } = ending.result
+              fields.result = captured(() => ({ ...redactResultParts({ content, ...(structuredContent === undefined ? {} : { structuredContent }) }, redactionsOf(input.serverId, input.name)), isError: isError === true }))
+            }
+            const record = row(fields)
+            return rowId === undefined ? store.record(record) : store.complete(rowId, record)
+          }
+          const sent = rowId !== undefined
+          if (Exit.isSuccess(exit)) {
+            yield* complete({ receipt: exit.value.receipt, sent, result: exit.value })
+            return exit.value
+          }
+          const failure = Cause.findErrorOption(exit.cause)
+          if (failure._tag === "Some") {
+            // A hook's deny reason may quote what it saw: the row keeps it only redacted.
+            yield* complete({ receipt: failure.value.receipt, sent, error: redactText(errorText(failure.value), redactionsOf(input.serverId, input.name)) })
+            return yield* Effect.fail(failure.value)
+          }
+          // Interrupted (the host cancelled, or the gateway is stopping) or a defect: the row still says so.
+          yield* complete({ outcome: Cause.hasInterruptsOnly(exit.cause) ? "cancelled" : "failed", sent })
+          return yield* Effect.failCause(exit.cause)
+        })
+      )
+    const refuse = (call: RefusedCall, options?: CallOptions): Effect.Effect<void, AuditError> =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const fields: Record<string, unknown> = { ...base(call.serverId, call.name, call.callId ?? crypto.randomUUID(), options, now), outcome: "refused", sent: false, durationMs: 0, error: call.reason }
+        if (full && call.args !== undefined) fields.args = captured(() => redactJson(call.args, redactionsOf(call.serverId, call.name)))
+        return store.record(new AuditRecord(fields as ConstructorParameters<typeof AuditRecord>[0]))
+      })
+    return GatewayCalls.of({
+      callTool,
+      refuse,
+      listTools: calls.listTools,
+      readResource: calls.readResource,
+      getPrompt: calls.getPrompt
+    })
+  })

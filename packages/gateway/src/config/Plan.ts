@@ -1,0 +1,259 @@
+/**
+ * A gateway plan: a loaded config resolved into what the gateway runs. Secrets are read (as
+ * Redacted), the built-in hooks compiled, relative paths resolved against the config's directory,
+ * and the listen address checked. Every problem is a ConfigError naming the path at fault.
+ */
+import { ConfigError, type HooksConfig } from "@interlock/core"
+import { Redacted } from "effect"
+import * as path from "node:path"
+import type { ApprovalRoute } from "../calls/Approver.ts"
+import { CONSOLE_TOKEN_HOLDER } from "../console/ConsoleAccess.ts"
+import { builtinHooks, mergeHooks } from "../governance/BuiltinHooks.ts"
+import type { ServerConfig } from "./Config.ts"
+import type { LoadedConfig } from "./ConfigLoader.ts"
+import { parseOrigin } from "../front/http/HttpGuard.ts"
+import { DEFAULT_SESSION_LIMITS, type SessionLimits } from "../front/http/HttpSessions.ts"
+import type { Redaction } from "../governance/Redactor.ts"
+import { readSecret } from "./Secrets.ts"
+
+/** A downstream server, resolved. */
+export type ServerPlan =
+  | { readonly _tag: "stdio"; readonly command: string; readonly args: ReadonlyArray<string>; readonly env: Readonly<Record<string, string>>; readonly cwd: string }
+  | { readonly _tag: "http"; readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly token: Redacted.Redacted<string> | undefined }
+
+/** How the gateway listens toward hosts. */
+export interface ListenPlan {
+  readonly host: string
+  readonly port: number
+  /** The gateway's own bearer token (principal "default"), if any. */
+  readonly token: Redacted.Redacted<string> | undefined
+  /** Bearer token -> principal, for every configured principal (and the gateway token). */
+  readonly principals: ReadonlyMap<string, { readonly id: string; readonly roles: ReadonlyArray<string> | undefined }>
+  readonly allowedHosts: ReadonlyArray<string>
+  /** The configured origins, canonical; undefined: the gateway's own origins on the port it listens on. */
+  readonly allowedOrigins: ReadonlyArray<string> | undefined
+  /** Resumable event streams on `/mcp` (Last-Event-ID); off by default. */
+  readonly resumable: boolean
+  /** Idle expiry and caps of `/mcp` sessions. */
+  readonly sessions: SessionLimits
+  /** The console-only token (listen.consoleToken): its holder is an approver, and cannot call tools. */
+  readonly consoleToken: Redacted.Redacted<string> | undefined
+}
+
+/** How `ask` decisions are answered. */
+export interface ApprovalsPlan {
+  readonly timeoutMs: number
+  /** Where asks go; `auto` becomes `console` when approvers are named (elicitation asks the caller itself). */
+  readonly route: ApprovalRoute
+  /** Who may approve in the console: principal names and `role:NAME` (approvals.approvers). */
+  readonly approvers: ReadonlyArray<string>
+}
+
+/** Where audit rows go: a SQLite file, a Postgres URL (a secret), or neither (audit off). */
+export interface AuditPlan {
+  readonly path: string | undefined
+  readonly postgres: Redacted.Redacted<string> | undefined
+  readonly capture: "metadata" | "full"
+}
+
+/** Everything the gateway runs, from one config. */
+export interface Plan {
+  readonly servers: ReadonlyMap<string, ServerPlan>
+  readonly namespace: "auto" | "always" | "never"
+  readonly hooks: HooksConfig
+  readonly redactions: ReadonlyArray<Redaction>
+  readonly loaded: LoadedConfig
+  readonly pinTools: boolean
+  readonly audit: AuditPlan
+  readonly approvals: ApprovalsPlan
+  readonly listen: ListenPlan
+  readonly telemetry: { readonly otlp: string | undefined; readonly serviceName: string; readonly exportIntervalMs: number }
+  readonly hookTimeoutMs: number | undefined
+  readonly callTimeoutMs: number | undefined
+}
+
+/** The default HTTP address. */
+export const DEFAULT_LISTEN = "127.0.0.1:7331"
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"])
+
+/** Whether a host name or address is loopback. */
+export const isLoopback = (host: string): boolean => LOOPBACK.has(host) || /^127(?:\.\d{1,3}){3}$/.test(host)
+
+/** The names a bind address answers to: every loopback name for a loopback bind, else the address itself. */
+export const bindNames = (host: string): ReadonlyArray<string> => isLoopback(host) ? ["127.0.0.1", "localhost", "[::1]"] : [host]
+
+/** Parses HOST:PORT (IPv6 in brackets); port 0 lets the OS choose. */
+export const parseHostPort = (text: string, where: string): { readonly host: string; readonly port: number } | ConfigError => {
+  const match = /^(\[[^\]]+\]|[^:[\]]+):(\d{1,5})$/.exec(text.trim())
+  const port = match === null ? Number.NaN : Number(match[2])
+  if (match === null || !(port >= 0 && port <= 65535)) return new ConfigError({ path: where, detail: "must be HOST:PORT, for example 127.0.0.1:7331" })
+  return { host: match[1].startsWith("[") ? match[1].slice(1, -1) : match[1], port }
+}
+
+const resolveServer = (name: string, server: ServerConfig, baseDir: string, env: Readonly<Record<string, string | undefined>>): ServerPlan | ConfigError => {
+  if ("command" in server) {
+    return { _tag: "stdio", command: server.command, args: server.args ?? [], env: server.env ?? {}, cwd: path.resolve(baseDir, server.cwd ?? ".") }
+  }
+  try {
+    const url = new URL(server.url)
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("scheme")
+  } catch {
+    return new ConfigError({ path: `servers.${name}.url`, detail: "must be an http(s) URL" })
+  }
+  const token = server.token === undefined ? undefined : readSecret(server.token, `servers.${name}.token`, env)
+  if (token instanceof ConfigError) return token
+  return { _tag: "http", url: server.url, headers: server.headers ?? {}, token }
+}
+
+const resolveListen = (loaded: LoadedConfig, override: string | undefined, env: Readonly<Record<string, string | undefined>>): ListenPlan | ConfigError => {
+  const listen = loaded.config.listen ?? {}
+  const address = parseHostPort(override ?? listen.http ?? DEFAULT_LISTEN, override === undefined ? "listen.http" : "--http")
+  if (address instanceof ConfigError) return address
+  const principals = new Map<string, { readonly id: string; readonly roles: ReadonlyArray<string> | undefined }>()
+  const token = listen.token === undefined ? undefined : readSecret(listen.token, "listen.token", env)
+  if (token instanceof ConfigError) return token
+  if (token !== undefined) principals.set(Redacted.value(token), { id: "default", roles: undefined })
+  for (const [id, principal] of Object.entries(listen.principals ?? {})) {
+    const secret = readSecret(principal.token, `listen.principals.${id}.token`, env)
+    if (secret instanceof ConfigError) return secret
+    const value = Redacted.value(secret)
+    if (principals.has(value)) return new ConfigError({ path: `listen.principals.${id}.token`, detail: "is the same token as another principal's" })
+    principals.set(value, { id, roles: principal.roles })
+  }
+  if (!isLoopback(address.host) && principals.size === 0) {
+    return new ConfigError({
+      path: override === undefined ? "listen.http" : "--http",
+      detail: `binds ${address.host}, which is not loopback: set listen.token or listen.principals so that only holders of a token can call tools`
+    })
+  }
+  const consoleToken = listen.consoleToken === undefined ? undefined : readSecret(listen.consoleToken, "listen.consoleToken", env)
+  if (consoleToken instanceof ConfigError) return consoleToken
+  if (consoleToken !== undefined && principals.has(Redacted.value(consoleToken))) {
+    return new ConfigError({ path: "listen.consoleToken", detail: "is the same token as a principal's: the console token must be its own" })
+  }
+  if (consoleToken !== undefined && [...principals.values()].some((principal) => principal.id === CONSOLE_TOKEN_HOLDER)) {
+    return new ConfigError({ path: `listen.principals.${CONSOLE_TOKEN_HOLDER}`, detail: "is the name the audit gives the console token's holder: choose another" })
+  }
+  const hosts = bindNames(address.host)
+  const origins = listen.allowedOrigins?.map(parseOrigin)
+  const badOrigin = origins?.findIndex((origin) => origin === undefined) ?? -1
+  if (badOrigin >= 0) {
+    return new ConfigError({ path: `listen.allowedOrigins[${badOrigin}]`, detail: "must be an origin, scheme://host[:port], for example http://localhost:3000" })
+  }
+  return {
+    host: address.host,
+    port: address.port,
+    token,
+    principals,
+    allowedHosts: listen.allowedHosts ?? hosts,
+    allowedOrigins: origins as ReadonlyArray<string> | undefined,
+    resumable: listen.resumable === true,
+    sessions: {
+      idleMs: listen.sessionIdleSeconds === undefined ? DEFAULT_SESSION_LIMITS.idleMs : listen.sessionIdleSeconds * 1_000,
+      maxSessions: listen.maxSessions ?? DEFAULT_SESSION_LIMITS.maxSessions,
+      maxPerPrincipal: listen.maxSessionsPerPrincipal ?? DEFAULT_SESSION_LIMITS.maxPerPrincipal
+    },
+    consoleToken
+  }
+}
+
+const resolveApprovals = (config: LoadedConfig["config"], listen: ListenPlan): ApprovalsPlan | ConfigError => {
+  const approvals = config.approvals ?? {}
+  const approvers = approvals.approvers ?? []
+  const known = new Set([...listen.principals.values()].map((principal) => principal.id))
+  for (const [index, approver] of approvers.entries()) {
+    const role = approver.startsWith("role:") ? approver.slice(5) : undefined
+    if (role === "" || (role === undefined && !known.has(approver))) {
+      return new ConfigError({ path: `approvals.approvers[${index}]`, detail: "must name a principal of listen.principals (or listen.token's \"default\"), or be role:NAME" })
+    }
+  }
+  const via = approvals.via ?? "auto"
+  if (via === "elicitation" && approvers.length > 0) {
+    return new ConfigError({ path: "approvals.via", detail: "elicitation asks the caller's own host, and a caller never approves its own call: use console or auto with approvers" })
+  }
+  return { timeoutMs: Math.round((approvals.timeoutSeconds ?? 120) * 1000), route: approvers.length > 0 ? "console" : via, approvers }
+}
+
+/** A Postgres URL, literal or `env:NAME`, as a secret; a ConfigError naming `where` (never the value) when it is not one. */
+export const readPostgresUrl = (
+  value: string,
+  where: string,
+  env: Readonly<Record<string, string | undefined>> = process.env
+): Redacted.Redacted<string> | ConfigError => {
+  const url = readSecret(value, where, env)
+  if (url instanceof ConfigError) return url
+  return /^postgres(?:ql)?:\/\//.test(Redacted.value(url)) ? url : new ConfigError({ path: where, detail: "must be a postgres:// or postgresql:// URL" })
+}
+
+/** The default SQLite audit file, relative to the config's directory. */
+export const DEFAULT_AUDIT_PATH = ".interlock/audit.db"
+
+/**
+ * Where a config's audit rows go: SQLite at `audit.path` (default {@link DEFAULT_AUDIT_PATH})
+ * resolved against the config's directory, Postgres at `audit.postgres`, or off. The gateway,
+ * `claude-hook`, `audit` and `replay` all find the store through this one function.
+ */
+export const auditPlan = (loaded: LoadedConfig, env: Readonly<Record<string, string | undefined>> = process.env): AuditPlan | ConfigError => {
+  const audit = loaded.config.audit ?? {}
+  const capture = audit.capture ?? "metadata"
+  if (audit.enabled === false) return { path: undefined, postgres: undefined, capture }
+  if (audit.postgres === undefined) {
+    const file = audit.path === ":memory:" ? ":memory:" : path.resolve(loaded.baseDir, audit.path ?? DEFAULT_AUDIT_PATH)
+    return { path: file, postgres: undefined, capture }
+  }
+  if (audit.path !== undefined) return new ConfigError({ path: "audit", detail: "set either path (SQLite) or postgres, not both" })
+  const postgres = readPostgresUrl(audit.postgres, "audit.postgres", env)
+  return postgres instanceof ConfigError ? postgres : { path: undefined, postgres, capture }
+}
+
+/** Options of {@link makePlan}. */
+export interface PlanOptions {
+  /** Overrides listen.http (the CLI's --http). */
+  readonly http?: string | undefined
+  readonly env?: Readonly<Record<string, string | undefined>>
+}
+
+/** Resolves a loaded config into a plan. */
+export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan | ConfigError => {
+  const env = options.env ?? process.env
+  const config = loaded.config
+  const servers = new Map<string, ServerPlan>()
+  for (const [name, server] of Object.entries(config.servers)) {
+    if (name.includes("__") || name.includes("/")) {
+      return new ConfigError({ path: `servers.${name}`, detail: "a server name must not contain \"__\" or \"/\" (they separate server and tool)" })
+    }
+    const resolved = resolveServer(name, server, loaded.baseDir, env)
+    if (resolved instanceof ConfigError) return resolved
+    servers.set(name, resolved)
+  }
+  if (config.telemetry?.otlp !== undefined && !/^https?:\/\/[^/\s]+/.test(config.telemetry.otlp)) {
+    return new ConfigError({ path: "telemetry.otlp", detail: "must be an http(s) URL, for example http://127.0.0.1:4318" })
+  }
+  const builtins = builtinHooks(config)
+  if (builtins instanceof ConfigError) return builtins
+  const listen = resolveListen(loaded, options.http, env)
+  if (listen instanceof ConfigError) return listen
+  const audit = auditPlan(loaded, env)
+  if (audit instanceof ConfigError) return audit
+  const approvals = resolveApprovals(config, listen)
+  if (approvals instanceof ConfigError) return approvals
+  return {
+    servers,
+    namespace: config.namespace ?? "auto",
+    hooks: mergeHooks(builtins.hooks, loaded.hooks),
+    redactions: builtins.redactions,
+    loaded,
+    pinTools: config.pinTools === true,
+    audit,
+    approvals,
+    listen,
+    telemetry: {
+      otlp: config.telemetry?.otlp,
+      serviceName: config.telemetry?.serviceName ?? "interlock-gateway",
+      exportIntervalMs: config.telemetry?.exportIntervalMs ?? 5_000
+    },
+    hookTimeoutMs: config.hookTimeoutMs,
+    callTimeoutMs: config.callTimeoutMs
+  }
+}

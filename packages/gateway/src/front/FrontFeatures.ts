@@ -1,0 +1,134 @@
+/**
+ * The host-facing handlers of every MCP feature beyond tools: resources (list, templates, read,
+ * subscribe, unsubscribe), prompts (list, get), completion and logging/setLevel, each handed to the
+ * FeatureForwarder and its answer or typed failure turned into MCP's wire shapes. Every handler of
+ * a front server is registered through `admitted`, which applies the door caps (DoorLimits) first.
+ */
+import type { OperationOptions } from "@interlock/core"
+import {
+  type HandlerResultTypeMap,
+  ProtocolError as WireError,
+  type RequestMethod,
+  type RequestTypeMap,
+  ResourceNotFoundError,
+  type Server,
+  type ServerContext
+} from "@modelcontextprotocol/server"
+import { Effect, Result } from "effect"
+import { type DoorLimits, overLimit } from "./http/DoorLimits.ts"
+import type { FeatureForwarderShape, GateFailure } from "../calls/FeatureForwarder.ts"
+import type { Runner } from "./FrontServer.ts"
+import type { HostSession } from "./HostSessions.ts"
+
+/** The capabilities a front server declares: everything, since servers may connect later. */
+export const FRONT_CAPABILITIES = {
+  tools: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
+  prompts: { listChanged: true },
+  completions: {},
+  logging: {}
+} as const
+
+const INVALID_PARAMS = -32602
+
+/** A failed read, get, subscription or completion as the JSON-RPC error the host gets (`uri` for a resource). */
+export const gateFailureToWire = (error: GateFailure, uri?: string): WireError => {
+  switch (error._tag) {
+    case "Unrouted":
+      // The SDK's own answer for an unknown resource (InvalidParams, with the URI the host sent as data).
+      return error.what === "resource" && uri !== undefined ? new ResourceNotFoundError(uri) : new WireError(INVALID_PARAMS, `Interlock: ${error.message}`)
+    case "ProtocolError":
+      return new WireError(error.code, error.detail)
+    case "Denied":
+      return new WireError(-32600, `Interlock: ${error.message}`)
+    default:
+      return new WireError(-32603, `Interlock: ${error.message}`)
+  }
+}
+
+/** Registers a request handler on a front server; the request has passed the door caps when it runs. */
+export type Handle = <M extends RequestMethod>(
+  method: M,
+  handler: (request: RequestTypeMap[M], ctx: ServerContext) => HandlerResultTypeMap[M] | Promise<HandlerResultTypeMap[M]>
+) => void
+
+/** Told of a request refused at the door (the cap's message, never the value), before the host is answered. */
+export type OnRefused = (request: { readonly method: string; readonly params?: unknown }, reason: string, signal: AbortSignal) => Promise<void>
+
+/**
+ * The registrar of a front server's handlers: a request past a cap is answered with an error naming
+ * the cap, never the value, once `onRefused` (the audit of a refused call) has settled.
+ */
+export const admitted = (server: Server, limits: DoorLimits, onRefused?: OnRefused): Handle => (method, handler) =>
+  server.setRequestHandler(method, (request, ctx) => {
+    const over = overLimit(request, ctx.mcpReq.id, limits)
+    if (over === undefined) return handler(request, ctx)
+    // The id and the progress token make the request itself invalid; the rest are its params.
+    const error = new WireError(over.limit === "MAX_ID_LENGTH" ? -32600 : INVALID_PARAMS, over.message)
+    if (onRefused === undefined) throw error
+    return onRefused(request, over.message, ctx.mcpReq.signal).then(() => Promise.reject(error)) as never
+  })
+
+const noCursor = (params: { readonly cursor?: unknown } | undefined) => {
+  // Listings are answered whole (every server, every page), so no cursor of ours exists.
+  if (params?.cursor !== undefined) throw new WireError(INVALID_PARAMS, "Interlock: unknown cursor (listings are not paginated)")
+}
+
+const withMeta = <A extends Record<string, unknown>>(body: A, meta: unknown): A =>
+  meta === undefined ? body : { ...body, _meta: meta }
+
+/** Registers the handlers on one host's server. */
+export const registerFeatures = (
+  handle: Handle,
+  host: HostSession,
+  forwarder: FeatureForwarderShape,
+  run: Runner,
+  options: OperationOptions
+): void => {
+  const answer = <A>(effect: Effect.Effect<A, GateFailure>, ctx: ServerContext, uri?: string): Promise<A> =>
+    run(Effect.result(effect), ctx.mcpReq.signal).then(
+      (result) => {
+        if (Result.isSuccess(result)) return result.success
+        throw gateFailureToWire(result.failure, uri)
+      },
+      () => {
+        // A defect or an interruption: say nothing about it beyond that it failed.
+        throw new WireError(-32603, "Interlock: the request failed")
+      }
+    )
+
+  handle("resources/list", (request, ctx) => {
+    noCursor(request.params)
+    return answer(Effect.map(forwarder.listResources(), (resources) => ({ resources: [...resources] })), ctx) as never
+  })
+  handle("resources/templates/list", (request, ctx) => {
+    noCursor(request.params)
+    return answer(Effect.map(forwarder.listResourceTemplates(), (templates) => ({ resourceTemplates: [...templates] })), ctx) as never
+  })
+  handle("resources/read", (request, ctx) =>
+    answer(
+      Effect.map(forwarder.readResource(request.params.uri, options), (read) => withMeta({ contents: [...read.contents] }, read.meta)),
+      ctx,
+      request.params.uri
+    ) as never)
+  handle("resources/subscribe", (request, ctx) =>
+    answer(Effect.as(forwarder.subscribe(host, request.params.uri), {}), ctx, request.params.uri) as never)
+  handle("resources/unsubscribe", (request, ctx) =>
+    answer(Effect.as(forwarder.unsubscribe(host, request.params.uri), {}), ctx) as never)
+  handle("prompts/list", (request, ctx) => {
+    noCursor(request.params)
+    return answer(Effect.map(forwarder.listPrompts(), (prompts) => ({ prompts: [...prompts] })), ctx) as never
+  })
+  handle("prompts/get", (request, ctx) =>
+    answer(
+      Effect.map(forwarder.getPrompt(request.params.name, request.params.arguments ?? {}, options), (prompt) =>
+        withMeta({
+          ...(prompt.description === undefined ? {} : { description: prompt.description }),
+          messages: [...prompt.messages]
+        }, prompt.meta)),
+      ctx
+    ) as never)
+  handle("completion/complete", (request, ctx) => answer(forwarder.complete(request.params), ctx) as never)
+  handle("logging/setLevel", (request, ctx) =>
+    answer(Effect.as(forwarder.setLoggingLevel(host, request.params.level), {}), ctx) as never)
+}

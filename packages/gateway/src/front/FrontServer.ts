@@ -1,0 +1,150 @@
+/**
+ * The MCP server one host connection talks to. Every tools/call goes through GatewayCalls (hooks,
+ * policy, approvals, audit) with the connection's principal; one it refuses first (unknown tool,
+ * arguments not an object) is audited too. Progress notifications flow back to the host; the
+ * host's cancellation interrupts the call, which cancels the downstream request.
+ * Resources, prompts, completion and logging go through the FeatureForwarder (FrontFeatures).
+ */
+import type { CallError, Principal } from "@interlock/core"
+import { ProtocolError as WireError, Server, type ServerContext } from "@modelcontextprotocol/server"
+import { Effect, Result } from "effect"
+import { type Elicit, ELICIT_KEY } from "../calls/Approver.ts"
+import type { AuditError } from "../audit/AuditStore.ts"
+import type { FeatureForwarderShape } from "../calls/FeatureForwarder.ts"
+import { type DoorLimits, MAX_NAME_LENGTH } from "./http/DoorLimits.ts"
+import { redactDefinition } from "../governance/ContentRedaction.ts"
+import { admitted, FRONT_CAPABILITIES, registerFeatures } from "./FrontFeatures.ts"
+import { type GatewayCallsShape, HOST_TOOL_USE_KEY, hostToolUseId, type RefusedCall, UNROUTED } from "../calls/GatewayCalls.ts"
+import type { HostSessionsShape } from "./HostSessions.ts"
+import type { Namespace } from "../governance/Namespace.ts"
+import { type Redaction, redactionsFor } from "../governance/Redactor.ts"
+import { CALL_ID_META, failureToWire, toWireResult, toWireTool } from "./WireConvert.ts"
+
+/** Runs an Effect for a request; the signal interrupts it. */
+export type Runner = <A, E>(effect: Effect.Effect<A, E>, signal: AbortSignal) => Promise<A>
+
+/** What every front server of a gateway shares. */
+export interface FrontDeps {
+  readonly calls: GatewayCallsShape
+  readonly features: FeatureForwarderShape
+  readonly namespace: Namespace
+  readonly hosts: HostSessionsShape
+  readonly run: Runner
+  readonly version: string
+  /** The caps every request meets before its handler runs. */
+  readonly limits: DoorLimits
+  /** The config's redactions, for the tool definitions a listing shows. */
+  readonly redactions: ReadonlyArray<Redaction>
+}
+
+const INVALID_PARAMS = -32602
+
+const isObject = (value: unknown): value is Record<string, never> => typeof value === "object" && value !== null && !Array.isArray(value)
+
+type Target = NonNullable<ReturnType<Namespace["resolve"]>>
+
+const failure = (error: CallError | AuditError, callId?: string) => {
+  const wire = failureToWire(error, callId)
+  if (wire instanceof WireError) throw wire
+  return wire
+}
+
+/** The call's server, tool and arguments; or, when it is refused before the pipeline, why (with what its row records). */
+const admit = (
+  deps: FrontDeps,
+  name: unknown,
+  args: unknown
+): { readonly refused: RefusedCall } | { readonly target: Target; readonly args: Record<string, never> } => {
+  const target = typeof name === "string" ? deps.namespace.resolve(name) : undefined
+  const shown = typeof name === "string" ? name : "(no name)"
+  const routed = { serverId: target?.serverId ?? UNROUTED, name: target?.name ?? shown.slice(0, MAX_NAME_LENGTH), args }
+  if (target === undefined) return { refused: { ...routed, reason: `Unknown tool: ${shown}` } }
+  return isObject(args) ? { target, args } : { refused: { ...routed, reason: "arguments must be an object" } }
+}
+
+const hostElicit = (server: Server): Elicit | undefined =>
+  server.getClientCapabilities()?.elicitation === undefined
+    ? undefined
+    : (params) => server.elicitInput({ mode: "form", message: params.message, requestedSchema: params.requestedSchema as never })
+
+/** Builds the MCP server for one host connection; `principal` is who the connection authenticated as. */
+export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefined): Server => {
+  const server = new Server(
+    { name: "interlock-gateway", version: deps.version },
+    { capabilities: FRONT_CAPABILITIES }
+  )
+  const host = { server }
+  const options = principal === undefined ? {} : { principal }
+  // A tools/call refused at the door is audited too, under its name cut to the cap.
+  const handle = admitted(server, deps.limits, (request, reason, signal) => {
+    if (request.method !== "tools/call") return Promise.resolve()
+    const name = String((request.params as { readonly name?: unknown } | undefined)?.name ?? "")
+    const shown = name.length > MAX_NAME_LENGTH ? `${name.slice(0, MAX_NAME_LENGTH)}…` : name
+    return deps.run(Effect.ignore(deps.calls.refuse({ serverId: UNROUTED, name: shown, args: undefined, reason }, options)), signal)
+  })
+
+  handle("tools/list", (_request, ctx: ServerContext) =>
+    deps.run(
+      Effect.map(deps.calls.listTools(undefined, options), (tools) => ({
+        tools: tools.flatMap((tool) => {
+          const listed = redactDefinition(toWireTool(tool, deps.namespace.expose(tool.serverId, tool.name)), redactionsFor(deps.redactions, tool.serverId, tool.name))
+          return listed === undefined ? [] : [listed]
+        })
+      })),
+      ctx.mcpReq.signal
+    ) as never)
+
+  handle("tools/call", (request, ctx: ServerContext) => {
+    const params = request.params
+    const checked = admit(deps, params.name, params.arguments ?? {})
+    // The gateway names the call here, so that a refused or failed call can name its audit row to the host.
+    const callId = crypto.randomUUID()
+    if ("refused" in checked) {
+      const refused = { ...checked.refused, callId }
+      return deps.run(Effect.result(deps.calls.refuse(refused, options)), ctx.mcpReq.signal).then((result) => {
+        if (Result.isFailure(result)) return failure(result.failure)
+        throw new WireError(INVALID_PARAMS, refused.reason, { [CALL_ID_META]: callId })
+      }) as never
+    }
+    const { target, args } = checked
+    const progressToken = params._meta?.progressToken
+    const toolUseId = hostToolUseId(params._meta)
+    const elicit = hostElicit(server)
+    const end = deps.hosts.begin(host, target.serverId, (notification) => ctx.mcpReq.notify(notification as never))
+    // Progress sent before the result must reach the host before it: the result waits for them.
+    const notified: Array<Promise<unknown>> = []
+    const call = deps.calls.callTool(
+      { serverId: target.serverId, name: target.name, args, callId },
+      {
+        ...options,
+        assigns: { ...(elicit === undefined ? {} : { [ELICIT_KEY]: elicit }), ...(toolUseId === undefined ? {} : { [HOST_TOOL_USE_KEY]: toolUseId }) },
+        ...(progressToken === undefined
+          ? {}
+          : {
+            onProgress: (progress) => {
+              notified.push(ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken, ...progress } }).catch(() => undefined))
+            }
+          })
+      }
+    )
+    return deps.run(Effect.result(call), ctx.mcpReq.signal)
+      .then((result) => Promise.all(notified).then(() => result))
+      .then((result) => {
+        if (Result.isFailure(result)) return failure(result.failure, callId)
+        deps.features.noteResult(target.serverId, result.success.content)
+        return toWireResult(result.success)
+      })
+      .finally(end) as never
+  })
+
+  registerFeatures(handle, host, deps.features, deps.run, options)
+
+  const remove = deps.hosts.add(host)
+  const previous = server.onclose
+  server.onclose = () => {
+    remove()
+    deps.features.hostClosed(host)
+    previous?.()
+  }
+  return server
+}

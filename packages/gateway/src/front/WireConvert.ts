@@ -1,0 +1,66 @@
+/**
+ * Between core's models and MCP wire shapes toward the host: tools for tools/list, results for
+ * tools/call, and what a failed call looks like to the host. A denial, a hook failure, a timeout
+ * or a transport failure is an isError result with Interlock's message (the model sees why); a
+ * downstream protocol error keeps its JSON-RPC code. Messages never carry arguments or results.
+ */
+import type { CallError, Tool, ToolResult } from "@interlock/core"
+import { ProtocolError as WireError } from "@modelcontextprotocol/server"
+import type { AuditError } from "../audit/AuditStore.ts"
+
+/** A tool as tools/list returns it, under its host-side name. */
+export const toWireTool = (tool: Tool, name: string): Record<string, unknown> & { readonly name: string } => {
+  const out: Record<string, unknown> & { name: string } = { name, inputSchema: tool.inputSchema }
+  if (tool.title !== undefined) out.title = tool.title
+  if (tool.description !== undefined) out.description = tool.description
+  if (tool.outputSchema !== undefined) out.outputSchema = tool.outputSchema
+  if (tool.annotations !== undefined) out.annotations = tool.annotations
+  return out
+}
+
+/** A result as tools/call returns it (the receipt travels in `_meta`, without args or results). */
+export const toWireResult = (result: ToolResult): Record<string, unknown> => {
+  const out: Record<string, unknown> = { content: result.content }
+  if (result.structuredContent !== undefined) out.structuredContent = result.structuredContent
+  if (result.isError === true) out.isError = true
+  const meta: Record<string, unknown> = { ...(result.meta ?? {}) }
+  if (result.receipt !== undefined) meta["interlock/receipt"] = { outcome: result.receipt.outcome, callId: result.receipt.callId, policy: result.receipt.policy }
+  if (Object.keys(meta).length > 0) out._meta = meta
+  return out
+}
+
+/** The `_meta` key of a failed call's id, as its audit row records it (`interlock audit --call ID`). */
+export const CALL_ID_META = "interlock/callId"
+
+/** The `_meta` key of the digest of a failed call's final call (after rewrites), as its receipt and audit row hold it. */
+export const DIGEST_META = "interlock/digest"
+
+/** The `_meta` key of a failed call's error tag. */
+export const ERROR_META = "interlock/error"
+
+/** A failed call's id and digest under their `_meta` keys (each when known). */
+const callMeta = (error: CallError, callId: string | undefined): Record<string, string> => {
+  const meta: Record<string, string> = {}
+  const id = callId ?? error.receipt?.callId
+  if (id !== undefined) meta[CALL_ID_META] = id
+  if (error.receipt?.digest !== undefined) meta[DIGEST_META] = error.receipt.digest
+  return meta
+}
+
+/**
+ * What a failed call becomes for the host: an isError result, or a JSON-RPC error. The result's
+ * `_meta` names the error's tag, the call's id and the receipt's digest, so the host's user can
+ * find the audit row; nothing from the arguments or from what a hook raised. A downstream protocol
+ * error keeps its code and message, and carries the same ids as its error data.
+ */
+export const failureToWire = (error: CallError | AuditError, callId?: string): Record<string, unknown> | WireError => {
+  switch (error._tag) {
+    case "ProtocolError":
+      // The server's own error data is not passed on; the host gets the ids of the audit row instead.
+      return new WireError(error.code, error.detail, callMeta(error, callId))
+    case "AuditError":
+      return new WireError(-32603, "the audit store could not record this call, so its answer is withheld")
+    default:
+      return { content: [{ type: "text", text: `Interlock: ${error.message}` }], isError: true, _meta: { [ERROR_META]: error._tag, ...callMeta(error, callId) } }
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * Shadow mode: re-decide recorded calls under a candidate policy and report the calls whose
+ * decision would change. Rows recorded with `capture: "metadata"` have no arguments; they are
+ * re-decided with empty arguments, and the change says so (`argsCaptured: false`). Only the policy
+ * is re-run (hooks may act on the world): a row whose call never reached the policy (a hook denied
+ * it, it was refused, or it is a Claude Code post-tool or agent event) has no decision to compare,
+ * and is not re-decided.
+ */
+import { ConfigError, HookContext, Policy, Principal, ToolCall } from "@interlock/core"
+import { Effect } from "effect"
+import type { AuditRecord } from "../audit/AuditRecord.ts"
+import type { LoadedConfig } from "../config/ConfigLoader.ts"
+import { policyLayer } from "./PolicyConfig.ts"
+
+/** One call whose decision would change. */
+export interface ReplayChange {
+  readonly id: number | undefined
+  readonly time: number
+  readonly principal: string | undefined
+  readonly server: string
+  readonly tool: string
+  /** The recorded policy decision. */
+  readonly before: "allow" | "deny" | "ask"
+  /** The candidate's decision. */
+  readonly after: "allow" | "deny" | "ask"
+  /** The candidate rule that decided, if a rule did. */
+  readonly rule: string | undefined
+  readonly argsCaptured: boolean
+}
+
+const isJsonObject = (value: unknown): value is Record<string, never> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** Whether a row can be re-decided: its call reached the policy, which recorded a decision. */
+export const replayable = (row: AuditRecord): boolean => row.decision !== undefined
+
+/** Re-decides the {@link replayable} `rows` under the candidate config's policy. */
+export const replay = (
+  rows: ReadonlyArray<AuditRecord>,
+  candidate: LoadedConfig
+): Effect.Effect<ReadonlyArray<ReplayChange>, ConfigError> =>
+  Effect.gen(function*() {
+    const policy = yield* Effect.provide(Effect.service(Policy), policyLayer(candidate.config, candidate.predicates, candidate.baseDir))
+    const changes: Array<ReplayChange> = []
+    for (const row of rows) {
+      if (row.decision === undefined) continue
+      const argsCaptured = isJsonObject(row.args)
+      const args = argsCaptured ? row.args : {}
+      const call = new ToolCall({ serverId: row.server, name: row.tool, args, callId: row.callId })
+      const ctx = new HookContext({
+        client: "interlock-replay",
+        serverId: row.server,
+        assigns: {},
+        principal: row.principal === undefined ? undefined : new Principal({ id: row.principal })
+      })
+      const decision = yield* policy.decide(call, ctx)
+      const after = decision._tag === "Allow" ? "allow" : decision._tag === "Deny" ? "deny" : "ask"
+      const before = row.decision
+      if (before !== after) {
+        changes.push({
+          id: row.id,
+          time: row.time,
+          principal: row.principal,
+          server: row.server,
+          tool: row.tool,
+          before,
+          after,
+          rule: decision.rule,
+          argsCaptured
+        })
+      }
+    }
+    return changes
+  })
