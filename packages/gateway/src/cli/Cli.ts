@@ -70,15 +70,12 @@ export const directCheck = (args: ReadonlyArray<string>): { readonly config: Opt
 }
 
 /**
- * The flags of a plain `redact --config F --tool T` (in either order, each once, `-c` for --config),
- * as the bridge's Bash rewrite runs it; undefined for any other arguments, which effect/cli parses.
+ * The flags of a plain `redact --config F --tool T` (both given, each once), as the bridge's Bash
+ * rewrite runs it; undefined for any other arguments, which effect/cli parses.
  */
 export const directRedact = (args: ReadonlyArray<string>): { readonly config: string; readonly tool: string } | undefined => {
-  if (args[0] !== "redact" || args.length !== 5) return undefined
-  const pairs = new Map([[args[1] === "-c" ? "--config" : args[1], args[2]], [args[3] === "-c" ? "--config" : args[3], args[4]]])
-  const config = pairs.get("--config")
-  const tool = pairs.get("--tool")
-  return config === undefined || tool === undefined || config.startsWith("-") || tool.startsWith("-") ? undefined : { config, tool }
+  const given = directArgs(args, "redact")
+  return typeof given?.config === "string" && typeof given.tool === "string" ? { config: given.config, tool: given.tool } : undefined
 }
 
 /** Runs `args` through effect/cli with the Node services, loading only the commands they name. */

@@ -16,7 +16,8 @@ const CONFIG: DirectFlag = { names: ["--config", "-c"], value: true }
 /** The flags of each command that has a direct path. Adding a flag to one is one entry here. */
 export const DIRECT_FLAGS = {
   "claude-hook": { config: CONFIG, timeout: { names: ["--timeout"], value: true } },
-  check: { config: CONFIG, noConnect: { names: ["--no-connect"], value: false } }
+  check: { config: CONFIG, noConnect: { names: ["--no-connect"], value: false } },
+  redact: { config: CONFIG, tool: { names: ["--tool"], value: true } }
 } as const satisfies Record<string, Record<string, DirectFlag>>
 
 /** A command with a direct path. */
