@@ -12,7 +12,7 @@
 import { Effect } from "effect"
 import type { ClaudeInputOf } from "./ClaudeEvent.ts"
 import { type CompiledClaudeHooks, invoke, select } from "./ClaudeHook.ts"
-import type { ClaudeFailureKind } from "./Errors.ts"
+import type { ClaudeFailureKind } from "./ClaudeErrors.ts"
 import { read, type Reading } from "./Reading.ts"
 import { coerce } from "./ReturnValue.ts"
 

@@ -4,7 +4,7 @@
  * keys are kept as they came. `decodeEvent` checks an event read from a boundary (stdin, a file).
  */
 import { Cause, Exit, Schema } from "effect"
-import { BadEvent } from "./Errors.ts"
+import { BadEvent } from "./ClaudeErrors.ts"
 
 /** Every Claude Code hook event Interlock speaks. */
 export const CLAUDE_EVENTS = [

@@ -7,7 +7,7 @@
 import { isDeadline, toMillis } from "@interlock/core"
 import { Cause, type Duration, Effect, Exit, Predicate } from "effect"
 import { CLAUDE_EVENTS, type ClaudeEventName, type ClaudeInput, isClaudeEvent, TOOL_EVENTS } from "./ClaudeEvent.ts"
-import { ClaudeHookFailed, SettingsError } from "./Errors.ts"
+import { ClaudeHookFailed, SettingsError } from "./ClaudeErrors.ts"
 import { type ClaudeReturn, type Coerced, coerce } from "./ReturnValue.ts"
 
 /** A Claude-style hook function. An Effect it returns may fail with ClaudeHookFailed (command hooks do). */

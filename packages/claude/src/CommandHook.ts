@@ -13,7 +13,7 @@ import { type Duration, Effect } from "effect"
 import type { ClaudeEventName, ClaudeInput } from "./ClaudeEvent.ts"
 import { type ClaudeHookSpec, millis } from "./ClaudeHook.ts"
 import { decodeOutput } from "./ClaudeOutput.ts"
-import { ClaudeHookFailed, type ClaudeFailureKind } from "./Errors.ts"
+import { ClaudeHookFailed, type ClaudeFailureKind } from "./ClaudeErrors.ts"
 import type { ClaudeReturn } from "./ReturnValue.ts"
 
 /** Options of {@link command}. */

@@ -13,7 +13,7 @@ import type { HooksConfig } from "@interlock/core"
 import { CLAUDE_EVENTS, isClaudeEvent } from "./ClaudeEvent.ts"
 import { compile, type ClaudeHooksConfig, type ClaudeMatcherGroup, type CompiledClaudeHooks } from "./ClaudeHook.ts"
 import { command, type CommandOptions } from "./CommandHook.ts"
-import { SettingsError } from "./Errors.ts"
+import { SettingsError } from "./ClaudeErrors.ts"
 import { entriesOf } from "./ToolHooks.ts"
 
 /** Options of {@link fromSettings}. */

@@ -24,7 +24,7 @@ import {
 import type { ClaudeInput } from "./ClaudeEvent.ts"
 import { addContext, CONTEXT_KEY, contextOf, HALT_KEY } from "./ClaudeMeta.ts"
 import { compile, type ClaudeHooksConfig, type CompiledClaudeHook, invoke } from "./ClaudeHook.ts"
-import type { SettingsError } from "./Errors.ts"
+import type { SettingsError } from "./ClaudeErrors.ts"
 import { read, type Reading } from "./Reading.ts"
 import { toClaudeName } from "./ToolNames.ts"
 import { callToolResult, toResult } from "./ToolResponse.ts"

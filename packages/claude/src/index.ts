@@ -23,7 +23,7 @@ export * as ClaudeHooks from "./ClaudeHooks.ts"
 export * as ClaudeMeta from "./ClaudeMeta.ts"
 export * from "./ClaudeOutput.ts"
 export type { CommandOptions } from "./CommandHook.ts"
-export * from "./Errors.ts"
+export * from "./ClaudeErrors.ts"
 /** `Hook.command(...)`: command hooks. */
 export * as Hook from "./Hook.ts"
 /** The bridge's own deadline below the hook's `timeout`: `deadlineMillis`, `parseTimeout`, `remaining`. */

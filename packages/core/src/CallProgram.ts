@@ -8,7 +8,7 @@
 import { Cause, type Duration, Effect, Exit, Tracer } from "effect"
 import type { ApprovalOutcome } from "./Approvals.ts"
 import { checkInput } from "./CallInputCheck.ts"
-import { type Client, hookContext } from "./internal/Client.ts"
+import { type ClientState, hookContext } from "./internal/ClientState.ts"
 import { type CallError, Denied, HookFailed, ProtocolError, Timeout, TransportError } from "./Errors.ts"
 import { type ChainEnd, type ChainSpec, type Recorder, refusal, runChain, STOP } from "./HookChain.ts"
 import type { HookContext } from "./HookContext.ts"
@@ -107,7 +107,7 @@ const withReceipt = (error: CallError, receipt: Receipt): CallError => {
 }
 
 const decidePolicy = (
-  client: Client,
+  client: ClientState,
   trail: Trail,
   call: ToolCall,
   ctx: HookContext
@@ -144,7 +144,7 @@ const classify = (call: ToolCall, exit: Exit.Exit<ToolResult, CallError>): Effec
  * Interrupting the call interrupts the request.
  */
 const sendCall = (
-  client: Client,
+  client: ClientState,
   trail: Trail,
   call: ToolCall,
   options: CallOptions | undefined,
@@ -174,7 +174,7 @@ const annotateReceipt = (span: Tracer.Span, trail: Trail): void => {
 }
 
 /** Runs one governed tool call. */
-export const callTool = (client: Client, input: CallInput, options: CallOptions | undefined) =>
+export const callTool = (client: ClientState, input: CallInput, options: CallOptions | undefined) =>
   Effect.withFiber<ToolResult, CallError>((fiber) => {
     const { call, invalid } = checkInput(input)
     const start = now()
@@ -207,7 +207,7 @@ export const callTool = (client: Client, input: CallInput, options: CallOptions 
   })
 
 const program = Effect.fnUntraced(function*(
-  client: Client,
+  client: ClientState,
   trail: Trail,
   recorder: Recorder,
   ctx: HookContext,
@@ -243,7 +243,7 @@ const program = Effect.fnUntraced(function*(
 
 /** Steps 1 to 4: filter, pre-hooks, policy and approvals, transport. */
 const governedRequest = Effect.fnUntraced(function*(
-  client: Client,
+  client: ClientState,
   trail: Trail,
   recorder: Recorder,
   ctx: HookContext,

@@ -5,7 +5,7 @@
  */
 import { Effect, type Fiber, Tracer } from "effect"
 import { sha256Hex } from "./Canonical.ts"
-import { type Client, hookContext } from "./internal/Client.ts"
+import { type ClientState, hookContext } from "./internal/ClientState.ts"
 import { type Denied, HookFailed, type TransportFailure } from "./Errors.ts"
 import { awaitChain, type ChainSpec, type Recorder, refusal, runChain, STOP } from "./HookChain.ts"
 import type { HookContext } from "./HookContext.ts"
@@ -64,7 +64,7 @@ const listSpec = (ctx: HookContext): ChainSpec<ReadonlyArray<Tool>> => {
 }
 
 /** Lists tools: transport, then the tools filter, then toolsListed hooks. */
-export const listTools = (client: Client, serverId: string | undefined, options: OperationOptions | undefined) =>
+export const listTools = (client: ClientState, serverId: string | undefined, options: OperationOptions | undefined) =>
   operation<ReadonlyArray<Tool>, HookFailed | TransportFailure>("listTools", serverId ?? "*", "tools", (recorder) =>
     Effect.gen(function*() {
       const listed = yield* client.transport.listTools(serverId)
@@ -92,7 +92,7 @@ const resourceSpec = (ctx: HookContext): ChainSpec<string> => ({
 const uriLabel = (uri: string): string => `uri:${sha256Hex(uri).slice(0, 16)}`
 
 /** Reads a resource through the resourceRead gate. */
-export const readResource = (client: Client, serverId: string, uri: string, options: OperationOptions | undefined) =>
+export const readResource = (client: ClientState, serverId: string, uri: string, options: OperationOptions | undefined) =>
   operation<ResourceContents, Denied | HookFailed | TransportFailure>("readResource", serverId, uriLabel(uri), (recorder) =>
     Effect.gen(function*() {
       const end = yield* awaitChain(runChain(client.env, recorder, client.select("resourceRead", serverId, uri), uri, () => resourceSpec(hookContext(client, serverId, options))))
@@ -109,7 +109,7 @@ const promptSpec = (name: string, ctx: HookContext): ChainSpec<JsonObject> => ({
 })
 
 /** Gets a prompt through the promptGet gate (which may rewrite its arguments). */
-export const getPrompt = (client: Client, serverId: string, name: string, args: JsonObject, options: OperationOptions | undefined) =>
+export const getPrompt = (client: ClientState, serverId: string, name: string, args: JsonObject, options: OperationOptions | undefined) =>
   operation<PromptResult, Denied | HookFailed | TransportFailure>("getPrompt", serverId, name, (recorder) =>
     Effect.gen(function*() {
       const end = yield* awaitChain(runChain(client.env, recorder, client.select("promptGet", serverId, name), args, () => promptSpec(name, hookContext(client, serverId, options))))

@@ -10,7 +10,7 @@
 import { type Duration, Effect, Layer, Result } from "effect"
 import { Approvals } from "./Approvals.ts"
 import * as CallProgram from "./CallProgram.ts"
-import { type Client, makeContextCache } from "./internal/Client.ts"
+import { type ClientState, makeContextCache } from "./internal/ClientState.ts"
 import { ConfigError } from "./Errors.ts"
 import * as Gates from "./Gates.ts"
 import type { HooksConfig, HooksRequirements } from "./HookConfig.ts"
@@ -108,7 +108,7 @@ export const make = (settings: Settings = {}) =>
     if (exposed instanceof ConfigError) return yield* exposed
     const hooks = yield* Hooks
     const supervisor = yield* Supervisor.make(hookTimeoutMs)
-    const client: Client = {
+    const client: ClientState = {
       name: settings.client ?? "interlock",
       env: { supervisor, hookTimeoutMs, context: hooks.context, hasContext: hooks.context.mapUnsafe.size > 0 },
       select: makeSelector(hooks.byEvent),

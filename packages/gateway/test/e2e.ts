@@ -6,7 +6,7 @@ import { fromObject } from "../src/config/ConfigLoader.ts"
 import { Gateway } from "../src/Gateway.ts"
 import { HttpFront } from "../src/front/http/HttpFront.ts"
 import { makePlan } from "../src/config/Plan.ts"
-import { telemetryLayer } from "../src/telemetry/Telemetry.ts"
+import { telemetryLayer } from "../src/telemetry/OtlpExport.ts"
 
 /** Node 24 from the workspace, for spawning TypeScript fixtures. */
 export const NODE = path.join(import.meta.dirname, "..", "..", "..", "node_modules", ".bin", "node")

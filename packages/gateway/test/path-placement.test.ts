@@ -8,7 +8,7 @@ import { ConfigError, HookContext, Policy, ToolCall } from "@interlock/core"
 import { Effect, Schema } from "effect"
 import { compileArgConditions } from "../src/governance/ArgConditions.ts"
 import { isWithin, type LinkReader, type PathSettings } from "../src/governance/PathPlacement.ts"
-import { policyLayer } from "../src/governance/PolicyConfig.ts"
+import { policyLayer } from "../src/governance/PolicyLayer.ts"
 import { serverPaths, settingsOf } from "../src/governance/ServerPaths.ts"
 
 const POSIX: PathSettings = { base: "/srv/app", platform: "posix", home: "/home/u", tilde: "either", links: undefined }

@@ -22,7 +22,7 @@ const FORBIDDEN: Record<string, RegExp> = {
   "the HTTP server": /^node:https?$|[\\/]gateway[\\/](src|dist)[\\/](?:[\w-]+[\\/])*(HttpFront|FrontServer|HttpSessionTransport)\.|@modelcontextprotocol[\\/]node|NodeHttpServer/,
   "Postgres": /@effect[\\/]sql-pg|[\\/]node_modules[\\/]pg(-[a-z-]+)?[\\/]|[\\/]PgAuditStore\./,
   "the MCP client": /@modelcontextprotocol[\\/](client|core|server)|[\\/]packages[\\/]mcp[\\/]|[\\/]McpHub\./,
-  "OTLP": /observability[\\/]Otlp|@effect[\\/]opentelemetry|[\\/]gateway[\\/](src|dist)[\\/](?:[\w-]+[\\/])*Telemetry\./
+  "OTLP": /observability[\\/]Otlp|@effect[\\/]opentelemetry|[\\/]gateway[\\/](src|dist)[\\/](?:[\w-]+[\\/])*OtlpExport\./
 }
 
 const CONFIG = {

@@ -17,7 +17,7 @@ import {
   type TransportFailure
 } from "@interlock/core"
 import { Context, Effect, FiberSet, Layer, Metric, Option } from "effect"
-import { compileHub, type HubOptions } from "./Config.ts"
+import { compileHub, type HubOptions } from "./HubConfig.ts"
 import { toPromptResult, toResourceContents, toToolResult } from "./Convert.ts"
 import { Elicitation, Roots, Sampling } from "./HostRequests.ts"
 import { type HubFeaturesShape, makeHubFeatures } from "./HubFeatures.ts"

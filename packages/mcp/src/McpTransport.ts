@@ -4,7 +4,7 @@
  */
 import type { ConfigError, ToolTransport, TransportFailure } from "@interlock/core"
 import type { Layer } from "effect"
-import type { HttpOptions, MemoryOptions, ServerConfig, StdioOptions } from "./Config.ts"
+import type { HttpOptions, MemoryOptions, ServerConfig, StdioOptions } from "./HubConfig.ts"
 import { McpHub } from "./McpHub.ts"
 
 /** Per-server settings besides the endpoint. */

@@ -8,7 +8,7 @@
 import { ProtocolError, Timeout, type Tool, TransportError, type TransportFailure } from "@interlock/core"
 import { Cause, Deferred, Effect, Exit } from "effect"
 import type { LoggingLevel, Tool as SdkTool } from "@modelcontextprotocol/client"
-import type { CompiledServer } from "./Config.ts"
+import type { CompiledServer } from "./HubConfig.ts"
 import { toTools } from "./Convert.ts"
 import { fromSdk, isRetryable, isTimeout, isUnreachable, spawnFailed } from "./Failures.ts"
 import type { HubListener } from "./HubNotification.ts"

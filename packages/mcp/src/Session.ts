@@ -6,7 +6,7 @@
 import { Client, InMemoryTransport, type McpSubscription, StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client"
 import type { McpServer } from "@modelcontextprotocol/server"
 import { Deferred, type Effect, Redacted } from "effect"
-import type { CompiledServer } from "./Config.ts"
+import type { CompiledServer } from "./HubConfig.ts"
 import type { ElicitationShape, RootsShape, SamplingShape } from "./HostRequests.ts"
 import type { HubNotification } from "./HubNotification.ts"
 import { StdioTransport } from "./StdioTransport.ts"

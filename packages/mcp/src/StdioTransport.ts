@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import type { Readable } from "node:stream"
 import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio"
 import { type JSONRPCMessage, ReadBuffer, serializeMessage, type Transport } from "@modelcontextprotocol/client"
-import type { StdioOptions } from "./Config.ts"
+import type { StdioOptions } from "./HubConfig.ts"
 import { StderrTail } from "./StderrTail.ts"
 
 /** How the child process ended, once it has. */

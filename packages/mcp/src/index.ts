@@ -10,8 +10,8 @@ export type {
   Negotiation,
   ServerConfig,
   StdioOptions
-} from "./Config.ts"
-export { defaultReconnect } from "./Config.ts"
+} from "./HubConfig.ts"
+export { defaultReconnect } from "./HubConfig.ts"
 export {
   Elicitation,
   type ElicitationShape,

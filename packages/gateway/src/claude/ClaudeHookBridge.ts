@@ -14,7 +14,7 @@ import { mergeHooks } from "../governance/BuiltinHooks.ts"
 import { bashRewrite, filterCommand } from "./ClaudeBashGuard.ts"
 import { fileGuardHooks } from "./ClaudeFileGuard.ts"
 import type { Plan } from "../config/Plan.ts"
-import { policyLayer } from "../governance/PolicyConfig.ts"
+import { policyLayer } from "../governance/PolicyLayer.ts"
 
 // The events whose receipt holds the config's policy decision (the post stages run an allow-all stand-in).
 const POLICY_EVENTS = new Set(["PreToolUse", "PermissionRequest"])

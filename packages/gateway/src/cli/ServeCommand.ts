@@ -5,7 +5,7 @@ import { Gateway } from "../Gateway.ts"
 import { HttpFront } from "../front/http/HttpFront.ts"
 import { serveStdio } from "../front/stdio/StdioFront.ts"
 import { claimStdout } from "../front/stdio/StdoutClaim.ts"
-import { telemetryLayer } from "../telemetry/Telemetry.ts"
+import { telemetryLayer } from "../telemetry/OtlpExport.ts"
 import { planFrom, progress } from "./Shared.ts"
 import { userFacing } from "./UserFacing.ts"
 

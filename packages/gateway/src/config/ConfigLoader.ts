@@ -9,7 +9,7 @@ import { readFile } from "node:fs/promises"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { GatewayConfig } from "./Config.ts"
-import { fromIssue, ROOT } from "./ConfigError.ts"
+import { fromIssue, ROOT } from "./IssueFormat.ts"
 import { blankComments } from "./JsonComments.ts"
 
 /** A rule predicate written as code (interlock.config.ts only). */

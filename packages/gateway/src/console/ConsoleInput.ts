@@ -7,7 +7,7 @@
 import { CallOutcome } from "@interlock/core"
 import { Exit, Schema } from "effect"
 import type { AuditRecord } from "../audit/AuditRecord.ts"
-import { fromIssue } from "../config/ConfigError.ts"
+import { fromIssue } from "../config/IssueFormat.ts"
 
 /** Every outcome an audit row can have: core's, plus the gateway's pending, cancelled and refused. */
 export const OUTCOMES = [...CallOutcome.literals, "pending", "cancelled", "refused"] as const

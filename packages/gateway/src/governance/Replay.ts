@@ -10,7 +10,7 @@ import { ConfigError, HookContext, Policy, Principal, ToolCall } from "@interloc
 import { Effect } from "effect"
 import type { AuditRecord } from "../audit/AuditRecord.ts"
 import type { LoadedConfig } from "../config/ConfigLoader.ts"
-import { policyLayer } from "./PolicyConfig.ts"
+import { policyLayer } from "./PolicyLayer.ts"
 
 /** One call whose decision would change. */
 export interface ReplayChange {

@@ -4,14 +4,14 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { CONTEXT_CACHE_BYTES, type Client, hookContext, makeContextCache } from "../src/internal/Client.ts"
+import { CONTEXT_CACHE_BYTES, type ClientState, hookContext, makeContextCache } from "../src/internal/ClientState.ts"
 import { Interlock, Policy, ToolCalls } from "../src/index.ts"
 import { recordingTransport } from "./fixtures.ts"
 
-describe("Client: hook contexts", () => {
+describe("ClientState: hook contexts", () => {
   it("a burst of distinct long serverIds leaves the context cache under its byte bound", () => {
     const contexts = makeContextCache()
-    const client = { name: "c", transport: { era: () => undefined }, contexts } as unknown as Client // only the fields hookContext reads
+    const client = { name: "c", transport: { era: () => undefined }, contexts } as unknown as ClientState // only the fields hookContext reads
     const base = "s".repeat(1024 * 1024)
     for (let i = 0; i < 40; i++) assert.strictEqual(hookContext(client, `${i}${base}`, undefined).serverId.length, base.length + String(i).length)
     for (let i = 0; i < 20_000; i++) hookContext(client, `srv_${i}_${"x".repeat(200)}`, undefined)

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { canonicalName, ConfigError } from "@interlock/core"
 import { McpServer } from "@modelcontextprotocol/server"
 import { Effect, Schema } from "effect"
-import { compileFilter, compileHub, type HubOptions } from "../src/Config.ts"
+import { compileFilter, compileHub, type HubOptions } from "../src/HubConfig.ts"
 import { McpHub } from "../src/index.ts"
 
 const rejected = (options: unknown): ConfigError => {

@@ -11,7 +11,7 @@ import type { ToolTransportShape } from "../ToolTransport.ts"
 import { makeTrusted } from "./Trusted.ts"
 
 /** One client: the services and settings that every operation uses. */
-export interface Client {
+export interface ClientState {
   readonly name: string
   readonly env: RunnerEnv
   /** The hooks of an event that select (serverId, name), in run order. */
@@ -52,7 +52,7 @@ const EMPTY_ASSIGNS: Record<string, unknown> = Object.freeze({}) as Record<strin
  * without a principal or assigns share one context per server (it is immutable), which spares a
  * Schema construction on every call.
  */
-export const hookContext = (client: Client, serverId: string, options: OperationOptions | undefined): HookContext => {
+export const hookContext = (client: ClientState, serverId: string, options: OperationOptions | undefined): HookContext => {
   const era = serverId === "*" ? undefined : client.transport.era(serverId)
   if (options?.principal !== undefined || options?.assigns !== undefined) {
     return makeTrusted(HookContext, { client: client.name, serverId, era, assigns: options.assigns ?? EMPTY_ASSIGNS, principal: options.principal })
