@@ -1,12 +1,13 @@
 /**
- * Runs the model-level hooks of one event, one at a time, with core's guarantees: each hook runs
- * in its own child fiber (interrupted with the run, so none is left behind) under its deadline
- * (Clock-driven, so TestClock controls it); a throw, a rejection, a failed or defective Effect, a
+ * Runs the model-level hooks of one event, one at a time, through core's HookRunner: a hook that
+ * answers with an Effect runs in its own fiber beside the run (interrupted with it, so none is left
+ * behind) under its deadline (Clock-driven, so TestClock controls it); at the deadline the fiber is
+ * interrupted and waited for a short grace. A throw, a rejection, a failed or defective Effect, a
  * self-interruption, a missed deadline or a return outside the event's verdicts is a failure,
  * recorded by kind only. What a hook raised goes nowhere.
  */
-import { Cause, Clock, Effect, Exit, Fiber, Schema } from "effect"
-import { FailureKind } from "@interlock/core"
+import { Clock, Effect, Schema } from "effect"
+import { FailureKind, HookRunner } from "@interlock/core"
 import { AGENT_EVENTS, type AgentEvent, isObserveEvent } from "./AgentEvent.ts"
 import { type AgentHook, BAD, type CompiledAgentHooks, decodeAgentVerdict, type DecodedVerdict } from "./AgentHooks.ts"
 import type { AgentTool } from "./Catalog.ts"
@@ -49,63 +50,24 @@ export interface EventSpec<S> {
 /** Returned by an EventSpec's `apply` to end the chain on the verdict. */
 export const STOP = Symbol.for("@interlock/agent/STOP")
 
-type Outcome = { readonly ok: true; readonly verdict: DecodedVerdict } | { readonly ok: false; readonly kind: FailureKind }
-
-const failure = (kind: FailureKind): Outcome => ({ ok: false, kind })
-
 const STATUS = { Continue: "continue", Rewrite: "rewrite", Deny: "deny", Block: "block", AddContext: "add_context" } as const
-
-const isThenable = (value: unknown): value is PromiseLike<unknown> => {
-  try {
-    return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function"
-  } catch {
-    return false
-  }
-}
 
 /** How long a timed-out hook's fiber is waited for once interrupted, before the run goes on without it. */
 const RELEASE_GRACE_MS = 100
 
-const release = (fiber: Fiber.Fiber<unknown, unknown>) => Effect.timeoutOption(Fiber.interrupt(fiber), RELEASE_GRACE_MS)
+/** Hook fibers run beside the run (interrupted with it); at the deadline they are interrupted and given the grace. */
+const FIBERS = HookRunner.beside(RELEASE_GRACE_MS)
 
-/** Awaits an asynchronous answer in a child fiber under the deadline; a timeout interrupts the fiber. */
-const awaitAnswer = (
-  answer: Effect.Effect<unknown, unknown>,
-  millis: number,
-  decode: (value: unknown) => Outcome
-): Effect.Effect<Outcome> =>
-  Effect.uninterruptibleMask((restore) =>
-    // Detached, so that a hook ignoring interruption cannot hold the fiber that waits for it; it is
-    // always interrupted when the wait ends, and waited for only within the grace.
-    Effect.flatMap(Effect.forkDetach(answer, { startImmediately: true }), (fiber) =>
-      restore(Effect.timeoutOption(Fiber.await(fiber), millis)).pipe(
-        Effect.onInterrupt(() => release(fiber)),
-        Effect.flatMap((settled): Effect.Effect<Outcome> => {
-          // A hook that ignores interruption is given a short grace, then left behind: the run answers.
-          if (settled._tag === "None") return Effect.as(release(fiber), failure("timeout"))
-          const exit = settled.value
-          if (Exit.isSuccess(exit)) return Effect.succeed(decode(exit.value))
-          return Effect.succeed(failure(Cause.hasInterruptsOnly(exit.cause) ? "exit" : "raise"))
-        })
-      ))
-  )
-
-const invoke = (env: HookEnv, hook: AgentHook, input: unknown, offered: ReadonlyArray<AgentTool>): Effect.Effect<Outcome> => {
-  const decode = (value: unknown): Outcome => {
-    const verdict = decodeAgentVerdict(hook.event, value, offered)
-    return verdict === BAD ? failure("bad_return") : { ok: true, verdict }
-  }
-  let value: unknown
-  try {
-    value = hook.run(input)
-  } catch {
-    return Effect.succeed(failure("raise"))
-  }
-  const millis = hook.timeoutMs ?? env.hookTimeoutMs
-  if (Effect.isEffect(value)) return awaitAnswer(value as Effect.Effect<unknown, unknown>, millis, decode)
-  if (isThenable(value)) return awaitAnswer(Effect.tryPromise(() => Promise.resolve(value)), millis, decode)
-  return Effect.succeed(decode(value))
-}
+/** How one event's hooks are called: with the event's input, their verdicts decoded against the tools offered. */
+const invocation = <S>(env: HookEnv, spec: EventSpec<S>): HookRunner.Invocation<S, AgentHook, DecodedVerdict> => ({
+  call: (state, hook) => hook.run(spec.input(state)),
+  decode: (value, state, hook) => {
+    const verdict = decodeAgentVerdict(hook.event, value, spec.offered?.(state) ?? [])
+    return verdict === BAD ? HookRunner.BAD_RETURN : verdict
+  },
+  deadlineMs: (hook) => hook.timeoutMs ?? env.hookTimeoutMs,
+  fibers: FIBERS
+})
 
 /**
  * Runs the hooks of `event` over `initial`. Observe-only events ignore (and record) failures;
@@ -114,11 +76,13 @@ const invoke = (env: HookEnv, hook: AgentHook, input: unknown, offered: Readonly
 export const runEvent = <S>(env: HookEnv, event: AgentEvent, spec: EventSpec<S>, initial: S): Effect.Effect<EventEnd<S>> => {
   const hooks = env.hooks[event]
   if (hooks.length === 0) return Effect.succeed({ _tag: "Done", state: initial })
+  const calls = invocation(env, spec)
   return Effect.gen(function*() {
     let state = initial
     for (const hook of hooks) {
       const start = yield* Clock.currentTimeMillis
-      const outcome = yield* invoke(env, hook, spec.input(state), spec.offered?.(state) ?? [])
+      const answer = HookRunner.invoke(calls, state, hook)
+      const outcome = HookRunner.isSettled(answer) ? answer : yield* answer
       const durationMs = (yield* Clock.currentTimeMillis) - start
       if (!outcome.ok) {
         const ignored = isObserveEvent(event)

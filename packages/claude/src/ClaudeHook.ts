@@ -4,8 +4,8 @@
  * Claude's tool names, or on the event's own subject). This module compiles such a config and
  * runs one hook under its deadline; what it returned becomes Claude Code's output (the seed's table).
  */
-import { isDeadline, toMillis } from "@interlock/core"
-import { Cause, type Duration, Effect, Exit, Predicate } from "effect"
+import { HookRunner, isDeadline, toMillis } from "@interlock/core"
+import { type Duration, Effect, Predicate } from "effect"
 import { CLAUDE_EVENTS, type ClaudeEventName, type ClaudeInput, isClaudeEvent, TOOL_EVENTS } from "./ClaudeEvent.ts"
 import { ClaudeHookFailed, SettingsError } from "./ClaudeErrors.ts"
 import { type ClaudeReturn, type Coerced, coerce } from "./ReturnValue.ts"
@@ -162,6 +162,30 @@ const toolUseIdOf = (input: ClaudeInput): string | undefined => {
   return typeof id === "string" ? id : undefined
 }
 
+/** A command hook's own failure, as the answer it stands for (its kind and exit code are kept). */
+const commandFailure = (error: unknown): ClaudeHookFailed | undefined => (error instanceof ClaudeHookFailed ? error : undefined)
+
+/** How a Claude-style hook is called, and its answer read, under `defaultTimeoutMs` unless it has its own. */
+const invocation = (defaultTimeoutMs: number): HookRunner.Invocation<ClaudeInput, CompiledClaudeHook, Coerced | ClaudeHookFailed> => ({
+  call: (input, hook) => hook.run(input, toolUseIdOf(input)),
+  decode: (value, _input, hook) => coerce(value, hook.event),
+  deadlineMs: (hook) => hook.timeoutMs ?? defaultTimeoutMs,
+  // Waited for until it ends: a command hook's process group is killed when it is interrupted.
+  fibers: HookRunner.beside(),
+  raised: commandFailure
+})
+
+const outcome = (hook: CompiledClaudeHook, settled: HookRunner.Settled<Coerced | ClaudeHookFailed>): Effect.Effect<Coerced, ClaudeHookFailed> => {
+  if (settled.ok) {
+    const answer = settled.verdict
+    return answer instanceof ClaudeHookFailed
+      ? Effect.fail(new ClaudeHookFailed({ hookId: hook.id, kind: answer.kind, exitCode: answer.exitCode }))
+      : Effect.succeed(answer)
+  }
+  if (settled.kind === "exit") return Effect.interrupt
+  return Effect.fail(new ClaudeHookFailed({ hookId: hook.id, kind: settled.kind === "timeout" ? "timeout" : "raise" }))
+}
+
 /**
  * Runs one hook on an input under its deadline (or `defaultTimeoutMs`) and turns its return into
  * Claude Code's output. Fails with ClaudeHookFailed (raise, timeout, or a command's own kind);
@@ -171,30 +195,8 @@ export const invoke = (
   hook: CompiledClaudeHook,
   input: ClaudeInput,
   defaultTimeoutMs: number
-): Effect.Effect<Coerced, ClaudeHookFailed> => {
-  const ms = hook.timeoutMs ?? defaultTimeoutMs
-  const call: Effect.Effect<unknown, unknown> = Effect.suspend(() => {
-    const value = hook.run(input, toolUseIdOf(input))
-    if (Effect.isEffect(value)) return value
-    if (Predicate.isPromiseLike(value)) return Effect.tryPromise(() => Promise.resolve(value))
-    return Effect.succeed(value)
+): Effect.Effect<Coerced, ClaudeHookFailed> =>
+  Effect.suspend(() => {
+    const answer = HookRunner.invoke(invocation(defaultTimeoutMs), input, hook)
+    return HookRunner.isSettled(answer) ? outcome(hook, answer) : Effect.flatMap(answer, (settled) => outcome(hook, settled))
   })
-  return call.pipe(
-    Effect.timeoutOption(ms),
-    Effect.exit,
-    Effect.flatMap((exit): Effect.Effect<Coerced, ClaudeHookFailed> => {
-      if (Exit.isSuccess(exit)) {
-        return exit.value._tag === "Some"
-          ? Effect.succeed(coerce(exit.value.value, hook.event))
-          : Effect.fail(new ClaudeHookFailed({ hookId: hook.id, kind: "timeout" }))
-      }
-      if (Cause.hasInterruptsOnly(exit.cause)) return Effect.interrupt
-      const error = Cause.findErrorOption(exit.cause)
-      return Effect.fail(
-        error._tag === "Some" && error.value instanceof ClaudeHookFailed
-          ? new ClaudeHookFailed({ hookId: hook.id, kind: error.value.kind, exitCode: error.value.exitCode })
-          : new ClaudeHookFailed({ hookId: hook.id, kind: "raise" })
-      )
-    })
-  )
-}

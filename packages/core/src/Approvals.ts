@@ -8,7 +8,7 @@
 import { Context, Duration, Effect, Exit, Layer, Scope } from "effect"
 import { ConfigError } from "./Errors.ts"
 import type { HookContext } from "./HookContext.ts"
-import { lift } from "./internal/Lift.ts"
+import { lift } from "./HookRunner.ts"
 import { isDeadline, toMillis } from "./Millis.ts"
 import { canonicalName } from "./Names.ts"
 import * as Supervisor from "./Supervisor.ts"

@@ -4,15 +4,17 @@
  * a failure is ignored only for an observer or an `onError: "ignore"` post/failure hook, and never
  * for a guard or a required hook.
  */
-import { Effect, type Fiber, type Tracer } from "effect"
+import { type Context, Effect, type Fiber, type Tracer } from "effect"
 import { type BoundedCache, makeBoundedCache } from "./BoundedCache.ts"
 import { Denied, HookFailed } from "./Errors.ts"
 import { HOOK_EVENTS, type HookEvent, isInsideOut } from "./HookEvent.ts"
 import type { ResolvedHook } from "./Hooks.ts"
-import { type Invocation, invoke, isSettled, type RunnerEnv, type Settled } from "./HookRunner.ts"
+import { type Fibers, type Invocation, invoke, isSettled, passing, type Settled, supervised } from "./HookRunner.ts"
 import type { FailureKind, HookRun, HookStatus } from "./Receipt.ts"
+import type { Supervisor } from "./Supervisor.ts"
 import { elapsedMs, now, recordHook, type SpanSubject } from "./Telemetry.ts"
-import type { Decoded } from "./VerdictDecoder.ts"
+import { cont } from "./Verdict.ts"
+import { type Decoded, type DecodeInput, decodeVerdict } from "./VerdictDecoder.ts"
 
 /** How a chain ended. */
 export type ChainEnd<S> =
@@ -23,8 +25,56 @@ export type ChainEnd<S> =
 /** Returned by a chain's `apply` to end the chain on a verdict (Deny, Halt, Recover). */
 export const STOP = Symbol.for("@interlock/core/HookChain/STOP")
 
+/** How to call the hooks of one event over a state, and what their verdicts are decoded against. */
+export interface HookCall<S> {
+  /** Calls a hook function with the event's arguments (no argument array is built). */
+  readonly call: (run: Function, state: S, hook: ResolvedHook) => unknown
+  /** What a verdict is decoded against; built only when a hook answers something other than Continue. */
+  readonly input: (state: S, hook: ResolvedHook) => DecodeInput
+}
+
+/** What a chain needs from the client. */
+export interface RunnerEnv {
+  /** Where the client's hook fibers run, supervised. */
+  readonly supervisor: Supervisor
+  /** Default deadline in ms (the client's hookTimeout). */
+  readonly hookTimeoutMs: number
+  /** Services for Effect hooks, captured when the Layer was built. */
+  readonly context: Context.Context<never>
+  readonly hasContext: boolean
+}
+
+const CONTINUED = passing<Decoded>(cont, { _tag: "Continue" })
+
+/** How one chain runs its hooks through the hook runner: one per chain, so a hook's call allocates nothing. */
+class ChainInvocation<S> implements Invocation<S, ResolvedHook, Decoded> {
+  readonly pass = CONTINUED
+  readonly env: RunnerEnv
+  readonly spec: HookCall<S>
+  constructor(env: RunnerEnv, spec: HookCall<S>) {
+    this.env = env
+    this.spec = spec
+  }
+  call(state: S, hook: ResolvedHook): unknown {
+    return this.spec.call(hook.run, state, hook)
+  }
+  decode(value: unknown, state: S, hook: ResolvedHook) {
+    return decodeVerdict(this.spec.input(state, hook), hook.kind, value)
+  }
+  deadlineMs(hook: ResolvedHook): number {
+    return hook.timeoutMs ?? this.env.hookTimeoutMs
+  }
+  /** Read only when a hook answers with an Effect. */
+  get fibers(): Fibers {
+    return supervised(this.env.supervisor)
+  }
+  get context(): Context.Context<never> | undefined {
+    return this.env.hasContext ? this.env.context : undefined
+  }
+}
+
 /** How one event's chain feeds its hooks and folds their verdicts. */
-export interface ChainSpec<S> extends Invocation<S> {
+export interface ChainSpec<S> extends HookCall<S> {
   readonly event: HookEvent
   readonly apply: (state: S, verdict: Decoded, hook: ResolvedHook) => S | typeof STOP
   /** Skips a hook that has nothing to work on (a listing hook that selects no listed tool). */
@@ -59,7 +109,7 @@ const isIgnorable = (hook: ResolvedHook): boolean =>
 const record = (
   recorder: Recorder,
   hook: ResolvedHook,
-  settled: Settled,
+  settled: Settled<Decoded>,
   ignored: boolean,
   start: number,
   end: number,
@@ -85,7 +135,7 @@ const settle = <S>(
   recorder: Recorder,
   spec: ChainSpec<S>,
   hook: ResolvedHook,
-  settled: Settled,
+  settled: Settled<Decoded>,
   cursor: Cursor<S>,
   suspended: boolean
 ): ChainEnd<S> | undefined => {
@@ -118,13 +168,14 @@ export const runChain = <S>(
 ): ChainEnd<S> | Effect.Effect<ChainEnd<S>> => {
   if (hooks.length === 0) return { _tag: "Done", state: initial }
   const spec = makeSpec()
+  const invocation = new ChainInvocation(env, spec)
   // Hooks run back to back, so one clock reading ends one hook and starts the next.
   const cursor: Cursor<S> = { state: initial, start: now() }
   const loop = (from: number): ChainEnd<S> | Effect.Effect<ChainEnd<S>> => {
     for (let i = from; i < hooks.length; i++) {
       const hook = hooks[i]
       if (spec.skip?.(cursor.state, hook) === true) continue
-      const answer = invoke(env, hook, spec, cursor.state)
+      const answer = invoke(invocation, cursor.state, hook)
       if (!isSettled(answer)) {
         return Effect.flatMap(answer, (settled) => {
           const ended = settle(recorder, spec, hook, settled, cursor, true)

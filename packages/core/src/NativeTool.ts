@@ -6,7 +6,7 @@
 import { Cause, type Context, Effect, Exit, Schema } from "effect"
 import { isJson, isJsonObject } from "./Canonical.ts"
 import { ProtocolError, TransportError } from "./Errors.ts"
-import { lift } from "./internal/Lift.ts"
+import { lift } from "./HookRunner.ts"
 import { makeTrusted } from "./internal/Trusted.ts"
 import { Tool } from "./Tool.ts"
 import type { JsonObject, ToolCall } from "./ToolCall.ts"

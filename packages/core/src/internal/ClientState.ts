@@ -1,10 +1,10 @@
 /** What one Interlock client holds while it runs: its hooks, services and settings. Internal. */
 import type { ApprovalsShape } from "../Approvals.ts"
 import { type BoundedCache, makeBoundedCache } from "../BoundedCache.ts"
+import type { RunnerEnv } from "../HookChain.ts"
 import { HookContext } from "../HookContext.ts"
 import type { HookEvent } from "../HookEvent.ts"
 import type { ResolvedHook } from "../Hooks.ts"
-import type { RunnerEnv } from "../HookRunner.ts"
 import type { PolicyShape } from "../Policy.ts"
 import type { OperationOptions } from "../ToolCalls.ts"
 import type { ToolTransportShape } from "../ToolTransport.ts"
