@@ -8,7 +8,7 @@ import { describe } from "./internal/Describe.ts"
 import { ConfigError } from "./Errors.ts"
 import { CompilableHooks, type HooksConfig, type HooksRequirements } from "./HookConfig.ts"
 import { acceptsOnError, EVENT_ARITY, HOOK_EVENTS, type HookEvent, isHookEvent, isInsideOut } from "./HookEvent.ts"
-import { levelRank, type Matcher, parseMatcher } from "./Matcher.ts"
+import { levelRank, type Matcher, matcherProblem } from "./Matcher.ts"
 import { toMillis } from "./Millis.ts"
 import type { HookKind } from "./VerdictDecoder.ts"
 
@@ -58,14 +58,9 @@ const OPTION_MESSAGES: Readonly<Record<string, string>> = {
 // `unknown` says whether the problem is the field itself being a key the entry does not know.
 const fieldDetail = (field: PropertyKey, problem: Problem, value: unknown, unknown: boolean): string => {
   if (unknown) return `unknown option "${String(field)}"`
-  if (field === "match") return `match: ${problem.message ?? matcherFailure(value)}`
+  if (field === "match") return `match: ${matcherProblem(problem.message, value)}`
   if (field === "run") return `run must be a function or a service tag, got ${describe(value)}`
   return OPTION_MESSAGES[String(field)] ?? "is invalid"
-}
-
-const matcherFailure = (written: unknown): string => {
-  const parsed = parseMatcher(written)
-  return Result.isFailure(parsed) ? parsed.failure : "is not a matcher"
 }
 
 /** What is wrong with one entry, from its first Schema problem (path relative to the entry). */

@@ -247,3 +247,13 @@ export const MatcherFromInput = InputShape.pipe(Schema.decodeTo(
     encode: (matcher, options) => Effect.fail(new SchemaIssue.Forbidden({ message: "a compiled matcher is not encoded" }, matcher, options))
   })
 ))
+
+/**
+ * What is wrong with a matcher as written, for a config error: what its Schema check said, else
+ * parseMatcher's sentence for it (a Schema refuses a wrong shape before the check runs).
+ */
+export const matcherProblem = (checked: string | undefined, written: unknown): string => {
+  if (checked !== undefined) return checked
+  const parsed = parseMatcher(written)
+  return Result.isFailure(parsed) ? parsed.failure : "regex matcher needs `regex` as a RegExp or a non-empty string"
+}

@@ -7,7 +7,7 @@ import { firstProblem, type Problem, valueAt } from "./internal/ConfigIssue.ts"
 import { describe } from "./internal/Describe.ts"
 import { ConfigError } from "./Errors.ts"
 import type { HookContext } from "./HookContext.ts"
-import { type Matcher, MatcherFromInput, MatcherInput, MatcherJson, parseMatcher } from "./Matcher.ts"
+import { type Matcher, MatcherFromInput, MatcherInput, MatcherJson, matcherProblem } from "./Matcher.ts"
 import { allow, ask, deny, type PolicyDecision } from "./PolicyDecision.ts"
 import { buildIndex, firstMatch } from "./RuleIndex.ts"
 import type { Tool } from "./Tool.ts"
@@ -167,18 +167,11 @@ const RULE_MESSAGES: Readonly<Record<string, string>> = {
   annotations: "annotations must be an object"
 }
 
-/** The matcher's own sentence for a problem under `match` (parseMatcher's, as before any Schema). */
-const matcherDetail = (message: string | undefined, written: unknown): string => {
-  if (message !== undefined) return message
-  const parsed = parseMatcher(written)
-  return Result.isFailure(parsed) ? parsed.failure : "regex matcher needs `regex` as a RegExp or a non-empty string"
-}
-
 /** What is wrong with one rule, from its first Schema problem (path relative to the rule). */
 const ruleDetail = ({ issue, message, path }: Problem, rule: unknown): string => {
   const [field, key] = path
   if (field === undefined) return `a rule must be an object, got ${describe(rule)}`
-  if (field === "match") return `match: ${matcherDetail(message, valueAt(rule, ["match"]))}`
+  if (field === "match") return `match: ${matcherProblem(message, valueAt(rule, ["match"]))}`
   if (issue._tag === "UnexpectedKey") {
     return key === undefined ? `unknown key "${String(field)}"` : `annotations: unknown hint "${String(key)}"; the hints are ${HINTS.join(", ")}`
   }
