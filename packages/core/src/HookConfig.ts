@@ -3,10 +3,12 @@
  * `{ match, run, ...options }` or the seed's tuple `[match, run]` / `[match, run, options]`.
  * `run` is a function of the event's arguments, or the tag of a service whose value is one.
  */
-import type { Context, Duration, Effect } from "effect"
+import { Context, type Duration, type Effect, Schema } from "effect"
 import type { HookContext } from "./HookContext.ts"
+import { HOOK_EVENTS, type HookEvent } from "./HookEvent.ts"
 import type { CompiledHooks } from "./Hooks.ts"
-import type { MatcherInput } from "./Matcher.ts"
+import { MatcherFromInput, MatcherInput } from "./Matcher.ts"
+import { isDeadline, toMillis } from "./Millis.ts"
 import type { Tool } from "./Tool.ts"
 import type { ToolCall, JsonObject } from "./ToolCall.ts"
 import type { ToolResult } from "./ToolResult.ts"
@@ -93,3 +95,43 @@ type RunRequirements<F> = F extends Context.Key<infer I, any> ? Known<I>
 export type HooksRequirements<C> = C extends CompiledHooks<infer R> ? R : {
   [K in keyof C]-?: C[K] extends ReadonlyArray<infer E> | undefined ? RunRequirements<EntryRun<E>> : never
 }[keyof C]
+
+// The Schemas of a hooks config as written. In code an optional option may be given as undefined.
+
+/** A hook's `run`: a function, or the tag of a service whose value is one. */
+export const HookFunction = Schema.declare((u: unknown): u is Function | Context.Key<any, any> => Context.isKey(u) || typeof u === "function")
+
+/** A hook's deadline: milliseconds or a Duration input, positive and finite. */
+export const HookTimeout = Schema.declare((u: unknown): u is Duration.Input => isDeadline(toMillis(u)))
+
+/** The fields of {@link HookOptions}, for entry Schemas to spread. */
+export const HookOptionFields = {
+  id: Schema.optional(Schema.NonEmptyString),
+  timeout: Schema.optional(HookTimeout),
+  onError: Schema.optional(Schema.Literals(["fail", "ignore"])),
+  kind: Schema.optional(Schema.Literals(["guard", "transform", "observe"])),
+  required: Schema.optional(Schema.Boolean)
+}
+
+/** The Schema of {@link HookOptions} (decode with `onExcessProperty: "error"`: an unknown option is a mistake). */
+export const HookOptions = Schema.Struct(HookOptionFields)
+
+const entryOf = <Match extends Schema.Top>(match: Match) =>
+  Schema.Union([
+    Schema.Struct({ match, run: HookFunction, ...HookOptionFields }),
+    Schema.Tuple([match, HookFunction, Schema.optional(Schema.NullOr(HookOptions))])
+  ])
+
+const configOf = <Match extends Schema.Top>(match: Match) => {
+  const entries = Schema.optional(Schema.Array(entryOf(match)))
+  return Schema.Struct(Object.fromEntries(HOOK_EVENTS.map((event) => [event, entries])) as Record<HookEvent, typeof entries>)
+}
+
+/** One entry, `{ match, run, ...options }` or `[match, run]` / `[match, run, options]`: the Schema of {@link HookEntry}. */
+export const HookEntry = entryOf(MatcherInput)
+
+/** A hooks config: per event, a list of entries; no other key. The Schema of {@link HooksConfig}. */
+export const HooksConfigSchema = configOf(MatcherInput)
+
+/** What `Hooks.compile` decodes: {@link HooksConfigSchema}, with each matcher compiled as it is checked. */
+export const CompilableHooks = configOf(MatcherFromInput)

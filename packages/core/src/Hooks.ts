@@ -2,13 +2,14 @@
  * Hooks: compiling and validating a hooks config, and the `Hooks` service that holds the
  * compiled, resolved hooks of one client.
  */
-import { Context, Effect, Layer, Result, Scope } from "effect"
+import { Context, Effect, Layer, Result, Schema, Scope } from "effect"
+import { firstProblem, type Problem, valueAt } from "./internal/ConfigIssue.ts"
 import { describe } from "./internal/Describe.ts"
 import { ConfigError } from "./Errors.ts"
-import type { HooksConfig, HooksRequirements } from "./HookConfig.ts"
+import { CompilableHooks, type HooksConfig, type HooksRequirements } from "./HookConfig.ts"
 import { acceptsOnError, EVENT_ARITY, HOOK_EVENTS, type HookEvent, isHookEvent, isInsideOut } from "./HookEvent.ts"
-import { levelRank, type Matcher, parseMatcher } from "./Matcher.ts"
-import { isDeadline, toMillis } from "./Millis.ts"
+import { levelRank, type Matcher, matcherProblem } from "./Matcher.ts"
+import { toMillis } from "./Millis.ts"
 import type { HookKind } from "./VerdictDecoder.ts"
 
 /** One compiled hook. `run` is a function, or a service tag until the hook is resolved. */
@@ -34,78 +35,89 @@ export interface CompiledHooks<out R = never> {
   readonly byEvent: { readonly [E in HookEvent]: ReadonlyArray<CompiledHook> }
 }
 
-const OPTION_KEYS = new Set(["match", "run", "id", "timeout", "onError", "kind", "required"])
-const KINDS = new Set(["guard", "transform", "observe"])
-
 /** Whether a value is already compiled. */
 const isCompiled = (value: unknown): value is CompiledHooks<unknown> =>
   typeof value === "object" && value !== null && CompiledTypeId in value
 
-type Entry = { readonly match: unknown; readonly run: unknown; readonly options: Record<string, unknown> }
+const decodeConfig = Schema.decodeUnknownResult(CompilableHooks, { onExcessProperty: "error" })
 
-const readEntry = (raw: unknown): Entry | string => {
-  if (Array.isArray(raw)) {
-    if (raw.length < 2 || raw.length > 3) return `a tuple entry must be [match, run] or [match, run, options], got ${raw.length} items`
-    const options = raw[2] ?? {}
-    if (typeof options !== "object" || options === null || Array.isArray(options)) return `options must be an object, got ${describe(options)}`
-    for (const key of Object.keys(options)) {
-      if (key === "match" || key === "run" || !OPTION_KEYS.has(key)) return `unknown option "${key}"`
-    }
-    return { match: raw[0], run: raw[1], options: options as Record<string, unknown> }
+type DecodedEntry = NonNullable<typeof CompilableHooks.Type[HookEvent]>[number]
+
+// Array.isArray does not narrow a readonly tuple.
+const isTuple = (entry: DecodedEntry): entry is Extract<DecodedEntry, ReadonlyArray<unknown>> => Array.isArray(entry)
+
+// What each option must be, said the way a ConfigError says it.
+const OPTION_MESSAGES: Readonly<Record<string, string>> = {
+  id: "id must be a non-empty string",
+  timeout: "timeout must be a positive, finite duration (ms or a Duration)",
+  onError: `onError must be "fail" or "ignore"`,
+  kind: `kind must be "guard", "transform" or "observe"`,
+  required: "required must be a boolean"
+}
+
+// `unknown` says whether the problem is the field itself being a key the entry does not know.
+const fieldDetail = (field: PropertyKey, problem: Problem, value: unknown, unknown: boolean): string => {
+  if (unknown) return `unknown option "${String(field)}"`
+  if (field === "match") return `match: ${matcherProblem(problem.message, value)}`
+  if (field === "run") return `run must be a function or a service tag, got ${describe(value)}`
+  return OPTION_MESSAGES[String(field)] ?? "is invalid"
+}
+
+/** What is wrong with one entry, from its first Schema problem (path relative to the entry). */
+const entryDetail = (problem: Problem, raw: unknown): string => {
+  const { issue, path } = problem
+  const [key, option] = path
+  const unknown = (depth: number) => issue._tag === "UnexpectedKey" && path.length === depth
+  if (!Array.isArray(raw)) {
+    return key === undefined ? `an entry must be { match, run, ...options } or a tuple, got ${describe(raw)}` : fieldDetail(key, problem, valueAt(raw, [key]), unknown(1))
   }
-  if (typeof raw !== "object" || raw === null) return `an entry must be { match, run, ...options } or a tuple, got ${describe(raw)}`
-  for (const key of Object.keys(raw)) if (!OPTION_KEYS.has(key)) return `unknown option "${key}"`
-  const record = raw as Record<string, unknown>
-  return { match: record.match, run: record.run, options: record }
+  if (raw.length < 2 || raw.length > 3) return `a tuple entry must be [match, run] or [match, run, options], got ${raw.length} items`
+  if (key === 0) return fieldDetail("match", problem, raw[0], false)
+  if (key === 1) return fieldDetail("run", problem, raw[1], false)
+  return option === undefined ? `options must be an object, got ${describe(raw[2])}` : fieldDetail(option, problem, valueAt(raw, [2, option]), unknown(2))
 }
 
-const timeoutMillis = (value: unknown): number | string => {
-  const millis = toMillis(value)
-  return isDeadline(millis) ? millis : "timeout must be a positive, finite duration (ms or a Duration)"
+/** Where an entry is, for errors: `<event>[<index>]`, with its id when it has a string one. */
+const placeOf = (event: string, index: number, raw: unknown): string => {
+  const id = valueAt(Array.isArray(raw) ? raw[2] : raw, ["id"])
+  return `${event}[${index}]${typeof id === "string" ? ` (id "${id}")` : ""}`
 }
 
-const compileEntry = (event: HookEvent, index: number, raw: unknown, ids: Set<string>): CompiledHook | ConfigError => {
-  const rawId = typeof raw === "object" && raw !== null && !Array.isArray(raw) ? (raw as { id?: unknown }).id : Array.isArray(raw) ? (raw[2] as { id?: unknown } | undefined)?.id : undefined
-  const where = `${event}[${index}]${typeof rawId === "string" ? ` (id "${rawId}")` : ""}`
-  const error = (detail: string) => new ConfigError({ path: where, detail })
-  const entry = readEntry(raw)
-  if (typeof entry === "string") return error(entry)
-  const { options } = entry
-  const matcher = parseMatcher(entry.match)
-  if (Result.isFailure(matcher)) return error(`match: ${matcher.failure}`)
-  const run = entry.run
+/** A hooks config's first Schema problem as the ConfigError that names the event and the entry at fault. */
+const configError = (problem: Problem, config: unknown): ConfigError => {
+  const [event, index, ...rest] = problem.path
+  if (event === undefined) return new ConfigError({ path: "hooks", detail: `the hooks config must be an object, got ${describe(config)}` })
+  const name = String(event)
+  if (problem.issue._tag === "UnexpectedKey" && index === undefined) {
+    return new ConfigError({ path: name, detail: `unknown event; the events are ${HOOK_EVENTS.join(", ")}` })
+  }
+  const entries = valueAt(config, [event])
+  if (typeof index !== "number") return new ConfigError({ path: name, detail: `must be an array of hook entries, got ${describe(entries)}` })
+  const raw = valueAt(entries, [index])
+  return new ConfigError({ path: placeOf(name, index, raw), detail: entryDetail({ ...problem, path: rest }, raw) })
+}
+
+/** The event-dependent rules a Schema cannot say: the run's arity, unique ids, where onError is accepted. */
+const compileEntry = (event: HookEvent, index: number, entry: DecodedEntry, raw: unknown, ids: Set<string>): CompiledHook | ConfigError => {
+  const error = (detail: string) => new ConfigError({ path: placeOf(event, index, raw), detail })
+  const { match, options, run } = isTuple(entry) ? { match: entry[0], run: entry[1], options: entry[2] ?? {} } : { match: entry.match, run: entry.run, options: entry }
   // A service class is itself a function, so the tag check comes first.
-  if (!Context.isKey(run)) {
-    if (typeof run !== "function") return error(`run must be a function or a service tag, got ${describe(run)}`)
-    if (run.length > EVENT_ARITY[event]) {
-      return error(`run takes ${run.length} arguments, but ${event} passes ${EVENT_ARITY[event]}`)
-    }
+  if (!Context.isKey(run) && run.length > EVENT_ARITY[event]) {
+    return error(`run takes ${run.length} arguments, but ${event} passes ${EVENT_ARITY[event]}`)
   }
-  if (options.id !== undefined && (typeof options.id !== "string" || options.id.length === 0)) return error("id must be a non-empty string")
-  const id = (options.id as string | undefined) ?? `${event}[${index}]`
+  const id = options.id ?? `${event}[${index}]`
   if (ids.has(id)) return error(`duplicate hook id "${id}"`)
-  let timeoutMs: number | undefined
-  if (options.timeout !== undefined) {
-    const millis = timeoutMillis(options.timeout)
-    if (typeof millis === "string") return error(millis)
-    timeoutMs = millis
-  }
-  if (options.onError !== undefined) {
-    if (!acceptsOnError(event)) return error(`onError is not accepted on ${event} (only postToolCall and toolCallFailed)`)
-    if (options.onError !== "fail" && options.onError !== "ignore") return error(`onError must be "fail" or "ignore"`)
-  }
-  if (options.kind !== undefined && !KINDS.has(options.kind as string)) return error(`kind must be "guard", "transform" or "observe"`)
-  if (options.required !== undefined && typeof options.required !== "boolean") return error("required must be a boolean")
+  if (options.onError !== undefined && !acceptsOnError(event)) return error(`onError is not accepted on ${event} (only postToolCall and toolCallFailed)`)
   ids.add(id)
   return {
     id,
     event,
     index,
-    matcher: matcher.success,
-    run: run as Function | Context.Key<any, any>,
-    timeoutMs,
-    onError: (options.onError as "fail" | "ignore" | undefined) ?? "fail",
-    kind: options.kind as HookKind | undefined,
+    matcher: match,
+    run,
+    timeoutMs: options.timeout === undefined ? undefined : toMillis(options.timeout),
+    onError: options.onError ?? "fail",
+    kind: options.kind,
     required: options.required === true
   }
 }
@@ -117,25 +129,31 @@ const runOrder = (event: HookEvent, hooks: ReadonlyArray<CompiledHook>): Readonl
 }
 
 const compileConfig = (config: unknown): CompiledHooks<unknown> | ConfigError => {
-  if (typeof config !== "object" || config === null || Array.isArray(config)) {
-    return new ConfigError({ path: "hooks", detail: `the hooks config must be an object, got ${describe(config)}` })
-  }
+  const decoded = decodeConfig(config)
+  if (Result.isFailure(decoded)) return configError(firstProblem(decoded.failure.issue), config)
   const ids = new Set<string>()
-  const byEvent = Object.fromEntries(HOOK_EVENTS.map((event) => [event, [] as Array<CompiledHook>])) as Record<HookEvent, Array<CompiledHook>>
-  for (const [event, entries] of Object.entries(config)) {
+  const byEvent = emptyByEvent<CompiledHook>()
+  // In the config's own order, so that a duplicate id is reported where it is repeated.
+  for (const event of Object.keys(config as object)) {
+    if (!isHookEvent(event)) continue
+    const entries = decoded.success[event]
     if (entries === undefined) continue
-    if (!isHookEvent(event)) {
-      return new ConfigError({ path: event, detail: `unknown event; the events are ${HOOK_EVENTS.join(", ")}` })
-    }
-    if (!Array.isArray(entries)) return new ConfigError({ path: event, detail: `must be an array of hook entries, got ${describe(entries)}` })
+    const hooks: Array<CompiledHook> = []
     for (let index = 0; index < entries.length; index++) {
-      const hook = compileEntry(event, index, entries[index], ids)
+      const hook = compileEntry(event, index, entries[index], valueAt(config, [event, index]), ids)
       if (hook instanceof ConfigError) return hook
-      byEvent[event].push(hook)
+      hooks.push(hook)
     }
+    byEvent[event] = runOrder(event, hooks)
   }
-  for (const event of HOOK_EVENTS) byEvent[event] = runOrder(event, byEvent[event]) as Array<CompiledHook>
   return { [CompiledTypeId]: (_: never) => _, byEvent }
+}
+
+/** Per event, no hooks. */
+const emptyByEvent = <Hook>(): Record<HookEvent, ReadonlyArray<Hook>> => {
+  const byEvent: Partial<Record<HookEvent, ReadonlyArray<Hook>>> = {}
+  for (const event of HOOK_EVENTS) byEvent[event] = []
+  return byEvent as Record<HookEvent, ReadonlyArray<Hook>>
 }
 
 /**
@@ -180,7 +198,7 @@ export class Hooks extends Context.Service<Hooks, HooksShape>()("@interlock/core
 
   /** No hooks at all. */
   static readonly empty: Layer.Layer<Hooks> = Layer.succeed(Hooks, {
-    byEvent: Object.fromEntries(HOOK_EVENTS.map((event) => [event, []])) as unknown as HooksShape["byEvent"],
+    byEvent: emptyByEvent<ResolvedHook>(),
     context: Context.empty()
   })
 

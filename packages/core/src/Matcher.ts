@@ -15,13 +15,10 @@
  * matches in linear time. A regex that needs backtracking (lookaround, backreferences) is rejected
  * at config time.
  */
-import { Result } from "effect"
+import { Effect, Result, Schema, SchemaIssue, SchemaTransformation } from "effect"
 import { RE2JS } from "re2js"
 import { describe } from "./internal/Describe.ts"
 import { canonicalName, nameForms } from "./Names.ts"
-
-/** A matcher as written in a config. */
-export type MatcherInput = string | { readonly server: string; readonly regex: RegExp | string }
 
 /** Onion level of a matcher: global hooks run outermost, tool hooks innermost. */
 export type Level = "global" | "server" | "tool"
@@ -206,3 +203,57 @@ export const parseMatcher = (input: unknown): Result.Result<Matcher, string> => 
  * deny on `read_file` also denies `rеad_file` with a Cyrillic `е`). For deny lists only.
  */
 export const denies = (matcher: Matcher, serverId: string, name: string): boolean => matcher.denyTest(serverId, name)
+
+// The Schemas of a matcher as written. Their shape is what a JSON Schema can say (a non-empty
+// string, or `{ server, regex }`); parseMatcher's rules (loose names, empty parts, linear-time
+// regexes) are their check, with parseMatcher's sentence as the message.
+
+const RegExpValue = Schema.declare((u: unknown): u is RegExp => u instanceof RegExp)
+
+const shapeOf = <Regex extends Schema.Top>(regex: Regex) =>
+  Schema.Union([Schema.NonEmptyString, Schema.Struct({ server: Schema.NonEmptyString, regex })])
+
+const InputShape = shapeOf(Schema.Union([RegExpValue, Schema.NonEmptyString]))
+
+const matcherRules = Schema.makeFilter((input: unknown) => {
+  const matcher = parseMatcher(input)
+  return Result.isFailure(matcher) ? matcher.failure : undefined
+})
+
+/** A matcher as a JSON config holds it: `"*"`, `"server/tool"`, `"tool"` or `{ server, regex }` with a string regex. */
+export const MatcherJson = shapeOf(Schema.NonEmptyString).check(matcherRules)
+
+/** A matcher as written in code: like {@link MatcherJson}, and `regex` may be a RegExp. */
+export const MatcherInput = InputShape.check(matcherRules)
+
+/** A matcher as written in a config. */
+export type MatcherInput = typeof MatcherInput.Type
+
+const CompiledMatcher = Schema.declare((u: unknown): u is Matcher => typeof u === "object" && u !== null && "denyTest" in u)
+
+/**
+ * Decodes a matcher as written into a compiled {@link Matcher}, failing as {@link MatcherInput}
+ * does; each matcher is parsed once. One way: a compiled matcher is not encoded back.
+ */
+export const MatcherFromInput = InputShape.pipe(Schema.decodeTo(
+  CompiledMatcher,
+  SchemaTransformation.transformEffect({
+    decode: (input, options) => {
+      const matcher = parseMatcher(input)
+      return Result.isSuccess(matcher)
+        ? Effect.succeed(matcher.success)
+        : Effect.fail(new SchemaIssue.InvalidValue({ message: matcher.failure }, input, options))
+    },
+    encode: (matcher, options) => Effect.fail(new SchemaIssue.Forbidden({ message: "a compiled matcher is not encoded" }, matcher, options))
+  })
+))
+
+/**
+ * What is wrong with a matcher as written, for a config error: what its Schema check said, else
+ * parseMatcher's sentence for it (a Schema refuses a wrong shape before the check runs).
+ */
+export const matcherProblem = (checked: string | undefined, written: unknown): string => {
+  if (checked !== undefined) return checked
+  const parsed = parseMatcher(written)
+  return Result.isFailure(parsed) ? parsed.failure : "regex matcher needs `regex` as a RegExp or a non-empty string"
+}

@@ -2,11 +2,12 @@
  * Rules policies: ordered rules with loose matchers, optional conditions (arguments, principals,
  * MCP tool annotations) and a default decision, compiled into an index (RuleIndex.ts). Pure.
  */
-import { Result } from "effect"
+import { Result, Schema } from "effect"
+import { firstProblem, type Problem, valueAt } from "./internal/ConfigIssue.ts"
 import { describe } from "./internal/Describe.ts"
 import { ConfigError } from "./Errors.ts"
 import type { HookContext } from "./HookContext.ts"
-import { type Matcher, type MatcherInput, parseMatcher } from "./Matcher.ts"
+import { type Matcher, MatcherFromInput, MatcherInput, MatcherJson, matcherProblem } from "./Matcher.ts"
 import { allow, ask, deny, type PolicyDecision } from "./PolicyDecision.ts"
 import { buildIndex, firstMatch } from "./RuleIndex.ts"
 import type { Tool } from "./Tool.ts"
@@ -20,43 +21,101 @@ export interface AnnotationCondition {
   readonly openWorldHint?: boolean
 }
 
+/** A rule's condition on the final arguments, written as code. */
+export type RulePredicate = (args: JsonObject, call: ToolCall, ctx: HookContext) => boolean
+
 /** One policy rule. Rules are tried in order; the first that applies decides. */
 export interface PolicyRule {
   /** Names the rule in receipts, errors and audit rows; default `rules[<index>]`. */
-  readonly id?: string
+  readonly id?: string | undefined
   readonly match: MatcherInput
   readonly decision: "allow" | "deny" | "ask"
-  readonly reason?: string
+  readonly reason?: string | undefined
   /** The rule applies only when this holds of the final arguments. A predicate that throws denies. */
-  readonly when?: (args: JsonObject, call: ToolCall, ctx: HookContext) => boolean
+  readonly when?: RulePredicate | undefined
   /** The rule applies only to these principals (by id). */
-  readonly principals?: ReadonlyArray<string>
+  readonly principals?: ReadonlyArray<string> | undefined
   /**
    * The rule applies only to tools whose annotations (with MCP's defaults for missing ones) have
    * these values. A tool the transport cannot describe counts as having the defaults: not
    * read-only, destructive, not idempotent, open-world.
    */
-  readonly annotations?: AnnotationCondition
+  readonly annotations?: AnnotationCondition | undefined
 }
 
 /** A rules policy: ordered rules and the decision when none applies (default "deny"). */
 export interface RulesConfig {
   readonly rules: ReadonlyArray<PolicyRule>
-  readonly default?: "allow" | "deny" | "ask"
+  readonly default?: "allow" | "deny" | "ask" | undefined
 }
+
+/** A rule's decision, and a rules policy's default decision. */
+export const Decision = Schema.Literals(["allow", "deny", "ask"])
+
+/** A rule's id: a non-empty string, unique within the policy. */
+export const RuleId = Schema.NonEmptyString
+
+/** The principals (by id) a rule applies to. */
+export const RulePrincipals = Schema.Array(Schema.NonEmptyString)
+
+const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const
+
+/** The Schema of an {@link AnnotationCondition}: each hint a boolean, no other key. */
+export const AnnotationCondition: Schema.Codec<AnnotationCondition> = Schema.Struct({
+  readOnlyHint: Schema.optionalKey(Schema.Boolean),
+  destructiveHint: Schema.optionalKey(Schema.Boolean),
+  idempotentHint: Schema.optionalKey(Schema.Boolean),
+  openWorldHint: Schema.optionalKey(Schema.Boolean)
+})
+
+const Predicate = Schema.declare((u: unknown): u is RulePredicate => typeof u === "function")
+
+/**
+ * The fields of a policy rule that a JSON config can hold (a string regex, no predicate, no
+ * annotations): a config format's rule Schema spreads them and adds its own `when`.
+ */
+export const RuleFields = {
+  id: Schema.optionalKey(RuleId),
+  match: MatcherJson,
+  decision: Decision,
+  reason: Schema.optionalKey(Schema.String),
+  principals: Schema.optionalKey(RulePrincipals)
+}
+
+// In code an optional field may also be given as undefined.
+const codeFields = <M extends Schema.Top>(match: M) => ({
+  id: Schema.optional(RuleId),
+  match,
+  decision: Decision,
+  reason: Schema.optional(Schema.String),
+  when: Schema.optional(Predicate),
+  principals: Schema.optional(RulePrincipals),
+  annotations: Schema.optional(AnnotationCondition)
+})
+
+/** The Schema of a {@link PolicyRule} (decode it with `onExcessProperty: "error"`: unknown keys are mistakes). */
+export const PolicyRule: Schema.Codec<PolicyRule> = Schema.Struct(codeFields(MatcherInput))
+
+/** The Schema of a {@link RulesConfig}. */
+export const RulesConfig: Schema.Codec<RulesConfig> = Schema.Struct({
+  rules: Schema.Array(PolicyRule),
+  default: Schema.optional(Decision)
+})
+
+// What compileRules decodes: RulesConfig with each matcher compiled as it is checked.
+const CompilableRules = Schema.Struct({ rules: Schema.Array(Schema.Struct(codeFields(MatcherFromInput))), default: Schema.optional(Decision) })
+const decodeRules = Schema.decodeUnknownResult(CompilableRules, { onExcessProperty: "error" })
+type DecodedRule = typeof CompilableRules.Type["rules"][number]
 
 interface CompiledRule {
   readonly index: number
   readonly id: string
   readonly matcher: Matcher
   readonly decision: PolicyDecision
-  readonly when: PolicyRule["when"]
+  readonly when: RulePredicate | undefined
   readonly principals: ReadonlySet<string> | undefined
   readonly annotations: AnnotationCondition | undefined
 }
-
-const RULE_KEYS = new Set(["id", "match", "decision", "reason", "when", "principals", "annotations"])
-const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const
 
 /**
  * A tool's effective hints: its annotations, with MCP's defaults for missing ones (destructive and
@@ -77,7 +136,6 @@ const hintsMatch = (condition: AnnotationCondition, tool: Tool | undefined): boo
   const hints = effectiveHints(tool)
   return HINTS.every((hint) => condition[hint] === undefined || condition[hint] === hints[hint])
 }
-const DECISIONS = new Set(["allow", "deny", "ask"])
 
 const makeDecision = (decision: "allow" | "deny" | "ask", reason: string | undefined, rule?: string): PolicyDecision =>
   decision === "allow"
@@ -86,39 +144,49 @@ const makeDecision = (decision: "allow" | "deny" | "ask", reason: string | undef
     ? deny(reason ?? "denied by policy", rule)
     : ask(reason ?? "approval required by policy", rule)
 
-const compileRule = (raw: unknown, index: number): CompiledRule | ConfigError => {
-  const path = `policy.rules[${index}]`
-  const error = (detail: string) => new ConfigError({ path, detail })
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return error(`a rule must be an object, got ${describe(raw)}`)
-  for (const key of Object.keys(raw)) if (!RULE_KEYS.has(key)) return error(`unknown key "${key}"`)
-  const rule = raw as Record<string, unknown>
-  const matcher = parseMatcher(rule.match)
-  if (Result.isFailure(matcher)) return error(`match: ${matcher.failure}`)
-  if (!DECISIONS.has(rule.decision as string)) return error(`decision must be "allow", "deny" or "ask"`)
-  if (rule.reason !== undefined && typeof rule.reason !== "string") return error("reason must be a string")
-  if (rule.id !== undefined && (typeof rule.id !== "string" || rule.id.length === 0)) return error("id must be a non-empty string")
-  if (rule.when !== undefined && typeof rule.when !== "function") return error("when must be a function of (args, call, ctx)")
-  if (rule.principals !== undefined && (!Array.isArray(rule.principals) || rule.principals.some((p) => typeof p !== "string"))) {
-    return error("principals must be an array of strings")
-  }
-  const annotations = rule.annotations as Record<string, unknown> | undefined
-  if (annotations !== undefined) {
-    if (typeof annotations !== "object" || annotations === null || Array.isArray(annotations)) return error("annotations must be an object")
-    for (const [key, value] of Object.entries(annotations)) {
-      if (!(HINTS as ReadonlyArray<string>).includes(key)) return error(`annotations: unknown hint "${key}"; the hints are ${HINTS.join(", ")}`)
-      if (typeof value !== "boolean") return error(`annotations.${key} must be a boolean`)
-    }
-  }
-  const id = (rule.id as string | undefined) ?? `rules[${index}]`
+const compileRule = (rule: DecodedRule, index: number): CompiledRule => {
+  const id = rule.id ?? `rules[${index}]`
   return {
     index,
     id,
-    matcher: matcher.success,
-    decision: makeDecision(rule.decision as "allow" | "deny" | "ask", rule.reason as string | undefined, id),
-    when: rule.when as PolicyRule["when"],
-    principals: rule.principals === undefined ? undefined : new Set(rule.principals as ReadonlyArray<string>),
-    annotations: annotations as AnnotationCondition | undefined
+    matcher: rule.match,
+    decision: makeDecision(rule.decision, rule.reason, id),
+    when: rule.when,
+    principals: rule.principals === undefined ? undefined : new Set(rule.principals),
+    annotations: rule.annotations
   }
+}
+
+// What each field of a rule must be, said the way a ConfigError says it.
+const RULE_MESSAGES: Readonly<Record<string, string>> = {
+  id: "id must be a non-empty string",
+  decision: `decision must be "allow", "deny" or "ask"`,
+  reason: "reason must be a string",
+  when: "when must be a function of (args, call, ctx)",
+  principals: "principals must be an array of non-empty strings",
+  annotations: "annotations must be an object"
+}
+
+/** What is wrong with one rule, from its first Schema problem (path relative to the rule). */
+const ruleDetail = ({ issue, message, path }: Problem, rule: unknown): string => {
+  const [field, key] = path
+  if (field === undefined) return `a rule must be an object, got ${describe(rule)}`
+  if (field === "match") return `match: ${matcherProblem(message, valueAt(rule, ["match"]))}`
+  if (issue._tag === "UnexpectedKey") {
+    return key === undefined ? `unknown key "${String(field)}"` : `annotations: unknown hint "${String(key)}"; the hints are ${HINTS.join(", ")}`
+  }
+  if (field === "annotations" && key !== undefined) return `annotations.${String(key)} must be a boolean`
+  return RULE_MESSAGES[String(field)] ?? "is invalid"
+}
+
+/** A rules config's first Schema problem as the ConfigError that names the rule (or the key) at fault. */
+const configError = (problem: Problem, config: unknown): ConfigError => {
+  const [top, index, ...rest] = problem.path
+  if (top === "rules" && typeof index === "number") {
+    return new ConfigError({ path: `policy.rules[${index}]`, detail: ruleDetail({ ...problem, path: rest }, valueAt(config, ["rules", index])) })
+  }
+  if (top === "default") return new ConfigError({ path: "policy.default", detail: `must be "allow", "deny" or "ask"` })
+  return new ConfigError({ path: "policy.rules", detail: "must be an array of rules" })
 }
 
 /** A compiled rules policy: a decision per call, and whether a listed tool may be shown. */
@@ -137,17 +205,11 @@ const restricts = (rule: CompiledRule): boolean => rule.decision._tag !== "Allow
 /** Compiles a rules config, or returns a ConfigError naming the rule at fault. Never throws. */
 export const compileRules = (config: RulesConfig): CompiledRules | ConfigError => {
   try {
-    if (typeof config !== "object" || config === null || !Array.isArray(config.rules)) {
-      return new ConfigError({ path: "policy.rules", detail: "must be an array of rules" })
-    }
-    const fallback = config.default ?? "deny"
-    if (!DECISIONS.has(fallback)) return new ConfigError({ path: "policy.default", detail: `must be "allow", "deny" or "ask"` })
-    const compiled: Array<CompiledRule> = []
-    for (let i = 0; i < config.rules.length; i++) {
-      const rule = compileRule(config.rules[i], i)
-      if (rule instanceof ConfigError) return rule
-      compiled.push(rule)
-    }
+    // Keys beside rules and default were never read, and are still ignored (only rules are strict).
+    const decoded = decodeRules(typeof config === "object" && config !== null ? { rules: config.rules, default: config.default } : config)
+    if (Result.isFailure(decoded)) return configError(firstProblem(decoded.failure.issue), config)
+    const fallback = decoded.success.default ?? "deny"
+    const compiled = decoded.success.rules.map(compileRule)
     const ids = new Set<string>()
     for (const rule of compiled) {
       if (ids.has(rule.id)) return new ConfigError({ path: `policy.rules[${rule.index}]`, detail: `duplicate rule id "${rule.id}"` })

@@ -17,18 +17,29 @@ export * as Canonical from "./Canonical.ts"
 export { ClientClosed, Defect, InterlockError, Interrupted } from "./ClientErrors.ts"
 export * from "./Errors.ts"
 export type * from "./HookConfig.ts"
+export { HookEntry, HookFunction, HookOptionFields, HookOptions, HooksConfigSchema, HookTimeout } from "./HookConfig.ts"
 export { HookContext } from "./HookContext.ts"
 export { HOOK_EVENTS, type HookEvent } from "./HookEvent.ts"
 export * as HookRunner from "./HookRunner.ts"
 export { type CompiledHook, type CompiledHooks, Hooks, type HooksShape } from "./Hooks.ts"
 export * as Interlock from "./Interlock.ts"
-export { type Level, type Matcher, type MatcherInput, parseMatcher } from "./Matcher.ts"
+export { type Level, type Matcher, MatcherInput, MatcherJson, parseMatcher } from "./Matcher.ts"
 export { isDeadline, toMillis } from "./Millis.ts"
 export { canonicalName, sameName } from "./Names.ts"
 export * as NativeTool from "./NativeTool.ts"
 export { Policy, type PolicyFacts, type PolicyShape } from "./Policy.ts"
 export type { PolicyDecision } from "./PolicyDecision.ts"
-export { type AnnotationCondition, effectiveHints, type PolicyRule, type RulesConfig } from "./PolicyRules.ts"
+export {
+  AnnotationCondition,
+  Decision,
+  effectiveHints,
+  PolicyRule,
+  RuleFields,
+  RuleId,
+  type RulePredicate,
+  RulePrincipals,
+  RulesConfig
+} from "./PolicyRules.ts"
 export { Principal } from "./Principal.ts"
 export type { AbortOptions, InterlockClient } from "./PromiseClient.ts"
 export { PromptResult } from "./PromptResult.ts"

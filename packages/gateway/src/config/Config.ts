@@ -3,6 +3,7 @@
  * interlock.config.ts). One Schema: it validates the JSON form, and it generates the published
  * JSON Schema file for editors.
  */
+import { Decision, MatcherJson, RuleFields } from "@interlock/core"
 import { Schema } from "effect"
 
 const NonEmpty = Schema.NonEmptyString
@@ -48,11 +49,12 @@ export const HttpServerConfig = Schema.Struct({
 /** One downstream server: stdio (`command`) or Streamable HTTP (`url`). */
 export const ServerConfig = Schema.Union([StdioServerConfig, HttpServerConfig])
 
-/** A matcher: `"*"`, `"server/tool"` (globs within a segment), `"tool"`, or `{ server, regex }`. */
-export const MatcherConfig = Schema.Union([
-  NonEmpty,
-  Schema.Struct({ server: NonEmpty, regex: NonEmpty })
-])
+/**
+ * A matcher: `"*"`, `"server/tool"` (globs within a segment), `"tool"`, or `{ server, regex }`;
+ * core's Schema, so the config refuses what core's matchers refuse (an empty part, a regex that
+ * needs backtracking).
+ */
+export const MatcherConfig = MatcherJson
 
 /** Conditions on one top-level argument; every condition given must hold. */
 export const ArgCondition = Schema.Struct({
@@ -65,19 +67,18 @@ export const ArgCondition = Schema.Struct({
   notWithin: Schema.optionalKey(Schema.String.annotate({ description: "A path the argument must not reach, both placed as the call's server would (see the server's `paths`)." }))
 })
 
-/** One policy rule. The first rule (in order) whose matcher, principals and conditions hold decides. */
+/**
+ * One policy rule: core's rule fields, with `when` as argument conditions. The first rule (in
+ * order) whose matcher, principals and conditions hold decides.
+ */
 export const RuleConfig = Schema.Struct({
-  id: Schema.optionalKey(NonEmpty),
-  match: MatcherConfig,
-  decision: Schema.Literals(["allow", "deny", "ask"]),
-  reason: Schema.optionalKey(Schema.String),
-  principals: Schema.optionalKey(Schema.Array(NonEmpty)),
+  ...RuleFields,
   when: Schema.optionalKey(Schema.Struct({ args: Schema.Record(Schema.String, ArgCondition) }))
 })
 
 /** The policy: ordered rules and the default decision. */
 export const PolicyConfig = Schema.Struct({
-  default: Schema.optionalKey(Schema.Literals(["allow", "deny", "ask"])),
+  default: Schema.optionalKey(Decision),
   rules: Schema.optionalKey(Schema.Array(RuleConfig))
 })
 

@@ -40,7 +40,7 @@ const leafHook: SchemaIssue.LeafHook = (issue) => {
 }
 
 const expectedOf = (issue: SchemaIssue.InvalidType): string => {
-  const ast = issue.ast as { _tag?: string }
+  const ast = issue.ast
   switch (ast._tag) {
     case "String":
       return "a string"
@@ -53,15 +53,18 @@ const expectedOf = (issue: SchemaIssue.InvalidType): string => {
     case "Objects":
       return "an object"
     case "Literal":
-      return `${JSON.stringify((issue.ast as unknown as { literal: unknown }).literal)}`
+      return `${JSON.stringify(ast.literal)}`
     default:
       return "another type"
   }
 }
 
+// A check says what it expects, or (as core's matcher rules do) says what is wrong in a sentence of its own.
 const checkHook: SchemaIssue.CheckHook = (issue) => {
   const expected = issue.filter.annotations?.expected
-  return typeof expected === "string" ? `must be ${expected}` : undefined
+  if (typeof expected === "string") return `must be ${expected}`
+  const message = issue.issue._tag === "InvalidValue" ? issue.issue.annotations?.message : undefined
+  return typeof message === "string" ? message : undefined
 }
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1({ leafHook, checkHook })

@@ -1,8 +1,8 @@
 /**
- * The config's `policy` compiled onto core's `Policy.rules`: matchers, decisions and reasons pass
- * through; `when.args` becomes a predicate (AND a code predicate from interlock.config.ts), whose
- * path conditions place paths as the call's server would (ServerPaths.ts); `principals` pass
- * through. The default decision is "deny" when none is given.
+ * The config's `policy` compiled onto core's `Policy.rules`: the fields a rule shares with core's
+ * (RuleFields: id, match, decision, reason, principals) pass through; `when.args` becomes a
+ * predicate (AND a code predicate from interlock.config.ts), whose path conditions place paths as
+ * the call's server would (ServerPaths.ts). The default decision is "deny" when none is given.
  */
 import { ConfigError, Policy, type PolicyRule } from "@interlock/core"
 import { Effect, Layer } from "effect"
@@ -39,14 +39,8 @@ export const policyRules = (
     const when: PolicyRule["when"] = args === undefined
       ? code
       : (callArgs, call, ctx) => (args(callArgs, call.serverId) ?? undecided()) && (code === undefined || code(callArgs, call, ctx))
-    rules.push({
-      id: rule.id ?? `rules[${index}]`,
-      match: rule.match,
-      decision: rule.decision,
-      ...(rule.reason === undefined ? {} : { reason: rule.reason }),
-      ...(rule.principals === undefined ? {} : { principals: rule.principals }),
-      ...(when === undefined ? {} : { when })
-    })
+    const { when: _conditions, ...fields } = rule
+    rules.push({ ...fields, id: rule.id ?? `rules[${index}]`, ...(when === undefined ? {} : { when }) })
   }
   return { rules, default: config.policy?.default ?? "deny" }
 }
