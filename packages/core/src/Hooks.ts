@@ -6,7 +6,7 @@ import { Context, Effect, Layer, Result, Scope } from "effect"
 import { describe } from "./internal/Describe.ts"
 import { ConfigError } from "./Errors.ts"
 import type { HooksConfig, HooksRequirements } from "./HookConfig.ts"
-import { acceptsOnError, EVENT_ARITY, HOOK_EVENTS, type HookEvent, isHookEvent, isInsideOut } from "./HookEvent.ts"
+import { HOOK_EVENT_ROWS, HOOK_EVENTS, type HookEvent, isHookEvent } from "./HookEvent.ts"
 import { levelRank, type Matcher, parseMatcher } from "./Matcher.ts"
 import { isDeadline, toMillis } from "./Millis.ts"
 import type { HookKind } from "./VerdictDecoder.ts"
@@ -64,6 +64,9 @@ const timeoutMillis = (value: unknown): number | string => {
   return isDeadline(millis) ? millis : "timeout must be a positive, finite duration (ms or a Duration)"
 }
 
+/** The events that accept onError, as the config error names them. */
+const ON_ERROR_EVENTS = HOOK_EVENTS.filter((event) => HOOK_EVENT_ROWS[event].failure === "onError").join(" and ")
+
 const compileEntry = (event: HookEvent, index: number, raw: unknown, ids: Set<string>): CompiledHook | ConfigError => {
   const rawId = typeof raw === "object" && raw !== null && !Array.isArray(raw) ? (raw as { id?: unknown }).id : Array.isArray(raw) ? (raw[2] as { id?: unknown } | undefined)?.id : undefined
   const where = `${event}[${index}]${typeof rawId === "string" ? ` (id "${rawId}")` : ""}`
@@ -77,9 +80,8 @@ const compileEntry = (event: HookEvent, index: number, raw: unknown, ids: Set<st
   // A service class is itself a function, so the tag check comes first.
   if (!Context.isKey(run)) {
     if (typeof run !== "function") return error(`run must be a function or a service tag, got ${describe(run)}`)
-    if (run.length > EVENT_ARITY[event]) {
-      return error(`run takes ${run.length} arguments, but ${event} passes ${EVENT_ARITY[event]}`)
-    }
+    const arity = HOOK_EVENT_ROWS[event].args.length
+    if (run.length > arity) return error(`run takes ${run.length} arguments, but ${event} passes ${arity}`)
   }
   if (options.id !== undefined && (typeof options.id !== "string" || options.id.length === 0)) return error("id must be a non-empty string")
   const id = (options.id as string | undefined) ?? `${event}[${index}]`
@@ -91,7 +93,7 @@ const compileEntry = (event: HookEvent, index: number, raw: unknown, ids: Set<st
     timeoutMs = millis
   }
   if (options.onError !== undefined) {
-    if (!acceptsOnError(event)) return error(`onError is not accepted on ${event} (only postToolCall and toolCallFailed)`)
+    if (HOOK_EVENT_ROWS[event].failure !== "onError") return error(`onError is not accepted on ${event} (only ${ON_ERROR_EVENTS})`)
     if (options.onError !== "fail" && options.onError !== "ignore") return error(`onError must be "fail" or "ignore"`)
   }
   if (options.kind !== undefined && !KINDS.has(options.kind as string)) return error(`kind must be "guard", "transform" or "observe"`)
@@ -110,10 +112,10 @@ const compileEntry = (event: HookEvent, index: number, raw: unknown, ids: Set<st
   }
 }
 
-/** Onion order: by level (global, server, tool), declaration order within a level; reversed for post and failure hooks. */
+/** Onion order: by level (global, server, tool), declaration order within a level; reversed for inside-out events. */
 const runOrder = (event: HookEvent, hooks: ReadonlyArray<CompiledHook>): ReadonlyArray<CompiledHook> => {
   const sorted = [...hooks].sort((a, b) => levelRank[a.matcher.level] - levelRank[b.matcher.level] || a.index - b.index)
-  return isInsideOut(event) ? sorted.reverse() : sorted
+  return HOOK_EVENT_ROWS[event].order === "inside-out" ? sorted.reverse() : sorted
 }
 
 const compileConfig = (config: unknown): CompiledHooks<unknown> | ConfigError => {

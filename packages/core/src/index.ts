@@ -18,7 +18,25 @@ export { ClientClosed, Defect, InterlockError, Interrupted } from "./ClientError
 export * from "./Errors.ts"
 export type * from "./HookConfig.ts"
 export { HookContext } from "./HookContext.ts"
-export { HOOK_EVENTS, type HookEvent } from "./HookEvent.ts"
+export {
+  defineEvents,
+  type EventRow,
+  type EventRows,
+  EXACT,
+  eventNames,
+  type FailureRule,
+  renderEventTable,
+  type RunOrder,
+  type StatusOf,
+  statusByTag,
+  statusesOf,
+  type VerdictRow,
+  verdictKeys,
+  verdictSignature,
+  type VerdictTagOf,
+  verdictTags
+} from "./EventRegistry.ts"
+export { HOOK_EVENT_ROWS, HOOK_EVENTS, type HookEvent, type HookVerdictTag, type VerdictStatus } from "./HookEvent.ts"
 export { type CompiledHook, type CompiledHooks, Hooks, type HooksShape } from "./Hooks.ts"
 export * as Interlock from "./Interlock.ts"
 export { type Level, type Matcher, type MatcherInput, parseMatcher } from "./Matcher.ts"
