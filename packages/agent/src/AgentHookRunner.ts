@@ -6,8 +6,8 @@
  * recorded by kind only. What a hook raised goes nowhere.
  */
 import { Cause, Clock, Effect, Exit, Fiber, Schema } from "effect"
-import { FailureKind } from "@interlock/core"
-import { AGENT_EVENTS, type AgentEvent, isObserveEvent } from "./AgentEvent.ts"
+import { FailureKind, statusByTag, statusesOf } from "@interlock/core"
+import { AGENT_EVENT_ROWS, AGENT_EVENTS, type AgentEvent, isObserveEvent } from "./AgentEvent.ts"
 import { type AgentHook, BAD, type CompiledAgentHooks, decodeAgentVerdict, type DecodedVerdict } from "./AgentHooks.ts"
 import type { AgentTool } from "./Catalog.ts"
 
@@ -15,7 +15,7 @@ import type { AgentTool } from "./Catalog.ts"
 export const AgentHookRun = Schema.Struct({
   id: Schema.String,
   event: Schema.Literals(AGENT_EVENTS),
-  status: Schema.Literals(["continue", "rewrite", "deny", "block", "add_context", "failed"]),
+  status: Schema.Literals([...statusesOf(AGENT_EVENT_ROWS), "failed"]),
   failure: Schema.optional(FailureKind),
   /** True when a failure was ignored (observe-only events) and the run went on. */
   ignored: Schema.Boolean,
@@ -53,7 +53,7 @@ type Outcome = { readonly ok: true; readonly verdict: DecodedVerdict } | { reado
 
 const failure = (kind: FailureKind): Outcome => ({ ok: false, kind })
 
-const STATUS = { Continue: "continue", Rewrite: "rewrite", Deny: "deny", Block: "block", AddContext: "add_context" } as const
+const STATUS = statusByTag(AGENT_EVENT_ROWS)
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> => {
   try {

@@ -5,7 +5,7 @@
  * model-level events and claude's agent-level events are tables of these rows; arity, run order,
  * ignorable failures, accepted tags, statuses and the READMEs' event tables are derived from them.
  */
-import type { Schema } from "effect"
+import { Schema } from "effect"
 
 /** In which order an event's hooks run: as declared (outer matchers first) or reversed. */
 export type RunOrder = "outside-in" | "inside-out"
@@ -40,6 +40,10 @@ export type EventRows = { readonly [event: string]: EventRow }
 
 /** Declares a table of events, keeping its literal types (event names, tags, statuses). */
 export const defineEvents = <const R extends EventRows>(rows: R): R => rows
+
+/** A verdict's Schema: `_tag` and the payload's fields. */
+export const verdictSchema = <const T extends string, const F extends Schema.Struct.Fields>(tag: T, fields: F) =>
+  Schema.Struct({ _tag: Schema.Literal(tag), ...fields })
 
 /** The parse options a verdict Schema is decoded with: a key outside the verdict is junk. */
 export const EXACT = { onExcessProperty: "error" } as const

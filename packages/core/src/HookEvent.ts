@@ -4,7 +4,7 @@
  */
 import { Schema } from "effect"
 import { isJsonObject } from "./Canonical.ts"
-import { defineEvents, eventNames, type StatusOf, type VerdictTagOf } from "./EventRegistry.ts"
+import { defineEvents, eventNames, type StatusOf, verdictSchema, type VerdictTagOf } from "./EventRegistry.ts"
 import { Tool } from "./Tool.ts"
 import type { ToolCall } from "./ToolCall.ts"
 import { ToolResult } from "./ToolResult.ts"
@@ -13,15 +13,12 @@ const JsonObject = Schema.declare(isJsonObject, { identifier: "JsonObject" })
 // Suspended and typed by hand: ToolResult holds a Receipt, whose Schema reads these rows.
 const Result: Schema.Codec<ToolResult, unknown> = Schema.suspend((): Schema.Codec<ToolResult, unknown> => ToolResult)
 
-const tagged = <const T extends string, const F extends Schema.Struct.Fields>(tag: T, fields: F) =>
-  Schema.Struct({ _tag: Schema.Literal(tag), ...fields })
-
-const Continue = { schema: tagged("Continue", {}), status: "continue" } as const
-const Deny = { schema: tagged("Deny", { reason: Schema.String }), status: "deny" } as const
+const Continue = { schema: verdictSchema("Continue", {}), status: "continue" } as const
+const Deny = { schema: verdictSchema("Deny", { reason: Schema.String }), status: "deny" } as const
 
 /** A call rewrite: args and/or meta; serverId, name and callId may be echoed, never changed. */
 const RewriteCall = {
-  schema: tagged("Rewrite", {
+  schema: verdictSchema("Rewrite", {
     args: Schema.optional(JsonObject),
     meta: Schema.optional(JsonObject),
     serverId: Schema.optional(Schema.String),
@@ -40,7 +37,7 @@ const RewriteCall = {
 
 /** A prompt's new args; its name may be echoed, never changed. */
 const RewriteArgs = {
-  schema: tagged("Rewrite", { args: JsonObject, name: Schema.optional(Schema.String) }),
+  schema: verdictSchema("Rewrite", { args: JsonObject, name: Schema.optional(Schema.String) }),
   status: "rewrite",
   check: (v: { readonly name?: string | undefined }, input: { readonly name: string }): boolean =>
     v.name === undefined || v.name === input.name
@@ -51,14 +48,14 @@ const RewriteArgs = {
  * loose match would let `Read-File` stand in for `read_file`.
  */
 const ReplaceTools = {
-  schema: tagged("ReplaceTools", { tools: Schema.Array(Tool) }),
+  schema: verdictSchema("ReplaceTools", { tools: Schema.Array(Tool) }),
   status: "replace",
   check: (v: { readonly tools: ReadonlyArray<Tool> }, input: { readonly tools: ReadonlyArray<Tool> }): boolean =>
     v.tools.every((tool) => input.tools.some((g) => g.serverId === tool.serverId && g.name === tool.name))
 } as const
 
 const withResult = <const T extends string, const S extends string>(tag: T, status: S) =>
-  ({ schema: tagged(tag, { result: Result }), status }) as const
+  ({ schema: verdictSchema(tag, { result: Result }), status }) as const
 
 /** The tool-call program's events, in the order the README lists them. */
 export const HOOK_EVENT_ROWS = defineEvents({

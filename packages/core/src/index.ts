@@ -32,6 +32,7 @@ export {
   statusesOf,
   type VerdictRow,
   verdictKeys,
+  verdictSchema,
   verdictSignature,
   type VerdictTagOf,
   verdictTags
