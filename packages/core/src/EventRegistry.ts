@@ -56,6 +56,11 @@ export type StatusOf<R extends EventRows> = {
   [E in keyof R]: { [T in keyof R[E]["verdicts"]]: R[E]["verdicts"][T]["status"] }[keyof R[E]["verdicts"]]
 }[keyof R]
 
+/** What a table's verdict Schemas decode to: the union over its rows. */
+export type VerdictTypeOf<R extends EventRows> = {
+  [E in keyof R]: { [T in keyof R[E]["verdicts"]]: R[E]["verdicts"][T]["schema"]["Type"] }[keyof R[E]["verdicts"]]
+}[keyof R]
+
 /** A table's event names, in declaration order. */
 export const eventNames = <R extends EventRows>(rows: R): ReadonlyArray<keyof R & string> => Object.keys(rows)
 

@@ -35,6 +35,7 @@ export {
   verdictSchema,
   verdictSignature,
   type VerdictTagOf,
+  type VerdictTypeOf,
   verdictTags
 } from "./EventRegistry.ts"
 export { HOOK_EVENT_ROWS, HOOK_EVENTS, type HookEvent, type HookVerdictTag, type VerdictStatus } from "./HookEvent.ts"
