@@ -22,7 +22,8 @@ export type FailureRule = "closed" | "onError" | "observe"
  * Schema can express (a Rewrite may echo the call's name but not change it).
  */
 export interface VerdictRow {
-  readonly schema: Schema.Top
+  /** Decodable without services: a hook's answer is checked where it arrives. */
+  readonly schema: Schema.Decoder<unknown>
   readonly status: string
   readonly check?: ((verdict: never, input: never) => boolean) | undefined
 }
