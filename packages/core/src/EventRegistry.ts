@@ -5,7 +5,7 @@
  * model-level events and claude's agent-level events are tables of these rows; arity, run order,
  * ignorable failures, accepted tags, statuses and the READMEs' event tables are derived from them.
  */
-import { Schema } from "effect"
+import { Exit, Schema } from "effect"
 
 /** In which order an event's hooks run: as declared (outer matchers first) or reversed. */
 export type RunOrder = "outside-in" | "inside-out"
@@ -17,7 +17,7 @@ export type RunOrder = "outside-in" | "inside-out"
 export type FailureRule = "closed" | "onError" | "observe"
 
 /**
- * One verdict an event accepts: its Schema (decoded with {@link EXACT}: no other key), the status a
+ * One verdict an event accepts: its Schema (exact at the top level, see {@link acceptsVerdict}), the status a
  * run that answered it records, and optionally a check against the hook's input that no static
  * Schema can express (a Rewrite may echo the call's name but not change it).
  */
@@ -46,8 +46,6 @@ export const defineEvents = <const R extends EventRows>(rows: R): R => rows
 export const verdictSchema = <const T extends string, const F extends Schema.Struct.Fields>(tag: T, fields: F) =>
   Schema.Struct({ _tag: Schema.Literal(tag), ...fields })
 
-/** The parse options a verdict Schema is decoded with: a key outside the verdict is junk. */
-export const EXACT = { onExcessProperty: "error" } as const
 
 /** The verdict tags of a table's rows. */
 export type VerdictTagOf<R extends EventRows> = { [E in keyof R]: keyof R[E]["verdicts"] & string }[keyof R]
@@ -90,6 +88,31 @@ const properties = (schema: Schema.Top) => (schema.ast._tag === "Objects" ? sche
 
 /** The keys a verdict Schema allows, `_tag` included (a decoder's hand-written checks use these). */
 export const verdictKeys = (schema: Schema.Top): ReadonlyArray<string> => properties(schema).map((p) => String(p.name))
+
+/**
+ * Whether a value is this verdict: an object with no key beyond the Schema's (nested payloads
+ * decode as their own Schemas do, extra keys dropped) that the Schema decodes.
+ */
+export const acceptsVerdict = (schema: Schema.Decoder<unknown>): (value: unknown) => boolean => {
+  const keys = verdictKeys(schema)
+  const decode = Schema.decodeUnknownExit(schema)
+  return (value) =>
+    typeof value === "object" && value !== null && Object.keys(value).every((key) => keys.includes(key)) &&
+    Exit.isSuccess(decode(value))
+}
+
+/**
+ * Whether an event's row accepts a value from a hook given `input`: its tag is the row's, its
+ * verdict Schema accepts it and so does the verdict's check. The reference a fast decoder is held to.
+ */
+export const rowAccepts = (row: EventRow, value: unknown, input: unknown): boolean => {
+  const tag = typeof value === "object" && value !== null ? (value as { readonly _tag?: unknown })._tag : undefined
+  if (typeof tag !== "string" || !Object.hasOwn(row.verdicts, tag)) return false
+  const verdict = row.verdicts[tag]
+  // A check is typed by its row; here it is given what that row's hooks were given.
+  const check = verdict.check as ((verdict: unknown, input: unknown) => boolean) | undefined
+  return acceptsVerdict(verdict.schema)(value) && (check === undefined || check(value, input))
+}
 
 /** A verdict as the tables show it: its tag and its payload's keys (`?` when optional). */
 export const verdictSignature = (tag: string, schema: Schema.Top): string => {

@@ -19,13 +19,14 @@ export * from "./Errors.ts"
 export type * from "./HookConfig.ts"
 export { HookContext } from "./HookContext.ts"
 export {
+  acceptsVerdict,
   defineEvents,
   type EventRow,
   type EventRows,
-  EXACT,
   eventNames,
   type FailureRule,
   renderEventTable,
+  rowAccepts,
   type RunOrder,
   type StatusOf,
   statusByTag,
