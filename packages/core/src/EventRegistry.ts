@@ -17,9 +17,9 @@ export type RunOrder = "outside-in" | "inside-out"
 export type FailureRule = "closed" | "onError" | "observe"
 
 /**
- * One verdict an event accepts: its Schema (exact at the top level, see {@link acceptsVerdict}), the status a
- * run that answered it records, and optionally a check against the hook's input that no static
- * Schema can express (a Rewrite may echo the call's name but not change it).
+ * One verdict an event accepts: its Schema (exact at the top level, see {@link acceptsVerdict}), the
+ * status a run that answered it records, and optionally a check against the hook's input that no
+ * static Schema can express (a Rewrite may echo the call's name but not change it).
  */
 export interface VerdictRow {
   /** Decodable without services: a hook's answer is checked where it arrives. */
@@ -45,7 +45,6 @@ export const defineEvents = <const R extends EventRows>(rows: R): R => rows
 /** A verdict's Schema: `_tag` and the payload's fields. */
 export const verdictSchema = <const T extends string, const F extends Schema.Struct.Fields>(tag: T, fields: F) =>
   Schema.Struct({ _tag: Schema.Literal(tag), ...fields })
-
 
 /** The verdict tags of a table's rows. */
 export type VerdictTagOf<R extends EventRows> = { [E in keyof R]: keyof R[E]["verdicts"] & string }[keyof R]

@@ -76,30 +76,31 @@ const result = (value: unknown): ToolResult | typeof BAD_RETURN => {
   return exit.value.receipt === undefined ? exit.value : new ToolResult({ ...exit.value, receipt: undefined })
 }
 
-const rewriteCall = (value: Record<string, unknown>, call: ToolCall): Decoded | typeof BAD_RETURN => {
+// The rows' checks are given the decoder's input itself: no allocation on the hot path.
+const rewriteCall = (value: Record<string, unknown>, input: { readonly call: ToolCall }): Decoded | typeof BAD_RETURN => {
   if (!onlyKeys(value, KEYS.call)) return BAD_RETURN
   // The row's check compares with ===, so a value that is not a string never passes it.
-  if (!preToolCall.verdicts.Rewrite.check(value as Echo, { call })) return BAD_RETURN
+  if (!preToolCall.verdicts.Rewrite.check(value as Echo, input)) return BAD_RETURN
   if (value.args !== undefined && !isJsonObject(value.args)) return BAD_RETURN
   if (value.meta !== undefined && !isJsonObject(value.meta)) return BAD_RETURN
   if (value.args === undefined && value.meta === undefined) return BAD_RETURN
   return {
     _tag: "Rewrite",
-    call: call.with({
+    call: input.call.with({
       args: value.args as JsonObject | undefined,
       ...(value.meta !== undefined ? { meta: value.meta as JsonObject } : {})
     })
   }
 }
 
-const rewriteArgs = (value: Record<string, unknown>, name: string): Decoded | typeof BAD_RETURN => {
+const rewriteArgs = (value: Record<string, unknown>, input: { readonly name: string }): Decoded | typeof BAD_RETURN => {
   if (!onlyKeys(value, KEYS.args)) return BAD_RETURN
-  if (!promptGet.verdicts.Rewrite.check(value as Echo, { name })) return BAD_RETURN
+  if (!promptGet.verdicts.Rewrite.check(value as Echo, input)) return BAD_RETURN
   if (!isJsonObject(value.args)) return BAD_RETURN
   return { _tag: "RewriteArgs", args: value.args }
 }
 
-const replaceTools = (value: Record<string, unknown>, given: ReadonlyArray<Tool>): Decoded | typeof BAD_RETURN => {
+const replaceTools = (value: Record<string, unknown>, input: { readonly tools: ReadonlyArray<Tool> }): Decoded | typeof BAD_RETURN => {
   if (!onlyKeys(value, KEYS.tools) || !Array.isArray(value.tools)) return BAD_RETURN
   const tools: Array<Tool> = []
   for (const item of value.tools) {
@@ -108,7 +109,7 @@ const replaceTools = (value: Record<string, unknown>, given: ReadonlyArray<Tool>
     tools.push(exit.value)
   }
   // A listing hook shapes what was listed; it cannot invent or rename a tool.
-  return toolsListed.verdicts.ReplaceTools.check({ tools }, { tools: given }) ? { _tag: "ReplaceTools", tools } : BAD_RETURN
+  return toolsListed.verdicts.ReplaceTools.check({ tools }, input) ? { _tag: "ReplaceTools", tools } : BAD_RETURN
 }
 
 const withResult = (tag: "Halt" | "Replace" | "Recover", value: Record<string, unknown>): Decoded | typeof BAD_RETURN => {
@@ -141,12 +142,12 @@ export const decodeVerdict = (
           : BAD_RETURN
       case "Rewrite":
         return input.event === "preToolCall"
-          ? rewriteCall(record, input.call)
+          ? rewriteCall(record, input)
           : input.event === "promptGet"
-          ? rewriteArgs(record, input.name)
+          ? rewriteArgs(record, input)
           : BAD_RETURN
       case "ReplaceTools":
-        return input.event === "toolsListed" ? replaceTools(record, input.tools) : BAD_RETURN
+        return input.event === "toolsListed" ? replaceTools(record, input) : BAD_RETURN
       case "Replace":
       case "Halt":
       case "Recover":
