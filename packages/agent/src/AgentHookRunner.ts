@@ -7,8 +7,8 @@
  * recorded by kind only. What a hook raised goes nowhere.
  */
 import { Clock, Effect, Schema } from "effect"
-import { FailureKind, HookRunner } from "@interlock/core"
-import { AGENT_EVENTS, type AgentEvent, isObserveEvent } from "./AgentEvent.ts"
+import { FailureKind, HookRunner, statusByTag, statusesOf } from "@interlock/core"
+import { AGENT_EVENT_ROWS, AGENT_EVENTS, type AgentEvent, isObserveEvent } from "./AgentEvent.ts"
 import { type AgentHook, BAD, type CompiledAgentHooks, decodeAgentVerdict, type DecodedVerdict } from "./AgentHooks.ts"
 import type { AgentTool } from "./Catalog.ts"
 
@@ -16,7 +16,7 @@ import type { AgentTool } from "./Catalog.ts"
 export const AgentHookRun = Schema.Struct({
   id: Schema.String,
   event: Schema.Literals(AGENT_EVENTS),
-  status: Schema.Literals(["continue", "rewrite", "deny", "block", "add_context", "failed"]),
+  status: Schema.Literals([...statusesOf(AGENT_EVENT_ROWS), "failed"]),
   failure: Schema.optional(FailureKind),
   /** True when a failure was ignored (observe-only events) and the run went on. */
   ignored: Schema.Boolean,
@@ -50,7 +50,7 @@ export interface EventSpec<S> {
 /** Returned by an EventSpec's `apply` to end the chain on the verdict. */
 export const STOP = Symbol.for("@interlock/agent/STOP")
 
-const STATUS = { Continue: "continue", Rewrite: "rewrite", Deny: "deny", Block: "block", AddContext: "add_context" } as const
+const STATUS = statusByTag(AGENT_EVENT_ROWS)
 
 /** How long a timed-out hook's fiber is waited for once interrupted, before the run goes on without it. */
 const RELEASE_GRACE_MS = 100

@@ -3,9 +3,9 @@
  * and decoding what a hook returned against its event's verdicts.
  */
 import { Exit, Schema } from "effect"
-import { ConfigError, isDeadline, toMillis } from "@interlock/core"
+import { ConfigError, isDeadline, toMillis, verdictKeys } from "@interlock/core"
 import { Prompt } from "effect/ai"
-import { AGENT_EVENTS, type AgentEvent, EVENT_VERDICTS } from "./AgentEvent.ts"
+import { AGENT_EVENT_ROWS, AGENT_EVENTS, type AgentEvent, EVENT_VERDICTS, toolRefName } from "./AgentEvent.ts"
 import type { AgentTool } from "./Catalog.ts"
 
 /** One compiled model-level hook. */
@@ -34,7 +34,8 @@ const compileEntry = (event: AgentEvent, index: number, raw: unknown, ids: Set<s
   for (const key of Object.keys(entry)) if (!ENTRY_KEYS.has(key)) return error(`unknown option "${key}"`)
   const { run, id, timeout } = entry as { run?: unknown; id?: unknown; timeout?: unknown }
   if (typeof run !== "function") return error(`run must be a function, got ${kindOf(run)}`)
-  if (run.length > 1) return error(`run takes ${run.length} arguments, but ${event} passes 1 (its input object)`)
+  const arity = AGENT_EVENT_ROWS[event].args.length
+  if (run.length > arity) return error(`run takes ${run.length} arguments, but ${event} passes ${arity} (its input object)`)
   if (id !== undefined && (typeof id !== "string" || id.length === 0)) return error("id must be a non-empty string")
   const hookId = (id as string | undefined) ?? where
   if (ids.has(hookId)) return error(`duplicate hook id "${hookId}"`)
@@ -73,12 +74,20 @@ export type DecodedVerdict =
 export const BAD = Symbol.for("@interlock/agent/BadReturn")
 
 const CONTINUE: DecodedVerdict = { _tag: "Continue" }
+
+const { beforeModel, userPromptSubmit } = AGENT_EVENT_ROWS
+const KEYS = {
+  continue: verdictKeys(beforeModel.verdicts.Continue.schema),
+  rewrite: verdictKeys(beforeModel.verdicts.Rewrite.schema),
+  reason: verdictKeys(beforeModel.verdicts.Deny.schema),
+  text: verdictKeys(userPromptSubmit.verdicts.AddContext.schema)
+}
 const decodeMessages = Schema.decodeUnknownExit(Schema.Array(Prompt.Message))
 
 const onlyKeys = (value: object, keys: ReadonlyArray<string>): boolean => Object.keys(value).every((key) => keys.includes(key))
 
 const decodeRewrite = (record: Record<string, unknown>, offered: ReadonlyArray<AgentTool>): DecodedVerdict | typeof BAD => {
-  if (!onlyKeys(record, ["_tag", "messages", "tools"])) return BAD
+  if (!onlyKeys(record, KEYS.rewrite)) return BAD
   if (record.messages === undefined && record.tools === undefined) return BAD
   let messages: ReadonlyArray<Prompt.Message> | undefined
   if (record.messages !== undefined) {
@@ -89,13 +98,13 @@ const decodeRewrite = (record: Record<string, unknown>, offered: ReadonlyArray<A
   let tools: Array<AgentTool> | undefined
   if (record.tools !== undefined) {
     if (!Array.isArray(record.tools)) return BAD
+    // The row's check: a hook narrows the tools it was given; it cannot invent one.
+    if (!beforeModel.verdicts.Rewrite.check({ tools: record.tools }, { offered })) return BAD
     tools = []
     for (const item of record.tools) {
-      const name = typeof item === "string" ? item : (item as { name?: unknown } | null)?.name
-      // A hook narrows the tools it was given; it cannot invent one.
+      const name = toolRefName(item)
       const tool = offered.find((t) => t.name === name)
-      if (tool === undefined) return BAD
-      if (!tools.includes(tool)) tools.push(tool)
+      if (tool !== undefined && !tools.includes(tool)) tools.push(tool)
     }
   }
   return { _tag: "Rewrite", messages, tools }
@@ -117,12 +126,12 @@ export const decodeAgentVerdict = (
     if (typeof tag !== "string" || !EVENT_VERDICTS[event].has(tag)) return BAD
     switch (tag) {
       case "Continue":
-        return onlyKeys(record, ["_tag"]) ? CONTINUE : BAD
+        return onlyKeys(record, KEYS.continue) ? CONTINUE : BAD
       case "Deny":
       case "Block":
-        return onlyKeys(record, ["_tag", "reason"]) && typeof record.reason === "string" ? { _tag: tag, reason: record.reason } : BAD
+        return onlyKeys(record, KEYS.reason) && typeof record.reason === "string" ? { _tag: tag, reason: record.reason } : BAD
       case "AddContext":
-        return onlyKeys(record, ["_tag", "text"]) && typeof record.text === "string" ? { _tag: "AddContext", text: record.text } : BAD
+        return onlyKeys(record, KEYS.text) && typeof record.text === "string" ? { _tag: "AddContext", text: record.text } : BAD
       case "Rewrite":
         return decodeRewrite(record, offered)
       default:

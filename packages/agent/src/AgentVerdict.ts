@@ -1,17 +1,7 @@
 /**
  * Verdicts of model-level hooks. As in core there is no Allow: a hook may only narrow or steer
- * the run, and anything outside its event's verdicts is a `bad_return`.
- *
- * | event            | verdicts                                   |
- * |------------------|--------------------------------------------|
- * | userPromptSubmit | Continue, Block(reason), AddContext(text)  |
- * | beforeModel      | Continue, Rewrite(messages?, tools?), Deny |
- * | afterModel       | Continue (observe only)                    |
- * | stop             | Continue, Block(reason): go on with reason |
- * | subagentStart    | Continue, Block(reason), AddContext(text)  |
- * | subagentStop     | Continue, Block(reason): go on with reason |
- * | preCompact       | Continue, Block(reason), AddContext(text)  |
- * | notification     | Continue (observe only)                    |
+ * the run, and anything outside its event's verdicts is a `bad_return`. Which event accepts which
+ * verdict, with its Schema and status, is the registry's (`AGENT_EVENT_ROWS` in AgentEvent.ts).
  */
 import type { Prompt } from "effect/ai"
 import type { AgentTool } from "./Catalog.ts"

@@ -6,7 +6,7 @@
 
 export * as Agent from "./Agent.ts"
 export { AgentHookFailed, InvalidRunState, ModelFailed, RunBlocked, RunError, UntrustedRunState } from "./AgentErrors.ts"
-export { AGENT_EVENTS, type AgentEvent } from "./AgentEvent.ts"
+export { AGENT_EVENT_ROWS, AGENT_EVENTS, type AgentEvent } from "./AgentEvent.ts"
 export type * from "./AgentHookConfig.ts"
 export { AgentHookRun } from "./AgentHookRunner.ts"
 export type { AgentHooks, AgentOptions } from "./AgentOptions.ts"

@@ -9,47 +9,67 @@
  * - `additionalContext` and `customInstructions` are collected, in hook order;
  * - a hook that fails, times out or returns junk ends with Failed, which callers treat closed.
  */
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { defineEvents, eventNames, verdictSchema, type VerdictTypeOf } from "@interlock/core"
 import type { ClaudeInputOf } from "./ClaudeEvent.ts"
 import { type CompiledClaudeHooks, invoke, select } from "./ClaudeHook.ts"
 import type { ClaudeFailureKind } from "./ClaudeErrors.ts"
 import { read, type Reading } from "./Reading.ts"
 import { coerce } from "./ReturnValue.ts"
 
-/** The agent-level events. */
-export const AGENT_EVENTS = ["UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop", "PreCompact", "Notification"] as const
+const optionalText = Schema.optional(Schema.String)
+const Continue = {
+  schema: verdictSchema("Continue", { additionalContext: optionalText, customInstructions: optionalText, systemMessage: optionalText }),
+  status: "continue"
+} as const
+const Block = { schema: verdictSchema("Block", { reason: Schema.String }), status: "block" } as const
+const KeepGoing = { schema: verdictSchema("KeepGoing", { reason: Schema.String }), status: "keep_going" } as const
+const Halt = { schema: verdictSchema("Halt", { stopReason: Schema.String }), status: "halt" } as const
+
+const refusable = { args: ["input"], verdicts: { Continue, Block, Halt }, order: "outside-in", failure: "closed" } as const
+const stoppable = { args: ["input"], verdicts: { Continue, KeepGoing, Halt }, order: "outside-in", failure: "closed" } as const
+
+/**
+ * The agent-level events, as rows of core's registry (Claude's names; the agent package's
+ * model-level rows are lower camel case and answer other verdicts). The verdicts are what the
+ * hooks of an event decide together; a failure is Failed, which callers treat closed.
+ */
+export const CLAUDE_AGENT_EVENT_ROWS = defineEvents({
+  UserPromptSubmit: refusable,
+  Stop: stoppable,
+  SubagentStart: refusable,
+  SubagentStop: stoppable,
+  PreCompact: refusable,
+  Notification: refusable
+})
 
 /** An agent-level event. */
-export type AgentEventName = typeof AGENT_EVENTS[number]
+export type AgentEventName = keyof typeof CLAUDE_AGENT_EVENT_ROWS
+
+/** The agent-level events. */
+export const CLAUDE_AGENT_EVENTS: ReadonlyArray<AgentEventName> = eventNames(CLAUDE_AGENT_EVENT_ROWS)
 
 /** The input of an agent-level event. */
 export type AgentEventInput = ClaudeInputOf<AgentEventName>
 
 /** Whether an event name is an agent-level event. */
-export const isAgentEvent = (name: string): name is AgentEventName => (AGENT_EVENTS as ReadonlyArray<string>).includes(name)
+export const isAgentEvent = (name: string): name is AgentEventName => Object.hasOwn(CLAUDE_AGENT_EVENT_ROWS, name)
 
-/** What the hooks of an agent-level event decided. */
+/**
+ * What the hooks of an agent-level event decided: a verdict of its row (Continue with the
+ * context, instructions and messages hooks gave; Block; KeepGoing with the reason as the agent's
+ * next instruction; Halt), or Failed, which callers treat closed (the bridge blocks a prompt and
+ * halts a stop).
+ */
 export type AgentOutcome =
-  /** Go on; context for the model and compaction instructions, when hooks gave any. */
-  | {
-    readonly _tag: "Continue"
-    readonly additionalContext?: string | undefined
-    readonly customInstructions?: string | undefined
-    readonly systemMessage?: string | undefined
-  }
-  /** Refuse the prompt (UserPromptSubmit) or the action, with a reason. */
-  | { readonly _tag: "Block"; readonly reason: string }
-  /** Stop or SubagentStop was blocked: keep the agent going, with the reason as its next instruction. */
-  | { readonly _tag: "KeepGoing"; readonly reason: string }
-  /** Stop the run. */
-  | { readonly _tag: "Halt"; readonly stopReason: string }
-  /** A hook failed: callers fail closed (the bridge blocks a prompt and halts a stop). */
+  | VerdictTypeOf<typeof CLAUDE_AGENT_EVENT_ROWS>
   | { readonly _tag: "Failed"; readonly hookId: string; readonly kind: ClaudeFailureKind | "bad_return" }
 
 /** An agent hook's deadline when it sets none. */
 export const DEFAULT_AGENT_HOOK_TIMEOUT_MS = 5_000
 
-const keepsGoing = (event: AgentEventName) => event === "Stop" || event === "SubagentStop"
+/** A block of this event keeps the agent going (its row answers KeepGoing, not Block). */
+const keepsGoing = (event: AgentEventName): boolean => Object.hasOwn(CLAUDE_AGENT_EVENT_ROWS[event].verdicts, "KeepGoing")
 
 /** The outcome of one hook's reading (Continue carries that hook's context only). */
 export const outcomeOf = (event: AgentEventName, reading: Reading): AgentOutcome => {

@@ -3,10 +3,11 @@
  * Interlock pipeline, Claude Code settings.json loading, and the `interlock claude-hook` bridge.
  */
 export {
-  AGENT_EVENTS,
   type AgentEventInput,
   type AgentEventName,
   type AgentOutcome,
+  CLAUDE_AGENT_EVENT_ROWS,
+  CLAUDE_AGENT_EVENTS,
   decodeAgentOutput,
   DEFAULT_AGENT_HOOK_TIMEOUT_MS,
   isAgentEvent

@@ -7,7 +7,8 @@
 import { type Context, Effect, type Fiber, type Tracer } from "effect"
 import { type BoundedCache, makeBoundedCache } from "./BoundedCache.ts"
 import { Denied, HookFailed } from "./Errors.ts"
-import { HOOK_EVENTS, type HookEvent, isInsideOut } from "./HookEvent.ts"
+import { type FailureRule, statusByTag } from "./EventRegistry.ts"
+import { HOOK_EVENT_ROWS, HOOK_EVENTS, type HookEvent } from "./HookEvent.ts"
 import type { ResolvedHook } from "./Hooks.ts"
 import { type Fibers, type Invocation, invoke, isSettled, passing, type Settled, supervised } from "./HookRunner.ts"
 import type { FailureKind, HookRun, HookStatus } from "./Receipt.ts"
@@ -90,21 +91,20 @@ export interface Recorder {
   readonly runs: Array<HookRun> | undefined
 }
 
-const STATUS: Record<Decoded["_tag"], HookStatus> = {
-  Continue: "continue",
-  Rewrite: "rewrite",
-  RewriteArgs: "rewrite",
-  Deny: "deny",
-  Halt: "halt",
-  Replace: "replace",
-  ReplaceTools: "replace",
-  Recover: "recover"
-}
+const BY_TAG = statusByTag(HOOK_EVENT_ROWS)
 
-/** Whether a failure of this hook may be skipped. Guards and required hooks always fail closed. */
-const isIgnorable = (hook: ResolvedHook): boolean =>
-  !hook.required && hook.kind !== "guard" &&
-  (hook.kind === "observe" || (isInsideOut(hook.event) && hook.onError === "ignore"))
+// RewriteArgs is how the decoder hands over promptGet's Rewrite.
+const STATUS: Record<Decoded["_tag"], HookStatus> = { ...BY_TAG, RewriteArgs: BY_TAG.Rewrite }
+
+/**
+ * Whether a failure of this hook may be skipped, by its event's failure rule. Guards and required
+ * hooks always fail closed; an observer's failure is always skipped.
+ */
+const isIgnorable = (hook: ResolvedHook): boolean => {
+  if (hook.required || hook.kind === "guard") return false
+  const rule = HOOK_EVENT_ROWS[hook.event].failure as FailureRule
+  return hook.kind === "observe" || rule === "observe" || (rule === "onError" && hook.onError === "ignore")
+}
 
 const record = (
   recorder: Recorder,

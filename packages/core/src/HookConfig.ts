@@ -59,7 +59,7 @@ export interface HookOptions {
   readonly timeout?: Duration.Input
   /** postToolCall and toolCallFailed only: `ignore` skips a failing hook instead of failing. */
   readonly onError?: "fail" | "ignore"
-  /** guard (may Deny or Halt), transform (may Rewrite, Replace, Recover) or observe (Continue only). */
+  /** guard (may Deny or Halt), transform (may Rewrite, Replace, ReplaceTools, Recover) or observe (Continue only). */
   readonly kind?: HookKind
   /** A required hook that produces no verdict (ignored, skipped or timed out) fails the call closed. */
   readonly required?: boolean

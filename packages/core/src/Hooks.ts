@@ -7,7 +7,7 @@ import { firstProblem, type Problem, valueAt } from "./internal/ConfigIssue.ts"
 import { describe } from "./internal/Describe.ts"
 import { ConfigError } from "./Errors.ts"
 import { CompilableHooks, type HooksConfig, type HooksRequirements } from "./HookConfig.ts"
-import { acceptsOnError, EVENT_ARITY, HOOK_EVENTS, type HookEvent, isHookEvent, isInsideOut } from "./HookEvent.ts"
+import { HOOK_EVENT_ROWS, HOOK_EVENTS, type HookEvent, isHookEvent } from "./HookEvent.ts"
 import { levelRank, type Matcher, matcherProblem } from "./Matcher.ts"
 import { toMillis } from "./Millis.ts"
 import type { HookKind } from "./VerdictDecoder.ts"
@@ -38,6 +38,9 @@ export interface CompiledHooks<out R = never> {
 /** Whether a value is already compiled. */
 const isCompiled = (value: unknown): value is CompiledHooks<unknown> =>
   typeof value === "object" && value !== null && CompiledTypeId in value
+
+/** The events that accept onError, as the config error names them. */
+const ON_ERROR_EVENTS = HOOK_EVENTS.filter((event) => HOOK_EVENT_ROWS[event].failure === "onError").join(" and ")
 
 const decodeConfig = Schema.decodeUnknownResult(CompilableHooks, { onExcessProperty: "error" })
 
@@ -102,12 +105,12 @@ const compileEntry = (event: HookEvent, index: number, entry: DecodedEntry, raw:
   const error = (detail: string) => new ConfigError({ path: placeOf(event, index, raw), detail })
   const { match, options, run } = isTuple(entry) ? { match: entry[0], run: entry[1], options: entry[2] ?? {} } : { match: entry.match, run: entry.run, options: entry }
   // A service class is itself a function, so the tag check comes first.
-  if (!Context.isKey(run) && run.length > EVENT_ARITY[event]) {
-    return error(`run takes ${run.length} arguments, but ${event} passes ${EVENT_ARITY[event]}`)
+  if (!Context.isKey(run) && run.length > HOOK_EVENT_ROWS[event].args.length) {
+    return error(`run takes ${run.length} arguments, but ${event} passes ${HOOK_EVENT_ROWS[event].args.length}`)
   }
   const id = options.id ?? `${event}[${index}]`
   if (ids.has(id)) return error(`duplicate hook id "${id}"`)
-  if (options.onError !== undefined && !acceptsOnError(event)) return error(`onError is not accepted on ${event} (only postToolCall and toolCallFailed)`)
+  if (options.onError !== undefined && HOOK_EVENT_ROWS[event].failure !== "onError") return error(`onError is not accepted on ${event} (only ${ON_ERROR_EVENTS})`)
   ids.add(id)
   return {
     id,
@@ -122,10 +125,10 @@ const compileEntry = (event: HookEvent, index: number, entry: DecodedEntry, raw:
   }
 }
 
-/** Onion order: by level (global, server, tool), declaration order within a level; reversed for post and failure hooks. */
+/** Onion order: by level (global, server, tool), declaration order within a level; reversed for inside-out events. */
 const runOrder = (event: HookEvent, hooks: ReadonlyArray<CompiledHook>): ReadonlyArray<CompiledHook> => {
   const sorted = [...hooks].sort((a, b) => levelRank[a.matcher.level] - levelRank[b.matcher.level] || a.index - b.index)
-  return isInsideOut(event) ? sorted.reverse() : sorted
+  return HOOK_EVENT_ROWS[event].order === "inside-out" ? sorted.reverse() : sorted
 }
 
 const compileConfig = (config: unknown): CompiledHooks<unknown> | ConfigError => {

@@ -17,7 +17,8 @@ export class ToolResult extends Schema.Class<ToolResult>("@interlock/core/ToolRe
   structuredContent: Schema.optional(Schema.JsonObject),
   isError: Schema.optional(Schema.Boolean),
   meta: Schema.optional(Schema.JsonObject),
-  receipt: Schema.optional(Receipt)
+  // Suspended: Receipt's Schema reads the event rows, whose verdicts hold ToolResult.
+  receipt: Schema.optional(Schema.suspend((): typeof Receipt => Receipt))
 }) {
   /** A result with one text block. */
   static text(text: string, options?: { readonly isError?: boolean }): ToolResult {

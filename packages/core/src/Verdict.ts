@@ -1,17 +1,11 @@
 /**
  * Verdicts: what a hook may answer. There is no Allow: the Policy service is the only allow
  * authority, and a hook that answers anything outside its event's verdicts is a `bad_return`.
- *
- * | event          | verdicts                                  |
- * |----------------|-------------------------------------------|
- * | preToolCall    | Continue, Rewrite (args/meta), Deny, Halt |
- * | postToolCall   | Continue, Replace (result)                |
- * | toolCallFailed | Continue, Recover                         |
- * | toolsListed    | Continue, Replace (tools: a subset)       |
- * | resourceRead   | Continue, Deny                            |
- * | promptGet      | Continue, Rewrite (args), Deny            |
+ * Which event accepts which verdict, with its Schema and receipt status, is the event registry's
+ * (`HOOK_EVENT_ROWS` in HookEvent.ts; the README's event table is rendered from it).
  */
 import type { Json } from "./Canonical.ts"
+import type { HOOK_EVENT_ROWS, HookEvent } from "./HookEvent.ts"
 import type { Tool } from "./Tool.ts"
 import type { JsonObject } from "./ToolCall.ts"
 import type { ToolResult } from "./ToolResult.ts"
@@ -51,7 +45,7 @@ export interface ReplaceResult {
 
 /** Replace the listed tools with a subset of them, possibly annotated (toolsListed). */
 export interface ReplaceTools {
-  readonly _tag: "Replace"
+  readonly _tag: "ReplaceTools"
   readonly tools: ReadonlyArray<Tool>
 }
 
@@ -69,21 +63,35 @@ export interface ToolResultInput {
   readonly meta?: JsonObject | undefined
 }
 
+/** Each verdict tag's type, as a hook writes it. */
+export interface ByTag {
+  readonly Continue: Continue
+  readonly Rewrite: Rewrite
+  readonly Deny: Deny
+  readonly Halt: Halt
+  readonly Replace: ReplaceResult
+  readonly ReplaceTools: ReplaceTools
+  readonly Recover: Recover
+}
+
+/** The verdicts an event's row accepts. */
+export type VerdictOf<E extends HookEvent> = ByTag[keyof typeof HOOK_EVENT_ROWS[E]["verdicts"] & keyof ByTag]
+
 /** Verdicts of a preToolCall hook. */
-export type PreToolCallVerdict = Continue | Rewrite | Deny | Halt
+export type PreToolCallVerdict = VerdictOf<"preToolCall">
 /** Verdicts of a postToolCall hook. */
-export type PostToolCallVerdict = Continue | ReplaceResult
+export type PostToolCallVerdict = VerdictOf<"postToolCall">
 /** Verdicts of a toolCallFailed hook. */
-export type ToolCallFailedVerdict = Continue | Recover
+export type ToolCallFailedVerdict = VerdictOf<"toolCallFailed">
 /** Verdicts of a toolsListed hook. */
-export type ToolsListedVerdict = Continue | ReplaceTools
+export type ToolsListedVerdict = VerdictOf<"toolsListed">
 /** Verdicts of a resourceRead hook. */
-export type ResourceReadVerdict = Continue | Deny
+export type ResourceReadVerdict = VerdictOf<"resourceRead">
 /** Verdicts of a promptGet hook. */
-export type PromptGetVerdict = Continue | Rewrite | Deny
+export type PromptGetVerdict = VerdictOf<"promptGet">
 
 /** Any verdict. */
-export type Verdict = Continue | Rewrite | Deny | Halt | ReplaceResult | ReplaceTools | Recover
+export type Verdict = VerdictOf<HookEvent>
 
 /** The one Continue value. */
 export const cont: Continue = Object.freeze({ _tag: "Continue" })
@@ -101,7 +109,7 @@ export const halt = (result: ToolResult | ToolResultInput): Halt => ({ _tag: "Ha
 export const replace = (result: ToolResult | ToolResultInput): ReplaceResult => ({ _tag: "Replace", result })
 
 /** Replace a tool listing with a subset of it. */
-export const replaceTools = (tools: ReadonlyArray<Tool>): ReplaceTools => ({ _tag: "Replace", tools })
+export const replaceTools = (tools: ReadonlyArray<Tool>): ReplaceTools => ({ _tag: "ReplaceTools", tools })
 
 /** Recover from an error with a result. */
 export const recover = (result: ToolResult | ToolResultInput): Recover => ({ _tag: "Recover", result })

@@ -1,11 +1,14 @@
 /**
  * Decoding of what a hook returned. A hook is untrusted code: its return is checked against its
- * event's verdicts (narrowed by its kind) and anything else, an allow-like object included, is
- * `bad_return`. Pure; the runner calls it on the hot path, so Continue is checked first.
+ * event's verdicts (the rows of HookEvent.ts, narrowed by its kind) and anything else, an
+ * allow-like object included, is `bad_return`. Pure; the runner calls it on the hot path, so
+ * Continue is checked first and payloads by hand: a test holds these checks to the rows' Schemas,
+ * and the checks against the input (echoed names, listed tools) are the rows' own.
  */
 import { Exit, Schema } from "effect"
 import { isJsonObject } from "./Canonical.ts"
-import type { HookEvent } from "./HookEvent.ts"
+import { verdictKeys, verdictTags } from "./EventRegistry.ts"
+import { HOOK_EVENT_ROWS, type HookVerdictTag } from "./HookEvent.ts"
 import { Tool } from "./Tool.ts"
 import { type JsonObject, type ToolCall } from "./ToolCall.ts"
 import { ToolResult } from "./ToolResult.ts"
@@ -36,20 +39,27 @@ export const BAD_RETURN = Symbol.for("@interlock/core/BadReturn")
 
 const CONTINUE: Decoded = { _tag: "Continue" }
 
-const ALLOWED: Record<HookEvent, ReadonlySet<string>> = {
-  preToolCall: new Set(["Continue", "Rewrite", "Deny", "Halt"]),
-  postToolCall: new Set(["Continue", "Replace"]),
-  toolCallFailed: new Set(["Continue", "Recover"]),
-  toolsListed: new Set(["Continue", "Replace"]),
-  resourceRead: new Set(["Continue", "Deny"]),
-  promptGet: new Set(["Continue", "Rewrite", "Deny"])
-}
+const ALLOWED = verdictTags(HOOK_EVENT_ROWS)
 
-const BY_KIND: Record<HookKind, ReadonlySet<string>> = {
+const BY_KIND: Record<HookKind, ReadonlySet<HookVerdictTag>> = {
   guard: new Set(["Continue", "Deny", "Halt"]),
-  transform: new Set(["Continue", "Rewrite", "Replace", "Recover"]),
+  transform: new Set(["Continue", "Rewrite", "Replace", "ReplaceTools", "Recover"]),
   observe: new Set(["Continue"])
 }
+
+const { preToolCall, promptGet, toolsListed } = HOOK_EVENT_ROWS
+
+const KEYS = {
+  call: verdictKeys(preToolCall.verdicts.Rewrite.schema),
+  args: verdictKeys(promptGet.verdicts.Rewrite.schema),
+  tools: verdictKeys(toolsListed.verdicts.ReplaceTools.schema),
+  deny: verdictKeys(preToolCall.verdicts.Deny.schema),
+  result: verdictKeys(preToolCall.verdicts.Halt.schema),
+  continue: verdictKeys(preToolCall.verdicts.Continue.schema)
+}
+
+/** The keys a Rewrite may echo from its input. */
+type Echo = { readonly serverId?: string; readonly name?: string; readonly callId?: string }
 
 const decodeResult = Schema.decodeUnknownExit(ToolResult)
 const decodeTool = Schema.decodeUnknownExit(Tool)
@@ -66,47 +76,44 @@ const result = (value: unknown): ToolResult | typeof BAD_RETURN => {
   return exit.value.receipt === undefined ? exit.value : new ToolResult({ ...exit.value, receipt: undefined })
 }
 
-const rewriteCall = (value: Record<string, unknown>, call: ToolCall): Decoded | typeof BAD_RETURN => {
-  if (!onlyKeys(value, ["_tag", "args", "meta", "serverId", "name", "callId"])) return BAD_RETURN
-  if (value.serverId !== undefined && value.serverId !== call.serverId) return BAD_RETURN
-  if (value.name !== undefined && value.name !== call.name) return BAD_RETURN
-  if (value.callId !== undefined && value.callId !== call.callId) return BAD_RETURN
+// The rows' checks are given the decoder's input itself: no allocation on the hot path.
+const rewriteCall = (value: Record<string, unknown>, input: { readonly call: ToolCall }): Decoded | typeof BAD_RETURN => {
+  if (!onlyKeys(value, KEYS.call)) return BAD_RETURN
+  // The row's check compares with ===, so a value that is not a string never passes it.
+  if (!preToolCall.verdicts.Rewrite.check(value as Echo, input)) return BAD_RETURN
   if (value.args !== undefined && !isJsonObject(value.args)) return BAD_RETURN
   if (value.meta !== undefined && !isJsonObject(value.meta)) return BAD_RETURN
   if (value.args === undefined && value.meta === undefined) return BAD_RETURN
   return {
     _tag: "Rewrite",
-    call: call.with({
+    call: input.call.with({
       args: value.args as JsonObject | undefined,
       ...(value.meta !== undefined ? { meta: value.meta as JsonObject } : {})
     })
   }
 }
 
-const rewriteArgs = (value: Record<string, unknown>, name: string): Decoded | typeof BAD_RETURN => {
-  if (!onlyKeys(value, ["_tag", "args", "name"])) return BAD_RETURN
-  if (value.name !== undefined && value.name !== name) return BAD_RETURN
+const rewriteArgs = (value: Record<string, unknown>, input: { readonly name: string }): Decoded | typeof BAD_RETURN => {
+  if (!onlyKeys(value, KEYS.args)) return BAD_RETURN
+  if (!promptGet.verdicts.Rewrite.check(value as Echo, input)) return BAD_RETURN
   if (!isJsonObject(value.args)) return BAD_RETURN
   return { _tag: "RewriteArgs", args: value.args }
 }
 
-const replaceTools = (value: Record<string, unknown>, given: ReadonlyArray<Tool>): Decoded | typeof BAD_RETURN => {
-  if (!onlyKeys(value, ["_tag", "tools"]) || !Array.isArray(value.tools)) return BAD_RETURN
+const replaceTools = (value: Record<string, unknown>, input: { readonly tools: ReadonlyArray<Tool> }): Decoded | typeof BAD_RETURN => {
+  if (!onlyKeys(value, KEYS.tools) || !Array.isArray(value.tools)) return BAD_RETURN
   const tools: Array<Tool> = []
   for (const item of value.tools) {
     const exit = decodeTool(item)
     if (Exit.isFailure(exit)) return BAD_RETURN
-    const tool = exit.value
-    // A listing hook shapes what was listed; it cannot invent or rename a tool: the name must be
-    // exactly one given (a loose match would let `Read-File` stand in for `read_file`).
-    if (!given.some((g) => g.serverId === tool.serverId && g.name === tool.name)) return BAD_RETURN
-    tools.push(tool)
+    tools.push(exit.value)
   }
-  return { _tag: "ReplaceTools", tools }
+  // A listing hook shapes what was listed; it cannot invent or rename a tool.
+  return toolsListed.verdicts.ReplaceTools.check({ tools }, input) ? { _tag: "ReplaceTools", tools } : BAD_RETURN
 }
 
 const withResult = (tag: "Halt" | "Replace" | "Recover", value: Record<string, unknown>): Decoded | typeof BAD_RETURN => {
-  if (!onlyKeys(value, ["_tag", "result"])) return BAD_RETURN
+  if (!onlyKeys(value, KEYS.result)) return BAD_RETURN
   const decoded = result(value.result)
   return decoded === BAD_RETURN ? BAD_RETURN : { _tag: tag, result: decoded }
 }
@@ -125,22 +132,23 @@ export const decodeVerdict = (
     const record = value as Record<string, unknown>
     const tag = record._tag
     if (typeof tag !== "string" || !ALLOWED[input.event].has(tag)) return BAD_RETURN
-    if (kind !== undefined && !BY_KIND[kind].has(tag)) return BAD_RETURN
+    if (kind !== undefined && !BY_KIND[kind].has(tag as HookVerdictTag)) return BAD_RETURN
     switch (tag) {
       case "Continue":
-        return onlyKeys(record, ["_tag"]) ? CONTINUE : BAD_RETURN
+        return onlyKeys(record, KEYS.continue) ? CONTINUE : BAD_RETURN
       case "Deny":
-        return onlyKeys(record, ["_tag", "reason"]) && typeof record.reason === "string"
+        return onlyKeys(record, KEYS.deny) && typeof record.reason === "string"
           ? { _tag: "Deny", reason: record.reason }
           : BAD_RETURN
       case "Rewrite":
         return input.event === "preToolCall"
-          ? rewriteCall(record, input.call)
+          ? rewriteCall(record, input)
           : input.event === "promptGet"
-          ? rewriteArgs(record, input.name)
+          ? rewriteArgs(record, input)
           : BAD_RETURN
+      case "ReplaceTools":
+        return input.event === "toolsListed" ? replaceTools(record, input) : BAD_RETURN
       case "Replace":
-        return input.event === "toolsListed" ? replaceTools(record, input.tools) : withResult("Replace", record)
       case "Halt":
       case "Recover":
         return withResult(tag, record)

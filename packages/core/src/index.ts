@@ -19,7 +19,28 @@ export * from "./Errors.ts"
 export type * from "./HookConfig.ts"
 export { HookEntry, HookFunction, HookOptionFields, HookOptions, HooksConfigSchema, HookTimeout } from "./HookConfig.ts"
 export { HookContext } from "./HookContext.ts"
-export { HOOK_EVENTS, type HookEvent } from "./HookEvent.ts"
+export {
+  acceptsVerdict,
+  defineEvents,
+  type EventRow,
+  type EventRows,
+  eventNames,
+  type FailureRule,
+  renderEventTable,
+  rowAccepts,
+  type RunOrder,
+  type StatusOf,
+  statusByTag,
+  statusesOf,
+  type VerdictRow,
+  verdictKeys,
+  verdictSchema,
+  verdictSignature,
+  type VerdictTagOf,
+  type VerdictTypeOf,
+  verdictTags
+} from "./EventRegistry.ts"
+export { HOOK_EVENT_ROWS, HOOK_EVENTS, type HookEvent, type HookVerdictTag, type VerdictStatus } from "./HookEvent.ts"
 export * as HookRunner from "./HookRunner.ts"
 export { type CompiledHook, type CompiledHooks, Hooks, type HooksShape } from "./Hooks.ts"
 export * as Interlock from "./Interlock.ts"
