@@ -140,16 +140,13 @@ const POLICY_EVENTS: ReadonlySet<string> = new Set(["PreToolUse", "PermissionReq
 /** The server of an agent event's record (it names no tool): its tool is the event. */
 const EVENT_SERVER = "claude-code"
 
-// Only the fields that are present: the record's optional fields are exact.
-const present = <A extends Record<string, unknown>>(fields: A): Partial<A> =>
-  Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<A>
-
 /** The audit record of one answered event: the bridge's answer in `claudeDecision`, `decision` the policy's (as in the gateway's rows). */
 const recordOf = (input: ClaudeInput, time: number, durationMs: number, answer: Answer, receipt: Receipt | undefined): AuditRecord => {
   const event = input.hook_event_name
   const tool = "tool_name" in input && typeof input.tool_name === "string" ? fromClaudeName(input.tool_name) : undefined
   const toolUseId = (input as { tool_use_id?: unknown }).tool_use_id
   const policy = POLICY_EVENTS.has(event) ? receipt?.policy : undefined
+  const rule = policy?.rule ?? answer.rule
   return new AuditRecord({
     time,
     callId: typeof toolUseId === "string" ? toolUseId : "",
@@ -159,16 +156,14 @@ const recordOf = (input: ClaudeInput, time: number, durationMs: number, answer: 
     durationMs,
     event,
     claudeDecision: answer.decision,
-    ...present({
-      decision: policy?.decision,
-      rule: policy?.rule ?? answer.rule,
-      error: answer.reason,
-      digest: answer.digest,
-      rewritten: answer.rewritten,
-      receipt,
-      toolUseId: typeof toolUseId === "string" ? toolUseId : undefined,
-      sessionId: input.session_id
-    })
+    ...(policy === undefined ? {} : { decision: policy.decision }),
+    ...(rule === undefined ? {} : { rule }),
+    ...(answer.reason === undefined ? {} : { error: answer.reason }),
+    ...(answer.digest === undefined ? {} : { digest: answer.digest }),
+    ...(answer.rewritten === undefined ? {} : { rewritten: answer.rewritten }),
+    ...(receipt === undefined ? {} : { receipt }),
+    ...(typeof toolUseId === "string" ? { toolUseId } : {}),
+    ...(input.session_id === undefined ? {} : { sessionId: input.session_id })
   })
 }
 

@@ -99,8 +99,9 @@ export const auditSql = (dialect: Dialect, table: string): AuditSql => {
 const quoted = (values: ReadonlyArray<string>) => values.map((value) => `'${value}'`).join(", ")
 
 // The bridge's answers that are no outcome of a gateway call; `withheld` and `recovered` are both.
-const BRIDGE_ONLY = ClaudeDecision.literals.filter((decision) => !(CallOutcome.literals as ReadonlyArray<string>).includes(decision))
-const SHARED = ClaudeDecision.literals.filter((decision) => (CallOutcome.literals as ReadonlyArray<string>).includes(decision))
+const OUTCOMES: ReadonlySet<string> = new Set(CallOutcome.literals)
+const BRIDGE_ONLY = ClaudeDecision.literals.filter((decision) => !OUTCOMES.has(decision))
+const SHARED = ClaudeDecision.literals.filter((decision) => OUTCOMES.has(decision))
 
 /**
  * Moves the Claude Code bridge's answers out of `outcome`, where bridges before the one record
