@@ -1,10 +1,12 @@
 /**
  * The agent's metric stream: one event per model request (llm), per tool call (tool) and per run
  * (run). It is observe-only: sinks get frozen events, a sink that throws is ignored, and nothing a
- * sink does can change the run. `Metrics.collector()` keeps the events and renders a Prometheus
- * text export. Events carry names, counts and durations; never prompts, arguments or results.
+ * sink does can change the run. `Metrics.collector()` keeps the events and counts them in Effect's
+ * metrics (a registry of its own), which `effect/observability`'s PrometheusMetrics renders as text.
+ * Events carry names, counts and durations; never prompts, arguments or results.
  */
-import { Effect, PubSub, Stream } from "effect"
+import { Context, Effect, Metric, PubSub, Stream } from "effect"
+import { PrometheusMetrics } from "effect/observability"
 
 /** One model request (after its retries). */
 export interface LlmEvent {
@@ -60,34 +62,43 @@ export const emit = (sink: MetricsSink | undefined, event: MetricEvent): void =>
   }
 }
 
-const escape = (value: string): string => value.replace(/\\/g, "\\\\").replace(/"/g, "\\\"").replace(/\n/g, "\\n")
+// The metric families, in Effect's metric model; durations are summaries without quantiles (_sum and _count).
+const counter = (name: string, description: string) => Metric.counter(name, { description })
+const durations = (name: string, description: string) => Metric.summary(name, { description, maxAge: "1 minute", maxSize: 0, quantiles: [] })
 
-const labels = (pairs: Record<string, string>): string =>
-  `{${Object.entries(pairs).map(([key, value]) => `${key}="${escape(value)}"`).join(",")}}`
+const FAMILIES = {
+  llm: counter("interlock_agent_llm_requests_total", "Model requests, by model and status."),
+  llmMs: durations("interlock_agent_llm_duration_ms", "Model request time in ms, retries included."),
+  tokens: counter("interlock_agent_tokens_total", "Tokens, by model and kind."),
+  tools: counter("interlock_agent_tool_calls_total", "Tool calls, by tool and outcome."),
+  toolMs: durations("interlock_agent_tool_duration_ms", "Tool call time in ms."),
+  runs: counter("interlock_agent_runs_total", "Runs, by status."),
+  turns: counter("interlock_agent_run_turns_total", "Model turns of finished runs.")
+}
 
-class Family {
-  readonly samples = new Map<string, number>()
-  readonly name: string
-  readonly help: string
-  readonly type: "counter" | "summary"
-  constructor(name: string, help: string, type: "counter" | "summary") {
-    this.name = name
-    this.help = help
-    this.type = type
-  }
-  add(suffix: string, pairs: Record<string, string>, value: number) {
-    const key = `${this.name}${suffix}${labels(pairs)}`
-    this.samples.set(key, (this.samples.get(key) ?? 0) + value)
-  }
-  /** One observation of a summary: its value joins _sum, and _count goes up by one. */
-  observe(pairs: Record<string, string>, value: number) {
-    this.add("_sum", pairs, value)
-    this.add("_count", pairs, 1)
-  }
-  render(): string {
-    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} ${this.type}`]
-    for (const [key, value] of this.samples) lines.push(`${key} ${value}`)
-    return lines.join("\n")
+/** A metric registry of its own (not the process's), as a context Effect's metrics update and PrometheusMetrics reads. */
+const registryContext = (): Context.Context<never> => Context.make(Metric.MetricRegistry, new Map())
+
+const add = (metric: Metric.Metric<number, unknown>, labels: Record<string, string>, value: number, context: Context.Context<never>) =>
+  Metric.withAttributes(metric, labels).updateUnsafe(value, context)
+
+/** Counts one event in the registry of `context`. */
+const count = (event: MetricEvent, context: Context.Context<never>): void => {
+  switch (event.type) {
+    case "llm":
+      add(FAMILIES.llm, { model: event.model, status: event.status }, 1, context)
+      add(FAMILIES.llmMs, { model: event.model }, event.durationMs, context)
+      add(FAMILIES.tokens, { model: event.model, kind: "input" }, event.inputTokens, context)
+      add(FAMILIES.tokens, { model: event.model, kind: "output" }, event.outputTokens, context)
+      break
+    case "tool":
+      add(FAMILIES.tools, { tool: event.name, outcome: event.outcome }, 1, context)
+      add(FAMILIES.toolMs, { tool: event.name }, event.durationMs, context)
+      break
+    case "run":
+      add(FAMILIES.runs, { status: event.status }, 1, context)
+      add(FAMILIES.turns, { model: event.model }, event.turns, context)
+      break
   }
 }
 
@@ -99,40 +110,28 @@ export interface Collector {
   readonly prometheus: () => string
 }
 
-/** Makes a collector. Pass `collector.sink` as the agent's `metrics` option. */
+/** Makes a collector with a metric registry of its own. Pass `collector.sink` as the agent's `metrics` option. */
 export const collector = (): Collector => {
   const events: Array<MetricEvent> = []
-  return { sink: (event) => void events.push(event), events, prometheus: () => toPrometheus(events) }
+  const context = registryContext()
+  return {
+    sink: (event) => {
+      events.push(event)
+      count(event, context)
+    },
+    events,
+    prometheus: () => PrometheusMetrics.formatUnsafe(context)
+  }
 }
 
-/** Renders events as Prometheus text (counters, and summaries of durations as _sum and _count). */
+/**
+ * Renders events as Prometheus text through Effect's metrics (counters, and summaries of durations
+ * as _sum and _count). A family appears once it has a sample, in the order of its first.
+ */
 export const toPrometheus = (events: ReadonlyArray<MetricEvent>): string => {
-  const llm = new Family("interlock_agent_llm_requests_total", "Model requests, by model and status.", "counter")
-  const llmMs = new Family("interlock_agent_llm_duration_ms", "Model request time in ms, retries included.", "summary")
-  const tokens = new Family("interlock_agent_tokens_total", "Tokens, by model and kind.", "counter")
-  const tools = new Family("interlock_agent_tool_calls_total", "Tool calls, by tool and outcome.", "counter")
-  const toolMs = new Family("interlock_agent_tool_duration_ms", "Tool call time in ms.", "summary")
-  const runs = new Family("interlock_agent_runs_total", "Runs, by status.", "counter")
-  const turns = new Family("interlock_agent_run_turns_total", "Model turns of finished runs.", "counter")
-  for (const event of events) {
-    switch (event.type) {
-      case "llm":
-        llm.add("", { model: event.model, status: event.status }, 1)
-        llmMs.observe({ model: event.model }, event.durationMs)
-        tokens.add("", { model: event.model, kind: "input" }, event.inputTokens)
-        tokens.add("", { model: event.model, kind: "output" }, event.outputTokens)
-        break
-      case "tool":
-        tools.add("", { tool: event.name, outcome: event.outcome }, 1)
-        toolMs.observe({ tool: event.name }, event.durationMs)
-        break
-      case "run":
-        runs.add("", { status: event.status }, 1)
-        turns.add("", { model: event.model }, event.turns)
-        break
-    }
-  }
-  return [llm, llmMs, tokens, tools, toolMs, runs, turns].map((family) => family.render()).join("\n") + "\n"
+  const context = registryContext()
+  for (const event of events) count(event, context)
+  return PrometheusMetrics.formatUnsafe(context)
 }
 
 /** A sink whose events are published to subscribers as an Effect Stream. */

@@ -11,10 +11,10 @@
  * with one line on stderr. An allow whose audit row cannot be written becomes a deny.
  */
 import { Cause, Clock, Duration, Effect, Exit } from "effect"
-import { HookContext, type Hooks, type Interlock, type JsonObject, type Policy, type Receipt, type ToolCall, ToolResult } from "@interlock/core"
+import { ANSWERED, AuditRecord, HookContext, type Hooks, type Interlock, type JsonObject, type Policy, type Receipt, type ToolCall, ToolResult } from "@interlock/core"
 import { type AgentEventInput, isAgentEvent, runAgentEvent } from "./AgentEvents.ts"
-import { AuditRow, AuditSink } from "./AuditSink.ts"
-import { type Answer, approvalAnswer, auditHooks, failureAnswer, permissionAnswer, postAnswer, preAnswer } from "./BridgeAnswers.ts"
+import { AuditSink } from "./AuditSink.ts"
+import { type Answer, approvalAnswer, failureAnswer, permissionAnswer, postAnswer, preAnswer } from "./BridgeAnswers.ts"
 import { CLAUDE_PRINCIPAL, failWith, governed, lastRewrite, respondWith } from "./BridgeTools.ts"
 import { agentAnswer, type ClosedTarget, failClosed } from "./BridgeAgent.ts"
 import { type ClaudeInput, type ClaudeToolInput, isClaudeEvent, parseEvent } from "./ClaudeEvent.ts"
@@ -134,25 +134,36 @@ const decide = (input: ClaudeInput, options: BridgeOptions) => {
   return toolAnswer(input as ClaudeToolInput, options)
 }
 
-const rowOf = (input: ClaudeInput, at: number, durationMs: number, answer: Answer, receipt: Receipt | undefined) => {
+// The events whose receipt holds the policy's decision (the post stages run an allow-all stand-in).
+const POLICY_EVENTS: ReadonlySet<string> = new Set(["PreToolUse", "PermissionRequest"])
+
+/** The server of an agent event's record (it names no tool): its tool is the event. */
+const EVENT_SERVER = "claude-code"
+
+/** The audit record of one answered event: the bridge's answer in `claudeDecision`, `decision` the policy's (as in the gateway's rows). */
+const recordOf = (input: ClaudeInput, time: number, durationMs: number, answer: Answer, receipt: Receipt | undefined): AuditRecord => {
+  const event = input.hook_event_name
   const tool = "tool_name" in input && typeof input.tool_name === "string" ? fromClaudeName(input.tool_name) : undefined
   const toolUseId = (input as { tool_use_id?: unknown }).tool_use_id
-  return new AuditRow({
-    at,
-    source: "claude-hook",
-    event: input.hook_event_name,
-    sessionId: input.session_id,
-    toolUseId: typeof toolUseId === "string" ? toolUseId : undefined,
-    serverId: tool?.serverId,
-    tool: tool?.name,
-    decision: answer.decision,
-    rule: answer.rule,
-    reason: answer.reason,
-    hooks: auditHooks(receipt),
-    digest: answer.digest,
-    rewritten: answer.rewritten,
+  const policy = POLICY_EVENTS.has(event) ? receipt?.policy : undefined
+  const rule = policy?.rule ?? answer.rule
+  return new AuditRecord({
+    time,
+    callId: typeof toolUseId === "string" ? toolUseId : "",
+    server: tool?.serverId ?? EVENT_SERVER,
+    tool: tool?.name ?? event,
+    outcome: ANSWERED,
     durationMs,
-    receipt
+    event,
+    claudeDecision: answer.decision,
+    ...(policy === undefined ? {} : { decision: policy.decision }),
+    ...(rule === undefined ? {} : { rule }),
+    ...(answer.reason === undefined ? {} : { error: answer.reason }),
+    ...(answer.digest === undefined ? {} : { digest: answer.digest }),
+    ...(answer.rewritten === undefined ? {} : { rewritten: answer.rewritten }),
+    ...(receipt === undefined ? {} : { receipt }),
+    ...(typeof toolUseId === "string" ? { toolUseId } : {}),
+    ...(input.session_id === undefined ? {} : { sessionId: input.session_id })
   })
 }
 
@@ -170,7 +181,7 @@ const answerEvent = (input: ClaudeInput, options: BridgeOptions): Effect.Effect<
       : { answer: failClosed(input, Cause.hasInterruptsOnly(decided.cause) ? "Interlock was interrupted" : "Interlock failed to evaluate this event"), receipt: undefined }
     const sink = yield* AuditSink
     const end = yield* Clock.currentTimeMillis
-    const recorded = yield* Effect.exit(Effect.suspend(() => sink.record(rowOf(input, start, end - start, answer, receipt))))
+    const recorded = yield* Effect.exit(Effect.suspend(() => sink.record(recordOf(input, start, end - start, answer, receipt))))
     if (Exit.isFailure(recorded) && answer.decision === "allow") {
       return answered(failClosed(input, "Interlock could not record this decision in its audit store"))
     }

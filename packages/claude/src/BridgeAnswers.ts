@@ -16,9 +16,8 @@
  * - PostToolUseFailure: a recovered error becomes `additionalContext`.
  */
 import { Exit } from "effect"
-import { type ApprovalAnswer, Canonical, type CallError, type Receipt, ToolResult, WITHHELD_TEXT } from "@interlock/core"
+import { type ApprovalAnswer, Canonical, type CallError, type ClaudeDecision, ToolResult, WITHHELD_TEXT } from "@interlock/core"
 import type { Json } from "effect/Schema"
-import type { AuditDecision } from "./AuditSink.ts"
 import type { Governed } from "./BridgeTools.ts"
 import { contextOf, haltOf } from "./ClaudeMeta.ts"
 import type { Output } from "./ClaudeOutput.ts"
@@ -28,16 +27,12 @@ import { callToolResult, toResponse } from "./ToolResponse.ts"
 /** An answer for Claude Code, with what to audit. */
 export interface Answer {
   readonly output: Output
-  readonly decision: AuditDecision
+  readonly decision: ClaudeDecision
   readonly rule?: string | undefined
   readonly reason?: string | undefined
   readonly digest?: string | undefined
   readonly rewritten?: boolean | undefined
 }
-
-/** The hooks of a receipt, as audited. */
-export const auditHooks = (receipt: Receipt | undefined) =>
-  (receipt?.hooks ?? []).map((run) => ({ id: run.id, status: run.status, ...(run.failure === undefined ? {} : { failure: run.failure }) }))
 
 const joined = (texts: ReadonlyArray<string>): string | undefined => (texts.length === 0 ? undefined : texts.join("\n"))
 
@@ -213,7 +208,7 @@ export const postAnswer = (g: Governed, original: ToolResult, response: Json | u
       decision: "continue"
     }
   }
-  const decision: AuditDecision = withheld ? "withheld" : "replace"
+  const decision: ClaudeDecision = withheld ? "withheld" : "replace"
   const reason = withheld ? WITHHELD_TEXT : "Interlock replaced this tool's output"
   const text = withheld ? WITHHELD_TEXT : final.text
   if (mcp) {

@@ -12,7 +12,7 @@ export {
   DEFAULT_AGENT_HOOK_TIMEOUT_MS,
   isAgentEvent
 } from "./AgentEvents.ts"
-export { AuditDecision, AuditHook, AuditRow, AuditSink, type AuditSinkShape } from "./AuditSink.ts"
+export { AuditSink, type AuditSinkShape } from "./AuditSink.ts"
 export { BRIDGE_EVENTS, type BridgeGroup, type BridgeHook, bridgeCommandLine, bridgeSettings, type BridgeSettingsOptions, DEFAULT_BRIDGE_TIMEOUT_SECONDS } from "./BridgeSettings.ts"
 /** The bridge: `Bridge.run(stdin, options)` and `Bridge.failure(stdin, reason)`. */
 export * as Bridge from "./Bridge.ts"

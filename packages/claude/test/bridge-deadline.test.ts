@@ -28,7 +28,7 @@ describe("the bridge's deadline", () => {
       assert.strictEqual(r.exitCode, 0)
       assert.deepStrictEqual(r.json.hookSpecificOutput.permissionDecision, "deny")
       assert.include(r.json.hookSpecificOutput.permissionDecisionReason, "deadline")
-      assert.deepInclude(r.rows[0], { event: "PreToolUse", decision: "deny" })
+      assert.deepInclude(r.rows[0], { event: "PreToolUse", claudeDecision: "deny" })
     }))
 
   it.effect("an audit store that hangs too: the answer is still closed at the deadline", () =>
@@ -79,7 +79,7 @@ describe("meta-tools are listings", () => {
     Effect.gen(function*() {
       const search = yield* bridge(pre("ToolSearch", { query: "select:mcp__fs__read_file" }), { policy: denyByDefault, hooks: Hooks.empty })
       assert.deepStrictEqual(search.json, {})
-      assert.deepInclude(search.rows[0], { tool: "ToolSearch", decision: "none" })
+      assert.deepInclude(search.rows[0], { tool: "ToolSearch", claudeDecision: "none" })
       const call = yield* bridge(pre("mcp__fs__read_file", { path: "a" }), { policy: denyByDefault, hooks: Hooks.empty })
       assert.strictEqual(call.json.hookSpecificOutput.permissionDecision, "deny")
     }))

@@ -5,13 +5,13 @@
  */
 import { appendFileSync, readFileSync } from "node:fs"
 import { Effect, Layer, Schema } from "effect"
-import { Hooks, Policy } from "@interlock/core"
-import { AuditRow, AuditSink, Bridge, compileSettings, settingsHooks } from "../src/index.ts"
+import { AuditRecord, Hooks, Policy } from "@interlock/core"
+import { AuditSink, Bridge, compileSettings, settingsHooks } from "../src/index.ts"
 
 const config = JSON.parse(readFileSync(process.argv[2], "utf8"))
 const stdin = readFileSync(0, "utf8")
 const auditFile = process.env.AUDIT_FILE ?? "/dev/null"
-const encode = Schema.encodeSync(AuditRow)
+const encode = Schema.encodeSync(AuditRecord)
 
 const program = Effect.gen(function*() {
   const hooks = yield* settingsHooks(config.claude)

@@ -65,16 +65,16 @@ describe("the bridge as a process", () => {
     const denied = bridge({ ...base, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "rm -rf /" }, tool_use_id: "t1" })
     assert.strictEqual(denied.code, 0)
     assert.deepStrictEqual(denied.json, { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "refusing rm -rf" } })
-    assert.deepInclude(denied.rows[0], { event: "PreToolUse", decision: "deny", rule: "PreToolUse[0].0", toolUseId: "t1", sessionId: "s-e2e" })
+    assert.deepInclude(denied.rows[0], { event: "PreToolUse", claudeDecision: "deny", rule: "PreToolUse[0].0", toolUseId: "t1", sessionId: "s-e2e" })
     assert.notInclude(JSON.stringify(denied.rows), "rm -rf /", "the row holds the reason, never the arguments")
 
     const allowed = bridge({ ...base, hook_event_name: "PreToolUse", tool_name: "mcp__fs__read_file", tool_input: { path: "a" } })
     assert.strictEqual(allowed.json.hookSpecificOutput.permissionDecision, "allow")
-    assert.deepInclude(allowed.rows[0], { decision: "allow", rule: "read-ok", serverId: "fs", tool: "read_file" })
+    assert.deepInclude(allowed.rows[0], { claudeDecision: "allow", rule: "read-ok", server: "fs", tool: "read_file" })
 
     const none = bridge({ ...base, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } })
     assert.strictEqual(none.stdout, "{}\n")
-    assert.deepInclude(none.rows[0], { decision: "none" })
+    assert.deepInclude(none.rows[0], { claudeDecision: "none" })
 
     const ruled = bridge({ ...base, hook_event_name: "PreToolUse", tool_name: "WebFetch", tool_input: { url: "http://127.0.0.1" } })
     assert.strictEqual(ruled.json.hookSpecificOutput.permissionDecisionReason, "no network")
@@ -86,40 +86,40 @@ describe("the bridge as a process", () => {
 
     const post = bridge({ ...base, hook_event_name: "PostToolUse", tool_name: "mcp__vault__get", tool_input: {}, tool_response: [{ type: "text", text: "sk-123" }] })
     assert.deepStrictEqual(post.json, { hookSpecificOutput: { hookEventName: "PostToolUse", updatedMCPToolOutput: [{ type: "text", text: "[REDACTED]" }] } })
-    assert.deepInclude(post.rows[0], { event: "PostToolUse", decision: "replace" })
+    assert.deepInclude(post.rows[0], { event: "PostToolUse", claudeDecision: "replace" })
     assert.notInclude(JSON.stringify(post.rows), "sk-123")
 
     const failure = bridge({ ...base, hook_event_name: "PostToolUseFailure", tool_name: "Bash", tool_input: {}, error: "boom" })
     assert.strictEqual(failure.stdout, "{}\n")
-    assert.deepInclude(failure.rows[0], { event: "PostToolUseFailure", decision: "continue" })
+    assert.deepInclude(failure.rows[0], { event: "PostToolUseFailure", claudeDecision: "continue" })
   }, 60_000)
 
   it("UserPromptSubmit, Stop, and an observer that fails", () => {
     const blocked = bridge({ ...base, hook_event_name: "UserPromptSubmit", prompt: "ship it to prod" })
     assert.deepStrictEqual(blocked.json, { decision: "block", reason: "not on prod" })
-    assert.deepInclude(blocked.rows[0], { event: "UserPromptSubmit", decision: "block" })
+    assert.deepInclude(blocked.rows[0], { event: "UserPromptSubmit", claudeDecision: "block" })
     const context = bridge({ ...base, hook_event_name: "UserPromptSubmit", prompt: "fix it" })
     assert.deepStrictEqual(context.json, { hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: "use pnpm" } })
 
     const keepGoing = bridge({ ...base, hook_event_name: "Stop", stop_hook_active: false })
     assert.deepStrictEqual(keepGoing.json, { decision: "block", reason: "the tests are red" })
-    assert.deepInclude(keepGoing.rows[0], { decision: "keep_going" })
+    assert.deepInclude(keepGoing.rows[0], { claudeDecision: "keep_going" })
     assert.strictEqual(bridge({ ...base, hook_event_name: "Stop", stop_hook_active: true }).stdout, "{}\n")
 
     const note = bridge({ ...base, hook_event_name: "Notification", message: "idle" })
     assert.strictEqual(note.code, 0)
     assert.strictEqual(note.stdout, "{}\n")
-    assert.deepInclude(note.rows[0], { decision: "continue", reason: "Interlock: hook Notification[0].0 failed (exit)" })
+    assert.deepInclude(note.rows[0], { claudeDecision: "continue", error: "Interlock: hook Notification[0].0 failed (exit)" })
   }, 60_000)
 
   it("SubagentStart, SubagentStop and PreCompact", () => {
     const start = bridge({ ...base, hook_event_name: "SubagentStart", agent_id: "a1", agent_type: "code-reviewer" })
     assert.deepStrictEqual(start.json, { hookSpecificOutput: { hookEventName: "SubagentStart", additionalContext: "be strict" } })
-    assert.deepInclude(start.rows[0], { event: "SubagentStart", decision: "continue" })
+    assert.deepInclude(start.rows[0], { event: "SubagentStart", claudeDecision: "continue" })
 
     const stop = bridge({ ...base, hook_event_name: "SubagentStop", agent_id: "a1", agent_type: "code-reviewer", stop_hook_active: false })
     assert.deepStrictEqual(stop.json, { continue: false, stopReason: "budget exhausted" })
-    assert.deepInclude(stop.rows[0], { event: "SubagentStop", decision: "halt", reason: "budget exhausted" })
+    assert.deepInclude(stop.rows[0], { event: "SubagentStop", claudeDecision: "halt", error: "budget exhausted" })
 
     const compacted = bridge({ ...base, hook_event_name: "PreCompact", trigger: "auto", custom_instructions: null })
     assert.deepStrictEqual(compacted.json, { hookSpecificOutput: { hookEventName: "PreCompact", customInstructions: "keep the TODO list" } })

@@ -18,13 +18,13 @@ describe("PreToolUse", () => {
       assert.deepStrictEqual(r.json, preOut({ permissionDecision: "allow", permissionDecisionReason: "Interlock: allowed by rule allow-ls" }))
       assert.strictEqual(r.rows.length, 1)
       assert.deepInclude(r.rows[0], {
-        source: "claude-hook",
+        outcome: "answered",
         event: "PreToolUse",
         sessionId: "sess-1",
         toolUseId: "toolu_1",
-        serverId: "claude",
+        server: "claude",
         tool: "Bash",
-        decision: "allow",
+        claudeDecision: "allow",
         rule: "allow-ls",
         rewritten: false
       })
@@ -37,14 +37,14 @@ describe("PreToolUse", () => {
     Effect.gen(function*() {
       const r = yield* bridge(pre("mcp__fs__read_file", { path: "README.md" }))
       assert.deepStrictEqual(r.json, preOut({ permissionDecision: "allow", permissionDecisionReason: "Interlock: allowed by rule fs-read" }))
-      assert.deepInclude(r.rows[0], { serverId: "fs", tool: "read_file", rule: "fs-read" })
+      assert.deepInclude(r.rows[0], { server: "fs", tool: "read_file", rule: "fs-read" })
     }))
 
   it.effect("a rule's deny denies with its reason", () =>
     Effect.gen(function*() {
       const r = yield* bridge(pre("Bash", { command: `rm -rf / ${SECRET}` }))
       assert.deepStrictEqual(r.json, preOut({ permissionDecision: "deny", permissionDecisionReason: "rm is not allowed" }))
-      assert.deepInclude(r.rows[0], { decision: "deny", rule: "no-rm", reason: "rm is not allowed" })
+      assert.deepInclude(r.rows[0], { claudeDecision: "deny", rule: "no-rm", error: "rm is not allowed" })
       assert.notInclude(JSON.stringify(r.rows), SECRET, "an audit row never holds the arguments")
     }))
 
@@ -52,7 +52,7 @@ describe("PreToolUse", () => {
     Effect.gen(function*() {
       const r = yield* bridge(pre("Write", { file_path: "a.txt", content: "x" }))
       assert.deepStrictEqual(r.json, preOut({ permissionDecision: "ask", permissionDecisionReason: "writes need a look" }))
-      assert.deepInclude(r.rows[0], { decision: "ask", rule: "ask-write" })
+      assert.deepInclude(r.rows[0], { claudeDecision: "ask", rule: "ask-write" })
     }))
 
   it.effect("no rule and a default of allow: {} (no opinion)", () =>
@@ -60,7 +60,8 @@ describe("PreToolUse", () => {
       const r = yield* bridge(pre("Glob", { pattern: "*.ts" }))
       assert.strictEqual(r.stdout, "{}\n")
       assert.strictEqual(r.exitCode, 0)
-      assert.deepInclude(r.rows[0], { decision: "none", rule: undefined })
+      assert.deepInclude(r.rows[0], { claudeDecision: "none" })
+      assert.notProperty(r.rows[0], "rule")
     }))
 
   it.effect("the last rewrite (rewriteInput) runs after the policy: allow or no opinion carry updatedInput; a deny does not", () =>
@@ -70,11 +71,11 @@ describe("PreToolUse", () => {
       // The rule allow-ls saw "ls", as Claude wrote it.
       const allowed = yield* bridge(pre("Bash", { command: "ls" }), { rewriteInput })
       assert.deepStrictEqual(allowed.json, preOut({ permissionDecision: "allow", permissionDecisionReason: "Interlock: allowed by rule allow-ls", updatedInput: { command: "filtered(ls)" } }))
-      assert.deepInclude(allowed.rows[0], { decision: "allow", rewritten: true })
+      assert.deepInclude(allowed.rows[0], { claudeDecision: "allow", rewritten: true })
       // No rule: no decision (Claude Code's permissions decide), the rewritten input only.
       const open = yield* bridge(pre("Bash", { command: "echo hi" }), { rewriteInput })
       assert.deepStrictEqual(open.json, preOut({ updatedInput: { command: "filtered(echo hi)" } }))
-      assert.deepInclude(open.rows[0], { decision: "none", rewritten: true })
+      assert.deepInclude(open.rows[0], { claudeDecision: "none", rewritten: true })
       const denied = yield* bridge(pre("Bash", { command: "rm -rf /" }), { rewriteInput })
       assert.deepStrictEqual(denied.json, preOut({ permissionDecision: "deny", permissionDecisionReason: "rm is not allowed" }))
       const glob = yield* bridge(pre("Glob", { pattern: "*.ts" }), { rewriteInput })
@@ -96,7 +97,7 @@ describe("PreToolUse", () => {
     Effect.gen(function*() {
       const r = yield* bridge(pre("Bash", { command: "sudo ls" }))
       assert.deepStrictEqual(r.json, preOut({ permissionDecision: "allow", permissionDecisionReason: "Interlock: allowed by rule allow-ls", updatedInput: { command: "ls" } }))
-      assert.deepInclude(r.rows[0], { decision: "allow", rewritten: true })
+      assert.deepInclude(r.rows[0], { claudeDecision: "allow", rewritten: true })
     }))
 
   it.effect("hooks rewrote the call and no rule allows it: ask, showing the rewritten input", () =>
@@ -118,8 +119,8 @@ describe("PreToolUse", () => {
     Effect.gen(function*() {
       const r = yield* bridge(pre("Bash", { command: "boom" }))
       assert.deepStrictEqual(r.json, preOut({ permissionDecision: "deny", permissionDecisionReason: "Interlock: hook boom failed (raise), so the call is denied" }))
-      assert.deepInclude(r.rows[0], { decision: "deny", rule: "boom" })
-      assert.deepInclude(r.rows[0].hooks.find((hook) => hook.id === "boom"), { status: "failed", failure: "raise" })
+      assert.deepInclude(r.rows[0], { claudeDecision: "deny", rule: "boom" })
+      assert.deepInclude(r.rows[0].receipt?.hooks.find((hook) => hook.id === "boom"), { status: "failed", failure: "raise" })
       assert.notInclude(r.stdout + JSON.stringify(r.rows), SECRET)
     }))
 
@@ -127,7 +128,7 @@ describe("PreToolUse", () => {
     Effect.gen(function*() {
       const r = yield* bridge(pre("Answer", {}))
       assert.deepStrictEqual(r.json, preOut({ permissionDecision: "deny", permissionDecisionReason: "42" }))
-      assert.deepInclude(r.rows[0], { decision: "deny", rule: "answer", reason: "a hook answered for the tool (Halt)" })
+      assert.deepInclude(r.rows[0], { claudeDecision: "deny", rule: "answer", error: "a hook answered for the tool (Halt)" })
     }))
 
   it.effect("a Claude-style halt stops the run (continue: false) and denies the call", () =>
@@ -138,7 +139,7 @@ describe("PreToolUse", () => {
         stopReason: "kill switch pulled",
         ...preOut({ permissionDecision: "deny", permissionDecisionReason: "kill switch pulled" })
       })
-      assert.deepInclude(r.rows[0], { decision: "halt", rule: "kill-switch" })
+      assert.deepInclude(r.rows[0], { claudeDecision: "halt", rule: "kill-switch" })
     }))
 
   it.effect("a hook's additionalContext reaches Claude", () =>
@@ -165,7 +166,7 @@ describe("PreToolUse", () => {
       })
       const r = yield* bridge(pre("Bash", { command: "ls" }), { hooks: broken })
       assert.deepStrictEqual(r.json, preOut({ permissionDecision: "deny", permissionDecisionReason: "Interlock failed to evaluate this event" }))
-      assert.deepInclude(r.rows[0], { decision: "deny" })
+      assert.deepInclude(r.rows[0], { claudeDecision: "deny" })
     }))
 
   it.effect("an allow whose audit row cannot be written becomes a deny; a deny stays a deny", () =>
@@ -198,7 +199,7 @@ describe("PermissionRequest", () => {
       assert.deepStrictEqual(denied.json, { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message: "rm is not allowed" } } })
       assert.strictEqual((yield* bridge(request("Edit", { file_path: "a" }))).stdout, "{}\n", "an Ask with no matching approver hook: the user decides")
       assert.strictEqual((yield* bridge(request("Glob", {}))).stdout, "{}\n")
-      assert.deepInclude(denied.rows[0], { event: "PermissionRequest", decision: "deny", rule: "no-rm" })
+      assert.deepInclude(denied.rows[0], { event: "PermissionRequest", claudeDecision: "deny", rule: "no-rm" })
       const rewritten = yield* bridge(request("Bash", { command: "sudo ls" }))
       assert.deepStrictEqual(rewritten.json.hookSpecificOutput.decision, { behavior: "allow", updatedInput: { command: "ls" } })
     }))
@@ -211,7 +212,7 @@ describe("PermissionRequest hooks answer the policy's Ask", () => {
     Effect.gen(function*() {
       const approved = yield* bridge(request("docs/a.md"))
       assert.deepStrictEqual(approved.json, { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow", updatedInput: { file_path: "docs/a.md" } } } })
-      assert.deepInclude(approved.rows[0], { decision: "allow", rule: "ask-write", reason: "approved by a PermissionRequest hook" })
+      assert.deepInclude(approved.rows[0], { claudeDecision: "allow", rule: "ask-write", error: "approved by a PermissionRequest hook" })
       const refused = yield* bridge(request("src/a.ts"))
       assert.deepStrictEqual(refused.json, { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message: "only docs may be written" } } })
     }))
@@ -232,7 +233,7 @@ describe("PostToolUse", () => {
       assert.deepStrictEqual(blocks.json, {
         hookSpecificOutput: { hookEventName: "PostToolUse", updatedMCPToolOutput: [{ type: "text", text: "key=[REDACTED]" }] }
       })
-      assert.deepInclude(blocks.rows[0], { event: "PostToolUse", decision: "replace", serverId: "vault", tool: "get" })
+      assert.deepInclude(blocks.rows[0], { event: "PostToolUse", claudeDecision: "replace", server: "vault", tool: "get" })
       assert.notInclude(JSON.stringify(blocks.rows), SECRET)
       const object = yield* bridge(post("mcp__vault__get", { content: [{ type: "text", text: SECRET }], isError: false }))
       assert.deepStrictEqual(object.json.hookSpecificOutput.updatedMCPToolOutput, { content: [{ type: "text", text: "[REDACTED]" }] })
@@ -254,7 +255,7 @@ describe("PostToolUse", () => {
     Effect.gen(function*() {
       const r = yield* bridge(post("mcp__fs__explode", [{ type: "text", text: SECRET }]))
       assert.deepStrictEqual(r.json.hookSpecificOutput.updatedMCPToolOutput, [{ type: "text", text: "Result withheld: a post-call hook failed, so the tool's output was dropped." }])
-      assert.deepInclude(r.rows[0], { decision: "withheld" })
+      assert.deepInclude(r.rows[0], { claudeDecision: "withheld" })
       assert.notInclude(r.stdout, SECRET)
       const text = yield* bridge(post("mcp__fs__explode", SECRET))
       assert.strictEqual(text.json.hookSpecificOutput.updatedMCPToolOutput, "Result withheld: a post-call hook failed, so the tool's output was dropped.")
@@ -267,7 +268,7 @@ describe("PostToolUse", () => {
       assert.deepStrictEqual(r.json, { hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "notes are public" } })
       const none = yield* bridge(post("Bash", { stdout: "ok" }))
       assert.strictEqual(none.stdout, "{}\n")
-      assert.deepInclude(none.rows[0], { decision: "continue" })
+      assert.deepInclude(none.rows[0], { claudeDecision: "continue" })
     }))
 })
 
@@ -278,7 +279,7 @@ describe("PostToolUseFailure", () => {
     Effect.gen(function*() {
       const r = yield* bridge(failure("mcp__fs__flaky"))
       assert.deepStrictEqual(r.json, { hookSpecificOutput: { hookEventName: "PostToolUseFailure", additionalContext: "Interlock recovered this failure: use the cached copy" } })
-      assert.deepInclude(r.rows[0], { decision: "recovered" })
+      assert.deepInclude(r.rows[0], { claudeDecision: "recovered" })
       assert.strictEqual((yield* bridge(failure("Bash"))).stdout, "{}\n")
     }))
 })
@@ -288,7 +289,7 @@ describe("agent-level events", () => {
     Effect.gen(function*() {
       const blocked = yield* bridge({ ...session, hook_event_name: "UserPromptSubmit", prompt: "deploy to prod" })
       assert.deepStrictEqual(blocked.json, { decision: "block", reason: "no prod deploys on Fridays" })
-      assert.deepInclude(blocked.rows[0], { event: "UserPromptSubmit", decision: "block", reason: "no prod deploys on Fridays" })
+      assert.deepInclude(blocked.rows[0], { event: "UserPromptSubmit", claudeDecision: "block", error: "no prod deploys on Fridays" })
       const ok = yield* bridge({ ...session, hook_event_name: "UserPromptSubmit", prompt: "fix the tests" })
       assert.deepStrictEqual(ok.json, { hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: "repo uses pnpm" } })
       const failed = yield* bridge({ ...session, hook_event_name: "UserPromptSubmit", prompt: "crash" })
@@ -300,7 +301,7 @@ describe("agent-level events", () => {
     Effect.gen(function*() {
       const r = yield* bridge({ ...session, hook_event_name: "Stop", stop_hook_active: false })
       assert.deepStrictEqual(r.json, { decision: "block", reason: "run the tests first" })
-      assert.deepInclude(r.rows[0], { event: "Stop", decision: "keep_going" })
+      assert.deepInclude(r.rows[0], { event: "Stop", claudeDecision: "keep_going" })
       assert.strictEqual((yield* bridge({ ...session, hook_event_name: "Stop", stop_hook_active: true })).stdout, "{}\n")
     }))
 
@@ -308,7 +309,7 @@ describe("agent-level events", () => {
     Effect.gen(function*() {
       const r = yield* bridge({ ...session, hook_event_name: "SubagentStop", agent_id: "a", agent_type: "x", stop_hook_active: false })
       assert.deepStrictEqual(r.json, { continue: false, stopReason: "budget exhausted" })
-      assert.deepInclude(r.rows[0], { decision: "halt" })
+      assert.deepInclude(r.rows[0], { claudeDecision: "halt" })
     }))
 
   it.effect("SubagentStart: context for the matching agent type only", () =>
@@ -329,7 +330,7 @@ describe("agent-level events", () => {
       const r = yield* bridge({ ...session, hook_event_name: "Notification", message: "waiting", notification_type: "idle_prompt" })
       assert.strictEqual(r.stdout, "{}\n")
       assert.strictEqual(r.exitCode, 0)
-      assert.deepInclude(r.rows[0], { event: "Notification", decision: "continue", rule: "notify", reason: "Interlock: hook notify failed (raise)" })
+      assert.deepInclude(r.rows[0], { event: "Notification", claudeDecision: "continue", rule: "notify", error: "Interlock: hook notify failed (raise)" })
     }))
 })
 

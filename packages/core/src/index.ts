@@ -13,6 +13,7 @@ export {
   type ApprovalsShape,
   type ApprovalVia
 } from "./Approvals.ts"
+export { ANSWERED, AuditRecord, ClaudeDecision, ReceiptData } from "./AuditRecord.ts"
 export * as Canonical from "./Canonical.ts"
 export { ClientClosed, Defect, InterlockError, Interrupted } from "./ClientErrors.ts"
 export * from "./Errors.ts"

@@ -14,7 +14,8 @@ import { ApprovalQueue } from "../src/calls/ApprovalQueue.ts"
 import { Layer } from "effect"
 import { ToolTransport } from "@interlock/core"
 import { filesTools } from "./fixtures.ts"
-import { assertMigrated, OLD_ROW, OLD_TABLE } from "./audit-migration.ts"
+import { assertBridgeMigrated, assertMigrated, BRIDGE_ERA_ROWS, BRIDGE_ERA_TABLE, OLD_ROW, OLD_TABLE } from "./audit-migration.ts"
+import { assertBothWritersRoundTrip } from "./audit-writers.ts"
 
 const receipt = new Receipt({ callId: "c1", serverId: "files", name: "read_file", hooks: [], sent: true, outcome: "ok", policy: { decision: "allow" } })
 
@@ -87,5 +88,22 @@ describe("SQLite audit store", () => {
       old.exec(OLD_ROW("calls"))
       old.close()
       yield* assertMigrated(yield* SqliteAuditStore.scoped(file))
+    }))
+
+  it.effect("a database written before the one audit record: the bridge's answers move from outcome to claudeDecision at open", () =>
+    Effect.gen(function*() {
+      const file = path.join(dir, "bridge-era.db")
+      const old = new DatabaseSync(file)
+      old.exec(BRIDGE_ERA_TABLE("sqlite", "calls"))
+      for (const row of BRIDGE_ERA_ROWS("calls")) old.exec(row)
+      old.close()
+      yield* assertBridgeMigrated(yield* SqliteAuditStore.scoped(file))
+      // Opened again, the migration does not run twice: the rows stay as they are.
+      yield* assertBridgeMigrated(yield* SqliteAuditStore.scoped(file))
+    }))
+
+  it.effect("the bridge's and the gateway's records round-trip through a SQLite file", () =>
+    Effect.gen(function*() {
+      yield* assertBothWritersRoundTrip(yield* SqliteAuditStore.scoped(path.join(dir, "writers.db")))
     }))
 })

@@ -71,7 +71,7 @@ describe("claude-hook --gateway", () => {
       assert.strictEqual(JSON.parse(denied.stdout).hookSpecificOutput.permissionDecision, "deny")
       const rows = yield* gateway.store.query()
       assert.deepStrictEqual(
-        rows.map((row) => [row.principal, row.tool, row.outcome, row.rule ?? null]).sort(),
+        rows.map((row) => [row.principal, row.tool, row.claudeDecision, row.rule ?? null]).sort(),
         [["alice", "Read", "none", null], ["alice", "WebFetch", "deny", "no-fetch"], ["alice", "WebFetch", "deny", "no-fetch"]]
       )
     }), 60_000)

@@ -94,7 +94,7 @@ describe("interlock claude-hook (the real CLI)", () => {
     const permission = hook({ ...base, hook_event_name: "PermissionRequest", tool_name: "WebFetch", tool_input: { url: "x" } })
     assert.deepStrictEqual(permission.json, { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message: "no network" } } })
     const audited = rows()
-    assert.deepInclude(audited[0], { callId: "t1", outcome: "deny" })
+    assert.deepInclude(audited[0], { callId: "t1", claudeDecision: "deny" })
     assert.notInclude(JSON.stringify(audited), "rm -rf /", "audit rows hold decisions, never arguments")
   }, 120_000)
 
@@ -104,7 +104,7 @@ describe("interlock claude-hook (the real CLI)", () => {
     const failure = hook({ ...base, hook_event_name: "PostToolUseFailure", tool_name: "Bash", tool_input: {}, error: "boom" })
     assert.strictEqual(failure.code, 0)
     assert.strictEqual(failure.stdout, "{}\n")
-    const outcomes = rows().map((row) => row.outcome)
+    const outcomes = rows().map((row) => row.claudeDecision)
     assert.includeMembers(outcomes, ["replace", "continue"])
     assert.notInclude(JSON.stringify(rows()), "sk-123")
   }, 120_000)
@@ -117,7 +117,7 @@ describe("interlock claude-hook (the real CLI)", () => {
     const note = hook({ ...base, hook_event_name: "Notification", message: "idle" })
     assert.strictEqual(note.code, 0)
     assert.strictEqual(note.stdout, "{}\n")
-    assert.includeMembers(rows().map((row) => row.outcome), ["block", "keep_going"])
+    assert.includeMembers(rows().map((row) => row.claudeDecision), ["block", "keep_going"])
   }, 120_000)
 
   it("SubagentStart, SubagentStop and PreCompact", () => {

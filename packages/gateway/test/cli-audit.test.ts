@@ -74,7 +74,7 @@ describe("interlock audit and replay, on the store a config's gateway writes", (
       assert.isFalse(existsSync(path.join(dir, ".interlock")))
 
       const rows = jsonLines((yield* cli(["audit", "--config", "project/interlock.config.json", "--json"])).stdout)
-      assert.deepStrictEqual(rows.map((row) => [row.tool, row.decision ?? null, row.outcome]), [
+      assert.deepStrictEqual(rows.map((row) => [row.tool, row.decision ?? null, row.claudeDecision]), [
         ["echo", "allow", "none"],
         ["write_file", "deny", "deny"],
         ["echo", null, "continue"],

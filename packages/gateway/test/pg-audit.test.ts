@@ -12,7 +12,8 @@ import { AuditRecord } from "../src/audit/AuditRecord.ts"
 import type { AuditStoreShape } from "../src/audit/AuditStore.ts"
 import * as PgAuditStore from "../src/audit/PgAuditStore.ts"
 import * as SqliteAuditStore from "../src/audit/SqliteAuditStore.ts"
-import { assertMigrated, OLD_ROW, OLD_TABLE } from "./audit-migration.ts"
+import { assertBridgeMigrated, assertMigrated, BRIDGE_ERA_ROWS, BRIDGE_ERA_TABLE, OLD_ROW, OLD_TABLE } from "./audit-migration.ts"
+import { assertBothWritersRoundTrip } from "./audit-writers.ts"
 import { planOf } from "./fixtures.ts"
 import { assertHides, expectLoginRefused, usePostgres } from "./postgres.ts"
 
@@ -151,6 +152,19 @@ describe("Postgres audit store", () => {
       yield* server.admin(database, OLD_TABLE("postgres", PgAuditStore.TABLE), OLD_ROW(PgAuditStore.TABLE))
       const store = yield* pgStore(database)
       yield* assertMigrated(store)
+    }), 30_000)
+
+  it.live("a table written before the one audit record: the bridge's answers move from outcome to claudeDecision at open", () =>
+    Effect.gen(function*() {
+      const database = yield* server.freshDatabase()
+      yield* server.admin(database, BRIDGE_ERA_TABLE("postgres", PgAuditStore.TABLE), ...BRIDGE_ERA_ROWS(PgAuditStore.TABLE))
+      yield* assertBridgeMigrated(yield* pgStore(database))
+      yield* assertBridgeMigrated(yield* pgStore(database))
+    }), 30_000)
+
+  it.live("the bridge's and the gateway's records round-trip through Postgres", () =>
+    Effect.gen(function*() {
+      yield* assertBothWritersRoundTrip(yield* pgStore(yield* server.freshDatabase()))
     }), 30_000)
 
   it.live("a write that fails (the table was dropped) is an AuditError, and reads say so too", () =>

@@ -3,6 +3,7 @@
  * dialect's placeholders and column types), and the mapping between an AuditRecord and a row.
  * SQLite and Postgres stores built on it give the same answers for the same rows.
  */
+import { ANSWERED, CallOutcome, ClaudeDecision } from "@interlock/core"
 import { Schema } from "effect"
 import { type AuditBucket, type AuditQuery, AuditRecord, ReceiptData } from "./AuditRecord.ts"
 
@@ -41,7 +42,11 @@ const COLUMNS: ReadonlyArray<readonly [string, keyof typeof TYPES]> = [
   ["instance", "optional"],
   // Added for Claude Code's correlation (tool_use_id, session_id).
   ["tool_use_id", "optional"],
-  ["session_id", "optional"]
+  ["session_id", "optional"],
+  // Added when the Claude Code bridge's records joined the gateway's (one AuditRecord): see claudeDecisions.
+  ["event", "optional"],
+  ["claude_decision", "optional"],
+  ["rewritten", "flag"]
 ]
 
 // What completing a write-ahead row rewrites: every column but the first, `time`.
@@ -91,19 +96,41 @@ export const auditSql = (dialect: Dialect, table: string): AuditSql => {
   }
 }
 
+const quoted = (values: ReadonlyArray<string>) => values.map((value) => `'${value}'`).join(", ")
+
+// The bridge's answers that are no outcome of a gateway call; `withheld` and `recovered` are both.
+const OUTCOMES: ReadonlySet<string> = new Set(CallOutcome.literals)
+const BRIDGE_ONLY = ClaudeDecision.literals.filter((decision) => !OUTCOMES.has(decision))
+const SHARED = ClaudeDecision.literals.filter((decision) => OUTCOMES.has(decision))
+
 /**
- * The migration of an older table: one ALTER TABLE ... ADD COLUMN per column it lacks (`existing`
- * are the names it has). Old rows keep NULL there and read back without the field.
+ * Moves the Claude Code bridge's answers out of `outcome`, where bridges before the one record
+ * wrote them, into `claude_decision` (the outcome becomes `answered`). An answer that is no gateway
+ * outcome (keep_going, none, ...) moves wherever it is; `withheld` and `recovered` move only on the
+ * bridge's rows: no gateway instance, no `sent`, and a Claude Code tool_use_id or no call id.
  */
-export const addColumns = (dialect: Dialect, table: string, existing: ReadonlySet<string>): ReadonlyArray<string> =>
-  COLUMNS.filter(([name]) => !existing.has(name)).map(([name, type]) =>
-    `ALTER TABLE ${table} ADD COLUMN ${name} ${TYPES[type][dialect]}`
-  )
+const claudeDecisions = (table: string): ReadonlyArray<string> => [
+  `UPDATE ${table} SET claude_decision = outcome, outcome = '${ANSWERED}' WHERE outcome IN (${quoted(BRIDGE_ONLY)})`,
+  `UPDATE ${table} SET claude_decision = outcome, outcome = '${ANSWERED}' WHERE outcome IN (${quoted(SHARED)})
+    AND instance IS NULL AND sent IS NULL AND (tool_use_id IS NOT NULL OR call_id = '')`
+]
+
+/**
+ * The migration of an older table (`existing` are the column names it has): one ALTER TABLE ... ADD
+ * COLUMN per column it lacks, so old rows keep NULL there and read back without the field; and,
+ * when it lacks `claude_decision`, the statements that move the bridge's answers there.
+ */
+export const addColumns = (dialect: Dialect, table: string, existing: ReadonlySet<string>): ReadonlyArray<string> => [
+  ...COLUMNS.filter(([name]) => !existing.has(name)).map(([name, type]) => `ALTER TABLE ${table} ADD COLUMN ${name} ${TYPES[type][dialect]}`),
+  ...(existing.has("claude_decision") ? [] : claudeDecisions(table))
+]
 
 /** A row as a driver returns it (numbers may come back as bigint from Postgres). */
 export type Row = Readonly<Record<string, unknown>>
 
 const json = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value))
+
+const flag = (value: boolean | undefined): number | null => (value === undefined ? null : value ? 1 : 0)
 
 /** The insert's parameters for a record, in column order. `time` is stored as whole milliseconds. */
 export const insertParams = (row: AuditRecord): Array<string | number | null> => [
@@ -122,10 +149,13 @@ export const insertParams = (row: AuditRecord): Array<string | number | null> =>
   row.error ?? null,
   json(row.args),
   json(row.result),
-  row.sent === undefined ? null : row.sent ? 1 : 0,
+  flag(row.sent),
   row.instance ?? null,
   row.toolUseId ?? null,
-  row.sessionId ?? null
+  row.sessionId ?? null,
+  row.event ?? null,
+  row.claudeDecision ?? null,
+  flag(row.rewritten)
 ]
 
 /** The parameters of `complete`: the row's values but its time, then the id of the row to complete. */
@@ -159,7 +189,9 @@ export const toRecord = (row: Row): AuditRecord => {
     outcome: String(row.outcome),
     durationMs: Number(row.duration_ms)
   }
-  if (row.sent !== null && row.sent !== undefined) fields.sent = Number(row.sent) === 1
+  for (const [key, column] of [["sent", "sent"], ["rewritten", "rewritten"]] as const) {
+    if (row[column] !== null && row[column] !== undefined) fields[key] = Number(row[column]) === 1
+  }
   const optional = {
     principal: text("principal"),
     digest: text("digest"),
@@ -170,6 +202,8 @@ export const toRecord = (row: Row): AuditRecord => {
     instance: text("instance"),
     toolUseId: text("tool_use_id"),
     sessionId: text("session_id"),
+    event: text("event"),
+    claudeDecision: text("claude_decision"),
     receipt: typeof row.receipt === "string" ? decodeReceipt(parsed("receipt")) : undefined,
     args: parsed("args"),
     result: parsed("result")

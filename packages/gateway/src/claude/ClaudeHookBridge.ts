@@ -16,38 +16,15 @@ import { fileGuardHooks } from "./ClaudeFileGuard.ts"
 import type { Plan } from "../config/Plan.ts"
 import { policyLayer } from "../governance/PolicyLayer.ts"
 
-// The events whose receipt holds the config's policy decision (the post stages run an allow-all stand-in).
-const POLICY_EVENTS = new Set(["PreToolUse", "PermissionRequest"])
-
 /** The principal of the local bridge's audit rows, and of a forwarded event on a gateway without tokens. */
 export const CLAUDE_PRINCIPAL = "claude-code"
 
-/** The bridge's audit rows, written to the gateway's audit store under `principal`. */
+/** The bridge's audit records (core's AuditRecord, as the gateway's own), written to the gateway's audit store under `principal`. */
 export const auditSinkFor = (principal: string): Layer.Layer<AuditSink, never, AuditStore> =>
   Layer.effect(
     AuditSink,
     Effect.map(Effect.service(AuditStore), (store) => ({
-      record: (row) => {
-        const policy = POLICY_EVENTS.has(row.event) ? row.receipt?.policy : undefined
-        const rule = policy?.rule ?? row.rule
-        return store.record(new AuditRecord({
-          time: row.at,
-          callId: row.toolUseId ?? "",
-          server: row.serverId ?? "claude-code",
-          tool: row.tool ?? row.event,
-          outcome: row.decision,
-          durationMs: row.durationMs,
-          ...(row.receipt === undefined ? {} : { receipt: row.receipt }),
-          ...(row.reason === undefined ? {} : { error: row.reason }),
-          // `decision` is the policy's, as in the gateway's rows (what replay re-decides); the bridge's answer is the outcome.
-          ...(policy === undefined ? {} : { decision: policy.decision }),
-          ...(rule === undefined ? {} : { rule }),
-          ...(row.digest === undefined ? {} : { digest: row.digest }),
-          principal,
-          ...(row.toolUseId === undefined ? {} : { toolUseId: row.toolUseId }),
-          ...(row.sessionId === undefined ? {} : { sessionId: row.sessionId })
-        }))
-      }
+      record: (row) => store.record(new AuditRecord({ ...row, principal }))
     }))
   )
 

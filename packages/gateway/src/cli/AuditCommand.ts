@@ -4,14 +4,14 @@
  */
 import { Console, Effect, Option, Schedule } from "effect"
 import { Command, Flag } from "effect/cli"
-import { type AuditRecord, PENDING, PENDING_LABEL } from "../audit/AuditRecord.ts"
+import { type AuditRecord, PENDING, PENDING_LABEL, shownOutcome } from "../audit/AuditRecord.ts"
 import { columnWidths, formatLine } from "./TextTable.ts"
 import { auditSourceFlags, openAuditSource } from "./AuditSource.ts"
 import { configFlag } from "./ConfigFlag.ts"
 import { userFacing } from "./UserFacing.ts"
 
-/** A row's outcome as shown: a write-ahead row never completed reads "sent, outcome unknown". */
-export const outcomeLabel = (row: AuditRecord): string => (row.outcome === PENDING ? PENDING_LABEL : row.outcome)
+/** A row's outcome as shown: a write-ahead row never completed reads "sent, outcome unknown"; a bridge's record, its answer. */
+export const outcomeLabel = (row: AuditRecord): string => (row.outcome === PENDING ? PENDING_LABEL : shownOutcome(row))
 
 /** The table's header row. */
 export const HEADER = ["ID", "TIME", "PRINCIPAL", "TOOL", "POLICY", "APPROVAL", "OUTCOME", "MS", "CALL", "TOOL USE", "SESSION", "HOOKS"] as const

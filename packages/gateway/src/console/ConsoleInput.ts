@@ -6,7 +6,7 @@
  */
 import { CallOutcome } from "@interlock/core"
 import { Exit, Schema } from "effect"
-import type { AuditRecord } from "../audit/AuditRecord.ts"
+import { type AuditRecord, shownOutcome } from "../audit/AuditRecord.ts"
 import { fromIssue } from "../config/IssueFormat.ts"
 
 /** Every outcome an audit row can have: core's, plus the gateway's pending, cancelled and refused. */
@@ -81,4 +81,4 @@ export const passes = (query: StateQuery, row: AuditRecord): boolean =>
   (query.principal === undefined || row.principal === query.principal) &&
   (query.server === undefined || row.server === query.server) &&
   (query.tool === undefined || row.tool === query.tool) &&
-  (query.outcome === undefined || row.outcome === query.outcome)
+  (query.outcome === undefined || shownOutcome(row) === query.outcome)

@@ -3,7 +3,7 @@
  * and the calls' latency (p50 and p95 in ms). Latency counts only calls that completed: a
  * `pending` row has no duration yet and a `refused` one never ran.
  */
-import type { AuditRecord } from "../audit/AuditRecord.ts"
+import { type AuditRecord, shownOutcome } from "../audit/AuditRecord.ts"
 
 /** One minute of the charts. */
 export interface SeriesBucket {
@@ -41,8 +41,9 @@ export const seriesOf = (rows: ReadonlyArray<AuditRecord>, now: number, minutes:
     const index = Math.floor((row.time - first) / bucketMs)
     if (index < 0 || index >= minutes) continue
     const count = counts[index]!
-    count.set(row.outcome, (count.get(row.outcome) ?? 0) + 1)
-    outcomes.add(row.outcome)
+    const outcome = shownOutcome(row)
+    count.set(outcome, (count.get(outcome) ?? 0) + 1)
+    outcomes.add(outcome)
     if (!NO_LATENCY.has(row.outcome)) latencies[index]!.push(row.durationMs)
   }
   const buckets = counts.map((count, index) => {

@@ -5,7 +5,7 @@
  * arguments and results only redacted, and from the approval queue, which holds redacted ones.
  */
 import { Effect } from "effect"
-import type { AuditRecord } from "../audit/AuditRecord.ts"
+import { type AuditRecord, shownOutcome } from "../audit/AuditRecord.ts"
 import { type ConsoleViewer, sees } from "./ConsoleAccess.ts"
 import type { GatewayShape } from "../Gateway.ts"
 import { passes, type StateQuery } from "./ConsoleInput.ts"
@@ -34,7 +34,7 @@ const summary = (row: AuditRecord) => ({
   rule: row.rule ?? null,
   approval: row.approval ?? null,
   approvedBy: row.receipt?.approval?.by ?? null,
-  outcome: row.outcome,
+  outcome: shownOutcome(row),
   durationMs: row.durationMs,
   hooks: (row.receipt?.hooks ?? []).map((run) => ({ id: run.id, event: run.event, status: run.status }))
 })
@@ -64,7 +64,7 @@ export const consoleState = (gateway: GatewayShape, viewer: ConsoleViewer, query
         principal: distinct(rows.map((row) => row.principal)),
         server: distinct(rows.map((row) => row.server)),
         tool: distinct(rows.map((row) => row.tool)),
-        outcome: distinct(rows.map((row) => row.outcome))
+        outcome: distinct(rows.map(shownOutcome))
       },
       calls: matching.slice(0, SHOWN_ROWS).map(summary),
       series: seriesOf(matching, now, minutes),

@@ -3,6 +3,16 @@
  * Effect's Clock, so tests drive it with TestClock. The buckets are bounded by bytes
  * (MAX_BUCKET_BYTES): past the bound the least recently used bucket is dropped, one at a time, so
  * the limits of active principals and tools are never reset by others' traffic.
+ *
+ * Why not `effect/persistence`'s RateLimiter: its token bucket is ours (capacity `limit`, one token
+ * per `window / limit`, so burst B at P per minute is limit B, window B * 60s / P; Clock-driven),
+ * but its in-memory store (`layerStoreMemory`) keeps every key's bucket in a plain Map for ever: a
+ * flood of distinct principals or tool names grows the heap without bound, which is the attack
+ * test/security/rate-limit-buckets.test.ts guards against (and shows: a key of the flood's start is
+ * still remembered there, long after ours dropped it). A bounded store would be a RateLimiterStore
+ * of our own, the same bucket arithmetic behind four methods of which we use one. When the limits
+ * move to a shared store (the production issue), that store is a RateLimiterStore (Postgres keys
+ * expire in the database) and the service is worth taking then; in memory, this is smaller.
  */
 import { canonicalName, type HookContext, type PreToolCallHook, type ToolCall, Verdict } from "@interlock/core"
 import { Clock, Effect } from "effect"

@@ -6,6 +6,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { HookContext, Principal, ToolCall } from "@interlock/core"
 import { Effect, Schema } from "effect"
+import { TestClock } from "effect/testing"
+import * as RateLimiter from "effect/persistence/RateLimiter"
 import { byteBoundedMap, keyBytes } from "../../src/front/http/ByteBoundedMap.ts"
 import { MAX_BUCKET_BYTES, rateLimitHook } from "../../src/governance/RateLimiter.ts"
 
@@ -69,6 +71,54 @@ describe("rate limit buckets under a flood of distinct keys", () => {
           assert.strictEqual(map.bytes(), total)
         })
         for (const key of order) assert.isDefined(map.get(key))
+      })
+  )
+})
+
+describe("why the limiter keeps its own buckets, not effect/persistence's in-memory store", () => {
+  it.effect("a flood of distinct keys: our bound drops the flood's first key, Effect's memory store still holds it (it never forgets a key)", () =>
+    Effect.gen(function*() {
+      // The same limit both ways: one call per minute, a burst of one.
+      const limiter = yield* RateLimiter.make.pipe(Effect.provide(RateLimiter.layerStoreMemory))
+      const effectVerdict = (key: string) =>
+        limiter.consume({ algorithm: "token-bucket", limit: 1, window: "1 minute", key }).pipe(
+          Effect.as("Continue"),
+          Effect.catch(() => Effect.succeed("Deny"))
+        )
+      const ours = rateLimitHook({ perMinute: 1, burst: 1 }, 256 * 1024)
+      const flood = 20_000
+      for (let index = 0; index < flood; index++) {
+        assert.strictEqual(yield* verdictOf(ours, `tool-${index}`, "flood"), "Continue")
+        assert.strictEqual(yield* effectVerdict(`flood\u0000s\u0000tool-${index}`), "Continue")
+      }
+      // Time stands still: a key still held is still spent. Ours forgot the first keys (bounded);
+      // Effect's store remembers all 20k, and would remember 20 million.
+      assert.strictEqual(yield* verdictOf(ours, "tool-0", "flood"), "Continue")
+      assert.strictEqual(yield* effectVerdict("flood\u0000s\u0000tool-0"), "Deny")
+      // Both keep the newest keys' limits.
+      assert.strictEqual(yield* verdictOf(ours, `tool-${flood - 1}`, "flood"), "Deny")
+      assert.strictEqual(yield* effectVerdict(`flood\u0000s\u0000tool-${flood - 1}`), "Deny")
+    }), 60_000)
+
+  it.effect.prop(
+    "within the bound, the two give the same verdicts: the same token bucket (burst B at P a minute is Effect's limit B over B * 60s / P)",
+    [
+      Schema.Literals([1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60]),
+      Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 5 })),
+      Schema.Array(Schema.Struct({ waitMs: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 40_000 })), tool: Schema.Literals(["a", "b"]) }))
+    ],
+    ([perMinute, burst, steps]) =>
+      Effect.gen(function*() {
+        const limiter = yield* RateLimiter.make.pipe(Effect.provide(RateLimiter.layerStoreMemory))
+        const ours = rateLimitHook({ perMinute, burst })
+        for (const { tool, waitMs } of steps) {
+          yield* TestClock.adjust(waitMs)
+          const theirs = yield* limiter.consume({ algorithm: "token-bucket", limit: burst, window: (burst * 60_000) / perMinute, key: tool }).pipe(
+            Effect.as("Continue"),
+            Effect.catch(() => Effect.succeed("Deny"))
+          )
+          assert.strictEqual(yield* verdictOf(ours, tool, "p"), theirs)
+        }
       })
   )
 })
