@@ -5,10 +5,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { acceptsVerdict, statusByTag, statusesOf } from "@interlock/core"
+import { acceptsVerdict, ClaudeDecision, statusByTag, statusesOf } from "@interlock/core"
 import {
   type AgentOutcome,
-  AuditDecision,
   CLAUDE_AGENT_EVENT_ROWS,
   CLAUDE_AGENT_EVENTS,
   decodeAgentOutput
@@ -47,8 +46,8 @@ describe("agent-level event rows", () => {
     assert.deepStrictEqual(CLAUDE_AGENT_EVENTS.filter((e) => Object.hasOwn(CLAUDE_AGENT_EVENT_ROWS[e].verdicts, "KeepGoing")), ["Stop", "SubagentStop"])
   })
 
-  it("every status the rows record is a decision the audit row can hold", () => {
-    for (const status of statusesOf(CLAUDE_AGENT_EVENT_ROWS)) assert.isTrue(Schema.is(AuditDecision)(status), status)
+  it("every status the rows record is a Claude decision the audit record can hold", () => {
+    for (const status of statusesOf(CLAUDE_AGENT_EVENT_ROWS)) assert.isTrue(Schema.is(ClaudeDecision)(status), status)
     assert.deepStrictEqual(statusByTag(CLAUDE_AGENT_EVENT_ROWS), { Continue: "continue", Block: "block", Halt: "halt", KeepGoing: "keep_going" })
   })
 
