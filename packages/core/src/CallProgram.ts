@@ -196,14 +196,14 @@ export const callTool = (client: ClientState, input: CallInput, options: CallOpt
     const recorder: Recorder = { fiber, span, subject: call, runs: trail.runs }
     const finish = (outcome: CallOutcome) => {
       if (span !== undefined) annotateReceipt(span, trail)
-      recordCall(fiber, span, "callTool", outcome, start, now())
+      recordCall({ fiber, span, operation: "callTool", outcome, start, end: now() })
       return receiptOf(trail, outcome)
     }
     const run = program(client, trail, recorder, ctx, options, finish, invalid)
     // An interrupted call's span must still end; without a span there is nothing to close.
     return span === undefined
       ? run
-      : Effect.onInterrupt(run, () => Effect.sync(() => recordCall(fiber, span, "callTool", "interrupted", start, now())))
+      : Effect.onInterrupt(run, () => Effect.sync(() => recordCall({ fiber, span, operation: "callTool", outcome: "interrupted", start, end: now() })))
   })
 
 const program = Effect.fnUntraced(function*(

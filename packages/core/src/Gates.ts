@@ -32,7 +32,7 @@ const operation = <A, E>(
     if (span !== undefined) effect = Effect.provideService(effect, Tracer.ParentSpan, span)
     return effect.pipe(
       Effect.onExit((exit) =>
-        Effect.sync(() => recordCall(fiber, span, name, exit._tag === "Success" ? "ok" : "failed", start, now()))
+        Effect.sync(() => recordCall({ fiber, span, operation: name, outcome: exit._tag === "Success" ? "ok" : "failed", start, end: now() }))
       )
     )
   })

@@ -71,7 +71,18 @@ const record = (
   const run: HookRun = { id: hook.id, event: hook.event, status, failure, ignored, durationMs: elapsedMs(start, end) }
   // The key is there only when set: a receipt of a run that was not detached looks as it always did.
   recorder.runs?.push(detached ? { ...run, detached } : run)
-  recordHook(recorder.fiber, recorder.span, hook, failure ?? status, recorder.subject, start, end, failure !== undefined, suspended, detached)
+  recordHook({
+    fiber: recorder.fiber,
+    parent: recorder.span,
+    hook,
+    verdict: failure ?? status,
+    subject: recorder.subject,
+    start,
+    end,
+    failed: failure !== undefined,
+    suspended,
+    detached
+  })
 }
 
 /** Where a chain is: the state so far and when the current hook started. */
