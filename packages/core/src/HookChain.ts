@@ -13,6 +13,7 @@ import { type Invocation, invoke, isSettled, type RunnerEnv, type Settled } from
 import type { FailureKind, HookRun, HookStatus } from "./Receipt.ts"
 import { elapsedMs, now, recordHook, type SpanSubject } from "./Telemetry.ts"
 import type { Decoded } from "./VerdictDecoder.ts"
+import * as SyncOrEffect from "./internal/SyncOrEffect.ts"
 
 /** How a chain ended. */
 export type ChainEnd<S> =
@@ -153,8 +154,7 @@ export const runChain = <S>(
 }
 
 /** The chain's end, whether it answered at once or through an Effect. */
-export const awaitChain = <S>(end: ChainEnd<S> | Effect.Effect<ChainEnd<S>>): Effect.Effect<ChainEnd<S>> =>
-  Effect.isEffect(end) ? end : Effect.succeed(end)
+export const awaitChain: <S>(end: ChainEnd<S> | Effect.Effect<ChainEnd<S>>) => Effect.Effect<ChainEnd<S>> = SyncOrEffect.toEffect
 
 /**
  * The error a gating chain (pre-call, resource, prompt) ends in, or undefined when it let the

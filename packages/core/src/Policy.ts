@@ -20,6 +20,11 @@ export interface PolicyFacts {
 export interface PolicyShape {
   readonly decide: (call: ToolCall, ctx: HookContext, facts?: PolicyFacts) => Effect.Effect<PolicyDecision>
   /**
+   * The same decision answered at once, for a policy that never waits (the built-ins). Optional:
+   * when present, the pipeline calls it instead of `decide` and spares a fiber and a timer.
+   */
+  readonly decideSync?: ((call: ToolCall, ctx: HookContext, facts?: PolicyFacts) => PolicyDecision) | undefined
+  /**
    * Whether a listed tool may be shown at all: false when every call to it would be denied. Used
    * by listings when the client sets `hideDenied`. Optional: without it every tool is shown.
    */
@@ -43,11 +48,12 @@ export class Policy extends Context.Service<Policy, PolicyShape>()("@interlock/c
   static readonly ask = ask
 
   /** Allows every call. */
-  static readonly allowAll: Layer.Layer<Policy> = Layer.succeed(Policy, { decide: () => Effect.succeed(allow()) })
+  static readonly allowAll: Layer.Layer<Policy> = Layer.succeed(Policy, { decide: () => Effect.succeed(allow()), decideSync: () => allow() })
 
   /** Denies every call. */
   static readonly denyAll: Layer.Layer<Policy> = Layer.succeed(Policy, {
-    decide: () => Effect.succeed(deny("all calls are denied by policy"))
+    decide: () => Effect.succeed(deny("all calls are denied by policy")),
+    decideSync: () => deny("all calls are denied by policy")
   })
 
   /** Ordered rules with loose matchers, optional predicates and principals, and a default decision. */
@@ -60,6 +66,7 @@ export class Policy extends Context.Service<Policy, PolicyShape>()("@interlock/c
           ? Effect.fail(rules)
           : Effect.succeed({
             decide: (call: ToolCall, ctx: HookContext, facts?: PolicyFacts) => Effect.succeed(rules.decide(call, ctx, facts?.tool)),
+            decideSync: (call: ToolCall, ctx: HookContext, facts?: PolicyFacts) => rules.decide(call, ctx, facts?.tool),
             visible: rules.visible
           })
       })
