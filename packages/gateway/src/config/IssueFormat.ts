@@ -40,7 +40,7 @@ const leafHook: SchemaIssue.LeafHook = (issue) => {
 }
 
 const expectedOf = (issue: SchemaIssue.InvalidType): string => {
-  const ast = issue.ast as { _tag?: string }
+  const ast = issue.ast
   switch (ast._tag) {
     case "String":
       return "a string"
@@ -53,7 +53,7 @@ const expectedOf = (issue: SchemaIssue.InvalidType): string => {
     case "Objects":
       return "an object"
     case "Literal":
-      return `${JSON.stringify((issue.ast as unknown as { literal: unknown }).literal)}`
+      return `${JSON.stringify(ast.literal)}`
     default:
       return "another type"
   }
