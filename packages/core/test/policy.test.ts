@@ -167,3 +167,25 @@ describe("one policy over listings and calls; annotations as inputs", () => {
       assert.strictEqual((bad as ConfigError).path, "policy.rules[0]")
     }))
 })
+
+describe("Policy.decideSync", () => {
+  const rules = Policy.rules({
+    rules: [
+      { id: "no-writes", match: "fs/write_*", decision: "deny", reason: "read only" },
+      { id: "ask-delete", match: "delete_*", decision: "ask" },
+      { id: "root", match: "*", principals: ["root"], decision: "allow" }
+    ],
+    default: "deny"
+  })
+  const names = Schema.Literals(["write_file", "delete_file", "read_file"])
+  it.effect.prop("a built-in answers at once what its decide answers, for any call", [names, Schema.Literals(["fs", "web"]), Schema.Boolean], ([name, serverId, root]) =>
+    Effect.gen(function*() {
+      for (const layer of [rules, Policy.allowAll, Policy.denyAll]) {
+        const policy = yield* Effect.provide(Effect.service(Policy), layer)
+        const call = toolCall(serverId, name)
+        const context = ctx(root ? "root" : undefined)
+        assert.isDefined(policy.decideSync)
+        assert.deepStrictEqual(policy.decideSync!(call, context), yield* policy.decide(call, context))
+      }
+    }))
+})
