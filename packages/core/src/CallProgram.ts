@@ -12,6 +12,7 @@ import { type ClientState, hookContext } from "./internal/ClientState.ts"
 import { type CallError, Denied, HookFailed, ProtocolError, Timeout, TransportError } from "./Errors.ts"
 import { type ChainSpec, type Recorder, refusal, runChain, STOP } from "./HookChain.ts"
 import type { HookContext } from "./HookContext.ts"
+import { decideAtOnce } from "./Policy.ts"
 import { deny as policyDeny, type PolicyDecision } from "./PolicyDecision.ts"
 import { type ApprovalRecord, type CallOutcome, type DetachedStep, type HookRun, makeReceipt, type PolicyRecord, type Receipt } from "./Receipt.ts"
 import { isTimedOut, runWithin } from "./Supervisor.ts"
@@ -117,7 +118,8 @@ const decidePolicy = (
   const facts = tool === undefined ? NO_FACTS : { tool }
   const policy = client.policy
   // A policy that answers at once (the built-ins do) costs no fiber and no timer.
-  if (policy.decideSync !== undefined) return policy.decideSync(call, ctx, facts)
+  const atOnce = decideAtOnce(policy)
+  if (atOnce !== undefined) return atOnce(call, ctx, facts)
   return Effect.flatMap(runWithin(client.env.supervisor, policy.decide(call, ctx, facts), client.policyTimeoutMs), (answer) =>
     !isTimedOut(answer)
       ? Effect.succeed(Exit.isSuccess(answer) ? answer.value : POLICY_FAILED)
