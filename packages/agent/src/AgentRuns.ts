@@ -55,6 +55,27 @@ const progressOf = (messages: Array<Prompt.Message>, catalog: Catalog): Progress
   hookRuns: []
 })
 
+/**
+ * Answers one slot of a suspended turn: a settled call as it was, a denied pending call with the
+ * denial, an approved one by running it (its grant bound to the digest it was suspended with).
+ */
+const answerSlot = (grants: ApprovalsShape, env: LoopEnv, active: ReadonlySet<string>, turn: number, decision: ResumeDecision) =>
+(slot: RunState["slots"][number]): Effect.Effect<Slot> => {
+  if (!(slot instanceof PendingCall)) {
+    const call = new AgentToolCall({ id: slot.id, name: slot.name, args: null, output: slot.output, isError: slot.isError, turn })
+    return Effect.succeed({ _tag: "settled", call, recorded: true })
+  }
+  const verdict = typeof decision === "string" ? decision : decision[slot.id] ?? "deny"
+  if (verdict !== "approve") {
+    const call = new AgentToolCall({ id: slot.id, name: slot.name, args: slot.args, output: "approval denied: the call was refused on resume", isError: true, turn })
+    return Effect.succeed({ _tag: "settled", call })
+  }
+  // The grant is bound to the digest the call was suspended with; an edited call no longer matches it.
+  const untouched = requestDigest(slot.serverId, slot.toolName, slot.args) === slot.requestDigest
+  const grant = untouched ? grants.grant(slot.digest) : Effect.void
+  return Effect.andThen(grant, execCall(env.exec, active, { id: slot.id, name: slot.name, params: slot.args }, turn))
+}
+
 /** The runs of an agent over its runtime. */
 export const makeRuns = (rt: AgentRuntime): AgentRuns => {
   const { resolved, settings, subagent, toolCalls } = rt
@@ -125,23 +146,7 @@ export const makeRuns = (rt: AgentRuntime): AgentRuns => {
           toolCalls: [...state.toolCalls],
           stopHookActive: state.stopHookActive
         }
-        const active = new Set(tools.map((tool) => tool.name))
-        const turn = state.turns - 1
-        const answer = (slot: RunState["slots"][number]): Effect.Effect<Slot> => {
-          if (!(slot instanceof PendingCall)) {
-            const call = new AgentToolCall({ id: slot.id, name: slot.name, args: null, output: slot.output, isError: slot.isError, turn })
-            return Effect.succeed({ _tag: "settled", call, recorded: true })
-          }
-          const verdict = typeof decision === "string" ? decision : decision[slot.id] ?? "deny"
-          if (verdict !== "approve") {
-            const call = new AgentToolCall({ id: slot.id, name: slot.name, args: slot.args, output: "approval denied: the call was refused on resume", isError: true, turn })
-            return Effect.succeed({ _tag: "settled", call })
-          }
-          // The grant is bound to the digest the call was suspended with; an edited call no longer matches it.
-          const untouched = requestDigest(slot.serverId, slot.toolName, slot.args) === slot.requestDigest
-          const grant = untouched ? rt.grants.grant(slot.digest) : Effect.void
-          return Effect.andThen(grant, execCall(env.exec, active, { id: slot.id, name: slot.name, params: slot.args }, turn))
-        }
+        const answer = answerSlot(rt.grants, env, new Set(tools.map((tool) => tool.name)), state.turns - 1, decision)
         const body = Effect.gen(function*() {
           const slots = yield* Effect.forEach(state.slots, answer, { concurrency: resolved.concurrency })
           const end = yield* settleTurn(env, progress, slots)
