@@ -12,12 +12,31 @@ import { ephemeralKey, MIN_KEY_LENGTH, type StateKey } from "./RunStateSeal.ts"
 /** Tool-level (core) and model-level hooks, in one config. */
 export type AgentHooks = HooksConfig & AgentHooksConfig
 
-/** Options of an agent. Only `policy` is required: there is no implicit allow. */
-export interface AgentOptions<PE = never, PR = never, AE = never, AR = never, TE = never, TR = never, ME = never, MR = never, MO = LanguageModel.LanguageModel> {
+/**
+ * The Layers an agent is given, each with its own error and requirement types. Only `policy` is
+ * required: there is no implicit allow.
+ */
+export interface AgentLayers {
   /** Native Effect tools (served as server "local"), or a ToolTransport Layer such as an MCP hub's. */
-  readonly tools?: ReadonlyArray<NativeTool.NativeTool<TR>> | Layer.Layer<ToolTransport, TE, TR>
+  readonly tools?: ReadonlyArray<NativeTool.NativeTool<any>> | Layer.Layer<ToolTransport, any, any> | undefined
   /** A LanguageModel Layer (OpenAiChat.layer, AnthropicMessages.layer, any effect/ai provider); default the one in context. */
-  readonly model?: Layer.Layer<MO, ME, MR>
+  readonly model?: Layer.Layer<any, any, any> | undefined
+  /** The only allow authority for tool calls. */
+  readonly policy: Layer.Layer<Policy, any, any>
+  /** Answers the policy's Ask. Without one, an Ask suspends the run (status pending) for `resume`. */
+  readonly approvals?: Layer.Layer<Approvals, any, any> | undefined
+}
+
+/** Layers that need nothing and cannot fail: the default of {@link AgentOptions}. */
+export interface PlainLayers {
+  readonly tools?: ReadonlyArray<NativeTool.NativeTool> | Layer.Layer<ToolTransport> | undefined
+  readonly model?: Layer.Layer<LanguageModel.LanguageModel> | undefined
+  readonly policy: Layer.Layer<Policy>
+  readonly approvals?: Layer.Layer<Approvals> | undefined
+}
+
+/** The settings of an agent besides its Layers. */
+export interface AgentSettings {
   /** The agent's name (hooks see it; subagents are named by it); default "main". */
   readonly name?: string
   /** A system message put first in every run. */
@@ -28,10 +47,6 @@ export interface AgentOptions<PE = never, PR = never, AE = never, AR = never, TE
   readonly concurrency?: number
   /** Core's tool-level hooks (preToolCall, postToolCall...) and the model-level ones (beforeModel, stop...). */
   readonly hooks?: AgentHooks
-  /** The only allow authority for tool calls. */
-  readonly policy: Layer.Layer<Policy, PE, PR>
-  /** Answers the policy's Ask. Without one, an Ask suspends the run (status pending) for `resume`. */
-  readonly approvals?: Layer.Layer<Approvals, AE, AR>
   /** Deadline of each hook; default 5 s. */
   readonly hookTimeout?: Duration.Input
   /** Deadline of each tool call; default 60 s. */
@@ -53,8 +68,30 @@ export interface AgentOptions<PE = never, PR = never, AE = never, AR = never, TE
   readonly stateKey?: StateKey
 }
 
+/** Options of an agent: its Layers (`L`, whose types the agent's error and requirements come from) and its settings. */
+export type AgentOptions<L extends AgentLayers = PlainLayers> = L & AgentSettings
+
+type LayerError<L> = L extends Layer.Layer<infer _A, infer E, infer _R> ? E : never
+type LayerServices<L> = L extends Layer.Layer<infer _A, infer _E, infer R> ? R : never
+type ToolServices<T> = T extends ReadonlyArray<NativeTool.NativeTool<infer R>> ? R : LayerServices<T>
+
+/** What building an agent from these options may fail with, besides a ConfigError. */
+export type LayersError<O extends AgentLayers> = LayerError<O["policy"]> | LayerError<O["approvals"]> | LayerError<O["tools"]> | LayerError<O["model"]>
+
+/** What an agent needs from its context for its model: the LanguageModel when `model` is not given. */
+export type ModelNeeded<O extends AgentLayers> = O extends { readonly model: Layer.Layer<any, any, any> } ? never : LanguageModel.LanguageModel
+
+/** What building an agent from these options needs from its context, besides a Scope. */
+export type LayersServices<O extends AgentLayers> =
+  | LayerServices<O["policy"]>
+  | LayerServices<O["approvals"]>
+  | ToolServices<O["tools"]>
+  | LayerServices<O["model"]>
+  | ModelNeeded<O>
+
 /** Options checked and resolved. */
 export interface Resolved {
+  readonly _tag: "Resolved"
   readonly name: string
   readonly maxTurns: number
   readonly concurrency: number
@@ -70,7 +107,7 @@ const positiveInt = (value: unknown, fallback: number): number | undefined =>
   value === undefined ? fallback : Number.isSafeInteger(value) && (value as number) > 0 ? (value as number) : undefined
 
 /** Checks the options; returns the resolved settings or a ConfigError naming the option. */
-export const resolveOptions = (options: AgentOptions<any, any, any, any, any, any, any, any, any>): Resolved | ConfigError => {
+export const resolveOptions = (options: AgentOptions<AgentLayers>): Resolved | ConfigError => {
   const error = (path: string, detail: string) => new ConfigError({ path: `agent.${path}`, detail })
   if (typeof options !== "object" || options === null) return error("options", "must be an object")
   if (!Layer.isLayer(options.policy)) return error("policy", "is required: a Policy Layer such as Policy.rules({ ... }) (there is no implicit allow)")
@@ -121,6 +158,7 @@ export const resolveOptions = (options: AgentOptions<any, any, any, any, any, an
     else coreHooks[event] = entries
   }
   return {
+    _tag: "Resolved",
     name,
     maxTurns,
     concurrency,

@@ -71,7 +71,8 @@ const callModel = (env: LoopEnv, progress: Progress) =>
       toolkit: env.exec.catalog.toolkit(progress.tools),
       disableToolCallResolution: true,
       toolCallValidation: "deferred"
-    }) as unknown as Effect.Effect<LanguageModel.GenerateTextResponse<any, any>, AiError.AiError>
+      // The toolkit's handlers would need unknown services, but with disableToolCallResolution none runs.
+    }) as Effect.Effect<LanguageModel.GenerateTextResponse<any, any>, AiError.AiError>
     return Effect.map(Effect.result(withRetries(request, env.retry)), (answer) => {
       const durationMs = clock.currentTimeMillisUnsafe() - start
       progress.turns++

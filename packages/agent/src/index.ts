@@ -9,7 +9,7 @@ export { AgentHookFailed, InvalidRunState, ModelFailed, RunBlocked, RunError, Un
 export { AGENT_EVENT_ROWS, AGENT_EVENTS, type AgentEvent } from "./AgentEvent.ts"
 export type * from "./AgentHookConfig.ts"
 export { AgentHookRun } from "./AgentHookRunner.ts"
-export type { AgentHooks, AgentOptions } from "./AgentOptions.ts"
+export type { AgentHooks, AgentLayers, AgentOptions, AgentSettings, PlainLayers } from "./AgentOptions.ts"
 export { AgentToolCall, Usage } from "./AgentToolCall.ts"
 export * as AgentVerdict from "./AgentVerdict.ts"
 export * as AnthropicMessages from "./AnthropicMessages.ts"

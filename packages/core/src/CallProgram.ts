@@ -10,8 +10,9 @@ import type { ApprovalOutcome } from "./Approvals.ts"
 import { checkInput } from "./CallInputCheck.ts"
 import { type ClientState, hookContext } from "./internal/ClientState.ts"
 import { type CallError, Denied, HookFailed, ProtocolError, Timeout, TransportError } from "./Errors.ts"
-import { type ChainEnd, type ChainSpec, type Recorder, refusal, runChain, STOP } from "./HookChain.ts"
+import { type ChainSpec, type Recorder, refusal, runChain, STOP } from "./HookChain.ts"
 import type { HookContext } from "./HookContext.ts"
+import { decideAtOnce } from "./Policy.ts"
 import { deny as policyDeny, type PolicyDecision } from "./PolicyDecision.ts"
 import { type ApprovalRecord, type CallOutcome, type DetachedStep, type HookRun, makeReceipt, type PolicyRecord, type Receipt } from "./Receipt.ts"
 import { isTimedOut, runWithin } from "./Supervisor.ts"
@@ -20,6 +21,7 @@ import type { CallInput, CallOptions } from "./ToolCalls.ts"
 import type { ToolCall } from "./ToolCall.ts"
 import { ToolResult, WITHHELD_TEXT } from "./ToolResult.ts"
 import { toMillis } from "./Millis.ts"
+import * as SyncOrEffect from "./internal/SyncOrEffect.ts"
 
 /** The mutable record of one call, frozen into a Receipt when the call ends. */
 interface Trail {
@@ -111,15 +113,14 @@ const decidePolicy = (
   trail: Trail,
   call: ToolCall,
   ctx: HookContext
-): PolicyDecision | Effect.Effect<PolicyDecision> => {
+): SyncOrEffect.SyncOrEffect<PolicyDecision> => {
   const tool = client.transport.describeTool?.(call.serverId, call.name)
-  const decision: Effect.Effect<PolicyDecision> = client.policy.decide(call, ctx, tool === undefined ? NO_FACTS : { tool })
-  // A policy that answered at once (the built-ins do) costs no fiber and no timer.
-  if (Exit.isExit(decision)) {
-    const exit = decision as Exit.Exit<PolicyDecision>
-    return Exit.isSuccess(exit) ? exit.value : POLICY_FAILED
-  }
-  return Effect.flatMap(runWithin(client.env.supervisor, decision, client.policyTimeoutMs), (answer) =>
+  const facts = tool === undefined ? NO_FACTS : { tool }
+  const policy = client.policy
+  // A policy that answers at once (the built-ins do) costs no fiber and no timer.
+  const atOnce = decideAtOnce(policy)
+  if (atOnce !== undefined) return atOnce(call, ctx, facts)
+  return Effect.flatMap(runWithin(client.env.supervisor, policy.decide(call, ctx, facts), client.policyTimeoutMs), (answer) =>
     !isTimedOut(answer)
       ? Effect.succeed(Exit.isSuccess(answer) ? answer.value : POLICY_FAILED)
       : Effect.as(markDetached(trail, answer.detached, "policy"), POLICY_FAILED))
@@ -173,6 +174,17 @@ const annotateReceipt = (span: Tracer.Span, trail: Trail): void => {
   if (trail.detached !== undefined) span.attribute("interlock.detached", trail.detached.join(","))
 }
 
+/** One call in flight: what every step of the program reads, and the trail it writes. */
+interface CallRun {
+  readonly client: ClientState
+  readonly trail: Trail
+  readonly recorder: Recorder
+  readonly ctx: HookContext
+  readonly options: CallOptions | undefined
+  /** Freezes the trail into the call's receipt, ending its span and recording its metrics. */
+  readonly finish: (outcome: CallOutcome) => Receipt
+}
+
 /** Runs one governed tool call. */
 export const callTool = (client: ClientState, input: CallInput, options: CallOptions | undefined) =>
   Effect.withFiber<ToolResult, CallError>((fiber) => {
@@ -196,86 +208,98 @@ export const callTool = (client: ClientState, input: CallInput, options: CallOpt
     const recorder: Recorder = { fiber, span, subject: call, runs: trail.runs }
     const finish = (outcome: CallOutcome) => {
       if (span !== undefined) annotateReceipt(span, trail)
-      recordCall(fiber, span, "callTool", outcome, start, now())
+      recordCall({ fiber, span, operation: "callTool", outcome, start, end: now() })
       return receiptOf(trail, outcome)
     }
-    const run = program(client, trail, recorder, ctx, options, finish, invalid)
+    const run = program({ client, trail, recorder, ctx, options, finish }, invalid)
     // An interrupted call's span must still end; without a span there is nothing to close.
     return span === undefined
       ? run
-      : Effect.onInterrupt(run, () => Effect.sync(() => recordCall(fiber, span, "callTool", "interrupted", start, now())))
+      : Effect.onInterrupt(run, () => Effect.sync(() => recordCall({ fiber, span, operation: "callTool", outcome: "interrupted", start, end: now() })))
   })
 
-const program = Effect.fnUntraced(function*(
-  client: ClientState,
-  trail: Trail,
-  recorder: Recorder,
-  ctx: HookContext,
-  options: CallOptions | undefined,
-  finish: (outcome: CallOutcome) => Receipt,
-  invalid: ProtocolError | undefined
-) {
-  const call = trail.call
-  const answered = invalid === undefined ? yield* Effect.exit(governedRequest(client, trail, recorder, ctx, options)) : Exit.fail(invalid)
-  if (Exit.isFailure(answered)) {
-    const error = Cause.findErrorOption(answered.cause)
-    if (error._tag === "None") return yield* Effect.failCause(answered.cause)
-    const failing = runChain(
-      client.env,
-      recorder,
-      client.select("toolCallFailed", call.serverId, call.name),
-      error.value,
-      () => failedSpec(trail.call, ctx)
-    )
-    const failed: ChainEnd<CallError> = Effect.isEffect(failing) ? yield* failing : failing
+/** What the governed request answered: the transport's result, or a pre-hook's Halt result. */
+interface Requested {
+  readonly halted: boolean
+  readonly result: ToolResult
+}
+
+// The steps are plain combinators rather than generators: they run on every call, and a step that
+// answers at once (a chain of synchronous hooks, a built-in policy) continues without an Effect.
+const program = (run: CallRun, invalid: ProtocolError | undefined): Effect.Effect<ToolResult, CallError> => {
+  // Post and failure hooks are selected by the call as it came in.
+  const first = run.trail.call
+  return Effect.matchCauseEffect(invalid === undefined ? governedRequest(run) : Effect.fail(invalid), {
+    onFailure: (cause) => {
+      const error = Cause.findErrorOption(cause)
+      return error._tag === "None" ? Effect.failCause(cause) : failedCall(run, first, error.value)
+    },
+    onSuccess: (requested) => answeredCall(run, first, requested)
+  })
+}
+
+/** Step 5: post-hooks on the result, then its receipt; a failing post-hook withholds it. */
+const answeredCall = (run: CallRun, call: ToolCall, { halted, result }: Requested): Effect.Effect<ToolResult> => {
+  const { client, trail, ctx, finish } = run
+  const posting = runChain(client.env, run.recorder, client.select("postToolCall", call.serverId, call.name), result, () => postSpec(trail.call, ctx))
+  return SyncOrEffect.flatMap(posting, (post) => {
+    if (post._tag === "Failed") return Effect.succeed(ToolResult.text(WITHHELD_TEXT, { isError: true }).withReceipt(finish("withheld")))
+    const outcome: CallOutcome = halted ? "halted" : post.state.isError === true ? "tool_error" : "ok"
+    return Effect.succeed(post.state.withReceipt(finish(outcome)))
+  })
+}
+
+/** Step 6: failure hooks on the error, where Recover answers with its result; else the error with its receipt. */
+const failedCall = (run: CallRun, call: ToolCall, error: CallError): Effect.Effect<ToolResult, CallError> => {
+  const { client, trail, ctx, finish } = run
+  const failing = runChain(client.env, run.recorder, client.select("toolCallFailed", call.serverId, call.name), error, () => failedSpec(trail.call, ctx))
+  return SyncOrEffect.flatMap(failing, (failed) => {
     if (failed._tag === "Stopped" && failed.verdict._tag === "Recover") {
-      return failed.verdict.result.withReceipt(finish("recovered"))
+      return Effect.succeed(failed.verdict.result.withReceipt(finish("recovered")))
     }
-    return yield* Effect.fail(withReceipt(error.value, finish(error.value._tag === "Denied" ? "denied" : "failed")))
-  }
-  const { halted, result } = answered.value
-  const posting = runChain(client.env, recorder, client.select("postToolCall", call.serverId, call.name), result, () => postSpec(trail.call, ctx))
-  const post = Effect.isEffect(posting) ? yield* posting : posting
-  if (post._tag === "Failed") return ToolResult.text(WITHHELD_TEXT, { isError: true }).withReceipt(finish("withheld"))
-  const outcome: CallOutcome = halted ? "halted" : post.state.isError === true ? "tool_error" : "ok"
-  return post.state.withReceipt(finish(outcome))
-})
+    return Effect.fail(withReceipt(error, finish(error._tag === "Denied" ? "denied" : "failed")))
+  })
+}
 
 /** Steps 1 to 4: filter, pre-hooks, policy and approvals, transport. */
-const governedRequest = Effect.fnUntraced(function*(
-  client: ClientState,
-  trail: Trail,
-  recorder: Recorder,
-  ctx: HookContext,
-  options: CallOptions | undefined
-) {
+const governedRequest = (run: CallRun): Effect.Effect<Requested, CallError> => {
+  const { client, trail, ctx } = run
   const first = trail.call
-  if (!client.exposed(first.serverId, first.name)) return yield* new Denied({ reason: { _tag: "NotExposed" } })
-  const preparing = runChain(client.env, recorder, client.select("preToolCall", first.serverId, first.name), first, () => preSpec(ctx))
-  const pre = Effect.isEffect(preparing) ? yield* preparing : preparing
-  trail.call = pre.state
-  if (pre._tag === "Stopped" && pre.verdict._tag === "Halt") return { halted: true, result: pre.verdict.result }
-  const refused = refusal(pre, "preToolCall")
-  if (refused !== undefined) return yield* Effect.fail(refused)
-  const call = pre.state
-  if (client.pinTools && trail.toolChanged === true) {
-    trail.policy = { decision: "deny", rule: "pinTools" }
-    return yield* new Denied({
-      reason: { _tag: "PolicyDenied", rule: "pinTools", message: "the tool's definition changed since it was pinned" }
-    })
-  }
-  let decision = decidePolicy(client, trail, call, ctx)
-  if (Effect.isEffect(decision)) decision = yield* decision
+  if (!client.exposed(first.serverId, first.name)) return Effect.fail(new Denied({ reason: { _tag: "NotExposed" } }))
+  const preparing = runChain(client.env, run.recorder, client.select("preToolCall", first.serverId, first.name), first, () => preSpec(ctx))
+  return SyncOrEffect.flatMap(preparing, (pre): Effect.Effect<Requested, CallError> => {
+    trail.call = pre.state
+    if (pre._tag === "Stopped" && pre.verdict._tag === "Halt") return Effect.succeed({ halted: true, result: pre.verdict.result })
+    const refused = refusal(pre, "preToolCall")
+    if (refused !== undefined) return Effect.fail(refused)
+    if (client.pinTools && trail.toolChanged === true) {
+      trail.policy = { decision: "deny", rule: "pinTools" }
+      return Effect.fail(
+        new Denied({ reason: { _tag: "PolicyDenied", rule: "pinTools", message: "the tool's definition changed since it was pinned" } })
+      )
+    }
+    return SyncOrEffect.flatMap(decidePolicy(client, trail, pre.state, ctx), (decision) => decided(run, decision))
+  })
+}
+
+/** Steps 3 (after the policy) and 4: approvals on an Ask, then the transport. */
+const decided = (run: CallRun, decision: PolicyDecision): Effect.Effect<Requested, CallError> => {
+  const trail = run.trail
+  const call = trail.call
   trail.policy = { decision: decision._tag === "Allow" ? "allow" : decision._tag === "Deny" ? "deny" : "ask", rule: decision.rule }
   if (decision._tag === "Deny") {
-    return yield* new Denied({ reason: { _tag: "PolicyDenied", rule: decision.rule, message: decision.reason } })
+    return Effect.fail(new Denied({ reason: { _tag: "PolicyDenied", rule: decision.rule, message: decision.reason } }))
   }
-  if (decision._tag === "Ask") {
-    const approval: ApprovalOutcome = yield* client.approvals.request({ call, ctx, reason: decision.reason, rule: decision.rule })
+  if (decision._tag === "Allow") return send(run, call)
+  return Effect.flatMap(run.client.approvals.request({ call, ctx: run.ctx, reason: decision.reason, rule: decision.rule }), (approval: ApprovalOutcome) => {
     trail.approval = { decision: approval.decision, source: approval.source, ...(approval.by === undefined ? {} : { by: approval.by }) }
-    if (approval.decision !== "allow") return yield* new Denied({ reason: { _tag: "ApprovalDenied", message: approval.reason } })
-  }
-  trail.sent = true
-  const result = yield* sendCall(client, trail, call, options, recorder.span)
-  return { halted: false, result }
-})
+    if (approval.decision !== "allow") return Effect.fail(new Denied({ reason: { _tag: "ApprovalDenied", message: approval.reason } }))
+    return send(run, call)
+  })
+}
+
+/** Step 4: the request goes to the transport. */
+const send = (run: CallRun, call: ToolCall): Effect.Effect<Requested, CallError> => {
+  run.trail.sent = true
+  return Effect.map(sendCall(run.client, run.trail, call, run.options, run.recorder.span), (result) => ({ halted: false, result }))
+}

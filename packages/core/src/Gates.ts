@@ -6,8 +6,9 @@
 import { Effect, type Fiber, Tracer } from "effect"
 import { sha256Hex } from "./Canonical.ts"
 import { type ClientState, hookContext } from "./internal/ClientState.ts"
+import * as SyncOrEffect from "./internal/SyncOrEffect.ts"
 import { type Denied, HookFailed, type TransportFailure } from "./Errors.ts"
-import { awaitChain, type ChainSpec, type Recorder, refusal, runChain, STOP } from "./HookChain.ts"
+import { type ChainSpec, type Recorder, refusal, runChain, STOP } from "./HookChain.ts"
 import type { HookContext } from "./HookContext.ts"
 import type { ResolvedHook } from "./Hooks.ts"
 import type { PromptResult } from "./PromptResult.ts"
@@ -32,7 +33,7 @@ const operation = <A, E>(
     if (span !== undefined) effect = Effect.provideService(effect, Tracer.ParentSpan, span)
     return effect.pipe(
       Effect.onExit((exit) =>
-        Effect.sync(() => recordCall(fiber, span, name, exit._tag === "Success" ? "ok" : "failed", start, now()))
+        Effect.sync(() => recordCall({ fiber, span, operation: name, outcome: exit._tag === "Success" ? "ok" : "failed", start, end: now() }))
       )
     )
   })
@@ -66,16 +67,16 @@ const listSpec = (ctx: HookContext): ChainSpec<ReadonlyArray<Tool>> => {
 /** Lists tools: transport, then the tools filter, then toolsListed hooks. */
 export const listTools = (client: ClientState, serverId: string | undefined, options: OperationOptions | undefined) =>
   operation<ReadonlyArray<Tool>, HookFailed | TransportFailure>("listTools", serverId ?? "*", "tools", (recorder) =>
-    Effect.gen(function*() {
-      const listed = yield* client.transport.listTools(serverId)
+    Effect.flatMap(client.transport.listTools(serverId), (listed) => {
       const ctx = hookContext(client, serverId ?? "*", options)
       const visible = client.policy.visible
       const exposed = listed.filter((tool) =>
         client.exposed(tool.serverId, tool.name) && (!client.hideDenied || visible === undefined || visible(tool, ctx))
       )
-      const end = yield* awaitChain(runChain(client.env, recorder, client.byEvent.toolsListed, exposed, () => listSpec(ctx)))
-      if (end._tag === "Failed") return yield* new HookFailed({ hookId: end.hook.id, event: "toolsListed", kind: end.kind })
-      return end.state
+      return SyncOrEffect.flatMap(runChain(client.env, recorder, client.byEvent.toolsListed, exposed, () => listSpec(ctx)), (end) =>
+        end._tag === "Failed"
+          ? Effect.fail(new HookFailed({ hookId: end.hook.id, event: "toolsListed", kind: end.kind }))
+          : Effect.succeed(end.state))
     }))
 
 const resourceSpec = (ctx: HookContext): ChainSpec<string> => ({
@@ -94,12 +95,16 @@ const uriLabel = (uri: string): string => `uri:${sha256Hex(uri).slice(0, 16)}`
 /** Reads a resource through the resourceRead gate. */
 export const readResource = (client: ClientState, serverId: string, uri: string, options: OperationOptions | undefined) =>
   operation<ResourceContents, Denied | HookFailed | TransportFailure>("readResource", serverId, uriLabel(uri), (recorder) =>
-    Effect.gen(function*() {
-      const end = yield* awaitChain(runChain(client.env, recorder, client.select("resourceRead", serverId, uri), uri, () => resourceSpec(hookContext(client, serverId, options))))
-      const refused = refusal(end, "resourceRead")
-      if (refused !== undefined) return yield* Effect.fail(refused)
-      return yield* client.transport.readResource(serverId, uri)
-    }))
+    // Suspended so that the chain runs inside the operation's span.
+    Effect.suspend(() =>
+      SyncOrEffect.flatMap(
+        runChain(client.env, recorder, client.select("resourceRead", serverId, uri), uri, () => resourceSpec(hookContext(client, serverId, options))),
+        (end): Effect.Effect<ResourceContents, Denied | HookFailed | TransportFailure> => {
+          const refused = refusal(end, "resourceRead")
+          return refused !== undefined ? Effect.fail(refused) : client.transport.readResource(serverId, uri)
+        }
+      )
+    ))
 
 const promptSpec = (name: string, ctx: HookContext): ChainSpec<JsonObject> => ({
   event: "promptGet",
@@ -111,9 +116,13 @@ const promptSpec = (name: string, ctx: HookContext): ChainSpec<JsonObject> => ({
 /** Gets a prompt through the promptGet gate (which may rewrite its arguments). */
 export const getPrompt = (client: ClientState, serverId: string, name: string, args: JsonObject, options: OperationOptions | undefined) =>
   operation<PromptResult, Denied | HookFailed | TransportFailure>("getPrompt", serverId, name, (recorder) =>
-    Effect.gen(function*() {
-      const end = yield* awaitChain(runChain(client.env, recorder, client.select("promptGet", serverId, name), args, () => promptSpec(name, hookContext(client, serverId, options))))
-      const refused = refusal(end, "promptGet")
-      if (refused !== undefined) return yield* Effect.fail(refused)
-      return yield* client.transport.getPrompt(serverId, name, end.state)
-    }))
+    // Suspended so that the chain runs inside the operation's span.
+    Effect.suspend(() =>
+      SyncOrEffect.flatMap(
+        runChain(client.env, recorder, client.select("promptGet", serverId, name), args, () => promptSpec(name, hookContext(client, serverId, options))),
+        (end): Effect.Effect<PromptResult, Denied | HookFailed | TransportFailure> => {
+          const refused = refusal(end, "promptGet")
+          return refused !== undefined ? Effect.fail(refused) : client.transport.getPrompt(serverId, name, end.state)
+        }
+      )
+    ))

@@ -16,6 +16,7 @@ import type { Supervisor } from "./Supervisor.ts"
 import { elapsedMs, now, recordHook, type SpanSubject } from "./Telemetry.ts"
 import { cont } from "./Verdict.ts"
 import { type Decoded, type DecodeInput, decodeVerdict } from "./VerdictDecoder.ts"
+import * as SyncOrEffect from "./internal/SyncOrEffect.ts"
 
 /** How a chain ended. */
 export type ChainEnd<S> =
@@ -121,7 +122,18 @@ const record = (
   const run: HookRun = { id: hook.id, event: hook.event, status, failure, ignored, durationMs: elapsedMs(start, end) }
   // The key is there only when set: a receipt of a run that was not detached looks as it always did.
   recorder.runs?.push(detached ? { ...run, detached } : run)
-  recordHook(recorder.fiber, recorder.span, hook, failure ?? status, recorder.subject, start, end, failure !== undefined, suspended, detached)
+  recordHook({
+    fiber: recorder.fiber,
+    parent: recorder.span,
+    hook,
+    verdict: failure ?? status,
+    subject: recorder.subject,
+    start,
+    end,
+    failed: failure !== undefined,
+    suspended,
+    detached
+  })
 }
 
 /** Where a chain is: the state so far and when the current hook started. */
@@ -193,8 +205,7 @@ export const runChain = <S>(
 }
 
 /** The chain's end, whether it answered at once or through an Effect. */
-export const awaitChain = <S>(end: ChainEnd<S> | Effect.Effect<ChainEnd<S>>): Effect.Effect<ChainEnd<S>> =>
-  Effect.isEffect(end) ? end : Effect.succeed(end)
+export const awaitChain: <S>(end: ChainEnd<S> | Effect.Effect<ChainEnd<S>>) => Effect.Effect<ChainEnd<S>> = SyncOrEffect.toEffect
 
 /**
  * The error a gating chain (pre-call, resource, prompt) ends in, or undefined when it let the

@@ -28,6 +28,28 @@ export interface PolicyShape {
 
 const FAILED = deny("the policy failed to decide")
 
+/** A policy's decision as a plain function, for a policy that never waits. */
+type SyncDecide = (call: ToolCall, ctx: HookContext, facts?: PolicyFacts) => PolicyDecision
+
+/** Where a built-in's `decide` keeps its plain form (a symbol: a wrapper's own `decide` does not have it). */
+const AtOnce = Symbol.for("@interlock/core/Policy/atOnce")
+
+/** A `decide` that also carries its answer as a plain function. */
+interface DecideAtOnce {
+  (call: ToolCall, ctx: HookContext, facts?: PolicyFacts): Effect.Effect<PolicyDecision>
+  readonly [AtOnce]?: SyncDecide
+}
+
+/** A `decide` over a plain function, which the pipeline calls directly (no fiber, no timer). */
+const answeringAtOnce = (decide: SyncDecide): DecideAtOnce =>
+  Object.assign((call: ToolCall, ctx: HookContext, facts?: PolicyFacts) => Effect.succeed(decide(call, ctx, facts)), { [AtOnce]: decide })
+
+/**
+ * The plain form of a policy's decision, when its `decide` is a built-in's: undefined for any
+ * other (a custom policy, or a wrapper that brings its own `decide`), which must run as an Effect.
+ */
+export const decideAtOnce = (policy: PolicyShape): SyncDecide | undefined => (policy.decide as DecideAtOnce)[AtOnce]
+
 const isDecision = (value: unknown): value is PolicyDecision => {
   if (typeof value !== "object" || value === null) return false
   const v = value as Record<string, unknown>
@@ -43,11 +65,11 @@ export class Policy extends Context.Service<Policy, PolicyShape>()("@interlock/c
   static readonly ask = ask
 
   /** Allows every call. */
-  static readonly allowAll: Layer.Layer<Policy> = Layer.succeed(Policy, { decide: () => Effect.succeed(allow()) })
+  static readonly allowAll: Layer.Layer<Policy> = Layer.succeed(Policy, { decide: answeringAtOnce(() => allow()) })
 
   /** Denies every call. */
   static readonly denyAll: Layer.Layer<Policy> = Layer.succeed(Policy, {
-    decide: () => Effect.succeed(deny("all calls are denied by policy"))
+    decide: answeringAtOnce(() => deny("all calls are denied by policy"))
   })
 
   /** Ordered rules with loose matchers, optional predicates and principals, and a default decision. */
@@ -59,7 +81,7 @@ export class Policy extends Context.Service<Policy, PolicyShape>()("@interlock/c
         return rules instanceof ConfigError
           ? Effect.fail(rules)
           : Effect.succeed({
-            decide: (call: ToolCall, ctx: HookContext, facts?: PolicyFacts) => Effect.succeed(rules.decide(call, ctx, facts?.tool)),
+            decide: answeringAtOnce((call, ctx, facts) => rules.decide(call, ctx, facts?.tool)),
             visible: rules.visible
           })
       })

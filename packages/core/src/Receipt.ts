@@ -77,6 +77,9 @@ export const DetachedStep = Schema.Literals(["policy", "request"])
 /** A step of a call that can be detached at its deadline. */
 export type DetachedStep = typeof DetachedStep.Type
 
+/** Where a pipeline-made receipt keeps its final call. */
+const FinalCall: unique symbol = Symbol.for("@interlock/core/Receipt/finalCall")
+
 /** Everything Interlock decided about one call. Holds no arguments and no results. */
 export class Receipt extends Schema.Class<Receipt>("@interlock/core/Receipt")({
   callId: Schema.String,
@@ -98,28 +101,30 @@ export class Receipt extends Schema.Class<Receipt>("@interlock/core/Receipt")({
    */
   detached: Schema.optional(Schema.Array(DetachedStep))
 }) {
+  /** A pipeline-made receipt's final call (set by {@link makeReceipt}; a symbol: not enumerated, not encoded). */
+  declare readonly [FinalCall]?: { readonly digest: string }
+
+  /**
+   * Digest of the final call (after rewrites), when the call got that far. A receipt the pipeline
+   * made reads it from its final call on first access (see {@link makeReceipt}): computing it
+   * (canonical JSON plus SHA-256) for every call would cost more than a call's hooks. One made or
+   * decoded with a digest keeps that one, as an own field.
+   */
+  // The struct declares `digest`; this accessor pair serves it (the constructor assigns it through the setter).
+  override get digest(): string | undefined {
+    return this[FinalCall]?.digest
+  }
+
+  // Constructing or decoding a receipt with a digest assigns it: keep it as an own field, which shadows the getter.
+  override set digest(digest: string | undefined) {
+    Object.defineProperty(this, "digest", { value: digest, enumerable: true, writable: false, configurable: true })
+  }
+
   /** JSON with the digest included, also when it is computed lazily (see {@link makeReceipt}). */
   toJSON(): unknown {
     return { ...this, digest: this.digest }
   }
 }
-
-/** Where a pipeline-made receipt keeps its final call (a symbol: not enumerated, not encoded). */
-const FinalCall = Symbol.for("@interlock/core/Receipt/finalCall")
-
-// A receipt made by the pipeline reads its digest from the final call on first access: computing
-// it (canonical JSON plus SHA-256) for every call would cost more than a call's hooks. An own
-// `digest` field, as a decoded receipt has, takes precedence over this accessor.
-Object.defineProperty(Receipt.prototype, "digest", {
-  configurable: true,
-  get(this: Receipt) {
-    return (this as unknown as { readonly [FinalCall]?: { readonly digest: string } })[FinalCall]?.digest
-  },
-  // Constructing or decoding a receipt with a digest assigns it: keep it as an own field.
-  set(this: Receipt, digest: string | undefined) {
-    Object.defineProperty(this, "digest", { value: digest, enumerable: true, writable: false, configurable: true })
-  }
-})
 
 /** Builds a receipt whose digest is the given call's, computed when first read. */
 export const makeReceipt = (

@@ -137,24 +137,34 @@ export interface SpanSubject {
   readonly callId: string
 }
 
+/** One hook run, as telemetry records it. */
+export interface HookRecord {
+  readonly fiber: Fiber.Fiber<unknown, unknown>
+  /** The operation's span; the hook's span is its child. Undefined when not tracing. */
+  readonly parent: Tracer.Span | undefined
+  readonly hook: { readonly event: string; readonly id: string }
+  /** The verdict's status, or the failure kind. */
+  readonly verdict: string
+  readonly subject: SpanSubject
+  /** {@link now} readings. */
+  readonly start: number
+  readonly end: number
+  readonly failed: boolean
+  /** True when the hook answered through an Effect rather than at once. */
+  readonly suspended: boolean
+  /** True when the hook missed its deadline and was left running, supervised. */
+  readonly detached: boolean
+}
+
 /**
  * Records one hook run: a span (child of the operation's span, when tracing) and the run counter;
  * the duration histogram only for hooks that suspended, since a synchronous hook's sub-microsecond
  * duration says nothing a histogram would (the receipt still has it).
  */
-export const recordHook = (
-  fiber: Fiber.Fiber<unknown, unknown>,
-  parent: Tracer.Span | undefined,
-  hook: { readonly event: string; readonly id: string },
-  verdict: string,
-  subject: SpanSubject,
-  start: number,
-  end: number,
-  failed: boolean,
-  suspended: boolean,
-  detached: boolean
-): void => {
-  if (parent !== undefined) {
+export const recordHook = (run: HookRecord): void => {
+  const { fiber, hook, verdict, start, end } = run
+  if (run.parent !== undefined) {
+    const subject = run.subject
     const span = startSpan(fiber, "interlock.hook", start, {
       "interlock.event": hook.event,
       "interlock.hook_id": hook.id,
@@ -162,14 +172,14 @@ export const recordHook = (
       "interlock.server": subject.serverId,
       "interlock.tool": subject.name,
       "interlock.call_id": subject.callId
-    }, parent)
-    if (detached) span?.attribute("interlock.detached", true)
-    span?.end(spanTime(end), failed ? failedExit(verdict) : OK_EXIT)
+    }, run.parent)
+    if (run.detached) span?.attribute("interlock.detached", true)
+    span?.end(spanTime(end), run.failed ? failedExit(verdict) : OK_EXIT)
   }
   const series = seriesOfHook(hook)
   counterOf(series, verdict).updateUnsafe(1, fiber.context)
-  if (suspended) series.duration.updateUnsafe(elapsedMs(start, end), fiber.context)
-  if (detached) recordDetached(fiber, { event: hook.event, hook: hook.id })
+  if (run.suspended) series.duration.updateUnsafe(elapsedMs(start, end), fiber.context)
+  if (run.detached) recordDetached(fiber, { event: hook.event, hook: hook.id })
 }
 
 /** Counts one detached fiber (a hook's, a policy decision's or a transport request's). */
@@ -177,20 +187,27 @@ export const recordDetached = (fiber: Fiber.Fiber<unknown, unknown>, attributes:
   Metric.counter(MetricNames.detached, { attributes }).updateUnsafe(1, fiber.context)
 }
 
+/** One operation's end, as telemetry records it. */
+export interface CallRecord {
+  readonly fiber: Fiber.Fiber<unknown, unknown>
+  /** The operation's span, ended here; undefined when not tracing. */
+  readonly span: Tracer.Span | undefined
+  /** callTool, listTools, readResource, getPrompt. */
+  readonly operation: string
+  readonly outcome: string
+  /** {@link now} readings. */
+  readonly start: number
+  readonly end: number
+}
+
 /** Ends an operation's span with its outcome, and records the call metrics. */
-export const recordCall = (
-  fiber: Fiber.Fiber<unknown, unknown>,
-  span: Tracer.Span | undefined,
-  operation: string,
-  outcome: string,
-  start: number,
-  end: number
-): void => {
+export const recordCall = (call: CallRecord): void => {
+  const { fiber, span, outcome } = call
   if (span !== undefined) {
     span.attribute("interlock.outcome", outcome)
-    span.end(spanTime(end), SUCCESSFUL_OUTCOMES.has(outcome) ? OK_EXIT : failedExit(outcome))
+    span.end(spanTime(call.end), SUCCESSFUL_OUTCOMES.has(outcome) ? OK_EXIT : failedExit(outcome))
   }
-  const series = seriesOfOperation(operation)
+  const series = seriesOfOperation(call.operation)
   counterOf(series, outcome).updateUnsafe(1, fiber.context)
-  series.duration.updateUnsafe(elapsedMs(start, end), fiber.context)
+  series.duration.updateUnsafe(elapsedMs(call.start, call.end), fiber.context)
 }

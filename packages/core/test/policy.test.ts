@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Layer, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import { ConfigError, Denied, effectiveHints, HookContext, Interlock, NativeTool, Policy, type PolicyDecision, type PolicyRule, Principal, Tool, ToolCalls, ToolTransport } from "../src/index.ts"
+import { decideAtOnce } from "../src/Policy.ts"
 import { compileRules } from "../src/PolicyRules.ts"
 import { makeToolCall } from "../src/ToolCall.ts"
 import { canonicalName } from "../src/Names.ts"
@@ -165,5 +166,36 @@ describe("one policy over listings and calls; annotations as inputs", () => {
       }
       const bad = compileRules({ rules: [{ match: "*", decision: "allow", annotations: { readOnly: true } as never }] })
       assert.strictEqual((bad as ConfigError).path, "policy.rules[0]")
+    }))
+})
+
+describe("decideAtOnce", () => {
+  const rules = Policy.rules({
+    rules: [
+      { id: "no-writes", match: "fs/write_*", decision: "deny", reason: "read only" },
+      { id: "ask-delete", match: "delete_*", decision: "ask" },
+      { id: "root", match: "*", principals: ["root"], decision: "allow" }
+    ],
+    default: "deny"
+  })
+  const names = Schema.Literals(["write_file", "delete_file", "read_file"])
+  it.effect.prop("a built-in answers at once what its decide answers, for any call", [names, Schema.Literals(["fs", "web"]), Schema.Boolean], ([name, serverId, root]) =>
+    Effect.gen(function*() {
+      for (const layer of [rules, Policy.allowAll, Policy.denyAll]) {
+        const policy = yield* Effect.provide(Effect.service(Policy), layer)
+        const call = toolCall(serverId, name)
+        const context = ctx(root ? "root" : undefined)
+        const atOnce = decideAtOnce(policy)
+        assert.isDefined(atOnce)
+        assert.deepStrictEqual(atOnce!(call, context), yield* policy.decide(call, context))
+      }
+    }))
+
+  it.effect("a wrapper that brings its own decide, and a custom policy, are never answered at once", () =>
+    Effect.gen(function*() {
+      const builtIn = yield* Effect.provide(Effect.service(Policy), Policy.denyAll)
+      assert.isUndefined(decideAtOnce({ ...builtIn, decide: () => Effect.succeed(Policy.allow()) }))
+      const custom = yield* Effect.provide(Effect.service(Policy), Policy.make(() => Effect.succeed(Policy.allow())))
+      assert.isUndefined(decideAtOnce(custom))
     }))
 })

@@ -1,28 +1,22 @@
 /**
  * Converts SDK answers to core's Schema classes. Listings and reads are decoded in full; a tool
  * result, which the SDK has already validated against the protocol's CallToolResult schema, is
- * built with the trusted constructor on the hot path.
+ * built without a second parse on the hot path.
  */
 import type { CallToolResult, GetPromptResult, ReadResourceResult, Tool as SdkTool } from "@modelcontextprotocol/client"
 import { PromptResult, ProtocolError, ResourceContents, Tool, ToolResult } from "@interlock/core"
 import { Exit, Schema } from "effect"
 
-type Constructor<Self> = new(fields: any, options?: Schema.MakeOptions) => Self
-
-// Effect's trusted class constructor (skips re-validation); it is exported but untyped. Fallback: validate.
-const trusted = (Schema as unknown as {
-  readonly makeClassTrusted?: <Self>(self: Constructor<Self>, fields: object) => Self
-}).makeClassTrusted
-
-const makeTrusted = <Self>(self: Constructor<Self>, fields: object): Self =>
-  trusted !== undefined ? trusted(self, fields) : new self(fields)
-
 const isPlainObject = (u: unknown): u is Record<string, never> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
-/** A tool result from the SDK's (validated) answer. Non-object structuredContent is dropped, as core models objects only. */
+/**
+ * A tool result from the SDK's (validated) answer. Non-object structuredContent is dropped, as core
+ * models objects only. Built as a plain record on ToolResult's prototype, the instance `new` makes
+ * once the fields are parsed: `new ToolResult(fields, { disableChecks: true })` would re-parse the content.
+ */
 export const toToolResult = (result: CallToolResult): ToolResult =>
-  makeTrusted(ToolResult, {
+  Object.assign(Object.create(ToolResult.prototype), {
     content: result.content,
     structuredContent: isPlainObject(result.structuredContent) ? result.structuredContent : undefined,
     isError: result.isError,

@@ -172,6 +172,7 @@ const compileStdio = (path: string, stdio: unknown): Endpoint | ConfigError => {
   if (typeof bytes !== "number" || !Number.isInteger(bytes) || bytes < 0 || bytes > 1_048_576) {
     return new ConfigError({ path: `${path}.stderrBytes`, detail: "must be an integer from 0 to 1048576" })
   }
+  // Every field StdioOptions reads was checked above; the rest are passed through untouched.
   return { _tag: "stdio", options: stdio as unknown as StdioOptions, stderrBytes: bytes }
 }
 
@@ -196,6 +197,7 @@ const compileHttp = (path: string, http: unknown): Endpoint | ConfigError => {
   if (http.bearer !== undefined && http.authProvider !== undefined) {
     return new ConfigError({ path: `${path}.bearer`, detail: "give either `bearer` or `authProvider`, not both" })
   }
+  // Every field HttpOptions reads was checked above (the url parsed); the rest are passed through untouched.
   return { _tag: "http", url, options: http as unknown as HttpOptions }
 }
 
@@ -203,6 +205,7 @@ const compileMemory = (path: string, memory: unknown): Endpoint | ConfigError =>
   if (!isRecord(memory) || (typeof memory.server !== "function" && !isRecord(memory.server))) {
     return new ConfigError({ path, detail: "must be an object with `server`: an McpServer or a function that builds one" })
   }
+  // The one field MemoryOptions has was checked above.
   return { _tag: "memory", options: memory as unknown as MemoryOptions }
 }
 

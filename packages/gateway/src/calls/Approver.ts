@@ -4,6 +4,7 @@
  * otherwise a pending approval in the web console. Arguments shown to the person are redacted.
  * Approvals' timeout means deny.
  */
+import type { ElicitRequestFormParams } from "@modelcontextprotocol/server"
 import type { ApprovalAnswer, ApprovalRequest } from "@interlock/core"
 import { Effect } from "effect"
 import { ApprovalQueue } from "./ApprovalQueue.ts"
@@ -16,14 +17,14 @@ export const ELICIT_KEY = "interlock.elicit"
 /** An elicitation request to the host, as the serving layer offers it. */
 export type Elicit = (params: {
   readonly message: string
-  readonly requestedSchema: Record<string, unknown>
+  readonly requestedSchema: ElicitRequestFormParams["requestedSchema"]
 }) => Promise<{ readonly action: string; readonly content?: Record<string, unknown> | undefined }>
 
 /** Where approvals go: auto (elicitation when the host supports it, else the console), or one of them. */
 export type ApprovalRoute = "auto" | "elicitation" | "console"
 
 // No default: a host that fills a form with its defaults must not approve anything.
-const SCHEMA = {
+const SCHEMA: ElicitRequestFormParams["requestedSchema"] = {
   type: "object",
   properties: { approve: { type: "boolean", title: "Approve this call" } },
   required: ["approve"]

@@ -121,7 +121,7 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
   }
 
   const send = (host: HostSession, method: string, params?: Record<string, unknown>) =>
-    void host.server.notification(params === undefined ? { method } : { method, params } as never).catch(() => undefined)
+    void host.server.notification(params === undefined ? { method } : { method, params }).catch(() => undefined)
 
   const onNotification = (notification: HubNotification) => {
     switch (notification.method) {

@@ -66,8 +66,14 @@ export const admitted = (server: Server, limits: DoorLimits, onRefused?: OnRefus
     // The id and the progress token make the request itself invalid; the rest are its params.
     const error = new WireError(over.limit === "MAX_ID_LENGTH" ? -32600 : INVALID_PARAMS, over.message)
     if (onRefused === undefined) throw error
-    return onRefused(request, over.message, ctx.mcpReq.signal).then(() => Promise.reject(error)) as never
+    return onRefused(request, over.message, ctx.mcpReq.signal).then(() => Promise.reject(error))
   })
+
+// Core types a resource's contents and a prompt's messages as JSON records; they are a server's
+// answer that mcp's client validated against these very shapes (Convert.ts), so the casts only
+// restore what the SDK already checked.
+type WireContents = Extract<HandlerResultTypeMap["resources/read"], { readonly contents: unknown }>["contents"]
+type WireMessages = Extract<HandlerResultTypeMap["prompts/get"], { readonly messages: unknown }>["messages"]
 
 const noCursor = (params: { readonly cursor?: unknown } | undefined) => {
   // Listings are answered whole (every server, every page), so no cursor of ours exists.
@@ -99,36 +105,36 @@ export const registerFeatures = (
 
   handle("resources/list", (request, ctx) => {
     noCursor(request.params)
-    return answer(Effect.map(forwarder.listResources(), (resources) => ({ resources: [...resources] })), ctx) as never
+    return answer(Effect.map(forwarder.listResources(), (resources) => ({ resources: [...resources] })), ctx)
   })
   handle("resources/templates/list", (request, ctx) => {
     noCursor(request.params)
-    return answer(Effect.map(forwarder.listResourceTemplates(), (templates) => ({ resourceTemplates: [...templates] })), ctx) as never
+    return answer(Effect.map(forwarder.listResourceTemplates(), (templates) => ({ resourceTemplates: [...templates] })), ctx)
   })
   handle("resources/read", (request, ctx) =>
     answer(
-      Effect.map(forwarder.readResource(request.params.uri, options), (read) => withMeta({ contents: [...read.contents] }, read.meta)),
+      Effect.map(forwarder.readResource(request.params.uri, options), (read) => withMeta({ contents: [...read.contents] as WireContents }, read.meta)),
       ctx,
       request.params.uri
-    ) as never)
+    ))
   handle("resources/subscribe", (request, ctx) =>
-    answer(Effect.as(forwarder.subscribe(host, request.params.uri), {}), ctx, request.params.uri) as never)
+    answer(Effect.as(forwarder.subscribe(host, request.params.uri), {}), ctx, request.params.uri))
   handle("resources/unsubscribe", (request, ctx) =>
-    answer(Effect.as(forwarder.unsubscribe(host, request.params.uri), {}), ctx) as never)
+    answer(Effect.as(forwarder.unsubscribe(host, request.params.uri), {}), ctx))
   handle("prompts/list", (request, ctx) => {
     noCursor(request.params)
-    return answer(Effect.map(forwarder.listPrompts(), (prompts) => ({ prompts: [...prompts] })), ctx) as never
+    return answer(Effect.map(forwarder.listPrompts(), (prompts) => ({ prompts: [...prompts] })), ctx)
   })
   handle("prompts/get", (request, ctx) =>
     answer(
       Effect.map(forwarder.getPrompt(request.params.name, request.params.arguments ?? {}, options), (prompt) =>
         withMeta({
           ...(prompt.description === undefined ? {} : { description: prompt.description }),
-          messages: [...prompt.messages]
+          messages: [...prompt.messages] as WireMessages
         }, prompt.meta)),
       ctx
-    ) as never)
-  handle("completion/complete", (request, ctx) => answer(forwarder.complete(request.params), ctx) as never)
+    ))
+  handle("completion/complete", (request, ctx) => answer(forwarder.complete(request.params), ctx))
   handle("logging/setLevel", (request, ctx) =>
-    answer(Effect.as(forwarder.setLoggingLevel(host, request.params.level), {}), ctx) as never)
+    answer(Effect.as(forwarder.setLoggingLevel(host, request.params.level), {}), ctx))
 }

@@ -65,7 +65,7 @@ const admit = (
 const hostElicit = (server: Server): Elicit | undefined =>
   server.getClientCapabilities()?.elicitation === undefined
     ? undefined
-    : (params) => server.elicitInput({ mode: "form", message: params.message, requestedSchema: params.requestedSchema as never })
+    : (params) => server.elicitInput({ mode: "form", message: params.message, requestedSchema: params.requestedSchema })
 
 /** Builds the MCP server for one host connection; `principal` is who the connection authenticated as. */
 export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefined): Server => {
@@ -92,7 +92,7 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
         })
       })),
       ctx.mcpReq.signal
-    ) as never)
+    ))
 
   handle("tools/call", (request, ctx: ServerContext) => {
     const params = request.params
@@ -104,13 +104,13 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
       return deps.run(Effect.result(deps.calls.refuse(refused, options)), ctx.mcpReq.signal).then((result) => {
         if (Result.isFailure(result)) return failure(result.failure)
         throw new WireError(INVALID_PARAMS, refused.reason, { [CALL_ID_META]: callId })
-      }) as never
+      })
     }
     const { target, args } = checked
     const progressToken = params._meta?.progressToken
     const toolUseId = hostToolUseId(params._meta)
     const elicit = hostElicit(server)
-    const end = deps.hosts.begin(host, target.serverId, (notification) => ctx.mcpReq.notify(notification as never))
+    const end = deps.hosts.begin(host, target.serverId, (notification) => ctx.mcpReq.notify(notification))
     // Progress sent before the result must reach the host before it: the result waits for them.
     const notified: Array<Promise<unknown>> = []
     const call = deps.calls.callTool(
@@ -134,7 +134,7 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
         deps.features.noteResult(target.serverId, result.success.content)
         return toWireResult(result.success)
       })
-      .finally(end) as never
+      .finally(end)
   })
 
   registerFeatures(handle, host, deps.features, deps.run, options)

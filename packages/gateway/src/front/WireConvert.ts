@@ -5,22 +5,26 @@
  * downstream protocol error keeps its JSON-RPC code. Messages never carry arguments or results.
  */
 import type { CallError, Tool, ToolResult } from "@interlock/core"
-import { ProtocolError as WireError } from "@modelcontextprotocol/server"
+import { type CallToolResult, ProtocolError as WireError, type Tool as WireTool } from "@modelcontextprotocol/server"
 import type { AuditError } from "../audit/AuditStore.ts"
 
+// Core holds a tool's schemas and a result's content blocks as JSON records; they came from a
+// server's answer that mcp's client validated against these very shapes, so the casts below only
+// restore the types the SDK already checked.
+
 /** A tool as tools/list returns it, under its host-side name. */
-export const toWireTool = (tool: Tool, name: string): Record<string, unknown> & { readonly name: string } => {
-  const out: Record<string, unknown> & { name: string } = { name, inputSchema: tool.inputSchema }
+export const toWireTool = (tool: Tool, name: string): WireTool => {
+  const out: { -readonly [K in keyof WireTool]: WireTool[K] } = { name, inputSchema: tool.inputSchema as WireTool["inputSchema"] }
   if (tool.title !== undefined) out.title = tool.title
   if (tool.description !== undefined) out.description = tool.description
-  if (tool.outputSchema !== undefined) out.outputSchema = tool.outputSchema
+  if (tool.outputSchema !== undefined) out.outputSchema = tool.outputSchema as WireTool["outputSchema"]
   if (tool.annotations !== undefined) out.annotations = tool.annotations
   return out
 }
 
 /** A result as tools/call returns it (the receipt travels in `_meta`, without args or results). */
-export const toWireResult = (result: ToolResult): Record<string, unknown> => {
-  const out: Record<string, unknown> = { content: result.content }
+export const toWireResult = (result: ToolResult): CallToolResult => {
+  const out: { -readonly [K in keyof CallToolResult]: CallToolResult[K] } = { content: result.content as CallToolResult["content"] }
   if (result.structuredContent !== undefined) out.structuredContent = result.structuredContent
   if (result.isError === true) out.isError = true
   const meta: Record<string, unknown> = { ...(result.meta ?? {}) }
@@ -53,7 +57,7 @@ const callMeta = (error: CallError, callId: string | undefined): Record<string, 
  * find the audit row; nothing from the arguments or from what a hook raised. A downstream protocol
  * error keeps its code and message, and carries the same ids as its error data.
  */
-export const failureToWire = (error: CallError | AuditError, callId?: string): Record<string, unknown> | WireError => {
+export const failureToWire = (error: CallError | AuditError, callId?: string): CallToolResult | WireError => {
   switch (error._tag) {
     case "ProtocolError":
       // The server's own error data is not passed on; the host gets the ids of the audit row instead.

@@ -146,5 +146,6 @@ export const redactPrompt = <A extends { readonly messages: ReadonlyArray<unknow
 export const redactDefinition = <A extends { readonly name: string }>(definition: A, redactions: ReadonlyArray<Redaction>): A | undefined => {
   if (redactions.length === 0) return definition
   const { name, ...rest } = definition
+  // The spread rebuilds A with its name last, but TypeScript cannot see Omit<A, "name"> plus name as A.
   return redactText(name, redactions) === name ? ({ ...redactJson(rest, redactions), name } as unknown as A) : undefined
 }
