@@ -166,14 +166,17 @@ export class HttpSessionTransport implements Transport {
       if (messages.length > 1) return this.reject(res, 400, -32600, "Invalid Request: Only one initialization request is allowed")
       this.sessionId = crypto.randomUUID()
       this.initialized = true
-      const initialize = messages[0] as { readonly id: RequestId; readonly params?: { readonly protocolVersion?: unknown } }
-      this.initializeId = initialize.id
-      if (typeof initialize.params?.protocolVersion === "string") this.version = initialize.params.protocolVersion
+      const initialize = messages[0]
+      if (isRequest(initialize)) {
+        this.initializeId = initialize.id
+        const version = initialize.params?.protocolVersion
+        if (typeof version === "string") this.version = version
+      }
       this.options.onsessioninitialized?.(this.sessionId)
     } else if (!this.admit(req, res)) {
       return
     }
-    const requests = messages.filter(isRequest) as Array<{ readonly id: RequestId }>
+    const requests = messages.filter(isRequest)
     if (requests.length === 0) {
       res.writeHead(202).end()
       for (const message of messages) this.onmessage?.(message)
@@ -335,7 +338,7 @@ export class HttpSessionTransport implements Transport {
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const response = isResponse(message)
-    const requestId = response ? (message as { readonly id: RequestId }).id : options?.relatedRequestId
+    const requestId = isResponse(message) ? message.id : options?.relatedRequestId
     if (requestId === undefined) {
       if (response) throw new Error("Cannot send a response on a standalone SSE stream unless resuming a previous client request")
       const standalone = this.standalone
@@ -369,7 +372,7 @@ export class HttpSessionTransport implements Transport {
   /** Takes the protocol version from the answer to initialize. */
   private negotiated(message: JSONRPCMessage): void {
     this.initializeId = undefined
-    const version = (message as { readonly result?: { readonly protocolVersion?: unknown } }).result?.protocolVersion
+    const version = "result" in message ? message.result.protocolVersion : undefined
     if (typeof version === "string") this.version = version
   }
 

@@ -3,7 +3,7 @@
  * and timings, the event-stream head and framing, what kind of JSON-RPC message a message is, and
  * the JSON-RPC error answer every refusal of `/mcp` is.
  */
-import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/server"
+import type { JSONRPCMessage, JSONRPCRequest, JSONRPCResponse, RequestId } from "@modelcontextprotocol/server"
 import type { ServerResponse } from "node:http"
 
 /** How often an idle event stream gets a comment line, so that nothing between drops it (ms). */
@@ -24,11 +24,11 @@ export const SSE_HEADERS = {
 }
 
 /** Whether a message is a request (it has a method and an id). */
-export const isRequest = (message: JSONRPCMessage): boolean => "method" in message && "id" in message
+export const isRequest = (message: JSONRPCMessage): message is JSONRPCRequest => "method" in message && "id" in message
 /** Whether a message is a response (a result or an error, no method). */
-export const isResponse = (message: JSONRPCMessage): boolean => !("method" in message) && ("result" in message || "error" in message)
+export const isResponse = (message: JSONRPCMessage): message is JSONRPCResponse => !("method" in message) && ("result" in message || "error" in message)
 /** Whether a message is the initialize request. */
-export const isInitialize = (message: JSONRPCMessage): boolean => isRequest(message) && (message as { method: string }).method === "initialize"
+export const isInitialize = (message: JSONRPCMessage): boolean => isRequest(message) && message.method === "initialize"
 /** The request a `notifications/cancelled` cancels; undefined for any other message. */
 export const cancelledId = (message: JSONRPCMessage): RequestId | undefined =>
   "method" in message && message.method === "notifications/cancelled" && !("id" in message)
