@@ -30,10 +30,11 @@ export const isResponse = (message: JSONRPCMessage): message is JSONRPCResponse 
 /** Whether a message is the initialize request. */
 export const isInitialize = (message: JSONRPCMessage): boolean => isRequest(message) && message.method === "initialize"
 /** The request a `notifications/cancelled` cancels; undefined for any other message. */
-export const cancelledId = (message: JSONRPCMessage): RequestId | undefined =>
-  "method" in message && message.method === "notifications/cancelled" && !("id" in message)
-    ? (message.params as { readonly requestId?: RequestId } | undefined)?.requestId
-    : undefined
+export const cancelledId = (message: JSONRPCMessage): RequestId | undefined => {
+  if (!("method" in message) || message.method !== "notifications/cancelled" || "id" in message) return undefined
+  const requestId = message.params?.requestId
+  return typeof requestId === "string" || typeof requestId === "number" ? requestId : undefined
+}
 /** A message as one server-sent event. */
 export const event = (message: JSONRPCMessage): string => `event: message\ndata: ${JSON.stringify(message)}\n\n`
 
