@@ -9,6 +9,10 @@
  * - `sdk-http-echo`: the echo tool served by the bare SDK over its Streamable HTTP transport;
  * - `http-echo-floor`: the same on the gateway's own HTTP transport: the least any HTTP front can
  *   add with this host client (its HTTP client is most of it);
+ * - `sdk-web-echo-effect`: the SDK's WebStandardStreamableHTTPServerTransport behind an effect/http
+ *   route on NodeHttpServer, as the gateway's `/mcp` would serve it;
+ * - `http-echo-effect`: the gateway's own transport behind the same effect/http route (the two
+ *   compare the transports, and against `http-echo-floor` show what the router adds);
  * - `gateway-stdio`: the full gateway behind `--stdio` (no HTTP hop on the host side);
  * - `gateway-no-audit`: the full policy, audit disabled;
  * - `gateway-allow-all`: default allow, no rules, no redaction, audit on;
@@ -147,7 +151,7 @@ const gatewayHttp = (options: { readonly policy: boolean; readonly audit: boolea
 }
 
 /** The echo tool alone behind HTTP, on the SDK's transport or on the gateway's. */
-const echoHttp = (transport: "sdk" | "interlock") => async (): Promise<Setup> => {
+const echoHttp = (transport: "sdk" | "interlock" | "sdk-web-effect" | "interlock-effect") => async (): Promise<Setup> => {
   const port = await freePort()
   return httpSetup(port, spawn(NODE, [fileURLToPath(import.meta.url), "--serve-echo-http", String(port), transport], { stdio: "ignore" }))
 }
@@ -161,6 +165,8 @@ const SETUPS: Record<string, () => Promise<Setup>> = {
   },
   "sdk-http-echo": echoHttp("sdk"),
   "http-echo-floor": echoHttp("interlock"),
+  "sdk-web-echo-effect": echoHttp("sdk-web-effect"),
+  "http-echo-effect": echoHttp("interlock-effect"),
   "gateway-stdio": async () => {
     const config = gatewayConfig(await freePort(), { policy: true, audit: true })
     return { connect: () => stdioClient(NODE, [...GATEWAY_FLAGS, INTERLOCK, "serve", "--stdio", "--config", config]), stop: () => undefined, pid: stdioPid }
@@ -171,7 +177,7 @@ const SETUPS: Record<string, () => Promise<Setup>> = {
 }
 
 /** The cases that also run with 32 concurrent clients (a stdio gateway is one process per client). */
-const CONCURRENT = ["interlock-gateway", "mcp-proxy", "sdk-http-echo", "http-echo-floor"]
+const CONCURRENT = ["interlock-gateway", "mcp-proxy", "sdk-http-echo", "http-echo-floor", "sdk-web-echo-effect", "http-echo-effect"]
 
 const percentile = (sorted: ReadonlyArray<number>, p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]
 
@@ -219,9 +225,10 @@ const round3 = (value: number) => Math.round(value * 1000) / 1000
 
 /** The SDK's McpServer serving the echo tool over Streamable HTTP, one transport per session (as the gateway does). */
 const serveEchoHttp = async (port: number, kind: string): Promise<void> => {
+  if (kind.endsWith("-effect")) return serveEchoEffect(port, kind)
   const { McpServer } = await import("@modelcontextprotocol/server")
   const { NodeStreamableHTTPServerTransport } = await import("@modelcontextprotocol/node")
-  const { HttpSessionTransport } = await import("../packages/gateway/src/front/http/HttpSessionTransport.ts")
+  const { HttpSessionTransport } = await import("../packages/gateway/src/front/http/mcp/HttpSessionTransport.ts")
   const { readBody } = await import("../packages/gateway/src/front/http/RequestBody.ts")
   const { createServer: createHttpServer } = await import("node:http")
   type EchoTransport = { readonly handleRequest: (req: IncomingMessage, res: ServerResponse, body?: unknown) => unknown }
@@ -246,6 +253,65 @@ const serveEchoHttp = async (port: number, kind: string): Promise<void> => {
     await server.connect(transport)
     return transport.handleRequest(req, res, body)
   }).listen(port, "127.0.0.1")
+}
+
+const echoServer = async () => {
+  const { McpServer } = await import("@modelcontextprotocol/server")
+  const { Schema } = await import("effect")
+  const inputSchema = Schema.toStandardJSONSchemaV1(Schema.toStandardSchemaV1(Schema.Struct({ text: Schema.String })))
+  const server = new McpServer({ name: "echo-http", version: "1.0.0" })
+  server.registerTool("echo", { description: "Echoes its text", inputSchema }, async ({ text }) => ({ content: [{ type: "text", text }] }))
+  return server
+}
+
+/** The echo tool behind one effect/http `/mcp` route on NodeHttpServer: the SDK's web-standard transport, or the gateway's. */
+const serveEchoEffect = async (port: number, kind: string): Promise<void> => {
+  const { Effect, Layer } = await import("effect")
+  const { HttpRouter, HttpServerRequest, HttpServerResponse } = await import("effect/http")
+  const { NodeHttpServer, NodeHttpServerRequest } = await import("@effect/platform-node")
+  const { WebStandardStreamableHTTPServerTransport } = await import("@modelcontextprotocol/server")
+  const { HttpSessionTransport } = await import("../packages/gateway/src/front/http/mcp/HttpSessionTransport.ts")
+  const { readBody } = await import("../packages/gateway/src/front/http/RequestBody.ts")
+  const { createServer: createHttpServer } = await import("node:http")
+  const web = new Map<string, InstanceType<typeof WebStandardStreamableHTTPServerTransport>>()
+  const own = new Map<string, InstanceType<typeof HttpSessionTransport>>()
+  const sdkRoute = Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const body = request.method === "POST" ? yield* request.json : undefined
+    const webRequest = yield* HttpServerRequest.toWeb(request)
+    const id = request.headers["mcp-session-id"]
+    let transport = id === undefined ? undefined : web.get(id)
+    if (transport === undefined) {
+      const created = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => crypto.randomUUID(), onsessioninitialized: (session) => void web.set(session, created) })
+      yield* Effect.promise(async () => (await echoServer()).connect(created))
+      transport = created
+    }
+    const answer = transport
+    return HttpServerResponse.fromWeb(yield* Effect.promise(() => answer.handleRequest(webRequest, { parsedBody: body })))
+  })
+  const ownRoute = Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const req = NodeHttpServerRequest.toIncomingMessage(request) as IncomingMessage
+    const res = NodeHttpServerRequest.toServerResponse(request) as ServerResponse
+    const raw = request.method === "POST" ? yield* Effect.promise(() => readBody(req, 1 << 22)) : undefined
+    const body = raw === undefined ? undefined : JSON.parse(raw.toString("utf8"))
+    const id = request.headers["mcp-session-id"]
+    let transport = id === undefined ? undefined : own.get(id)
+    if (transport === undefined) {
+      const created = new HttpSessionTransport({ onsessioninitialized: (session) => void own.set(session, created) })
+      yield* Effect.promise(async () => (await echoServer()).connect(created))
+      transport = created
+    }
+    transport.handleRequest(req, res, body)
+    yield* Effect.callback<void>((resume) => {
+      if (res.writableEnded) return resume(Effect.void)
+      res.once("finish", () => resume(Effect.void))
+    })
+    return HttpServerResponse.empty()
+  })
+  const app = HttpRouter.add("*", "/mcp", kind === "sdk-web-effect" ? sdkRoute : ownRoute)
+  const server = HttpRouter.serve(app, { disableLogger: true }).pipe(Layer.provide(NodeHttpServer.layer(createHttpServer, { port, host: "127.0.0.1" })))
+  await Effect.runPromise(Layer.launch(server))
 }
 
 export default async function run(): Promise<void> {

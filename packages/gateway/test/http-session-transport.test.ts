@@ -5,7 +5,7 @@ import { Effect, Schema } from "effect"
 import { createServer, request } from "node:http"
 import type { AddressInfo } from "node:net"
 import { readBody } from "../src/front/http/RequestBody.ts"
-import { HttpSessionTransport, type HttpSessionTransportOptions } from "../src/front/http/HttpSessionTransport.ts"
+import { HttpSessionTransport, type HttpSessionTransportOptions } from "../src/front/http/mcp/HttpSessionTransport.ts"
 
 const object = <S extends Schema.Codec<any, any, never, never>>(schema: S) => Schema.toStandardJSONSchemaV1(Schema.toStandardSchemaV1(schema))
 

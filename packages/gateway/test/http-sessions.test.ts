@@ -6,7 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import { originAllowed, parseOrigin } from "../src/front/http/HttpGuard.ts"
-import { type LiveSession, SessionCapReached, type SessionLimits, SessionTable, sweepIdle } from "../src/front/http/HttpSessions.ts"
+import { type LiveSession, SessionCapReached, type SessionLimits, SessionTable, sweepIdle } from "../src/front/http/mcp/HttpSessions.ts"
 
 const between = (minimum: number, maximum: number) => Schema.Int.check(Schema.isBetween({ minimum, maximum }))
 

@@ -12,7 +12,7 @@ import { builtinHooks, mergeHooks } from "../governance/BuiltinHooks.ts"
 import type { ServerConfig } from "./Config.ts"
 import type { LoadedConfig } from "./ConfigLoader.ts"
 import { parseOrigin } from "../front/http/HttpGuard.ts"
-import { DEFAULT_SESSION_LIMITS, type SessionLimits } from "../front/http/HttpSessions.ts"
+import { DEFAULT_SESSION_LIMITS, type SessionLimits } from "../front/http/mcp/HttpSessions.ts"
 import type { Redaction } from "../governance/Redactor.ts"
 import { readSecret } from "./Secrets.ts"
 

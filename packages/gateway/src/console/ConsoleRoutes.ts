@@ -2,104 +2,119 @@
  * The web console's routes: the page at `/`, and its JSON API. `GET /api/state` gives recent
  * calls (filtered by its query), the charts' series and pending approvals with their deadlines;
  * `GET /api/calls/<id>` one call's whole audit row; each viewer only what it may see
- * (ConsoleAccess). `POST /api/approvals/<id>` answers an approval, for the digest the approver was shown.
+ * (ConsoleAccess). `POST /api/approvals/<id>` answers an approval, for the digest the approver was
+ * shown. Every route is behind the console's guard; a principal that may not use the console gets
+ * 403 from every `/api/` path, routed or not. Query and body are checked with ConsoleInput's Schemas.
  */
-import type { Principal } from "@interlock/core"
-import type { IncomingMessage, ServerResponse } from "node:http"
 import { Effect } from "effect"
-import { answerRefusal, sees, viewerFor } from "./ConsoleAccess.ts"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { answerRefusal, type ConsoleViewer, sees, viewerFor } from "./ConsoleAccess.ts"
 import { CONSOLE_HEADERS, CONSOLE_HTML } from "./ConsolePage.ts"
 import { ConsoleInputError, parseAnswer, parseStateQuery } from "./ConsoleInput.ts"
 import { callDetail, consoleState } from "./ConsoleState.ts"
-import type { GatewayShape } from "../Gateway.ts"
-import { readBody } from "../front/http/RequestBody.ts"
+import { Gateway, type GatewayShape } from "../Gateway.ts"
+import { Caller, guarded, notFound, requestUrl } from "../front/http/GuardMiddleware.ts"
+import { type GuardOptions, TOKEN_COOKIE } from "../front/http/HttpGuard.ts"
+import { jsonResponse } from "../front/http/JsonResponse.ts"
+import { requestBody } from "../front/http/RequestBody.ts"
 
-const json = (res: ServerResponse, status: number, body: unknown) =>
-  res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" }).end(JSON.stringify(body))
+type Response = HttpServerResponse.HttpServerResponse
+
+const json = (status: number, body: unknown) => jsonResponse(status, body, { "cache-control": "no-store" })
 
 /** Answers an Effect's success as JSON (404 when it is undefined), its failure (the store's) as 503. */
-const answerWith = async <A, E extends { readonly message: string }>(res: ServerResponse, effect: Effect.Effect<A | undefined, E>) => {
-  const result = await Effect.runPromise(Effect.result(effect))
-  if (result._tag === "Failure") json(res, 503, { error: result.failure.message })
-  else if (result.success === undefined) json(res, 404, { error: "no such call among the newest audit rows you may see" })
-  else json(res, 200, result.success)
-}
+const answerWith = <A, E extends { readonly message: string }>(effect: Effect.Effect<A | undefined, E>): Effect.Effect<Response> =>
+  Effect.match(effect, {
+    onFailure: (error) => json(503, { error: error.message }),
+    onSuccess: (value) => value === undefined ? json(404, { error: "no such call among the newest audit rows you may see" }) : json(200, value)
+  })
 
 /** The largest body an approval answer may have (bytes). */
 const MAX_ANSWER_BYTES = 4096
 
-/** An approval answer's body as JSON; undefined when it is unreadable, oversized or not JSON. */
-const readJson = async (req: IncomingMessage): Promise<unknown> => {
-  try {
-    // An oversized body is read and dropped (undefined): the request is still answered, with 400, never left hanging.
-    const body = await readBody(req, MAX_ANSWER_BYTES)
-    return body === undefined ? undefined : JSON.parse(body.toString("utf8"))
-  } catch {
-    return undefined
-  }
-}
-
-const badInput = (res: ServerResponse, error: ConsoleInputError) => json(res, 400, { error: error.message, param: error.param })
-
-/** Serves a console route; false when the path is not one. */
-export const handleConsole = async (
-  gateway: GatewayShape,
-  req: IncomingMessage,
-  res: ServerResponse,
-  url: URL,
-  headers: Record<string, string>,
-  principal: Principal | undefined
-): Promise<boolean> => {
-  if (url.pathname === "/" && req.method === "GET") {
-    res.writeHead(200, { ...CONSOLE_HEADERS, ...headers }).end(CONSOLE_HTML)
-    return true
-  }
-  const viewer = viewerFor(gateway.plan, principal)
-  const api = url.pathname.startsWith("/api/")
-  if (api && viewer === undefined) {
-    json(res, 403, { error: "Forbidden: this token may not use the console" })
-    return true
-  }
-  if (url.pathname === "/api/state" && req.method === "GET" && viewer !== undefined) {
-    const query = parseStateQuery(url.searchParams)
-    if (query instanceof ConsoleInputError) badInput(res, query)
-    else await answerWith(res, consoleState(gateway, viewer, query))
-    return true
-  }
-  const call = /^\/api\/calls\/([1-9][0-9]{0,15})$/.exec(url.pathname)
-  if (call !== null && req.method === "GET" && viewer !== undefined) {
-    await answerWith(res, callDetail(gateway, viewer, Number(call[1])))
-    return true
-  }
-  const match = /^\/api\/approvals\/([0-9a-f-]{36})$/.exec(url.pathname)
-  if (match !== null && req.method === "POST" && viewer !== undefined) {
-    const body = parseAnswer(await readJson(req))
-    if (body instanceof ConsoleInputError) {
-      badInput(res, body)
-      return true
+/** An approval answer's body as JSON; undefined when it is oversized or not JSON (read and dropped: the request is still answered, with 400). */
+const readJson = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<unknown> =>
+  Effect.map(requestBody(request, MAX_ANSWER_BYTES), (body) => {
+    try {
+      return body === undefined ? undefined : JSON.parse(body.toString("utf8"))
+    } catch {
+      return undefined
     }
+  })
+
+const badInput = (error: ConsoleInputError) => json(400, { error: error.message, param: error.param })
+
+const forbidden = json(403, { error: "Forbidden: this token may not use the console" })
+
+/** Runs an API handler for the request's viewer; 403 for a principal that may not use the console. */
+const forViewer = <R>(handler: (gateway: GatewayShape, viewer: ConsoleViewer) => Effect.Effect<Response, never, R>) =>
+  Effect.gen(function*() {
+    const gateway = yield* Gateway
+    const { principal } = yield* Caller
+    const viewer = viewerFor(gateway.plan, principal)
+    return viewer === undefined ? forbidden : yield* handler(gateway, viewer)
+  })
+
+const page = Effect.gen(function*() {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  if (request.method !== "GET") return notFound
+  const { token } = yield* Caller
+  // A token that came in the URL is kept in a cookie, so the page's own requests carry it.
+  const cookie: Record<string, string> = token !== undefined && requestUrl(request).searchParams.has("token")
+    ? { "set-cookie": `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/` }
+    : {}
+  return HttpServerResponse.text(CONSOLE_HTML, { headers: { ...CONSOLE_HEADERS, ...cookie } })
+})
+
+const state = forViewer((gateway, viewer) =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const query = parseStateQuery(requestUrl(request).searchParams)
+    return query instanceof ConsoleInputError ? Effect.succeed(badInput(query)) : answerWith(consoleState(gateway, viewer, query))
+  })
+)
+
+const CALL_ID = /^[1-9][0-9]{0,15}$/
+
+const call = forViewer((gateway, viewer) =>
+  Effect.flatMap(HttpRouter.params, ({ id }) =>
+    id !== undefined && CALL_ID.test(id)
+      ? answerWith(callDetail(gateway, viewer, Number(id)))
+      : Effect.succeed(notFound))
+)
+
+const APPROVAL_ID = /^[0-9a-f-]{36}$/
+
+const noSuchApproval = json(404, { error: "no such pending approval" })
+
+const approve = forViewer((gateway, viewer) =>
+  Effect.gen(function*() {
+    const { id } = yield* HttpRouter.params
+    if (id === undefined || !APPROVAL_ID.test(id)) return notFound
+    const body = parseAnswer(yield* readJson(yield* HttpServerRequest.HttpServerRequest))
+    if (body instanceof ConsoleInputError) return badInput(body)
     const { decision, digest } = body
     // A pending approval the viewer may not see is, to it, no pending approval at all.
-    const pending = gateway.approvals.list().find((entry) => entry.id === match[1] && sees(viewer, entry.principal))
-    if (pending === undefined) {
-      json(res, 404, { error: "no such pending approval" })
-      return true
-    }
+    const pending = gateway.approvals.list().find((entry) => entry.id === id && sees(viewer, entry.principal))
+    if (pending === undefined) return noSuchApproval
     const refusal = answerRefusal(viewer, pending.principal, decision)
-    if (refusal !== undefined) {
-      json(res, 403, { error: `Forbidden: ${refusal}` })
-      return true
-    }
-    if (digest !== pending.digest) {
-      json(res, 409, { error: "the pending call is not the one shown (digest differs): nothing was approved" })
-      return true
-    }
+    if (refusal !== undefined) return json(403, { error: `Forbidden: ${refusal}` })
+    if (digest !== pending.digest) return json(409, { error: "the pending call is not the one shown (digest differs): nothing was approved" })
     const answer = decision === "allow"
       ? { decision, by: viewer.id } as const
       : { decision, reason: `denied in the console by ${viewer.id}`, by: viewer.id } as const
-    const answered = await Effect.runPromise(gateway.approvals.answer(pending.id, answer, digest))
-    json(res, answered ? 200 : 404, answered ? { ok: true } : { error: "no such pending approval" })
-    return true
-  }
-  return false
-}
+    const answered = yield* gateway.approvals.answer(pending.id, answer, digest)
+    return answered ? json(200, { ok: true }) : noSuchApproval
+  })
+)
+
+// Any other `/api/` path: 403 to a principal that may not use the console, 404 to one that may.
+const otherApi = forViewer(() => Effect.succeed(notFound))
+
+/** The console's routes, each behind `guard` (the console's guard options). */
+export const consoleRoutes = (guard: GuardOptions) => [
+  HttpRouter.route("*", "/", guarded(guard)(page)),
+  HttpRouter.route("GET", "/api/state", guarded(guard)(state)),
+  HttpRouter.route("GET", "/api/calls/:id", guarded(guard)(call)),
+  HttpRouter.route("POST", "/api/approvals/:id", guarded(guard)(approve)),
+  HttpRouter.route("*", "/api/*", guarded(guard)(otherApi))
+] as const

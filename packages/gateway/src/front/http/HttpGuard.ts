@@ -6,7 +6,14 @@
  * `http://localhost:4444`, so a page on another local port cannot drive the gateway.
  */
 import type { Principal } from "@interlock/core"
-import type { IncomingMessage } from "node:http"
+
+/** A request's headers, names in lower case (Node's and effect/http's both are). */
+export type RequestHeaders = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+
+const header = (headers: RequestHeaders, name: string): string | undefined => {
+  const value = headers[name]
+  return typeof value === "string" ? value : undefined
+}
 
 /** The cookie the console keeps its token in. */
 export const TOKEN_COOKIE = "interlock_token"
@@ -71,10 +78,10 @@ const cookieToken = (header: string | undefined): string | undefined => {
 }
 
 /** Where a request's token came from, if it has one. */
-export const tokenOf = (req: IncomingMessage, url: URL): { readonly token: string; readonly from: "header" | "cookie" | "query" } | undefined => {
-  const auth = req.headers.authorization
-  if (typeof auth === "string" && /^bearer\s+/i.test(auth)) return { token: auth.replace(/^bearer\s+/i, "").trim(), from: "header" }
-  const cookie = cookieToken(req.headers.cookie)
+export const tokenOf = (headers: RequestHeaders, url: URL): { readonly token: string; readonly from: "header" | "cookie" | "query" } | undefined => {
+  const auth = header(headers, "authorization")
+  if (auth !== undefined && /^bearer\s+/i.test(auth)) return { token: auth.replace(/^bearer\s+/i, "").trim(), from: "header" }
+  const cookie = cookieToken(header(headers, "cookie"))
   if (cookie !== undefined) return { token: cookie, from: "cookie" }
   // A token in the URL is taken only for the console page (then kept in a cookie), never for /mcp.
   const query = url.pathname === "/" ? url.searchParams.get("token") : null
@@ -82,17 +89,17 @@ export const tokenOf = (req: IncomingMessage, url: URL): { readonly token: strin
 }
 
 /** Checks one request. */
-export const guard = (req: IncomingMessage, url: URL, options: GuardOptions): GuardResult => {
-  const host = req.headers.host
-  if (typeof host !== "string" || !options.allowedHosts.includes(hostnameOf(host))) {
+export const guard = (headers: RequestHeaders, url: URL, options: GuardOptions): GuardResult => {
+  const host = header(headers, "host")
+  if (host === undefined || !options.allowedHosts.includes(hostnameOf(host))) {
     return { _tag: "Reject", status: 403, message: "Forbidden: Host header not allowed" }
   }
-  const origin = req.headers.origin
-  if (typeof origin === "string" && !originAllowed(origin, options.allowedOrigins)) {
+  const origin = header(headers, "origin")
+  if (origin !== undefined && !originAllowed(origin, options.allowedOrigins)) {
     return { _tag: "Reject", status: 403, message: "Forbidden: Origin not allowed" }
   }
   if (!options.requireToken) return { _tag: "Pass", principal: undefined, token: undefined }
-  const found = tokenOf(req, url)
+  const found = tokenOf(headers, url)
   const principal = found === undefined ? undefined : options.principalFor(found.token)
   if (principal === undefined) return { _tag: "Reject", status: 401, message: "Unauthorized: a valid bearer token is required" }
   return { _tag: "Pass", principal, token: found?.token }
