@@ -25,7 +25,7 @@ export { type Level, type Matcher, type MatcherInput, parseMatcher } from "./Mat
 export { isDeadline, toMillis } from "./Millis.ts"
 export { canonicalName, sameName } from "./Names.ts"
 export * as NativeTool from "./NativeTool.ts"
-export { Policy, type PolicyFacts, type PolicyShape } from "./Policy.ts"
+export { Policy, type PolicyFacts, type PolicyOperation, type PolicyShape } from "./Policy.ts"
 export type { PolicyDecision } from "./PolicyDecision.ts"
 export { type AnnotationCondition, effectiveHints, type PolicyRule, type RulesConfig } from "./PolicyRules.ts"
 export { Principal } from "./Principal.ts"
