@@ -20,8 +20,9 @@ export const compile = (policies: string) => Effect.orDie(compileCedar({ policie
 
 /** The decision of a synchronous policy answer. */
 export const decided = (answer: Effect.Effect<PolicyDecision>): PolicyDecision => {
-  if (!Exit.isExit(answer) || !Exit.isSuccess(answer as Exit.Exit<PolicyDecision>)) throw new Error("not an immediate decision")
-  return (answer as Exit.Exit.Success<PolicyDecision, never>).value
+  const exit = Exit.isExit(answer) ? (answer as Exit.Exit<PolicyDecision>) : undefined
+  if (exit === undefined || !Exit.isSuccess(exit)) throw new Error("not an immediate decision")
+  return exit.value
 }
 
 /** Decides a call under `policy`. */
