@@ -8,9 +8,10 @@ import { loadCedarWasm } from "./CedarWasm.ts"
 
 /**
  * Every problem of a policy set against a listing: the parse error, or each validation error
- * against the schema generated from `tools` (see CedarValidation.ts). Empty when it is valid.
+ * against the schema generated from `tools` (see CedarValidation.ts); without `tools`, only the
+ * parse. Empty when it is valid.
  */
-export const check = (policies: string, source: string | undefined, tools: ReadonlyArray<Tool>): Effect.Effect<ReadonlyArray<CedarPolicyInvalid>, CedarWasmFailed> =>
+export const check = (policies: string, source: string | undefined, tools: ReadonlyArray<Tool> | undefined): Effect.Effect<ReadonlyArray<CedarPolicyInvalid>, CedarWasmFailed> =>
   Effect.gen(function*() {
     const wasm = yield* loadCedarWasm
     const set = yield* Effect.result(parsePolicySet(wasm, policies, source))
@@ -18,7 +19,7 @@ export const check = (policies: string, source: string | undefined, tools: Reado
       if (set.failure instanceof CedarPolicyInvalid) return [set.failure]
       return yield* Effect.fail(set.failure)
     }
-    return yield* validateAgainstListing(wasm, set.success, tools)
+    return tools === undefined ? [] : yield* validateAgainstListing(wasm, set.success, tools)
   })
 
 /** The Cedar schema (Cedar's text format) generated from a listing. */
