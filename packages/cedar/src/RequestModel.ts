@@ -68,6 +68,16 @@ export const toolEntity = (serverId: string, name: string, tool: Tool | undefine
   parents: []
 })
 
+/**
+ * A request on `resource`. A principal without roles is left out of the entities: Cedar gives an
+ * absent entity no attributes and no parents, as the entity would have, and parsing it costs.
+ */
+const request = (ctx: HookContext, action: CedarAction, resource: Entity, context: Context): CedarRequest => {
+  const principal = principalEntity(ctx)
+  const entities = principal.parents.length === 0 ? [resource] : [principal, resource]
+  return { principal: principal.uid, action: actionUid(action), resource: resource.uid, context, entities }
+}
+
 const baseContext = (ctx: HookContext): Context =>
   ctx.era === undefined ? { client: ctx.client } : { client: ctx.client, era: ctx.era }
 
@@ -117,16 +127,12 @@ export const cedarArgs = (args: JsonObject): Record<string, CedarValueJson> | un
 export const callRequest = (serverId: string, name: string, args: JsonObject, ctx: HookContext, tool: Tool | undefined): CedarRequest | undefined => {
   const record = cedarArgs(args)
   if (record === undefined) return undefined
-  const principal = principalEntity(ctx)
-  const resource = toolEntity(serverId, name, tool)
-  return { principal: principal.uid, action: actionUid("callTool"), resource: resource.uid, context: { ...baseContext(ctx), args: record }, entities: [principal, resource] }
+  return request(ctx, "callTool", toolEntity(serverId, name, tool), { ...baseContext(ctx), args: record })
 }
 
 /** A listTools request on one tool (no arguments). */
 export const listRequest = (tool: Tool, ctx: HookContext): CedarRequest => {
-  const principal = principalEntity(ctx)
-  const resource = toolEntity(tool.serverId, tool.name, tool)
-  return { principal: principal.uid, action: actionUid("listTools"), resource: resource.uid, context: baseContext(ctx), entities: [principal, resource] }
+  return request(ctx, "listTools", toolEntity(tool.serverId, tool.name, tool), baseContext(ctx))
 }
 
 /** The context of a partial callTool request whose arguments are unknown (for listings). */
@@ -134,20 +140,13 @@ export const unknownArgsContext = (ctx: HookContext): Context => ({ ...baseConte
 
 /** A readResource request. */
 export const readRequest = (serverId: string, uri: string, ctx: HookContext): CedarRequest => {
-  const principal = principalEntity(ctx)
-  const resource: Entity = { uid: { type: RESOURCE, id: uri }, attrs: { server: canonicalName(serverId), uri }, parents: [] }
-  return { principal: principal.uid, action: actionUid("readResource"), resource: resource.uid, context: baseContext(ctx), entities: [principal, resource] }
+  return request(ctx, "readResource", { uid: { type: RESOURCE, id: uri }, attrs: { server: canonicalName(serverId), uri }, parents: [] }, baseContext(ctx))
 }
 
 /** A getPrompt request, or undefined when the arguments cannot be given to Cedar. */
 export const promptRequest = (serverId: string, name: string, args: JsonObject, ctx: HookContext): CedarRequest | undefined => {
   const record = cedarArgs(args)
   if (record === undefined) return undefined
-  const principal = principalEntity(ctx)
-  const resource: Entity = {
-    uid: { type: PROMPT, id: canonicalId(serverId, name) },
-    attrs: { server: canonicalName(serverId), name: canonicalName(name) },
-    parents: []
-  }
-  return { principal: principal.uid, action: actionUid("getPrompt"), resource: resource.uid, context: { ...baseContext(ctx), args: record }, entities: [principal, resource] }
+  const resource: Entity = { uid: { type: PROMPT, id: canonicalId(serverId, name) }, attrs: { server: canonicalName(serverId), name: canonicalName(name) }, parents: [] }
+  return request(ctx, "getPrompt", resource, { ...baseContext(ctx), args: record })
 }
