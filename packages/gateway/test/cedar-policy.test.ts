@@ -2,15 +2,19 @@
  * A Cedar policy (`policy: { cedar: FILE }`) over the real gateway: a forbid with an args
  * condition stops a real @modelcontextprotocol/server-filesystem write while an allowed write
  * lands; the listing hides the tools no call could be permitted; an @ask permit goes through an
- * approval; the audit row names the deciding policy; and a broken or mixed config fails closed.
+ * approval; the audit row names the deciding policy; a broken or mixed config fails closed; and
+ * replay diffs a Cedar candidate against recorded traffic, JSON rules or another Cedar policy.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
+import { AuditRecord } from "../src/audit/AuditRecord.ts"
 import { ApprovalQueue } from "../src/calls/ApprovalQueue.ts"
 import { GatewayCalls } from "../src/calls/GatewayCalls.ts"
+import { fromObject } from "../src/config/ConfigLoader.ts"
+import { replay } from "../src/governance/Replay.ts"
 import { toolText } from "./cli-process.ts"
 import { httpClient, NODE, startGateway } from "./e2e.ts"
 import { planOf, withGateway } from "./fixtures.ts"
@@ -112,5 +116,29 @@ permit(principal, action == Interlock::Action::"callTool", resource == Interlock
       assert.include(error.message, `${broken}:2:`)
       const missing = yield* Effect.flip(withGateway({ policy: { cedar: path.join(tempDir(), "absent.cedar") } }, call("read_file", { path: "x" })))
       assert.include(missing.message, "could not be read")
+    }))
+})
+
+describe("replay with Cedar", () => {
+  const row = (tool: string, args: Record<string, string>, decision: "allow" | "deny", id: number) =>
+    new AuditRecord({ id, time: 1_700_000_000_000 + id, callId: `c${id}`, server: "fs", tool, decision, outcome: decision === "allow" ? "ok" : "denied", durationMs: 1, args })
+  const rows = [
+    row("write_file", { path: "/etc/passwd" }, "allow", 1),
+    row("write_file", { path: "/tmp/x" }, "allow", 2),
+    row("Read-File", { path: "/etc/hosts" }, "deny", 3)
+  ]
+  const loaded = (policy: Record<string, unknown>) => fromObject({ servers: {}, policy }, process.cwd())
+
+  it.effect("a Cedar candidate against the recorded traffic, against JSON rules, and against another Cedar policy", () =>
+    Effect.gen(function*() {
+      const cedar = yield* loaded({ cedar: policyFile(`@id("all") permit(principal, action, resource);\n@id("no-etc") forbid(principal, action, resource == Interlock::Tool::"fs/write_file") when { context.args.path like "/etc/*" };`) })
+      const recorded = yield* replay(rows, cedar)
+      assert.deepStrictEqual(recorded.map((change) => [change.id, change.before, change.after, change.rule]), [[1, "allow", "deny", "no-etc"], [3, "deny", "allow", "all"]])
+      const json = yield* loaded({ default: "allow", rules: [{ id: "no-writes", match: "fs/write_file", decision: "deny" }] })
+      const againstJson = yield* replay(rows, cedar, json)
+      assert.deepStrictEqual(againstJson.map((change) => [change.id, change.before, change.after]), [[2, "deny", "allow"]])
+      const stricter = yield* loaded({ cedar: policyFile(`@id("reads") permit(principal, action, resource == Interlock::Tool::"fs/read_file");`) })
+      const againstCedar = yield* replay(rows, stricter, cedar)
+      assert.deepStrictEqual(againstCedar.map((change) => [change.id, change.before, change.after]), [[2, "allow", "deny"]])
     }))
 })
