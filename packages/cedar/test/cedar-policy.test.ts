@@ -176,3 +176,30 @@ permit(principal, action, resource == Interlock::Tool::"fs/secret");
       assert.deepStrictEqual(tools.map((t) => policy.visible!(t, ctx())), [true, true, false, false, false])
     }))
 })
+
+describe("Policy.cedar does not hold up other fibers", () => {
+  it.effect("a listing evaluates one tool at a time and yields between tools", () =>
+    Effect.gen(function*() {
+      const { loadCedarWasm } = yield* Effect.promise(() => import("../src/CedarWasm.ts"))
+      const { parsePolicySet } = yield* Effect.promise(() => import("../src/CedarPolicySet.ts"))
+      const { makeCedarPolicy } = yield* Effect.promise(() => import("../src/CedarPolicy.ts"))
+      const wasm = yield* loadCedarWasm
+      const set = yield* Effect.orDie(parsePolicySet(wasm, `permit(principal, action, resource) when { context.args has x };`, undefined))
+      const log: Array<string> = []
+      const spied = { ...wasm, isAuthorizedPartial: (call: Parameters<typeof wasm.isAuthorizedPartial>[0]) => (log.push("eval"), wasm.isAuthorizedPartial(call)) }
+      const policy = makeCedarPolicy(spied, set)
+      const tools = Array.from({ length: 6 }, (_, i) => tool("fs", `t${i}`))
+      let done = false
+      const ticker = Effect.gen(function*() {
+        while (!done) {
+          log.push("tick")
+          yield* Effect.yieldNow
+        }
+      })
+      const [shown] = yield* Effect.all([Effect.ensuring(policy.visibleTools!(tools, ctx()), Effect.sync(() => (done = true))), ticker], { concurrency: 2 })
+      assert.strictEqual(shown.length, 6)
+      const evals = log.flatMap((entry, i) => (entry === "eval" ? [i] : []))
+      assert.strictEqual(evals.length, 6)
+      for (let i = 1; i < evals.length; i++) assert.include(log.slice(evals[i - 1], evals[i]), "tick", "another fiber ran between two decisions")
+    }))
+})
