@@ -16,7 +16,7 @@ import { GatewayCalls } from "../src/calls/GatewayCalls.ts"
 import { fromObject } from "../src/config/ConfigLoader.ts"
 import { replay } from "../src/governance/Replay.ts"
 import { toolText } from "./cli-process.ts"
-import { httpClient, NODE, startGateway } from "./e2e.ts"
+import { echoServer, httpClient, NODE, startGateway } from "./e2e.ts"
 import { planOf, withGateway } from "./fixtures.ts"
 
 const FILESYSTEM = path.join(import.meta.dirname, "..", "..", "..", "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
@@ -72,6 +72,29 @@ describe("a Cedar policy over the real gateway", () => {
       assert.strictEqual(refused?.decision, "deny")
       assert.strictEqual(rows.find((row) => row.outcome === "ok")?.rule, "fs-calls")
     }), 120_000)
+})
+
+describe("one Cedar policy over reads and gets too", () => {
+  it.live("resources/read and prompts/get through the real gateway are decided by the policy", () =>
+    Effect.gen(function*() {
+      const { http } = yield* startGateway({
+        servers: { echo: echoServer },
+        policy: {
+          cedar: policyFile(`
+@id("tools") permit(principal, action == Interlock::Action::"callTool", resource);
+@id("notes") permit(principal, action == Interlock::Action::"readResource", resource) when { resource.uri like "echo://notes/*" && resource.server == "echo" };
+@id("no-today") @reason("not today") forbid(principal, action == Interlock::Action::"readResource", resource == Interlock::Resource::"echo://notes/today");
+@id("note-0") permit(principal, action == Interlock::Action::"getPrompt", resource == Interlock::Prompt::"echo/note_0");
+`)
+        }
+      })
+      const client = yield* httpClient(http.mcpUrl)
+      const read = yield* Effect.promise(() => client.readResource({ uri: "echo://notes/today" }).then(() => "read", (error: Error) => error.message))
+      assert.include(read, "not today")
+      const prompt = (name: string) => Effect.promise(() => client.getPrompt({ name }).then(() => "got", (error: Error) => error.message))
+      assert.strictEqual(yield* prompt("note-0"), "got")
+      assert.include(yield* prompt("note-9"), "no Cedar policy permits this request")
+    }), 60_000)
 })
 
 const call = (name: string, args: Record<string, string>) =>
