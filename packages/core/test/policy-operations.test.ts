@@ -1,12 +1,12 @@
 /**
  * A policy may also decide resource reads and prompt gets (`decideOperation`) and filter listings
  * as an Effect (`visibleTools`); both are optional, and a policy without them (JSON rules) leaves
- * reads, gets and listings as they were. Fail closed: an answer that fails or dies denies the read
+ * reads, gets and listings as they were. Fail closed: an answer that dies denies the read
  * or get, and hides the listing's tools.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
-import { type Denied, Interlock, NativeTool, Policy, type PolicyShape, ToolCalls, ToolTransport } from "../src/index.ts"
+import { type Denied, Interlock, NativeTool, Policy, type PolicyDecision, type PolicyShape, ToolCalls, ToolTransport } from "../src/index.ts"
 
 const tools = ["a", "b", "c"].map((name) => NativeTool.make({ name, parameters: Schema.Struct({}), run: () => name }))
 
@@ -38,9 +38,12 @@ describe("policy over reads, gets and listings", () => {
       assert.deepStrictEqual(seen, ["file:///secret", "file:///public", `greet:{"who":"x"}`])
     }))
 
-  it.effect("a decideOperation that fails or dies denies", () =>
+  it.effect("a decideOperation that dies or throws denies", () =>
     Effect.gen(function*() {
-      for (const answer of [Effect.die("boom"), Effect.fail("nope") as never]) {
+      const throwing = Effect.sync((): PolicyDecision => {
+        throw new Error("thrown")
+      })
+      for (const answer of [Effect.die("boom"), throwing]) {
         const calls = yield* Effect.provide(Effect.service(ToolCalls), withPolicy({ decide: () => Effect.succeed(Policy.allow()), decideOperation: () => answer }))
         const error = yield* Effect.flip(calls.readResource("local", "u"))
         assert.deepStrictEqual(reasonOf(error), { _tag: "PolicyDenied", rule: undefined, message: "the policy failed to decide" })
