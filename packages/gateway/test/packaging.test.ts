@@ -72,7 +72,8 @@ const appBin = path.join(app, "node_modules", ".bin")
 const node22 = path.join(appBin, "node")
 let packed: ReadonlyArray<Packed> = []
 
-afterAll(() => rmSync(work, { recursive: true, force: true }))
+// Removing two installed trees (two Node binaries among them) can outlast the default 10 s hook timeout on a loaded machine.
+afterAll(() => rmSync(work, { recursive: true, force: true }), 120_000)
 
 beforeAll(async () => {
   for (const dir of [tarballs, app, old]) mkdirSync(dir)
