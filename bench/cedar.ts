@@ -63,6 +63,9 @@ export default async function run(): Promise<void> {
     singles.push((performance.now() - start) * 1000)
   }
   await Effect.runPromise(Scope.close(scope, Exit.void))
-  report(result)
-  console.log(`  cedar-1000-policies, single decisions: p50 ${round3(median(singles))} µs, p99 ${round3(singles.sort((a, b) => a - b)[Math.floor(singles.length * 0.99)])} µs`)
+  const p50 = round3(median(singles))
+  const p99 = round3(singles.sort((a, b) => a - b)[Math.floor(singles.length * 0.99)])
+  // The batch figure is a mean, which the rare stall of a loaded machine dominates; the p50 is the bar.
+  report({ ...result, cases: result.cases.map((c) => (c.name === "cedar-1000-policies" ? { ...c, p50, p99 } : c)) })
+  console.log(`  cedar-1000-policies, single decisions: p50 ${p50} µs, p99 ${p99} µs`)
 }
