@@ -7,10 +7,12 @@ import { Effect, type Fiber, Tracer } from "effect"
 import { sha256Hex } from "./Canonical.ts"
 import { type ClientState, hookContext } from "./internal/ClientState.ts"
 import * as SyncOrEffect from "./internal/SyncOrEffect.ts"
-import { type Denied, HookFailed, type TransportFailure } from "./Errors.ts"
+import { Denied, HookFailed, type TransportFailure } from "./Errors.ts"
 import { type ChainSpec, type Recorder, refusal, runChain, STOP } from "./HookChain.ts"
 import type { HookContext } from "./HookContext.ts"
 import type { ResolvedHook } from "./Hooks.ts"
+import type { PolicyOperation } from "./Policy.ts"
+import type { PolicyDecision } from "./PolicyDecision.ts"
 import type { PromptResult } from "./PromptResult.ts"
 import type { ResourceContents } from "./ResourceContents.ts"
 import { now, recordCall, startSpan } from "./Telemetry.ts"
@@ -70,14 +72,42 @@ export const listTools = (client: ClientState, serverId: string | undefined, opt
     Effect.flatMap(client.transport.listTools(serverId), (listed) => {
       const ctx = hookContext(client, serverId ?? "*", options)
       const visible = client.policy.visible
-      const exposed = listed.filter((tool) =>
-        client.exposed(tool.serverId, tool.name) && (!client.hideDenied || visible === undefined || visible(tool, ctx))
+      const visibleTools = client.hideDenied ? client.policy.visibleTools : undefined
+      const exposed: ReadonlyArray<Tool> = listed.filter((tool) =>
+        client.exposed(tool.serverId, tool.name) && (!client.hideDenied || visibleTools !== undefined || visible === undefined || visible(tool, ctx))
       )
-      return SyncOrEffect.flatMap(runChain(client.env, recorder, client.byEvent.toolsListed, exposed, () => listSpec(ctx)), (end) =>
-        end._tag === "Failed"
-          ? Effect.fail(new HookFailed({ hookId: end.hook.id, event: "toolsListed", kind: end.kind }))
-          : Effect.succeed(end.state))
+      const chain = (tools: ReadonlyArray<Tool>) =>
+        SyncOrEffect.flatMap(runChain(client.env, recorder, client.byEvent.toolsListed, tools, () => listSpec(ctx)), (end) =>
+          end._tag === "Failed"
+            ? Effect.fail(new HookFailed({ hookId: end.hook.id, event: "toolsListed", kind: end.kind }))
+            : Effect.succeed(end.state))
+      return visibleTools === undefined ? chain(exposed) : Effect.flatMap(operationVerdict(visibleTools(exposed, ctx), []), chain)
     }))
+
+/** A policy answer that fails or dies becomes `failed` (fail closed). */
+const operationVerdict = <A>(answer: Effect.Effect<A>, failed: A): Effect.Effect<A> =>
+  Effect.map(Effect.exit(answer), (exit) => (exit._tag === "Success" ? exit.value : failed))
+
+const OPERATION_FAILED: PolicyDecision = { _tag: "Deny", reason: "the policy failed to decide" }
+
+/**
+ * The policy's decision on a read or get, when the policy decides those (`decideOperation`):
+ * Allow passes; Deny, and Ask (approvals bind tool calls, not reads or gets), refuse.
+ */
+const decideOperation = (client: ClientState, operation: PolicyOperation, ctx: HookContext): Effect.Effect<void, Denied> => {
+  const decide = client.policy.decideOperation
+  if (decide === undefined) return Effect.void
+  return Effect.flatMap(operationVerdict(decide(operation, ctx), OPERATION_FAILED), (decision) =>
+    decision._tag === "Allow" ? Effect.void : Effect.fail(
+      new Denied({
+        reason: {
+          _tag: "PolicyDenied",
+          rule: decision.rule,
+          message: decision._tag === "Deny" ? decision.reason : `approval is not available for this operation (${decision.reason})`
+        }
+      })
+    ))
+}
 
 const resourceSpec = (ctx: HookContext): ChainSpec<string> => ({
   event: "resourceRead",
@@ -101,7 +131,9 @@ export const readResource = (client: ClientState, serverId: string, uri: string,
         runChain(client.env, recorder, client.select("resourceRead", serverId, uri), uri, () => resourceSpec(hookContext(client, serverId, options))),
         (end): Effect.Effect<ResourceContents, Denied | HookFailed | TransportFailure> => {
           const refused = refusal(end, "resourceRead")
-          return refused !== undefined ? Effect.fail(refused) : client.transport.readResource(serverId, uri)
+          if (refused !== undefined) return Effect.fail(refused)
+          const decided = decideOperation(client, { _tag: "ReadResource", serverId, uri }, hookContext(client, serverId, options))
+          return Effect.andThen(decided, client.transport.readResource(serverId, uri))
         }
       )
     ))
@@ -122,7 +154,9 @@ export const getPrompt = (client: ClientState, serverId: string, name: string, a
         runChain(client.env, recorder, client.select("promptGet", serverId, name), args, () => promptSpec(name, hookContext(client, serverId, options))),
         (end): Effect.Effect<PromptResult, Denied | HookFailed | TransportFailure> => {
           const refused = refusal(end, "promptGet")
-          return refused !== undefined ? Effect.fail(refused) : client.transport.getPrompt(serverId, name, end.state)
+          if (refused !== undefined) return Effect.fail(refused)
+          const decided = decideOperation(client, { _tag: "GetPrompt", serverId, name, args: end.state }, hookContext(client, serverId, options))
+          return Effect.andThen(decided, client.transport.getPrompt(serverId, name, end.state))
         }
       )
     ))

@@ -9,12 +9,20 @@ import type { HookContext } from "./HookContext.ts"
 import { allow, ask, deny, type PolicyDecision } from "./PolicyDecision.ts"
 import { compileRules, type RulesConfig } from "./PolicyRules.ts"
 import type { Tool } from "./Tool.ts"
-import type { ToolCall } from "./ToolCall.ts"
+import type { JsonObject, ToolCall } from "./ToolCall.ts"
 
 /** What the policy may know besides the call: the tool's definition (annotations included), when the transport has it. */
 export interface PolicyFacts {
   readonly tool?: Tool | undefined
 }
+
+/**
+ * An operation other than a tool call that a policy may decide: a resource read (on its final URI)
+ * or a prompt get (on its final arguments), after the event's hooks.
+ */
+export type PolicyOperation =
+  | { readonly _tag: "ReadResource"; readonly serverId: string; readonly uri: string }
+  | { readonly _tag: "GetPrompt"; readonly serverId: string; readonly name: string; readonly args: JsonObject }
 
 /** The service interface. */
 export interface PolicyShape {
@@ -24,6 +32,16 @@ export interface PolicyShape {
    * by listings when the client sets `hideDenied`. Optional: without it every tool is shown.
    */
   readonly visible?: ((tool: Tool, ctx: HookContext) => boolean) | undefined
+  /**
+   * Like `visible` for a whole listing, for a policy whose answer costs work (it may yield between
+   * tools): the tools to show, in order. Optional: when given, listings use it instead of `visible`.
+   */
+  readonly visibleTools?: ((tools: ReadonlyArray<Tool>, ctx: HookContext) => Effect.Effect<ReadonlyArray<Tool>>) | undefined
+  /**
+   * Decides a resource read or a prompt get after its hooks. Optional: without it (JSON rules, the
+   * built-ins) reads and gets are governed by their hooks only. Ask is refused: approvals bind tool calls.
+   */
+  readonly decideOperation?: ((operation: PolicyOperation, ctx: HookContext) => Effect.Effect<PolicyDecision>) | undefined
 }
 
 const FAILED = deny("the policy failed to decide")

@@ -49,7 +49,7 @@ export { type Level, type Matcher, MatcherInput, MatcherJson, parseMatcher } fro
 export { isDeadline, toMillis } from "./Millis.ts"
 export { canonicalName, sameName } from "./Names.ts"
 export * as NativeTool from "./NativeTool.ts"
-export { Policy, type PolicyFacts, type PolicyShape } from "./Policy.ts"
+export { Policy, type PolicyFacts, type PolicyOperation, type PolicyShape } from "./Policy.ts"
 export type { PolicyDecision } from "./PolicyDecision.ts"
 export {
   AnnotationCondition,

@@ -19,12 +19,15 @@ const PACKAGE = path.join(import.meta.dirname, "..")
 /** Optional native add-ons that dependencies require inside try/catch; they stay unresolved. */
 const OPTIONAL_NATIVE = ["pg-native", "bufferutil", "utf-8-validate"]
 
+/** Cedar's WASM build reads its .wasm file beside itself (`__dirname`): it is loaded from node_modules, never bundled. */
+const WASM_PACKAGES = [/^@cedar-policy\/cedar-wasm/]
+
 /**
  * Modules whose top level only defines things: our packages, which register nothing globally, and
  * those whose package.json says so (effect, @effect/*). An import of one whose exports go unused is
  * dropped, so a command's chunk holds only what it calls.
  */
-const pure = (id: string): boolean => /[\\/]packages[\\/](core|claude|mcp|gateway)[\\/](dist|src)[\\/]/.test(id)
+const pure = (id: string): boolean => /[\\/]packages[\\/](core|claude|cedar|mcp|gateway)[\\/](dist|src)[\\/]/.test(id)
 
 /** One `import ... from "node:x"` declaration as rolldown prints it (minified). */
 const BUILTIN_IMPORT = /import\s*(?:([\w$]+)\s*,?\s*)?(?:\*\s*as\s+([\w$]+)|\{([^}]*)\})?\s*from\s*"(node:[\w/:]+)";?/g
@@ -65,7 +68,7 @@ export const bundle = async ({ from, outDir }: BundleOptions): Promise<void> => 
     cwd: PACKAGE,
     input: { Cli: from === "dist" ? path.join(PACKAGE, "dist", "cli", "Cli.js") : path.join(PACKAGE, "src", "cli", "Cli.ts") },
     platform: "node",
-    external: [/^node:/, ...OPTIONAL_NATIVE],
+    external: [/^node:/, ...OPTIONAL_NATIVE, ...WASM_PACKAGES],
     treeshake: { moduleSideEffects: (id) => (pure(id) ? false : undefined) },
     logLevel: "warn",
     plugins: [{ name: "builtins-without-esm-facade", renderChunk: (code) => code.replace(BUILTIN_IMPORT, builtinImport) }],

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os"
 import * as path from "node:path"
 
 const ROOT = path.join(import.meta.dirname, "..", "..", "..")
-const PACKAGES = ["core", "claude", "mcp", "agent", "gateway"] as const
+const PACKAGES = ["core", "claude", "cedar", "mcp", "agent", "gateway"] as const
 /** The Node the packages promise to run on (`engines.node`), and one below it. */
 const NODE_FLOOR = "22.19.0"
 const NODE_OLD = "20.19.0"
@@ -72,7 +72,8 @@ const appBin = path.join(app, "node_modules", ".bin")
 const node22 = path.join(appBin, "node")
 let packed: ReadonlyArray<Packed> = []
 
-afterAll(() => rmSync(work, { recursive: true, force: true }))
+// Removing two installed trees (two Node binaries among them) can outlast the default 10 s hook timeout on a loaded machine.
+afterAll(() => rmSync(work, { recursive: true, force: true }), 120_000)
 
 beforeAll(async () => {
   for (const dir of [tarballs, app, old]) mkdirSync(dir)
@@ -187,6 +188,30 @@ describe("the packed packages, installed outside the workspace", () => {
       loose: true
     })
   }, 60_000)
+
+  it("@interlock/cedar's WASM module loads from the installed tarball and decides on Node 22.19", async () => {
+    const { stdout } = await ok(run(node22, ["cedar-app.js"], { cwd: app, path: pathWith(appBin) }), "node cedar-app.js")
+    assert.deepStrictEqual(JSON.parse(stdout), { text: "echo: hi", rule: "echo-ok", denied: "denied by policy rule no-secret: no secrets", node: NODE_FLOOR })
+  }, 60_000)
+
+  it("the installed bin checks a Cedar policy (file:line:column on an error) and claude-hook decides by it on Node 22.19", async () => {
+    const env = { cwd: app, path: pathWith(appBin) }
+    writeFileSync(path.join(app, "policy.cedar"), `@id("no-fetch") @reason("no network") forbid(principal, action, resource == Interlock::Tool::"claude/webfetch");
+@id("rest") permit(principal, action, resource);
+`)
+    writeFileSync(path.join(app, "cedar.config.json"), JSON.stringify({ servers: {}, audit: { path: "cedar-audit.db" }, policy: { cedar: "policy.cedar" } }))
+    const check = await ok(run("interlock", ["check", "--config", "cedar.config.json"], env), "interlock check (cedar)")
+    assert.include(check.stdout, "Policy: Cedar policy.cedar")
+    const event = { session_id: "s1", transcript_path: "/t.jsonl", cwd: app, permission_mode: "default", hook_event_name: "PreToolUse", tool_name: "WebFetch", tool_input: { url: "https://example.invalid" }, tool_use_id: "toolu_3" }
+    const hook = await ok(run("interlock", ["claude-hook", "--config", "cedar.config.json"], { ...env, input: JSON.stringify(event) }), "interlock claude-hook (cedar)")
+    assert.deepInclude(JSON.parse(hook.stdout).hookSpecificOutput, { permissionDecision: "deny", permissionDecisionReason: "no network" })
+    writeFileSync(path.join(app, "policy.cedar"), `permit(principal, action, resource)
+  when { context.args.url like };
+`)
+    const broken = await run("interlock", ["check", "--config", "cedar.config.json"], env)
+    assert.strictEqual(broken.code, 1)
+    assert.include(broken.stderr, `${path.join(app, "policy.cedar")}:2:`)
+  }, 120_000)
 
   it("a TypeScript consumer with strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess and skipLibCheck false type-checks", async () => {
     const tsc = path.join(ROOT, "node_modules", "typescript", "bin", "tsc")

@@ -74,6 +74,8 @@ export const governedLayer = (plan: Plan): Layer.Layer<ToolCalls, ConfigError, T
     policy: policyLayer(plan.loaded.config, plan.loaded.predicates, plan.loaded.baseDir),
     approvals: Approvals.layer({ approver: makeApprover(plan.redactions, plan.approvals.route), timeout: plan.approvals.timeoutMs }),
     pinTools: plan.pinTools,
+    // A Cedar policy also governs listings: a tool no call to which could be permitted is not listed.
+    hideDenied: plan.loaded.config.policy?.cedar !== undefined,
     ...(plan.hookTimeoutMs === undefined ? {} : { hookTimeout: plan.hookTimeoutMs }),
     ...(plan.callTimeoutMs === undefined ? {} : { callTimeout: plan.callTimeoutMs })
   })

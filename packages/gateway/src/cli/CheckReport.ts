@@ -8,6 +8,7 @@ import { Console, Effect, Layer, type Option } from "effect"
 import type { RuleConfig } from "../config/Config.ts"
 import type { AuditPlan, Plan } from "../config/Plan.ts"
 import { describeUrl } from "../audit/PostgresUrl.ts"
+import { checkCedarPolicy } from "./CedarCheck.ts"
 import { formatTable } from "./TextTable.ts"
 import { planFrom, progress } from "./Shared.ts"
 
@@ -26,7 +27,9 @@ export const describePlan = (plan: Plan): ReadonlyArray<string> => {
     server._tag === "stdio" ? [name, "stdio", [server.command, ...server.args].join(" ")] : [name, "http", server.url]
   ))))
   const rules = plan.loaded.config.policy?.rules ?? []
-  lines.push(`Policy (default ${plan.loaded.config.policy?.default ?? "deny"}, ${rules.length} rule${rules.length === 1 ? "" : "s"}):`)
+  const cedar = plan.loaded.config.policy?.cedar
+  if (cedar !== undefined) lines.push(`Policy: Cedar ${cedar}`)
+  else lines.push(`Policy (default ${plan.loaded.config.policy?.default ?? "deny"}, ${rules.length} rule${rules.length === 1 ? "" : "s"}):`)
   if (rules.length > 0) {
     const rows = rules.map((rule, index) => {
       const extras = [
@@ -61,6 +64,7 @@ const listExposed = (plan: Plan) =>
       }
       const tools = yield* gateway.deps.calls.listTools()
       yield* printExposed(tools.map((tool) => gateway.deps.namespace.expose(tool.serverId, tool.name)).sort())
+      if (plan.loaded.config.policy?.cedar !== undefined) yield* checkCedarPolicy(plan, yield* gateway.hub.transport.listTools(undefined))
     }).pipe(Effect.provide(Gateway.layer({ ...plan, audit: { ...plan.audit, path: undefined, postgres: undefined } }).pipe(Layer.orDie))))
 
 /** Checks the config named by --config (or found), listing the exposed tools when `connect`; fails with what is wrong. */
@@ -68,5 +72,7 @@ export const checkConfig = (config: Option.Option<string>, connect: boolean) =>
   Effect.gen(function*() {
     const plan = yield* planFrom(config)
     for (const line of describePlan(plan)) yield* Console.log(line)
+    // A Cedar policy that does not parse is reported (file:line:column) before any server starts.
+    yield* checkCedarPolicy(plan, undefined)
     if (connect) yield* listExposed(plan)
   })

@@ -1,7 +1,8 @@
 /**
  * `interlock replay [--config F] [--candidate C] [--db F | --postgres URL]`: shadow mode over
  * recorded calls. It reads the store F's gateway writes (or --db/--postgres) and re-decides the
- * recorded calls under C (default F itself, which then reports no changes).
+ * recorded calls under C (default F itself, which then reports no changes); with `--baseline B`,
+ * against B's decisions instead of the recorded ones (JSON rules against Cedar, Cedar against Cedar).
  */
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
@@ -29,16 +30,18 @@ export const replayCommand = Command.make(
   {
     config: configFlag("The config whose audit store is read, and the candidate unless --candidate (default: interlock.config.* here)"),
     candidate: Flag.String("candidate").pipe(Flag.withDescription("The candidate config to re-decide the recorded calls under (default: --config)"), Flag.optional),
+    baseline: Flag.String("baseline").pipe(Flag.withDescription("Compare the candidate with this config's policy instead of the recorded decisions"), Flag.optional),
     ...auditSourceFlags("to replay"),
     limit: Flag.Int("limit").pipe(Flag.withDescription("How many recent calls to replay"), Flag.withDefault(10_000)),
     json: Flag.Boolean("json").pipe(Flag.withDescription("One JSON object per changed call"), Flag.withDefault(false))
   },
-  ({ candidate, config, db, json, limit, postgres }) =>
+  ({ baseline, candidate, config, db, json, limit, postgres }) =>
     userFacing(Effect.gen(function*() {
       const store = yield* openAuditSource({ config, db, postgres })
       const decider = yield* loadFrom(Option.orElse(candidate, () => config))
+      const against = Option.isSome(baseline) ? yield* loadFrom(baseline) : undefined
       const rows = [...(yield* store.query({ limit }))].reverse()
-      const changes = yield* replay(rows, decider)
+      const changes = yield* replay(rows, decider, against)
       for (const change of changes) yield* Console.log(json ? JSON.stringify(change) : formatChange(change))
       yield* Console.error(summary(rows.length, rows.filter((row) => !replayable(row)).length, changes.length))
     }).pipe(Effect.scoped))

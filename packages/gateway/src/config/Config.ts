@@ -76,10 +76,13 @@ export const RuleConfig = Schema.Struct({
   when: Schema.optionalKey(Schema.Struct({ args: Schema.Record(Schema.String, ArgCondition) }))
 })
 
-/** The policy: ordered rules and the default decision. */
+/** The policy: ordered rules and the default decision, or a Cedar policy file (not both). */
 export const PolicyConfig = Schema.Struct({
   default: Schema.optionalKey(Decision),
-  rules: Schema.optionalKey(Schema.Array(RuleConfig))
+  rules: Schema.optionalKey(Schema.Array(RuleConfig)),
+  cedar: Schema.optionalKey(NonEmpty.annotate({
+    description: "A Cedar policy file (relative to this config) deciding tools/list, tools/call, resources/read and prompts/get; not with rules or default."
+  }))
 })
 
 /** The built-in secret detectors. */

@@ -9,6 +9,7 @@ import * as path from "node:path"
 import type { ApprovalRoute } from "../calls/Approver.ts"
 import { CONSOLE_TOKEN_HOLDER } from "../console/ConsoleAccess.ts"
 import { builtinHooks, mergeHooks } from "../governance/BuiltinHooks.ts"
+import { cedarPolicyFile } from "../governance/PolicyLayer.ts"
 import type { ServerConfig } from "./Config.ts"
 import type { LoadedConfig } from "./ConfigLoader.ts"
 import { parseOrigin } from "../front/http/HttpGuard.ts"
@@ -232,6 +233,8 @@ export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan 
   }
   const builtins = builtinHooks(config)
   if (builtins instanceof ConfigError) return builtins
+  const cedar = cedarPolicyFile(config, loaded.baseDir)
+  if (cedar instanceof ConfigError) return cedar
   const listen = resolveListen(loaded, options.http, env)
   if (listen instanceof ConfigError) return listen
   const audit = auditPlan(loaded, env)

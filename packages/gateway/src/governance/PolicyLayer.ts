@@ -3,9 +3,13 @@
  * (RuleFields: id, match, decision, reason, principals) pass through; `when.args` becomes a
  * predicate (AND a code predicate from interlock.config.ts), whose path conditions place paths as
  * the call's server would (ServerPaths.ts). The default decision is "deny" when none is given.
+ * Or `policy.cedar`: a Cedar policy file, read afresh each time the Layer is built (so a reload
+ * re-reads it), through @interlock/cedar, which is loaded only then (its WASM module is 4 MB).
  */
 import { ConfigError, Policy, type PolicyRule } from "@interlock/core"
 import { Effect, Layer } from "effect"
+import { readFile } from "node:fs/promises"
+import * as path from "node:path"
 import { compileArgConditions } from "./ArgConditions.ts"
 import type { GatewayConfig } from "../config/Config.ts"
 import type { RulePredicate } from "../config/ConfigLoader.ts"
@@ -45,12 +49,44 @@ export const policyRules = (
   return { rules, default: config.policy?.default ?? "deny" }
 }
 
+/**
+ * The Cedar policy file a config names (absolute, against `baseDir`), undefined without one, or a
+ * ConfigError when rules or a default decision are given beside it.
+ */
+export const cedarPolicyFile = (config: GatewayConfig, baseDir: string = process.cwd()): string | undefined | ConfigError => {
+  const policy = config.policy
+  if (policy?.cedar === undefined) return undefined
+  if (policy.rules !== undefined || policy.default !== undefined) {
+    return new ConfigError({ path: "policy.cedar", detail: "a Cedar policy cannot be given together with policy.rules or policy.default" })
+  }
+  return path.resolve(baseDir, policy.cedar)
+}
+
+/** Reads a Cedar policy file; the error names the file as the config wrote it. */
+export const readCedarFile = (file: string): Effect.Effect<string, ConfigError> =>
+  Effect.tryPromise({ try: () => readFile(file, "utf8"), catch: () => new ConfigError({ path: "policy.cedar", detail: `${file} could not be read` }) })
+
+/** The Policy Layer of a Cedar policy file; a file that does not parse names its file:line:column. */
+export const cedarPolicyLayer = (file: string): Layer.Layer<Policy, ConfigError> =>
+  Layer.unwrap(Effect.gen(function*() {
+    const policies = yield* readCedarFile(file)
+    const cedar = yield* Effect.tryPromise({
+      try: () => import("@interlock/cedar"),
+      catch: () => new ConfigError({ path: "policy.cedar", detail: "@interlock/cedar could not be loaded" })
+    })
+    const built = Effect.provide(Effect.service(Policy), cedar.Policy.cedar({ policies, source: file }))
+    return Layer.effect(Policy, Effect.mapError(built, (error) => new ConfigError({ path: "policy.cedar", detail: error.message })))
+  }))
+
 /** The Policy Layer for a config (`baseDir` as in {@link policyRules}). */
 export const policyLayer = (
   config: GatewayConfig,
   predicates?: ReadonlyMap<number, RulePredicate>,
   baseDir?: string
 ): Layer.Layer<Policy, ConfigError> => {
+  const cedarFile = cedarPolicyFile(config, baseDir)
+  if (cedarFile instanceof ConfigError) return Layer.effect(Policy, Effect.fail(cedarFile))
+  if (cedarFile !== undefined) return cedarPolicyLayer(cedarFile)
   const compiled = policyRules(config, predicates, baseDir)
   return compiled instanceof ConfigError ? Layer.effect(Policy, Effect.fail(compiled)) : Policy.rules(compiled)
 }

@@ -4,9 +4,11 @@
  * re-decided with empty arguments, and the change says so (`argsCaptured: false`). Only the policy
  * is re-run (hooks may act on the world): a row whose call never reached the policy (a hook denied
  * it, it was refused, or it is a Claude Code post-tool or agent event) has no decision to compare,
- * and is not re-decided.
+ * and is not re-decided. With a baseline config, the rows are re-decided under both policies and
+ * the candidate is compared with the baseline instead of the recorded decision (JSON rules against
+ * a Cedar policy, or one Cedar policy against another).
  */
-import { ConfigError, HookContext, Policy, Principal, ToolCall } from "@interlock/core"
+import { ConfigError, HookContext, Policy, type PolicyDecision, Principal, ToolCall } from "@interlock/core"
 import { Effect } from "effect"
 import type { AuditRecord } from "../audit/AuditRecord.ts"
 import type { LoadedConfig } from "../config/ConfigLoader.ts"
@@ -19,7 +21,7 @@ export interface ReplayChange {
   readonly principal: string | undefined
   readonly server: string
   readonly tool: string
-  /** The recorded policy decision. */
+  /** The recorded policy decision (the baseline's, with a baseline). */
   readonly before: "allow" | "deny" | "ask"
   /** The candidate's decision. */
   readonly after: "allow" | "deny" | "ask"
@@ -34,13 +36,19 @@ const isJsonObject = (value: unknown): value is Record<string, never> =>
 /** Whether a row can be re-decided: its call reached the policy, which recorded a decision. */
 export const replayable = (row: AuditRecord): boolean => row.decision !== undefined
 
-/** Re-decides the {@link replayable} `rows` under the candidate config's policy. */
+const policyOf = (loaded: LoadedConfig) => Effect.provide(Effect.service(Policy), policyLayer(loaded.config, loaded.predicates, loaded.baseDir))
+
+const tagOf = (decision: PolicyDecision): "allow" | "deny" | "ask" => (decision._tag === "Allow" ? "allow" : decision._tag === "Deny" ? "deny" : "ask")
+
+/** Re-decides the {@link replayable} `rows` under the candidate config's policy (against `baseline`'s, when given). */
 export const replay = (
   rows: ReadonlyArray<AuditRecord>,
-  candidate: LoadedConfig
+  candidate: LoadedConfig,
+  baseline?: LoadedConfig
 ): Effect.Effect<ReadonlyArray<ReplayChange>, ConfigError> =>
   Effect.gen(function*() {
-    const policy = yield* Effect.provide(Effect.service(Policy), policyLayer(candidate.config, candidate.predicates, candidate.baseDir))
+    const policy = yield* policyOf(candidate)
+    const against = baseline === undefined ? undefined : yield* policyOf(baseline)
     const changes: Array<ReplayChange> = []
     for (const row of rows) {
       if (row.decision === undefined) continue
@@ -54,8 +62,8 @@ export const replay = (
         principal: row.principal === undefined ? undefined : new Principal({ id: row.principal })
       })
       const decision = yield* policy.decide(call, ctx)
-      const after = decision._tag === "Allow" ? "allow" : decision._tag === "Deny" ? "deny" : "ask"
-      const before = row.decision
+      const after = tagOf(decision)
+      const before = against === undefined ? row.decision : tagOf(yield* against.decide(call, ctx))
       if (before !== after) {
         changes.push({
           id: row.id,

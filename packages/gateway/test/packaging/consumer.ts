@@ -3,6 +3,7 @@
 import { Interlock, type InterlockClient, InterlockError, NativeTool, Policy, type Receipt, ToolCalls, ToolTransport, Verdict } from "@interlock/core"
 import { Arbitraries, type Recording, RecordingTransport, ScriptedApprover } from "@interlock/core/testing"
 import * as agent from "@interlock/agent"
+import { type CedarError, Policy as CedarPolicy } from "@interlock/cedar"
 import * as claude from "@interlock/claude"
 import { defineConfig, GatewayConfig } from "@interlock/gateway"
 import { McpHub } from "@interlock/mcp"
@@ -40,6 +41,9 @@ export const describeRejection = (error: unknown): string =>
 /** The testing entry's Arbitraries are Effect Arbitraries. */
 export const names: Arbitrary.Arbitrary<readonly [string, string]> = Arbitraries.looseNamePair
 export const inputs = Arbitrary.array(Arbitraries.callInput({ serverId: "local", name: Arbitraries.looseVariant("echo") }))
+
+/** A Cedar policy Layer, as a consumer types it. */
+export const cedar: Layer.Layer<Policy, CedarError> = CedarPolicy.cedar({ policies: `permit(principal, action, resource);`, source: "inline" })
 
 /** The other packages' entry points, so their declarations are checked too. */
 export const used = [McpHub, agent, claude, GatewayConfig, defineConfig({ servers: {} })] as const
