@@ -6,7 +6,7 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { spawn, spawnSync } from "node:child_process"
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import * as SqliteAuditStore from "../src/audit/SqliteAuditStore.ts"
@@ -96,6 +96,30 @@ describe("interlock claude-hook (the real CLI)", () => {
     const audited = rows()
     assert.deepInclude(audited[0], { callId: "t1", claudeDecision: "deny" })
     assert.notInclude(JSON.stringify(audited), "rm -rf /", "audit rows hold decisions, never arguments")
+  }, 120_000)
+
+  it("a relative Cedar policy is found beside its config, wherever Claude Code runs the hook from", () => {
+    const folder = path.join(dir, "cedar-config")
+    mkdirSync(folder, { recursive: true })
+    writeFileSync(path.join(folder, "policy.cedar"), [
+      `permit(principal, action == Interlock::Action::"callTool", resource);`,
+      `@id("no-fetch") @reason("no network")`,
+      `forbid(principal, action == Interlock::Action::"callTool", resource == Interlock::Tool::"claude/webfetch");`
+    ].join("\n"))
+    const cedarConfig = path.join(folder, "interlock.config.json")
+    writeFileSync(cedarConfig, JSON.stringify({ servers: {}, audit: { path: path.join(folder, "audit.db") }, policy: { cedar: "policy.cedar" } }))
+    // Run from the parent folder: a policy looked up against the working folder would not be found.
+    const run = (tool: string) =>
+      spawnSync(NODE, [BIN, "claude-hook", "--config", cedarConfig], {
+        cwd: dir,
+        input: JSON.stringify({ ...base, hook_event_name: "PreToolUse", tool_name: tool, tool_input: { url: "x" } }),
+        encoding: "utf8",
+        timeout: 60_000
+      })
+    const fetch = run("WebFetch")
+    assert.strictEqual(fetch.status, 0, fetch.stderr)
+    assert.deepInclude(JSON.parse(fetch.stdout).hookSpecificOutput, { permissionDecision: "deny", permissionDecisionReason: "no network" })
+    assert.strictEqual(JSON.parse(run("Read").stdout).hookSpecificOutput.permissionDecision, "allow")
   }, 120_000)
 
   it("PostToolUse redacts MCP output; PostToolUseFailure is recorded", () => {

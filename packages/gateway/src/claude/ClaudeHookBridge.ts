@@ -50,7 +50,8 @@ export const answerEvent = (stdin: string, plan: Plan, options: AnswerOptions = 
     const agentHooks = claude === undefined ? undefined : yield* compileSettings(claude)
     const services = Layer.mergeAll(
       Hooks.layer(mergeHooks(fileGuardHooks(plan.redactions), plan.hooks, claudeHooks)),
-      policyLayer(plan.loaded.config, plan.loaded.predicates),
+      // Path conditions place Claude's own paths against its working folder; a Cedar file is the config's.
+      policyLayer(plan.loaded.config, plan.loaded.predicates, undefined, plan.loaded.baseDir),
       auditSinkFor(options.principal ?? CLAUDE_PRINCIPAL)
     )
     // Bash's output cannot be redacted afterwards: a redaction on claude/Bash pipes the command through `interlock redact`.

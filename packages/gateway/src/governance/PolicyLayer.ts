@@ -78,13 +78,17 @@ export const cedarPolicyLayer = (file: string): Layer.Layer<Policy, ConfigError>
     return Layer.effect(Policy, Effect.mapError(built, (error) => new ConfigError({ path: "policy.cedar", detail: error.message })))
   }))
 
-/** The Policy Layer for a config (`baseDir` as in {@link policyRules}). */
+/**
+ * The Policy Layer for a config (`baseDir` as in {@link policyRules}). A Cedar file is found
+ * against `configDir`, the config file's folder, which is `baseDir` unless given apart.
+ */
 export const policyLayer = (
   config: GatewayConfig,
   predicates?: ReadonlyMap<number, RulePredicate>,
-  baseDir?: string
+  baseDir?: string,
+  configDir: string | undefined = baseDir
 ): Layer.Layer<Policy, ConfigError> => {
-  const cedarFile = cedarPolicyFile(config, baseDir)
+  const cedarFile = cedarPolicyFile(config, configDir)
   if (cedarFile instanceof ConfigError) return Layer.effect(Policy, Effect.fail(cedarFile))
   if (cedarFile !== undefined) return cedarPolicyLayer(cedarFile)
   const compiled = policyRules(config, predicates, baseDir)
