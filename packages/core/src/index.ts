@@ -15,6 +15,7 @@ export {
 } from "./Approvals.ts"
 export { ANSWERED, AuditRecord, ClaudeDecision, ReceiptData } from "./AuditRecord.ts"
 export * as Canonical from "./Canonical.ts"
+export type { Json } from "./Canonical.ts"
 export { ClientClosed, Defect, InterlockError, Interrupted } from "./ClientErrors.ts"
 export * from "./Errors.ts"
 export type * from "./HookConfig.ts"
