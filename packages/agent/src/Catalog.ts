@@ -43,6 +43,8 @@ export const makeCatalog = (listed: ReadonlyArray<CoreTool>): Catalog => {
     const name = names[i]
     if (byName.has(name)) return
     byName.set(name, { name, serverId: tool.serverId, toolName: tool.name, description: tool.description, parameters: tool.inputSchema })
+    // A server's tool has a JSON Schema, not an effect Schema: effect/ai's dynamic tool takes it untyped, and the
+    // toolkit holds tools of any shape, so the tool is widened to Tool.Any here (and the kit below to match).
     aiTools.set(name, Tool.dynamic(name, { description: tool.description, parameters: tool.inputSchema as any }) as unknown as Tool.Any)
   })
   const tools = [...byName.values()]

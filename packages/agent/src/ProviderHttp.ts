@@ -178,7 +178,9 @@ export const providerLayer = (
   config: ProviderConfig
 ): Layer.Layer<LanguageModel.LanguageModel | Model.ModelName | Model.ProviderName, ConfigError, HttpClient.HttpClient> => {
   const baseUrl = checkConfig(wire.provider, model, config)
-  if (typeof baseUrl !== "string") return Layer.effect(LanguageModel.LanguageModel, Effect.fail(baseUrl)) as never
+  if (typeof baseUrl !== "string") {
+    return Layer.effectContext<LanguageModel.LanguageModel | Model.ModelName | Model.ProviderName, ConfigError, never>(Effect.fail(baseUrl))
+  }
   return Layer.mergeAll(
     Layer.effect(LanguageModel.LanguageModel, makeModel(wire, model, config, baseUrl)),
     Layer.succeed(Model.ModelName, model),

@@ -112,7 +112,11 @@ const failureFields = (ctx: HookContext, error: CallError) => {
 
 const matches = (hook: CompiledClaudeHook, call: ToolCall) => hook.matches(toClaudeName(call.serverId, call.name))
 
-/** The Interlock entries of compiled Claude hooks (PreToolUse, PostToolUse, PostToolUseFailure). */
+/**
+ * The Interlock entries of compiled Claude hooks (PreToolUse, PostToolUse, PostToolUseFailure).
+ * Their hooks answer `unknown`, which core decodes against the event's row as it does any host
+ * hook's answer, so each list is cast to its event's entries once, here.
+ */
 export const entriesOf = (hooks: { readonly [E in "PreToolUse" | "PostToolUse" | "PostToolUseFailure"]: ReadonlyArray<CompiledClaudeHook> }): HooksConfig => ({
   preToolCall: hooks.PreToolUse.map((hook) =>
     entry(hook, (call: ToolCall, ctx: HookContext) =>
