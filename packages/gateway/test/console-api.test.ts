@@ -4,7 +4,8 @@
  * was wrong; an answer is taken as JSON or as JSON text; an oversized body is refused, not buffered.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { ConsoleInputError, parseAnswer } from "../src/console/ConsoleInput.ts"
 import { startGateway } from "./e2e.ts"
 
 const ENV = { ALICE: "alice-token-0001", CONSOLE: "console-token-0002" }
@@ -74,6 +75,25 @@ describe("the console's HttpApi", () => {
       const form = yield* answer(base, good, "application/x-www-form-urlencoded")
       assert.deepStrictEqual([form.status, form.body], [400, { error: "body field (root) must be sent as application/json or text/plain", param: "(root)" }])
     }), 60_000)
+
+  it.live.prop(
+    "any answer gets the same reply as JSON and as JSON text: refused naming the field parseAnswer names, or taken",
+    [Schema.Struct({
+      decision: Schema.optionalKey(Schema.Union([Schema.Literals(["allow", "deny"]), Schema.String, Schema.Number])),
+      digest: Schema.optionalKey(Schema.Union([Schema.String, Schema.Boolean]))
+    })],
+    ([body]) =>
+      Effect.gen(function*() {
+        const { http } = yield* startGateway(CONFIG, ENV)
+        const text = JSON.stringify(body)
+        const asJson = yield* answer(http.consoleUrl, text, "application/json")
+        assert.deepStrictEqual(yield* answer(http.consoleUrl, text, "text/plain"), asJson)
+        const parsed = parseAnswer(body)
+        if (parsed instanceof ConsoleInputError) assert.deepStrictEqual([asJson.status, asJson.body], [400, { error: parsed.message, param: parsed.param }])
+        else assert.deepStrictEqual([asJson.status, asJson.body], [404, { error: "no such pending approval" }])
+      }),
+    { timeout: 60_000, arbitrary: { runs: 20 } }
+  )
 
   it.live("an answer over the size cap is refused with 400, and the gateway keeps serving", () =>
     Effect.gen(function*() {
