@@ -38,19 +38,19 @@ const ApprovalId = Schema.String.check(Schema.isPattern(/^[0-9a-f-]{36}$/))
  * What the state and a call's detail answer: built by ConsoleState from audit rows the store has
  * already decoded, and sent as their JSON text, as the page reads them.
  */
-const StateJson = Schema.Any
+const AuditJson = Schema.Any
 
 /** `GET /api/state`: the state the page polls, for the query's window and filters. */
 const state = HttpApiEndpoint.get("state", "/api/state", {
   query: StateQuery,
-  success: StateJson,
+  success: AuditJson,
   error: StoreUnavailable
 }).annotate(HttpApi.QueryParseOptions, QUERY_OPTIONS)
 
 /** `GET /api/calls/<id>`: one call's whole audit row. */
 const call = HttpApiEndpoint.get("call", "/api/calls/:id", {
   params: { id: CallId },
-  success: StateJson,
+  success: AuditJson,
   error: [NoSuchCall, StoreUnavailable]
 })
 
