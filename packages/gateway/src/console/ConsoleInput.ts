@@ -1,13 +1,16 @@
 /**
- * What the console's API takes, checked with Schemas: the query parameters of `/api/state` (the
- * chart window and the filters by principal, server, tool and outcome) and the body of an approval
- * answer. A bad, unknown or repeated parameter, or a bad body field, is a ConsoleInputError naming
- * it (never quoting its value).
+ * What the console's API takes, checked with Schemas (ConsoleApi.ts declares them, HttpApi decodes
+ * with them): the query parameters of `/api/state` (the chart window and the filters by principal,
+ * server, tool and outcome) and the body of an approval answer, as JSON or as JSON text. A bad,
+ * unknown or repeated parameter, or a bad body field, is a ConsoleInputError naming it (never
+ * quoting its value); parseStateQuery and parseAnswer decode as the API does.
  */
 import { CallOutcome } from "@interlock/core"
-import { Exit, Schema } from "effect"
+import { Exit, Schema, SchemaIssue, SchemaTransformation } from "effect"
+import { HttpServerRequest } from "effect/http"
+import { HttpApiSchema } from "effect/http-api"
 import { type AuditRecord, shownOutcome } from "../audit/AuditRecord.ts"
-import { fromIssue } from "../config/IssueFormat.ts"
+import { configProblems, ROOT } from "../config/IssueFormat.ts"
 
 /** Every outcome an audit row can have: core's, plus the gateway's pending, cancelled and refused. */
 export const OUTCOMES = [...CallOutcome.literals, "pending", "cancelled", "refused"] as const
@@ -36,6 +39,15 @@ export const AnswerBody = Schema.Struct({
 /** The decoded body of an approval answer. */
 export type AnswerBody = typeof AnswerBody.Type
 
+/** The same answer sent as text (`text/plain`, as `fetch` sends a string body): JSON text, decoded with Schema. */
+export const AnswerText = Schema.fromJsonString(AnswerBody)
+
+/** The largest body an approval answer may have (bytes); a larger one is refused before more of it is kept. */
+export const MAX_ANSWER_BYTES = 4096
+
+/** How the query of `/api/state` is decoded: a parameter the Schema does not name is an error, not ignored. */
+export const QUERY_OPTIONS = { onExcessProperty: "error" } as const
+
 /** A query parameter or body field of the console's API was bad: which one, and what was wrong. */
 export class ConsoleInputError extends Schema.TaggedError<ConsoleInputError>()("ConsoleInputError", {
   in: Schema.Literals(["query", "body"]),
@@ -47,34 +59,69 @@ export class ConsoleInputError extends Schema.TaggedError<ConsoleInputError>()("
   }
 }
 
-// The first problem of a failed decode, as the error naming its field.
-const firstProblem = <A>(exit: Exit.Exit<A, Schema.SchemaError>, where: "query" | "body"): A | ConsoleInputError => {
-  if (Exit.isSuccess(exit)) return exit.value
-  const reason = exit.cause.reasons.find((r) => r._tag === "Fail")
-  const error = reason === undefined ? undefined : fromIssue(reason.error.issue)
-  return new ConsoleInputError({ in: where, param: error?.path ?? "(root)", detail: error?.detail ?? "is invalid" })
+// The message a ConsoleInputError is sent with, read back (for a client decoding the API's 400).
+const fromMessage = (error: string, param: string): ConsoleInputError => {
+  const where = error.startsWith("query parameter ") ? "query" : "body"
+  const prefix = `${where === "query" ? "query parameter" : "body field"} ${param} `
+  return new ConsoleInputError({ in: where, param, detail: error.startsWith(prefix) ? error.slice(prefix.length) : error })
 }
 
-const decodeQuery = Schema.decodeUnknownExit(StateQuery)
+/** A ConsoleInputError as the API sends it: 400, `{ error, param }` (its message, and the parameter or field it names). */
+export const ConsoleInputErrorBody = Schema.Struct({ error: Schema.String, param: Schema.String }).pipe(
+  Schema.decodeTo(
+    Schema.toType(ConsoleInputError),
+    SchemaTransformation.transform({
+      decode: ({ error, param }) => fromMessage(error, param),
+      encode: (error) => ({ error: error.message, param: error.param })
+    })
+  ),
+  HttpApiSchema.status(400)
+)
+
+/** The body of an approval answer that is not a JSON object at all (unreadable, not JSON, or not an object). */
+const NOT_AN_OBJECT = "must be a JSON object { decision, digest }"
+
+/**
+ * The first problem of a failed decode of the query or body, as the error naming its parameter or
+ * field (never quoting its value). `query` is the query as it was decoded, parameter to value(s):
+ * a parameter given more than once is said to be.
+ */
+export const inputError = (
+  where: "query" | "body",
+  issue: SchemaIssue.Issue,
+  query: Readonly<Record<string, string | ReadonlyArray<string>>> = {}
+): ConsoleInputError => {
+  const problem = configProblems(issue)[0] ?? { path: [], message: "is invalid" }
+  if (problem.path.length === 0) return new ConsoleInputError({ in: where, param: ROOT, detail: where === "body" ? NOT_AN_OBJECT : problem.message })
+  const param = String(problem.path[0])
+  const repeated = where === "query" && Object.hasOwn(query, param) && Array.isArray(query[param])
+  return new ConsoleInputError({ in: where, param, detail: repeated ? "is given more than once" : problem.message })
+}
+
+/** The query of `/api/state` as HttpApi decodes it: a repeated parameter arrives as an array. */
+const StateQueryCodec = Schema.toCodecArrayFromSingle(StateQuery)
+
+const decodeQuery = Schema.decodeUnknownExit(StateQueryCodec, QUERY_OPTIONS)
 const decodeAnswer = Schema.decodeUnknownExit(AnswerBody)
 
-/** The parameters of a URL, or the error naming the first bad one. */
+// The error of a failed decode: its first problem's, naming the parameter or field.
+const errorOf = <A>(where: "query" | "body", exit: Exit.Failure<A, Schema.SchemaError>, query?: Readonly<Record<string, string | ReadonlyArray<string>>>): ConsoleInputError => {
+  const reason = exit.cause.reasons.find((r) => r._tag === "Fail")
+  return reason === undefined ? new ConsoleInputError({ in: where, param: ROOT, detail: "is invalid" }) : inputError(where, reason.error.issue, query)
+}
+
+/** The parameters of a URL, decoded as the API decodes them, or the error naming the first bad one. */
 export const parseStateQuery = (params: URLSearchParams): StateQuery | ConsoleInputError => {
-  const raw: Record<string, string> = {}
-  for (const [key, value] of params) {
-    if (!Object.hasOwn(StateQuery.fields, key)) return new ConsoleInputError({ in: "query", param: key, detail: "is not a known parameter" })
-    if (Object.hasOwn(raw, key)) return new ConsoleInputError({ in: "query", param: key, detail: "is given more than once" })
-    raw[key] = value
-  }
-  // Every key is a field's (an identifier), so the issue's path is the parameter's plain name.
-  return firstProblem(decodeQuery(raw), "query")
+  const query = HttpServerRequest.searchParamsFromURL(new URL(`http://query.invalid/?${params}`))
+  const exit = decodeQuery(query)
+  return Exit.isSuccess(exit) ? exit.value : errorOf("query", exit, query)
 }
 
 /** An approval answer's body (parsed JSON; undefined when it was unreadable or not JSON), or the error naming the bad field. */
-export const parseAnswer = (body: unknown): AnswerBody | ConsoleInputError =>
-  typeof body === "object" && body !== null && !Array.isArray(body)
-    ? firstProblem(decodeAnswer(body), "body")
-    : new ConsoleInputError({ in: "body", param: "(root)", detail: "must be a JSON object { decision, digest }" })
+export const parseAnswer = (body: unknown): AnswerBody | ConsoleInputError => {
+  const exit = decodeAnswer(body)
+  return Exit.isSuccess(exit) ? exit.value : errorOf("body", exit)
+}
 
 /** Whether a row passes the query's filters (each filter given must equal the row's field). */
 export const passes = (query: StateQuery, row: AuditRecord): boolean =>

@@ -1,59 +1,134 @@
 /**
- * The web console's routes: the page at `/`, and its JSON API. `GET /api/state` gives recent
- * calls (filtered by its query), the charts' series and pending approvals with their deadlines;
- * `GET /api/calls/<id>` one call's whole audit row; each viewer only what it may see
- * (ConsoleAccess). `POST /api/approvals/<id>` answers an approval, for the digest the approver was
- * shown. Every route is behind the console's guard; a principal that may not use the console gets
- * 403 from every `/api/` path, routed or not. Query and body are checked with ConsoleInput's Schemas.
+ * The web console's routes: the page at `/`, and its JSON API (ConsoleApi.ts, an HttpApi).
+ * `GET /api/state` gives recent calls (filtered by its query), the charts' series and pending
+ * approvals with their deadlines; `GET /api/calls/<id>` one call's whole audit row; each viewer
+ * only what it may see (ConsoleAccess). `POST /api/approvals/<id>` answers an approval, for the
+ * digest the approver was shown. Every route is behind the console's guard; a principal that may
+ * not use the console gets 403 from every `/api/` path, routed or not.
  */
-import { Effect } from "effect"
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { answerRefusal, type ConsoleViewer, sees, viewerFor } from "./ConsoleAccess.ts"
+import { NodeHttpServer } from "@effect/platform-node"
+import { ByteSize, Effect, Layer, type Types } from "effect"
+import { HttpEffect, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder, type HttpApiEndpoint, HttpApiError } from "effect/http-api"
+import { answerRefusal, sees, viewerFor } from "./ConsoleAccess.ts"
+import { ConsoleApi, ConsoleCaller, ConsoleInputCheck, Viewer } from "./ConsoleApi.ts"
+import { AnswerRefused, CONSOLE_FORBIDDEN, ConsoleForbidden, DigestDiffers, NoSuchApproval, NoSuchCall, StoreUnavailable, UnknownId } from "./ConsoleErrors.ts"
+import { ConsoleInputError, inputError, MAX_ANSWER_BYTES } from "./ConsoleInput.ts"
 import { CONSOLE_HEADERS, CONSOLE_HTML } from "./ConsolePage.ts"
-import { ConsoleInputError, parseAnswer, parseStateQuery } from "./ConsoleInput.ts"
 import { callDetail, consoleState } from "./ConsoleState.ts"
-import { Gateway, type GatewayShape } from "../Gateway.ts"
+import { ROOT } from "../config/IssueFormat.ts"
+import { Gateway } from "../Gateway.ts"
 import { Caller, guarded, notFound, requestUrl } from "../front/http/GuardMiddleware.ts"
 import { type GuardOptions, TOKEN_COOKIE } from "../front/http/HttpGuard.ts"
 import { jsonResponse } from "../front/http/JsonResponse.ts"
-import { requestBody } from "../front/http/RequestBody.ts"
 
-type Response = HttpServerResponse.HttpServerResponse
+/** The console's answers are never cached. */
+const NO_STORE = { "cache-control": "no-store" } as const
 
-const json = (status: number, body: unknown) => jsonResponse(status, body, { "cache-control": "no-store" })
+const noStore: HttpEffect.PreResponseHandler = (_request, response) => Effect.succeed(HttpServerResponse.setHeaders(response, NO_STORE))
 
-/** Answers an Effect's success as JSON (404 when it is undefined), its failure (the store's) as 503. */
-const answerWith = <A, E extends { readonly message: string }>(effect: Effect.Effect<A | undefined, E>): Effect.Effect<Response> =>
-  Effect.match(effect, {
-    onFailure: (error) => json(503, { error: error.message }),
-    onSuccess: (value) => value === undefined ? json(404, { error: "no such call among the newest audit rows you may see" }) : json(200, value)
-  })
+/** ConsoleCaller: the console's guard, then the viewer (403 for a principal that may not use the console); the API's answers are not cached. */
+const callerLayer = (guard: GuardOptions) =>
+  Layer.effect(
+    ConsoleCaller,
+    Effect.gen(function*() {
+      const gateway = yield* Gateway
+      const middleware: typeof ConsoleCaller.Service = (endpoint) =>
+        guarded(guard)(Effect.gen(function*() {
+          yield* HttpEffect.appendPreResponseHandler(noStore)
+          const viewer = viewerFor(gateway.plan, (yield* Caller).principal)
+          if (viewer === undefined) return yield* new ConsoleForbidden({ error: CONSOLE_FORBIDDEN })
+          return yield* Effect.provideService(endpoint, Viewer, viewer)
+        }))
+      return middleware
+    })
+  )
 
-/** The largest body an approval answer may have (bytes). */
-const MAX_ANSWER_BYTES = 4096
+const isBodyTooLarge = (defect: unknown): boolean =>
+  HttpServerError.isHttpServerError(defect) && defect.reason._tag === "RequestParseError" && defect.reason.reason === "BodyTooLarge"
 
-/** An approval answer's body as JSON; undefined when it is oversized or not JSON (read and dropped: the request is still answered, with 400). */
-const readJson = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<unknown> =>
-  Effect.map(requestBody(request, MAX_ANSWER_BYTES), (body) => {
-    try {
-      return body === undefined ? undefined : JSON.parse(body.toString("utf8"))
-    } catch {
-      return undefined
-    }
-  })
+/** What HttpApi could not decode (the id, the query or the body), as the error naming it; undefined for any other schema error. */
+const decodeFailure = (
+  error: HttpApiError.HttpApiSchemaError
+): Effect.Effect<never, ConsoleInputError | UnknownId, HttpServerRequest.ParsedSearchParams> | undefined =>
+  error.kind === "Params"
+    ? Effect.fail(new UnknownId({ error: "Not found" }))
+    : error.kind === "Query"
+    ? Effect.flatMap(HttpServerRequest.ParsedSearchParams, (query) => Effect.fail(inputError("query", error.cause.issue, query)))
+    : error.kind === "Payload"
+    ? Effect.fail(inputError("body", error.cause.issue))
+    : undefined
 
-const badInput = (error: ConsoleInputError) => json(400, { error: error.message, param: error.param })
+/** HttpApi's answer to a body of a type the endpoint declares no payload for (plain text, not the API's JSON). */
+const UNSUPPORTED_MEDIA_TYPE = 415
 
-const forbidden = json(403, { error: "Forbidden: this token may not use the console" })
+// A body of a type the endpoint does not take: a 400 naming the types it takes, as for any other bad body.
+const unsupportedType = (declared: HttpApiEndpoint.Top) =>
+  new ConsoleInputError({ in: "body", param: ROOT, detail: `must be sent as ${[...declared.payload.keys()].join(" or ")}` })
 
-/** Runs an API handler for the request's viewer; 403 for a principal that may not use the console. */
-const forViewer = <R>(handler: (gateway: GatewayShape, viewer: ConsoleViewer) => Effect.Effect<Response, never, R>) =>
-  Effect.gen(function*() {
-    const gateway = yield* Gateway
-    const { principal } = yield* Caller
-    const viewer = viewerFor(gateway.plan, principal)
-    return viewer === undefined ? forbidden : yield* handler(gateway, viewer)
-  })
+// The endpoint with its body capped, and its decode failures as the errors naming what was wrong.
+const checked = <R>(endpoint: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, R>, declared: HttpApiEndpoint.Top) =>
+  endpoint.pipe(
+    Effect.flatMap((response) => response.status === UNSUPPORTED_MEDIA_TYPE ? Effect.fail(unsupportedType(declared)) : Effect.succeed(response)),
+    Effect.catchDefect((defect) =>
+      isBodyTooLarge(defect)
+        ? Effect.fail(new ConsoleInputError({ in: "body", param: ROOT, detail: `is larger than ${MAX_ANSWER_BYTES} bytes` }))
+        : Effect.die(defect)
+    ),
+    Effect.catch((error): Effect.Effect<never, ConsoleInputError | UnknownId | Types.unhandled, HttpServerRequest.ParsedSearchParams> =>
+      (HttpApiError.HttpApiSchemaError.is(error) ? decodeFailure(error) : undefined) ?? Effect.fail(error)
+    ),
+    Effect.provideService(HttpServerRequest.MaxBodySize, ByteSize.bytes(MAX_ANSWER_BYTES))
+  )
+
+/**
+ * ConsoleInputCheck: a body is read up to MAX_ANSWER_BYTES, the rest drained unkept (the request
+ * is still answered: 400); a bad id is a 404, a bad query parameter or body field (or a body of a
+ * type the endpoint does not take) a 400 naming it.
+ */
+const inputCheckLayer = Layer.succeed(ConsoleInputCheck, (endpoint, { endpoint: declared }) => checked(endpoint, declared))
+
+/** The store's failure to read, as the API's 503. */
+const fromStore = <A, E extends { readonly message: string }>(read: Effect.Effect<A, E>): Effect.Effect<A, StoreUnavailable> =>
+  Effect.mapError(read, (error) => new StoreUnavailable({ error: error.message }))
+
+const noSuchApproval = new NoSuchApproval({ error: "no such pending approval" })
+
+/** The API's handlers, over the Gateway of the layer that builds them. */
+const handlers = HttpApiBuilder.group(ConsoleApi, "console", (api) =>
+  Effect.map(Gateway, (gateway) =>
+    api
+      .handle("state", ({ query }) => Effect.flatMap(Viewer, (viewer) => fromStore(consoleState(gateway, viewer, query))))
+      .handle("call", ({ params }) =>
+        Effect.gen(function*() {
+          const row = yield* fromStore(callDetail(gateway, yield* Viewer, params.id))
+          return row ?? (yield* new NoSuchCall({ error: "no such call among the newest audit rows you may see" }))
+        }))
+      .handle("approve", ({ params: { id }, payload: { decision, digest } }) =>
+        Effect.gen(function*() {
+          const viewer = yield* Viewer
+          // A pending approval the viewer may not see is, to it, no pending approval at all.
+          const pending = gateway.approvals.list().find((entry) => entry.id === id && sees(viewer, entry.principal))
+          if (pending === undefined) return yield* noSuchApproval
+          const refusal = answerRefusal(viewer, pending.principal, decision)
+          if (refusal !== undefined) return yield* new AnswerRefused({ error: `Forbidden: ${refusal}` })
+          if (digest !== pending.digest) {
+            return yield* new DigestDiffers({ error: "the pending call is not the one shown (digest differs): nothing was approved" })
+          }
+          const answer = decision === "allow"
+            ? { decision, by: viewer.id } as const
+            : { decision, reason: `denied in the console by ${viewer.id}`, by: viewer.id } as const
+          const answered = yield* gateway.approvals.answer(pending.id, answer, digest)
+          return answered ? { ok: true } as const : yield* noSuchApproval
+        }))
+  ))
+
+/** The console's API on the HTTP face's router, each request behind `guard` (the console's guard options). */
+export const consoleApi = (guard: GuardOptions) =>
+  HttpApiBuilder.layer(ConsoleApi).pipe(
+    Layer.provide(handlers),
+    Layer.provide([callerLayer(guard), inputCheckLayer, NodeHttpServer.layerHttpServices])
+  )
 
 const page = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
@@ -66,55 +141,15 @@ const page = Effect.gen(function*() {
   return HttpServerResponse.text(CONSOLE_HTML, { headers: { ...CONSOLE_HEADERS, ...cookie } })
 })
 
-const state = forViewer((gateway, viewer) =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const query = parseStateQuery(requestUrl(request).searchParams)
-    return query instanceof ConsoleInputError ? Effect.succeed(badInput(query)) : answerWith(consoleState(gateway, viewer, query))
-  })
-)
-
-const CALL_ID = /^[1-9][0-9]{0,15}$/
-
-const call = forViewer((gateway, viewer) =>
-  Effect.flatMap(HttpRouter.params, ({ id }) =>
-    id !== undefined && CALL_ID.test(id)
-      ? answerWith(callDetail(gateway, viewer, Number(id)))
-      : Effect.succeed(notFound))
-)
-
-const APPROVAL_ID = /^[0-9a-f-]{36}$/
-
-const noSuchApproval = json(404, { error: "no such pending approval" })
-
-const approve = forViewer((gateway, viewer) =>
-  Effect.gen(function*() {
-    const { id } = yield* HttpRouter.params
-    if (id === undefined || !APPROVAL_ID.test(id)) return notFound
-    const body = parseAnswer(yield* readJson(yield* HttpServerRequest.HttpServerRequest))
-    if (body instanceof ConsoleInputError) return badInput(body)
-    const { decision, digest } = body
-    // A pending approval the viewer may not see is, to it, no pending approval at all.
-    const pending = gateway.approvals.list().find((entry) => entry.id === id && sees(viewer, entry.principal))
-    if (pending === undefined) return noSuchApproval
-    const refusal = answerRefusal(viewer, pending.principal, decision)
-    if (refusal !== undefined) return json(403, { error: `Forbidden: ${refusal}` })
-    if (digest !== pending.digest) return json(409, { error: "the pending call is not the one shown (digest differs): nothing was approved" })
-    const answer = decision === "allow"
-      ? { decision, by: viewer.id } as const
-      : { decision, reason: `denied in the console by ${viewer.id}`, by: viewer.id } as const
-    const answered = yield* gateway.approvals.answer(pending.id, answer, digest)
-    return answered ? json(200, { ok: true }) : noSuchApproval
-  })
-)
-
 // Any other `/api/` path: 403 to a principal that may not use the console, 404 to one that may.
-const otherApi = forViewer(() => Effect.succeed(notFound))
+const otherApi = Effect.gen(function*() {
+  const gateway = yield* Gateway
+  const { principal } = yield* Caller
+  return viewerFor(gateway.plan, principal) === undefined ? jsonResponse(403, { error: CONSOLE_FORBIDDEN }, NO_STORE) : notFound
+})
 
-/** The console's routes, each behind `guard` (the console's guard options). */
+/** The console's routes besides its API (consoleApi): the page, and every other `/api/` path, each behind `guard`. */
 export const consoleRoutes = (guard: GuardOptions) => [
   HttpRouter.route("*", "/", guarded(guard)(page)),
-  HttpRouter.route("GET", "/api/state", guarded(guard)(state)),
-  HttpRouter.route("GET", "/api/calls/:id", guarded(guard)(call)),
-  HttpRouter.route("POST", "/api/approvals/:id", guarded(guard)(approve)),
   HttpRouter.route("*", "/api/*", guarded(guard)(otherApi))
 ] as const

@@ -2,7 +2,7 @@
  * The gateway's HTTP face on one port, served with effect/http on NodeHttpServer: `/mcp`
  * (Streamable HTTP, one session per host, mcp/McpRoute.ts), `/metrics` (Prometheus text),
  * `/claude/hook` (a forwarded Claude Code hook event, ClaudeHookRoute.ts), and the web console at
- * `/` with its JSON API (ConsoleRoutes.ts). Every route is behind the guard (Host, Origin, bearer
+ * `/` with its JSON API (ConsoleRoutes.ts, an HttpApi). Every route is behind the guard (Host, Origin, bearer
  * token; GuardMiddleware.ts), and runs in this layer's context: the Gateway and the metrics come
  * from it. Paths match exactly (case, trailing and doubled slashes). A session is bound to the
  * principal that opened it, counts against the session caps, and is closed once idle for too long.
@@ -15,7 +15,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net"
 import { CLAUDE_HOOK_PATH, claudeHookRoute } from "./ClaudeHookRoute.ts"
 import { consoleGuardOptions } from "../../console/ConsoleAccess.ts"
-import { consoleRoutes } from "../../console/ConsoleRoutes.ts"
+import { consoleApi, consoleRoutes } from "../../console/ConsoleRoutes.ts"
 import { DRAIN_MS, Gateway } from "../../Gateway.ts"
 import { answerUnrouted, guarded, notFound } from "./GuardMiddleware.ts"
 import { type GuardOptions, ownOrigins } from "./HttpGuard.ts"
@@ -65,14 +65,17 @@ const metrics = Effect.gen(function*() {
   return HttpServerResponse.text(yield* PrometheusMetrics.format(), { contentType: "text/plain; version=0.0.4" })
 })
 
-/** The routes of the face, each behind the guard of its kind. */
+/** The routes of the face, each behind the guard of its kind; the console's API is an HttpApi (console/ConsoleApi.ts). */
 const routes = (guards: { readonly mcp: GuardOptions; readonly console: GuardOptions }, mcp: ReturnType<typeof mcpRoute>) =>
-  HttpRouter.addAll([
-    HttpRouter.route("*", "/mcp", guarded(guards.mcp)(mcp)),
-    HttpRouter.route("*", "/metrics", guarded(guards.mcp)(metrics)),
-    HttpRouter.route("*", CLAUDE_HOOK_PATH, guarded(guards.mcp)(claudeHookRoute)),
-    ...consoleRoutes(guards.console)
-  ])
+  Layer.merge(
+    HttpRouter.addAll([
+      HttpRouter.route("*", "/mcp", guarded(guards.mcp)(mcp)),
+      HttpRouter.route("*", "/metrics", guarded(guards.mcp)(metrics)),
+      HttpRouter.route("*", CLAUDE_HOOK_PATH, guarded(guards.mcp)(claudeHookRoute)),
+      ...consoleRoutes(guards.console)
+    ]),
+    consoleApi(guards.console)
+  )
 
 const notListening = (res: ServerResponse) => {
   res.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ error: "Not listening yet" }))

@@ -1,6 +1,7 @@
 /**
- * Reading an HTTP request's body with a size cap, for `/mcp`, `/claude/hook` and the console's
- * API: a body over the cap is read to its end and dropped, so the request can still be answered.
+ * Reading an HTTP request's body with a size cap, for `/mcp` and `/claude/hook` (the console's API
+ * caps its bodies with effect/http's MaxBodySize, console/ConsoleRoutes.ts): a body over the cap
+ * is read to its end and dropped, so the request can still be answered.
  * The routes read the Node request behind effect/http's (NodeHttpServer serves them), so a body is
  * one Buffer, never a web stream.
  */
