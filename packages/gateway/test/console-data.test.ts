@@ -31,6 +31,8 @@ describe("console query parameters", () => {
       outcome: "denied"
     })
     assert.deepStrictEqual(parseStateQuery(new URLSearchParams("")), {})
+    // Number literals JavaScript would read are not whole minutes written in digits.
+    for (const minutes of ["0x10", "1e2", "+5", " 5", "1.0", "0b11", "\ufeff5"]) assert.strictEqual(paramOf(new URLSearchParams({ minutes }).toString()), "minutes", minutes)
     for (const [query, param] of [["minutes=0", "minutes"], ["minutes=1441", "minutes"], ["minutes=1.5", "minutes"], ["minutes=", "minutes"], ["outcome=allow", "outcome"], ["tool=", "tool"], ["token=x", "token"], ["server=a&server=a", "server"]]) {
       assert.strictEqual(paramOf(query!), param, query)
     }

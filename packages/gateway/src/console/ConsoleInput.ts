@@ -17,10 +17,18 @@ export const OUTCOMES = [...CallOutcome.literals, "pending", "cancelled", "refus
 
 const Name = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(256))
 
+/**
+ * Whole minutes written in ASCII digits only: a number literal such as `0x10`, `1e2`, `+5` or
+ * ` 5` is refused rather than read the way JavaScript's Number would read it.
+ */
+const Minutes = Schema.String.check(Schema.isPattern(/^[0-9]{1,4}$/)).pipe(
+  Schema.decodeTo(Schema.Number, SchemaTransformation.numberFromString)
+).check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 1440 }))
+
 /** The parameters of `/api/state`, as their URL strings decode. */
 export const StateQuery = Schema.Struct({
   /** The charts' window, in whole minutes (1 to 1440; default 30). */
-  minutes: Schema.optionalKey(Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 1440 }))),
+  minutes: Schema.optionalKey(Minutes),
   principal: Schema.optionalKey(Name),
   server: Schema.optionalKey(Name),
   tool: Schema.optionalKey(Name),
