@@ -1,8 +1,17 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { compileCedar } from "../src/CedarPolicy.ts"
+import { compileCedar, makeCedarPolicy } from "../src/CedarPolicy.ts"
+import { parsePolicySet } from "../src/CedarPolicySet.ts"
+import { loadCedarWasm } from "../src/CedarWasm.ts"
 import { CedarPolicyInvalid } from "../src/CedarErrors.ts"
 import { call, compile, ctx, decideCall, decided, tool } from "./fixtures.ts"
+
+/** The WASM module and one parsed policy set, for tests that wrap the module's functions. */
+const loaded = (policies: string) =>
+  Effect.gen(function*() {
+    const wasm = yield* loadCedarWasm
+    return { wasm, set: yield* Effect.orDie(parsePolicySet(wasm, policies, undefined)) }
+  })
 
 const POLICIES = `// a file policy
 @id("read-only")
@@ -103,11 +112,7 @@ describe("Policy.cedar fails closed", () => {
 
   it.effect("a WASM function that throws denies every decision", () =>
     Effect.gen(function*() {
-      const { loadCedarWasm } = yield* Effect.promise(() => import("../src/CedarWasm.ts"))
-      const { parsePolicySet } = yield* Effect.promise(() => import("../src/CedarPolicySet.ts"))
-      const { makeCedarPolicy } = yield* Effect.promise(() => import("../src/CedarPolicy.ts"))
-      const wasm = yield* loadCedarWasm
-      const set = yield* Effect.orDie(parsePolicySet(wasm, `permit(principal, action, resource);`, undefined))
+      const { wasm, set } = yield* loaded(`permit(principal, action, resource);`)
       const trap = () => {
         throw new Error("RuntimeError: unreachable")
       }
@@ -180,11 +185,7 @@ permit(principal, action, resource == Interlock::Tool::"fs/secret");
 describe("Policy.cedar does not hold up other fibers", () => {
   it.effect("a listing evaluates one tool at a time and yields between tools", () =>
     Effect.gen(function*() {
-      const { loadCedarWasm } = yield* Effect.promise(() => import("../src/CedarWasm.ts"))
-      const { parsePolicySet } = yield* Effect.promise(() => import("../src/CedarPolicySet.ts"))
-      const { makeCedarPolicy } = yield* Effect.promise(() => import("../src/CedarPolicy.ts"))
-      const wasm = yield* loadCedarWasm
-      const set = yield* Effect.orDie(parsePolicySet(wasm, `permit(principal, action, resource) when { context.args has x };`, undefined))
+      const { wasm, set } = yield* loaded(`permit(principal, action, resource) when { context.args has x };`)
       const log: Array<string> = []
       const spied = { ...wasm, isAuthorizedPartial: (call: Parameters<typeof wasm.isAuthorizedPartial>[0]) => (log.push("eval"), wasm.isAuthorizedPartial(call)) }
       const policy = makeCedarPolicy(spied, set)
