@@ -87,5 +87,7 @@ export class AuditRecord extends Schema.Class<AuditRecord>("@interlock/core/Audi
   /** What the bridge answered (never in `outcome`, which is {@link ANSWERED} for its records). */
   claudeDecision: Schema.optionalKey(ClaudeDecision),
   /** True when hooks rewrote the call's input (the bridge's tool events). */
-  rewritten: Schema.optionalKey(Schema.Boolean)
+  rewritten: Schema.optionalKey(Schema.Boolean),
+  /** Hex SHA-256 of the config that decided (the gateway's config and its Cedar file); absent in rows older than this field. */
+  configHash: Schema.optionalKey(Schema.String)
 }) {}

@@ -64,3 +64,16 @@ export const assertBridgeMigrated = (store: AuditStoreShape) =>
     ])
     assert.deepInclude({ ...rows[0] }, { decision: "deny", rule: "no-rm", error: "rm is not allowed", toolUseId: "toolu_1", sessionId: "s-1", principal: "claude-code" })
   })
+
+/** The table as gateways wrote it before the config hash: the bridge era's plus event, claude_decision, rewritten. */
+export const HASHLESS_TABLE = (dialect: "sqlite" | "postgres", table: string): string =>
+  BRIDGE_ERA_TABLE(dialect, table).replace(/\)$/, ", event TEXT, claude_decision TEXT, rewritten INTEGER)")
+
+/** An old row gets no config hash; a row written after the migration keeps its own. */
+export const assertConfigHashMigrated = (store: AuditStoreShape) =>
+  Effect.gen(function*() {
+    const [old] = yield* store.query()
+    assert.notProperty(old, "configHash")
+    yield* store.record(new AuditRecord({ time: 2000, callId: "new-call", server: "files", tool: "read_file", outcome: "ok", durationMs: 1, configHash: "ab".repeat(32) }))
+    assert.deepStrictEqual((yield* store.query()).map((row) => row.configHash ?? null), ["ab".repeat(32), null])
+  })

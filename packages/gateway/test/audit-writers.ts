@@ -41,4 +41,6 @@ export const assertBothWritersRoundTrip = (store: AuditStoreShape) =>
     assert.deepInclude({ ...bridge }, { outcome: "answered", claudeDecision: "deny", event: "PreToolUse", decision: "deny", rule: "no-rm", principal: "claude-code", toolUseId: "toolu_9" })
     assert.deepInclude({ ...gateway }, { outcome: "ok", decision: "allow", sent: true })
     assert.notProperty(gateway, "claudeDecision")
+    // Both writers record the hash of the config that decided.
+    assert.deepStrictEqual([bridge.configHash, gateway.configHash], [plan.configHash, plan.configHash])
   })

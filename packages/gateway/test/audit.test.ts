@@ -15,9 +15,18 @@ import { Layer } from "effect"
 import { ToolTransport } from "@interlock/core"
 import { filesTools } from "./fixtures.ts"
 import { assertBridgeMigrated, assertMigrated, BRIDGE_ERA_ROWS, BRIDGE_ERA_TABLE, OLD_ROW, OLD_TABLE } from "./audit-migration.ts"
+import { assertConfigHashMigrated, HASHLESS_TABLE } from "./audit-migration.ts"
 import { assertBothWritersRoundTrip } from "./audit-writers.ts"
 
 const receipt = new Receipt({ callId: "c1", serverId: "files", name: "read_file", hooks: [], sent: true, outcome: "ok", policy: { decision: "allow" } })
+
+/** A SQLite file as an older gateway left it: the statements run on it, then closed. */
+const oldDatabase = (file: string, ...statements: ReadonlyArray<string>): string => {
+  const old = new DatabaseSync(file)
+  for (const statement of statements) old.exec(statement)
+  old.close()
+  return file
+}
 
 describe("SQLite audit store", () => {
   const dir = mkdtempSync(path.join(tmpdir(), "interlock-audit-"))
@@ -100,6 +109,12 @@ describe("SQLite audit store", () => {
       yield* assertBridgeMigrated(yield* SqliteAuditStore.scoped(file))
       // Opened again, the migration does not run twice: the rows stay as they are.
       yield* assertBridgeMigrated(yield* SqliteAuditStore.scoped(file))
+    }))
+
+  it.effect("a database written before the config hash gets config_hash at open: old rows have none, new rows keep theirs", () =>
+    Effect.gen(function*() {
+      const file = oldDatabase(path.join(dir, "hashless.db"), HASHLESS_TABLE("sqlite", "calls"), OLD_ROW("calls"))
+      yield* assertConfigHashMigrated(yield* SqliteAuditStore.scoped(file))
     }))
 
   it.effect("the bridge's and the gateway's records round-trip through a SQLite file", () =>

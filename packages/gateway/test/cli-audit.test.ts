@@ -5,6 +5,7 @@ import { Effect } from "effect"
 import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { HEADER } from "../src/cli/AuditCommand.ts"
+import { configHash } from "../src/config/ConfigHash.ts"
 import { BIN, cliIn, toolText } from "./cli-process.ts"
 import { echoServer, httpClient, NODE, startGateway } from "./e2e.ts"
 
@@ -80,6 +81,9 @@ describe("interlock audit and replay, on the store a config's gateway writes", (
         ["echo", null, "continue"],
         ["Bash", "allow", "none"]
       ])
+      // Each row names the config that decided it.
+      const hash = configHash({ servers: { echo: echoServer }, policy }, undefined)
+      assert.deepStrictEqual(rows.map((row) => row.configHash), events.map(() => hash))
 
       const table = (yield* cli(["audit", "--config", "project/interlock.config.json"])).stdout.trimEnd().split("\n")
       assert.strictEqual(table.length, 5)

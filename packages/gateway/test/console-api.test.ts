@@ -5,6 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
+import { versionOf } from "../src/config/ConfigHash.ts"
 import { ConsoleInputError, parseAnswer } from "../src/console/ConsoleInput.ts"
 import { startGateway } from "./e2e.ts"
 
@@ -30,6 +31,14 @@ const answer = (base: string, body: string, contentType?: string) =>
   api(base, `/api/approvals/${crypto.randomUUID()}`, { method: "POST", body, ...(contentType === undefined ? {} : { headers: { "content-type": contentType } }) })
 
 describe("the console's HttpApi", () => {
+  it.live("the state answers the config in force: its version and full hash, as its audit rows record it", () =>
+    Effect.gen(function*() {
+      const { gateway, http } = yield* startGateway(CONFIG, ENV)
+      const state = yield* api(http.consoleUrl, "/api/state")
+      assert.deepStrictEqual(state.body.config, versionOf(gateway.plan.configHash))
+      assert.match(String((state.body.config as { version: string }).version), /^[0-9a-f]{12}$/)
+    }))
+
   it.live("a bad, unknown or repeated query parameter is a 400 naming it; a good query is answered", () =>
     Effect.gen(function*() {
       const { http } = yield* startGateway(CONFIG, ENV)

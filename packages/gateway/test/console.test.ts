@@ -64,7 +64,7 @@ const text = (result: unknown): string =>
 describe("web console in headless Chromium", () => {
   it.live("shows calls with receipts, a chart by outcome, and approves a pending call", () =>
     Effect.gen(function*() {
-      const { http } = yield* startGateway({
+      const { gateway, http } = yield* startGateway({
         servers: { echo: echoServer },
         // The console's approver holds its own token: the caller's token cannot approve its own calls.
         listen: { token: "env:GW_TOKEN", consoleToken: "env:CONSOLE_TOKEN" },
@@ -104,6 +104,9 @@ describe("web console in headless Chromium", () => {
       yield* Effect.promise(() => page.waitForSelector("#calls tbody tr:first-child td:nth-child(6):has-text('allow:console:console-token')"))
       assert.strictEqual(yield* Effect.promise(() => page.textContent("#calls tbody tr:first-child td.approved-by")), "console-token")
       assert.include(yield* Effect.promise(() => page.textContent("#viewer")), "console-token (approver")
+      // The header shows the version of the config in force, its full hash on hover.
+      assert.strictEqual(yield* Effect.promise(() => page.textContent("#config-version")), `config ${gateway.plan.configHash.slice(0, 12)}`)
+      assert.strictEqual(yield* Effect.promise(() => page.getAttribute("#config-version", "title")), `config sha256 ${gateway.plan.configHash}`)
       yield* Effect.promise(() => page.waitForSelector("#approvals tbody td.empty"))
     }), 90_000)
 

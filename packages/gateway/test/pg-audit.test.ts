@@ -13,6 +13,7 @@ import type { AuditStoreShape } from "../src/audit/AuditStore.ts"
 import * as PgAuditStore from "../src/audit/PgAuditStore.ts"
 import * as SqliteAuditStore from "../src/audit/SqliteAuditStore.ts"
 import { assertBridgeMigrated, assertMigrated, BRIDGE_ERA_ROWS, BRIDGE_ERA_TABLE, OLD_ROW, OLD_TABLE } from "./audit-migration.ts"
+import { assertConfigHashMigrated, HASHLESS_TABLE } from "./audit-migration.ts"
 import { assertBothWritersRoundTrip } from "./audit-writers.ts"
 import { planOf } from "./fixtures.ts"
 import { assertHides, expectLoginRefused, usePostgres } from "./postgres.ts"
@@ -160,6 +161,13 @@ describe("Postgres audit store", () => {
       yield* server.admin(database, BRIDGE_ERA_TABLE("postgres", PgAuditStore.TABLE), ...BRIDGE_ERA_ROWS(PgAuditStore.TABLE))
       yield* assertBridgeMigrated(yield* pgStore(database))
       yield* assertBridgeMigrated(yield* pgStore(database))
+    }), 30_000)
+
+  it.live("a table written before the config hash gets config_hash at open: old rows have none, new rows keep theirs", () =>
+    Effect.gen(function*() {
+      const database = yield* server.freshDatabase()
+      yield* server.admin(database, HASHLESS_TABLE("postgres", PgAuditStore.TABLE), OLD_ROW(PgAuditStore.TABLE))
+      yield* assertConfigHashMigrated(yield* pgStore(database))
     }), 30_000)
 
   it.live("the bridge's and the gateway's records round-trip through Postgres", () =>

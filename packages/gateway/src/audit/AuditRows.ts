@@ -46,7 +46,9 @@ const COLUMNS: ReadonlyArray<readonly [string, keyof typeof TYPES]> = [
   // Added when the Claude Code bridge's records joined the gateway's (one AuditRecord): see claudeDecisions.
   ["event", "optional"],
   ["claude_decision", "optional"],
-  ["rewritten", "flag"]
+  ["rewritten", "flag"],
+  // Added for traceability: the hash of the config that decided (config/ConfigHash.ts).
+  ["config_hash", "optional"]
 ]
 
 // What completing a write-ahead row rewrites: every column but the first, `time`.
@@ -155,7 +157,8 @@ export const insertParams = (row: AuditRecord): Array<string | number | null> =>
   row.sessionId ?? null,
   row.event ?? null,
   row.claudeDecision ?? null,
-  flag(row.rewritten)
+  flag(row.rewritten),
+  row.configHash ?? null
 ]
 
 /** The parameters of `complete`: the row's values but its time, then the id of the row to complete. */
@@ -204,6 +207,7 @@ export const toRecord = (row: Row): AuditRecord => {
     sessionId: text("session_id"),
     event: text("event"),
     claudeDecision: text("claude_decision"),
+    configHash: text("config_hash"),
     receipt: typeof row.receipt === "string" ? decodeReceipt(parsed("receipt")) : undefined,
     args: parsed("args"),
     result: parsed("result")

@@ -136,7 +136,7 @@ const make = (plan: Plan) =>
     // Captured data is always scrubbed by the built-in detectors, on top of the configured redactions.
     const redactionsOf = (serverId: string, name: string) => [...redactionsFor(plan.redactions, serverId, name), ...detectAll()]
     const base = (serverId: string, name: string, callId: string, options: CallOptions | undefined, started: number): Record<string, unknown> => {
-      const fields: Record<string, unknown> = { time: started, callId, server: serverId, tool: name, instance: GATEWAY_INSTANCE }
+      const fields: Record<string, unknown> = { time: started, callId, server: serverId, tool: name, instance: GATEWAY_INSTANCE, configHash: plan.configHash }
       if (options?.principal !== undefined) fields.principal = options.principal.id
       const toolUseId = options?.assigns?.[HOST_TOOL_USE_KEY]
       if (typeof toolUseId === "string") fields.toolUseId = toolUseId

@@ -19,12 +19,15 @@ import { policyLayer } from "../governance/PolicyLayer.ts"
 /** The principal of the local bridge's audit rows, and of a forwarded event on a gateway without tokens. */
 export const CLAUDE_PRINCIPAL = "claude-code"
 
-/** The bridge's audit records (core's AuditRecord, as the gateway's own), written to the gateway's audit store under `principal`. */
-export const auditSinkFor = (principal: string): Layer.Layer<AuditSink, never, AuditStore> =>
+/**
+ * The bridge's audit records (core's AuditRecord, as the gateway's own), written to the gateway's
+ * audit store under `principal`, with the hash of the config that decided them when given.
+ */
+export const auditSinkFor = (principal: string, configHash?: string): Layer.Layer<AuditSink, never, AuditStore> =>
   Layer.effect(
     AuditSink,
     Effect.map(Effect.service(AuditStore), (store) => ({
-      record: (row) => store.record(new AuditRecord({ ...row, principal }))
+      record: (row) => store.record(new AuditRecord({ ...row, principal, ...(configHash === undefined ? {} : { configHash }) }))
     }))
   )
 
@@ -52,7 +55,7 @@ export const answerEvent = (stdin: string, plan: Plan, options: AnswerOptions = 
       Hooks.layer(mergeHooks(fileGuardHooks(plan.redactions), plan.hooks, claudeHooks)),
       // Path conditions place Claude's own paths against its working folder; a Cedar file is the config's.
       policyLayer(plan.loaded.config, plan.loaded.predicates, undefined, plan.loaded.baseDir),
-      auditSinkFor(options.principal ?? CLAUDE_PRINCIPAL)
+      auditSinkFor(options.principal ?? CLAUDE_PRINCIPAL, plan.configHash)
     )
     // Bash's output cannot be redacted afterwards: a redaction on claude/Bash pipes the command through `interlock redact`.
     const file = plan.loaded.file

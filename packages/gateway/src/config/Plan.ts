@@ -5,12 +5,14 @@
  */
 import { ConfigError, type HooksConfig } from "@interlock/core"
 import { Redacted } from "effect"
+import { readFileSync } from "node:fs"
 import * as path from "node:path"
 import type { ApprovalRoute } from "../calls/Approver.ts"
 import { CONSOLE_TOKEN_HOLDER } from "../console/ConsoleAccess.ts"
 import { builtinHooks, mergeHooks } from "../governance/BuiltinHooks.ts"
 import { cedarPolicyFile } from "../governance/PolicyLayer.ts"
 import type { ServerConfig } from "./Config.ts"
+import { configHash } from "./ConfigHash.ts"
 import type { LoadedConfig } from "./ConfigLoader.ts"
 import { parseOrigin } from "../front/http/HttpGuard.ts"
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from "../front/http/mcp/HttpSessions.ts"
@@ -71,6 +73,8 @@ export interface Plan {
   readonly telemetry: { readonly otlp: string | undefined; readonly serviceName: string; readonly exportIntervalMs: number }
   readonly hookTimeoutMs: number | undefined
   readonly callTimeoutMs: number | undefined
+  /** The hex SHA-256 of the config and its Cedar file (config/ConfigHash.ts), recorded on every audit row. */
+  readonly configHash: string
 }
 
 /** The default HTTP address. */
@@ -208,6 +212,15 @@ export const auditPlan = (loaded: LoadedConfig, env: Readonly<Record<string, str
   return postgres instanceof ConfigError ? postgres : { path: undefined, postgres, capture }
 }
 
+// The Cedar file's text for the config's hash; unreadable, the policy layer fails on its own when it loads.
+const cedarText = (file: string): string | undefined => {
+  try {
+    return readFileSync(file, "utf8")
+  } catch {
+    return undefined
+  }
+}
+
 /** Options of {@link makePlan}. */
 export interface PlanOptions {
   /** Overrides listen.http (the CLI's --http). */
@@ -257,6 +270,7 @@ export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan 
       exportIntervalMs: config.telemetry?.exportIntervalMs ?? 5_000
     },
     hookTimeoutMs: config.hookTimeoutMs,
-    callTimeoutMs: config.callTimeoutMs
+    callTimeoutMs: config.callTimeoutMs,
+    configHash: configHash(config, cedar === undefined ? undefined : cedarText(cedar))
   }
 }

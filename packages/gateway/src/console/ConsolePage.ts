@@ -29,7 +29,7 @@ export const CONSOLE_HTML = `<!doctype html>
 <style>${PAGE_STYLES}</style>
 </head>
 <body>
-<h1>Interlock console <span id="status">connecting…</span></h1>
+<h1>Interlock console <span id="status">connecting…</span> <span id="config-version"></span></h1>
 <p id="viewer"></p>
 <h2>Pending approvals</h2>
 <p id="notice" class="warning" hidden></p>

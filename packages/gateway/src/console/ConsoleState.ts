@@ -8,6 +8,7 @@ import { Effect } from "effect"
 import { type AuditRecord, shownOutcome } from "../audit/AuditRecord.ts"
 import { type ConsoleViewer, sees } from "./ConsoleAccess.ts"
 import type { GatewayShape } from "../Gateway.ts"
+import { versionOf } from "../config/ConfigHash.ts"
 import { passes, type StateQuery } from "./ConsoleInput.ts"
 import { seriesOf } from "./ConsoleSeries.ts"
 
@@ -57,6 +58,8 @@ export const consoleState = (gateway: GatewayShape, viewer: ConsoleViewer, query
     return {
       now,
       viewer,
+      /** The config in force: its short version and full hash, as its audit rows record it. */
+      config: versionOf(gateway.plan.configHash),
       minutes,
       /** True when older rows exist than the ones read: the charts and filters cover the newest only. */
       truncated,

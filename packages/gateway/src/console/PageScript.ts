@@ -131,6 +131,7 @@ async function refresh() {
     if (!res.ok) { $("#status").textContent = "error " + res.status + ": " + state.error; return }
     clock = { server: state.now, local: Date.now() }
     $("#viewer").textContent = "Signed in as " + state.viewer.id + (state.viewer.role === "approver" ? " (approver: sees every call)" : " (caller: sees only its own calls)")
+    $("#config-version").textContent = "config " + state.config.version; $("#config-version").title = "config sha256 " + state.config.hash
     renderFilters(state.options); renderApprovals(state.approvals, state.viewer); renderCalls(state.calls)
     drawCalls($("#chart-calls svg"), state.series); drawLatency($("#chart-latency svg"), state.series)
     $("#truncated").hidden = !state.truncated
