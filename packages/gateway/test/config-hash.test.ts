@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Canonical } from "@interlock/core"
+import { Canonical, HookContext, Policy, ToolCall } from "@interlock/core"
 import { Effect, Schema } from "effect"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -9,6 +9,7 @@ import { GatewayCalls, UNROUTED } from "../src/calls/GatewayCalls.ts"
 import { configHash, versionOf } from "../src/config/ConfigHash.ts"
 import { loadConfig } from "../src/config/ConfigLoader.ts"
 import { makePlan, type Plan } from "../src/config/Plan.ts"
+import { planPolicyLayer } from "../src/governance/PolicyLayer.ts"
 import { withGateway } from "./fixtures.ts"
 
 const dir = mkdtempSync(path.join(tmpdir(), "interlock-config-hash-"))
@@ -61,6 +62,16 @@ describe("the config hash", () => {
       const second = yield* planOfFile("cedar.json", cedarConfig)
       assert.notStrictEqual(second.configHash, first.configHash)
       assert.deepStrictEqual(versionOf(first.configHash), { version: first.configHash.slice(0, 12), hash: first.configHash })
+    }))
+
+  it.effect("the Cedar policy in force is the text its plan's hash covers, even if the file changes afterwards", () =>
+    Effect.gen(function*() {
+      writeFileSync(path.join(dir, "in-force.cedar"), "forbid(principal, action, resource);\n")
+      const plan = yield* planOfFile("in-force.json", JSON.stringify({ servers: {}, policy: { cedar: "in-force.cedar" } }))
+      writeFileSync(path.join(dir, "in-force.cedar"), "permit(principal, action, resource);\n")
+      const policy = yield* Effect.provide(Effect.service(Policy), planPolicyLayer(plan, dir))
+      const decision = yield* policy.decide(new ToolCall({ serverId: "files", name: "write_file", args: {}, callId: "c1" }), new HookContext({ client: "t", serverId: "files", assigns: {} }))
+      assert.strictEqual(decision._tag, "Deny")
     }))
 
   it.effect("a gateway call's row and a refused call's row carry the hash of the config that decided them", () =>

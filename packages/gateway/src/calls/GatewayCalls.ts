@@ -27,7 +27,7 @@ import { ApprovalQueue } from "./ApprovalQueue.ts"
 import { AuditRecord, GATEWAY_INSTANCE, PENDING } from "../audit/AuditRecord.ts"
 import { type AuditError, AuditStore } from "../audit/AuditStore.ts"
 import type { Plan } from "../config/Plan.ts"
-import { policyLayer } from "../governance/PolicyLayer.ts"
+import { planPolicyLayer } from "../governance/PolicyLayer.ts"
 import { redactResultParts } from "../governance/ContentRedaction.ts"
 import { redactingTransportLayer } from "../front/RedactingTransport.ts"
 import { detectAll, redactionsFor, redactJson, redactText } from "../governance/Redactor.ts"
@@ -71,7 +71,7 @@ export const governedLayer = (plan: Plan): Layer.Layer<ToolCalls, ConfigError, T
   Interlock.layer({
     client: "interlock-gateway",
     hooks: plan.hooks,
-    policy: policyLayer(plan.loaded.config, plan.loaded.predicates, plan.loaded.baseDir),
+    policy: planPolicyLayer(plan, plan.loaded.baseDir),
     approvals: Approvals.layer({ approver: makeApprover(plan.redactions, plan.approvals.route), timeout: plan.approvals.timeoutMs }),
     pinTools: plan.pinTools,
     // A Cedar policy also governs listings: a tool no call to which could be permitted is not listed.

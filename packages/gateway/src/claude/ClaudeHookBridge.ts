@@ -14,7 +14,7 @@ import { mergeHooks } from "../governance/BuiltinHooks.ts"
 import { bashRewrite, filterCommand } from "./ClaudeBashGuard.ts"
 import { fileGuardHooks } from "./ClaudeFileGuard.ts"
 import type { Plan } from "../config/Plan.ts"
-import { policyLayer } from "../governance/PolicyLayer.ts"
+import { planPolicyLayer } from "../governance/PolicyLayer.ts"
 
 /** The principal of the local bridge's audit rows, and of a forwarded event on a gateway without tokens. */
 export const CLAUDE_PRINCIPAL = "claude-code"
@@ -53,8 +53,8 @@ export const answerEvent = (stdin: string, plan: Plan, options: AnswerOptions = 
     const agentHooks = claude === undefined ? undefined : yield* compileSettings(claude)
     const services = Layer.mergeAll(
       Hooks.layer(mergeHooks(fileGuardHooks(plan.redactions), plan.hooks, claudeHooks)),
-      // Path conditions place Claude's own paths against its working folder; a Cedar file is the config's.
-      policyLayer(plan.loaded.config, plan.loaded.predicates, undefined, plan.loaded.baseDir),
+      // Path conditions place Claude's own paths against its working folder; the plan found any Cedar file beside the config.
+      planPolicyLayer(plan, process.cwd()),
       auditSinkFor(options.principal ?? CLAUDE_PRINCIPAL, plan.configHash)
     )
     // Bash's output cannot be redacted afterwards: a redaction on claude/Bash pipes the command through `interlock redact`.

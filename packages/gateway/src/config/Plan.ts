@@ -75,6 +75,11 @@ export interface Plan {
   readonly callTimeoutMs: number | undefined
   /** The hex SHA-256 of the config and its Cedar file (config/ConfigHash.ts), recorded on every audit row. */
   readonly configHash: string
+  /**
+   * The Cedar policy the config names, read once here so that the policy in force is the one its
+   * hash describes; `text` is undefined when the file could not be read (the policy Layer then fails).
+   */
+  readonly cedar: { readonly file: string; readonly text: string | undefined } | undefined
 }
 
 /** The default HTTP address. */
@@ -212,7 +217,7 @@ export const auditPlan = (loaded: LoadedConfig, env: Readonly<Record<string, str
   return postgres instanceof ConfigError ? postgres : { path: undefined, postgres, capture }
 }
 
-// The Cedar file's text for the config's hash; unreadable, the policy layer fails on its own when it loads.
+// The Cedar file's text; unreadable, the policy Layer reads it again and fails with the file's name.
 const cedarText = (file: string): string | undefined => {
   try {
     return readFileSync(file, "utf8")
@@ -248,6 +253,7 @@ export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan 
   if (builtins instanceof ConfigError) return builtins
   const cedar = cedarPolicyFile(config, loaded.baseDir)
   if (cedar instanceof ConfigError) return cedar
+  const cedarPolicy = cedar === undefined ? undefined : { file: cedar, text: cedarText(cedar) }
   const listen = resolveListen(loaded, options.http, env)
   if (listen instanceof ConfigError) return listen
   const audit = auditPlan(loaded, env)
@@ -271,6 +277,7 @@ export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan 
     },
     hookTimeoutMs: config.hookTimeoutMs,
     callTimeoutMs: config.callTimeoutMs,
-    configHash: configHash(config, cedar === undefined ? undefined : cedarText(cedar))
+    configHash: configHash(config, cedarPolicy?.text),
+    cedar: cedarPolicy
   }
 }

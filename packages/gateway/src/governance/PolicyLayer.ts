@@ -3,8 +3,8 @@
  * (RuleFields: id, match, decision, reason, principals) pass through; `when.args` becomes a
  * predicate (AND a code predicate from interlock.config.ts), whose path conditions place paths as
  * the call's server would (ServerPaths.ts). The default decision is "deny" when none is given.
- * Or `policy.cedar`: a Cedar policy file, read afresh each time the Layer is built (so a reload
- * re-reads it), through @interlock/cedar, which is loaded only then (its WASM module is 4 MB).
+ * Or `policy.cedar`: a Cedar policy file, read once per plan (so a reload, which makes a new plan,
+ * re-reads it) through @interlock/cedar, which is loaded only then (its WASM module is 4 MB).
  */
 import { ConfigError, Policy, type PolicyRule } from "@interlock/core"
 import { Effect, Layer } from "effect"
@@ -13,6 +13,7 @@ import * as path from "node:path"
 import { compileArgConditions } from "./ArgConditions.ts"
 import type { GatewayConfig } from "../config/Config.ts"
 import type { RulePredicate } from "../config/ConfigLoader.ts"
+import type { Plan } from "../config/Plan.ts"
 import { serverPaths } from "./ServerPaths.ts"
 
 // Core's contract for a rule's `when`: one that throws makes that rule deny ("the condition of rule
@@ -67,9 +68,9 @@ export const readCedarFile = (file: string): Effect.Effect<string, ConfigError> 
   Effect.tryPromise({ try: () => readFile(file, "utf8"), catch: () => new ConfigError({ path: "policy.cedar", detail: `${file} could not be read` }) })
 
 /** The Policy Layer of a Cedar policy file; a file that does not parse names its file:line:column. */
-export const cedarPolicyLayer = (file: string): Layer.Layer<Policy, ConfigError> =>
+export const cedarPolicyLayer = (file: string, text?: string): Layer.Layer<Policy, ConfigError> =>
   Layer.unwrap(Effect.gen(function*() {
-    const policies = yield* readCedarFile(file)
+    const policies = text ?? (yield* readCedarFile(file))
     const cedar = yield* Effect.tryPromise({
       try: () => import("@interlock/cedar"),
       catch: () => new ConfigError({ path: "policy.cedar", detail: "@interlock/cedar could not be loaded" })
@@ -78,19 +79,24 @@ export const cedarPolicyLayer = (file: string): Layer.Layer<Policy, ConfigError>
     return Layer.effect(Policy, Effect.mapError(built, (error) => new ConfigError({ path: "policy.cedar", detail: error.message })))
   }))
 
-/**
- * The Policy Layer for a config (`baseDir` as in {@link policyRules}). A Cedar file is found
- * against `configDir`, the config file's folder, which is `baseDir` unless given apart.
- */
+/** The Policy Layer for a config (`baseDir` as in {@link policyRules}; a Cedar file is found against it too). */
 export const policyLayer = (
   config: GatewayConfig,
   predicates?: ReadonlyMap<number, RulePredicate>,
-  baseDir?: string,
-  configDir: string | undefined = baseDir
+  baseDir?: string
 ): Layer.Layer<Policy, ConfigError> => {
-  const cedarFile = cedarPolicyFile(config, configDir)
+  const cedarFile = cedarPolicyFile(config, baseDir)
   if (cedarFile instanceof ConfigError) return Layer.effect(Policy, Effect.fail(cedarFile))
   if (cedarFile !== undefined) return cedarPolicyLayer(cedarFile)
   const compiled = policyRules(config, predicates, baseDir)
   return compiled instanceof ConfigError ? Layer.effect(Policy, Effect.fail(compiled)) : Policy.rules(compiled)
 }
+
+/**
+ * The Policy Layer of a plan: its Cedar policy as the plan read it (the text its hash covers), or
+ * its rules, whose path conditions place relative paths against `pathsDir`.
+ */
+export const planPolicyLayer = (plan: Plan, pathsDir: string): Layer.Layer<Policy, ConfigError> =>
+  plan.cedar !== undefined
+    ? cedarPolicyLayer(plan.cedar.file, plan.cedar.text)
+    : policyLayer(plan.loaded.config, plan.loaded.predicates, pathsDir)
