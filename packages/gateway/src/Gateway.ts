@@ -1,24 +1,25 @@
 /**
  * The Gateway service: everything one running gateway shares, assembled from a plan. The hub
- * (downstream servers), the audit store, the approval queue, the host sessions and the audited
- * calls; a runner whose fibers are drained on shutdown, so in-flight calls finish (up to a
- * deadline) before the downstream servers are closed.
+ * (downstream servers), the audit store, the approval queue and the host sessions live as long as
+ * the gateway; the audited calls and what else a config decides are a generation
+ * (config/ConfigGeneration.ts), which a reload replaces in one swap (`apply`). A runner's fibers are
+ * drained on shutdown, so in-flight calls finish (up to a deadline) before the servers are closed.
  */
 import { type ConfigError, Principal, type TransportFailure } from "@interlock/core"
 import { McpHub, type McpHubShape, type ServerConfig as HubServer } from "@interlock/mcp"
 import { Context, Effect, FiberSet, Layer } from "effect"
 import { ApprovalQueue, type ApprovalQueueShape } from "./calls/ApprovalQueue.ts"
+import { type ConfigInForce, type Generation, makeConfigInForce } from "./config/ConfigGeneration.ts"
 import { type AuditError, AuditStore, type AuditStoreShape } from "./audit/AuditStore.ts"
 import { makeFeatureForwarder } from "./calls/FeatureForwarder.ts"
 import { DEFAULT_MAX_ARG_BYTES } from "./front/http/DoorLimits.ts"
 import type { FrontDeps } from "./front/FrontServer.ts"
-import { GatewayCalls } from "./calls/GatewayCalls.ts"
 import { HostSessions, hostRequestsLayer } from "./front/HostSessions.ts"
 import { mergedListing } from "./calls/MergedListing.ts"
 import { makeNamespace } from "./governance/Namespace.ts"
 import type { Plan, ServerPlan } from "./config/Plan.ts"
 import { redactingHostRequestsLayer } from "./front/RedactingHostRequests.ts"
-import { detectAll, redactText } from "./governance/Redactor.ts"
+import { detectAll, type Redaction, redactText } from "./governance/Redactor.ts"
 import { auditLayer } from "./audit/AuditLayer.ts"
 import { VERSION } from "./Version.ts"
 
@@ -30,6 +31,7 @@ export const DRAIN_MS = 10_000
 
 /** What the serving layers need. */
 export interface GatewayShape {
+  /** The plan in force: a reload replaces it, so read it once per request. */
   readonly plan: Plan
   readonly deps: FrontDeps
   readonly hub: McpHubShape
@@ -39,19 +41,30 @@ export interface GatewayShape {
   readonly drain: Effect.Effect<void>
   /** Principal for a bearer token, or undefined when the token is unknown. */
   readonly principalFor: (token: string) => Principal | undefined
+  /** The generation in force (its number and plan). */
+  readonly generation: () => Generation
+  /**
+   * Builds a reloaded plan's generation (policy, hooks, approvals, ...) and, only when all of it
+   * built, puts it in force; calls already running finish under theirs. A ConfigError changes nothing.
+   */
+  readonly apply: (next: Plan) => Effect.Effect<Generation, ConfigError>
 }
 
 /** One running gateway. */
 export class Gateway extends Context.Service<Gateway, GatewayShape>()("@interlock/gateway/Gateway") {
   /** The whole gateway for a plan: hub, audit store, approvals, calls. Closing the scope drains calls, then stops servers. */
   static layer(plan: Plan): Layer.Layer<Gateway, ConfigError | TransportFailure | AuditError> {
-    const base = Layer.mergeAll(auditLayer(plan), ApprovalQueue.layer, HostSessions.layer)
-    const hub = Layer.unwrap(Effect.map(stderrLogger(plan), (onStderr) => McpHub.layer({ servers: hubServers(plan, onStderr) }))).pipe(
-      Layer.provide(redactingHostRequestsLayer(plan.redactions).pipe(Layer.provide(hostRequestsLayer)))
-    )
-    const calls = GatewayCalls.layer(plan)
-    const stack = calls.pipe(Layer.provideMerge(hub), Layer.provideMerge(base))
-    return Layer.effect(Gateway, make(plan)).pipe(Layer.provide(stack))
+    return Layer.unwrap(Effect.sync(() => {
+      // The hub outlives generations: what it redacts follows the generation in force, once there is one.
+      const held: { inForce?: ConfigInForce } = {}
+      const redactions = () => held.inForce?.current().plan.redactions ?? plan.redactions
+      const base = Layer.mergeAll(auditLayer(plan), ApprovalQueue.layer, HostSessions.layer)
+      const hub = Layer.unwrap(Effect.map(stderrLogger(redactions), (onStderr) => McpHub.layer({ servers: hubServers(plan, onStderr) }))).pipe(
+        Layer.provide(redactingHostRequestsLayer(redactions).pipe(Layer.provide(hostRequestsLayer)))
+      )
+      const stack = hub.pipe(Layer.provideMerge(base))
+      return Layer.effect(Gateway, make(plan, held)).pipe(Layer.provide(stack))
+    }))
   }
 }
 
@@ -72,15 +85,19 @@ export const hubServers = (plan: Plan, stderrTo?: (serverId: string) => (tail: s
  * A server's stderr never reaches a host: it goes to the gateway's log (the logger of the context
  * the gateway is built in), through every configured redaction and the built-in detectors.
  */
-const stderrLogger = (plan: Plan) =>
+const stderrLogger = (redactions: () => ReadonlyArray<Redaction>) =>
   Effect.map(Effect.context<never>(), (context) => (serverId: string) => (tail: string) => {
-    const text = redactText(tail, [...plan.redactions, ...detectAll()])
+    const text = redactText(tail, [...redactions(), ...detectAll()])
     Effect.runForkWith(context)(Effect.logWarning(`MCP server process ended; its stderr: ${text}`).pipe(Effect.annotateLogs({ "interlock.server": serverId })))
   })
 
-const make = (plan: Plan) =>
+const make = (plan: Plan, held: { inForce?: ConfigInForce }) =>
   Effect.gen(function*() {
-    const calls = yield* GatewayCalls
+    // Made before the FiberSet, so its generations are closed after the calls are drained.
+    const inForce = yield* makeConfigInForce(plan)
+    held.inForce = inForce
+    const calls = inForce.calls
+    const redactions = () => inForce.current().plan.redactions
     const hub = yield* McpHub
     const hosts = yield* HostSessions
     const store = yield* AuditStore
@@ -110,7 +127,9 @@ const make = (plan: Plan) =>
       calls,
       hosts,
       prompts: makeNamespace(hub.serverIds, plan.namespace),
-      redactions: plan.redactions,
+      get redactions() {
+        return redactions()
+      },
       fork: (effect) => void runFork(Effect.ignore(effect))
     })
     yield* Effect.addFinalizer(() => Effect.sync(stop))
@@ -121,16 +140,26 @@ const make = (plan: Plan) =>
       hosts,
       run: (effect, signal) => runPromise(effect, { signal }),
       version: VERSION,
-      limits: { maxArgBytes: plan.loaded.config.maxArgBytes ?? DEFAULT_MAX_ARG_BYTES },
-      redactions: plan.redactions
+      limits: {
+        get maxArgBytes() {
+          return inForce.current().plan.loaded.config.maxArgBytes ?? DEFAULT_MAX_ARG_BYTES
+        }
+      },
+      get redactions() {
+        return redactions()
+      }
     }
     return Gateway.of({
-      plan,
+      get plan() {
+        return inForce.current().plan
+      },
       deps,
       hub,
       store,
       approvals,
       drain,
-      principalFor: (token) => principals.get(token)
+      principalFor: (token) => principals.get(token),
+      generation: inForce.current,
+      apply: inForce.apply
     })
   })

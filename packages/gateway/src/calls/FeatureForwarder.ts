@@ -55,6 +55,7 @@ export interface ForwarderDeps {
   readonly calls: GatewayCallsShape
   readonly hosts: HostSessionsShape
   readonly prompts: Namespace
+  /** The redactions in force (read on each use: a reload may replace them). */
   readonly redactions: ReadonlyArray<Redaction>
   /** Runs a background Effect in the gateway's scope. */
   readonly fork: (effect: Effect.Effect<unknown, unknown>) => void
@@ -78,7 +79,7 @@ const ignored = (level: LoggingLevel, threshold: LoggingLevel | undefined) =>
 /** Builds the forwarder and starts following the servers' notifications; returns it and its stop. */
 export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder: FeatureForwarderShape; readonly stop: () => void } => {
   const { serverIds, hosts } = deps
-  const features = redactingFeatures(deps.features, deps.redactions)
+  const features = redactingFeatures(deps.features, () => deps.redactions)
   const routes = new ResourceRoutes(serverIds)
   const subscribers = new Map<string, { readonly serverId: string; readonly hosts: Set<HostSession> }>()
   const levels = new Map<HostSession, LoggingLevel>()

@@ -1,7 +1,12 @@
-/** `interlock serve [--config F] [--stdio] [--http HOST:PORT]`: run the gateway until interrupted. */
+/**
+ * `interlock serve [--config F] [--stdio] [--http HOST:PORT] [--watch]`: run the gateway until
+ * interrupted. SIGHUP reloads the config, and so does a change of its file with --watch
+ * (config/ReloadTriggers.ts).
+ */
 import { Console, Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { Gateway } from "../Gateway.ts"
+import { serveReloads } from "../config/ReloadTriggers.ts"
 import { HttpFront } from "../front/http/HttpFront.ts"
 import { serveStdio } from "../front/stdio/StdioFront.ts"
 import { claimStdout } from "../front/stdio/StdoutClaim.ts"
@@ -34,11 +39,16 @@ export const serveCommand = Command.make(
   {
     config: Flag.String("config").pipe(Flag.withAlias("c"), Flag.withDescription("The config file (default: interlock.config.* here)"), Flag.optional),
     stdio: Flag.Boolean("stdio").pipe(Flag.withDescription("Serve one host over stdin/stdout instead of HTTP"), Flag.withDefault(false)),
-    http: Flag.String("http").pipe(Flag.withDescription("Listen on HOST:PORT (overrides listen.http)"), Flag.optional)
+    http: Flag.String("http").pipe(Flag.withDescription("Listen on HOST:PORT (overrides listen.http)"), Flag.optional),
+    watch: Flag.Boolean("watch").pipe(Flag.withDescription("Reload the config when its file (or its Cedar file) changes; SIGHUP always reloads"), Flag.withDefault(false))
   },
-  ({ config, http, stdio }) =>
+  ({ config, http, stdio, watch }) =>
     userFacing(Effect.gen(function*() {
-      const plan = yield* planFrom(config, { http: Option.getOrUndefined(http) })
+      const options = { http: Option.getOrUndefined(http) }
+      const plan = yield* planFrom(config, options)
+      // The plan came from a file (planFrom found or was given one): reloads read it again, with the same options.
+      const reloads = (gateway: Gateway["Service"]) =>
+        plan.loaded.file === undefined ? Effect.void : serveReloads(gateway, { file: plan.loaded.file, options }, watch)
       yield* progress(`Starting ${plan.servers.size} server(s)...`)
       const gateway = Gateway.layer(plan).pipe(Layer.provide(telemetryLayer(plan)))
       if (stdio) {
@@ -47,15 +57,17 @@ export const serveCommand = Command.make(
           const output = yield* claimStdout(plan.redactions)
           return yield* Effect.gen(function*() {
             yield* connectAll(yield* Gateway)
+            yield* reloads(yield* Gateway)
             yield* serveStdio({ input: process.stdin, output })
           }).pipe(Effect.provide(gateway))
         }))
       }
-      return yield* Effect.gen(function*() {
+      return yield* Effect.scoped(Effect.gen(function*() {
         yield* connectAll(yield* Gateway)
+        yield* reloads(yield* Gateway)
         const address = yield* HttpFront
         for (const line of banner(address.mcpUrl, address.consoleUrl, plan.listen.principals.size > 0)) yield* Console.log(line)
         return yield* Effect.never
-      }).pipe(Effect.provide(HttpFront.layer.pipe(Layer.provideMerge(gateway))))
+      })).pipe(Effect.provide(HttpFront.layer.pipe(Layer.provideMerge(gateway))))
     }))
 ).pipe(Command.withDescription("Run the gateway (Streamable HTTP by default, or --stdio)"))

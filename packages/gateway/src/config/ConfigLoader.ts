@@ -92,9 +92,13 @@ const positionOf = (error: unknown): string => {
   return match[2] !== undefined ? ` (line ${match[2]}, column ${match[3]})` : ` (at character ${match[1]})`
 }
 
-const importModule = (file: string) =>
+// Node caches a module by its URL: a reload imports the file under a URL of its own (a module it
+// imports in turn stays cached, and each import stays in memory: ES modules are never unloaded).
+let imports = 0
+
+const importModule = (file: string, fresh: boolean) =>
   Effect.tryPromise({
-    try: () => import(pathToFileURL(file).href) as Promise<{ default?: unknown }>,
+    try: () => import(`${pathToFileURL(file).href}${fresh ? `?reload=${++imports}` : ""}`) as Promise<{ default?: unknown }>,
     catch: () => new ConfigError({ path: file, detail: "could not be loaded as a module" })
   }).pipe(
     Effect.flatMap((module) =>
@@ -104,11 +108,17 @@ const importModule = (file: string) =>
     )
   )
 
+/** Options of {@link loadConfig}. */
+export interface LoadOptions {
+  /** Import a code config anew rather than from Node's module cache (a reload). */
+  readonly fresh?: boolean
+}
+
 /** Loads a config file (.json or .jsonc, both with `//` and `/* *\/` comments allowed, or .ts/.mts/.js/.mjs with a default export). */
-export const loadConfig = (file: string): Effect.Effect<LoadedConfig, ConfigError> => {
+export const loadConfig = (file: string, options: LoadOptions = {}): Effect.Effect<LoadedConfig, ConfigError> => {
   const absolute = path.resolve(file)
   const baseDir = path.dirname(absolute)
-  const raw = absolute.endsWith(".json") || absolute.endsWith(".jsonc") ? readJson(absolute) : importModule(absolute)
+  const raw = absolute.endsWith(".json") || absolute.endsWith(".jsonc") ? readJson(absolute) : importModule(absolute, options.fresh === true)
   return raw.pipe(
     Effect.flatMap((value) => fromObject(value, baseDir, absolute)),
     Effect.mapError((error) =>

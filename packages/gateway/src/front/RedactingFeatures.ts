@@ -10,17 +10,16 @@ import { Effect } from "effect"
 import { redactFailure } from "./RedactingTransport.ts"
 import { type Redaction, redactJson } from "../governance/Redactor.ts"
 
-/** Wraps the hub's features so that their failures and completion results pass the redactions. */
-export const redactingFeatures = (inner: HubFeaturesShape, redactions: ReadonlyArray<Redaction>): HubFeaturesShape => {
-  if (redactions.length === 0) return inner
+/** Wraps the hub's features so that their failures and completion results pass the redactions (those in force then). */
+export const redactingFeatures = (inner: HubFeaturesShape, redactions: () => ReadonlyArray<Redaction>): HubFeaturesShape => {
   const clean = <A>(effect: Effect.Effect<A, TransportFailure>): Effect.Effect<A, TransportFailure> =>
-    Effect.mapError(effect, (error) => redactFailure(error, redactions))
+    Effect.mapError(effect, (error) => redactFailure(error, redactions()))
   return {
     capabilities: (serverId) => clean(inner.capabilities(serverId)),
     listResources: (serverId) => clean(inner.listResources(serverId)),
     listResourceTemplates: (serverId) => clean(inner.listResourceTemplates(serverId)),
     listPrompts: (serverId) => clean(inner.listPrompts(serverId)),
-    complete: (serverId, params) => Effect.map(clean(inner.complete(serverId, params)), (result) => redactJson(result, redactions)),
+    complete: (serverId, params) => Effect.map(clean(inner.complete(serverId, params)), (result) => redactJson(result, redactions())),
     subscribe: (serverId, uri) => clean(inner.subscribe(serverId, uri)),
     unsubscribe: (serverId, uri) => clean(inner.unsubscribe(serverId, uri)),
     setLoggingLevel: (serverId, level) => clean(inner.setLoggingLevel(serverId, level)),

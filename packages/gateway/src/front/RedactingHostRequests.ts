@@ -9,16 +9,16 @@ import { Effect, Layer } from "effect"
 import { redactPrompt } from "../governance/ContentRedaction.ts"
 import { type Redaction, redactJson } from "../governance/Redactor.ts"
 
-/** Replaces Sampling and Elicitation in context with wrappers that redact what the server asks. */
+/** Replaces Sampling and Elicitation in context with wrappers that redact what the server asks (with the redactions in force then). */
 export const redactingHostRequestsLayer = (
-  redactions: ReadonlyArray<Redaction>
+  redactions: () => ReadonlyArray<Redaction>
 ): Layer.Layer<Sampling | Elicitation, never, Sampling | Elicitation> =>
   Layer.unwrap(Effect.gen(function*() {
     const sampling = yield* Sampling
     const elicitation = yield* Elicitation
     return Layer.merge(
-      Sampling.layer((serverId, params) => sampling.createMessage(serverId, redactPrompt(params, redactions))),
-      Elicitation.layer((serverId, params) => elicitation.elicit(serverId, redactJson(params, redactions)), {
+      Sampling.layer((serverId, params) => sampling.createMessage(serverId, redactPrompt(params, redactions()))),
+      Elicitation.layer((serverId, params) => elicitation.elicit(serverId, redactJson(params, redactions())), {
         applyDefaults: elicitation.applyDefaults
       })
     )

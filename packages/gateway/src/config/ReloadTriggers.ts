@@ -1,0 +1,91 @@
+/**
+ * What starts a config reload while `interlock serve` runs: SIGHUP, and with `--watch` a change of
+ * the config file or of the Cedar file it names. Files are watched through their directories, so
+ * an editor that saves by writing a new file and renaming it over the old one is seen too; a burst
+ * of changes is one reload, {@link WATCH_DEBOUNCE_MS} after the last. Reloads run one at a time, and
+ * triggers that arrive during one coalesce into a single next reload, which reads the file as it
+ * is then. Each reload logs one line (ConfigReload.ts); a change seen by the watcher that fails
+ * the same way as the one before it is not logged again, and an unchanged file not at all.
+ */
+import { Effect, FiberHandle, Queue, type Scope, Stream } from "effect"
+import { watch } from "node:fs"
+import * as path from "node:path"
+import { outcomeLine, type Reloadable, reload, type ReloadOutcome, type ReloadSource } from "./ConfigReload.ts"
+
+/** How long the watcher waits after a file's last change before it reloads. */
+export const WATCH_DEBOUNCE_MS = 150
+
+type Trigger = "signal" | "watch"
+
+/** The files a reload reads: the config, and the Cedar policy file its plan names. */
+const watchedFiles = (gateway: Reloadable, source: ReloadSource): ReadonlyArray<string> =>
+  [path.resolve(source.file), ...(gateway.plan.cedar === undefined ? [] : [gateway.plan.cedar.file])]
+
+// One event each time a watched file's directory reports a change under that file's name.
+const fileChanges = (files: ReadonlyArray<string>): Stream.Stream<void> =>
+  Stream.callback<void>((queue) =>
+    Effect.acquireRelease(
+      Effect.sync(() => {
+        const byDir = new Map<string, Set<string>>()
+        for (const file of files) byDir.set(path.dirname(file), (byDir.get(path.dirname(file)) ?? new Set()).add(path.basename(file)))
+        return [...byDir].flatMap(([dir, names]) => {
+          try {
+            const watcher = watch(dir, { persistent: false }, (_event, name) => {
+              if (name === null || names.has(name.toString())) Queue.offerUnsafe(queue, undefined)
+            })
+            // A directory that goes away ends its watch; a later reload that names it watches it again.
+            watcher.on("error", () => watcher.close())
+            return [watcher]
+          } catch {
+            return []
+          }
+        })
+      }),
+      (watchers) => Effect.sync(() => watchers.forEach((watcher) => watcher.close()))
+    ), { bufferSize: 1, strategy: "sliding" })
+
+const logOutcome = (outcome: ReloadOutcome, file: string) => {
+  const line = outcomeLine(outcome, file)
+  return outcome._tag === "Applied" || outcome._tag === "Unchanged" ? Effect.logInfo(line) : Effect.logError(line)
+}
+
+/**
+ * Serves reloads of `source` into `gateway` for as long as the scope is open: on SIGHUP (which then
+ * no longer ends the process), and on file changes when `watchFiles` is set.
+ */
+export const serveReloads = (gateway: Reloadable, source: ReloadSource, watchFiles: boolean): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const triggers = yield* Queue.sliding<Trigger>(1)
+    yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const onSignal = () => void Queue.offerUnsafe(triggers, "signal")
+        process.on("SIGHUP", onSignal)
+        return onSignal
+      }),
+      (onSignal) => Effect.sync(() => void process.off("SIGHUP", onSignal))
+    )
+    const watcher = yield* FiberHandle.make<void, never>()
+    let watching = ""
+    const watchNow = Effect.suspend(() => {
+      const files = watchedFiles(gateway, source)
+      if (!watchFiles || files.join("\n") === watching) return Effect.void
+      watching = files.join("\n")
+      const changes = fileChanges(files).pipe(
+        Stream.debounce(WATCH_DEBOUNCE_MS),
+        Stream.runForEach(() => Queue.offer(triggers, "watch"))
+      )
+      return Effect.asVoid(FiberHandle.run(watcher, changes))
+    })
+    yield* watchNow
+    let lastFailure: string | undefined
+    const once = (trigger: Trigger) =>
+      Effect.gen(function*() {
+        const outcome = yield* reload(gateway, source)
+        const line = outcomeLine(outcome, source.file)
+        const repeated = trigger === "watch" && (outcome._tag === "Unchanged" || line === lastFailure)
+        lastFailure = outcome._tag === "Failed" || outcome._tag === "Refused" ? line : undefined
+        if (!repeated) yield* logOutcome(outcome, source.file)
+        if (outcome._tag === "Applied") yield* watchNow
+      })
+    yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(triggers), once)))
+  })
