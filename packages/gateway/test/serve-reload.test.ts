@@ -159,6 +159,42 @@ describe("interlock serve: config reload", () => {
       )
     }), 120_000)
 
+  it.live("attack: under reloads back and forth, a call both configs deny never gets through (no moment without a policy)", () =>
+    Effect.gen(function*() {
+      const file = path.join(dir, "window.json")
+      const a = configOf("window", { default: "allow", rules: [{ match: "hold/hold", decision: "deny", reason: "A says no" }] })
+      const b = configOf("window", { default: "deny", rules: [{ match: "hold/echo", decision: "allow" }] })
+      writeInPlace(file, a)
+      const hashA = yield* hashOf(file)
+      const serve = yield* serveProcess(dir, file)
+      const client = yield* httpClient(serve.mcpUrl)
+      let stop = false
+      const answers: Array<boolean | undefined> = []
+      const hammer = Effect.gen(function*() {
+        while (!stop) answers.push((yield* call(client, "hold", { name: "window" })).isError)
+      })
+      const flips = Effect.gen(function*() {
+        let hashB = ""
+        for (let i = 0; i < 10; i++) {
+          writeInPlace(file, i % 2 === 0 ? b : a)
+          const hash = yield* hashOf(file)
+          if (i === 0) hashB = hash
+          serve.signal("SIGHUP")
+          yield* waitForHash(serve, hash)
+        }
+        stop = true
+        return hashB
+      })
+      const [hashB] = yield* Effect.all([flips, hammer, hammer, hammer], { concurrency: "unbounded" })
+      assert.isAbove(answers.length, 10)
+      assert.isTrue(answers.every((isError) => isError === true), "every call was refused")
+      assert.isFalse(existsSync(path.join(dir, "window.held")), "no call reached the server")
+      const rows = (yield* rowsOf("window")).filter((row) => row.tool === "hold")
+      assert.strictEqual(rows.length, answers.length)
+      assert.isTrue(rows.every((row) => row.outcome === "denied" && row.sent === false && (row.configHash === hashA || row.configHash === hashB)))
+      assert.deepStrictEqual(new Set(rows.map((row) => row.configHash)), new Set([hashA, hashB]), "calls were decided by both configs")
+    }), 120_000)
+
   it.live("--watch: an edit by rename applies; 20 rapid edits end in the last; a half-written file never applies", () =>
     Effect.gen(function*() {
       const file = path.join(dir, "watch.json")

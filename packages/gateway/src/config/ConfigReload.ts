@@ -40,7 +40,7 @@ const differsAt = (a: unknown, b: unknown, at: string): string | undefined => {
 }
 
 /** The first restart-only key path (for example `listen.http`) whose value differs between two configs, or undefined. */
-export const restartOnlyChange = (running: GatewayConfig, next: GatewayConfig): string | undefined => {
+export const restartOnlyChange = (running: Readonly<Record<string, unknown>>, next: Readonly<Record<string, unknown>>): string | undefined => {
   for (const key of RESTART_ONLY) {
     const found = differsAt(running[key], next[key], key)
     if (found !== undefined) return found
