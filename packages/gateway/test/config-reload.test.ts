@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigError } from "@interlock/core"
 import { Effect, Schema } from "effect"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { versionOf } from "../src/config/ConfigHash.ts"
@@ -40,7 +40,11 @@ describe("config reload", () => {
 
   it.effect("the restart-only keys are the ones the README lists, and equal values in any key order are no change", () =>
     Effect.sync(() => {
-      assert.deepStrictEqual(RESTART_ONLY, ["servers", "listen", "audit", "telemetry", "namespace"])
+      const readme = readFileSync(path.join(import.meta.dirname, "..", "README.md"), "utf8")
+      const restart = /\*\*Needs a restart\*\*[^]*?(?=\n- )/.exec(readme)?.[0] ?? ""
+      const reloads = /\*\*Applies on reload:\*\*[^]*?(?=\n- )/.exec(readme)?.[0] ?? ""
+      for (const key of RESTART_ONLY) assert.include(restart, `\`${key}\``, key)
+      for (const key of RELOADABLE) assert.include(reloads, `\`${key}\``, key)
       assert.isUndefined(restartOnlyChange({ servers: { a: { url: "http://x", headers: { p: "1", q: "2" } } } }, { servers: { a: { headers: { q: "2", p: "1" }, url: "http://x" } } }))
       assert.strictEqual(restartOnlyChange({ servers: {}, listen: { principals: { alice: { token: "one" } } } }, { servers: {}, listen: { principals: { alice: { token: "two" } } } }), "listen.principals.alice.token")
     }))
@@ -54,6 +58,27 @@ describe("config reload", () => {
       assert.include(line, "servers")
       assert.match(line, /^config reload failed: .*; version abc stays in force$/)
     }))
+
+  it.live("a reload keeps the buckets of the rate limits it leaves as they were, so it hands no one a fresh burst", () =>
+    Effect.gen(function*() {
+      const file = path.join(dir, "limits.json")
+      const config = (rateLimits: unknown, rules: unknown = []) =>
+        ({ servers: { echo: echoServer }, listen: { http: "127.0.0.1:0" }, audit: { path: ":memory:" }, policy: { default: "allow", rules }, rateLimits })
+      const limited = [{ match: "echo/echo", perMinute: 1 }]
+      const { gateway, http } = yield* startGateway(config(limited))
+      const client = yield* httpClient(http.mcpUrl)
+      const echo = Effect.promise(() => client.callTool({ name: "echo", arguments: { text: "x" } }))
+      assert.strictEqual(toolText(yield* echo), "x")
+      assert.include(toolText(yield* echo), "rate limit exceeded")
+
+      writeFileSync(file, JSON.stringify(config(limited, [{ match: "echo/mutate", decision: "deny" }])))
+      assert.strictEqual((yield* reload(gateway, { file }))._tag, "Applied")
+      assert.include(toolText(yield* echo), "rate limit exceeded", "the policy edit kept the spent bucket")
+
+      writeFileSync(file, JSON.stringify(config([{ match: "echo/echo", perMinute: 2 }])))
+      assert.strictEqual((yield* reload(gateway, { file }))._tag, "Applied")
+      assert.strictEqual(toolText(yield* echo), "x", "a changed limit starts full")
+    }), 60_000)
 
   it.live("a running gateway: a build failure changes nothing; an applied reload decides the next call and shows in the console", () =>
     Effect.gen(function*() {

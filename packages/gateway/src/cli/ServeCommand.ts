@@ -6,7 +6,7 @@
 import { Console, Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { Gateway } from "../Gateway.ts"
-import { serveReloads } from "../config/ReloadTriggers.ts"
+import { reloadSignals, serveReloads } from "../config/ReloadTriggers.ts"
 import { HttpFront } from "../front/http/HttpFront.ts"
 import { serveStdio } from "../front/stdio/StdioFront.ts"
 import { claimStdout } from "../front/stdio/StdoutClaim.ts"
@@ -43,12 +43,13 @@ export const serveCommand = Command.make(
     watch: Flag.Boolean("watch").pipe(Flag.withDescription("Reload the config when its file (or its Cedar file) changes; SIGHUP always reloads"), Flag.withDefault(false))
   },
   ({ config, http, stdio, watch }) =>
-    userFacing(Effect.gen(function*() {
+    userFacing(Effect.scoped(Effect.gen(function*() {
+      const triggers = yield* reloadSignals
       const options = { http: Option.getOrUndefined(http) }
       const plan = yield* planFrom(config, options)
       // The plan came from a file (planFrom found or was given one): reloads read it again, with the same options.
       const reloads = (gateway: Gateway["Service"]) =>
-        plan.loaded.file === undefined ? Effect.void : serveReloads(gateway, { file: plan.loaded.file, options }, watch)
+        plan.loaded.file === undefined ? Effect.void : serveReloads(triggers, gateway, { file: plan.loaded.file, options }, watch)
       yield* progress(`Starting ${plan.servers.size} server(s)...`)
       const gateway = Gateway.layer(plan).pipe(Layer.provide(telemetryLayer(plan)))
       if (stdio) {
@@ -56,18 +57,18 @@ export const serveCommand = Command.make(
         return yield* Effect.scoped(Effect.gen(function*() {
           const output = yield* claimStdout(plan.redactions)
           return yield* Effect.gen(function*() {
-            yield* connectAll(yield* Gateway)
             yield* reloads(yield* Gateway)
+            yield* connectAll(yield* Gateway)
             yield* serveStdio({ input: process.stdin, output })
           }).pipe(Effect.provide(gateway))
         }))
       }
       return yield* Effect.scoped(Effect.gen(function*() {
-        yield* connectAll(yield* Gateway)
         yield* reloads(yield* Gateway)
+        yield* connectAll(yield* Gateway)
         const address = yield* HttpFront
         for (const line of banner(address.mcpUrl, address.consoleUrl, plan.listen.principals.size > 0)) yield* Console.log(line)
         return yield* Effect.never
       })).pipe(Effect.provide(HttpFront.layer.pipe(Layer.provideMerge(gateway))))
-    }))
+    })))
 ).pipe(Command.withDescription("Run the gateway (Streamable HTTP by default, or --stdio)"))

@@ -10,8 +10,9 @@
  * (the store and its capture), `telemetry` (the exporter) and `namespace` (the names hosts already
  * hold). A reload that changes one of them is refused whole, so that the config in force is always
  * exactly the one its hash names. Everything else applies: policy, hooks, redact, rateLimits,
- * maxResultBytes, maxArgBytes, pinTools, approvals, hookTimeoutMs, callTimeoutMs, claude. Rate
- * limits restart their buckets with the new generation.
+ * maxResultBytes, maxArgBytes, pinTools, approvals, hookTimeoutMs, callTimeoutMs, claude. A rate
+ * limit the reload leaves as it was (same place in `rateLimits`, same fields) keeps its buckets, so
+ * a reload never hands anyone a fresh burst; a changed one starts full.
  */
 import { Canonical, ConfigError } from "@interlock/core"
 import { Effect } from "effect"
@@ -67,6 +68,32 @@ export interface ReloadSource {
   readonly options?: PlanOptions
 }
 
+const builtinId = (entry: unknown): string | undefined =>
+  isRecord(entry) && typeof entry.id === "string" && /^rateLimits\[\d+\]$/.test(entry.id) ? entry.id : undefined
+
+/**
+ * `next` with the running plan's hook (and so its buckets) for each rate limit that is the same in
+ * both configs at the same index; the built-in hooks come first, so the first entry of an id is the built-in one.
+ */
+export const keepRateLimits = (running: Plan, next: Plan): Plan => {
+  const before = running.loaded.config.rateLimits ?? []
+  const after = next.loaded.config.rateLimits ?? []
+  const kept = new Map<string, NonNullable<Plan["hooks"]["preToolCall"]>[number]>()
+  for (const entry of running.hooks.preToolCall ?? []) {
+    const id = builtinId(entry)
+    if (id !== undefined && !kept.has(id)) kept.set(id, entry)
+  }
+  const preToolCall = (next.hooks.preToolCall ?? []).map((entry) => {
+    const id = builtinId(entry)
+    const index = id === undefined ? -1 : Number(id.slice("rateLimits[".length, -1))
+    const previous = id === undefined ? undefined : kept.get(id)
+    if (previous === undefined || index >= after.length || !same(before[index], after[index])) return entry
+    kept.delete(id as string)
+    return previous
+  })
+  return preToolCall.length === 0 ? next : { ...next, hooks: { ...next.hooks, preToolCall } }
+}
+
 // Code parts (hooks, `when` functions) have no canonical text: the hash cannot tell their edits apart.
 const hasCode = (plan: Plan): boolean =>
   plan.loaded.predicates.size > 0 || Object.values(plan.loaded.hooks).some((entries) => entries !== undefined)
@@ -82,7 +109,7 @@ export const reload = (gateway: Reloadable, source: ReloadSource): Effect.Effect
     const path = restartOnlyChange(running.loaded.config, next.loaded.config)
     if (path !== undefined) return { _tag: "Refused", version, path } as const
     if (next.configHash === running.configHash && !hasCode(next)) return { _tag: "Unchanged", version } as const
-    const generation = yield* gateway.apply(next)
+    const generation = yield* gateway.apply(keepRateLimits(running, next))
     return { _tag: "Applied", version: versionOf(next.configHash).version, previous: version, generation: generation.number } as const
   }).pipe(
     Effect.catch((error: ConfigError) => Effect.succeed({ _tag: "Failed", version: versionOf(gateway.plan.configHash).version, error } as const))

@@ -15,7 +15,28 @@ import { outcomeLine, type Reloadable, reload, type ReloadOutcome, type ReloadSo
 /** How long the watcher waits after a file's last change before it reloads. */
 export const WATCH_DEBOUNCE_MS = 150
 
-type Trigger = "signal" | "watch"
+/** What asked for a reload. */
+export type Trigger = "signal" | "watch"
+
+/** Where triggers wait for the reload loop; a burst of them is one reload. */
+export type Triggers = Queue.Queue<Trigger>
+
+/**
+ * Takes SIGHUP from now on, for as long as the scope is open (it then no longer ends the process):
+ * taken before the gateway is built, a SIGHUP during start-up waits and reloads once it is up.
+ */
+export const reloadSignals: Effect.Effect<Triggers, never, Scope.Scope> = Effect.gen(function*() {
+  const triggers = yield* Queue.sliding<Trigger>(1)
+  yield* Effect.acquireRelease(
+    Effect.sync(() => {
+      const onSignal = () => void Queue.offerUnsafe(triggers, "signal")
+      process.on("SIGHUP", onSignal)
+      return onSignal
+    }),
+    (onSignal) => Effect.sync(() => void process.off("SIGHUP", onSignal))
+  )
+  return triggers
+})
 
 /** The files a reload reads: the config, and the Cedar policy file its plan names. */
 const watchedFiles = (gateway: Reloadable, source: ReloadSource): ReadonlyArray<string> =>
@@ -50,20 +71,11 @@ const logOutcome = (outcome: ReloadOutcome, file: string) => {
 }
 
 /**
- * Serves reloads of `source` into `gateway` for as long as the scope is open: on SIGHUP (which then
- * no longer ends the process), and on file changes when `watchFiles` is set.
+ * Serves reloads of `source` into `gateway` for as long as the scope is open: each trigger of
+ * {@link reloadSignals}, and file changes when `watchFiles` is set.
  */
-export const serveReloads = (gateway: Reloadable, source: ReloadSource, watchFiles: boolean): Effect.Effect<void, never, Scope.Scope> =>
+export const serveReloads = (triggers: Triggers, gateway: Reloadable, source: ReloadSource, watchFiles: boolean): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const triggers = yield* Queue.sliding<Trigger>(1)
-    yield* Effect.acquireRelease(
-      Effect.sync(() => {
-        const onSignal = () => void Queue.offerUnsafe(triggers, "signal")
-        process.on("SIGHUP", onSignal)
-        return onSignal
-      }),
-      (onSignal) => Effect.sync(() => void process.off("SIGHUP", onSignal))
-    )
     const watcher = yield* FiberHandle.make<void, never>()
     let watching = ""
     const watchNow = Effect.suspend(() => {
