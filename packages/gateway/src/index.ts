@@ -8,7 +8,7 @@ export { ApprovalQueue, type ApprovalQueueShape, type PendingApproval } from "./
 export { AuditRecord, type AuditBucket, type AuditQuery } from "./audit/AuditRecord.ts"
 export { AuditError, AuditStore, type AuditStoreShape } from "./audit/AuditStore.ts"
 export { GatewayConfig, jsonSchema } from "./config/Config.ts"
-export { decodeConfig, fromObject, type LoadedConfig, loadConfig, type RulePredicate } from "./config/ConfigLoader.ts"
+export { decodeConfig, fromObject, type LoadedConfig, loadConfig, type LoadOptions, type RulePredicate } from "./config/ConfigLoader.ts"
 export { type ConfigInput, defineConfig, type RuleInput } from "./config/defineConfig.ts"
 export { DETECTORS } from "./governance/Detectors.ts"
 export { Gateway, type GatewayShape } from "./Gateway.ts"

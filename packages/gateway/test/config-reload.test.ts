@@ -80,6 +80,22 @@ describe("config reload", () => {
       assert.strictEqual(toolText(yield* echo), "x", "a changed limit starts full")
     }), 60_000)
 
+  it.live("a reload's redactions and argument cap apply to the next call, also where the long-lived parts read them", () =>
+    Effect.gen(function*() {
+      const file = path.join(dir, "settings.json")
+      const config = (extra: Record<string, unknown>) =>
+        ({ servers: { echo: echoServer }, listen: { http: "127.0.0.1:0" }, audit: { path: ":memory:" }, policy: { default: "allow" }, ...extra })
+      const { gateway, http } = yield* startGateway(config({}))
+      const client = yield* httpClient(http.mcpUrl)
+      const echo = (text: string) => Effect.promise(() => client.callTool({ name: "echo", arguments: { text } }).then(toolText, (error: Error) => error.message))
+      assert.strictEqual(yield* echo("token-abc123"), "token-abc123")
+      writeFileSync(file, JSON.stringify(config({ redact: [{ pattern: "token-\\w+" }], maxArgBytes: 64 })))
+      assert.strictEqual((yield* reload(gateway, { file }))._tag, "Applied")
+      assert.strictEqual(yield* echo("token-abc123"), "[REDACTED]")
+      assert.strictEqual(gateway.deps.limits.maxArgBytes, 64)
+      assert.include(yield* echo("x".repeat(100)), "64")
+    }), 60_000)
+
   it.live("a running gateway: a build failure changes nothing; an applied reload decides the next call and shows in the console", () =>
     Effect.gen(function*() {
       const file = path.join(dir, "interlock.config.json")
