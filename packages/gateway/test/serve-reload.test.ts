@@ -8,7 +8,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigError } from "@interlock/core"
 import { Effect } from "effect"
-import { existsSync, renameSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import * as SqliteAuditStore from "../src/audit/SqliteAuditStore.ts"
@@ -236,5 +236,27 @@ describe("interlock serve: config reload", () => {
       renameText(cedar, `permit(principal, action, resource);\n@reason("no echo today")\nforbid(principal, action == Interlock::Action::"callTool", resource == Interlock::Tool::"hold/echo");\n`)
       yield* waitForHash(serve, yield* hashOf(file))
       assert.include(toolText(yield* call(client, "echo", { text: "b" })), "no echo today")
+    }), 120_000)
+
+  it.live("--watch follows a Kubernetes ConfigMap update (the ..data symlink swapped to a new folder)", () =>
+    Effect.gen(function*() {
+      const mount = path.join(dir, "configmap")
+      const version = (name: string, config: unknown) => {
+        mkdirSync(path.join(mount, name), { recursive: true })
+        writeFileSync(path.join(mount, name, "interlock.config.json"), JSON.stringify(config))
+      }
+      version("..v1", configOf("configmap", allowAll))
+      symlinkSync("..v1", path.join(mount, "..data"))
+      symlinkSync(path.join("..data", "interlock.config.json"), path.join(mount, "interlock.config.json"))
+      const file = path.join(mount, "interlock.config.json")
+      const serve = yield* serveProcess(dir, file, ["--watch"])
+      const client = yield* httpClient(serve.mcpUrl)
+      assert.strictEqual(toolText(yield* call(client, "echo", { text: "a" })), "a")
+      // As the kubelet does: the new version beside the old, then a new link renamed over ..data.
+      version("..v2", configOf("configmap", denyEcho("from the new ConfigMap")))
+      symlinkSync("..v2", path.join(mount, "..data_tmp"))
+      renameSync(path.join(mount, "..data_tmp"), path.join(mount, "..data"))
+      yield* waitForHash(serve, yield* hashOf(file))
+      assert.include(toolText(yield* call(client, "echo", { text: "b" })), "from the new ConfigMap")
     }), 120_000)
 })

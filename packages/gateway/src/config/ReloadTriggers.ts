@@ -1,7 +1,8 @@
 /**
  * What starts a config reload while `interlock serve` runs: SIGHUP, and with `--watch` a change of
  * the config file or of the Cedar file it names. Files are watched through their directories, so
- * an editor that saves by writing a new file and renaming it over the old one is seen too; a burst
+ * an editor that saves by writing a new file and renaming it over the old one is seen too (and a
+ * Kubernetes ConfigMap's swap of its `..data` link); a burst
  * of changes is one reload, {@link WATCH_DEBOUNCE_MS} after the last. Reloads run one at a time, and
  * triggers that arrive during one coalesce into a single next reload, which reads the file as it
  * is then. Each reload logs one line (ConfigReload.ts); a change seen by the watcher that fails
@@ -42,7 +43,10 @@ export const reloadSignals: Effect.Effect<Triggers, never, Scope.Scope> = Effect
 const watchedFiles = (gateway: Reloadable, source: ReloadSource): ReadonlyArray<string> =>
   [path.resolve(source.file), ...(gateway.plan.cedar === undefined ? [] : [gateway.plan.cedar.file])]
 
-// One event each time a watched file's directory reports a change under that file's name.
+// A Kubernetes ConfigMap volume updates its files by swapping this symlink in their directory.
+const CONFIG_MAP_LINK = "..data"
+
+// One event each time a watched file's directory reports a change under that file's name (or its ConfigMap link).
 const fileChanges = (files: ReadonlyArray<string>): Stream.Stream<void> =>
   Stream.callback<void>((queue) =>
     Effect.acquireRelease(
@@ -52,7 +56,7 @@ const fileChanges = (files: ReadonlyArray<string>): Stream.Stream<void> =>
         return [...byDir].flatMap(([dir, names]) => {
           try {
             const watcher = watch(dir, { persistent: false }, (_event, name) => {
-              if (name === null || names.has(name.toString())) Queue.offerUnsafe(queue, undefined)
+              if (name === null || name === CONFIG_MAP_LINK || names.has(name.toString())) Queue.offerUnsafe(queue, undefined)
             })
             // A directory that goes away ends its watch; a later reload that names it watches it again.
             watcher.on("error", () => watcher.close())
