@@ -56,6 +56,7 @@ const providerFor = (issuer: string, keys: ReadonlyArray<JWK>, clients: Readonly
     })),
     jwks: { keys },
     scopes: SCOPES,
+    ttl: { ClientCredentials: 300 },
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
