@@ -66,13 +66,20 @@ const refusal = <A>(effect: Effect.Effect<A, unknown>) =>
     return error !== undefined && error.error instanceof TokenRefused ? error.error.reason : "other"
   })
 
+/** An issuer with one key, and a key set cache on it (found by discovery unless `direct`) that has fetched once. */
+const cachedIssuer = (direct = false) =>
+  Effect.gen(function*() {
+    const key = yield* signingKey()
+    const issuer = yield* issuerServer(() => [key.jwk])
+    const keySet = yield* makeKeySet({ issuer: issuer.issuer, jwksUri: direct ? `${issuer.issuer}/keys` : undefined })
+    const first = yield* keySet.current
+    return { issuer, keySet, first }
+  })
+
 describe("KeySet", () => {
   it.effect("an unknown kid refetches at most UNKNOWN_KEY_REFETCHES times in the window, then again after it", () =>
     Effect.gen(function*() {
-      const key = yield* signingKey()
-      const issuer = yield* issuerServer(() => [key.jwk])
-      const keySet = yield* makeKeySet({ issuer: issuer.issuer, jwksUri: undefined })
-      const first = yield* keySet.current
+      const { first, issuer, keySet } = yield* cachedIssuer()
       assert.strictEqual(issuer.requests(), 1)
       let seen = first
       for (let i = 0; i < 20; i++) seen = (yield* keySet.refreshFor(seen)) ?? seen
@@ -85,10 +92,7 @@ describe("KeySet", () => {
 
   it.effect("concurrent requests for the same unknown kid share one fetch", () =>
     Effect.gen(function*() {
-      const key = yield* signingKey()
-      const issuer = yield* issuerServer(() => [key.jwk])
-      const keySet = yield* makeKeySet({ issuer: issuer.issuer, jwksUri: `${issuer.issuer}/keys` })
-      const first = yield* keySet.current
+      const { first, issuer, keySet } = yield* cachedIssuer(true)
       const all = yield* Effect.forEach(Array.from({ length: 30 }), () => keySet.refreshFor(first), { concurrency: "unbounded" })
       assert.strictEqual(issuer.requests(), 2)
       assert.isTrue(all.every((keys) => keys?.generation === 2))
@@ -96,10 +100,7 @@ describe("KeySet", () => {
 
   it.effect("keys older than MAX_AGE_MS are fetched again; with the issuer down, the stale keys serve and the fetch waits RETRY_MS", () =>
     Effect.gen(function*() {
-      const key = yield* signingKey()
-      const issuer = yield* issuerServer(() => [key.jwk])
-      const keySet = yield* makeKeySet({ issuer: issuer.issuer, jwksUri: undefined })
-      const first = yield* keySet.current
+      const { first, issuer, keySet } = yield* cachedIssuer()
       yield* TestClock.adjust(MAX_AGE_MS - 1)
       assert.strictEqual((yield* keySet.current).generation, first.generation)
       yield* TestClock.adjust(1)

@@ -13,26 +13,18 @@ import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from
 import { Effect } from "effect"
 import { generateKeyPair, SignJWT } from "jose"
 import { createPublicKey } from "node:crypto"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import * as path from "node:path"
 import { UNKNOWN_KEY_REFETCHES } from "../../src/front/http/auth/KeySet.ts"
-import { NODE, startGateway } from "../e2e.ts"
+import { startGateway } from "../e2e.ts"
 import { type AuthClient, type AuthServer, startAuthServer } from "../oauth-server.ts"
+import { recorder } from "./call-recorder.ts"
 
 const ALICE: AuthClient = { id: "alice", secret: "alice-secret-0001", scopes: ["mcp:tools", "mcp:admin"] }
 const BOB: AuthClient = { id: "bob", secret: "bob-secret-0002", scopes: ["mcp:tools"] }
 /** A claim value no answer may repeat. */
 const MARKER = "mallory-MARKER-7731"
 
-const recorder = () => {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), "interlock-oauth-")), "calls.jsonl")
-  writeFileSync(file, "")
-  return {
-    server: { command: NODE, args: [path.join(import.meta.dirname, "recording-server.ts")], env: { RECORD_FILE: file } },
-    calls: () => readFileSync(file, "utf8").split("\n").filter((line) => line !== "").length
-  }
-}
+/** How many calls a recorder has received. */
+const callsOf = (bank: ReturnType<typeof recorder>) => bank.received().split("\n").filter((line) => line !== "").length
 
 /** A gateway over a recording server with OAuth on, and alice's live session (SDK client). */
 const setup = (requiredScopes: ReadonlyArray<string> = ["mcp:tools"]) =>
@@ -143,11 +135,11 @@ describe("OAuth attacks: bad tokens never reach a tool", () => {
       }
       const query = yield* send(`${url}?access_token=${valid}`, session, undefined)
       assert.strictEqual(query.status, 401)
-      assert.strictEqual(bank.calls(), 0, "no bad token reached the tool")
+      assert.strictEqual(callsOf(bank), 0, "no bad token reached the tool")
       // The same request with the valid token goes through: the attacks above were refused for their tokens alone.
       const control = yield* send(url, session, valid)
       assert.strictEqual(control.status, 200, control.body)
-      assert.strictEqual(bank.calls(), 1)
+      assert.strictEqual(callsOf(bank), 1)
     }))
 
   it.live("a flood of unknown kids makes at most a few key set requests, and the tool never runs", () =>
@@ -166,10 +158,10 @@ describe("OAuth attacks: bad tokens never reach a tool", () => {
       )
       for (const [answer, token] of flood) refusedAsInvalid(answer, token, "unknown kid")
       assert.isAtMost(auth.jwksRequests() - before, UNKNOWN_KEY_REFETCHES)
-      assert.strictEqual(bank.calls(), 0)
+      assert.strictEqual(callsOf(bank), 0)
       // The known keys still serve.
       assert.strictEqual((yield* send(http.mcpUrl, session, yield* auth.sign(claims(auth, http.mcpUrl)))).status, 200)
-      assert.strictEqual(bank.calls(), 1)
+      assert.strictEqual(callsOf(bank), 1)
     }))
 
   it.live("a token without the required scope is answered 403 insufficient_scope naming the scope, and the tool never runs", () =>
@@ -183,7 +175,7 @@ describe("OAuth attacks: bad tokens never reach a tool", () => {
       assert.notInclude(answer.body, bobs)
       const signed = yield* auth.sign(claims(auth, http.mcpUrl, { scope: "mcp:tools" }))
       assert.strictEqual((yield* send(http.mcpUrl, session, signed)).status, 403)
-      assert.strictEqual(bank.calls(), 0)
+      assert.strictEqual(callsOf(bank), 0)
     }))
 
   it.live("principal B's valid token on principal A's session is refused: no call, no GET stream, no DELETE", () =>
@@ -195,10 +187,10 @@ describe("OAuth attacks: bad tokens never reach a tool", () => {
         assert.strictEqual(answer.status, 403, method)
         assert.notInclude(answer.body, bobs)
       }
-      assert.strictEqual(bank.calls(), 0)
+      assert.strictEqual(callsOf(bank), 0)
       // A's session is untouched: her own call still goes through.
       const result = yield* Effect.promise(() => client.callTool({ name: "transfer_funds", arguments: { to: "ACCT-2", memo: "mine" } }))
       assert.notStrictEqual(result.isError, true)
-      assert.strictEqual(bank.calls(), 1)
+      assert.strictEqual(callsOf(bank), 1)
     }))
 })
