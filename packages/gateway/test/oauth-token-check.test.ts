@@ -5,6 +5,7 @@
  * `exp`/`nbf`, claims), and the pure rules (list claims, the refetch budget, challenges).
  */
 import { assert, describe, it } from "@effect/vitest"
+import { Principal } from "@interlock/core"
 import { Effect, Exit, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import { createLocalJWKSet, exportJWK, generateKeyPair, type JWK, SignJWT } from "jose"
@@ -15,6 +16,7 @@ import { challengeHeader } from "../src/front/http/auth/BearerChallenge.ts"
 import { type KeySetShape, makeKeySet, MAX_AGE_MS, metadataUrls, REFETCH_WINDOW_MS, refetchAllowed, RETRY_MS, UNKNOWN_KEY_REFETCHES } from "../src/front/http/auth/KeySet.ts"
 import { listClaim } from "../src/front/http/auth/TokenClaims.ts"
 import { TokenRefused } from "../src/front/http/auth/TokenRefused.ts"
+import { cachedVerify, VERIFIED_TTL_MS } from "../src/front/http/auth/VerifiedTokens.ts"
 
 const signingKey = () =>
   Effect.promise(async () => {
@@ -187,6 +189,29 @@ describe("verifyAccessToken", () => {
       assert.strictEqual(yield* refusal(verifyAccessToken(token, RULES, localKeys([old.jwk]))), "unknown-key")
       const refreshing: KeySetShape = { ...localKeys([old.jwk]), refreshFor: () => Effect.succeed({ generation: 2, resolve: createLocalJWKSet({ keys: [old.jwk, rotated.jwk] }) }) }
       assert.strictEqual(yield* refusal(verifyAccessToken(token, RULES, refreshing)), "accepted")
+    }))
+})
+
+describe("cachedVerify", () => {
+  it.effect("a verified token is checked again after VERIFIED_TTL_MS or once past its validity, whichever is first; a refusal is never kept", () =>
+    Effect.gen(function*() {
+      const checked: Array<string> = []
+      const verify = cachedVerify((token: string) =>
+        Effect.suspend(() => {
+          checked.push(token)
+          return token === "bad"
+            ? Effect.fail("refused")
+            : Effect.succeed({ principal: new Principal({ id: token }), validUntilMs: token === "short" ? 5_000 : 3_600_000 })
+        }))
+      for (const token of ["long", "long", "short", "short", "bad", "bad"]) yield* Effect.exit(verify(token))
+      assert.deepStrictEqual(checked, ["long", "short", "bad", "bad"])
+      yield* TestClock.adjust(5_000)
+      yield* verify("short")
+      yield* verify("long")
+      assert.deepStrictEqual(checked.slice(4), ["short"])
+      yield* TestClock.adjust(VERIFIED_TTL_MS)
+      yield* verify("long")
+      assert.deepStrictEqual(checked.slice(5), ["long"])
     }))
 })
 

@@ -19,6 +19,12 @@ export const ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512",
 /** The clock skew allowed on `exp` and `nbf`. */
 export const CLOCK_SKEW_SECONDS = 30
 
+/** A token that passed: its principal, and until when (epoch ms, the skew included) it stays valid. */
+export interface VerifiedToken {
+  readonly principal: Principal
+  readonly validUntilMs: number
+}
+
 /** What a token must satisfy. */
 export interface TokenRules {
   readonly issuer: string
@@ -71,7 +77,7 @@ export const principalFromClaims = (claims: Claims, rules: TokenRules): Principa
 }
 
 /** Checks `token` against `rules` with the keys of `keySet`. */
-export const verifyAccessToken = (token: string, rules: TokenRules, keySet: KeySetShape): Effect.Effect<Principal, TokenRefused | KeysUnavailable> =>
+export const verifyAccessToken = (token: string, rules: TokenRules, keySet: KeySetShape): Effect.Effect<VerifiedToken, TokenRefused | KeysUnavailable> =>
   Effect.gen(function*() {
     const alg = headerAlgorithm(token)
     if (alg === undefined) return yield* new TokenRefused({ reason: "malformed" })
@@ -97,6 +103,9 @@ export const verifyAccessToken = (token: string, rules: TokenRules, keySet: KeyS
       if (newer !== undefined) verified = yield* attempt(newer)
     }
     if (Result.isFailure(verified)) return yield* new TokenRefused({ reason: verified.failure })
-    const principal = principalFromClaims(verified.success.payload as JWTPayload & Claims, rules)
-    return principal instanceof TokenRefused ? yield* principal : principal
+    const payload = verified.success.payload as JWTPayload & Claims
+    const principal = principalFromClaims(payload, rules)
+    if (principal instanceof TokenRefused) return yield* principal
+    // jose required `exp` and checked it is a number.
+    return { principal, validUntilMs: (Number(payload.exp) + CLOCK_SKEW_SECONDS) * 1000 }
   })

@@ -11,6 +11,7 @@ import { verifyAccessToken } from "./AccessToken.ts"
 import type { ChallengeInfo } from "./BearerChallenge.ts"
 import { makeKeySet } from "./KeySet.ts"
 import type { KeysUnavailable, TokenRefused } from "./TokenRefused.ts"
+import { cachedVerify } from "./VerifiedTokens.ts"
 
 /** The resource server's interface. */
 export interface ResourceServerShape extends ChallengeInfo {
@@ -31,11 +32,12 @@ export const makeResourceServer = (plan: OAuthPlan, mcpUrl: string): Effect.Effe
       rolesClaim: plan.rolesClaim,
       requiredScopes: plan.requiredScopes
     }
+    const verify = cachedVerify((token: string) => verifyAccessToken(token, rules, keySet))
     return {
       resource: mcpUrl,
       issuer: plan.issuer,
       resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(new URL(mcpUrl)),
       requiredScopes: plan.requiredScopes,
-      verify: (token) => verifyAccessToken(token, rules, keySet)
+      verify: (token) => Effect.map(verify(token), (verified) => verified.principal)
     }
   })
