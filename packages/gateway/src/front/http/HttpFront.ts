@@ -19,7 +19,6 @@ import { consoleGuardOptions } from "../../console/ConsoleAccess.ts"
 import { consoleApi, consoleRoutes } from "../../console/ConsoleRoutes.ts"
 import { DRAIN_MS, Gateway } from "../../Gateway.ts"
 import { METADATA_PATHS, metadataRoute } from "./auth/ResourceMetadata.ts"
-import { makeResourceServer } from "./auth/ResourceServer.ts"
 import { answerUnrouted, guarded, notFound } from "./GuardMiddleware.ts"
 import { type GuardOptions, ownOrigins } from "./HttpGuard.ts"
 import { SessionTable, sweepIdle } from "./mcp/HttpSessions.ts"
@@ -141,7 +140,11 @@ const make = () =>
     )
     const host = address.family === "IPv6" ? `[${address.address}]` : address.address
     const base = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${address.port}`
-    const oauth = listen.oauth === undefined ? undefined : yield* makeResourceServer(listen.oauth, `${listen.publicUrl ?? base}/mcp`)
+    // Loaded only when configured: its JOSE code stays out of every other gateway's start-up.
+    const oauthPlan = listen.oauth
+    const oauth = oauthPlan === undefined
+      ? undefined
+      : yield* Effect.flatMap(Effect.promise(() => import("./auth/ResourceServer.ts")), (module) => module.makeResourceServer(oauthPlan, `${listen.publicUrl ?? base}/mcp`))
     // The console's routes also take the console-only token; `/mcp`, `/metrics` and `/claude/hook` never do.
     const mcp: GuardOptions = {
       allowedHosts: listen.allowedHosts,
