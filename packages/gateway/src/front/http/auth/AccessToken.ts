@@ -7,7 +7,7 @@
  */
 import { Principal } from "@interlock/core"
 import { Clock, Effect, Result } from "effect"
-import { decodeProtectedHeader, type JWTPayload, jwtVerify } from "jose"
+import { decodeProtectedHeader, jwtVerify } from "jose"
 import type { Keys, KeySetShape } from "./KeySet.ts"
 import { type Claims, missingScopes, principalOf, rolesOf, scopesOf } from "./TokenClaims.ts"
 import type { KeysUnavailable } from "./TokenRefused.ts"
@@ -103,7 +103,7 @@ export const verifyAccessToken = (token: string, rules: TokenRules, keySet: KeyS
       if (newer !== undefined) verified = yield* attempt(newer)
     }
     if (Result.isFailure(verified)) return yield* new TokenRefused({ reason: verified.failure })
-    const payload = verified.success.payload as JWTPayload & Claims
+    const payload: Claims = verified.success.payload
     const principal = principalFromClaims(payload, rules)
     if (principal instanceof TokenRefused) return yield* principal
     // jose required `exp` and checked it is a number.

@@ -9,7 +9,7 @@
  * Concurrent requests share one fetch. Times come from Effect's Clock.
  */
 import { Clock, Effect, Schema, Semaphore } from "effect"
-import { createLocalJWKSet, type JSONWebKeySet } from "jose"
+import { createLocalJWKSet, type JWK } from "jose"
 import { KeysUnavailable } from "./TokenRefused.ts"
 
 /** A key set older than this is fetched again on its next use (keys found stale are still used if the fetch fails). */
@@ -103,7 +103,8 @@ export const makeKeySet = (source: KeySource): Effect.Effect<KeySetShape> =>
       jwksUri = uri
       const document = yield* fetchJson(uri, "key set").pipe(Effect.flatMap(decode(KeySetDocument, "key set")))
       const resolve = yield* Effect.try({
-        try: () => createLocalJWKSet(document as unknown as JSONWebKeySet),
+        // Each key's fields are jose's to check: it refuses a malformed set here and a malformed key when it is used.
+        try: () => createLocalJWKSet({ keys: document.keys.map((key) => key as JWK) }),
         catch: () => new KeysUnavailable({ detail: "key set malformed" })
       })
       const keys: Keys = { generation: (held?.keys.generation ?? 0) + 1, resolve }
@@ -126,10 +127,12 @@ export const makeKeySet = (source: KeySource): Effect.Effect<KeySetShape> =>
       )
     })
 
+    const locked = lock.withPermits(1)(scheduled)
+    // The common case takes no lock: keys held and young.
     const current = Effect.suspend(() => {
       const fresh = held
-      // The common case takes no lock: keys held and young.
-      return fresh !== undefined ? Effect.flatMap(Clock.currentTimeMillis, (now) => now - fresh.fetchedAt < MAX_AGE_MS ? Effect.succeed(fresh.keys) : lock.withPermits(1)(scheduled)) : lock.withPermits(1)(scheduled)
+      if (fresh === undefined) return locked
+      return Effect.flatMap(Clock.currentTimeMillis, (now) => now - fresh.fetchedAt < MAX_AGE_MS ? Effect.succeed(fresh.keys) : locked)
     })
 
     const refreshFor = (seen: Keys) =>
