@@ -46,7 +46,7 @@ describe("GuardMiddleware", () => {
         resourceMetadataUrl: "http://127.0.0.1:8080/.well-known/oauth-protected-resource/mcp",
         requiredScopes: [],
         verify: (token) =>
-          Effect.suspend(() => {
+          Effect.suspend((): Effect.Effect<Principal, TokenRefused | KeysUnavailable> => {
             asked.push(token)
             if (token === "bob-jwt") return Effect.succeed(new Principal({ id: "bob", roles: ["ops"] }))
             if (token === "narrow-jwt") return Effect.fail(new TokenRefused({ reason: "scope" }))
