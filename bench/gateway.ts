@@ -16,7 +16,10 @@
  * - `gateway-stdio`: the full gateway behind `--stdio` (no HTTP hop on the host side);
  * - `gateway-no-audit`: the full policy, audit disabled;
  * - `gateway-allow-all`: default allow, no rules, no redaction, audit on;
- * - `gateway-bare`: default allow, no rules, no redaction, no audit.
+ * - `gateway-bare`: default allow, no rules, no redaction, no audit;
+ * - `gateway-oauth`: the headline case with `listen.oauth`: each request carries an RS256 access
+ *   token (JWT) that the gateway checks against a key set this process serves on loopback (the
+ *   difference to `interlock-gateway` is the OAuth check's cost per request).
  * Sequential latency (harness medians, plus per-call p50/p99, plus the CPU time the serving
  * processes spent per call, which other load on the machine disturbs less than latency), then
  * throughput with 32 concurrent clients (one session each). For investigation, `BENCH_CASES=a,b`
@@ -78,9 +81,9 @@ const stdioClient = async (command: string, args: ReadonlyArray<string>): Promis
   return client
 }
 
-const httpClient = async (url: string): Promise<Client> => {
+const httpClient = async (url: string, token?: string): Promise<Client> => {
   const client = new Client({ name: "bench-host", version: "1.0.0" })
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)))
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), token === undefined ? {} : { requestInit: { headers: { authorization: `Bearer ${token}` } } }))
   return client
 }
 
@@ -92,10 +95,10 @@ interface Setup {
   readonly pid?: (client: Client) => number | undefined
 }
 
-const httpSetup = async (port: number, child: ChildProcess): Promise<Setup> => {
+const httpSetup = async (port: number, child: ChildProcess, token?: () => Promise<string>): Promise<Setup> => {
   await waitForPort(port, child)
   const url = `http://127.0.0.1:${port}/mcp`
-  return { connect: () => httpClient(url), stop: () => child.kill("SIGTERM"), pid: () => child.pid }
+  return { connect: async () => httpClient(url, await token?.()), stop: () => child.kill("SIGTERM"), pid: () => child.pid }
 }
 
 const stdioPid = (client: Client): number | undefined => (client.transport as StdioClientTransport | undefined)?.pid ?? undefined
@@ -130,8 +133,15 @@ const FULL_POLICY = {
 /** The gateways' config and audit directories, removed when the run ends. */
 const tempDirs: Array<string> = []
 
-/** Writes a gateway config over the echo server; `policy` false means default allow, no rules, no redaction. */
-const gatewayConfig = (port: number, options: { readonly policy: boolean; readonly audit: boolean }): string => {
+/** Options of a gateway case: `policy` false means default allow, no rules, no redaction; `oauth` an issuer whose tokens it takes. */
+interface GatewayOptions {
+  readonly policy: boolean
+  readonly audit: boolean
+  readonly oauth?: string
+}
+
+/** Writes a gateway config over the echo server. */
+const gatewayConfig = (port: number, options: GatewayOptions): string => {
   const dir = mkdtempSync(join(tmpdir(), "interlock-bench-"))
   tempDirs.push(dir)
   const config = join(dir, "interlock.config.json")
@@ -139,7 +149,7 @@ const gatewayConfig = (port: number, options: { readonly policy: boolean; readon
     servers: { echo: { command: NODE, args: [ECHO] } },
     ...(options.policy ? FULL_POLICY : { policy: { default: "allow", rules: [] } }),
     audit: options.audit ? { path: join(dir, "audit.db"), capture: "metadata" } : { enabled: false },
-    listen: { http: `127.0.0.1:${port}` }
+    listen: { http: `127.0.0.1:${port}`, ...(options.oauth === undefined ? {} : { oauth: { issuer: options.oauth } }) }
   }))
   return config
 }
@@ -148,6 +158,38 @@ const gatewayHttp = (options: { readonly policy: boolean; readonly audit: boolea
   const port = await freePort()
   const child = spawn(NODE, [...GATEWAY_FLAGS, INTERLOCK, "serve", "--config", gatewayConfig(port, options)], { stdio: "ignore" })
   return httpSetup(port, child)
+}
+
+/** An issuer on loopback for `gateway-oauth`: OpenID metadata and an RS256 key set; it signs an hour-long token for an audience. */
+const benchIssuer = async () => {
+  const { exportJWK, generateKeyPair, SignJWT } = await import("jose")
+  const { createServer: createHttpServer } = await import("node:http")
+  const { privateKey, publicKey } = await generateKeyPair("RS256")
+  const jwk = { ...(await exportJWK(publicKey)), kid: "bench", alg: "RS256", use: "sig" }
+  const port = await freePort()
+  const issuer = `http://127.0.0.1:${port}`
+  const server = createHttpServer((req, res) => {
+    const body = req.url === "/.well-known/openid-configuration" ? { issuer, jwks_uri: `${issuer}/jwks` } : req.url === "/jwks" ? { keys: [jwk] } : undefined
+    res.writeHead(body === undefined ? 404 : 200, { "content-type": "application/json" }).end(JSON.stringify(body ?? {}))
+  }).listen(port, "127.0.0.1")
+  const token = (audience: string) =>
+    new SignJWT({ scope: "mcp:tools" }).setProtectedHeader({ alg: "RS256", kid: "bench" }).setIssuer(issuer).setAudience(audience).setSubject("bench-host")
+      .setIssuedAt().setExpirationTime("1h").sign(privateKey)
+  return { issuer, token, stop: () => server.close() }
+}
+
+const gatewayOAuth = async (): Promise<Setup> => {
+  const issuer = await benchIssuer()
+  const port = await freePort()
+  const child = spawn(NODE, [...GATEWAY_FLAGS, INTERLOCK, "serve", "--config", gatewayConfig(port, { policy: true, audit: true, oauth: issuer.issuer })], { stdio: "ignore" })
+  const setup = await httpSetup(port, child, () => issuer.token(`http://127.0.0.1:${port}/mcp`))
+  return {
+    ...setup,
+    stop: () => {
+      setup.stop()
+      issuer.stop()
+    }
+  }
 }
 
 /** The echo tool alone behind HTTP, on the SDK's transport or on the gateway's. */
@@ -173,7 +215,8 @@ const SETUPS: Record<string, () => Promise<Setup>> = {
   },
   "gateway-no-audit": gatewayHttp({ policy: true, audit: false }),
   "gateway-allow-all": gatewayHttp({ policy: false, audit: true }),
-  "gateway-bare": gatewayHttp({ policy: false, audit: false })
+  "gateway-bare": gatewayHttp({ policy: false, audit: false }),
+  "gateway-oauth": gatewayOAuth
 }
 
 /** The cases that also run with 32 concurrent clients (a stdio gateway is one process per client). */

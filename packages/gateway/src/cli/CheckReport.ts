@@ -42,7 +42,9 @@ export const describePlan = (plan: Plan): ReadonlyArray<string> => {
     })
     lines.push(...indent(formatTable([["RULE", "DECISION", "MATCH", "CONDITIONS / REASON"], ...rows])))
   }
-  lines.push(`Listen: http://${plan.listen.host}:${plan.listen.port}/mcp (${plan.listen.principals.size === 0 ? "no token" : `${plan.listen.principals.size} token(s)`})`)
+  const tokens = plan.listen.principals.size === 0 ? [] : [`${plan.listen.principals.size} token(s)`]
+  const auth = [...tokens, ...(plan.listen.oauth === undefined ? [] : [`OAuth from ${plan.listen.oauth.issuer}`])]
+  lines.push(`Listen: http://${plan.listen.host}:${plan.listen.port}/mcp (${auth.length === 0 ? "no token" : auth.join(", ")})`)
   lines.push(`Audit: ${describeAudit(plan.audit)} (capture ${plan.audit.capture})`)
   return lines
 }

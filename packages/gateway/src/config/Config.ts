@@ -131,6 +131,24 @@ export const PrincipalConfig = Schema.Struct({
   roles: Schema.optionalKey(Schema.Array(NonEmpty))
 })
 
+/** The gateway as an OAuth 2.1 resource server: access tokens (JWTs) of one authorization server, beside the static tokens. */
+export const OAuthConfig = Schema.Struct({
+  issuer: NonEmpty.annotate({ description: "The authorization server's issuer URL, exactly as its tokens' `iss` names it (https, or http on loopback)." }),
+  audience: Schema.optionalKey(NonEmpty.annotate({
+    description: "The `aud` every token must carry. Default: the gateway's public MCP URL (listen.publicUrl, or its own address, + /mcp)."
+  })),
+  jwksUri: Schema.optionalKey(NonEmpty.annotate({
+    description: "The authorization server's key set (JWKS) URL. Default: the jwks_uri of the issuer's metadata (RFC 8414, then OpenID Connect discovery)."
+  })),
+  principalClaim: Schema.optionalKey(NonEmpty.annotate({ description: "The claim whose value is the principal that policy `principals` match. Default \"sub\"." })),
+  rolesClaim: Schema.optionalKey(NonEmpty.annotate({
+    description: "The claim holding the principal's roles (an array of strings or a space-separated string; `a.b` reads a nested claim), for rules and `role:NAME` approvers."
+  })),
+  requiredScopes: Schema.optionalKey(Schema.Array(NonEmpty).annotate({
+    description: "Scopes every token must carry in its `scope` claim; a token without them is answered 403 insufficient_scope."
+  }))
+})
+
 /** How the gateway listens toward hosts. */
 export const ListenConfig = Schema.Struct({
   http: Schema.optionalKey(NonEmpty.annotate({ description: "HOST:PORT, default 127.0.0.1:7331." })),
@@ -154,7 +172,11 @@ export const ListenConfig = Schema.Struct({
   })),
   maxSessionsPerPrincipal: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0)).annotate({
     description: "The most HTTP sessions one principal (or the anonymous one) may have open; past it, initialize gets 429. Default 100."
-  }))
+  })),
+  publicUrl: Schema.optionalKey(NonEmpty.annotate({
+    description: "The gateway's origin as clients reach it (scheme://host[:port], for example https://mcp.example.com behind a proxy): the MCP URL is it + /mcp. Default: the address it listens on."
+  })),
+  oauth: Schema.optionalKey(OAuthConfig)
 })
 
 /** Telemetry export. */

@@ -41,6 +41,22 @@ export interface ListenPlan {
   readonly sessions: SessionLimits
   /** The console-only token (listen.consoleToken): its holder is an approver, and cannot call tools. */
   readonly consoleToken: Redacted.Redacted<string> | undefined
+  /** The gateway's origin as clients reach it (listen.publicUrl); undefined: the address it listens on. */
+  readonly publicUrl: string | undefined
+  /** OAuth access tokens accepted beside the static tokens (listen.oauth), if any. */
+  readonly oauth: OAuthPlan | undefined
+}
+
+/** The gateway as an OAuth resource server (listen.oauth), resolved. */
+export interface OAuthPlan {
+  readonly issuer: string
+  /** The `aud` tokens must carry; undefined: the gateway's public MCP URL, known once it listens. */
+  readonly audience: string | undefined
+  /** The key set's URL; undefined: found from the issuer's metadata. */
+  readonly jwksUri: string | undefined
+  readonly principalClaim: string
+  readonly rolesClaim: string | undefined
+  readonly requiredScopes: ReadonlyArray<string>
 }
 
 /** How `ask` decisions are answered. */
@@ -116,6 +132,35 @@ const resolveServer = (name: string, server: ServerConfig, baseDir: string, env:
   return { _tag: "http", url: server.url, headers: server.headers ?? {}, token }
 }
 
+/** An authorization server's URL: https, or http on a loopback host (for local use and tests). */
+const authorizationUrl = (text: string, where: string): string | ConfigError => {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    return new ConfigError({ path: where, detail: "must be a URL, for example https://auth.example.com" })
+  }
+  const secure = url.protocol === "https:" || (url.protocol === "http:" && isLoopback(url.hostname))
+  return secure && url.username === "" && url.password === "" ? text : new ConfigError({ path: where, detail: "must be an https URL (http only on a loopback host), without credentials" })
+}
+
+const resolveOAuth = (listen: NonNullable<LoadedConfig["config"]["listen"]>): OAuthPlan | ConfigError | undefined => {
+  const oauth = listen.oauth
+  if (oauth === undefined) return undefined
+  const issuer = authorizationUrl(oauth.issuer, "listen.oauth.issuer")
+  if (issuer instanceof ConfigError) return issuer
+  const jwksUri = oauth.jwksUri === undefined ? undefined : authorizationUrl(oauth.jwksUri, "listen.oauth.jwksUri")
+  if (jwksUri instanceof ConfigError) return jwksUri
+  return {
+    issuer,
+    audience: oauth.audience,
+    jwksUri,
+    principalClaim: oauth.principalClaim ?? "sub",
+    rolesClaim: oauth.rolesClaim,
+    requiredScopes: oauth.requiredScopes ?? []
+  }
+}
+
 const resolveListen = (loaded: LoadedConfig, override: string | undefined, env: Readonly<Record<string, string | undefined>>): ListenPlan | ConfigError => {
   const listen = loaded.config.listen ?? {}
   const address = parseHostPort(override ?? listen.http ?? DEFAULT_LISTEN, override === undefined ? "listen.http" : "--http")
@@ -131,10 +176,19 @@ const resolveListen = (loaded: LoadedConfig, override: string | undefined, env: 
     if (principals.has(value)) return new ConfigError({ path: `listen.principals.${id}.token`, detail: "is the same token as another principal's" })
     principals.set(value, { id, roles: principal.roles })
   }
-  if (!isLoopback(address.host) && principals.size === 0) {
+  const oauth = resolveOAuth(listen)
+  if (oauth instanceof ConfigError) return oauth
+  const publicUrl = listen.publicUrl === undefined ? undefined : parseOrigin(listen.publicUrl)
+  if (listen.publicUrl !== undefined && publicUrl === undefined) {
+    return new ConfigError({ path: "listen.publicUrl", detail: "must be an origin, scheme://host[:port], for example https://mcp.example.com" })
+  }
+  if (oauth !== undefined && publicUrl === undefined && !isLoopback(address.host)) {
+    return new ConfigError({ path: "listen.publicUrl", detail: "must be set with listen.oauth on an address that is not loopback: clients learn the gateway's URL from it" })
+  }
+  if (!isLoopback(address.host) && principals.size === 0 && oauth === undefined) {
     return new ConfigError({
       path: override === undefined ? "listen.http" : "--http",
-      detail: `binds ${address.host}, which is not loopback: set listen.token or listen.principals so that only holders of a token can call tools`
+      detail: `binds ${address.host}, which is not loopback: set listen.token, listen.principals or listen.oauth so that only holders of a token can call tools`
     })
   }
   const consoleToken = listen.consoleToken === undefined ? undefined : readSecret(listen.consoleToken, "listen.consoleToken", env)
@@ -145,7 +199,8 @@ const resolveListen = (loaded: LoadedConfig, override: string | undefined, env: 
   if (consoleToken !== undefined && [...principals.values()].some((principal) => principal.id === CONSOLE_TOKEN_HOLDER)) {
     return new ConfigError({ path: `listen.principals.${CONSOLE_TOKEN_HOLDER}`, detail: "is the name the audit gives the console token's holder: choose another" })
   }
-  const hosts = bindNames(address.host)
+  const publicHost = publicUrl === undefined ? [] : [new URL(publicUrl).hostname]
+  const hosts = [...new Set([...bindNames(address.host), ...publicHost])]
   const origins = listen.allowedOrigins?.map(parseOrigin)
   const badOrigin = origins?.findIndex((origin) => origin === undefined) ?? -1
   if (badOrigin >= 0) {
@@ -164,7 +219,9 @@ const resolveListen = (loaded: LoadedConfig, override: string | undefined, env: 
       maxSessions: listen.maxSessions ?? DEFAULT_SESSION_LIMITS.maxSessions,
       maxPerPrincipal: listen.maxSessionsPerPrincipal ?? DEFAULT_SESSION_LIMITS.maxPerPrincipal
     },
-    consoleToken
+    consoleToken,
+    publicUrl,
+    oauth
   }
 }
 
@@ -174,7 +231,8 @@ const resolveApprovals = (config: LoadedConfig["config"], listen: ListenPlan): A
   const known = new Set([...listen.principals.values()].map((principal) => principal.id))
   for (const [index, approver] of approvers.entries()) {
     const role = approver.startsWith("role:") ? approver.slice(5) : undefined
-    if (role === "" || (role === undefined && !known.has(approver))) {
+    // An OAuth gateway's principals are named by the authorization server, so any name may be one.
+    if (role === "" || (role === undefined && !known.has(approver) && listen.oauth === undefined)) {
       return new ConfigError({ path: `approvals.approvers[${index}]`, detail: "must name a principal of listen.principals (or listen.token's \"default\"), or be role:NAME" })
     }
   }

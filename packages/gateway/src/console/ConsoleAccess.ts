@@ -30,7 +30,7 @@ export const isApprover = (approvers: ReadonlyArray<string>, principal: Principa
   approvers.some((approver) => approver.startsWith("role:") ? (principal.roles ?? []).includes(approver.slice(5)) : approver === principal.id)
 
 /** Whether the gateway has no token at all (loopback only): then its one local user runs the console. */
-export const isSingleUser = (plan: Plan): boolean => plan.listen.principals.size === 0 && plan.listen.consoleToken === undefined
+export const isSingleUser = (plan: Plan): boolean => plan.listen.principals.size === 0 && plan.listen.consoleToken === undefined && plan.listen.oauth === undefined
 
 /** The viewer for a console request's principal; undefined when it may not see the console at all. */
 export const viewerFor = (plan: Plan, principal: Principal | undefined): ConsoleViewer | undefined => {

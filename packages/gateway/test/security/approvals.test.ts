@@ -6,29 +6,17 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { Client } from "@modelcontextprotocol/client"
 import { Effect, Schema } from "effect"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import * as path from "node:path"
 import { elicitationAnswer } from "../../src/calls/Approver.ts"
 import { answerRefusal, sees } from "../../src/console/ConsoleAccess.ts"
 import { fromObject } from "../../src/config/ConfigLoader.ts"
 import { makePlan } from "../../src/config/Plan.ts"
-import { httpClient, NODE, startGateway } from "../e2e.ts"
+import { httpClient, startGateway } from "../e2e.ts"
+import { recorder } from "./call-recorder.ts"
 
 const ENV = { BOB_TOKEN: "bob-token-0001", ALICE_TOKEN: "alice-token-0002", MALLORY_TOKEN: "mallory-token-0003", CONSOLE_TOKEN: "console-token-0004" }
 const TOOL = "transfer_funds"
 /** Redacted by the config: no viewer may ever see it. */
 const ACCOUNT = "ACCT-99887766"
-
-/** A stdio server that records the calls it receives in a fresh file. */
-const recorder = () => {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), "interlock-approvals-")), "calls.jsonl")
-  writeFileSync(file, "")
-  return {
-    server: { command: NODE, args: [path.join(import.meta.dirname, "recording-server.ts")], env: { RECORD_FILE: file } },
-    received: () => readFileSync(file, "utf8")
-  }
-}
 
 const principals = {
   bob: { token: "env:BOB_TOKEN" },

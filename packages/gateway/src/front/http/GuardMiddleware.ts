@@ -2,12 +2,15 @@
  * The guard (HttpGuard.ts) as effect/http middleware. Each route is wrapped in the guard of its
  * kind (`/mcp`, `/metrics` and `/claude/hook` take the bearer tokens; the console's routes also
  * the console token), so a request is checked before its route reads anything, its body included:
- * a refused one is answered 403 (Host, Origin) or 401 with `WWW-Authenticate: Bearer`. A path no
+ * a refused one is answered 403 (Host, Origin) or 401 with `WWW-Authenticate: Bearer`. With OAuth,
+ * a token that is no static token is checked by the resource server first, and a refusal carries
+ * its challenge (auth/BearerChallenge.ts): the route never runs for a bad token. A path no
  * route serves passes the console's guard, then is 404; a route that dies is a JSON-RPC 500.
  */
 import type { Principal } from "@interlock/core"
 import { Cause, Context, Effect } from "effect"
 import { HttpServerError, HttpServerRequest, type HttpServerResponse } from "effect/http"
+import { missingToken, refusal } from "./auth/BearerChallenge.ts"
 import { guard, type GuardOptions } from "./HttpGuard.ts"
 import { jsonResponse } from "./JsonResponse.ts"
 
@@ -26,6 +29,14 @@ export const requestUrl = (request: HttpServerRequest.HttpServerRequest): URL =>
 export const guarded = (options: GuardOptions) => <E, R>(route: Effect.Effect<Response, E, R>): Effect.Effect<Response, E, Exclude<R, Caller> | HttpServerRequest.HttpServerRequest> =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const verdict = guard(request.headers, requestUrl(request), options)
+    if (verdict._tag === "Verify") {
+      const { token, oauth } = verdict
+      if (token === undefined) return Effect.succeed(missingToken(oauth))
+      return Effect.matchEffect(oauth.verify(token), {
+        onFailure: (error) => Effect.succeed(refusal(oauth, error)),
+        onSuccess: (principal) => Effect.provideService(route, Caller, { principal, token })
+      })
+    }
     if (verdict._tag === "Reject") {
       return Effect.succeed(jsonResponse(verdict.status, { error: verdict.message }, verdict.status === 401 ? { "www-authenticate": "Bearer" } : {}))
     }

@@ -3,7 +3,8 @@
  * (Streamable HTTP, one session per host, mcp/McpRoute.ts), `/metrics` (Prometheus text),
  * `/claude/hook` (a forwarded Claude Code hook event, ClaudeHookRoute.ts), and the web console at
  * `/` with its JSON API (ConsoleRoutes.ts, an HttpApi). Every route is behind the guard (Host, Origin, bearer
- * token; GuardMiddleware.ts), and runs in this layer's context: the Gateway and the metrics come
+ * token or OAuth access token; GuardMiddleware.ts) but the OAuth protected-resource metadata
+ * (auth/ResourceMetadata.ts, public), and runs in this layer's context: the Gateway and the metrics come
  * from it. Paths match exactly (case, trailing and doubled slashes). A session is bound to the
  * principal that opened it, counts against the session caps, and is closed once idle for too long.
  */
@@ -17,6 +18,7 @@ import { CLAUDE_HOOK_PATH, claudeHookRoute } from "./ClaudeHookRoute.ts"
 import { consoleGuardOptions } from "../../console/ConsoleAccess.ts"
 import { consoleApi, consoleRoutes } from "../../console/ConsoleRoutes.ts"
 import { DRAIN_MS, Gateway } from "../../Gateway.ts"
+import { METADATA_PATHS, metadataRoute } from "./auth/ResourceMetadata.ts"
 import { answerUnrouted, guarded, notFound } from "./GuardMiddleware.ts"
 import { type GuardOptions, ownOrigins } from "./HttpGuard.ts"
 import { SessionTable, sweepIdle } from "./mcp/HttpSessions.ts"
@@ -66,9 +68,11 @@ const metrics = Effect.gen(function*() {
 })
 
 /** The routes of the face, each behind the guard of its kind; the console's API is an HttpApi (console/ConsoleApi.ts). */
-const routes = (guards: { readonly mcp: GuardOptions; readonly console: GuardOptions }, mcp: ReturnType<typeof mcpRoute>) =>
-  Layer.merge(
+const routes = (guards: { readonly mcp: GuardOptions; readonly console: GuardOptions }, mcp: ReturnType<typeof mcpRoute>) => {
+  const oauth = guards.mcp.oauth
+  return Layer.merge(
     HttpRouter.addAll([
+      ...(oauth === undefined ? [] : METADATA_PATHS.map((path) => HttpRouter.route("*", path, metadataRoute(oauth, guards.mcp.allowedHosts)))),
       HttpRouter.route("*", "/mcp", guarded(guards.mcp)(mcp)),
       HttpRouter.route("*", "/metrics", guarded(guards.mcp)(metrics)),
       HttpRouter.route("*", CLAUDE_HOOK_PATH, guarded(guards.mcp)(claudeHookRoute)),
@@ -76,6 +80,7 @@ const routes = (guards: { readonly mcp: GuardOptions; readonly console: GuardOpt
     ]),
     consoleApi(guards.console)
   )
+}
 
 const notListening = (res: ServerResponse) => {
   res.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ error: "Not listening yet" }))
@@ -133,20 +138,26 @@ const make = () =>
           }))
         )
     )
+    const host = address.family === "IPv6" ? `[${address.address}]` : address.address
+    const base = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${address.port}`
+    // Loaded only when configured: its JOSE code stays out of every other gateway's start-up.
+    const oauthPlan = listen.oauth
+    const oauth = oauthPlan === undefined
+      ? undefined
+      : yield* Effect.flatMap(Effect.promise(() => import("./auth/ResourceServer.ts")), (module) => module.makeResourceServer(oauthPlan, `${listen.publicUrl ?? base}/mcp`))
     // The console's routes also take the console-only token; `/mcp`, `/metrics` and `/claude/hook` never do.
     const mcp: GuardOptions = {
       allowedHosts: listen.allowedHosts,
-      allowedOrigins: listen.allowedOrigins ?? ownOrigins(bindNames(listen.host), address.port),
-      requireToken: listen.principals.size > 0,
-      principalFor: gateway.principalFor
+      allowedOrigins: listen.allowedOrigins ?? [...ownOrigins(bindNames(listen.host), address.port), ...(listen.publicUrl === undefined ? [] : [listen.publicUrl])],
+      requireToken: listen.principals.size > 0 || oauth !== undefined,
+      principalFor: gateway.principalFor,
+      oauth
     }
     const guards = { mcp, console: consoleGuardOptions(gateway.plan, mcp) }
     const app = yield* HttpRouter.toHttpEffect(routes(guards, mcpRoute({ gateway, sessions, track }))).pipe(
       Effect.provideService(HttpRouter.RouterConfig, EXACT_PATHS)
     )
     serve = yield* NodeHttpServer.makeHandler(answerUnrouted(guards.console)(app), { scope: requests })
-    const host = address.family === "IPv6" ? `[${address.address}]` : address.address
-    const base = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${address.port}`
     return {
       host: address.address,
       port: address.port,

@@ -1,11 +1,14 @@
 /**
  * The checks every HTTP request passes before it reaches anything: Host and Origin against DNS
  * rebinding, then the bearer token (header, console cookie, or `?token=` once for the console).
- * With no token configured (loopback only), every request is the anonymous principal. An Origin is
+ * With no token configured (loopback only), every request is the anonymous principal. With OAuth
+ * (listen.oauth), a bearer token in the Authorization header that is no static token is left to
+ * the resource server (auth/ResourceServer.ts), which the middleware asks. An Origin is
  * compared whole (scheme, host and port): `http://localhost:3000` does not admit
  * `http://localhost:4444`, so a page on another local port cannot drive the gateway.
  */
 import type { Principal } from "@interlock/core"
+import type { ResourceServerShape } from "./auth/ResourceServer.ts"
 
 /** A request's headers, names in lower case (Node's and effect/http's both are). */
 export type RequestHeaders = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
@@ -22,6 +25,8 @@ export const TOKEN_COOKIE = "interlock_token"
 export type GuardResult =
   | { readonly _tag: "Pass"; readonly principal: Principal | undefined; readonly token: string | undefined }
   | { readonly _tag: "Reject"; readonly status: number; readonly message: string }
+  /** Host and Origin pass, and no static token matches: the OAuth resource server decides (`token`: the header's, if any). */
+  | { readonly _tag: "Verify"; readonly token: string | undefined; readonly oauth: ResourceServerShape }
 
 /** The guard's settings. */
 export interface GuardOptions {
@@ -31,6 +36,8 @@ export interface GuardOptions {
   /** Whether any token is configured; when true, a request without a known token is rejected. */
   readonly requireToken: boolean
   readonly principalFor: (token: string) => Principal | undefined
+  /** The OAuth resource server, when listen.oauth is set. */
+  readonly oauth?: ResourceServerShape | undefined
 }
 
 /** An origin (`scheme://host[:port]`, http or https, nothing after it) in its canonical form (`URL.origin`); undefined when it is not one. */
@@ -88,10 +95,15 @@ export const tokenOf = (headers: RequestHeaders, url: URL): { readonly token: st
   return query === null ? undefined : { token: query, from: "query" }
 }
 
+/** Whether a request's Host header names one of `allowedHosts` (any port). */
+export const hostAllowed = (headers: RequestHeaders, allowedHosts: ReadonlyArray<string>): boolean => {
+  const host = header(headers, "host")
+  return host !== undefined && allowedHosts.includes(hostnameOf(host))
+}
+
 /** Checks one request. */
 export const guard = (headers: RequestHeaders, url: URL, options: GuardOptions): GuardResult => {
-  const host = header(headers, "host")
-  if (host === undefined || !options.allowedHosts.includes(hostnameOf(host))) {
+  if (!hostAllowed(headers, options.allowedHosts)) {
     return { _tag: "Reject", status: 403, message: "Forbidden: Host header not allowed" }
   }
   const origin = header(headers, "origin")
@@ -101,6 +113,8 @@ export const guard = (headers: RequestHeaders, url: URL, options: GuardOptions):
   if (!options.requireToken) return { _tag: "Pass", principal: undefined, token: undefined }
   const found = tokenOf(headers, url)
   const principal = found === undefined ? undefined : options.principalFor(found.token)
+  // An access token is taken from the Authorization header only (never a cookie or the URL).
+  if (principal === undefined && options.oauth !== undefined) return { _tag: "Verify", token: found?.from === "header" ? found.token : undefined, oauth: options.oauth }
   if (principal === undefined) return { _tag: "Reject", status: 401, message: "Unauthorized: a valid bearer token is required" }
   return { _tag: "Pass", principal, token: found?.token }
 }
