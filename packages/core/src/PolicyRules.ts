@@ -33,7 +33,7 @@ export interface PolicyRule {
   readonly reason?: string | undefined
   /** The rule applies only when this holds of the final arguments. A predicate that throws denies. */
   readonly when?: RulePredicate | undefined
-  /** The rule applies only to these principals (by id). */
+  /** The rule applies only to these principals: by id, or `role:NAME` for any principal with that role. */
   readonly principals?: ReadonlyArray<string> | undefined
   /**
    * The rule applies only to tools whose annotations (with MCP's defaults for missing ones) have
@@ -55,7 +55,7 @@ export const Decision = Schema.Literals(["allow", "deny", "ask"])
 /** A rule's id: a non-empty string, unique within the policy. */
 export const RuleId = Schema.NonEmptyString
 
-/** The principals (by id) a rule applies to. */
+/** The principals a rule applies to: ids, and `role:NAME` for a role. */
 export const RulePrincipals = Schema.Array(Schema.NonEmptyString)
 
 const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const
@@ -113,7 +113,7 @@ interface CompiledRule {
   readonly matcher: Matcher
   readonly decision: PolicyDecision
   readonly when: RulePredicate | undefined
-  readonly principals: ReadonlySet<string> | undefined
+  readonly principals: Audience | undefined
   readonly annotations: AnnotationCondition | undefined
 }
 
@@ -152,7 +152,7 @@ const compileRule = (rule: DecodedRule, index: number): CompiledRule => {
     matcher: rule.match,
     decision: makeDecision(rule.decision, rule.reason, id),
     when: rule.when,
-    principals: rule.principals === undefined ? undefined : new Set(rule.principals),
+    principals: rule.principals === undefined ? undefined : audience(rule.principals),
     annotations: rule.annotations
   }
 }
@@ -195,8 +195,24 @@ export interface CompiledRules {
   readonly visible: (tool: Tool, ctx: HookContext) => boolean
 }
 
+/** The ids and roles a rule's `principals` name; an entry `role:NAME` names a role, never an id. */
+interface Audience {
+  readonly ids: ReadonlySet<string>
+  readonly roles: ReadonlySet<string>
+}
+
+const ROLE_PREFIX = "role:"
+
+const audience = (entries: ReadonlyArray<string>): Audience => ({
+  ids: new Set(entries.filter((entry) => !entry.startsWith(ROLE_PREFIX))),
+  roles: new Set(entries.filter((entry) => entry.startsWith(ROLE_PREFIX)).map((entry) => entry.slice(ROLE_PREFIX.length)))
+})
+
+const includes = (audience: Audience, principal: HookContext["principal"]): boolean =>
+  principal !== undefined && (audience.ids.has(principal.id) || (principal.roles ?? []).some((role) => audience.roles.has(role)))
+
 const appliesTo = (rule: CompiledRule, ctx: HookContext, tool: Tool | undefined): boolean =>
-  (rule.principals === undefined || (ctx.principal !== undefined && rule.principals.has(ctx.principal.id))) &&
+  (rule.principals === undefined || includes(rule.principals, ctx.principal)) &&
   (rule.annotations === undefined || hintsMatch(rule.annotations, tool))
 
 /** Deny and ask rules also match confusable skeletons of names (see Confusables.ts); allow rules do not. */

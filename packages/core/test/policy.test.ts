@@ -45,6 +45,19 @@ describe("Policy.rules", () => {
     assert.deepStrictEqual(decide(rules, "allow", "web", "get"), { _tag: "Deny", reason: "the condition of rule weird failed", rule: "weird" })
   })
 
+  it("a role:NAME entry in principals names a role, never an id", () => {
+    const f = compileRules({ rules: [{ id: "admins", match: "fs/*", decision: "allow", principals: ["role:admin", "carol"] }], default: "deny" })
+    if (f instanceof ConfigError) throw new Error(f.message)
+    const as = (id: string, roles?: ReadonlyArray<string>) =>
+      f.decide(toolCall("fs", "write"), new HookContext({ client: "t", serverId: "fs", assigns: {}, principal: new Principal({ id, ...(roles === undefined ? {} : { roles: [...roles] }) }) }))._tag
+    assert.strictEqual(as("bob", ["admin"]), "Allow")
+    assert.strictEqual(as("carol"), "Allow")
+    assert.strictEqual(as("bob", ["viewer"]), "Deny")
+    assert.strictEqual(as("role:admin"), "Deny")
+    assert.strictEqual(as("admin"), "Deny")
+    assert.strictEqual(f.decide(toolCall("fs", "write"), ctx())._tag, "Deny")
+  })
+
   it("config errors name the rule at fault", () => {
     for (const [config, path] of [
       [{ rules: [{ match: "*", decision: "maybe" }] }, "policy.rules[0]"],
