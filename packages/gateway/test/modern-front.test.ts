@@ -147,6 +147,29 @@ describe("the 2026-07-28 front over stdio", () => {
         assert.strictEqual(toolText(yield* Effect.promise(() => client.callTool({ name: "echo", arguments: { text: `over stdio, ${era}` } }))), `over stdio, ${era}`)
       }
     }), 60_000)
+
+  it.live("subscriptions/listen over stdio: the listened resource is followed downstream while the subscription is open", () =>
+    Effect.gen(function*() {
+      const { dir, writeConfig } = cliIn("interlock-modern-stdio-listen-")
+      const file = writeConfig("interlock.config.json", { servers: { conformance: CONFORMANCE }, policy: { default: "allow" }, audit: { path: ":memory:" } })
+      const client = yield* stdioClient(NODE, ["--conditions=@interlock/source", BIN, "serve", "--stdio", "--config", file], "modern", dir)
+      const { seen, until } = notified(client, ["notifications/resources/updated", "notifications/tools/list_changed"])
+      yield* Effect.promise(() => client.listResources())
+      const update = () => client.callTool({ name: "test_update_watched_resource", arguments: {} }).then(toolText)
+      assert.include(yield* Effect.promise(update), "no subscriber")
+      const subscription = yield* Effect.promise(() => client.listen({ toolsListChanged: true, resourceSubscriptions: ["test://watched-resource"] }))
+      // The listen is acknowledged once the resource is followed downstream.
+      assert.include(yield* Effect.promise(update), "subscriber notified")
+      yield* Effect.promise(() => until("notifications/resources/updated"))
+      yield* Effect.promise(() => client.callTool({ name: "test_change_lists", arguments: {} }))
+      yield* Effect.promise(() => until("notifications/tools/list_changed"))
+      assert.strictEqual((seen.find((n) => n.method === "notifications/resources/updated")?.params as { uri: string }).uri, "test://watched-resource")
+      yield* Effect.promise(() => subscription.close())
+      yield* Effect.promise(async () => {
+        for (let i = 0; i < 200 && !(await update()).includes("no subscriber"); i++) await new Promise((resolve) => setTimeout(resolve, 10))
+      })
+      assert.include(yield* Effect.promise(update), "no subscriber", "the closed listen released the downstream subscription")
+    }), 60_000)
 })
 
 /** A gateway's front deps whose echo call asks the host first (InputRequired) unless the request carried its answers; records each call's assigns. */

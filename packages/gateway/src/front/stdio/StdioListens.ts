@@ -4,7 +4,8 @@
  * subscriptions; what it cannot know is that the gateway must follow a listened resource downstream.
  * This transport wrapper sees each listen request on its way in and subscribes its resources for
  * the connection's host (the forwarder shares the downstream subscription, as for a 2025
- * host's resources/subscribe); a cancelled listen or the end of the connection releases them.
+ * host's resources/subscribe) before serveStdio acknowledges it, holding the messages after it in
+ * order meanwhile; a cancelled listen or the end of the connection releases them.
  */
 import type { JSONRPCMessage, Server, Transport, TransportSendOptions } from "@modelcontextprotocol/server"
 import { Effect } from "effect"
@@ -39,12 +40,13 @@ export const followListens = (deps: FrontDeps, inner: Transport): StdioListens =
     if (host === undefined) return
     for (const uri of uris) void deps.run(Effect.ignore(deps.features.unsubscribe(host, uri)), never).catch(() => undefined)
   }
-  const inbound = (message: JSONRPCMessage) => {
+  // Resolves once the listen's resources are followed downstream (at once for any other message).
+  const inbound = (message: JSONRPCMessage): Promise<unknown> | undefined => {
     const uris = listenedUris(message)
     if (uris.length > 0 && host !== undefined && "id" in message && message.id !== undefined) {
       byListen.set(message.id, uris)
-      for (const uri of uris) void deps.run(Effect.ignore(deps.features.subscribe(host, uri)), never).catch(() => undefined)
-      return
+      const following = host
+      return Promise.all(uris.map((uri) => deps.run(Effect.ignore(deps.features.subscribe(following, uri)), never).catch(() => undefined)))
     }
     if ("method" in message && message.method === "notifications/cancelled" && isObject(message.params)) {
       const id = message.params.requestId
@@ -53,16 +55,28 @@ export const followListens = (deps: FrontDeps, inner: Transport): StdioListens =
       byListen.delete(id)
       if (uris !== undefined) release(uris)
     }
+    return undefined
+  }
+  // While a listen waits for its subscriptions, the messages after it wait behind it, in order.
+  let held: Promise<unknown> | undefined
+  const hold = (work: Promise<unknown>) => {
+    held = work
+    void work.finally(() => {
+      if (held === work) held = undefined
+    })
+  }
+  const deliver = (handler: NonNullable<Transport["onmessage"]>): NonNullable<Transport["onmessage"]> => (message, extra) => {
+    if (held !== undefined) return hold(held.then(() => inbound(message)).then(() => handler(message, extra)))
+    const waiting = inbound(message)
+    if (waiting === undefined) return handler(message, extra)
+    hold(waiting.then(() => handler(message, extra)))
   }
   const transport: Transport = {
     start: () => inner.start(),
     send: (message: JSONRPCMessage, options?: TransportSendOptions) => inner.send(message, options),
     close: () => inner.close(),
     set onmessage(handler: Transport["onmessage"]) {
-      inner.onmessage = handler === undefined ? undefined : (message, extra) => {
-        inbound(message)
-        handler(message, extra)
-      }
+      inner.onmessage = handler === undefined ? undefined : deliver(handler)
     },
     get onmessage() {
       return inner.onmessage
