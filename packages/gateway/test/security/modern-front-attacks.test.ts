@@ -8,12 +8,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { Client } from "@modelcontextprotocol/client"
 import { Effect } from "effect"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { MAX_LISTENS_PER_PRINCIPAL } from "../../src/front/http/mcp/ModernRoute.ts"
 import { cliIn, toolText } from "../cli-process.ts"
 import { httpClient, NODE, startGateway } from "../e2e.ts"
+import { recorder } from "./recorder.ts"
 import { recordingLogs, recordingModernHttpClient, secretServer } from "../leak-harness.ts"
 import { envelope, MODERN, modernHttpClient, modernPost } from "../modern-wire.ts"
 import { leaksIn, SECRET_PATTERN } from "../secrets.ts"
@@ -24,16 +23,6 @@ const principals = { alice: { token: "env:ALICE_TOKEN" }, bob: { token: "env:BOB
 const alice = { authorization: `Bearer ${ENV.ALICE_TOKEN}` }
 const bob = { authorization: `Bearer ${ENV.BOB_TOKEN}` }
 const CONFORMANCE = { command: NODE, args: [path.join(import.meta.dirname, "..", "fixtures", "conformance-server.ts")] }
-
-/** A stdio server that records every call it receives in a fresh file. */
-const recorder = () => {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), "interlock-modern-")), "calls.jsonl")
-  writeFileSync(file, "")
-  return {
-    server: { command: NODE, args: [path.join(import.meta.dirname, "recording-server.ts")], env: { RECORD_FILE: file } },
-    received: () => readFileSync(file, "utf8")
-  }
-}
 
 const transfer = (extra: Record<string, unknown> = {}) => ({
   id: 1,
