@@ -244,8 +244,12 @@ describe("InputRequired from the call path", () => {
       assert.strictEqual(toolText(result), NEEDS_MODERN)
       assert.notInclude(JSON.stringify(result), "never")
       assert.lengthOf(asked, 0, "the SDK's 2025 shim did not ask the host in the call's stead")
-      assert.lengthOf(assigns, 1)
-      assert.isUndefined(assigns[0][HOST_INPUT_KEY])
+      // A 2025 request that carries a retry's fields itself gets no host input: still refused.
+      const smuggled = { name: "echo", arguments: { text: "smuggled" }, inputResponses: { approve: { action: "accept", content: { ok: true } } }, requestState: "sealed-1" }
+      const again = yield* Effect.promise(() => host.callTool(smuggled as Parameters<Client["callTool"]>[0]))
+      assert.strictEqual(toolText(again), NEEDS_MODERN)
+      assert.lengthOf(assigns, 2)
+      for (const seen of assigns) assert.isUndefined(seen[HOST_INPUT_KEY])
       assert.deepStrictEqual(assigns[0][HOST_CLIENT_KEY], { name: "legacy-host", version: "1.0.0" })
     }), 60_000)
 })
