@@ -80,6 +80,8 @@ export interface ListenBridge {
   readonly opened: (uris: ReadonlyArray<string>, signal: AbortSignal) => Promise<ReadonlyArray<string>>
   /** A listen stream ended. */
   readonly closed: (uris: ReadonlyArray<string>) => void
+  /** Whether none of the principal's streams is open. */
+  readonly idle: () => boolean
 }
 
 /** A bridge for one principal's listen streams. */
@@ -129,6 +131,7 @@ export const makeListenBridge = (deps: FrontDeps): ListenBridge => {
         remove?.()
         remove = undefined
       }
-    }
+    },
+    idle: () => streams === 0
   }
 }

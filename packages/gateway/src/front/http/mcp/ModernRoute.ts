@@ -22,8 +22,11 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { makeFrontServer, type FrontDeps } from "../../FrontServer.ts"
 import { type ListenBridge, makeListenBridge } from "./ListenBridge.ts"
 
-/** The most `subscriptions/listen` streams one principal may have open at once. */
+/** The most `subscriptions/listen` streams one principal (the anonymous one counts as one) may have open at once. */
 export const MAX_LISTENS_PER_PRINCIPAL = 32
+
+/** How many principals' listen buses are kept; past it, those with no open stream are dropped (they hold nothing else). */
+export const MAX_PRINCIPAL_FRONTS = 1_000
 
 /** The modern front of one HTTP face. */
 export interface ModernFront {
@@ -100,6 +103,10 @@ export const makeModernFront = (deps: FrontDeps): ModernFront => {
   const frontOf = (principal: Principal | undefined): PrincipalFront => {
     const known = fronts.get(principal?.id)
     if (known !== undefined) return known
+    if (fronts.size >= MAX_PRINCIPAL_FRONTS) {
+      // Dropped, not closed: a request it is serving finishes on it.
+      for (const [id, front] of fronts) if (front.bridge.idle()) fronts.delete(id)
+    }
     const bridge = makeListenBridge(deps)
     const handler = createMcpHandler(factory, { legacy: "reject", bus: bridge.bus, maxSubscriptions: MAX_LISTENS_PER_PRINCIPAL })
     const front = { handler, bridge }
@@ -119,7 +126,7 @@ export const makeModernFront = (deps: FrontDeps): ModernFront => {
     // A stream follows only the resources a server of the gateway offers, for as long as it is open.
     const kept = await bridge.opened(listenUris(body), gone.signal)
     try {
-      const parsedBody = listenUris(body).length === 0 ? body : withUris(body, kept)
+      const parsedBody = kept.length === listenUris(body).length ? body : withUris(body, kept)
       await writeResponse(await handler.fetch(request, { parsedBody, authInfo }), res)
     } finally {
       bridge.closed(kept)
