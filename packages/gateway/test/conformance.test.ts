@@ -37,6 +37,16 @@ interface ScenarioResult {
   readonly output: string
 }
 
+/** The suite's own list of server scenarios for one spec version, or its refusal of the version. */
+const listScenarios = (specVersion: string) =>
+  Effect.promise(() =>
+    new Promise<{ readonly scenarios: ReadonlyArray<string>; readonly output: string }>((resolve) => {
+      execFile(NODE, [CONFORMANCE, "list", "--server", "--spec-version", specVersion], { timeout: 60_000 }, (_error, stdout, stderr) => {
+        const output = `${stdout}${stderr}`
+        resolve({ scenarios: [...output.matchAll(/^ {2}- (\S+)/gm)].map((match) => match[1]), output })
+      })
+    }))
+
 const runScenario = (url: string, scenario: string) =>
   Effect.promise(() =>
     new Promise<ScenarioResult>((resolve) => {
@@ -164,6 +174,21 @@ describe("conformance server suite", () => {
       const polling = results.find((result) => result.scenario === "server-sse-polling")?.output
       for (const check of ["server-sse-priming-event", "server-sse-retry-field"]) assert.match(polling ?? "", new RegExp(`${check}\\s*\\] \\S*SUCCESS`))
     }), 180_000)
+
+  it.live("every era's server scenarios are among those the gateway passes; the suite has none for 2026-07-28 yet", () =>
+    Effect.gen(function*() {
+      // Each era of the gateway's 2025 front: the suite's scenarios for it all run through the gateway above.
+      for (const [specVersion, count] of [["2025-06-18", 26], ["2025-11-25", 32]] as const) {
+        const { scenarios, output } = yield* listScenarios(specVersion)
+        assert.lengthOf(scenarios, count, output)
+        for (const scenario of scenarios) assert.include(GATEWAY_SCENARIOS, scenario, `${specVersion}: ${scenario}`)
+      }
+      // conformance 0.1.16 knows no 2026-07-28 scenario: test/modern-front.test.ts covers that era with SDK 2.4's client.
+      // When the suite learns the revision this fails, and its scenarios join the runs above.
+      const modern = yield* listScenarios("2026-07-28")
+      assert.include(modern.output, "Unknown spec version: 2026-07-28")
+      assert.lengthOf(modern.scenarios, 0)
+    }), 60_000)
 
   it.live("a Streamable HTTP downstream with a bearer token from env: is reached through the gateway", () =>
     Effect.gen(function*() {

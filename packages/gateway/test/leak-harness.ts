@@ -104,10 +104,10 @@ class StreamTransport implements Transport {
   }
 }
 
-const connected = (transport: Transport) =>
+const connected = (transport: Transport, options: ConstructorParameters<typeof Client>[1] = {}) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
-      const client = new Client({ name: "leak-host", version: "1.0.0" }, { capabilities: { sampling: {}, elicitation: { form: {} } } })
+      const client = new Client({ name: "leak-host", version: "1.0.0" }, { capabilities: { sampling: {}, elicitation: { form: {} } }, ...options })
       // The host answers a server's own requests (what it was asked is recorded with every other message).
       client.setRequestHandler("sampling/createMessage", () => ({ role: "assistant", content: { type: "text", text: "summary" }, model: "test" }))
       client.setRequestHandler("elicitation/create", () => ({ action: "decline" }))
@@ -135,6 +135,15 @@ export const recordingHttpClient = (url: string) =>
     const received: Received = { raw: [], messages: [] }
     const transport = new StreamableHTTPClientTransport(new URL(url), { fetch: recordingFetch(received.raw) })
     const client = yield* connected(new Recording(transport, received))
+    return { client, received }
+  })
+
+/** A recording host client over Streamable HTTP that speaks 2026-07-28 (pinned: no fallback to 2025). */
+export const recordingModernHttpClient = (url: string) =>
+  Effect.gen(function*() {
+    const received: Received = { raw: [], messages: [] }
+    const transport = new StreamableHTTPClientTransport(new URL(url), { fetch: recordingFetch(received.raw) })
+    const client = yield* connected(new Recording(transport, received), { versionNegotiation: { mode: { pin: "2026-07-28" } } })
     return { client, received }
   })
 

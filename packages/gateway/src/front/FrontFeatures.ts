@@ -19,6 +19,7 @@ import { type DoorLimits, overLimit } from "./http/DoorLimits.ts"
 import type { FeatureForwarderShape, GateFailure } from "../calls/FeatureForwarder.ts"
 import type { Runner } from "./FrontServer.ts"
 import type { HostSession } from "./HostSessions.ts"
+import { type Era, inputRequiredRead, isInputRequired } from "./RequestEra.ts"
 
 /** The capabilities a front server declares: everything, since servers may connect later. */
 export const FRONT_CAPABILITIES = {
@@ -83,18 +84,21 @@ const noCursor = (params: { readonly cursor?: unknown } | undefined) => {
 const withMeta = <A extends Record<string, unknown>>(body: A, meta: unknown): A =>
   meta === undefined ? body : { ...body, _meta: meta }
 
-/** Registers the handlers on one host's server. */
+/** Registers the handlers on one host's server; `options` are a request's (its principal and assigns). */
 export const registerFeatures = (
   handle: Handle,
   host: HostSession,
   forwarder: FeatureForwarderShape,
   run: Runner,
-  options: OperationOptions
+  options: (ctx: ServerContext) => OperationOptions,
+  era: Era = "legacy"
 ): void => {
   const answer = <A>(effect: Effect.Effect<A, GateFailure>, ctx: ServerContext, uri?: string): Promise<A> =>
     run(Effect.result(effect), ctx.mcpReq.signal).then(
       (result) => {
         if (Result.isSuccess(result)) return result.success
+        // A read or get that needs the host's input (the multi-round-trip request of the 2026-07-28 revision).
+        if (isInputRequired(result.failure)) return inputRequiredRead(result.failure, era) as A
         throw gateFailureToWire(result.failure, uri)
       },
       () => {
@@ -113,7 +117,7 @@ export const registerFeatures = (
   })
   handle("resources/read", (request, ctx) =>
     answer(
-      Effect.map(forwarder.readResource(request.params.uri, options), (read) => withMeta({ contents: [...read.contents] as WireContents }, read.meta)),
+      Effect.map(forwarder.readResource(request.params.uri, options(ctx)), (read) => withMeta({ contents: [...read.contents] as WireContents }, read.meta)),
       ctx,
       request.params.uri
     ))
@@ -127,7 +131,7 @@ export const registerFeatures = (
   })
   handle("prompts/get", (request, ctx) =>
     answer(
-      Effect.map(forwarder.getPrompt(request.params.name, request.params.arguments ?? {}, options), (prompt) =>
+      Effect.map(forwarder.getPrompt(request.params.name, request.params.arguments ?? {}, options(ctx)), (prompt) =>
         withMeta({
           ...(prompt.description === undefined ? {} : { description: prompt.description }),
           messages: [...prompt.messages] as WireMessages

@@ -4,6 +4,9 @@
  * arguments not an object) is audited too. Progress notifications flow back to the host; the
  * host's cancellation interrupts the call, which cancels the downstream request.
  * Resources, prompts, completion and logging go through the FeatureForwarder (FrontFeatures).
+ * One server serves one era (RequestEra). It is a connected host (HostSessions) unless it serves one
+ * request of a 2026-07-28 host over HTTP, whose unsolicited notifications go through
+ * `subscriptions/listen` (ListenBridge.ts); a modern server asks its host nothing.
  */
 import type { CallError, Principal } from "@interlock/core"
 import { ProtocolError as WireError, Server, type ServerContext } from "@modelcontextprotocol/server"
@@ -19,6 +22,7 @@ import type { HostSessionsShape } from "./HostSessions.ts"
 import type { Namespace } from "../governance/Namespace.ts"
 import { type Redaction, redactionsFor } from "../governance/Redactor.ts"
 import { CALL_ID_META, failureToWire, toWireResult, toWireTool } from "./WireConvert.ts"
+import { type Era, inputRequiredCall, isInputRequired, requestAssigns } from "./RequestEra.ts"
 
 /** Runs an Effect for a request; the signal interrupts it. */
 export type Runner = <A, E>(effect: Effect.Effect<A, E>, signal: AbortSignal) => Promise<A>
@@ -62,16 +66,37 @@ const admit = (
   return isObject(args) ? { target, args } : { refused: { ...routed, reason: "arguments must be an object" } }
 }
 
-const hostElicit = (server: Server): Elicit | undefined =>
-  server.getClientCapabilities()?.elicitation === undefined
+// A 2026-07-28 server cannot send the host a request of its own: an approval then asks another way.
+const hostElicit = (server: Server, era: Era): Elicit | undefined =>
+  era === "modern" || server.getClientCapabilities()?.elicitation === undefined
     ? undefined
     : (params) => server.elicitInput({ mode: "form", message: params.message, requestedSchema: params.requestedSchema })
 
-/** Builds the MCP server for one host connection; `principal` is who the connection authenticated as. */
-export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefined): Server => {
+/**
+ * The 2026-07-28 cache hints of the gateway's cacheable results: none may be kept (`ttlMs: 0`), and
+ * only by the requesting host (`private`). A listing is the gateway's view for one principal (a
+ * Cedar policy hides the tools it may not call), and a downstream server or a reload can change it at
+ * any moment; a listening host hears of list changes, a cached copy would not. server/discover
+ * depends on nothing but this gateway's version, so a host may keep it for a minute.
+ */
+export const CACHE_HINTS = {
+  "tools/list": { ttlMs: 0, cacheScope: "private" },
+  "prompts/list": { ttlMs: 0, cacheScope: "private" },
+  "resources/list": { ttlMs: 0, cacheScope: "private" },
+  "resources/templates/list": { ttlMs: 0, cacheScope: "private" },
+  "resources/read": { ttlMs: 0, cacheScope: "private" },
+  "server/discover": { ttlMs: 60_000, cacheScope: "private" }
+} as const
+
+/**
+ * Builds the MCP server for one host connection, or (`connection` false) for one request;
+ * `principal` is who it authenticated as, `era` the revision it serves.
+ */
+export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefined, era: Era = "legacy", connection = true): Server => {
   const server = new Server(
     { name: "interlock-gateway", version: deps.version },
-    { capabilities: FRONT_CAPABILITIES }
+    // A 2025 host never gets input_required: the SDK's shim, which would ask it in the call's stead, is off.
+    { capabilities: FRONT_CAPABILITIES, cacheHints: CACHE_HINTS, inputRequired: { legacyShim: false } }
   )
   const host = { server }
   const options = principal === undefined ? {} : { principal }
@@ -109,7 +134,7 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
     const { target, args } = checked
     const progressToken = params._meta?.progressToken
     const toolUseId = hostToolUseId(params._meta)
-    const elicit = hostElicit(server)
+    const elicit = hostElicit(server, era)
     const end = deps.hosts.begin(host, target.serverId, (notification) => ctx.mcpReq.notify(notification))
     // Progress sent before the result must reach the host before it: the result waits for them.
     const notified: Array<Promise<unknown>> = []
@@ -117,7 +142,11 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
       { serverId: target.serverId, name: target.name, args, callId },
       {
         ...options,
-        assigns: { ...(elicit === undefined ? {} : { [ELICIT_KEY]: elicit }), ...(toolUseId === undefined ? {} : { [HOST_TOOL_USE_KEY]: toolUseId }) },
+        assigns: {
+          ...requestAssigns(server, ctx, era),
+          ...(elicit === undefined ? {} : { [ELICIT_KEY]: elicit }),
+          ...(toolUseId === undefined ? {} : { [HOST_TOOL_USE_KEY]: toolUseId })
+        },
         ...(progressToken === undefined
           ? {}
           : {
@@ -130,16 +159,20 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
     return deps.run(Effect.result(call), ctx.mcpReq.signal)
       .then((result) => Promise.all(notified).then(() => result))
       .then((result) => {
-        if (Result.isFailure(result)) return failure(result.failure, callId)
+        if (Result.isFailure(result)) {
+          if (isInputRequired(result.failure)) return inputRequiredCall(result.failure, era, callId)
+          return failure(result.failure, callId)
+        }
         deps.features.noteResult(target.serverId, result.success.content)
         return toWireResult(result.success)
       })
       .finally(end)
   })
 
-  registerFeatures(handle, host, deps.features, deps.run, options)
+  registerFeatures(handle, host, deps.features, deps.run, (ctx) => ({ ...options, assigns: requestAssigns(server, ctx, era) }), era)
 
-  const remove = deps.hosts.add(host)
+  // A server of one request is no connected host.
+  const remove = connection ? deps.hosts.add(host) : () => undefined
   const previous = server.onclose
   server.onclose = () => {
     remove()

@@ -49,8 +49,8 @@ export const isJsonRpcLine = (line: string): boolean => {
 /** The protocol revision the raw sessions speak. */
 export const LEGACY_VERSION = "2025-06-18"
 
-/** Starts `interlock serve --stdio --config <file>` in `cwd` (node flags first) and initializes it; killed with the scope. */
-export const rawStdioGateway = (config: string, cwd: string, nodeFlags: ReadonlyArray<string> = []) =>
+/** Starts `interlock serve --stdio --config <file>` in `cwd` (node flags first) and initializes it (unless `initialize` is false); killed with the scope. */
+export const rawStdioGateway = (config: string, cwd: string, nodeFlags: ReadonlyArray<string> = [], initialize = true) =>
   Effect.gen(function*() {
     const child = yield* Effect.acquireRelease(
       Effect.sync(() => spawn(NODE, [...nodeFlags, BIN, "serve", "--stdio", "--config", config], { cwd, stdio: ["pipe", "pipe", "pipe"] })),
@@ -99,6 +99,7 @@ export const rawStdioGateway = (config: string, cwd: string, nodeFlags: Readonly
       lines: () => [...lines],
       stderr: () => stderr
     }
+    if (!initialize) return gateway
     gateway.send(JSON.stringify({
       jsonrpc: "2.0",
       id: "init",

@@ -1,6 +1,6 @@
 /**
  * The gateway's HTTP face on one port, served with effect/http on NodeHttpServer: `/mcp`
- * (Streamable HTTP, one session per host, mcp/McpRoute.ts), `/metrics` (Prometheus text),
+ * (Streamable HTTP: one session per 2025 host, none for a 2026-07-28 host; mcp/McpRoute.ts), `/metrics` (Prometheus text),
  * `/claude/hook` (a forwarded Claude Code hook event, ClaudeHookRoute.ts), and the web console at
  * `/` with its JSON API (ConsoleRoutes.ts, an HttpApi). Every route is behind the guard (Host, Origin, bearer
  * token or OAuth access token; GuardMiddleware.ts) but the OAuth protected-resource metadata
@@ -24,6 +24,7 @@ import { type GuardOptions, ownOrigins } from "./HttpGuard.ts"
 import { SessionTable, sweepIdle } from "./mcp/HttpSessions.ts"
 import type { HttpSessionTransport } from "./mcp/HttpSessionTransport.ts"
 import { mcpRoute } from "./mcp/McpRoute.ts"
+import { makeModernFront } from "./mcp/ModernRoute.ts"
 import { bindNames } from "../../config/Plan.ts"
 
 export { MAX_BODY_BYTES } from "./mcp/McpRoute.ts"
@@ -92,6 +93,7 @@ const make = () =>
     const listen = gateway.plan.listen
     const clock = yield* Clock.Clock
     const sessions = new SessionTable<HttpSessionTransport>(listen.sessions, () => clock.currentTimeMillisUnsafe())
+    const modern = makeModernFront(gateway.deps)
     yield* Effect.forkScoped(sweepIdle(sessions, listen.sessions))
     // The requests' fibers: their scope closes after the shutdown below, which lets them finish first.
     const requests = yield* Scope.fork(yield* Effect.scope, "parallel")
@@ -131,6 +133,8 @@ const make = () =>
         Effect.sync(() => server.close()).pipe(
           // Stop accepting, let in-flight calls answer, then end the sessions and their sockets.
           Effect.andThen(gateway.drain),
+          // A 2026-07-28 host's listen streams are POST answers that never end by themselves.
+          Effect.andThen(Effect.promise(() => modern.close())),
           Effect.andThen(responsesDone),
           Effect.andThen(Effect.promise(async () => {
             await Promise.all(sessions.all().map((transport) => transport.close().catch(() => undefined)))
@@ -154,7 +158,7 @@ const make = () =>
       oauth
     }
     const guards = { mcp, console: consoleGuardOptions(gateway.plan, mcp) }
-    const app = yield* HttpRouter.toHttpEffect(routes(guards, mcpRoute({ gateway, sessions, track }))).pipe(
+    const app = yield* HttpRouter.toHttpEffect(routes(guards, mcpRoute({ gateway, sessions, track, modern }))).pipe(
       Effect.provideService(HttpRouter.RouterConfig, EXACT_PATHS)
     )
     serve = yield* NodeHttpServer.makeHandler(answerUnrouted(guards.console)(app), { scope: requests })

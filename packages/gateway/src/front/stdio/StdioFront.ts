@@ -1,10 +1,13 @@
 /**
- * The gateway on stdio: one host, speaking MCP over this process's stdin and stdout. Every line
- * from the host passes the frame guard and FrameCheck, so each malformed frame is answered; only
- * the transport writes to the output. The Effect completes when the host closes the stream;
- * closing the scope closes the connection.
+ * The gateway on stdio: one host, speaking MCP over this process's stdin and stdout, in either
+ * era. SDK 2's serveStdio decides the era from the host's first message, as SDK 2's own servers do
+ * (`initialize` opens a 2025 connection; a request whose `_meta` claims 2026-07-28, `server/discover`
+ * first, a modern one) and pins one front server of that era for the connection. Every line from
+ * the host passes the frame guard and FrameCheck, so each malformed frame is answered; only the
+ * transport writes to the output. The Effect completes when the host closes the stream; closing
+ * the scope closes the connection.
  */
-import { StdioServerTransport } from "@modelcontextprotocol/server/stdio"
+import { serveStdio as serveEras, StdioServerTransport } from "@modelcontextprotocol/server/stdio"
 import { Effect } from "effect"
 import type { Readable, Writable } from "node:stream"
 import { checkFrame } from "./FrameCheck.ts"
@@ -12,6 +15,7 @@ import { frameGuard } from "./FrameGuard.ts"
 import { makeFrontServer } from "../FrontServer.ts"
 import { Gateway } from "../../Gateway.ts"
 import { claimStdout } from "./StdoutClaim.ts"
+import { followListens } from "./StdioListens.ts"
 
 /** The streams a stdio front talks over. */
 export interface StdioStreams {
@@ -26,22 +30,19 @@ export interface StdioStreams {
 export const serveStdio = (streams?: StdioStreams) =>
   Effect.gen(function*() {
     const gateway = yield* Gateway
-    const server = makeFrontServer(gateway.deps, undefined)
     const input = streams?.input ?? process.stdin
     const output = streams?.output ?? (yield* claimStdout(gateway.plan.redactions))
     const guarded = input.pipe(frameGuard(output, undefined, checkFrame))
-    const transport = new StdioServerTransport(guarded, output)
     const closed = new Promise<void>((resolve) => {
-      const previous = server.onclose
-      server.onclose = () => {
-        previous?.()
-        resolve()
-      }
+      guarded.once("end", resolve)
+      guarded.once("close", resolve)
     })
-    guarded.once("end", () => void server.close())
+    const listens = followListens(gateway.deps, new StdioServerTransport(guarded, output))
     yield* Effect.acquireRelease(
-      Effect.promise(() => server.connect(transport)),
-      () => Effect.promise(() => server.close().catch(() => undefined))
+      Effect.sync(() =>
+        serveEras(({ era }) => listens.pinned(makeFrontServer(gateway.deps, undefined, era), era), { transport: listens.transport })
+      ),
+      (handle) => Effect.promise(() => handle.close().catch(() => undefined)).pipe(Effect.andThen(Effect.sync(listens.close)))
     )
     yield* Effect.promise(() => closed)
   })

@@ -1,5 +1,7 @@
 /**
- * The `/mcp` route: Streamable HTTP, one session per host. A request with a session id goes to that
+ * The `/mcp` route: both eras, chosen per request as the SDK classifies it (EraRouting.ts). A
+ * 2026-07-28 request (its `_meta` claims that revision) is served by itself, with no session
+ * (ModernRoute.ts). Everything else is 2025 Streamable HTTP, one session per host: a request with a session id goes to that
  * session's transport (404 for an unknown id, 403 for another principal's); one without must be an
  * initialize POST, which opens a session bound to the caller's principal if the session caps
  * allow (HttpSessions). The transport writes the Node response itself (HttpSessionTransport.ts
@@ -16,6 +18,8 @@ import { nodeExchange, readBody } from "../RequestBody.ts"
 import { SessionCapReached, type SessionTable } from "./HttpSessions.ts"
 import { HttpSessionTransport } from "./HttpSessionTransport.ts"
 import { rpcError } from "./McpWire.ts"
+import { isModernRequest } from "./EraRouting.ts"
+import type { ModernFront } from "./ModernRoute.ts"
 
 /** The largest request body `/mcp` accepts (bytes). */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024
@@ -26,6 +30,8 @@ export interface McpRouteOptions {
   readonly sessions: SessionTable<HttpSessionTransport>
   /** Holds shutdown until this POST response has been written. */
   readonly track: (res: ServerResponse) => void
+  /** Serves 2026-07-28 requests. */
+  readonly modern: ModernFront
 }
 
 const isInitialize = (body: unknown): boolean =>
@@ -44,6 +50,7 @@ const serve = async (options: McpRouteOptions, req: IncomingMessage, res: Server
     } catch {
       return rpcError(res, 400, -32700, "Parse error: the body is not JSON")
     }
+    if (isModernRequest(req.headers, parsed)) return options.modern.serve(req, res, parsed, principal)
   }
   if (typeof sessionId === "string") {
     const entry = sessions.get(sessionId)

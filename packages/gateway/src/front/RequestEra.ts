@@ -1,0 +1,71 @@
+/**
+ * What the protocol era of a host's request changes in the front: the request's own data the call
+ * path gets in its assigns (the host's client info in both eras; for a 2026-07-28 request, the
+ * answers and the state of a multi-round-trip retry under HOST_INPUT_KEY), and how a call that
+ * fails with InputRequired is answered: `input_required` to a 2026-07-28 host, a refusal to a 2025
+ * host, whose revision cannot carry it (it never reaches the wire as a success).
+ */
+import { type InputRequests, type InputRequiredResult, inputRequired, ProtocolError as WireError, type Server, type ServerContext } from "@modelcontextprotocol/server"
+import { HOST_INPUT_KEY, type HostInput, type InputRequired } from "../calls/InputRound.ts"
+import { CALL_ID_META, ERROR_META } from "./WireConvert.ts"
+
+/** The protocol era a front server serves: `legacy` (2025-11-25, 2025-06-18, with a session) or `modern` (2026-07-28, per request). */
+export type Era = "legacy" | "modern"
+
+/** The assigns key of the host's client info (`{ name, version }`, as the host named itself), for hooks. */
+export const HOST_CLIENT_KEY = "interlock/hostClient"
+
+/** The longest client name or version passed on (the host chooses them). */
+const MAX_CLIENT_FIELD = 200
+
+const field = (value: unknown): string | undefined => typeof value === "string" ? value.slice(0, MAX_CLIENT_FIELD) : undefined
+
+/** The host's client info as hooks see it: legacy from initialize, modern from the request's `_meta` (the SDK seeds it per request). */
+export const hostClient = (server: Server): { readonly name: string; readonly version: string } | undefined => {
+  const info = server.getClientVersion()
+  const name = field(info?.name)
+  return name === undefined ? undefined : { name, version: field(info?.version) ?? "" }
+}
+
+/** The host's answers of a retried 2026-07-28 request, when it carried any. */
+export const hostInputOf = (ctx: ServerContext): HostInput | undefined => {
+  const requestState = ctx.mcpReq.requestState<unknown>()
+  const inputResponses = ctx.mcpReq.inputResponses
+  if (inputResponses === undefined && requestState === undefined) return undefined
+  return { inputResponses: inputResponses ?? {}, requestState: typeof requestState === "string" ? requestState : undefined }
+}
+
+/** The assigns a request adds to its call: the client info, and in the modern era the host's input. */
+export const requestAssigns = (server: Server, ctx: ServerContext, era: Era): Record<string, unknown> => {
+  const assigns: Record<string, unknown> = {}
+  const client = hostClient(server)
+  if (client !== undefined) assigns[HOST_CLIENT_KEY] = client
+  if (era === "modern") {
+    const input = hostInputOf(ctx)
+    if (input !== undefined) assigns[HOST_INPUT_KEY] = input
+  }
+  return assigns
+}
+
+/** Whether a call's failure is InputRequired (the call path's multi-round-trip request). */
+export const isInputRequired = (failure: unknown): failure is InputRequired =>
+  typeof failure === "object" && failure !== null && "_tag" in failure && failure._tag === "InputRequired"
+
+/** The message a 2025 host gets for a call that needs input its revision cannot carry. */
+export const NEEDS_MODERN = "Interlock: this request needs input from the host that only the 2026-07-28 revision can carry, so it was refused"
+
+/**
+ * A tools/call that failed with InputRequired, for the host: `input_required` (its requests and
+ * sealed state) in the modern era; in the legacy era an isError result, as a denial is.
+ */
+export const inputRequiredCall = (failure: InputRequired, era: Era, callId: string): InputRequiredResult | { readonly content: Array<{ type: "text"; text: string }>; readonly isError: true; readonly _meta: Record<string, string> } =>
+  era === "modern"
+    // The requests are built by the gateway's own call path in MCP's embedded-request shapes.
+    ? inputRequired({ inputRequests: failure.inputRequests as InputRequests, requestState: failure.requestState })
+    : { content: [{ type: "text", text: NEEDS_MODERN }], isError: true, _meta: { [ERROR_META]: "InputRequired", [CALL_ID_META]: callId } }
+
+/** A prompts/get or resources/read that failed with InputRequired: `input_required` in the modern era, else a JSON-RPC error. */
+export const inputRequiredRead = (failure: InputRequired, era: Era): InputRequiredResult => {
+  if (era === "legacy") throw new WireError(-32600, NEEDS_MODERN)
+  return inputRequired({ inputRequests: failure.inputRequests as InputRequests, requestState: failure.requestState })
+}

@@ -1,0 +1,109 @@
+/**
+ * The resource subscriptions of a 2026-07-28 host on stdio. serveStdio answers
+ * `subscriptions/listen` itself and writes the pinned server's change notifications onto the open
+ * subscriptions; what it cannot know is that the gateway must follow a listened resource downstream.
+ * This transport wrapper sees each listen request on its way in and subscribes its resources for
+ * the connection's host (the forwarder shares the downstream subscription, as for a 2025
+ * host's resources/subscribe) before serveStdio acknowledges it, holding the messages after it in
+ * order meanwhile; a cancelled listen or the end of the connection releases them.
+ */
+import type { JSONRPCMessage, Server, Transport, TransportSendOptions } from "@modelcontextprotocol/server"
+import { Effect } from "effect"
+import type { FrontDeps } from "../FrontServer.ts"
+import type { HostSession } from "../HostSessions.ts"
+import type { Era } from "../RequestEra.ts"
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** The resource URIs a `subscriptions/listen` request follows (none for any other message). */
+export const listenedUris = (message: JSONRPCMessage): ReadonlyArray<string> => {
+  if (!("method" in message) || message.method !== "subscriptions/listen" || !isObject(message.params)) return []
+  const notifications = message.params.notifications
+  const uris = isObject(notifications) ? notifications.resourceSubscriptions : undefined
+  return Array.isArray(uris) ? [...new Set(uris.filter((uri): uri is string => typeof uri === "string"))] : []
+}
+
+/** The wrapped transport, the factory hook that learns the connection's server, and the release at the end. */
+export interface StdioListens {
+  readonly transport: Transport
+  /** Records the server serveStdio pinned (or probes with) and its era, and returns it. */
+  readonly pinned: (server: Server, era: Era) => Server
+  readonly close: () => void
+}
+
+/** Follows the listened resources of the connection on `inner`. */
+export const followListens = (deps: FrontDeps, inner: Transport): StdioListens => {
+  let host: HostSession | undefined
+  const byListen = new Map<string | number, ReadonlyArray<string>>()
+  const never = new AbortController().signal
+  const release = (uris: ReadonlyArray<string>) => {
+    if (host === undefined) return
+    for (const uri of uris) void deps.run(Effect.ignore(deps.features.unsubscribe(host, uri)), never).catch(() => undefined)
+  }
+  // Resolves once the listen's resources are followed downstream (at once for any other message).
+  const inbound = (message: JSONRPCMessage): Promise<unknown> | undefined => {
+    const uris = listenedUris(message)
+    if (uris.length > 0 && host !== undefined && "id" in message && message.id !== undefined) {
+      byListen.set(message.id, uris)
+      const following = host
+      return Promise.all(uris.map((uri) => deps.run(Effect.ignore(deps.features.subscribe(following, uri)), never).catch(() => undefined)))
+    }
+    if ("method" in message && message.method === "notifications/cancelled" && isObject(message.params)) {
+      const id = message.params.requestId
+      if (typeof id !== "string" && typeof id !== "number") return
+      const uris = byListen.get(id)
+      byListen.delete(id)
+      if (uris !== undefined) release(uris)
+    }
+    return undefined
+  }
+  // While a listen waits for its subscriptions, the messages after it wait behind it, in order.
+  let held: Promise<unknown> | undefined
+  const hold = (work: Promise<unknown>) => {
+    held = work
+    void work.finally(() => {
+      if (held === work) held = undefined
+    })
+  }
+  const deliver = (handler: NonNullable<Transport["onmessage"]>): NonNullable<Transport["onmessage"]> => (message, extra) => {
+    if (held !== undefined) return hold(held.then(() => inbound(message)).then(() => handler(message, extra)))
+    const waiting = inbound(message)
+    if (waiting === undefined) return handler(message, extra)
+    hold(waiting.then(() => handler(message, extra)))
+  }
+  const transport: Transport = {
+    start: () => inner.start(),
+    send: (message: JSONRPCMessage, options?: TransportSendOptions) => inner.send(message, options),
+    close: () => inner.close(),
+    set onmessage(handler: Transport["onmessage"]) {
+      inner.onmessage = handler === undefined ? undefined : deliver(handler)
+    },
+    get onmessage() {
+      return inner.onmessage
+    },
+    set onclose(handler: (() => void) | undefined) {
+      inner.onclose = handler
+    },
+    get onclose() {
+      return inner.onclose
+    },
+    set onerror(handler: ((error: Error) => void) | undefined) {
+      inner.onerror = handler
+    },
+    get onerror() {
+      return inner.onerror
+    }
+  }
+  return {
+    transport,
+    pinned: (server, era) => {
+      // A 2025 connection has no listen requests: its resources/subscribe is the forwarder's already.
+      host = era === "modern" ? { server } : undefined
+      return server
+    },
+    close: () => {
+      for (const uris of byListen.values()) release(uris)
+      byListen.clear()
+    }
+  }
+}
