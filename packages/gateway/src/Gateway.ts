@@ -20,6 +20,8 @@ import type { Plan, ServerPlan } from "./config/Plan.ts"
 import { redactingHostRequestsLayer } from "./front/RedactingHostRequests.ts"
 import { detectAll, redactText } from "./governance/Redactor.ts"
 import { auditLayer } from "./audit/AuditLayer.ts"
+import type { StateError } from "./state/StateError.ts"
+import { stateLayer } from "./state/StateLayer.ts"
 import { VERSION } from "./Version.ts"
 
 export { auditLayer } from "./audit/AuditLayer.ts"
@@ -44,8 +46,9 @@ export interface GatewayShape {
 /** One running gateway. */
 export class Gateway extends Context.Service<Gateway, GatewayShape>()("@interlock/gateway/Gateway") {
   /** The whole gateway for a plan: hub, audit store, approvals, calls. Closing the scope drains calls, then stops servers. */
-  static layer(plan: Plan): Layer.Layer<Gateway, ConfigError | TransportFailure | AuditError> {
-    const base = Layer.mergeAll(auditLayer(plan), ApprovalQueue.layer, HostSessions.layer)
+  static layer(plan: Plan): Layer.Layer<Gateway, ConfigError | TransportFailure | AuditError | StateError> {
+    // The state replicas share (Postgres) or this process's own: approvals, pins, rate limits, used states.
+    const base = Layer.mergeAll(auditLayer(plan), stateLayer(plan), HostSessions.layer)
     const hub = Layer.unwrap(Effect.map(stderrLogger(plan), (onStderr) => McpHub.layer({ servers: hubServers(plan, onStderr) }))).pipe(
       Layer.provide(redactingHostRequestsLayer(plan.redactions).pipe(Layer.provide(hostRequestsLayer)))
     )

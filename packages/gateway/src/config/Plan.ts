@@ -68,6 +68,8 @@ export interface Plan {
   readonly loaded: LoadedConfig
   readonly pinTools: boolean
   readonly audit: AuditPlan
+  /** The Postgres database of the state replicas share (state.postgres, else audit.postgres); undefined: in memory. */
+  readonly statePostgres: Redacted.Redacted<string> | undefined
   readonly approvals: ApprovalsPlan
   readonly listen: ListenPlan
   readonly telemetry: { readonly otlp: string | undefined; readonly serviceName: string; readonly exportIntervalMs: number }
@@ -260,6 +262,8 @@ export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan 
   if (audit instanceof ConfigError) return audit
   const approvals = resolveApprovals(config, listen)
   if (approvals instanceof ConfigError) return approvals
+  const statePostgres = config.state?.postgres === undefined ? audit.postgres : readPostgresUrl(config.state.postgres, "state.postgres", env)
+  if (statePostgres instanceof ConfigError) return statePostgres
   return {
     servers,
     namespace: config.namespace ?? "auto",
@@ -268,6 +272,7 @@ export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan 
     loaded,
     pinTools: config.pinTools === true,
     audit,
+    statePostgres,
     approvals,
     listen,
     telemetry: {
