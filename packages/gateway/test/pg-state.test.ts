@@ -119,19 +119,22 @@ describe("pending approvals shared by replicas (PgApprovalQueue)", () => {
       assert.deepStrictEqual(yield* a.sql.unsafe("SELECT id FROM interlock_approvals"), [])
     })), 60_000)
 
-  it.live("an entry whose lease ran out (its replica is gone) is neither listed nor answerable, and the reaper deletes it", () =>
+  it.live("an entry whose replica is gone, or whose lease ran out, is neither listed nor answerable, and the reaper deletes it", () =>
     Effect.scoped(Effect.gen(function*() {
       const { a, b } = yield* twoReplicas
       const queueB = yield* PgApprovalQueue.make(b)
       const now = yield* Clock.currentTimeMillis
-      yield* a.sql.unsafe(
-        "INSERT INTO interlock_approvals (id, time, server, tool, reason, digest, replica, lease_until) VALUES ($1, $2, 'echo', 'write_file', 'r', 'd1', 'dead', $3)",
-        ["00000000-0000-4000-8000-000000000001", now - 20_000, now - 1]
-      )
+      const insert = "INSERT INTO interlock_approvals (id, time, server, tool, reason, digest, replica, lease_until) VALUES ($1, $2, 'echo', 'write_file', 'r', 'd1', $3, $4)"
+      // A replica with no connection left (killed), its lease still running; and a live replica whose lease ran out (hung).
+      const killed = "00000000-0000-4000-8000-000000000001"
+      const hung = "00000000-0000-4000-8000-000000000002"
+      yield* a.sql.unsafe(insert, [killed, now, crypto.randomUUID(), now + 60_000])
+      yield* a.sql.unsafe(insert, [hung, now - 20_000, a.replica, now - 1])
       assert.deepStrictEqual(yield* queueB.listAll, [])
-      assert.isFalse(yield* queueB.answer("00000000-0000-4000-8000-000000000001", { decision: "allow", by: "bob" }, "d1"))
+      for (const id of [killed, hung]) assert.isFalse(yield* queueB.answer(id, { decision: "allow", by: "bob" }, "d1"), id)
+      assert.deepStrictEqual(yield* a.sql.unsafe("SELECT id FROM interlock_approvals WHERE answer IS NOT NULL"), [])
       yield* prune(b, now)
-      assert.deepStrictEqual(yield* a.sql.unsafe("SELECT id FROM interlock_approvals"), [])
+      assert.deepStrictEqual(yield* a.sql.unsafe("SELECT id FROM interlock_approvals"), [{ id: killed }])
     })), 60_000)
 
   it.live("a wait that is interrupted (the approval timed out) removes its entry everywhere", () =>

@@ -9,16 +9,18 @@
  *   heartbeat that renews its entries' leases and returns their answers, because a notification
  *   sent while A's listening connection is down is lost. An answer therefore reaches A at once,
  *   or at worst one heartbeat later.
- * - Each entry holds a lease (LEASE_MS) that only its replica renews. A replica killed with an
- *   approval pending leaves an entry that stops being listed or answerable when its lease runs
- *   out, and is deleted by the reaper (StateLayer): nobody can approve a ghost.
+ * - An entry is listed and answerable only while its replica is alive: while one of that replica's
+ *   connections is open (StateDatabase's application_name; Postgres ends the connections of a
+ *   killed process at once), and its lease (LEASE_MS, renewed by the heartbeat) has not run out,
+ *   for a replica that hangs or cannot reach the database. A replica killed with an approval
+ *   pending leaves no approvable ghost; the reaper (PgState) deletes the entry.
  * - Leaving the wait (answered, Approvals' timeout, cancelled) deletes the entry.
  * Replicas compare leases with their own clocks: keep them synchronised (NTP).
  */
 import type { ApprovalAnswer } from "@interlock/core"
 import { Clock, Deferred, Effect, Layer, Queue, Schedule, Schema, type Scope } from "effect"
 import { ApprovalQueue, type ApprovalQueueShape, type PendingApproval } from "../calls/ApprovalQueue.ts"
-import type { StateDatabase } from "./StateDatabase.ts"
+import { APPLICATION_PREFIX, type StateDatabase } from "./StateDatabase.ts"
 
 /** The channel an answer is notified on; the payload is the entry's id. */
 export const CHANNEL = "interlock_approval"
@@ -35,18 +37,22 @@ export const MAX_LISTED = 1_000
 const INSERT = `INSERT INTO interlock_approvals (id, time, server, tool, principal, reason, rule, digest, args, replica, lease_until)
 VALUES ($1, $2::float8, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11::float8)`
 
+// Whether an entry's replica is alive at the time in parameter `now`: its lease runs, and one of its connections is open.
+const alive = (now: string) => `lease_until > ${now}::float8 AND EXISTS (
+  SELECT 1 FROM pg_stat_activity s WHERE s.application_name = '${APPLICATION_PREFIX}' || interlock_approvals.replica)`
+
 const RENEW = "UPDATE interlock_approvals SET lease_until = $2::float8 WHERE replica = $1 RETURNING id, answer"
 
 const ANSWER = `WITH answered AS (
   UPDATE interlock_approvals SET answer = $2::jsonb
-  WHERE id = $1 AND answer IS NULL AND lease_until > $4::float8 AND ($3::text IS NULL OR digest = $3::text)
+  WHERE id = $1 AND answer IS NULL AND ($3::text IS NULL OR digest = $3::text) AND ${alive("$4")}
   RETURNING id)
 SELECT pg_notify('${CHANNEL}', id) FROM answered`
 
 const ANSWER_OF = "SELECT answer FROM interlock_approvals WHERE id = $1"
 
 const LIST = `SELECT id, time, server, tool, principal, reason, rule, digest, args FROM interlock_approvals
-WHERE answer IS NULL AND lease_until > $1::float8 ORDER BY time, id LIMIT ${MAX_LISTED}`
+WHERE answer IS NULL AND ${alive("$1")} ORDER BY time, id LIMIT ${MAX_LISTED}`
 
 const REMOVE = "DELETE FROM interlock_approvals WHERE id = $1"
 
@@ -102,7 +108,7 @@ const toPending = (row: Row): PendingApproval => ({
 /** The shared queue over an open state database; its listener and heartbeat run in the scope. */
 export const make = (db: StateDatabase): Effect.Effect<ApprovalQueueShape, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const replica = crypto.randomUUID()
+    const replica = db.replica
     const local = new Map<string, { readonly pending: PendingApproval; readonly deferred: Deferred.Deferred<ApprovalAnswer> }>()
     const settle = (id: string, answer: ApprovalAnswer) => {
       const entry = local.get(id)

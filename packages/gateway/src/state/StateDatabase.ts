@@ -34,12 +34,21 @@ const CREATE_LOCK = "SELECT pg_advisory_xact_lock(7331000002)"
 /** How long one statement may take before the store gives up (and the call it serves is refused). */
 export const STATEMENT_TIMEOUT = Duration.seconds(5)
 
-/** An open state database: the client, and `run` for its statements. */
+/** An open state database: the client, this replica's id, and `run` for its statements. */
 export interface StateDatabase {
   readonly sql: PgClient.PgClient
+  /** This replica's id; its connections' application_name is `${APPLICATION_PREFIX}${replica}`. */
+  readonly replica: string
   /** Runs a statement (or a few) with the store's deadline; a failure is a StateError for `operation`. */
   readonly run: <A, R>(operation: string, effect: Effect.Effect<A, SqlError | StateError, R>) => Effect.Effect<A, StateError, R>
 }
+
+/**
+ * The prefix of the application_name of a replica's connections. A replica is alive while one of
+ * its connections is: its approvals' listener holds one for as long as it runs, and Postgres ends
+ * the connections of a process that was killed, so another replica sees at once that it is gone.
+ */
+export const APPLICATION_PREFIX = "interlock-state-"
 
 // The reason's tag only: server messages can quote row values or the connection's settings.
 const detailOf = (error: SqlError | StateError): string => error._tag === "SqlError" ? error.reason._tag : error.detail
@@ -54,7 +63,8 @@ const run = <A, R>(operation: string, effect: Effect.Effect<A, SqlError | StateE
 export const open = (url: Redacted.Redacted<string>): Effect.Effect<StateDatabase, StateError, Scope.Scope> =>
   Effect.gen(function*() {
     const operation = `open at ${describeUrl(url)}`
-    const sql = yield* run(operation, PgClient.make({ url, applicationName: "interlock-state" }).pipe(Effect.provide(Reactivity.layer)))
+    const replica = crypto.randomUUID()
+    const sql = yield* run(operation, PgClient.make({ url, applicationName: `${APPLICATION_PREFIX}${replica}` }).pipe(Effect.provide(Reactivity.layer)))
     const create = Effect.gen(function*() {
       yield* sql.unsafe(CREATE_LOCK)
       for (const [table, statement] of Object.entries(TABLES)) {
@@ -63,5 +73,5 @@ export const open = (url: Redacted.Redacted<string>): Effect.Effect<StateDatabas
       }
     })
     yield* run(operation, sql.withTransaction(create))
-    return { sql, run }
+    return { sql, replica, run }
   })
