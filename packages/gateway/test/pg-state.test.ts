@@ -3,8 +3,9 @@
  * replicas would: the token bucket agrees with effect's in-memory store at the same explicit
  * times and never lets concurrent takes past the limit; a used state is claimed once across
  * replicas; an approval pending on one is answered through the other, but only for its digest and
- * never once its lease ran out; a pin seen first on one holds on the other; a broken store fails
- * with a StateError that shows no secret.
+ * never once its replica is gone; a pin seen first on one holds on the other; a broken store fails
+ * with a StateError that shows no secret. Then a whole gateway on the shared state: an unanswered
+ * approval times out, and a failing store refuses the call.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Deferred, Duration, Effect, Exit, Fiber, Layer, Redacted, Schema } from "effect"
@@ -15,6 +16,8 @@ import { prune } from "../src/state/PgState.ts"
 import * as PgToolPins from "../src/state/PgToolPins.ts"
 import * as PgUsedStates from "../src/state/PgUsedStates.ts"
 import { open } from "../src/state/StateDatabase.ts"
+import { toolText } from "./cli-process.ts"
+import { echoServer, httpClient, startGateway } from "./e2e.ts"
 import { assertHides, usePostgres } from "./postgres.ts"
 
 const server = usePostgres()
@@ -192,4 +195,38 @@ describe("a broken state store", () => {
       assert.include(error.message, `127.0.0.1:${server.port}/postgres`)
       assertHides(error, ["wrong-Pa55word-44"])
     }), 30_000)
+})
+
+describe("a gateway on the shared state", () => {
+  const CONFIG = {
+    servers: { echo: echoServer },
+    audit: { postgres: "env:DATABASE_URL" },
+    listen: { principals: { alice: { token: "env:ALICE" } } },
+    approvals: { via: "console", timeoutSeconds: 0.5 },
+    policy: { default: "allow", rules: [{ match: "echo/write_file", decision: "ask" }] },
+    rateLimits: [{ match: "echo/echo", perMinute: 5 }]
+  }
+
+  it.live("an approval nobody answers times out (denied) and leaves no entry; a store that fails refuses the call without saying more", () =>
+    Effect.gen(function*() {
+      const database = yield* server.freshDatabase()
+      const { http } = yield* startGateway(CONFIG, { DATABASE_URL: server.url(database), ALICE: "alice-token-0123456789" })
+      const client = yield* httpClient(http.mcpUrl, { token: "alice-token-0123456789" })
+      const call = (name: string, args: Record<string, unknown>) =>
+        Effect.promise(() => client.callTool({ name, arguments: args }).then((result) => ({ isError: result.isError === true, text: toolText(result) })))
+      const timedOut = yield* call("write_file", { path: "a", content: "secret-content" })
+      assert.isTrue(timedOut.isError)
+      assert.include(timedOut.text, "approval denied")
+      assert.deepStrictEqual(yield* server.admin(database, "SELECT id FROM interlock_approvals").pipe(Effect.map(([rows]) => rows)), [])
+      assert.deepStrictEqual(yield* call("echo", { text: "first" }), { isError: false, text: "first" })
+
+      // The buckets' table goes away: the guard fails, the call is refused, and nothing of the store or the call shows.
+      yield* server.admin(database, "DROP TABLE interlock_rate_buckets")
+      const refused = yield* call("echo", { text: "secret-arg-value" })
+      assert.isTrue(refused.isError)
+      assert.include(refused.text, "rateLimits[0]")
+      for (const hidden of ["secret-arg-value", "interlock_rate_buckets", "SqlSyntaxError", server.password]) assert.notInclude(refused.text, hidden)
+      const [rows] = yield* server.admin(database, "SELECT outcome, args FROM interlock_audit WHERE tool = 'echo' ORDER BY id")
+      assert.deepStrictEqual(rows.map((row) => row.outcome), ["ok", "failed"], "the refused call never reached the server")
+    }), 60_000)
 })
