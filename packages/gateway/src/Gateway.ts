@@ -47,8 +47,9 @@ export interface GatewayShape {
 export class Gateway extends Context.Service<Gateway, GatewayShape>()("@interlock/gateway/Gateway") {
   /** The whole gateway for a plan: hub, audit store, approvals, calls. Closing the scope drains calls, then stops servers. */
   static layer(plan: Plan): Layer.Layer<Gateway, ConfigError | TransportFailure | AuditError | StateError> {
-    // The state replicas share (Postgres) or this process's own: approvals, pins, rate limits, used states.
-    const base = Layer.mergeAll(auditLayer(plan), stateLayer(plan), HostSessions.layer)
+    // The state replicas share (Postgres) or this process's own: approvals, pins, rate limits, used
+    // states; opened after the audit store, so a database both use that cannot be opened is an AuditError.
+    const base = Layer.mergeAll(stateLayer(plan).pipe(Layer.provideMerge(auditLayer(plan))), HostSessions.layer)
     const hub = Layer.unwrap(Effect.map(stderrLogger(plan), (onStderr) => McpHub.layer({ servers: hubServers(plan, onStderr) }))).pipe(
       Layer.provide(redactingHostRequestsLayer(plan.redactions).pipe(Layer.provide(hostRequestsLayer)))
     )
