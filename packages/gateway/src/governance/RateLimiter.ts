@@ -15,7 +15,7 @@
  * bucket in a plain Map for ever: a flood of distinct principals or tool names grows the heap
  * without bound, which is the attack test/security/rate-limit-buckets.test.ts guards against (and
  * shows: a key of the flood's start is still remembered there, long after ours dropped it). In
- * Postgres, refilled buckets are pruned (StateLayer's reaper).
+ * Postgres, refilled buckets are pruned (PgState's reaper).
  */
 import { canonicalName, type HookContext, type PreToolCallHook, type ToolCall, Verdict } from "@interlock/core"
 import { Clock, Effect, Option } from "effect"

@@ -18,7 +18,7 @@
  * Replicas compare leases with their own clocks: keep them synchronised (NTP).
  */
 import type { ApprovalAnswer } from "@interlock/core"
-import { Clock, Deferred, Effect, Layer, Queue, Schedule, Schema, type Scope } from "effect"
+import { Clock, Deferred, Effect, Layer, Option, Queue, Schedule, Schema, type Scope } from "effect"
 import { ApprovalQueue, type ApprovalQueueShape, type PendingApproval } from "../calls/ApprovalQueue.ts"
 import { APPLICATION_PREFIX, type StateDatabase } from "./StateDatabase.ts"
 
@@ -69,9 +69,7 @@ const decodeAnswer = Schema.decodeUnknownOption(StoredAnswer)
 
 // jsonb comes back parsed; an answer the gateway did not write is a deny.
 const answerOf = (raw: unknown): ApprovalAnswer =>
-  decodeAnswer(typeof raw === "string" ? safeParse(raw) : raw).pipe((option) =>
-    option._tag === "Some" ? option.value : { decision: "deny", reason: "the stored answer could not be read" }
-  )
+  Option.getOrElse(decodeAnswer(typeof raw === "string" ? safeParse(raw) : raw), (): ApprovalAnswer => ({ decision: "deny", reason: "the stored answer could not be read" }))
 
 const safeParse = (text: string): unknown => {
   try {

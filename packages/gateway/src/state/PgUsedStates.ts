@@ -2,7 +2,7 @@
  * UsedStates on the shared state database: a sealed approval state's id is claimed by one INSERT
  * ... ON CONFLICT DO NOTHING, so of two replicas that claim it at once exactly one succeeds, and a
  * state answered through one replica cannot be replayed on another. Marks whose state has expired
- * are pruned with the other expired state (StateLayer's reaper).
+ * are pruned with the other expired state (PgState's reaper).
  */
 import { Clock, Effect, Layer } from "effect"
 import type { StateDatabase } from "./StateDatabase.ts"
