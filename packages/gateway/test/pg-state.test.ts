@@ -8,6 +8,7 @@
  * approval times out, and a failing store refuses the call.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { ConfigError } from "@interlock/core"
 import { Clock, Deferred, Duration, Effect, Exit, Fiber, Layer, Redacted, Schema } from "effect"
 import * as RateLimiter from "effect/persistence/RateLimiter"
 import * as PgApprovalQueue from "../src/state/PgApprovalQueue.ts"
@@ -18,6 +19,7 @@ import * as PgUsedStates from "../src/state/PgUsedStates.ts"
 import { open } from "../src/state/StateDatabase.ts"
 import { toolText } from "./cli-process.ts"
 import { echoServer, httpClient, startGateway } from "./e2e.ts"
+import { planOf } from "./fixtures.ts"
 import { assertHides, usePostgres } from "./postgres.ts"
 
 const server = usePostgres()
@@ -228,5 +230,38 @@ describe("a gateway on the shared state", () => {
       for (const hidden of ["secret-arg-value", "interlock_rate_buckets", "SqlSyntaxError", server.password]) assert.notInclude(refused.text, hidden)
       const [rows] = yield* server.admin(database, "SELECT outcome, args FROM interlock_audit WHERE tool = 'echo' ORDER BY id")
       assert.deepStrictEqual(rows.map((row) => row.outcome), ["ok", "failed"], "the refused call never reached the server")
+    }), 60_000)
+})
+
+describe("state.postgres in the config", () => {
+  it.effect("defaults to audit.postgres, names another database when set, and is a ConfigError naming the key for a URL of another scheme", () =>
+    Effect.gen(function*() {
+      const env = { AUDIT: "postgres://u:pw-1@h/audit", STATE: "postgresql://u:pw-2@h/state" }
+      assert.strictEqual(Redacted.value((yield* planOf({ audit: { postgres: "env:AUDIT" } }, env)).statePostgres!), env.AUDIT)
+      const apart = yield* planOf({ audit: { path: ":memory:" }, state: { postgres: "env:STATE" } }, env)
+      assert.strictEqual(Redacted.value(apart.statePostgres!), env.STATE)
+      assert.notInclude(JSON.stringify(apart), "pw-2")
+      assert.isUndefined((yield* planOf({ audit: { path: ":memory:" } })).statePostgres, "no database: the state is the process's own")
+      const scheme = yield* Effect.flip(planOf({ state: { postgres: "mysql://u:pw-3@h/db" } }))
+      assert.instanceOf(scheme, ConfigError)
+      assert.strictEqual(scheme.path, "state.postgres")
+      assert.notInclude(scheme.message, "pw-3")
+    }))
+
+  it.live("a gateway with SQLite audit keeps its shared state in the database state.postgres names", () =>
+    Effect.gen(function*() {
+      const database = yield* server.freshDatabase()
+      const { http } = yield* startGateway({
+        servers: { echo: echoServer },
+        audit: { path: ":memory:" },
+        state: { postgres: "env:STATE_URL" },
+        policy: { default: "allow" },
+        rateLimits: [{ perMinute: 5 }]
+      }, { STATE_URL: server.url(database) })
+      const client = yield* httpClient(http.mcpUrl)
+      assert.strictEqual(toolText(yield* Effect.promise(() => client.callTool({ name: "echo", arguments: { text: "hi" } }))), "hi")
+      const [buckets, audit] = yield* server.admin(database, "SELECT attempt FROM interlock_rate_buckets", "SELECT to_regclass('interlock_audit')::text AS audit")
+      assert.deepStrictEqual(buckets, [{ attempt: 4 }])
+      assert.deepStrictEqual(audit, [{ audit: null }], "the audit stayed in SQLite")
     }), 60_000)
 })
