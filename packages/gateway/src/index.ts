@@ -22,5 +22,6 @@ export { compileRedactions, redactJson, redactText } from "./governance/Redactor
 export { replay, type ReplayChange } from "./governance/Replay.ts"
 export { readSecret } from "./config/Secrets.ts"
 export { serveStdio } from "./front/stdio/StdioFront.ts"
+export { StateError } from "./state/StateError.ts"
 export * as PgAuditStore from "./audit/PgAuditStore.ts"
 export * as SqliteAuditStore from "./audit/SqliteAuditStore.ts"

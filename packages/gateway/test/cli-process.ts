@@ -1,6 +1,6 @@
 /** The `interlock` CLI as a real process, for tests: run it in a directory, and write configs there. */
 import { Effect } from "effect"
-import { execFile } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
@@ -32,3 +32,28 @@ export const cliIn = (prefix: string) => {
 /** The text blocks of a tool result, joined. */
 export const toolText = (result: unknown): string =>
   ((result as { content: Array<{ text?: string }> }).content ?? []).map((block) => block.text ?? "").join("")
+
+/**
+ * A real `interlock serve` on 127.0.0.1:0 in `dir` (env added to this process's), with its MCP and
+ * console URLs and a kill -9 that waits for the exit; killed with the scope.
+ */
+export const serveHttp = (dir: string, config: Record<string, unknown>, env: Record<string, string> = {}, name = "interlock.config.json") =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const file = path.join(dir, name)
+      writeFileSync(file, JSON.stringify(config))
+      const child = spawn(NODE, [BIN, "serve", "--config", file, "--http", "127.0.0.1:0"], { cwd: dir, stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, ...env } })
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+      const [url, consoleUrl] = await new Promise<[string, string]>((resolve, reject) => {
+        let out = ""
+        child.stdout.on("data", (chunk: Buffer) => {
+          out += chunk.toString()
+          const found = /MCP endpoint: (\S+)\s+Web console: +(\S+?)(?:\?token=\S*)?\s/.exec(out)
+          if (found !== null) resolve([found[1], found[2]])
+        })
+        child.once("exit", () => reject(new Error("interlock serve exited before listening")))
+      })
+      return { url, consoleUrl, child, kill: () => (child.kill("SIGKILL"), exited) }
+    }),
+    ({ kill }) => Effect.promise(kill)
+  )

@@ -100,6 +100,7 @@ describe("the CLI on a Postgres store", () => {
 
       assert.strictEqual(checked.code, 0, checked.stderr)
       assert.include(checked.stdout, `Audit: Postgres postgres://postgres@127.0.0.1:${server.port}/${database} (capture metadata)`)
+      assert.include(checked.stdout, `State: shared by replicas in Postgres postgres://postgres@127.0.0.1:${server.port}/${database}`)
       assert.notInclude(checked.stdout, server.password)
 
       assert.strictEqual(both.code, 1)

@@ -24,6 +24,7 @@ import { type HubFeaturesShape, makeHubFeatures } from "./HubFeatures.ts"
 import type { HubListener } from "./HubNotification.ts"
 import { noSuchServer, ServerSlot, withSession } from "./ServerSlot.ts"
 import { NO_SDK_TIMEOUT, type Session } from "./Session.ts"
+import { SharedPins } from "./SharedPins.ts"
 import { type ToolChange, ToolPins } from "./ToolPins.ts"
 
 /** What the hub knows about one server's connection. */
@@ -176,7 +177,7 @@ const make = (options: HubOptions) =>
     const runFork = yield* FiberSet.runtime(fibers)<never>()
     const runPromise = yield* FiberSet.runtimePromise(fibers)<never>()
     let closed = false
-    const pins = new ToolPins()
+    const pins = new ToolPins(Option.getOrUndefined(yield* Effect.serviceOption(SharedPins)))
     const slots = new Map<string, ServerSlot>()
     const listeners = new Set<HubListener>()
     const runtime = {

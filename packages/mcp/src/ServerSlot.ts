@@ -202,12 +202,13 @@ export class ServerSlot {
       : this.request(session, "during tools/list", (signal) =>
         session.client.listTools(undefined, { signal, timeout: this.config.requestTimeoutMs, cacheMode: "refresh" }))
     return listed.pipe(
-      Effect.flatMap((listed) => {
+      Effect.flatMap((listed): Effect.Effect<ReadonlyArray<Tool>, TransportFailure> => {
         const tools = toTools(id, listed.tools)
         if (tools instanceof ProtocolError) return Effect.fail(tools)
-        const changes = this.hub.pins.observe(id, tools)
-        if (changes.length > 0) this.hub.reportChanges(changes)
-        return Effect.succeed(tools)
+        return Effect.map(this.hub.pins.record(id, tools), (changes) => {
+          if (changes.length > 0) this.hub.reportChanges(changes)
+          return tools
+        })
       })
     )
   }

@@ -22,5 +22,6 @@ export {
 } from "./HostRequests.ts"
 export type { HubFeaturesShape } from "./HubFeatures.ts"
 export { type HubListener, type HubNotification, LIST_CHANGED } from "./HubNotification.ts"
+export { SharedPins, type SharedPinsShape } from "./SharedPins.ts"
 export { McpHub, type McpHubShape, type ServerStatus, TOOL_CHANGES_METRIC } from "./McpHub.ts"
 export * as McpTransport from "./McpTransport.ts"

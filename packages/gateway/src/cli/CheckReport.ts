@@ -1,6 +1,6 @@
 /**
  * The check command's work, apart from its flags: validate a config and print its servers, rules,
- * listen address and audit store, then (unless told not to) start the servers and list their
+ * listen address, audit store and shared state, then (unless told not to) start the servers and list their
  * exposed tools. It imports no effect/cli parser, so that Cli.ts can run the plain
  * `check [--config F] [--no-connect]` directly.
  */
@@ -20,7 +20,7 @@ const indent = (lines: ReadonlyArray<string>): ReadonlyArray<string> => lines.ma
 
 const ruleMatch = (rule: RuleConfig): string => (typeof rule.match === "string" ? rule.match : `${rule.match.server}/${rule.match.regex}`)
 
-/** The plan described in lines: servers and rules as aligned tables, the listen address, the audit store. */
+/** The plan described in lines: servers and rules as aligned tables, the listen address, the audit store, the shared state. */
 export const describePlan = (plan: Plan): ReadonlyArray<string> => {
   const lines = [`Config OK: ${plan.loaded.file ?? "(inline)"}`, "Servers:"]
   lines.push(...indent(formatTable([...plan.servers].map(([name, server]) =>
@@ -46,6 +46,7 @@ export const describePlan = (plan: Plan): ReadonlyArray<string> => {
   const auth = [...tokens, ...(plan.listen.oauth === undefined ? [] : [`OAuth from ${plan.listen.oauth.issuer}`])]
   lines.push(`Listen: http://${plan.listen.host}:${plan.listen.port}/mcp (${auth.length === 0 ? "no token" : auth.join(", ")})`)
   lines.push(`Audit: ${describeAudit(plan.audit)} (capture ${plan.audit.capture})`)
+  if (plan.statePostgres !== undefined) lines.push(`State: shared by replicas in Postgres ${describeUrl(plan.statePostgres)}`)
   return lines
 }
 

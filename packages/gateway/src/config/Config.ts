@@ -116,6 +116,13 @@ export const AuditConfig = Schema.Struct({
   enabled: Schema.optionalKey(Schema.Boolean)
 })
 
+/** Where several replicas keep their shared state (rate limits, pending approvals, pins, used approval states). */
+export const StateConfig = Schema.Struct({
+  postgres: Schema.optionalKey(Secret.annotate({
+    description: "A Postgres URL, usually `env:NAME`, for the state replicas share; default audit.postgres. Without either, the state is this process's own."
+  }))
+})
+
 /** Approvals for `ask` decisions. */
 export const ApprovalsConfig = Schema.Struct({
   timeoutSeconds: Schema.optionalKey(Schema.Finite.check(Schema.isGreaterThan(0))),
@@ -205,6 +212,7 @@ export const GatewayConfig = Schema.Struct({
   maxResultBytes: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0))),
   pinTools: Schema.optionalKey(Schema.Boolean),
   audit: Schema.optionalKey(AuditConfig),
+  state: Schema.optionalKey(StateConfig),
   approvals: Schema.optionalKey(ApprovalsConfig),
   listen: Schema.optionalKey(ListenConfig),
   telemetry: Schema.optionalKey(TelemetryConfig),

@@ -84,6 +84,8 @@ export interface Plan {
   readonly loaded: LoadedConfig
   readonly pinTools: boolean
   readonly audit: AuditPlan
+  /** The Postgres database of the state replicas share (state.postgres, else audit.postgres); undefined: in memory. */
+  readonly statePostgres: Redacted.Redacted<string> | undefined
   readonly approvals: ApprovalsPlan
   readonly listen: ListenPlan
   readonly telemetry: { readonly otlp: string | undefined; readonly serviceName: string; readonly exportIntervalMs: number }
@@ -318,6 +320,8 @@ export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan 
   if (audit instanceof ConfigError) return audit
   const approvals = resolveApprovals(config, listen)
   if (approvals instanceof ConfigError) return approvals
+  const statePostgres = config.state?.postgres === undefined ? audit.postgres : readPostgresUrl(config.state.postgres, "state.postgres", env)
+  if (statePostgres instanceof ConfigError) return statePostgres
   return {
     servers,
     namespace: config.namespace ?? "auto",
@@ -326,6 +330,7 @@ export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan 
     loaded,
     pinTools: config.pinTools === true,
     audit,
+    statePostgres,
     approvals,
     listen,
     telemetry: {

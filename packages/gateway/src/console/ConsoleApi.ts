@@ -59,7 +59,7 @@ const approve = HttpApiEndpoint.post("approve", "/api/approvals/:id", {
   params: { id: ApprovalId },
   payload: [AnswerBody, AnswerText.pipe(HttpApiSchema.asText())],
   success: Schema.Struct({ ok: Schema.Literal(true) }),
-  error: [NoSuchApproval, AnswerRefused, DigestDiffers]
+  error: [NoSuchApproval, AnswerRefused, DigestDiffers, StoreUnavailable]
 })
 
 /** The console's API: one group, every endpoint behind ConsoleCaller, then ConsoleInputCheck. */

@@ -108,7 +108,8 @@ const handlers = HttpApiBuilder.group(ConsoleApi, "console", (api) =>
         Effect.gen(function*() {
           const viewer = yield* Viewer
           // A pending approval the viewer may not see is, to it, no pending approval at all.
-          const pending = gateway.approvals.list().find((entry) => entry.id === id && sees(viewer, entry.principal))
+          // Every replica's pending approvals: one waiting on another replica is answered here as well.
+          const pending = (yield* fromStore(gateway.approvals.listAll)).find((entry) => entry.id === id && sees(viewer, entry.principal))
           if (pending === undefined) return yield* noSuchApproval
           const refusal = answerRefusal(viewer, pending.principal, decision)
           if (refusal !== undefined) return yield* new AnswerRefused({ error: `Forbidden: ${refusal}` })
@@ -118,7 +119,7 @@ const handlers = HttpApiBuilder.group(ConsoleApi, "console", (api) =>
           const answer = decision === "allow"
             ? { decision, by: viewer.id } as const
             : { decision, reason: `denied in the console by ${viewer.id}`, by: viewer.id } as const
-          const answered = yield* gateway.approvals.answer(pending.id, answer, digest)
+          const answered = yield* fromStore(gateway.approvals.answer(pending.id, answer, digest))
           return answered ? { ok: true } as const : yield* noSuchApproval
         }))
   ))

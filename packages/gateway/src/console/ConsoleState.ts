@@ -55,6 +55,8 @@ export const consoleState = (gateway: GatewayShape, viewer: ConsoleViewer, query
     const { rows, truncated } = yield* visible(gateway, viewer)
     const matching = rows.filter((row) => passes(query, row))
     const timeoutMs = gateway.plan.approvals.timeoutMs
+    // Every replica's, when they share their state.
+    const pending = yield* gateway.approvals.listAll
     return {
       now,
       viewer,
@@ -73,7 +75,7 @@ export const consoleState = (gateway: GatewayShape, viewer: ConsoleViewer, query
       series: seriesOf(matching, now, minutes),
       // The queue stamps `time` when the approver starts waiting, just after the approvals timeout
       // started: the deadline shown is the timeout after it, later than the real one by that set-up only.
-      approvals: gateway.approvals.list()
+      approvals: pending
         .filter((pending) => sees(viewer, pending.principal))
         .map((pending) => ({ ...pending, deadline: pending.time + timeoutMs }))
     }

@@ -4,18 +4,23 @@
  * (MAX_BUCKET_BYTES): past the bound the least recently used bucket is dropped, one at a time, so
  * the limits of active principals and tools are never reset by others' traffic.
  *
- * Why not `effect/persistence`'s RateLimiter: its token bucket is ours (capacity `limit`, one token
- * per `window / limit`, so burst B at P per minute is limit B, window B * 60s / P; Clock-driven),
- * but its in-memory store (`layerStoreMemory`) keeps every key's bucket in a plain Map for ever: a
- * flood of distinct principals or tool names grows the heap without bound, which is the attack
- * test/security/rate-limit-buckets.test.ts guards against (and shows: a key of the flood's start is
- * still remembered there, long after ours dropped it). A bounded store would be a RateLimiterStore
- * of our own, the same bucket arithmetic behind four methods of which we use one. When the limits
- * move to a shared store (the production issue), that store is a RateLimiterStore (Postgres keys
- * expire in the database) and the service is worth taking then; in memory, this is smaller.
+ * With a shared state database (several replicas), the limit is taken from effect/persistence's
+ * RateLimiter instead, over the Postgres RateLimiterStore (state/PgRateLimiterStore.ts), when that
+ * service is in the hooks' context: its token bucket is ours (capacity `limit`, one token per
+ * `window / limit`: burst B at P per minute is limit B, window B * 60s / P; Clock-driven), taken
+ * atomically in the database, so a limit holds across all replicas together. A store that fails
+ * refuses the call (the guard fails with a StateError: fail closed).
+ *
+ * Why not that service in memory too: its in-memory store (`layerStoreMemory`) keeps every key's
+ * bucket in a plain Map for ever: a flood of distinct principals or tool names grows the heap
+ * without bound, which is the attack test/security/rate-limit-buckets.test.ts guards against (and
+ * shows: a key of the flood's start is still remembered there, long after ours dropped it). In
+ * Postgres, refilled buckets are pruned (PgState's reaper).
  */
 import { canonicalName, type HookContext, type PreToolCallHook, type ToolCall, Verdict } from "@interlock/core"
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Option } from "effect"
+import { RateLimiter } from "effect/persistence/RateLimiter"
+import { StateError } from "../state/StateError.ts"
 import { byteBoundedMap, keyBytes } from "../front/http/ByteBoundedMap.ts"
 import type { RateLimitConfig } from "../config/Config.ts"
 
@@ -35,18 +40,30 @@ export const rateLimitHook = (limit: RateLimitConfig, maxBytes: number = MAX_BUC
   const perMs = limit.perMinute / 60_000
   const capacity = limit.burst ?? Math.max(1, Math.ceil(limit.perMinute))
   const buckets = byteBoundedMap<Bucket>(maxBytes, (key) => keyBytes(key) + BUCKET_BYTES)
-  return (call: ToolCall, ctx: HookContext) =>
-    Effect.map(Clock.currentTimeMillis, (now) => {
-      const key = `${ctx.principal?.id ?? ""}\u0000${canonicalName(call.serverId)}\u0000${canonicalName(call.name)}`
-      let bucket = buckets.get(key)
-      if (bucket === undefined) {
-        bucket = { tokens: capacity, at: now }
-        buckets.set(key, bucket)
-      }
-      bucket.tokens = Math.min(capacity, bucket.tokens + (now - bucket.at) * perMs)
-      bucket.at = now
-      if (bucket.tokens < 1) return Verdict.deny(`rate limit exceeded: at most ${limit.perMinute} calls per minute`)
-      bucket.tokens -= 1
-      return Verdict.continue
-    })
+  const denied = Verdict.deny(`rate limit exceeded: at most ${limit.perMinute} calls per minute`)
+  // The in-memory bucket of `key`, refilled to `now`, takes one token if it has one.
+  const take = (key: string, now: number) => {
+    let bucket = buckets.get(key)
+    if (bucket === undefined) {
+      bucket = { tokens: capacity, at: now }
+      buckets.set(key, bucket)
+    }
+    bucket.tokens = Math.min(capacity, bucket.tokens + (now - bucket.at) * perMs)
+    bucket.at = now
+    if (bucket.tokens < 1) return denied
+    bucket.tokens -= 1
+    return Verdict.continue
+  }
+  const shared = { algorithm: "token-bucket", onExceeded: "fail", limit: capacity, window: capacity / perMs } as const
+  const storeFailed = new StateError({ operation: "rate limit", detail: "the shared rate-limit store failed" })
+  return (call: ToolCall, ctx: HookContext) => {
+    const key = `${ctx.principal?.id ?? ""}\u0000${canonicalName(call.serverId)}\u0000${canonicalName(call.name)}`
+    return Effect.flatMap(Effect.serviceOption(RateLimiter), (limiter) =>
+      Option.isNone(limiter)
+        ? Effect.map(Clock.currentTimeMillis, (now) => take(key, now))
+        : limiter.value.consume({ ...shared, key }).pipe(
+          Effect.as(Verdict.continue),
+          Effect.catch((error) => error.reason._tag === "RateLimitExceeded" ? Effect.succeed(denied) : Effect.fail(storeFailed))
+        ))
+  }
 }

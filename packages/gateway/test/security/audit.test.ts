@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { Effect } from "effect"
-import { execFile, spawn } from "node:child_process"
+import { execFile } from "node:child_process"
 import { chmodSync, mkdtempSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
@@ -16,7 +16,7 @@ import type { AuditStoreShape } from "../../src/audit/AuditStore.ts"
 import { NOT_CAPTURED } from "../../src/calls/GatewayCalls.ts"
 import { TOO_DEEP } from "../../src/governance/Redactor.ts"
 import * as SqliteAuditStore from "../../src/audit/SqliteAuditStore.ts"
-import { BIN, toolText } from "../cli-process.ts"
+import { BIN, serveHttp, toolText } from "../cli-process.ts"
 import { httpClient, NODE, startGateway } from "../e2e.ts"
 import { rawSession, received, recordingServer, waitFor } from "./audit-wire.ts"
 
@@ -201,28 +201,6 @@ describe("security: the audit holds every call that reached a server", () => {
       assert.strictEqual(listing.split("\n").filter((line) => line.includes(PENDING_LABEL)).length, unfinished.length)
     }), 90_000)
 })
-
-/** A real `interlock serve` on 127.0.0.1:0 in `dir`, with its MCP URL and a kill -9 that waits for the exit. */
-const serveHttp = (dir: string, config: Record<string, unknown>) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const file = path.join(dir, "interlock.config.json")
-      writeFileSync(file, JSON.stringify(config))
-      const child = spawn(NODE, [BIN, "serve", "--config", file, "--http", "127.0.0.1:0"], { cwd: dir, stdio: ["ignore", "pipe", "ignore"] })
-      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = ""
-        child.stdout.on("data", (chunk: Buffer) => {
-          out += chunk.toString()
-          const found = /MCP endpoint: (\S+)/.exec(out)
-          if (found !== null) resolve(found[1])
-        })
-        child.once("exit", () => reject(new Error("interlock serve exited before listening")))
-      })
-      return { url, child, kill: () => (child.kill("SIGKILL"), exited) }
-    }),
-    ({ kill }) => Effect.promise(kill)
-  )
 
 /** `interlock audit --db file` as a real process; its output. */
 const cliAudit = (dir: string, db: string) =>
