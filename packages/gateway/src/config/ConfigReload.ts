@@ -22,7 +22,7 @@ import { loadConfig } from "./ConfigLoader.ts"
 import { makePlan, type Plan, type PlanOptions } from "./Plan.ts"
 
 /** The top-level config keys a reload cannot change (the gateway must be restarted for them). */
-export const RESTART_ONLY: ReadonlyArray<keyof GatewayConfig> = ["servers", "listen", "audit", "telemetry", "namespace"]
+export const RESTART_ONLY: ReadonlyArray<keyof GatewayConfig> = ["servers", "listen", "audit", "state", "telemetry", "namespace"]
 
 const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
