@@ -20,6 +20,7 @@ import type { Plan, ServerPlan } from "./config/Plan.ts"
 import { redactingHostRequestsLayer } from "./front/RedactingHostRequests.ts"
 import { detectAll, redactText } from "./governance/Redactor.ts"
 import { auditLayer } from "./audit/AuditLayer.ts"
+import { approvalStatesLayer } from "./state/ApprovalStates.ts"
 import { VERSION } from "./Version.ts"
 
 export { auditLayer } from "./audit/AuditLayer.ts"
@@ -45,7 +46,7 @@ export interface GatewayShape {
 export class Gateway extends Context.Service<Gateway, GatewayShape>()("@interlock/gateway/Gateway") {
   /** The whole gateway for a plan: hub, audit store, approvals, calls. Closing the scope drains calls, then stops servers. */
   static layer(plan: Plan): Layer.Layer<Gateway, ConfigError | TransportFailure | AuditError> {
-    const base = Layer.mergeAll(auditLayer(plan), ApprovalQueue.layer, HostSessions.layer)
+    const base = Layer.mergeAll(auditLayer(plan), ApprovalQueue.layer, HostSessions.layer, approvalStatesLayer(plan))
     const hub = Layer.unwrap(Effect.map(stderrLogger(plan), (onStderr) => McpHub.layer({ servers: hubServers(plan, onStderr) }))).pipe(
       Layer.provide(redactingHostRequestsLayer(plan.redactions).pipe(Layer.provide(hostRequestsLayer)))
     )
