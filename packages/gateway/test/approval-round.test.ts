@@ -103,13 +103,29 @@ describe("approvals of 2026-07-28 hosts", () => {
       assert.deepStrictEqual(runs, [])
     }))
 
-  it.effect("a retry that answers anything but accept with approve: true denies", () =>
+  it.effect("a retry that answers anything but accept with exactly { approve: true } denies (declines, junk, extra fields, huge or deeply nested answers)", () =>
     Effect.gen(function*() {
       const { runs, transfer } = yield* replica()
-      for (const answer of [{ action: "decline" }, { action: "cancel" }, { action: "accept", content: { approve: "true" } }, { action: "accept" }, "yes", null, [APPROVE]]) {
+      let nested: unknown = true
+      for (let depth = 0; depth < 10_000; depth++) nested = { approve: nested }
+      const answers = [
+        { action: "decline" },
+        { action: "cancel" },
+        { action: "decline", content: { approve: true } },
+        { action: "accept", content: { approve: "true" } },
+        { action: "accept" },
+        { action: "ACCEPT", content: { approve: true } },
+        { ...APPROVE, extra: true },
+        { action: "accept", content: { approve: true, note: "x".repeat(1_000_000) } },
+        { action: "accept", content: nested },
+        "yes",
+        null,
+        [APPROVE]
+      ]
+      for (const answer of answers) {
         const state = stateOf(yield* transfer(firstRequest()))
         const end = yield* transfer(retry(state, answer))
-        assert.strictEqual(end._tag, "Error", JSON.stringify(answer))
+        assert.strictEqual(end._tag, "Error")
         if (end._tag === "Error") assert.match(end.error, /^Denied: approval denied: (the user declined|the approval form did not say approve: true|the host's answer is not an answer to the approval form)$/)
       }
       assert.deepStrictEqual(runs, [])

@@ -66,11 +66,24 @@ export const bindingRefusal = (payload: unknown, expected: ApprovalBinding): Sta
 
 const sealRefusal = (error: SealRefused): StateRefusal => (error.reason === "malformed" ? "tampered" : error.reason)
 
-/** The host's answer to the approval form as an approval: anything but an explicit accept with `approve: true` denies. */
-export const hostAnswer = (answer: unknown, by: string): ApprovalAnswer =>
-  typeof answer === "object" && answer !== null && !Array.isArray(answer)
-    ? elicitationAnswer({ action: (answer as { readonly action?: unknown }).action, content: (answer as { readonly content?: unknown }).content }, by)
+/**
+ * The answer the approval form allows: an elicitation result whose content, when present, is
+ * exactly `{ approve: boolean }`. Anything more (other fields, a nested or huge value) is no answer to this form.
+ */
+const FormAnswer = Schema.Struct({
+  action: Schema.Literals(["accept", "decline", "cancel"]),
+  content: Schema.optionalKey(Schema.Struct({ approve: Schema.Boolean })),
+  _meta: Schema.optionalKey(Schema.Unknown)
+})
+const decodeAnswer = Schema.decodeUnknownOption(FormAnswer, { onExcessProperty: "error" })
+
+/** The host's answer to the approval form as an approval: anything but an explicit accept with `approve: true`, in the form's shape, denies. */
+export const hostAnswer = (answer: unknown, by: string): ApprovalAnswer => {
+  const decoded = decodeAnswer(answer)
+  return decoded._tag === "Some"
+    ? elicitationAnswer(decoded.value, by)
     : { decision: "deny", reason: "the host's answer is not an answer to the approval form", via: "elicitation", by }
+}
 
 /** Whether the host's request answers the approval form (a retry), rather than being a first request. */
 export const answersApproval = (input: HostInput): boolean => Object.hasOwn(input.inputResponses, APPROVAL_INPUT)
