@@ -21,6 +21,8 @@ import { redactingHostRequestsLayer } from "./front/RedactingHostRequests.ts"
 import { detectAll, redactText } from "./governance/Redactor.ts"
 import { auditLayer } from "./audit/AuditLayer.ts"
 import { approvalStatesLayer } from "./state/ApprovalStates.ts"
+import type { StateSeal } from "./state/StateSeal.ts"
+import type { UsedStates } from "./state/UsedStates.ts"
 import { VERSION } from "./Version.ts"
 
 export { auditLayer } from "./audit/AuditLayer.ts"
@@ -44,9 +46,12 @@ export interface GatewayShape {
 
 /** One running gateway. */
 export class Gateway extends Context.Service<Gateway, GatewayShape>()("@interlock/gateway/Gateway") {
-  /** The whole gateway for a plan: hub, audit store, approvals, calls. Closing the scope drains calls, then stops servers. */
-  static layer(plan: Plan): Layer.Layer<Gateway, ConfigError | TransportFailure | AuditError> {
-    const base = Layer.mergeAll(auditLayer(plan), ApprovalQueue.layer, HostSessions.layer, approvalStatesLayer(plan))
+  /**
+   * The whole gateway for a plan: hub, audit store, approvals, calls. Closing the scope drains calls, then stops servers.
+   * `states` replaces the plan's approval-state services (tests share one UsedStates between replicas).
+   */
+  static layer(plan: Plan, states: Layer.Layer<StateSeal | UsedStates> = approvalStatesLayer(plan)): Layer.Layer<Gateway, ConfigError | TransportFailure | AuditError> {
+    const base = Layer.mergeAll(auditLayer(plan), ApprovalQueue.layer, HostSessions.layer, states)
     const hub = Layer.unwrap(Effect.map(stderrLogger(plan), (onStderr) => McpHub.layer({ servers: hubServers(plan, onStderr) }))).pipe(
       Layer.provide(redactingHostRequestsLayer(plan.redactions).pipe(Layer.provide(hostRequestsLayer)))
     )
