@@ -63,6 +63,8 @@ export interface ModernClientOptions {
   readonly retry?: (params: CallParams) => CallParams
   /** The URL each tools/call goes to, by its round (0 for the first request); default the connect URL. */
   readonly route?: (round: number) => string
+  /** A bearer token sent with every request (for the gateway's real HTTP front). */
+  readonly token?: string
 }
 
 /** A 2026-07-28 SDK client of `url` that answers elicitations with `options.answer`; closed with the scope. */
@@ -78,7 +80,8 @@ export const modernClient = (url: string, options: ModernClientOptions) =>
         const params = round === 1 && options.retry !== undefined ? options.retry(body.params) : body.params
         return fetch(options.route?.(round) ?? input, { ...init, body: JSON.stringify({ ...body, params }) })
       }
-      await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: fetcher }))
+      const requestInit = options.token === undefined ? {} : { requestInit: { headers: { authorization: `Bearer ${options.token}` } } }
+      await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: fetcher, ...requestInit }))
       return client
     }),
     (client) => Effect.promise(() => client.close().catch(() => undefined))
