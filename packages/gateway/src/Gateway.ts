@@ -23,6 +23,9 @@ import { detectAll, type Redaction, redactText } from "./governance/Redactor.ts"
 import { auditLayer } from "./audit/AuditLayer.ts"
 import type { StateError } from "./state/StateError.ts"
 import { stateLayer } from "./state/StateLayer.ts"
+import { planSealLayer } from "./state/ApprovalStates.ts"
+import type { StateSeal } from "./state/StateSeal.ts"
+import type { UsedStates } from "./state/UsedStates.ts"
 import { VERSION } from "./Version.ts"
 
 export { auditLayer } from "./audit/AuditLayer.ts"
@@ -54,15 +57,18 @@ export interface GatewayShape {
 
 /** One running gateway. */
 export class Gateway extends Context.Service<Gateway, GatewayShape>()("@interlock/gateway/Gateway") {
-  /** The whole gateway for a plan: hub, audit store, approvals, calls. Closing the scope drains calls, then stops servers. */
-  static layer(plan: Plan): Layer.Layer<Gateway, ConfigError | TransportFailure | AuditError | StateError> {
+  /**
+   * The whole gateway for a plan: hub, audit store, approvals, calls. Closing the scope drains calls, then stops servers.
+   * `states` replaces the plan's approval-state seal (tests pass a seal with one UsedStates shared between replicas).
+   */
+  static layer(plan: Plan, states: Layer.Layer<StateSeal> | Layer.Layer<StateSeal | UsedStates> = planSealLayer(plan)): Layer.Layer<Gateway, ConfigError | TransportFailure | AuditError | StateError> {
     return Layer.unwrap(Effect.sync(() => {
       // The hub outlives generations: what it redacts follows the generation in force, once there is one.
       const held: { inForce?: ConfigInForce } = {}
       const redactions = () => held.inForce?.current().plan.redactions ?? plan.redactions
       // The state replicas share (Postgres) or this process's own: approvals, pins, rate limits, used
       // states; opened after the audit store, so a database both use that cannot be opened is an AuditError.
-      const base = Layer.mergeAll(stateLayer(plan).pipe(Layer.provideMerge(auditLayer(plan))), HostSessions.layer)
+      const base = Layer.mergeAll(stateLayer(plan).pipe(Layer.provideMerge(auditLayer(plan))), HostSessions.layer, states)
       const hub = Layer.unwrap(Effect.map(stderrLogger(redactions), (onStderr) => McpHub.layer({ servers: hubServers(plan, onStderr) }))).pipe(
         Layer.provide(redactingHostRequestsLayer(redactions).pipe(Layer.provide(hostRequestsLayer)))
       )

@@ -7,10 +7,9 @@ import { assert } from "@effect/vitest"
 import { AuditRecord, ToolTransport } from "@interlock/core"
 import { Effect, Layer, Schema } from "effect"
 import { AuditStore, type AuditStoreShape } from "../src/audit/AuditStore.ts"
-import { ApprovalQueue } from "../src/calls/ApprovalQueue.ts"
 import { GatewayCalls } from "../src/calls/GatewayCalls.ts"
 import { answerEvent } from "../src/claude/ClaudeHookBridge.ts"
-import { filesTools, planOf } from "./fixtures.ts"
+import { approvalLayers, filesTools, planOf } from "./fixtures.ts"
 
 // As JSON: a store keeps JSON, where a receipt's absent optional fields and undefined ones are one.
 const encode = (row: AuditRecord) => JSON.parse(JSON.stringify(Schema.encodeSync(AuditRecord)(row)))
@@ -30,7 +29,7 @@ export const assertBothWritersRoundTrip = (store: AuditStoreShape) =>
     const event = { hook_event_name: "PreToolUse", session_id: "s-1", transcript_path: "/t", cwd: "/", tool_name: "Bash", tool_input: { command: "rm -rf /" }, tool_use_id: "toolu_9" }
     yield* answerEvent(JSON.stringify(event), plan).pipe(Effect.provideService(AuditStore, recording))
     const calls = GatewayCalls.layer(plan).pipe(
-      Layer.provideMerge(Layer.mergeAll(ToolTransport.fromTools(filesTools, { serverId: "files" }), Layer.succeed(AuditStore, recording), ApprovalQueue.layer))
+      Layer.provideMerge(Layer.mergeAll(ToolTransport.fromTools(filesTools, { serverId: "files" }), Layer.succeed(AuditStore, recording), approvalLayers))
     )
     yield* Effect.provide(Effect.gen(function*() {
       return yield* (yield* GatewayCalls).callTool({ serverId: "files", name: "read_file", args: { path: "a" } })

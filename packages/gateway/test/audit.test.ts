@@ -10,10 +10,9 @@ import { AuditStore } from "../src/audit/AuditStore.ts"
 import { GatewayCalls } from "../src/calls/GatewayCalls.ts"
 import * as SqliteAuditStore from "../src/audit/SqliteAuditStore.ts"
 import { planOf } from "./fixtures.ts"
-import { ApprovalQueue } from "../src/calls/ApprovalQueue.ts"
 import { Layer } from "effect"
 import { ToolTransport } from "@interlock/core"
-import { filesTools } from "./fixtures.ts"
+import { approvalLayers, filesTools } from "./fixtures.ts"
 import { assertBridgeMigrated, assertMigrated, BRIDGE_ERA_ROWS, BRIDGE_ERA_TABLE, OLD_ROW, OLD_TABLE } from "./audit-migration.ts"
 import { assertConfigHashMigrated, HASHLESS_TABLE } from "./audit-migration.ts"
 import { assertBothWritersRoundTrip } from "./audit-writers.ts"
@@ -36,7 +35,7 @@ describe("SQLite audit store", () => {
       const file = path.join(dir, "wal.db")
       const plan = yield* planOf({ policy: { default: "allow" } })
       const layer = GatewayCalls.layer(plan).pipe(
-        Layer.provideMerge(Layer.mergeAll(ToolTransport.fromTools(filesTools, { serverId: "files" }), SqliteAuditStore.layer(file), ApprovalQueue.layer))
+        Layer.provideMerge(Layer.mergeAll(ToolTransport.fromTools(filesTools, { serverId: "files" }), SqliteAuditStore.layer(file), approvalLayers))
       )
       yield* Effect.gen(function*() {
         const calls = yield* GatewayCalls

@@ -7,6 +7,8 @@ import { fromObject } from "../src/config/ConfigLoader.ts"
 import { GatewayCalls } from "../src/calls/GatewayCalls.ts"
 import { makePlan, type Plan } from "../src/config/Plan.ts"
 import * as SqliteAuditStore from "../src/audit/SqliteAuditStore.ts"
+import { StateSeal } from "../src/state/StateSeal.ts"
+import { UsedStates } from "../src/state/UsedStates.ts"
 
 /** Tools of a pretend files server: every one echoes what it got, so tests see what passed. */
 export const filesTools = [
@@ -46,10 +48,13 @@ export const planOf = (raw: Record<string, unknown>, env: Record<string, string>
     return plan as Plan
   })
 
-/** GatewayCalls over the native files tools, an in-memory SQLite store and a fresh approval queue. */
+/** What GatewayCalls' approver needs: a fresh approval queue, a seal with a generated key, and single-use marks in memory. */
+export const approvalLayers = Layer.mergeAll(ApprovalQueue.layer, StateSeal.generated, UsedStates.memory)
+
+/** GatewayCalls over the native files tools, an in-memory SQLite store and {@link approvalLayers}. */
 export const callsLayer = (plan: Plan) =>
   GatewayCalls.layer(plan).pipe(
-    Layer.provideMerge(Layer.mergeAll(ToolTransport.fromTools(filesTools, { serverId: "files" }), SqliteAuditStore.layer(":memory:"), ApprovalQueue.layer))
+    Layer.provideMerge(Layer.mergeAll(ToolTransport.fromTools(filesTools, { serverId: "files" }), SqliteAuditStore.layer(":memory:"), approvalLayers))
   )
 
 /** Runs `body` with GatewayCalls, AuditStore and ApprovalQueue for a config object. */

@@ -2,11 +2,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { NativeTool, ToolTransport } from "@interlock/core"
 import { Effect, Fiber, Layer, Schema } from "effect"
-import { ApprovalQueue } from "../src/calls/ApprovalQueue.ts"
 import { AuditError, AuditStore } from "../src/audit/AuditStore.ts"
 import { GatewayCalls } from "../src/calls/GatewayCalls.ts"
 import * as SqliteAuditStore from "../src/audit/SqliteAuditStore.ts"
-import { planOf } from "./fixtures.ts"
+import { approvalLayers, planOf } from "./fixtures.ts"
 
 let ran = 0
 
@@ -23,7 +22,7 @@ const tools = [
 
 const layerWith = (store: Layer.Layer<AuditStore>) =>
   Effect.map(planOf({ policy: { default: "allow" } }), (plan) =>
-    GatewayCalls.layer(plan).pipe(Layer.provideMerge(ToolTransport.fromTools(tools, { serverId: "files" })), Layer.provideMerge(Layer.mergeAll(store, ApprovalQueue.layer))))
+    GatewayCalls.layer(plan).pipe(Layer.provideMerge(ToolTransport.fromTools(tools, { serverId: "files" })), Layer.provideMerge(Layer.mergeAll(store, approvalLayers))))
 
 const sqlite = SqliteAuditStore.layer(":memory:").pipe(Layer.orDie)
 

@@ -1,15 +1,21 @@
 /**
- * The gateway's approver for the policy's `ask`: an elicitation request to the caller's host when
- * the host supports it (only an explicit `approve: true` allows, for this call's digest only),
- * otherwise a pending approval in the web console. Arguments shown to the person are redacted.
- * Approvals' timeout means deny.
+ * The gateway's approver for the policy's `ask`: the caller's host is asked when it supports it,
+ * otherwise a pending approval waits in the web console. A 2025 host gets an elicitation request;
+ * a 2026-07-28 host gets an input request with a sealed state, and approves in its retry
+ * (ApprovalRound). Only an explicit `approve: true` allows, for this call's digest only. Arguments
+ * shown to the person are redacted. Approvals' timeout means deny.
  */
 import type { ElicitRequestFormParams } from "@modelcontextprotocol/server"
 import type { ApprovalAnswer, ApprovalRequest } from "@interlock/core"
 import { Effect } from "effect"
+import { APPROVAL_SCHEMA, describeRequest, elicitationAnswer } from "./ApprovalForm.ts"
 import { ApprovalQueue } from "./ApprovalQueue.ts"
+import { answersApproval, askHost, checkRetry } from "./ApprovalRound.ts"
+import { hostInput, requireInput } from "./InputRound.ts"
 import { LOCAL_USER } from "../console/ConsoleAccess.ts"
 import { type Redaction, redactionsFor, redactJson } from "../governance/Redactor.ts"
+
+export { describeRequest, elicitationAnswer } from "./ApprovalForm.ts"
 
 /** The key under which the serving layer puts the host's elicitation function in `ctx.assigns`. */
 export const ELICIT_KEY = "interlock.elicit"
@@ -23,40 +29,25 @@ export type Elicit = (params: {
 /** Where approvals go: auto (elicitation when the host supports it, else the console), or one of them. */
 export type ApprovalRoute = "auto" | "elicitation" | "console"
 
-// No default: a host that fills a form with its defaults must not approve anything.
-const SCHEMA: ElicitRequestFormParams["requestedSchema"] = {
-  type: "object",
-  properties: { approve: { type: "boolean", title: "Approve this call" } },
-  required: ["approve"]
-}
+/** The deny reason of a first ask to a 2026-07-28 host: the call ends `input_required` (GatewayCalls). */
+export const ASKED_HOST = "approval asked of the host"
 
-/** An elicitation's answer as an approval: only `accept` with `approve` exactly `true` allows. */
-export const elicitationAnswer = (
-  answer: { readonly action: unknown; readonly content?: unknown },
-  by: string
-): ApprovalAnswer => {
-  const content = answer.content
-  const approve = typeof content === "object" && content !== null ? (content as { readonly approve?: unknown }).approve : undefined
-  if (answer.action === "accept" && approve === true) return { decision: "allow", remember: "once", via: "elicitation", by }
-  const reason = answer.action === "accept" ? "the approval form did not say approve: true" : "the user declined"
-  return { decision: "deny", reason, via: "elicitation", by }
-}
-
-/** The text of an approval request: the tool, why it is asked, and the redacted arguments. */
-export const describeRequest = (request: ApprovalRequest, args: unknown): string =>
-  `Interlock: approve the call ${request.call.serverId}/${request.call.name}` +
-  `${request.ctx.principal === undefined ? "" : ` by ${request.ctx.principal.id}`}? ` +
-  `Reason: ${request.reason}. Arguments: ${JSON.stringify(args)}`
-
-/** Builds the approver function for `Approvals.layer`. */
-export const makeApprover = (redactions: ReadonlyArray<Redaction>, route: ApprovalRoute) => (request: ApprovalRequest) =>
+/** Builds the approver function for `Approvals.layer`; `ttlMs` bounds a 2026-07-28 host's answer. */
+export const makeApprover = (redactions: ReadonlyArray<Redaction>, route: ApprovalRoute, ttlMs: number) => (request: ApprovalRequest) =>
   Effect.gen(function*() {
     const args = redactJson(request.call.args, redactionsFor(redactions, request.call.serverId, request.call.name))
+    // The caller's own host answers: it is the caller (or the local user) who confirms.
+    const by = request.ctx.principal?.id ?? LOCAL_USER
+    const input = hostInput(request.ctx.assigns)
     const elicit = request.ctx.assigns[ELICIT_KEY]
-    if (route !== "console" && typeof elicit === "function") {
-      const answer = yield* Effect.tryPromise(() => (elicit as Elicit)({ message: describeRequest(request, args), requestedSchema: SCHEMA }))
-      // The caller's own host answers: it is the caller (or the local user) who confirms.
-      return elicitationAnswer(answer, request.ctx.principal?.id ?? LOCAL_USER)
+    if (route !== "console" && input !== undefined && input.elicitation !== false) {
+      if (answersApproval(input)) return yield* checkRetry(request, input, by)
+      requireInput(request.ctx.assigns, yield* askHost(request, args, ttlMs))
+      return { decision: "deny", reason: ASKED_HOST, via: "elicitation" } as ApprovalAnswer
+    }
+    if (route !== "console" && input === undefined && typeof elicit === "function") {
+      const answer = yield* Effect.tryPromise(() => (elicit as Elicit)({ message: describeRequest(request, args), requestedSchema: APPROVAL_SCHEMA }))
+      return elicitationAnswer(answer, by)
     }
     if (route === "elicitation") return { decision: "deny", reason: "the host does not support elicitation" } as ApprovalAnswer
     const queue = yield* ApprovalQueue

@@ -24,6 +24,7 @@ import {
 import { Cause, Clock, Context, Effect, Exit, Layer } from "effect"
 import { makeApprover } from "./Approver.ts"
 import { ApprovalQueue } from "./ApprovalQueue.ts"
+import { hostInput, type InputRequired, requiredInput } from "./InputRound.ts"
 import { AuditRecord, GATEWAY_INSTANCE, PENDING } from "../audit/AuditRecord.ts"
 import { type AuditError, AuditStore } from "../audit/AuditStore.ts"
 import type { Plan } from "../config/Plan.ts"
@@ -32,6 +33,8 @@ import { redactResultParts } from "../governance/ContentRedaction.ts"
 import { redactingTransportLayer } from "../front/RedactingTransport.ts"
 import { detectAll, redactionsFor, redactJson, redactText } from "../governance/Redactor.ts"
 import { CurrentWriteAhead, writeAheadLayer } from "../audit/WriteAhead.ts"
+import type { StateSeal } from "../state/StateSeal.ts"
+import type { UsedStates } from "../state/UsedStates.ts"
 
 /** A call the gateway refused before the pipeline: what the host named, and why it was refused. */
 export interface RefusedCall {
@@ -49,30 +52,33 @@ export interface RefusedCall {
 /** The server of a refused call whose tool name resolves to no server. */
 export const UNROUTED = "(unrouted)"
 
-/** The service interface: ToolCalls, with callTool audited, and the audit of calls refused before it. */
+/**
+ * The service interface: ToolCalls, with callTool audited, and the audit of calls refused before it.
+ * A 2026-07-28 host's call (InputRound.ts) may end InputRequired, for the front to answer `input_required`.
+ */
 export interface GatewayCallsShape extends Omit<ToolCallsShape, "callTool"> {
-  readonly callTool: (input: CallInput, options?: CallOptions) => Effect.Effect<ToolResult, CallError | AuditError>
+  readonly callTool: (input: CallInput, options?: CallOptions) => Effect.Effect<ToolResult, CallError | AuditError | InputRequired>
   /** Records a call refused before the pipeline (outcome `refused`); committed when it succeeds. */
   readonly refuse: (call: RefusedCall, options?: CallOptions) => Effect.Effect<void, AuditError>
 }
 
 /** The audited, governed calls of one gateway. */
 export class GatewayCalls extends Context.Service<GatewayCalls, GatewayCallsShape>()("@interlock/gateway/GatewayCalls") {
-  /** Builds the calls from a plan over a transport, an audit store and an approval queue. */
-  static layer(plan: Plan): Layer.Layer<GatewayCalls, ConfigError, ToolTransport | AuditStore | ApprovalQueue> {
+  /** Builds the calls from a plan over a transport, an audit store, an approval queue and the approval states' seal and marks. */
+  static layer(plan: Plan): Layer.Layer<GatewayCalls, ConfigError, ToolTransport | AuditStore | ApprovalQueue | StateSeal | UsedStates> {
     // Core sends through the write-ahead audit, which sends through the redaction of server errors.
     const transport = writeAheadLayer.pipe(Layer.provide(redactingTransportLayer(plan.redactions)))
     return Layer.effect(GatewayCalls, make(plan)).pipe(Layer.provide(governedLayer(plan).pipe(Layer.provide(transport))))
   }
 }
 
-/** Core's ToolCalls for a plan (hooks, policy, approvals, settings); provide a ToolTransport and an ApprovalQueue. */
-export const governedLayer = (plan: Plan): Layer.Layer<ToolCalls, ConfigError, ToolTransport | ApprovalQueue> =>
+/** Core's ToolCalls for a plan (hooks, policy, approvals, settings); provide a ToolTransport, an ApprovalQueue, a StateSeal and UsedStates. */
+export const governedLayer = (plan: Plan): Layer.Layer<ToolCalls, ConfigError, ToolTransport | ApprovalQueue | StateSeal | UsedStates> =>
   Interlock.layer({
     client: "interlock-gateway",
     hooks: plan.hooks,
     policy: planPolicyLayer(plan, plan.loaded.baseDir),
-    approvals: Approvals.layer({ approver: makeApprover(plan.redactions, plan.approvals.route), timeout: plan.approvals.timeoutMs }),
+    approvals: Approvals.layer({ approver: makeApprover(plan.redactions, plan.approvals.route, plan.approvals.timeoutMs), timeout: plan.approvals.timeoutMs }),
     pinTools: plan.pinTools,
     // A Cedar policy also governs listings: a tool no call to which could be permitted is not listed.
     hideDenied: plan.loaded.config.policy?.cedar !== undefined,
@@ -81,6 +87,9 @@ export const governedLayer = (plan: Plan): Layer.Layer<ToolCalls, ConfigError, T
   })
 
 const errorText = (error: CallError): string => (error._tag === "Denied" || error._tag === "HookFailed" || error._tag === "Timeout" ? `${error._tag}: ${error.message}` : error._tag)
+
+/** The outcome of a call's row when the call ended asking the host for input (a 2026-07-28 approval). */
+export const INPUT_REQUIRED = "input_required"
 
 /** What a captured value becomes if redacting it fails (the redactor is iterative and should not). */
 export const NOT_CAPTURED = "[not captured: the value could not be redacted]"
@@ -142,10 +151,12 @@ const make = (plan: Plan) =>
       if (typeof toolUseId === "string") fields.toolUseId = toolUseId
       return fields
     }
-    const callTool = (input: CallInput, options?: CallOptions): Effect.Effect<ToolResult, CallError | AuditError> =>
+    const callTool = (input: CallInput, given?: CallOptions): Effect.Effect<ToolResult, CallError | AuditError | InputRequired> =>
       Effect.uninterruptibleMask((restore) =>
         Effect.gen(function*() {
           const started = yield* Clock.currentTimeMillis
+          // A 2026-07-28 host's call gets assigns of its own: what it needs from the host is recorded against them.
+          const options = given?.assigns !== undefined && hostInput(given.assigns) !== undefined ? { ...given, assigns: { ...given.assigns } } : given
           // The gateway names the call, so that its write-ahead row and its completion agree.
           const named = input.callId === undefined && typeof input === "object" && input !== null ? { ...input, callId: crypto.randomUUID() } : input
           const callId = typeof named.callId === "string" ? named.callId : ""
@@ -171,6 +182,8 @@ const make = (plan: Plan) =>
           const complete = (ending: Ending) => {
             const fields: Record<string, unknown> = { outcome: ending.outcome ?? ending.receipt?.outcome ?? "failed", sent: ending.receipt?.sent ?? ending.sent, durationMs: ended - started }
             if (ending.receipt !== undefined) receiptFields(fields, ending.receipt)
+            // Asking the host is no answer: the row names none (the retry's row does).
+            if (ending.outcome === INPUT_REQUIRED) delete fields.approval
             if (ending.error !== undefined) fields.error = ending.error
             if (full && ending.result !== undefined) {
               const { content, structuredContent, isError } = ending.result
@@ -185,6 +198,12 @@ const make = (plan: Plan) =>
             return exit.value
           }
           const failure = Cause.findErrorOption(exit.cause)
+          const asked = requiredInput(options?.assigns)
+          if (failure._tag === "Some" && failure.value._tag === "Denied" && asked !== undefined) {
+            // Not an ending yet: the host is asked (the approval form), and its retry is a new call and row.
+            yield* complete({ receipt: failure.value.receipt, outcome: INPUT_REQUIRED, sent, error: `${asked._tag}: ${asked.message}` })
+            return yield* Effect.fail(asked)
+          }
           if (failure._tag === "Some") {
             // A hook's deny reason may quote what it saw: the row keeps it only redacted.
             yield* complete({ receipt: failure.value.receipt, sent, error: redactText(errorText(failure.value), redactionsOf(input.serverId, input.name)) })

@@ -129,6 +129,9 @@ export const ApprovalsConfig = Schema.Struct({
   via: Schema.optionalKey(Schema.Literals(["auto", "elicitation", "console"])),
   approvers: Schema.optionalKey(Schema.Array(NonEmpty).annotate({
     description: "Who may approve in the console: principal names and `role:NAME`. When set, asks go to the console only, and no principal approves its own call."
+  })),
+  stateKey: Schema.optionalKey(Secret.annotate({
+    description: "The key (at least 32 characters, usually `env:NAME`) sealing the approval states of 2026-07-28 hosts. Replicas that share it finish each other's approvals. Default: a key generated at start."
   }))
 })
 

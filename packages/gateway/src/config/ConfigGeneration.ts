@@ -14,15 +14,22 @@ import type { ApprovalQueue } from "../calls/ApprovalQueue.ts"
 import type { AuditStore } from "../audit/AuditStore.ts"
 import { GatewayCalls, type GatewayCallsShape } from "../calls/GatewayCalls.ts"
 import type { Plan } from "./Plan.ts"
+import { StateSeal } from "../state/StateSeal.ts"
+import type { UsedStates } from "../state/UsedStates.ts"
 
 /** What a generation's services are built over: the gateway's long-lived services, which no reload replaces. */
-export type GenerationServices = ToolTransport | AuditStore | ApprovalQueue
+export type GenerationServices = ToolTransport | AuditStore | ApprovalQueue | StateSeal | UsedStates
 
 /**
  * The services a generation builds from its plan. A config-derived service that a reload should
  * replace is merged in here, and read through {@link ConfigInForce.current} where it is used.
  */
-export const generationLayer = (plan: Plan): Layer.Layer<GatewayCalls, ConfigError, GenerationServices> => GatewayCalls.layer(plan)
+export const generationLayer = (plan: Plan): Layer.Layer<GatewayCalls, ConfigError, GenerationServices> =>
+  // A configured approvals.stateKey is the generation's own (a reload may change it; the same key opens the same states);
+  // without one, the generation seals with the gateway's seal, so a reload keeps a generated key's states.
+  plan.approvals.stateKey === undefined
+    ? GatewayCalls.layer(plan)
+    : GatewayCalls.layer(plan).pipe(Layer.provide(StateSeal.fromSecret(plan.approvals.stateKey)))
 
 /** One config's services, in force or retiring. */
 export interface Generation {

@@ -66,7 +66,12 @@ export interface ApprovalsPlan {
   readonly route: ApprovalRoute
   /** Who may approve in the console: principal names and `role:NAME` (approvals.approvers). */
   readonly approvers: ReadonlyArray<string>
+  /** The secret sealing approval states (approvals.stateKey); undefined: a key generated at start. */
+  readonly stateKey: Redacted.Redacted<string> | undefined
 }
+
+/** The shortest `approvals.stateKey` accepted, in characters. */
+export const MIN_STATE_KEY_LENGTH = 32
 
 /** Where audit rows go: a SQLite file, a Postgres URL (a secret), or neither (audit off). */
 export interface AuditPlan {
@@ -227,7 +232,7 @@ const resolveListen = (loaded: LoadedConfig, override: string | undefined, env: 
   }
 }
 
-const resolveApprovals = (config: LoadedConfig["config"], listen: ListenPlan): ApprovalsPlan | ConfigError => {
+const resolveApprovals = (config: LoadedConfig["config"], listen: ListenPlan, env: Readonly<Record<string, string | undefined>>): ApprovalsPlan | ConfigError => {
   const approvals = config.approvals ?? {}
   const approvers = approvals.approvers ?? []
   const known = new Set([...listen.principals.values()].map((principal) => principal.id))
@@ -242,7 +247,12 @@ const resolveApprovals = (config: LoadedConfig["config"], listen: ListenPlan): A
   if (via === "elicitation" && approvers.length > 0) {
     return new ConfigError({ path: "approvals.via", detail: "elicitation asks the caller's own host, and a caller never approves its own call: use console or auto with approvers" })
   }
-  return { timeoutMs: Math.round((approvals.timeoutSeconds ?? 120) * 1000), route: approvers.length > 0 ? "console" : via, approvers }
+  const stateKey = approvals.stateKey === undefined ? undefined : readSecret(approvals.stateKey, "approvals.stateKey", env)
+  if (stateKey instanceof ConfigError) return stateKey
+  if (stateKey !== undefined && Redacted.value(stateKey).length < MIN_STATE_KEY_LENGTH) {
+    return new ConfigError({ path: "approvals.stateKey", detail: `must be at least ${MIN_STATE_KEY_LENGTH} characters (for example \`openssl rand -base64 32\`)` })
+  }
+  return { timeoutMs: Math.round((approvals.timeoutSeconds ?? 120) * 1000), route: approvers.length > 0 ? "console" : via, approvers, stateKey }
 }
 
 /** A Postgres URL, literal or `env:NAME`, as a secret; a ConfigError naming `where` (never the value) when it is not one. */
@@ -318,7 +328,7 @@ export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan 
   if (listen instanceof ConfigError) return listen
   const audit = auditPlan(loaded, env)
   if (audit instanceof ConfigError) return audit
-  const approvals = resolveApprovals(config, listen)
+  const approvals = resolveApprovals(config, listen, env)
   if (approvals instanceof ConfigError) return approvals
   const statePostgres = config.state?.postgres === undefined ? audit.postgres : readPostgresUrl(config.state.postgres, "state.postgres", env)
   if (statePostgres instanceof ConfigError) return statePostgres

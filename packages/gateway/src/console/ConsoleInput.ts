@@ -12,8 +12,8 @@ import { HttpApiSchema } from "effect/http-api"
 import { type AuditRecord, shownOutcome } from "../audit/AuditRecord.ts"
 import { configProblems, ROOT } from "../config/IssueFormat.ts"
 
-/** Every outcome an audit row can have: core's, plus the gateway's pending, cancelled and refused. */
-export const OUTCOMES = [...CallOutcome.literals, "pending", "cancelled", "refused"] as const
+/** Every outcome an audit row can have: core's, plus the gateway's pending, cancelled, refused and input_required. */
+export const OUTCOMES = [...CallOutcome.literals, "pending", "cancelled", "refused", "input_required"] as const
 
 const Name = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(256))
 

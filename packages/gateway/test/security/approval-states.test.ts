@@ -1,0 +1,239 @@
+/**
+ * Sealed approval states against a hostile 2026-07-28 host, over real HTTP with a real SDK 2.4
+ * client and a real stdio server that records every call it receives. The host retries with a
+ * tampered, expired, replayed, borrowed (another principal's, another call's) or wrong-purpose
+ * state, or with an answer that is not an explicit yes; each is refused, its audit row says why,
+ * and the tool never runs. Two gateways sharing approvals.stateKey finish each other's calls once.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Context, Effect, Layer, Redacted } from "effect"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import * as path from "node:path"
+import { APPROVAL_INPUT, APPROVAL_PURPOSE } from "../../src/calls/ApprovalRound.ts"
+import { fromObject } from "../../src/config/ConfigLoader.ts"
+import { Gateway } from "../../src/Gateway.ts"
+import { makePlan } from "../../src/config/Plan.ts"
+import { StateSeal } from "../../src/state/StateSeal.ts"
+import { UsedStates } from "../../src/state/UsedStates.ts"
+import { who } from "../approval-host.ts"
+import { NODE } from "../e2e.ts"
+import { callText, type CallParams, modernClient, modernFront } from "../modern-front.ts"
+
+const STATE_KEY = "an approval state key shared by every replica of the test"
+const TOOL = "transfer_funds"
+const ACCOUNT = "ACCT-99887766"
+const ARGS = { to: ACCOUNT, memo: "rent" }
+const YES = { action: "accept", content: { approve: true } } as const
+
+/** A fresh file the recording server appends every call it receives to. */
+const recordFile = () => {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), "interlock-approval-states-")), "calls.jsonl")
+  writeFileSync(file, "")
+  return file
+}
+
+/** A gateway over the recording server, with `states` as its approval-state services. */
+const gateway = (file: string, states: Layer.Layer<StateSeal | UsedStates>) =>
+  Effect.gen(function*() {
+    const loaded = yield* fromObject({
+      servers: { bank: { command: NODE, args: [path.join(import.meta.dirname, "recording-server.ts")], env: { RECORD_FILE: file } } },
+      policy: { default: "allow", rules: [{ id: "money", match: `bank/${TOOL}`, decision: "ask", reason: "moving money needs a person" }] },
+      redact: [{ pattern: "ACCT-[0-9]+" }],
+      audit: { path: ":memory:" },
+      approvals: { timeoutSeconds: 60, stateKey: "env:STATE_KEY" }
+    }, process.cwd())
+    const plan = makePlan(loaded, { env: { STATE_KEY } })
+    if (!("servers" in plan)) return yield* Effect.fail(plan)
+    return Context.get(yield* Layer.build(Gateway.layer(plan, states)), Gateway)
+  })
+
+const shared = Layer.merge(StateSeal.fromSecret(Redacted.make(STATE_KEY)), UsedStates.memory)
+
+/** One gateway, its fronts for bob and mallory, and what reached the server. */
+const setup = Effect.gen(function*() {
+  const file = recordFile()
+  const gw = yield* gateway(file, shared)
+  const bob = yield* modernFront(gw, "bank", who("bob"))
+  const mallory = yield* modernFront(gw, "bank", who("mallory"))
+  const received = () => readFileSync(file, "utf8")
+  const lastError = Effect.map(gw.store.query(), (rows) => rows[0]?.error ?? "")
+  return { gw, bob, mallory, received, lastError }
+})
+
+/** A state the client echoes is kept here; its own retry is then sabotaged, so the state stays unused. */
+const stealState = (into: Array<string>) => (params: CallParams): CallParams => {
+  into.push(params.requestState ?? "")
+  return { ...params, requestState: "sabotaged" }
+}
+
+/** Seals `payload` for `purpose` with the gateway's key: what an expired or wrong-purpose state of the gateway's own looks like. */
+const sealWithKey = (purpose: string, payload: Record<string, unknown>, ttlMs: number) =>
+  Effect.gen(function*() {
+    return yield* (yield* StateSeal).seal(purpose, payload, ttlMs)
+  }).pipe(Effect.provide(StateSeal.fromSecret(Redacted.make(STATE_KEY))))
+
+const openWithKey = (state: string) =>
+  Effect.gen(function*() {
+    return yield* (yield* StateSeal).open(APPROVAL_PURPOSE, state)
+  }).pipe(Effect.provide(StateSeal.fromSecret(Redacted.make(STATE_KEY))))
+
+/** A bob client whose retry swaps in `state`. */
+const withState = (url: string, state: string) => modernClient(url, { answer: () => YES, retry: (params) => ({ ...params, requestState: state }) })
+
+/** A state bob was asked for, for `args`, left unused. */
+const unusedState = (url: string, args: Record<string, unknown>) =>
+  Effect.gen(function*() {
+    const stolen: Array<string> = []
+    const client = yield* modernClient(url, { answer: () => YES, retry: stealState(stolen) })
+    yield* callText(client, TOOL, args)
+    return stolen[0]!
+  })
+
+describe("approval states: the round trip of a 2026-07-28 host", () => {
+  it.live("an SDK 2.4 client with an elicitation handler approves and the call runs once; the person saw the reason and redacted arguments", () =>
+    Effect.gen(function*() {
+      const { gw, bob, received } = yield* setup
+      const shown: Array<string> = []
+      const client = yield* modernClient(bob.url, { answer: (params) => (shown.push(params.message), YES) })
+      assert.deepStrictEqual(yield* callText(client, TOOL, ARGS), { isError: false, text: "sent to [REDACTED]" })
+      assert.strictEqual(shown.length, 1)
+      assert.include(shown[0], "moving money needs a person")
+      assert.include(shown[0], "bank/transfer_funds by bob")
+      assert.notInclude(shown[0], ACCOUNT)
+      assert.strictEqual(received().trim().split("\n").length, 1)
+      const rows = yield* gw.store.query()
+      assert.deepStrictEqual(rows.map((row) => [row.outcome, row.approval ?? null]), [["ok", "allow:elicitation:bob"], ["input_required", null]])
+    }))
+
+  it.live("a person who declines or cancels denies the call", () =>
+    Effect.gen(function*() {
+      const { bob, received } = yield* setup
+      for (const action of ["decline", "cancel"] as const) {
+        const client = yield* modernClient(bob.url, { answer: () => ({ action }) })
+        const result = yield* callText(client, TOOL, ARGS)
+        assert.deepStrictEqual(result, { isError: true, text: "Interlock: approval denied: the user declined" })
+      }
+      assert.strictEqual(received(), "")
+    }))
+
+  it.live("any replica sharing approvals.stateKey and the single-use marks finishes the call, once; a replica with another key cannot", () =>
+    Effect.gen(function*() {
+      const file = recordFile()
+      const used = yield* Layer.build(UsedStates.memory)
+      const states = Layer.merge(StateSeal.fromSecret(Redacted.make(STATE_KEY)), Layer.succeedContext(used))
+      const a = yield* modernFront(yield* gateway(file, states), "bank", who("bob"))
+      const b = yield* modernFront(yield* gateway(file, states), "bank", who("bob"))
+      const other = yield* modernFront(yield* gateway(file, Layer.merge(StateSeal.generated, UsedStates.memory)), "bank", who("bob"))
+      const retried: Array<string> = []
+      const turns = yield* modernClient(a.url, { answer: () => YES, route: (round) => (round === 0 ? a.url : b.url), retry: (params) => (retried.push(params.requestState ?? ""), params) })
+      assert.deepStrictEqual(yield* callText(turns, TOOL, ARGS), { isError: false, text: "sent to [REDACTED]" })
+      // The same state again, on the replica that sealed it: used on b, so refused on a.
+      const replay = yield* withState(a.url, retried[0]!)
+      assert.deepStrictEqual(yield* callText(replay, TOOL, ARGS), { isError: true, text: "Interlock: approval denied: the approval state was refused (replayed): it was used before" })
+      const foreign = yield* modernClient(a.url, { answer: () => YES, route: (round) => (round === 0 ? a.url : other.url) })
+      assert.deepStrictEqual(yield* callText(foreign, TOOL, ARGS), {
+        isError: true,
+        text: "Interlock: approval denied: the approval state was refused (tampered): it is not a state this gateway sealed, or it was changed"
+      })
+      assert.strictEqual(readFileSync(file, "utf8").trim().split("\n").length, 1)
+    }))
+})
+
+describe("approval states: a hostile host", () => {
+  const refused = (why: string, text: string) => ({ isError: true, text: `Interlock: approval denied: the approval state was refused (${why}): ${text}` })
+
+  /** Bob asks, his retry carries `alter` of his (unused) state: how the call ended, its row's error, and what reached the server. */
+  const retriedWith = <E>(alter: (state: string) => Effect.Effect<string, E>) =>
+    Effect.gen(function*() {
+      const { bob, received, lastError } = yield* setup
+      const client = yield* withState(bob.url, yield* alter(yield* unusedState(bob.url, ARGS)))
+      return { result: yield* callText(client, TOOL, ARGS), error: yield* lastError, received: received() }
+    })
+
+  it.live("a tampered state is refused", () =>
+    Effect.gen(function*() {
+      const tamper = (state: string) => {
+        const middle = Math.floor(state.length / 2)
+        return Effect.succeed(state.slice(0, middle) + (state[middle] === "A" ? "B" : "A") + state.slice(middle + 1))
+      }
+      const { result, error, received } = yield* retriedWith(tamper)
+      assert.deepStrictEqual(result, refused("tampered", "it is not a state this gateway sealed, or it was changed"))
+      assert.include(error, "(tampered)")
+      assert.strictEqual(received, "")
+    }))
+
+  it.live("an expired state of the gateway's own key is refused", () =>
+    Effect.gen(function*() {
+      const { result, error, received } = yield* retriedWith((state) => Effect.flatMap(openWithKey(state), (opened) => sealWithKey(APPROVAL_PURPOSE, opened.payload, -60_000)))
+      assert.deepStrictEqual(result, refused("expired", "it has expired"))
+      assert.include(error, "(expired)")
+      assert.strictEqual(received, "")
+    }))
+
+  it.live("a state sealed for another purpose (relay) is refused", () =>
+    Effect.gen(function*() {
+      const { result, error, received } = yield* retriedWith((state) => Effect.flatMap(openWithKey(state), (opened) => sealWithKey("relay", opened.payload, 60_000)))
+      assert.deepStrictEqual(result, refused("purpose", "it was sealed for another purpose"))
+      assert.include(error, "(purpose)")
+      assert.strictEqual(received, "")
+    }))
+
+  it.live("a used state is refused when replayed", () =>
+    Effect.gen(function*() {
+      const { bob, received } = yield* setup
+      const echoed: Array<string> = []
+      const honest = yield* modernClient(bob.url, { answer: () => YES, retry: (params) => (echoed.push(params.requestState ?? ""), params) })
+      assert.isFalse((yield* callText(honest, TOOL, ARGS)).isError)
+      const replay = yield* withState(bob.url, echoed[0]!)
+      assert.deepStrictEqual(yield* callText(replay, TOOL, ARGS), refused("replayed", "it was used before"))
+      assert.strictEqual(received().trim().split("\n").length, 1)
+    }))
+
+  it.live("another principal's state is refused", () =>
+    Effect.gen(function*() {
+      const { bob, mallory, received } = yield* setup
+      const bobs = yield* unusedState(bob.url, ARGS)
+      const client = yield* withState(mallory.url, bobs)
+      assert.deepStrictEqual(yield* callText(client, TOOL, ARGS), refused("principal", "it belongs to another principal"))
+      assert.strictEqual(received(), "")
+    }))
+
+  it.live("another call's state is refused, and the refusal quotes none of the arguments", () =>
+    Effect.gen(function*() {
+      const { bob, received, lastError } = yield* setup
+      const small = yield* unusedState(bob.url, ARGS)
+      const client = yield* withState(bob.url, small)
+      const result = yield* callText(client, TOOL, { to: "ACCT-00000001", memo: "EVERYTHING-MARKER" })
+      assert.deepStrictEqual(result, refused("call", "it approves another call (the tool or its arguments differ)"))
+      assert.notInclude(yield* lastError, "EVERYTHING-MARKER")
+      assert.strictEqual(received(), "")
+    }))
+
+  it.live("an answer that is not exactly accept with { approve: true } denies: junk, extra fields, a huge or a deeply nested answer", () =>
+    Effect.gen(function*() {
+      const { bob, received } = yield* setup
+      let nested: unknown = true
+      for (let depth = 0; depth < 2_000; depth++) nested = { approve: nested }
+      const answers: ReadonlyArray<unknown> = [
+        "yes",
+        { action: "accept", content: { approve: "true" } },
+        { action: "accept", content: { approve: true, note: "x".repeat(512 * 1024) } },
+        { action: "accept", content: nested },
+        { action: "Accept", content: { approve: true } }
+      ]
+      for (const answer of answers) {
+        const client = yield* modernClient(bob.url, { answer: () => YES, retry: (params) => ({ ...params, inputResponses: { [APPROVAL_INPUT]: answer } }) })
+        const result = yield* callText(client, TOOL, ARGS)
+        // A bare "yes" is no response at all to the SDK, which drops it: the gateway asks again until the client gives up.
+        assert.include(
+          ["Interlock: approval denied: the host's answer is not an answer to the approval form", "client error: Multi-round-trip request 'tools/call' still required input after 10 rounds (inputRequired.maxRounds)"],
+          result.text
+        )
+      }
+      assert.strictEqual(received(), "")
+      // The gateway still serves an honest approval afterwards.
+      const honest = yield* modernClient(bob.url, { answer: () => YES })
+      assert.deepStrictEqual(yield* callText(honest, TOOL, ARGS), { isError: false, text: "sent to [REDACTED]" })
+    }))
+})
