@@ -217,8 +217,9 @@ describe("InputRequired from the call path", () => {
       assert.strictEqual(toolText(result), "approved")
       assert.lengthOf(asked, 1)
       assert.lengthOf(assigns, 2)
-      assert.isUndefined(assigns[0][HOST_INPUT_KEY], "the first request carried no answers")
-      assert.deepStrictEqual(assigns[1][HOST_INPUT_KEY], { inputResponses: { approve: { action: "accept", content: { ok: true } } }, requestState: "sealed-1" })
+      // Every modern request says so (InputRound.ts's signal); the first one carries no answers.
+      assert.deepStrictEqual(assigns[0][HOST_INPUT_KEY], { inputResponses: {}, requestState: undefined, elicitation: true }, "the first request carried no answers")
+      assert.deepStrictEqual(assigns[1][HOST_INPUT_KEY], { inputResponses: { approve: { action: "accept", content: { ok: true } } }, requestState: "sealed-1", elicitation: true })
       for (const seen of assigns) assert.deepStrictEqual(seen[HOST_CLIENT_KEY], { name: "asking-host", version: "2.0.0" })
       // Without answers, the raw wire shows the input_required result itself.
       const raw = yield* modernPost(url, { id: 9, method: "tools/call", params: { name: "echo", arguments: { text: "x" }, _meta: envelope("raw-host", { elicitation: { form: {} } }) } })

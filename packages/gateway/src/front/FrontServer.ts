@@ -9,11 +9,10 @@
  * `subscriptions/listen` (ListenBridge.ts); a modern server asks its host nothing.
  */
 import type { CallError, Principal } from "@interlock/core"
-import { inputRequired, type InputRequests, ProtocolError as WireError, Server, type ServerContext } from "@modelcontextprotocol/server"
+import { ProtocolError as WireError, Server, type ServerContext } from "@modelcontextprotocol/server"
 import { Effect, Result } from "effect"
 import { type Elicit, ELICIT_KEY } from "../calls/Approver.ts"
 import type { AuditError } from "../audit/AuditStore.ts"
-import type { InputRequired } from "../calls/InputRound.ts"
 import type { FeatureForwarderShape } from "../calls/FeatureForwarder.ts"
 import { type DoorLimits, MAX_NAME_LENGTH } from "./http/DoorLimits.ts"
 import { redactDefinition } from "../governance/ContentRedaction.ts"
@@ -48,9 +47,7 @@ const isObject = (value: unknown): value is Record<string, never> => typeof valu
 
 type Target = NonNullable<ReturnType<Namespace["resolve"]>>
 
-const failure = (error: CallError | AuditError | InputRequired, callId?: string) => {
-  // A 2026-07-28 host's call that needs its answers (InputRound.ts); its inputRequests are the SDK's InputRequests by construction.
-  if (error._tag === "InputRequired") return inputRequired({ inputRequests: error.inputRequests as InputRequests, requestState: error.requestState })
+const failure = (error: CallError | AuditError, callId?: string) => {
   const wire = failureToWire(error, callId)
   if (wire instanceof WireError) throw wire
   return wire

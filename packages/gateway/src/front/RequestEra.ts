@@ -27,12 +27,19 @@ export const hostClient = (server: Server): { readonly name: string; readonly ve
   return name === undefined ? undefined : { name, version: field(info?.version) ?? "" }
 }
 
-/** The host's answers of a retried 2026-07-28 request, when it carried any. */
-export const hostInputOf = (ctx: ServerContext): HostInput | undefined => {
+/**
+ * What a 2026-07-28 request carries for the call path (InputRound.ts's signal): the answers and
+ * state of a retry (none on a first request), and whether the host declared form elicitation in
+ * the request's client capabilities (`elicitation: {}` alone means form).
+ */
+export const hostInputOf = (server: Server, ctx: ServerContext): HostInput => {
   const requestState = ctx.mcpReq.requestState<unknown>()
-  const inputResponses = ctx.mcpReq.inputResponses
-  if (inputResponses === undefined && requestState === undefined) return undefined
-  return { inputResponses: inputResponses ?? {}, requestState: typeof requestState === "string" ? requestState : undefined }
+  const elicitation = server.getClientCapabilities()?.elicitation
+  return {
+    inputResponses: ctx.mcpReq.inputResponses ?? {},
+    requestState: typeof requestState === "string" ? requestState : undefined,
+    elicitation: elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined)
+  }
 }
 
 /** The assigns a request adds to its call: the client info, and in the modern era the host's input. */
@@ -40,10 +47,7 @@ export const requestAssigns = (server: Server, ctx: ServerContext, era: Era): Re
   const assigns: Record<string, unknown> = {}
   const client = hostClient(server)
   if (client !== undefined) assigns[HOST_CLIENT_KEY] = client
-  if (era === "modern") {
-    const input = hostInputOf(ctx)
-    if (input !== undefined) assigns[HOST_INPUT_KEY] = input
-  }
+  if (era === "modern") assigns[HOST_INPUT_KEY] = hostInputOf(server, ctx)
   return assigns
 }
 

@@ -1,5 +1,5 @@
 /**
- * Sealed approval states against a hostile 2026-07-28 host, over real HTTP with a real SDK 2.4
+ * Sealed approval states against a hostile 2026-07-28 host, over the gateway's real HTTP front with a real SDK 2.4
  * client and a real stdio server that records every call it receives. The host retries with a
  * tampered, expired, replayed, borrowed (another principal's, another call's) or wrong-purpose
  * state, or with an answer that is not an explicit yes; each is refused, its audit row says why,
@@ -18,7 +18,7 @@ import { StateSeal } from "../../src/state/StateSeal.ts"
 import { UsedStates } from "../../src/state/UsedStates.ts"
 import { who } from "../approval-host.ts"
 import { NODE } from "../e2e.ts"
-import { callText, type CallParams, modernClient, modernFront } from "../modern-front.ts"
+import { callText, type CallParams, type Front, modernClient, modernFront, principalsConfig } from "../modern-front.ts"
 
 const STATE_KEY = "an approval state key shared by every replica of the test"
 const TOOL = "transfer_funds"
@@ -33,17 +33,18 @@ const recordFile = () => {
   return file
 }
 
-/** A gateway over the recording server, with `states` as its approval-state services. */
-const gateway = (file: string, states: Layer.Layer<StateSeal | UsedStates>) =>
+/** A gateway over the recording server, with `states` as its approval-state services and `stateKey` as its configured key. */
+const gateway = (file: string, states: Layer.Layer<StateSeal | UsedStates>, stateKey = STATE_KEY) =>
   Effect.gen(function*() {
     const loaded = yield* fromObject({
       servers: { bank: { command: NODE, args: [path.join(import.meta.dirname, "recording-server.ts")], env: { RECORD_FILE: file } } },
       policy: { default: "allow", rules: [{ id: "money", match: `bank/${TOOL}`, decision: "ask", reason: "moving money needs a person" }] },
       redact: [{ pattern: "ACCT-[0-9]+" }],
       audit: { path: ":memory:" },
-      approvals: { timeoutSeconds: 60, stateKey: "env:STATE_KEY" }
+      approvals: { timeoutSeconds: 60, stateKey: "env:STATE_KEY" },
+      listen: principalsConfig.listen
     }, process.cwd())
-    const plan = makePlan(loaded, { env: { STATE_KEY } })
+    const plan = makePlan(loaded, { env: { STATE_KEY: stateKey, ...principalsConfig.env } })
     if (!("servers" in plan)) return yield* Effect.fail(plan)
     return Context.get(yield* Layer.build(Gateway.layer(plan, states)), Gateway)
   })
@@ -54,8 +55,8 @@ const shared = Layer.merge(StateSeal.fromSecret(Redacted.make(STATE_KEY)), UsedS
 const setup = Effect.gen(function*() {
   const file = recordFile()
   const gw = yield* gateway(file, shared)
-  const bob = yield* modernFront(gw, "bank", who("bob"))
-  const mallory = yield* modernFront(gw, "bank", who("mallory"))
+  const bob = yield* modernFront(gw, who("bob"))
+  const mallory = yield* modernFront(gw, who("mallory"))
   const received = () => readFileSync(file, "utf8")
   const lastError = Effect.map(gw.store.query(), (rows) => rows[0]?.error ?? "")
   return { gw, bob, mallory, received, lastError }
@@ -79,13 +80,13 @@ const openWithKey = (state: string) =>
   }).pipe(Effect.provide(StateSeal.fromSecret(Redacted.make(STATE_KEY))))
 
 /** A bob client whose retry swaps in `state`. */
-const withState = (url: string, state: string) => modernClient(url, { answer: () => YES, retry: (params) => ({ ...params, requestState: state }) })
+const withState = (front: Front, state: string) => modernClient(front, { answer: () => YES, retry: (params) => ({ ...params, requestState: state }) })
 
 /** A state bob was asked for, for `args`, left unused. */
-const unusedState = (url: string, args: Record<string, unknown>) =>
+const unusedState = (front: Front, args: Record<string, unknown>) =>
   Effect.gen(function*() {
     const stolen: Array<string> = []
-    const client = yield* modernClient(url, { answer: () => YES, retry: stealState(stolen) })
+    const client = yield* modernClient(front, { answer: () => YES, retry: stealState(stolen) })
     yield* callText(client, TOOL, args)
     return stolen[0]!
   })
@@ -95,7 +96,7 @@ describe("approval states: the round trip of a 2026-07-28 host", () => {
     Effect.gen(function*() {
       const { gw, bob, received } = yield* setup
       const shown: Array<string> = []
-      const client = yield* modernClient(bob.url, { answer: (params) => (shown.push(params.message), YES) })
+      const client = yield* modernClient(bob, { answer: (params) => (shown.push(params.message), YES) })
       assert.deepStrictEqual(yield* callText(client, TOOL, ARGS), { isError: false, text: "sent to [REDACTED]" })
       assert.strictEqual(shown.length, 1)
       assert.include(shown[0], "moving money needs a person")
@@ -110,7 +111,7 @@ describe("approval states: the round trip of a 2026-07-28 host", () => {
     Effect.gen(function*() {
       const { bob, received } = yield* setup
       for (const action of ["decline", "cancel"] as const) {
-        const client = yield* modernClient(bob.url, { answer: () => ({ action }) })
+        const client = yield* modernClient(bob, { answer: () => ({ action }) })
         const result = yield* callText(client, TOOL, ARGS)
         assert.deepStrictEqual(result, { isError: true, text: "Interlock: approval denied: the user declined" })
       }
@@ -122,16 +123,16 @@ describe("approval states: the round trip of a 2026-07-28 host", () => {
       const file = recordFile()
       const used = yield* Layer.build(UsedStates.memory)
       const states = Layer.merge(StateSeal.fromSecret(Redacted.make(STATE_KEY)), Layer.succeedContext(used))
-      const a = yield* modernFront(yield* gateway(file, states), "bank", who("bob"))
-      const b = yield* modernFront(yield* gateway(file, states), "bank", who("bob"))
-      const other = yield* modernFront(yield* gateway(file, Layer.merge(StateSeal.generated, UsedStates.memory)), "bank", who("bob"))
+      const a = yield* modernFront(yield* gateway(file, states), who("bob"))
+      const b = yield* modernFront(yield* gateway(file, states), who("bob"))
+      const other = yield* modernFront(yield* gateway(file, Layer.merge(StateSeal.generated, UsedStates.memory), "another replica's approval state key, not shared"), who("bob"))
       const retried: Array<string> = []
-      const turns = yield* modernClient(a.url, { answer: () => YES, route: (round) => (round === 0 ? a.url : b.url), retry: (params) => (retried.push(params.requestState ?? ""), params) })
+      const turns = yield* modernClient(a, { answer: () => YES, route: (round) => (round === 0 ? a.url : b.url), retry: (params) => (retried.push(params.requestState ?? ""), params) })
       assert.deepStrictEqual(yield* callText(turns, TOOL, ARGS), { isError: false, text: "sent to [REDACTED]" })
       // The same state again, on the replica that sealed it: used on b, so refused on a.
-      const replay = yield* withState(a.url, retried[0]!)
+      const replay = yield* withState(a, retried[0]!)
       assert.deepStrictEqual(yield* callText(replay, TOOL, ARGS), { isError: true, text: "Interlock: approval denied: the approval state was refused (replayed): it was used before" })
-      const foreign = yield* modernClient(a.url, { answer: () => YES, route: (round) => (round === 0 ? a.url : other.url) })
+      const foreign = yield* modernClient(a, { answer: () => YES, route: (round) => (round === 0 ? a.url : other.url) })
       assert.deepStrictEqual(yield* callText(foreign, TOOL, ARGS), {
         isError: true,
         text: "Interlock: approval denied: the approval state was refused (tampered): it is not a state this gateway sealed, or it was changed"
@@ -147,7 +148,7 @@ describe("approval states: a hostile host", () => {
   const retriedWith = <E>(alter: (state: string) => Effect.Effect<string, E>) =>
     Effect.gen(function*() {
       const { bob, received, lastError } = yield* setup
-      const client = yield* withState(bob.url, yield* alter(yield* unusedState(bob.url, ARGS)))
+      const client = yield* withState(bob, yield* alter(yield* unusedState(bob, ARGS)))
       return { result: yield* callText(client, TOOL, ARGS), error: yield* lastError, received: received() }
     })
 
@@ -183,9 +184,9 @@ describe("approval states: a hostile host", () => {
     Effect.gen(function*() {
       const { bob, received } = yield* setup
       const echoed: Array<string> = []
-      const honest = yield* modernClient(bob.url, { answer: () => YES, retry: (params) => (echoed.push(params.requestState ?? ""), params) })
+      const honest = yield* modernClient(bob, { answer: () => YES, retry: (params) => (echoed.push(params.requestState ?? ""), params) })
       assert.isFalse((yield* callText(honest, TOOL, ARGS)).isError)
-      const replay = yield* withState(bob.url, echoed[0]!)
+      const replay = yield* withState(bob, echoed[0]!)
       assert.deepStrictEqual(yield* callText(replay, TOOL, ARGS), refused("replayed", "it was used before"))
       assert.strictEqual(received().trim().split("\n").length, 1)
     }))
@@ -193,8 +194,8 @@ describe("approval states: a hostile host", () => {
   it.live("another principal's state is refused", () =>
     Effect.gen(function*() {
       const { bob, mallory, received } = yield* setup
-      const bobs = yield* unusedState(bob.url, ARGS)
-      const client = yield* withState(mallory.url, bobs)
+      const bobs = yield* unusedState(bob, ARGS)
+      const client = yield* withState(mallory, bobs)
       assert.deepStrictEqual(yield* callText(client, TOOL, ARGS), refused("principal", "it belongs to another principal"))
       assert.strictEqual(received(), "")
     }))
@@ -202,8 +203,8 @@ describe("approval states: a hostile host", () => {
   it.live("another call's state is refused, and the refusal quotes none of the arguments", () =>
     Effect.gen(function*() {
       const { bob, received, lastError } = yield* setup
-      const small = yield* unusedState(bob.url, ARGS)
-      const client = yield* withState(bob.url, small)
+      const small = yield* unusedState(bob, ARGS)
+      const client = yield* withState(bob, small)
       const result = yield* callText(client, TOOL, { to: "ACCT-00000001", memo: "EVERYTHING-MARKER" })
       assert.deepStrictEqual(result, refused("call", "it approves another call (the tool or its arguments differ)"))
       assert.notInclude(yield* lastError, "EVERYTHING-MARKER")
@@ -223,7 +224,7 @@ describe("approval states: a hostile host", () => {
         { action: "Accept", content: { approve: true } }
       ]
       for (const answer of answers) {
-        const client = yield* modernClient(bob.url, { answer: () => YES, retry: (params) => ({ ...params, inputResponses: { [APPROVAL_INPUT]: answer } }) })
+        const client = yield* modernClient(bob, { answer: () => YES, retry: (params) => ({ ...params, inputResponses: { [APPROVAL_INPUT]: answer } }) })
         const result = yield* callText(client, TOOL, ARGS)
         // A bare "yes" is no response at all to the SDK, which drops it: the gateway asks again until the client gives up.
         assert.include(
@@ -233,7 +234,7 @@ describe("approval states: a hostile host", () => {
       }
       assert.strictEqual(received(), "")
       // The gateway still serves an honest approval afterwards.
-      const honest = yield* modernClient(bob.url, { answer: () => YES })
+      const honest = yield* modernClient(bob, { answer: () => YES })
       assert.deepStrictEqual(yield* callText(honest, TOOL, ARGS), { isError: false, text: "sent to [REDACTED]" })
     }))
 })
