@@ -117,7 +117,8 @@ const cpuMicros = (pid: number): number => {
   }
 }
 
-const FULL_POLICY = {
+/** The policy and redaction of the interlock-gateway case (bench/audit.ts measures its audit with them). */
+export const FULL_POLICY = {
   policy: {
     default: "deny",
     rules: [

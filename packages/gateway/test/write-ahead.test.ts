@@ -1,7 +1,15 @@
-/** The write-ahead audit in-process: the row exists before the tool runs, an interrupted call completes it, and a store that cannot write fails the call before it is sent. */
+/**
+ * The write-ahead audit in-process: the row exists before the tool runs (also for concurrent calls,
+ * whose writes the store commits in groups), an interrupted call completes it, and a store that
+ * cannot write fails the call before it is sent.
+ */
 import { assert, describe, it } from "@effect/vitest"
 import { NativeTool, ToolTransport } from "@interlock/core"
 import { Effect, Fiber, Layer, Schema } from "effect"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import * as path from "node:path"
+import { DatabaseSync } from "node:sqlite"
 import { AuditError, AuditStore } from "../src/audit/AuditStore.ts"
 import { GatewayCalls } from "../src/calls/GatewayCalls.ts"
 import * as SqliteAuditStore from "../src/audit/SqliteAuditStore.ts"
@@ -17,11 +25,28 @@ const tools = [
     run: () => Effect.map(Effect.flatMap(Effect.service(AuditStore), (store) => store.query()), (rows) => rows.map((row) => `${row.outcome}:${row.sent}`).join(","))
   }),
   NativeTool.make({ name: "forever", parameters: Schema.Struct({}), run: () => Effect.never }),
-  NativeTool.make({ name: "count", parameters: Schema.Struct({}), run: () => String(++ran) })
+  NativeTool.make({ name: "count", parameters: Schema.Struct({}), run: () => String(++ran) }),
+  // Lets the other calls in flight go first, then answers with its own row as another connection sees it.
+  NativeTool.make({
+    name: "own_row",
+    parameters: Schema.Struct({ nonce: Schema.String }),
+    run: ({ nonce }) => Effect.map(Effect.promise(() => new Promise((resolve) => setImmediate(resolve))), () => committedRow(nonce))
+  })
 ]
 
-const layerWith = (store: Layer.Layer<AuditStore>) =>
-  Effect.map(planOf({ policy: { default: "allow" } }), (plan) =>
+/** A second connection to the concurrent test's database: it sees committed rows only. */
+const groupFile = path.join(mkdtempSync(path.join(tmpdir(), "interlock-write-ahead-")), "audit.db")
+let groupReader: DatabaseSync | undefined
+
+/** What the committed row of the call carrying `nonce` says, as `outcome:sent`. */
+const committedRow = (nonce: string): string => {
+  groupReader ??= new DatabaseSync(groupFile, { readOnly: true })
+  const rows = groupReader.prepare("SELECT outcome, sent FROM calls WHERE json_extract(args, '$.nonce') = ?").all(nonce) as Array<{ outcome: string; sent: number }>
+  return rows.map((row) => `${row.outcome}:${row.sent === 1}`).join(",")
+}
+
+const layerWith = (store: Layer.Layer<AuditStore>, raw: Record<string, unknown> = {}) =>
+  Effect.map(planOf({ policy: { default: "allow" }, ...raw }), (plan) =>
     GatewayCalls.layer(plan).pipe(Layer.provideMerge(ToolTransport.fromTools(tools, { serverId: "files" })), Layer.provideMerge(Layer.mergeAll(store, approvalLayers))))
 
 const sqlite = SqliteAuditStore.layer(":memory:").pipe(Layer.orDie)
@@ -57,4 +82,13 @@ describe("write-ahead audit", () => {
       ...store,
       begin: () => Effect.fail(new AuditError({ operation: "write", detail: "disk full" }))
     }))).pipe(Layer.provide(sqlite)))))))
+
+  it.live("concurrent calls, their rows committed in groups: each call's row is committed, pending and sent, before its tool runs, and completed after", () =>
+    Effect.gen(function*() {
+      const calls = yield* GatewayCalls
+      const nonces = Array.from({ length: 24 }, (_, i) => `n${i}`)
+      const results = yield* Effect.forEach(nonces, (nonce) => calls.callTool({ serverId: "files", name: "own_row", args: { nonce } }), { concurrency: "unbounded" })
+      assert.deepStrictEqual(results.map((result) => result.content), nonces.map(() => [{ type: "text", text: "pending:true" }]))
+      assert.deepStrictEqual(nonces.map(committedRow), nonces.map(() => "ok:true"))
+    }).pipe(Effect.provide(Layer.unwrap(layerWith(SqliteAuditStore.layer(groupFile).pipe(Layer.orDie), { audit: { capture: "full" } })))))
 })

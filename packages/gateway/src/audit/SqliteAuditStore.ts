@@ -1,8 +1,10 @@
 /**
  * The SQLite audit store on `node:sqlite` (DatabaseSync), in WAL mode. A row is written by one
- * synchronous INSERT (or, completing a write-ahead row, one UPDATE) in autocommit mode, so it is
- * committed when `record`, `begin` or `complete` returns. The database and its WAL and SHM files
- * are readable by their owner only (0600), and a directory the store creates is 0700.
+ * synchronous INSERT (or, completing a write-ahead row, one UPDATE), and it is committed when
+ * `record`, `begin` or `complete` succeeds: at once when no other call is in flight, else in one
+ * transaction with the other calls' writes of the same event-loop turn (CommitGroup). The database
+ * and its WAL and SHM files are readable by their owner only (0600), and a directory the store
+ * creates is 0700.
  */
 import { Effect, Layer, type Scope } from "effect"
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs"
@@ -10,6 +12,7 @@ import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { addColumns, auditSql, bucketParams, completeParams, insertParams, readOf, type Row, toBuckets, toRecord } from "./AuditRows.ts"
 import { AuditError, AuditStore, type AuditStoreShape } from "./AuditStore.ts"
+import { commitGroup } from "./CommitGroup.ts"
 
 const SQL = auditSql("sqlite", "calls")
 
@@ -49,26 +52,22 @@ export const open = (file: string): AuditStoreShape & { readonly close: () => vo
   const complete = db.prepare(SQL.complete)
   const reads = { newest: db.prepare(SQL.newest), after: db.prepare(SQL.after), byCall: db.prepare(SQL.byCall) }
   const grouped = db.prepare(SQL.buckets)
+  const group = commitGroup(db)
+  // Write-ahead rows begun and not completed yet: the calls in flight, whose writes a write may join.
+  let open = 0
+  const writeError = (detail: string) => () => new AuditError({ operation: "write", detail })
   return {
-    record: (row) =>
-      Effect.try({
-        try: () => {
-          insert.run(...insertParams(row))
-        },
-        catch: () => new AuditError({ operation: "write", detail: "the row could not be inserted" })
-      }),
+    record: (row) => group.write(() => void insert.run(...insertParams(row)), () => open === 0, writeError("the row could not be inserted")),
     begin: (row) =>
-      Effect.try({
-        try: () => Number((begin.get(...insertParams(row)) as Row).id),
-        catch: () => new AuditError({ operation: "write", detail: "the write-ahead row could not be inserted" })
-      }),
+      Effect.tap(
+        group.write(() => Number((begin.get(...insertParams(row)) as Row).id), () => open === 0, writeError("the write-ahead row could not be inserted")),
+        () => Effect.sync(() => void open++)
+      ),
     complete: (id, row) =>
-      Effect.try({
-        try: () => {
-          complete.run(...completeParams(row, id))
-        },
-        catch: () => new AuditError({ operation: "write", detail: "the row could not be completed" })
-      }),
+      Effect.ensuring(
+        group.write(() => void complete.run(...completeParams(row, id)), () => open <= 1, writeError("the row could not be completed")),
+        Effect.sync(() => void (open = Math.max(0, open - 1)))
+      ),
     query: (query) =>
       Effect.try({
         try: () => {

@@ -25,7 +25,7 @@ import { Cause, Clock, Context, Effect, Exit, Layer } from "effect"
 import { makeApprover } from "./Approver.ts"
 import { ApprovalQueue } from "./ApprovalQueue.ts"
 import { hostInput, type InputRequired, requiredInput } from "./InputRound.ts"
-import { AuditRecord, GATEWAY_INSTANCE, PENDING } from "../audit/AuditRecord.ts"
+import { type AuditFields, GATEWAY_INSTANCE, PENDING, trustedRecord } from "../audit/AuditRecord.ts"
 import { type AuditError, AuditStore } from "../audit/AuditStore.ts"
 import type { Plan } from "../config/Plan.ts"
 import { planPolicyLayer } from "../governance/PolicyLayer.ts"
@@ -95,7 +95,7 @@ export const INPUT_REQUIRED = "input_required"
 export const NOT_CAPTURED = "[not captured: the value could not be redacted]"
 
 // Defence in depth: a row says "not captured" rather than being lost or holding an unredacted value.
-const captured = (redact: () => unknown): unknown => {
+const captured = <A>(redact: () => A): A | typeof NOT_CAPTURED => {
   try {
     return redact()
   } catch {
@@ -124,7 +124,10 @@ export const hostToolUseId = (meta: Readonly<Record<string, unknown>> | undefine
   return typeof id === "string" && /^[A-Za-z0-9_-]{1,200}$/.test(id) ? id : undefined
 }
 
-const receiptFields = (fields: Record<string, unknown>, receipt: Receipt): void => {
+/** What the gateway's rows say about the call they record, whatever its outcome. */
+type CallFields = Pick<AuditFields, "time" | "callId" | "server" | "tool"> & Partial<AuditFields>
+
+const receiptFields = (fields: Partial<AuditFields>, receipt: Receipt): void => {
   fields.receipt = receipt
   if (receipt.digest !== undefined) fields.digest = receipt.digest
   if (receipt.policy !== undefined) {
@@ -144,8 +147,8 @@ const make = (plan: Plan) =>
     const full = plan.audit.capture === "full"
     // Captured data is always scrubbed by the built-in detectors, on top of the configured redactions.
     const redactionsOf = (serverId: string, name: string) => [...redactionsFor(plan.redactions, serverId, name), ...detectAll()]
-    const base = (serverId: string, name: string, callId: string, options: CallOptions | undefined, started: number): Record<string, unknown> => {
-      const fields: Record<string, unknown> = { time: started, callId, server: serverId, tool: name, instance: GATEWAY_INSTANCE, configHash: plan.configHash }
+    const base = (serverId: string, name: string, callId: string, options: CallOptions | undefined, started: number): CallFields => {
+      const fields: CallFields = { time: started, callId, server: serverId, tool: name, instance: GATEWAY_INSTANCE, configHash: plan.configHash }
       if (options?.principal !== undefined) fields.principal = options.principal.id
       const toolUseId = options?.assigns?.[HOST_TOOL_USE_KEY]
       if (typeof toolUseId === "string") fields.toolUseId = toolUseId
@@ -160,12 +163,12 @@ const make = (plan: Plan) =>
           // The gateway names the call, so that its write-ahead row and its completion agree.
           const named = input.callId === undefined && typeof input === "object" && input !== null ? { ...input, callId: crypto.randomUUID() } : input
           const callId = typeof named.callId === "string" ? named.callId : ""
-          let args: unknown = undefined
+          let args: AuditFields["args"] = undefined
           const argsOf = () => (args ??= captured(() => redactJson(input.args ?? {}, redactionsOf(input.serverId, input.name))))
-          const row = (extra: Record<string, unknown>) => {
-            const fields = { ...base(input.serverId, input.name, callId, options, started), ...extra }
+          const row = (extra: Pick<AuditFields, "outcome" | "durationMs"> & Partial<AuditFields>) => {
+            const fields: AuditFields = { ...base(input.serverId, input.name, callId, options, started), ...extra }
             if (full) fields.args = argsOf()
-            return new AuditRecord(fields as ConstructorParameters<typeof AuditRecord>[0])
+            return trustedRecord(fields)
           }
           let rowId: number | undefined = undefined
           let failed: AuditError | undefined = undefined
@@ -180,7 +183,7 @@ const make = (plan: Plan) =>
           if (failed !== undefined) return yield* Effect.fail(failed)
           const ended = yield* Clock.currentTimeMillis
           const complete = (ending: Ending) => {
-            const fields: Record<string, unknown> = { outcome: ending.outcome ?? ending.receipt?.outcome ?? "failed", sent: ending.receipt?.sent ?? ending.sent, durationMs: ended - started }
+            const fields: Pick<AuditFields, "outcome" | "durationMs"> & Partial<AuditFields> = { outcome: ending.outcome ?? ending.receipt?.outcome ?? "failed", sent: ending.receipt?.sent ?? ending.sent, durationMs: ended - started }
             if (ending.receipt !== undefined) receiptFields(fields, ending.receipt)
             // Asking the host is no answer: the row names none (the retry's row does).
             if (ending.outcome === INPUT_REQUIRED) delete fields.approval
@@ -216,9 +219,9 @@ const make = (plan: Plan) =>
       )
     const refuse = (call: RefusedCall, options?: CallOptions): Effect.Effect<void, AuditError> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const fields: Record<string, unknown> = { ...base(call.serverId, call.name, call.callId ?? crypto.randomUUID(), options, now), outcome: "refused", sent: false, durationMs: 0, error: call.reason }
+        const fields: AuditFields = { ...base(call.serverId, call.name, call.callId ?? crypto.randomUUID(), options, now), outcome: "refused", sent: false, durationMs: 0, error: call.reason }
         if (full && call.args !== undefined) fields.args = captured(() => redactJson(call.args, redactionsOf(call.serverId, call.name)))
-        return store.record(new AuditRecord(fields as ConstructorParameters<typeof AuditRecord>[0]))
+        return store.record(trustedRecord(fields))
       })
     return GatewayCalls.of({
       callTool,

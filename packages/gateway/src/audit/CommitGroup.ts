@@ -1,0 +1,100 @@
+/**
+ * Group commit for the SQLite audit store. node:sqlite writes synchronously, so each commit costs
+ * the event loop its fixed price (the WAL frame headers and checksums, the WAL and SHM locks), about
+ * twice what the row itself costs; `npm run bench -- audit` measured a row begun and completed at
+ * 112 µs alone and 30 µs with 32 calls in flight.
+ * A write made while other calls are in flight waits for the end of the event loop's turn and
+ * commits in one transaction with the writes the other calls made in that turn; a write with no
+ * other call in flight commits at once, as it did without grouping. Either way the writer resumes
+ * only once its COMMIT has returned: a write-ahead row is committed before its request is sent,
+ * and a completion before its response. If anything in a group fails, the group is rolled back and
+ * each of its writes runs again alone (autocommit), so a write that cannot be made fails its own
+ * call only, exactly as without grouping. The wait cannot be interrupted: a write that was queued
+ * is made, and its writer learns the outcome.
+ */
+import { Effect } from "effect"
+import type { DatabaseSync } from "node:sqlite"
+
+/** What a statement gave: its value, or that it threw (what it threw is not kept: it may quote the row). */
+type Outcome<A> = { readonly ok: true; readonly value: A } | { readonly ok: false }
+
+const attempt = <A>(run: () => A): Outcome<A> => {
+  try {
+    return { ok: true, value: run() }
+  } catch {
+    return { ok: false }
+  }
+}
+
+/** One queued write: `run` makes it and answers how to resume its writer on success; `failed` resumes it with its error. */
+interface Queued {
+  readonly run: () => () => void
+  readonly failed: () => void
+}
+
+/** The writes of one connection, grouped per event-loop turn while calls are in flight. */
+export interface CommitGroup {
+  /**
+   * Runs `statement` in a committed transaction; `alone()` (asked when the Effect runs) says that
+   * no other call is in flight, so the write commits at once. Fails with `error()` when the
+   * statement or its commit fails.
+   */
+  readonly write: <A, E>(statement: () => A, alone: () => boolean, error: () => E) => Effect.Effect<A, E>
+}
+
+/** The group commit of one open database (in autocommit mode between groups). */
+export const commitGroup = (db: DatabaseSync): CommitGroup => {
+  const begin = db.prepare("BEGIN")
+  const commit = db.prepare("COMMIT")
+  let queue: Array<Queued> = []
+
+  // A closed database counts as one whose state is unknown: nothing more is tried on it.
+  const inTransaction = () => {
+    const open = attempt(() => db.isTransaction)
+    return !open.ok || open.value
+  }
+
+  const alone = (queued: Queued) => {
+    const made = attempt(queued.run)
+    if (made.ok) made.value()
+    else queued.failed()
+  }
+
+  const flush = () => {
+    const group = queue
+    queue = []
+    if (group.length === 1) return alone(group[0])
+    const made = attempt(() => {
+      begin.run()
+      const resumes = group.map((queued) => queued.run())
+      commit.run()
+      return resumes
+    })
+    if (made.ok) return made.value.forEach((resume) => resume())
+    // Something in the group failed: nothing of it is kept, and each write is made alone.
+    if (inTransaction()) attempt(() => db.exec("ROLLBACK"))
+    // A transaction still open would hold the retries uncommitted: then every write of the group fails.
+    if (inTransaction()) return group.forEach((queued) => queued.failed())
+    group.forEach(alone)
+  }
+
+  return {
+    write: <A, E>(statement: () => A, isAlone: () => boolean, error: () => E): Effect.Effect<A, E> => {
+      const grouped = Effect.uninterruptible(Effect.callback<A, E>((resume) => {
+        if (queue.length === 0) setImmediate(flush)
+        queue.push({
+          run: () => {
+            const value = statement()
+            return () => resume(Effect.succeed(value))
+          },
+          failed: () => resume(Effect.fail(error()))
+        })
+      }))
+      return Effect.suspend(() => {
+        if (queue.length > 0 || !isAlone()) return grouped
+        const made = attempt(statement)
+        return made.ok ? Effect.succeed(made.value) : Effect.fail(error())
+      })
+    }
+  }
+}
