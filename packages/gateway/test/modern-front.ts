@@ -40,6 +40,8 @@ export interface ModernClientOptions {
   readonly answer: (params: { readonly message: string }) => ElicitResult
   /** Rewrites a retried tools/call (one with inputResponses) before it is sent. */
   readonly retry?: (params: CallParams) => CallParams
+  /** The client capabilities the host declares; default form elicitation. */
+  readonly capabilities?: Record<string, unknown>
   /** The URL each tools/call goes to, by its round (0 for the first request); default the connect URL. */
   readonly route?: (round: number) => string
 }
@@ -48,8 +50,9 @@ export interface ModernClientOptions {
 export const modernClient = (front: Front, options: ModernClientOptions) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
-      const client = new Client({ name: "modern-host", version: "1.0.0" }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: "2026-07-28" } } })
-      client.setRequestHandler("elicitation/create", (request) => Promise.resolve(options.answer(request.params as { readonly message: string })))
+      const client = new Client({ name: "modern-host", version: "1.0.0" }, { capabilities: options.capabilities ?? { elicitation: {} }, versionNegotiation: { mode: { pin: "2026-07-28" } } })
+      const capabilities = options.capabilities ?? { elicitation: {} }
+      if (capabilities.elicitation !== undefined) client.setRequestHandler("elicitation/create", (request) => Promise.resolve(options.answer(request.params as { readonly message: string })))
       const fetcher = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
         const body = typeof init?.body === "string" ? JSON.parse(init.body) as { method?: string; params?: CallParams } : undefined
         if (body?.method !== "tools/call" || body.params === undefined) return fetch(input, init)

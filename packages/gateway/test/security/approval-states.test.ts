@@ -6,7 +6,7 @@
  * and the tool never runs. Two gateways sharing approvals.stateKey finish each other's calls once.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { Context, Effect, Fiber, Layer, Redacted } from "effect"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
@@ -236,5 +236,22 @@ describe("approval states: a hostile host", () => {
       // The gateway still serves an honest approval afterwards.
       const honest = yield* modernClient(bob, { answer: () => YES })
       assert.deepStrictEqual(yield* callText(honest, TOOL, ARGS), { isError: false, text: "sent to [REDACTED]" })
+    }))
+
+  it.live("a 2026-07-28 host that declares no elicitation is never handed the form: its ask waits in the console, and a denial there stops the call", () =>
+    Effect.gen(function*() {
+      const { gw, bob, received } = yield* setup
+      const asked: Array<string> = []
+      const client = yield* modernClient(bob, { answer: (params) => (asked.push(params.message), YES), capabilities: {} })
+      const call = yield* Effect.forkChild(callText(client, TOOL, ARGS))
+      while (gw.approvals.list().length === 0) yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      const [pending] = gw.approvals.list()
+      assert.notInclude(JSON.stringify(pending!.args), ACCOUNT)
+      assert.isTrue(yield* gw.approvals.answer(pending!.id, { decision: "deny", reason: "not today", by: "alice" }))
+      const result = yield* Fiber.join(call)
+      assert.isTrue(result.isError)
+      assert.include(result.text, "not today")
+      assert.deepStrictEqual(asked, [])
+      assert.strictEqual(received(), "")
     }))
 })
