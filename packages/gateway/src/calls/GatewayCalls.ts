@@ -23,6 +23,8 @@ import {
 } from "@interlock/core"
 import { Cause, Clock, Context, Effect, Exit, Layer } from "effect"
 import { makeApprover } from "./Approver.ts"
+import type { InputRequired } from "./InputRound.ts"
+import { makeInputRelay } from "./InputRelay.ts"
 import { ApprovalQueue } from "./ApprovalQueue.ts"
 import { AuditRecord, GATEWAY_INSTANCE, PENDING } from "../audit/AuditRecord.ts"
 import { type AuditError, AuditStore } from "../audit/AuditStore.ts"
@@ -51,7 +53,7 @@ export const UNROUTED = "(unrouted)"
 
 /** The service interface: ToolCalls, with callTool audited, and the audit of calls refused before it. */
 export interface GatewayCallsShape extends Omit<ToolCallsShape, "callTool"> {
-  readonly callTool: (input: CallInput, options?: CallOptions) => Effect.Effect<ToolResult, CallError | AuditError>
+  readonly callTool: (input: CallInput, options?: CallOptions) => Effect.Effect<ToolResult, CallError | AuditError | InputRequired>
   /** Records a call refused before the pipeline (outcome `refused`); committed when it succeeds. */
   readonly refuse: (call: RefusedCall, options?: CallOptions) => Effect.Effect<void, AuditError>
 }
@@ -133,6 +135,7 @@ const make = (plan: Plan) =>
     const calls = yield* ToolCalls
     const store = yield* AuditStore
     const full = plan.audit.capture === "full"
+    const relay = yield* makeInputRelay(plan.redactions)
     // Captured data is always scrubbed by the built-in detectors, on top of the configured redactions.
     const redactionsOf = (serverId: string, name: string) => [...redactionsFor(plan.redactions, serverId, name), ...detectAll()]
     const base = (serverId: string, name: string, callId: string, options: CallOptions | undefined, started: number): Record<string, unknown> => {
@@ -142,7 +145,7 @@ const make = (plan: Plan) =>
       if (typeof toolUseId === "string") fields.toolUseId = toolUseId
       return fields
     }
-    const callTool = (input: CallInput, options?: CallOptions): Effect.Effect<ToolResult, CallError | AuditError> =>
+    const callTool = (input: CallInput, options?: CallOptions): Effect.Effect<ToolResult, CallError | AuditError | InputRequired> =>
       Effect.uninterruptibleMask((restore) =>
         Effect.gen(function*() {
           const started = yield* Clock.currentTimeMillis
@@ -165,7 +168,9 @@ const make = (plan: Plan) =>
               Effect.mapError(() => new TransportError({ serverId: call.serverId, detail: "the audit row could not be written, so the request was not sent" })),
               Effect.asVoid
             )
-          const exit = yield* Effect.exit(restore(Effect.provideService(calls.callTool(named, options), CurrentWriteAhead, { begin })))
+          // The call's host answers its servers' own requests (InputRelay); a round left for the host ends the call with InputRequired.
+          const relayed = relay.begin(input.serverId, options)
+          const exit = yield* Effect.exit(restore(relayed.provide(Effect.provideService(calls.callTool(named, options), CurrentWriteAhead, { begin }))))
           if (failed !== undefined) return yield* Effect.fail(failed)
           const ended = yield* Clock.currentTimeMillis
           const complete = (ending: Ending) => {
@@ -185,6 +190,11 @@ const make = (plan: Plan) =>
             return exit.value
           }
           const failure = Cause.findErrorOption(exit.cause)
+          const asked = relayed.raised()
+          if (asked !== undefined) {
+            yield* complete({ receipt: failure._tag === "Some" ? failure.value.receipt : undefined, outcome: "input_required", sent })
+            return yield* Effect.fail(asked)
+          }
           if (failure._tag === "Some") {
             // A hook's deny reason may quote what it saw: the row keeps it only redacted.
             yield* complete({ receipt: failure.value.receipt, sent, error: redactText(errorText(failure.value), redactionsOf(input.serverId, input.name)) })
