@@ -5,32 +5,10 @@
  * host as InputRequired with a sealed state and resumed on its retry (a host without a channel).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Principal } from "@interlock/core"
 import type { Client, ElicitRequest } from "@modelcontextprotocol/client"
-import { Cause, Effect, Exit } from "effect"
-import { spawn } from "node:child_process"
-import * as path from "node:path"
-import { HOST_INPUT_KEY, InputRequired } from "../src/calls/InputRound.ts"
-import { httpClient, NODE, startGateway } from "./e2e.ts"
-
-const FIXTURE = path.join(import.meta.dirname, "fixtures", "input-server.ts")
-const SECRET = "sk-abcdefghijklmnopqrstuvwxyz0123"
-
-/** The fixture over stdio; `--legacy` offers only the 2025 revisions. */
-export const inputServer = (...flags: ReadonlyArray<string>) => ({ command: NODE, args: [FIXTURE, ...flags] })
-
-/** The fixture over Streamable HTTP on a free loopback port, ended with the scope. */
-export const inputServerOverHttp = Effect.acquireRelease(
-  Effect.callback<{ url: string; kill: () => void }, Error>((resume) => {
-    const child = spawn(NODE, [FIXTURE, "--http"], { stdio: ["ignore", "pipe", "inherit"] })
-    child.stdout.once("data", (chunk: Buffer) => {
-      const { port } = JSON.parse(chunk.toString()) as { port: number }
-      resume(Effect.succeed({ url: `http://127.0.0.1:${port}/mcp`, kill: () => void child.kill() }))
-    })
-    child.once("error", (error) => resume(Effect.fail(error)))
-  }),
-  (server) => Effect.sync(server.kill)
-)
+import { Effect } from "effect"
+import { httpClient, startGateway } from "./e2e.ts"
+import { inputServer, inputServerOverHttp, SECRET } from "./input-fixture.ts"
 
 const principals = { alice: { token: "alice-token" }, bob: { token: "bob-token" } }
 const base = { policy: { default: "allow" }, redact: [{ pattern: "sk-[a-z0-9]{20,}" }], listen: { principals } }
@@ -73,5 +51,88 @@ describe("a 2026-07-28 server's requests within a call", () => {
       assert.strictEqual(seen.length, 1)
       assert.notInclude(seen[0], SECRET)
       assert.include(seen[0], "Who confirms deploy?")
+    })), 60_000)
+
+  it.live("two principals at once: each elicitation reaches the host whose call caused it, and an idle host receives nothing (stdio and HTTP)", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const web = yield* inputServerOverHttp
+      const { http } = yield* startGateway({ ...base, servers: { modern: inputServer(), web: { url: web.url } } })
+      for (const server of ["modern", "web"]) {
+        const aliceSeen: Array<string> = []
+        const bobSeen: Array<string> = []
+        // Alice answers only once Bob's elicitation has arrived, so both calls are in flight together.
+        let bobAsked: () => void = () => undefined
+        const bobIsAsked = new Promise<void>((resolve) => (bobAsked = resolve))
+        const alice = yield* elicitingHost(http.mcpUrl, "alice-token", "alice", aliceSeen, async () => {
+          await bobIsAsked
+          return { action: "accept", content: { name: "alice" } }
+        })
+        const bob = yield* elicitingHost(http.mcpUrl, "bob-token", "bob", bobSeen, async () => {
+          bobAsked()
+          return { action: "accept", content: { name: "bob" } }
+        })
+        const tool = server === "modern" ? "modern__confirm" : "web__confirm"
+        const [a, b] = yield* Effect.promise(() =>
+          Promise.all([alice.callTool({ name: tool, arguments: { text: "alpha" } }), bob.callTool({ name: tool, arguments: { text: "bravo" } })]))
+        assert.strictEqual(textOf(a), "alpha confirmed by alice (state state-for-alpha)")
+        assert.strictEqual(textOf(b), "bravo confirmed by bob (state state-for-bravo)")
+        assert.deepStrictEqual(aliceSeen.map((m) => m.slice(0, 19)), ["Who confirms alpha?"])
+        assert.deepStrictEqual(bobSeen.map((m) => m.slice(0, 19)), ["Who confirms bravo?"])
+
+        // The attack: Bob is connected and able to answer, Alice calls; Bob must see nothing at all.
+        const idleSeen: Array<string> = []
+        yield* elicitingHost(http.mcpUrl, "bob-token", "mallory", idleSeen)
+        const again = yield* Effect.promise(() => alice.callTool({ name: tool, arguments: { text: "charlie" } }))
+        assert.strictEqual(textOf(again), "charlie confirmed by alice (state state-for-charlie)")
+        assert.deepStrictEqual(idleSeen, [])
+      }
+    })), 90_000)
+
+  it.live("sampling, a resource read and a prompt get ask the calling host too", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { http } = yield* startGateway({ ...base, servers: { modern: inputServer() } })
+      const seen: Array<string> = []
+      const alice = yield* elicitingHost(http.mcpUrl, "alice-token", "alice", seen)
+      assert.strictEqual(textOf(yield* Effect.promise(() => alice.callTool({ name: "sample", arguments: { prompt: "hi" } }))), "model said: alice's model")
+      const read = yield* Effect.promise(() => alice.readResource({ uri: "input://greeting" }))
+      assert.strictEqual((read.contents[0] as { text?: string }).text, "hello alice")
+      const prompt = yield* Effect.promise(() => alice.getPrompt({ name: "greet" }))
+      assert.deepStrictEqual(prompt.messages[0].content, { type: "text", text: "greet alice" })
+      assert.deepStrictEqual(seen, ["sampling", "Whom to greet?", "Whom to greet?"])
+    })), 60_000)
+
+  it.live("a server that asks for input forever is refused after 8 rounds", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { http } = yield* startGateway({ ...base, servers: { modern: inputServer() } })
+      const seen: Array<string> = []
+      const alice = yield* elicitingHost(http.mcpUrl, "alice-token", "alice", seen)
+      const outcome = yield* Effect.promise(() => alice.callTool({ name: "forever", arguments: {} }).then((r) => JSON.stringify(r), (e: Error) => e.message))
+      assert.include(outcome, "still asked for input after 8 rounds")
+      assert.strictEqual(seen.length, 8)
+    })), 60_000)
+
+  it.live("the host cancelling mid round trip cancels its elicitation, and the server is not asked again", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { http } = yield* startGateway({ ...base, servers: { modern: inputServer() } })
+      let entered: () => void = () => undefined
+      const asked = new Promise<void>((resolve) => (entered = resolve))
+      let cancelled: () => void = () => undefined
+      const hostCancelled = new Promise<string>((resolve) => (cancelled = () => resolve("cancelled")))
+      const alice = yield* elicitingHost(http.mcpUrl, "alice-token", "alice", [], (_request, signal) =>
+        new Promise((_resolve, reject) => {
+          signal.addEventListener("abort", () => {
+            cancelled()
+            reject(new Error("cancelled"))
+          })
+          entered()
+        }))
+      const controller = new AbortController()
+      const call = alice.callTool({ name: "confirm", arguments: { text: "stop" } }, { signal: controller.signal }).then(() => "done", () => "aborted")
+      yield* Effect.promise(() => asked)
+      controller.abort()
+      assert.strictEqual(yield* Effect.promise(() => call), "aborted")
+      // The gateway's cancellation reaches the host's pending elicitation; no retry leg reaches the server.
+      assert.strictEqual(yield* Effect.promise(() => hostCancelled).pipe(Effect.timeoutOption("20 seconds"), Effect.map((o) => o._tag === "Some" ? o.value : "never")), "cancelled")
+      assert.strictEqual(textOf(yield* Effect.promise(() => alice.callTool({ name: "legs", arguments: {} }))), "1")
     })), 60_000)
 })

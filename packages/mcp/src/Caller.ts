@@ -47,8 +47,8 @@ export interface Relay {
 export interface Caller {
   /** The host connection: per-host sessions are keyed by it (compared by identity); none for a host without a connection. */
   readonly key: object | undefined
-  /** Asks the host now; fails when the host cannot answer (the server's request then fails). */
-  readonly ask: (serverId: string, request: HostRequest, signal: AbortSignal) => Effect.Effect<unknown, unknown>
+  /** Asks the host now; fails when the host cannot answer (the server's request then fails). Interrupting it cancels the host's request. */
+  readonly ask: (serverId: string, request: HostRequest) => Effect.Effect<unknown, unknown>
   /** Set when the host has no channel for the server's requests: rounds are suspended and resumed instead of asked. */
   readonly relay?: Relay | undefined
 }

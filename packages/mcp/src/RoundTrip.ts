@@ -62,9 +62,7 @@ const unanswered = (serverId: string, method: string, error: unknown) =>
 const answerRound = (caller: Caller | undefined, host: HostHandlers, serverId: string, round: InputRound) =>
   Effect.map(
     Effect.forEach(Object.entries(round.inputRequests), ([key, request]) => {
-      const asked = caller === undefined
-        ? askServices(host, serverId, request)
-        : Effect.callback<unknown, unknown>((resume, signal) => resume(caller.ask(serverId, request, signal)))
+      const asked = caller === undefined ? askServices(host, serverId, request) : caller.ask(serverId, request)
       return Effect.map(Effect.mapError(asked, (error) => unanswered(serverId, request.method, error)), (answer) => [key, answer] as const)
     }, { concurrency: "unbounded" }),
     (entries): Record<string, unknown> => Object.fromEntries(entries)

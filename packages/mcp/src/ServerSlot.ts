@@ -328,8 +328,7 @@ export class ServerSlot {
  */
 const callerHandlers = (host: HostHandlers, caller: Caller): HostHandlers => {
   const ask = <A>(serverId: string, method: string, params: object | undefined) =>
-    Effect.callback<A, unknown>((resume, signal) =>
-      resume(caller.ask(serverId, { method, params: params as Readonly<Record<string, unknown>> | undefined }, signal) as Effect.Effect<A, unknown>))
+    caller.ask(serverId, { method, params: params as Readonly<Record<string, unknown>> | undefined }) as Effect.Effect<A, unknown>
   const rootsOf = (answer: { readonly roots?: unknown }) => (Array.isArray(answer.roots) ? answer.roots : [])
   return {
     sampling: host.sampling === undefined ? undefined : { createMessage: (serverId, params) => ask(serverId, "sampling/createMessage", params) },

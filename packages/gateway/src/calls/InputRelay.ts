@@ -130,7 +130,7 @@ export const makeInputRelay = (redactions: ReadonlyArray<Redaction>) =>
 /** A caller that asks its host connection each of a server's requests at once (redacted). */
 const askingCaller = (host: HostSession, redactions: ReadonlyArray<Redaction>): Caller => ({
   key: host,
-  ask: (_serverId, request, signal) => askHost(host, redactHostRequest(request, redactions), signal)
+  ask: (_serverId, request) => askHost(host, redactHostRequest(request, redactions))
 })
 
 /** A caller whose host has no channel for a server's requests, and no relay: each such request fails. */

@@ -103,19 +103,18 @@ const CAPABILITY: Readonly<Record<string, "sampling" | "elicitation">> = { "samp
 
 /**
  * Asks one host a server's request (already redacted): sampling or elicitation, refused when the
- * host did not declare the capability; the gateway forwards no other request (roots). The signal
- * cancels the request on the host's wire.
+ * host did not declare the capability; the gateway forwards no other request (roots). Interrupting
+ * it cancels the request on the host's wire.
  */
-export const askHost = (host: HostSession, request: HostRequest, signal?: AbortSignal): Effect.Effect<unknown, Error> => {
+export const askHost = (host: HostSession, request: HostRequest): Effect.Effect<unknown, Error> => {
   const capability = CAPABILITY[request.method]
   if (capability === undefined) return Effect.fail(new Error(`the gateway does not forward ${request.method} requests`))
   if (host === HOSTLESS) return Effect.fail(new Error(`the calling host cannot answer ${capability} requests`))
   if (host.server.getClientCapabilities()?.[capability] === undefined) return Effect.fail(new Error(`the host does not support ${capability}`))
-  const options = signal === undefined ? undefined : { signal }
   // The params are the server's request as its SDK client checked it against the protocol's schema.
   const params = request.params as never
   return Effect.tryPromise({
-    try: (): Promise<unknown> => capability === "sampling" ? host.server.createMessage(params, options) : host.server.elicitInput(params, options),
+    try: (signal): Promise<unknown> => capability === "sampling" ? host.server.createMessage(params, { signal }) : host.server.elicitInput(params, { signal }),
     catch: (error) => (error instanceof Error ? error : new Error("the host's answer failed"))
   })
 }
