@@ -17,7 +17,7 @@ const gatewayWith = (sessions: Record<string, unknown>) =>
 const textOf = (result: unknown): string => ((result as { content: Array<{ text?: string }> }).content ?? []).map((block) => block.text ?? "").join("")
 
 /** A host that answers elicitations with `name` once `gate` resolves, recording each message. */
-const host = (url: string, token: string, name: string, seen: Array<string>, gate: Promise<unknown> = Promise.resolve()) =>
+const host = (url: string, token: string, name: string, seen: Array<string>, gate: Promise<void> = Promise.resolve()) =>
   Effect.tap(httpClient(url, { token, capabilities: { elicitation: { form: {} } } }), (client: Client) =>
     Effect.sync(() =>
       client.setRequestHandler("elicitation/create", async (request) => {
@@ -25,6 +25,19 @@ const host = (url: string, token: string, name: string, seen: Array<string>, gat
         await gate
         return { action: "accept", content: { name } }
       })))
+
+/** Alice (whose answers wait until `release`) and Bob, each recording what they are asked; `aliceAsked` waits for her first question. */
+const twoHosts = (url: string) =>
+  Effect.gen(function*() {
+    let release: () => void = () => undefined
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const aliceSeen: Array<string> = []
+    const bobSeen: Array<string> = []
+    const alice = yield* host(url, "alice-token", "alice", aliceSeen, gate)
+    const bob = yield* host(url, "bob-token", "bob", bobSeen)
+    const aliceAsked = Effect.sync(() => aliceSeen.length).pipe(Effect.repeat({ schedule: Schedule.spaced("20 millis"), until: (n) => n > 0, times: 500 }))
+    return { alice, bob, aliceSeen, bobSeen, release, aliceAsked }
+  })
 
 const pidOf = (client: Client) => Effect.map(Effect.promise(() => client.callTool({ name: "pid", arguments: {} })), (r) => Number(textOf(r)))
 
@@ -43,18 +56,14 @@ describe("per-host sessions of a 2025-era server", () => {
       const { http, gateway } = yield* gatewayWith({ sessions: "per-host" })
       yield* gateway.hub.connect("old")
       assert.match(gateway.hub.status("old")?.era ?? "", /^legacy\//)
-      let release: (value: unknown) => void = () => undefined
-      const gate = new Promise((resolve) => (release = resolve))
-      const aliceSeen: Array<string> = []
-      const bobSeen: Array<string> = []
-      const alice = yield* host(http.mcpUrl, "alice-token", "alice", aliceSeen, gate)
-      const bob = yield* host(http.mcpUrl, "bob-token", "bob", bobSeen)
+      const { alice, bob, aliceSeen, bobSeen, release, aliceAsked } = yield* twoHosts(http.mcpUrl)
       const [alicePid, bobPid] = [yield* pidOf(alice), yield* pidOf(bob)]
       assert.notStrictEqual(alicePid, bobPid)
       // Alice's call waits on her answer while Bob's runs on the same server: each is asked its own.
       const aliceCall = alice.callTool({ name: "confirm", arguments: { text: "alpha" } })
+      yield* aliceAsked
       const bobResult = yield* Effect.promise(() => bob.callTool({ name: "confirm", arguments: { text: "bravo" } }))
-      release(undefined)
+      release()
       assert.match(textOf(bobResult), /^bravo confirmed by bob/)
       assert.match(textOf(yield* Effect.promise(() => aliceCall)), /^alpha confirmed by alice/)
       assert.deepStrictEqual(aliceSeen, ["Who confirms alpha?"])
@@ -69,17 +78,12 @@ describe("per-host sessions of a 2025-era server", () => {
   it.live("shared (the default) serves every host from one process, and refuses a request it cannot attribute", () =>
     Effect.scoped(Effect.gen(function*() {
       const { http } = yield* gatewayWith({})
-      let release: (value: unknown) => void = () => undefined
-      const gate = new Promise((resolve) => (release = resolve))
-      const aliceSeen: Array<string> = []
-      const bobSeen: Array<string> = []
-      const alice = yield* host(http.mcpUrl, "alice-token", "alice", aliceSeen, gate)
-      const bob = yield* host(http.mcpUrl, "bob-token", "bob", bobSeen)
+      const { alice, bob, bobSeen, release, aliceAsked } = yield* twoHosts(http.mcpUrl)
       assert.strictEqual(yield* pidOf(alice), yield* pidOf(bob))
       const aliceCall = alice.callTool({ name: "confirm", arguments: { text: "alpha" } })
-      yield* Effect.sync(() => aliceSeen.length).pipe(Effect.repeat({ schedule: Schedule.spaced("20 millis"), until: (n) => n > 0, times: 500 }))
+      yield* aliceAsked
       const bobOutcome = yield* Effect.promise(() => bob.callTool({ name: "confirm", arguments: { text: "bravo" } }).then((r) => textOf(r), (e: Error) => e.message))
-      release(undefined)
+      release()
       assert.notInclude(bobOutcome, "confirmed by")
       assert.deepStrictEqual(bobSeen, [], "bob was never asked")
       assert.match(textOf(yield* Effect.promise(() => aliceCall)), /^alpha confirmed by alice/)
