@@ -117,11 +117,18 @@ export const makeInputRelay = (redactions: ReadonlyArray<Redaction>) =>
       return { resume, suspend }
     }
 
+    // One caller per host connection, made on its first call.
+    const callers = new WeakMap<HostSession, Caller>()
+    const callerOf = (host: HostSession) => {
+      let caller = callers.get(host)
+      if (caller === undefined) callers.set(host, caller = askingCaller(host, redactions))
+      return caller
+    }
     return {
       begin: (serverId, options) => {
         let raised: InputRequired | undefined
         const host = hostSessionOf(options?.assigns)
-        const caller = host !== undefined ? askingCaller(host, redactions) : { ...HOSTLESS_CALLER, relay: relayFor(options, (error) => (raised = error)) }
+        const caller = host !== undefined ? callerOf(host) : { ...HOSTLESS_CALLER, relay: relayFor(options, (error) => (raised = error)) }
         return { provide: (effect) => withCaller(effect, caller, serverId, hosts), raised: () => raised }
       }
     } satisfies InputRelayShape

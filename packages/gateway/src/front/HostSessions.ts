@@ -93,10 +93,15 @@ export const HOSTLESS: HostSession = { server: undefined as never }
 /** The `assigns` key under which the front hands the call path the host connection a call came on. */
 export const HOST_SESSION_KEY = "interlock/hostSession"
 
-/** The host connection of a call's assigns, when the front put one there. */
+/**
+ * The host connection of a call's assigns, when the front put one there and it has a
+ * server-to-client channel: a connection that negotiated 2026-07-28 has none, so it counts as none.
+ */
 export const hostSessionOf = (assigns: Readonly<Record<string, unknown>> | undefined): HostSession | undefined => {
   const host = assigns?.[HOST_SESSION_KEY]
-  return typeof host === "object" && host !== null && "server" in host && host !== HOSTLESS ? host as HostSession : undefined
+  if (typeof host !== "object" || host === null || !("server" in host) || host === HOSTLESS) return undefined
+  const session = host as HostSession
+  return session.server.getNegotiatedProtocolVersion()?.startsWith("2026-") === true ? undefined : session
 }
 
 const CAPABILITY: Readonly<Record<string, "sampling" | "elicitation">> = { "sampling/createMessage": "sampling", "elicitation/create": "elicitation" }
