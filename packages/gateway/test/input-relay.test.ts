@@ -52,6 +52,9 @@ describe("relayed input rounds (a host without a channel)", () => {
         const done = yield* call(gateway, "confirm", { text: "ship" }, retry(alice, first.input.requestState, accept("carol")), serverId)
         assert.deepStrictEqual(done, { ok: "ship confirmed by carol (state state-for-ship)" })
       }
+      // The audit says what each leg ended in: the round left for the host, then the completed call.
+      const rows = (yield* gateway.store.query()).filter((row) => row.tool === "confirm").map((row) => row.outcome)
+      assert.deepStrictEqual([...rows].sort(), ["input_required", "input_required", "ok", "ok"])
     })), 60_000)
 
   it.live("a replayed, tampered, other principal's or other call's state is refused and never reaches the server", () =>
