@@ -158,6 +158,7 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
         Effect.map((lists): ReadonlyArray<Tool> => lists.flat())
       )
     },
+    // Reads and gets pass no deadline to `exchange`, so it cannot fail with Timeout: the casts below narrow its error type.
     readResource: (serverId, uri) =>
       withCallerSession(slots, serverId, (slot, session) =>
         slot.exchange(
