@@ -49,6 +49,8 @@ describe("the interlock CLI", () => {
       assert.include(stdout, "echo ")
       assert.include(stdout, "no-crash")
       assert.match(stdout, /Exposed tools \(\d+\):[\s\S]*\n {2}slow\n/)
+      // The echo fixture serves only the 2025 revisions over stdio: the gateway fell back to legacy.
+      assert.match(stdout, /Server protocols:\n {2}echo {2}legacy\/2025-\d\d-\d\d\n/)
     }), 60_000)
 
   it.live("claude-hook answers a Claude Code event with the gateway's policy and records it in the audit store", () =>

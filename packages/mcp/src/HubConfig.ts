@@ -69,6 +69,14 @@ export interface ServerConfig {
    */
   readonly progressExtendsDeadline?: boolean
   readonly maxCallDuration?: Duration.Input
+  /**
+   * For a 2025-era server: `shared` (default) serves every caller on one session; `per-host` opens
+   * one session per caller key (see Caller), so the server's own requests go to exactly that
+   * caller's host. A 2026-07-28 server has no sessions, and is always shared.
+   */
+  readonly sessions?: "shared" | "per-host"
+  /** The most per-host sessions open at once; a caller beyond it is refused. Default 16. */
+  readonly maxSessions?: number
 }
 
 /** Options of `McpHub.layer`. */
@@ -101,6 +109,8 @@ export interface CompiledServer {
   readonly connectTimeoutMs: number
   readonly requestTimeoutMs: number
   readonly progress: { readonly extendsDeadline: boolean; readonly maxCallMs: number }
+  readonly sessions: "shared" | "per-host"
+  readonly maxSessions: number
 }
 
 /** The whole hub after checking. */
@@ -108,6 +118,9 @@ export interface CompiledHub {
   readonly servers: ReadonlyMap<string, CompiledServer>
   readonly clientInfo: { readonly name: string; readonly version: string }
 }
+
+/** The default cap on a server's per-host sessions. */
+export const DEFAULT_MAX_SESSIONS = 16
 
 /** The default backoff: 100 ms, doubling, at most three retries after the first attempt. */
 export const defaultReconnect: Schedule.Schedule<unknown, unknown> = Schedule.max([
@@ -216,7 +229,7 @@ const compileNegotiation = (path: string, input: unknown): Negotiation | ConfigE
   return new ConfigError({ path, detail: `must be "auto", "legacy" or { pin: "YYYY-MM-DD" }` })
 }
 
-const SERVER_KEYS = new Set(["stdio", "http", "memory", "tools", "connect", "protocol", "reconnect", "connectTimeout", "requestTimeout", "progressExtendsDeadline", "maxCallDuration"])
+const SERVER_KEYS = new Set(["stdio", "http", "memory", "tools", "connect", "protocol", "reconnect", "connectTimeout", "requestTimeout", "progressExtendsDeadline", "maxCallDuration", "sessions", "maxSessions"])
 
 const compileServer = (
   id: string,
@@ -258,6 +271,13 @@ const compileServer = (
   }
   const maxCallMs = millis(`${path}.maxCallDuration`, config.maxCallDuration as Duration.Input | undefined, 600_000)
   if (maxCallMs instanceof ConfigError) return maxCallMs
+  if (config.sessions !== undefined && config.sessions !== "shared" && config.sessions !== "per-host") {
+    return new ConfigError({ path: `${path}.sessions`, detail: `must be "shared" or "per-host"` })
+  }
+  const maxSessions = config.maxSessions ?? DEFAULT_MAX_SESSIONS
+  if (typeof maxSessions !== "number" || !Number.isInteger(maxSessions) || maxSessions < 1 || maxSessions > 1024) {
+    return new ConfigError({ path: `${path}.maxSessions`, detail: "must be an integer from 1 to 1024" })
+  }
   return {
     id,
     endpoint,
@@ -267,7 +287,9 @@ const compileServer = (
     reconnect: (config.reconnect as Schedule.Schedule<unknown, unknown> | undefined) ?? hub.reconnect ?? defaultReconnect,
     connectTimeoutMs,
     requestTimeoutMs,
-    progress: { extendsDeadline: config.progressExtendsDeadline === true, maxCallMs }
+    progress: { extendsDeadline: config.progressExtendsDeadline === true, maxCallMs },
+    sessions: config.sessions ?? "shared",
+    maxSessions
   }
 }
 

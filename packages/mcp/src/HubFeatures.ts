@@ -37,6 +37,8 @@ export interface HubFeaturesShape {
   readonly unsubscribe: (serverId: string, uri: string) => Effect.Effect<void, TransportFailure>
   /** Sets the level of log messages a server sends (kept across reconnects); a server without logging is skipped. */
   readonly setLoggingLevel: (serverId: string, level: LoggingLevel) => Effect.Effect<void, TransportFailure>
+  /** Closes the per-host sessions a caller key has on any server (its host went away). */
+  readonly releaseHost: (key: object) => void
   /** Adds a listener for list changes, resource updates and log messages of every server; returns its removal. */
   readonly onNotification: (listener: HubListener) => () => void
 }
@@ -102,6 +104,9 @@ export const makeHubFeatures = (slots: ReadonlyMap<string, ServerSlot>, listener
         return Effect.asVoid(slot.request(session, "during logging/setLevel", (signal) =>
           session.client.setLoggingLevel(level, { signal, timeout: slot.config.requestTimeoutMs })))
       }),
+    releaseHost: (key) => {
+      for (const slot of slots.values()) slot.release(key)
+    },
     onNotification: (listener) => {
       listeners.add(listener)
       return () => listeners.delete(listener)

@@ -6,9 +6,12 @@
  *   Interlock.layer({ hooks, policy }).pipe(Layer.provide(McpHub.layer({ servers: { fs: { stdio: { command } } } })))
  */
 import {
+  Canonical,
   ConfigError,
   type JsonObject,
+  type PromptResult,
   ProtocolError,
+  type ResourceContents,
   Timeout,
   type Tool,
   type TransportCallOptions,
@@ -17,11 +20,13 @@ import {
   type TransportFailure
 } from "@interlock/core"
 import { Context, Effect, FiberSet, Layer, Metric, Option } from "effect"
+import { CurrentCaller } from "./Caller.ts"
 import { compileHub, type HubOptions } from "./HubConfig.ts"
 import { toPromptResult, toResourceContents, toToolResult } from "./Convert.ts"
 import { Elicitation, Roots, Sampling } from "./HostRequests.ts"
 import { type HubFeaturesShape, makeHubFeatures } from "./HubFeatures.ts"
 import type { HubListener } from "./HubNotification.ts"
+import { withResume } from "./RoundTrip.ts"
 import { noSuchServer, ServerSlot, withSession } from "./ServerSlot.ts"
 import { NO_SDK_TIMEOUT, type Session } from "./Session.ts"
 import { SharedPins } from "./SharedPins.ts"
@@ -82,6 +87,24 @@ const callOptions = (slot: ServerSlot, options: TransportCallOptions) => {
   }
 }
 
+/** The digest an operation's relayed state is bound to: SHA-256 of its canonical JSON. */
+const digestOf = (value: JsonObject): string => {
+  const digest = Canonical.digestJson(value)
+  return typeof digest === "string" ? digest : ""
+}
+
+/** Runs `use` on the session a request of the current caller goes to (its per-host one, when the server has them). */
+const withCallerSession = <A, E>(
+  slots: ReadonlyMap<string, ServerSlot>,
+  serverId: string,
+  use: (slot: ServerSlot, session: Session) => Effect.Effect<A, E>
+): Effect.Effect<A, E | TransportFailure> => {
+  const slot = slots.get(serverId)
+  if (slot === undefined || slot.config.sessions === "shared") return withSession(slots, serverId, use)
+  return Effect.flatMap(Effect.service(CurrentCaller), (caller) =>
+    Effect.flatMap(slot.forCaller(caller), (target) => withSession(new Map([[serverId, target]]), serverId, use)))
+}
+
 const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): ToolTransportShape => {
   const listOne = (slot: ServerSlot) =>
     Effect.flatMap(slot.acquire(), (session) => slot.fetchTools(session)).pipe(
@@ -97,22 +120,35 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
         ? { name: call.name, arguments: call.args }
         : { name: call.name, arguments: call.args, _meta: call.meta }
       const millis = requestOptions.timeout
-      const send = (session: Session, timeout: number) =>
-        slot.request(
-          session,
-          "during tools/call",
-          (signal) => session.client.callTool(params, { ...requestOptions, timeout, signal }),
-          millis,
-          toToolResult
+      const send = (target: ServerSlot, session: Session, timeout: number) =>
+        session.modern
+          ? target.exchange(
+            session,
+            { serverId: call.serverId, method: "tools/call", digest: call.digest },
+            "during tools/call",
+            (resume, signal, left) =>
+              session.client.callTool(withResume(params, resume), { ...requestOptions, timeout: left ?? timeout, signal, allowInputRequired: true }),
+            timeout
+          ).pipe(Effect.map(toToolResult))
+          : target.request(
+            session,
+            "during tools/call",
+            (signal) => session.client.callTool(params, { ...requestOptions, timeout, signal }),
+            millis,
+            toToolResult
+          )
+      const connectThenSend = (target: ServerSlot) => {
+        const live = target.session
+        if (live !== undefined && live.alive) return send(target, live, millis)
+        // Connecting first: the call's deadline covers the connection, and the request gets what is left.
+        const started = Date.now()
+        return target.acquire().pipe(
+          Effect.timeoutOrElse({ duration: millis, orElse: () => Effect.fail(new Timeout({ millis })) }),
+          Effect.flatMap((session) => send(target, session, Math.max(1, millis - (Date.now() - started))))
         )
-      const live = slot.session
-      if (live !== undefined && live.alive) return send(live, millis)
-      // Connecting first: the call's deadline covers the connection, and the request gets what is left.
-      const started = Date.now()
-      return slot.acquire().pipe(
-        Effect.timeoutOrElse({ duration: millis, orElse: () => Effect.fail(new Timeout({ millis })) }),
-        Effect.flatMap((session) => send(session, Math.max(1, millis - (Date.now() - started))))
-      )
+      }
+      if (slot.config.sessions === "shared") return connectThenSend(slot)
+      return Effect.flatMap(Effect.service(CurrentCaller), (caller) => Effect.flatMap(slot.forCaller(caller), connectThenSend))
     },
     listTools: (serverId) => {
       if (serverId !== undefined) {
@@ -123,26 +159,37 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
         Effect.map((lists): ReadonlyArray<Tool> => lists.flat())
       )
     },
+    // Reads and gets pass no deadline to `exchange`, so it cannot fail with Timeout: the casts below narrow its error type.
     readResource: (serverId, uri) =>
-      withSession(slots, serverId, (slot, session) =>
-        slot.request(session, "during resources/read", (signal) =>
-          session.client.readResource({ uri }, { signal, timeout: slot.config.requestTimeoutMs, cacheMode: "bypass" })).pipe(
-            Effect.flatMap((result) => {
-              const contents = toResourceContents(serverId, result)
-              return contents instanceof ProtocolError ? Effect.fail(contents) : Effect.succeed(contents)
-            })
-          )),
+      withCallerSession(slots, serverId, (slot, session) =>
+        slot.exchange(
+          session,
+          { serverId, method: "resources/read", digest: digestOf({ serverId, uri }) },
+          "during resources/read",
+          (resume, signal) =>
+            session.client.readResource(withResume({ uri }, resume), { signal, timeout: slot.config.requestTimeoutMs, cacheMode: "bypass", allowInputRequired: true })
+        ).pipe(
+          Effect.flatMap((result) => {
+            const contents = toResourceContents(serverId, result)
+            return contents instanceof ProtocolError ? Effect.fail(contents) : Effect.succeed(contents)
+          })
+        ) as Effect.Effect<ResourceContents, TransportFailure>),
     getPrompt: (serverId, name, args) => {
       const stringArgs = promptArguments(serverId, args)
       if (stringArgs instanceof ProtocolError) return Effect.fail(stringArgs)
-      return withSession(slots, serverId, (slot, session) =>
-        slot.request(session, "during prompts/get", (signal) =>
-          session.client.getPrompt({ name, arguments: stringArgs }, { signal, timeout: slot.config.requestTimeoutMs })).pipe(
-            Effect.flatMap((result) => {
-              const prompt = toPromptResult(serverId, result)
-              return prompt instanceof ProtocolError ? Effect.fail(prompt) : Effect.succeed(prompt)
-            })
-          ))
+      return withCallerSession(slots, serverId, (slot, session) =>
+        slot.exchange(
+          session,
+          { serverId, method: "prompts/get", digest: digestOf({ serverId, name, args: stringArgs }) },
+          "during prompts/get",
+          (resume, signal) =>
+            session.client.getPrompt(withResume({ name, arguments: stringArgs }, resume), { signal, timeout: slot.config.requestTimeoutMs, allowInputRequired: true })
+        ).pipe(
+          Effect.flatMap((result) => {
+            const prompt = toPromptResult(serverId, result)
+            return prompt instanceof ProtocolError ? Effect.fail(prompt) : Effect.succeed(prompt)
+          })
+        ) as Effect.Effect<PromptResult, TransportFailure>)
     },
     era: (serverId) => {
       const slot = slots.get(serverId)

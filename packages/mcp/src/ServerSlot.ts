@@ -7,11 +7,13 @@
  */
 import { ProtocolError, Timeout, type Tool, TransportError, type TransportFailure } from "@interlock/core"
 import { Cause, Deferred, Effect, Exit } from "effect"
-import type { LoggingLevel, Tool as SdkTool } from "@modelcontextprotocol/client"
+import type { InputRequiredResult, LoggingLevel, Tool as SdkTool } from "@modelcontextprotocol/client"
+import type { Caller, Operation, Resume } from "./Caller.ts"
 import type { CompiledServer } from "./HubConfig.ts"
 import { toTools } from "./Convert.ts"
 import { fromSdk, isRetryable, isTimeout, isUnreachable, spawnFailed } from "./Failures.ts"
 import type { HubListener } from "./HubNotification.ts"
+import { roundTrip } from "./RoundTrip.ts"
 import { type HostHandlers, OpenFailed, openSession, type Session, type SessionEvents } from "./Session.ts"
 import type { ToolChange, ToolPins } from "./ToolPins.ts"
 
@@ -52,6 +54,8 @@ export class ServerSlot {
   readonly subscriptions = new Set<string>()
   /** The logging level asked of this server, if any; restored on every new session. */
   loggingLevel: LoggingLevel | undefined
+  /** The per-host slots of a `sessions: "per-host"` server, by caller key. */
+  private readonly perHost = new Map<object, ServerSlot>()
 
   constructor(config: CompiledServer, hub: HubRuntime) {
     this.config = config
@@ -245,12 +249,95 @@ export class ServerSlot {
     })
   }
 
+  /**
+   * The slot a caller's request goes to. A `per-host` server that speaks a 2025 revision gives each
+   * caller key its own slot (its own session), whose server-to-client requests that caller answers;
+   * everything else, and every 2026-07-28 server, is served by this shared slot.
+   */
+  forCaller(caller: Caller | undefined): Effect.Effect<ServerSlot, TransportFailure> {
+    const key = caller?.key
+    if (this.config.sessions === "shared" || caller === undefined || key === undefined) return Effect.succeed(this)
+    return Effect.flatMap(this.acquire(), (shared) => {
+      if (shared.modern) return Effect.succeed(this)
+      const own = this.perHost.get(key)
+      if (own !== undefined) return Effect.succeed(own)
+      if (this.perHost.size >= this.config.maxSessions) {
+        return Effect.fail(new TransportError({ serverId: this.config.id, detail: `the server already has its ${this.config.maxSessions} per-host sessions open (maxSessions)` }))
+      }
+      const slot = new ServerSlot(this.config, { ...this.hub, host: callerHandlers(this.hub.host, caller) })
+      this.perHost.set(key, slot)
+      return Effect.succeed(slot)
+    })
+  }
+
+  /** Closes the per-host session of a caller key (its host went away). */
+  release(key: object): void {
+    const slot = this.perHost.get(key)
+    if (slot === undefined) return
+    this.perHost.delete(key)
+    const closing = slot.closeAll().finally(() => this.closing.delete(closing))
+    this.closing.add(closing)
+  }
+
+  /** How many per-host sessions are open. */
+  get perHostCount(): number {
+    return this.perHost.size
+  }
+
+  /**
+   * A request that a 2026-07-28 server may answer `input_required` (tools/call, prompts/get,
+   * resources/read): on such a session it is driven as a round trip for the current caller
+   * (RoundTrip.ts), each leg under what is left of `deadlineMs` when given; on a 2025 session it is
+   * sent once (`resume` is then undefined).
+   */
+  exchange<A>(
+    session: Session,
+    op: Operation,
+    phase: string,
+    run: (resume: Resume | undefined, signal: AbortSignal, timeout: number | undefined) => Promise<A | InputRequiredResult>,
+    deadlineMs?: number
+  ): Effect.Effect<A, TransportFailure | Timeout> {
+    const until = deadlineMs === undefined ? undefined : Date.now() + deadlineMs
+    const left = () => (until === undefined ? undefined : Math.max(1, until - Date.now()))
+    const leg = (resume: Resume | undefined) =>
+      deadlineMs === undefined
+        ? this.request(session, phase, (signal) => run(resume, signal, undefined))
+        : this.request(session, phase, (signal) => run(resume, signal, left()), deadlineMs, (answer) => answer)
+    // A 2025 session has no input_required: its answer is the result.
+    if (!session.modern) return leg(undefined) as Effect.Effect<A, TransportFailure | Timeout>
+    const rounds = roundTrip<A>(op, this.hub.host, leg)
+    return deadlineMs === undefined
+      ? rounds
+      : Effect.timeoutOrElse(rounds, { duration: deadlineMs, orElse: () => Effect.fail(new Timeout({ millis: deadlineMs })) })
+  }
+
   /** Closes every session this slot opened (the hub's finalizer). */
   closeAll(): Promise<void> {
     this.session = undefined
     const all = [...this.sessions]
+    const children = [...this.perHost.values()]
     this.sessions.clear()
-    return Promise.all([...all.map((session) => session.close()), ...this.closing]).then(() => undefined)
+    this.perHost.clear()
+    return Promise.all([...all.map((session) => session.close()), ...children.map((slot) => slot.closeAll()), ...this.closing]).then(() => undefined)
+  }
+}
+
+/**
+ * The host handlers of a per-host session: the hub's capabilities, each answered by the one caller.
+ * The caller's answer is typed as the SDK result it stands for: the SDK checks a handler's answer
+ * against the protocol's schema before it goes to the server.
+ */
+const callerHandlers = (host: HostHandlers, caller: Caller): HostHandlers => {
+  const ask = <A>(serverId: string, method: string, params: object | undefined) =>
+    caller.ask(serverId, { method, params: params as Readonly<Record<string, unknown>> | undefined }) as Effect.Effect<A, unknown>
+  const rootsOf = (answer: { readonly roots?: unknown }) => (Array.isArray(answer.roots) ? answer.roots : [])
+  return {
+    sampling: host.sampling === undefined ? undefined : { createMessage: (serverId, params) => ask(serverId, "sampling/createMessage", params) },
+    elicitation: host.elicitation === undefined
+      ? undefined
+      : { elicit: (serverId, params) => ask(serverId, "elicitation/create", params), applyDefaults: host.elicitation.applyDefaults },
+    roots: host.roots === undefined ? undefined : { list: (serverId) => Effect.map(ask<{ readonly roots?: unknown }>(serverId, "roots/list", undefined), rootsOf) },
+    run: host.run
   }
 }
 

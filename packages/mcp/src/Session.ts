@@ -174,6 +174,8 @@ export const openSession = async (
   const client = new Client(clientInfo, {
     capabilities: capabilities(host),
     ...(negotiation === "legacy" ? {} : { versionNegotiation: { mode: negotiation === "auto" ? "auto" : negotiation } }),
+    // The hub drives input_required rounds itself, for the request's caller (RoundTrip.ts).
+    inputRequired: { autoFulfill: false },
     listChanged: {
       tools: { autoRefresh: false, debounceMs: 0, onChanged: () => events.onToolsListChanged(session) },
       prompts: { autoRefresh: false, debounceMs: 0, onChanged: () => notify({ serverId: server.id, method: "notifications/prompts/list_changed" }) },

@@ -3,6 +3,8 @@
  * official MCP SDK 2, offered as Layers that provide core's ToolTransport.
  */
 
+export { type Caller, CurrentCaller, type HostRequest, type InputRound, type Operation, type Relay, type Resume } from "./Caller.ts"
+export { MAX_INPUT_ROUNDS } from "./RoundTrip.ts"
 export type {
   HttpOptions,
   HubOptions,

@@ -16,6 +16,7 @@ import type { Namespace } from "../governance/Namespace.ts"
 import { redactDefinition, redactPrompt, redactResourceContents } from "../governance/ContentRedaction.ts"
 import { redactingFeatures } from "../front/RedactingFeatures.ts"
 import { type Redaction, redactionsFor, redactJson } from "../governance/Redactor.ts"
+import { withHostCaller } from "./InputRelay.ts"
 import { mergedListing } from "./MergedListing.ts"
 import { linkedUris, ResourceRoutes } from "../front/http/ResourceRoutes.ts"
 
@@ -175,7 +176,7 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
     listResourceTemplates: () => mergedListing("resources/templates/list", serverIds, listTemplatesOf),
     readResource: (uri, options) =>
       Effect.flatMap(routed(() => routes.route(uri), "resource"), (serverId) =>
-        Effect.map(deps.calls.readResource(serverId, uri, options), (contents) =>
+        Effect.map(withHostCaller(deps.calls.readResource(serverId, uri, options), serverId, options, deps.redactions, hosts), (contents) =>
           redactResourceContents(contents, redactionsFor(deps.redactions, serverId, uri)))),
     subscribe: (host, uri) =>
       Effect.flatMap(routed(() => routes.route(uri), "resource"), (serverId) => {
@@ -203,7 +204,7 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
     getPrompt: (name, args, options) => {
       const target = deps.prompts.resolve(name)
       if (target === undefined) return Effect.fail(new Unrouted({ what: "prompt" }))
-      return Effect.map(deps.calls.getPrompt(target.serverId, target.name, args, options), (prompt) =>
+      return Effect.map(withHostCaller(deps.calls.getPrompt(target.serverId, target.name, args, options), target.serverId, options, deps.redactions, hosts), (prompt) =>
         redactPrompt(prompt, redactionsFor(deps.redactions, target.serverId, target.name)))
     },
     complete: (params) => {
@@ -226,6 +227,7 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
     },
     hostClosed: (host) => {
       levels.delete(host)
+      deps.features.releaseHost(host)
       const uris = [...subscribers].filter(([, entry]) => entry.hosts.has(host)).map(([uri]) => uri)
       if (uris.length > 0) deps.fork(Effect.forEach(uris, (uri) => Effect.ignore(release(host, uri)), { discard: true }))
     }

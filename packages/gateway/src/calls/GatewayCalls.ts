@@ -23,6 +23,7 @@ import {
 } from "@interlock/core"
 import { Cause, Clock, Context, Effect, Exit, Layer } from "effect"
 import { makeApprover } from "./Approver.ts"
+import { makeInputRelay } from "./InputRelay.ts"
 import { ApprovalQueue } from "./ApprovalQueue.ts"
 import { hostInput, type InputRequired, requiredInput } from "./InputRound.ts"
 import { type AuditFields, GATEWAY_INSTANCE, PENDING, trustedRecord } from "../audit/AuditRecord.ts"
@@ -145,6 +146,7 @@ const make = (plan: Plan) =>
     const calls = yield* ToolCalls
     const store = yield* AuditStore
     const full = plan.audit.capture === "full"
+    const relay = yield* makeInputRelay(plan.redactions)
     // Captured data is always scrubbed by the built-in detectors, on top of the configured redactions.
     const redactionsOf = (serverId: string, name: string) => [...redactionsFor(plan.redactions, serverId, name), ...detectAll()]
     const base = (serverId: string, name: string, callId: string, options: CallOptions | undefined, started: number): CallFields => {
@@ -179,7 +181,9 @@ const make = (plan: Plan) =>
               Effect.mapError(() => new TransportError({ serverId: call.serverId, detail: "the audit row could not be written, so the request was not sent" })),
               Effect.asVoid
             )
-          const exit = yield* Effect.exit(restore(Effect.provideService(calls.callTool(named, options), CurrentWriteAhead, { begin })))
+          // The call's host answers its servers' own requests (InputRelay); a round left for the host ends the call with InputRequired.
+          const relayed = relay.begin(input.serverId, options)
+          const exit = yield* Effect.exit(restore(relayed.provide(Effect.provideService(calls.callTool(named, options), CurrentWriteAhead, { begin }))))
           if (failed !== undefined) return yield* Effect.fail(failed)
           const ended = yield* Clock.currentTimeMillis
           const complete = (ending: Ending) => {
@@ -201,6 +205,12 @@ const make = (plan: Plan) =>
             return exit.value
           }
           const failure = Cause.findErrorOption(exit.cause)
+          const relayAsked = relayed.raised()
+          if (relayAsked !== undefined) {
+            // A server's own request for the host, left for the host to answer (InputRelay); its retry is a new call and row.
+            yield* complete({ receipt: failure._tag === "Some" ? failure.value.receipt : undefined, outcome: INPUT_REQUIRED, sent })
+            return yield* Effect.fail(relayAsked)
+          }
           const asked = requiredInput(options?.assigns)
           if (failure._tag === "Some" && failure.value._tag === "Denied" && asked !== undefined) {
             // Not an ending yet: the host is asked (the approval form), and its retry is a new call and row.

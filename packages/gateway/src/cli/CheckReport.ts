@@ -65,6 +65,9 @@ const listExposed = (plan: Plan) =>
         yield* progress(`  connecting ${serverId}...`)
         yield* gateway.hub.connect(serverId)
       }
+      // Which protocol era each server got (2026-07-28 when it offers server/discover, else its 2025 revision).
+      yield* Console.log("Server protocols:")
+      for (const serverId of gateway.hub.serverIds) yield* Console.log(`  ${serverId}  ${gateway.hub.status(serverId)?.era ?? "unknown"}`)
       const tools = yield* gateway.deps.calls.listTools()
       yield* printExposed(tools.map((tool) => gateway.deps.namespace.expose(tool.serverId, tool.name)).sort())
       if (plan.loaded.config.policy?.cedar !== undefined) yield* checkCedarPolicy(plan, yield* gateway.hub.transport.listTools(undefined))

@@ -29,7 +29,7 @@ export const connectAll = (gateway: Gateway["Service"]) =>
     progress(`  connecting ${serverId}...`).pipe(
       Effect.andThen(gateway.hub.connect(serverId)),
       Effect.andThen(Effect.sync(() => gateway.hub.status(serverId))),
-      Effect.flatMap((status) => progress(`  ${serverId}: connected${status?.pid === undefined ? "" : ` (pid ${status.pid})`}`)),
+      Effect.flatMap((status) => progress(`  ${serverId}: connected, ${status?.era ?? "unknown protocol"}${status?.pid === undefined ? "" : ` (pid ${status.pid})`}`)),
       Effect.catch((error) => Console.error(`  ${serverId}: not connected (${error.message}); will retry on first use`))
     ), { discard: true, concurrency: "unbounded" })
 

@@ -29,13 +29,26 @@ export const PathsConfig = Schema.Struct({
   }))
 })
 
+/** How a 2025-era server's sessions are shared among host connections. */
+export const SessionsConfig = Schema.Literals(["shared", "per-host"]).annotate({
+  description:
+    "For a server that speaks a 2025 revision: `shared` (default) serves every host on one session, and a request the server makes of a host (sampling, elicitation) while several hosts' calls run on it is refused; `per-host` opens one session (for stdio, one process) per host connection, closed when the host goes, so such requests go to exactly that host. A 2026-07-28 server needs neither: its requests come back within the call that caused them."
+})
+
+/** The most per-host sessions of one server. */
+export const MaxSessionsConfig = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1024 })).annotate({
+  description: "With `sessions: \"per-host\"`, the most host sessions open at once; a further host's call is refused. Default 16."
+})
+
 /** A downstream server spawned as a child process, spoken to over stdio. */
 export const StdioServerConfig = Schema.Struct({
   command: NonEmpty.annotate({ description: "The program to run, for example `npx`." }),
   args: Schema.optionalKey(Schema.Array(Schema.String)),
   env: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
   cwd: Schema.optionalKey(Schema.String),
-  paths: Schema.optionalKey(PathsConfig)
+  paths: Schema.optionalKey(PathsConfig),
+  sessions: Schema.optionalKey(SessionsConfig),
+  maxSessions: Schema.optionalKey(MaxSessionsConfig)
 })
 
 /** A downstream server reached over Streamable HTTP. */
@@ -43,7 +56,9 @@ export const HttpServerConfig = Schema.Struct({
   url: NonEmpty.annotate({ description: "The server's Streamable HTTP endpoint." }),
   headers: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
   token: Schema.optionalKey(Secret),
-  paths: Schema.optionalKey(PathsConfig)
+  paths: Schema.optionalKey(PathsConfig),
+  sessions: Schema.optionalKey(SessionsConfig),
+  maxSessions: Schema.optionalKey(MaxSessionsConfig)
 })
 
 /** One downstream server: stdio (`command`) or Streamable HTTP (`url`). */

@@ -20,9 +20,24 @@ import type { Redaction } from "../governance/Redactor.ts"
 import { readSecret } from "./Secrets.ts"
 
 /** A downstream server, resolved. */
-export type ServerPlan =
+export type ServerPlan = ServerEndpointPlan & SessionsPlan
+
+/** How a downstream server is reached. */
+export type ServerEndpointPlan =
   | { readonly _tag: "stdio"; readonly command: string; readonly args: ReadonlyArray<string>; readonly env: Readonly<Record<string, string>>; readonly cwd: string }
   | { readonly _tag: "http"; readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly token: Redacted.Redacted<string> | undefined }
+
+/** How a 2025-era server's sessions are shared among host connections (`servers.<id>.sessions`). */
+export interface SessionsPlan {
+  readonly sessions: "shared" | "per-host"
+  readonly maxSessions: number
+}
+
+/** The default of `servers.<id>.sessions`: one session for every host (see the README for why). */
+export const DEFAULT_SESSIONS = "shared"
+
+/** The default of `servers.<id>.maxSessions`: the most per-host sessions of one server. */
+export const DEFAULT_MAX_SESSIONS = 16
 
 /** How the gateway listens toward hosts. */
 export interface ListenPlan {
@@ -124,7 +139,12 @@ export const parseHostPort = (text: string, where: string): { readonly host: str
   return { host: match[1].startsWith("[") ? match[1].slice(1, -1) : match[1], port }
 }
 
-const resolveServer = (name: string, server: ServerConfig, baseDir: string, env: Readonly<Record<string, string | undefined>>): ServerPlan | ConfigError => {
+const resolveServer = (
+  name: string,
+  server: ServerConfig,
+  baseDir: string,
+  env: Readonly<Record<string, string | undefined>>
+): ServerEndpointPlan | ConfigError => {
   if ("command" in server) {
     return { _tag: "stdio", command: server.command, args: server.args ?? [], env: server.env ?? {}, cwd: path.resolve(baseDir, server.cwd ?? ".") }
   }
@@ -314,7 +334,7 @@ export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan 
     }
     const resolved = resolveServer(name, server, loaded.baseDir, env)
     if (resolved instanceof ConfigError) return resolved
-    servers.set(name, resolved)
+    servers.set(name, { ...resolved, sessions: server.sessions ?? DEFAULT_SESSIONS, maxSessions: server.maxSessions ?? DEFAULT_MAX_SESSIONS })
   }
   if (config.telemetry?.otlp !== undefined && !/^https?:\/\/[^/\s]+/.test(config.telemetry.otlp)) {
     return new ConfigError({ path: "telemetry.otlp", detail: "must be an http(s) URL, for example http://127.0.0.1:4318" })

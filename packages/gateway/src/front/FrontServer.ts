@@ -13,12 +13,13 @@ import { ProtocolError as WireError, Server, type ServerContext } from "@modelco
 import { Effect, Result } from "effect"
 import { type Elicit, ELICIT_KEY } from "../calls/Approver.ts"
 import type { AuditError } from "../audit/AuditStore.ts"
+import type { InputRequired } from "../calls/InputRound.ts"
 import type { FeatureForwarderShape } from "../calls/FeatureForwarder.ts"
 import { type DoorLimits, MAX_NAME_LENGTH } from "./http/DoorLimits.ts"
 import { redactDefinition } from "../governance/ContentRedaction.ts"
 import { admitted, FRONT_CAPABILITIES, registerFeatures } from "./FrontFeatures.ts"
 import { type GatewayCallsShape, HOST_TOOL_USE_KEY, hostToolUseId, type RefusedCall, UNROUTED } from "../calls/GatewayCalls.ts"
-import type { HostSessionsShape } from "./HostSessions.ts"
+import { HOST_SESSION_KEY, type HostSessionsShape } from "./HostSessions.ts"
 import type { Namespace } from "../governance/Namespace.ts"
 import { type Redaction, redactionsFor } from "../governance/Redactor.ts"
 import { CALL_ID_META, failureToWire, toWireResult, toWireTool } from "./WireConvert.ts"
@@ -47,7 +48,7 @@ const isObject = (value: unknown): value is Record<string, never> => typeof valu
 
 type Target = NonNullable<ReturnType<Namespace["resolve"]>>
 
-const failure = (error: CallError | AuditError, callId?: string) => {
+const failure = (error: CallError | AuditError | InputRequired, callId?: string) => {
   const wire = failureToWire(error, callId)
   if (wire instanceof WireError) throw wire
   return wire
@@ -99,7 +100,8 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
     { capabilities: FRONT_CAPABILITIES, cacheHints: CACHE_HINTS, inputRequired: { legacyShim: false } }
   )
   const host = { server }
-  const options = principal === undefined ? {} : { principal }
+  // The connection travels with each of its requests, so that a server's own requests are asked of exactly this host.
+  const options = { ...(principal === undefined ? {} : { principal }), assigns: { [HOST_SESSION_KEY]: host } }
   // A tools/call refused at the door is audited too, under its name cut to the cap.
   const handle = admitted(server, deps.limits, (request, reason, signal) => {
     if (request.method !== "tools/call") return Promise.resolve()
@@ -144,6 +146,7 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
         ...options,
         assigns: {
           ...requestAssigns(server, ctx, era),
+          ...options.assigns,
           ...(elicit === undefined ? {} : { [ELICIT_KEY]: elicit }),
           ...(toolUseId === undefined ? {} : { [HOST_TOOL_USE_KEY]: toolUseId })
         },

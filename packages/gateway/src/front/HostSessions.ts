@@ -6,8 +6,10 @@
  * to the only connected host. When several hosts have calls in flight to the server the message is
  * not attributed at all (the server gets an error; a log message is dropped), so that one host
  * never sees what another host's call produced. A host without the capability gets nothing.
+ * (A 2026-07-28 server's requests, and a `per-host` session's, need no such rule: they arrive
+ * within, or for, one host's call, and are asked of that host alone; calls/InputRelay.ts.)
  */
-import { Elicitation, Sampling } from "@interlock/mcp"
+import { Elicitation, type HostRequest, Sampling } from "@interlock/mcp"
 import type { Server } from "@modelcontextprotocol/server"
 import { Context, Effect, Layer } from "effect"
 
@@ -82,7 +84,47 @@ export class HostSessions extends Context.Service<HostSessions, HostSessionsShap
   })
 }
 
-/** The host a server's own request goes to, or why there is none. */
+/**
+ * Stands for a call whose host has no channel for a server's requests (a 2026-07-28 host): marked
+ * in flight like any call, so that a shared session's request during it is attributed to nobody.
+ */
+export const HOSTLESS: HostSession = { server: undefined as never }
+
+/** The `assigns` key under which the front hands the call path the host connection a call came on. */
+export const HOST_SESSION_KEY = "interlock/hostSession"
+
+/**
+ * The host connection of a call's assigns, when the front put one there and it has a
+ * server-to-client channel: a connection that negotiated 2026-07-28 has none, so it counts as none.
+ */
+export const hostSessionOf = (assigns: Readonly<Record<string, unknown>> | undefined): HostSession | undefined => {
+  const host = assigns?.[HOST_SESSION_KEY]
+  if (typeof host !== "object" || host === null || !("server" in host) || host === HOSTLESS) return undefined
+  const session = host as HostSession
+  return session.server.getNegotiatedProtocolVersion()?.startsWith("2026-") === true ? undefined : session
+}
+
+const CAPABILITY: Readonly<Record<string, "sampling" | "elicitation">> = { "sampling/createMessage": "sampling", "elicitation/create": "elicitation" }
+
+/**
+ * Asks one host a server's request (already redacted): sampling or elicitation, refused when the
+ * host did not declare the capability; the gateway forwards no other request (roots). Interrupting
+ * it cancels the request on the host's wire.
+ */
+export const askHost = (host: HostSession, request: HostRequest): Effect.Effect<unknown, Error> => {
+  const capability = CAPABILITY[request.method]
+  if (capability === undefined) return Effect.fail(new Error(`the gateway does not forward ${request.method} requests`))
+  if (host === HOSTLESS) return Effect.fail(new Error(`the calling host cannot answer ${capability} requests`))
+  if (host.server.getClientCapabilities()?.[capability] === undefined) return Effect.fail(new Error(`the host does not support ${capability}`))
+  // The params are the server's request as its SDK client checked it against the protocol's schema.
+  const params = request.params as never
+  return Effect.tryPromise({
+    try: (signal): Promise<unknown> => capability === "sampling" ? host.server.createMessage(params, { signal }) : host.server.elicitInput(params, { signal }),
+    catch: (error) => (error instanceof Error ? error : new Error("the host's answer failed"))
+  })
+}
+
+/** The host a server's own request on a shared session goes to, or why there is none. */
 const hostFor = (hosts: HostSessionsShape, serverId: string, capability: "sampling" | "elicitation"): HostSession | Error => {
   const owner = hosts.attribute(serverId)
   const all = hosts.all()
@@ -94,24 +136,20 @@ const hostFor = (hosts: HostSessionsShape, serverId: string, capability: "sampli
         : `no single host to send the ${capability} request to`
     )
   }
-  return host.server.getClientCapabilities()?.[capability] === undefined ? new Error(`the host does not support ${capability}`) : host
+  return host
 }
 
 /** Sampling and Elicitation for the hub, answered by the host the asking server's request belongs to. */
 export const hostRequestsLayer: Layer.Layer<Sampling | Elicitation, never, HostSessions> = Layer.unwrap(
   Effect.gen(function*() {
     const hosts = yield* HostSessions
+    const ask = (serverId: string, method: string, params: unknown) => {
+      const host = hostFor(hosts, serverId, CAPABILITY[method])
+      return host instanceof Error ? Effect.fail(host) : askHost(host, { method, params: params as Readonly<Record<string, unknown>> })
+    }
     return Layer.merge(
-      Sampling.layer((serverId, params) => {
-        const host = hostFor(hosts, serverId, "sampling")
-        return host instanceof Error ? Effect.fail(host) : Effect.tryPromise(() => host.server.createMessage(params))
-      }),
-      Elicitation.layer((serverId, params) => {
-        const host = hostFor(hosts, serverId, "elicitation")
-        return host instanceof Error
-          ? Effect.fail(host)
-          : Effect.tryPromise(() => host.server.elicitInput(params as Parameters<Server["elicitInput"]>[0]))
-      })
+      Sampling.layer((serverId, params) => ask(serverId, "sampling/createMessage", params) as Effect.Effect<never, Error>),
+      Elicitation.layer((serverId, params) => ask(serverId, "elicitation/create", params) as Effect.Effect<never, Error>)
     )
   })
 )

@@ -23,6 +23,7 @@ export const redactingFeatures = (inner: HubFeaturesShape, redactions: () => Rea
     subscribe: (serverId, uri) => clean(inner.subscribe(serverId, uri)),
     unsubscribe: (serverId, uri) => clean(inner.unsubscribe(serverId, uri)),
     setLoggingLevel: (serverId, level) => clean(inner.setLoggingLevel(serverId, level)),
+    releaseHost: inner.releaseHost,
     onNotification: inner.onNotification
   }
 }

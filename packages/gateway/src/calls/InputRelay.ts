@@ -1,0 +1,170 @@
+/**
+ * The caller of each governed call, as the hub sees it (mcp's Caller): a 2026-07-28 server's own
+ * requests within a call (`input_required`) are attributed to exactly that call's host.
+ * - A host connection with a server-to-client channel (a 2025 session) is asked at once, through
+ *   that one session, with the redactions applied and today's refusal rules (HostSessions'
+ *   `askHost`); the hub then resends the request downstream within the same call.
+ * - A host without one (a 2026-07-28 host) gets the round: the call fails with InputRequired,
+ *   carrying the server's requests (redacted) and a state sealed for RELAY_PURPOSE that binds the
+ *   server, the method, the call's digest, the principal and the server's own requestState. The
+ *   host's retry brings it back with the answers (HOST_INPUT_KEY); the state is opened, checked
+ *   against the retried call and claimed once (UsedStates) before the server sees the answers.
+ */
+import { type CallOptions, type OperationOptions, TransportError, type TransportFailure } from "@interlock/core"
+import { type Caller, CurrentCaller, type HostRequest, type InputRound, type Operation, type Relay, type Resume } from "@interlock/mcp"
+import { Effect, Option } from "effect"
+import { hostInput, InputRequired } from "./InputRound.ts"
+import { askHost, HOSTLESS, type HostSession, hostSessionOf, HostSessions, type HostSessionsShape } from "../front/HostSessions.ts"
+import { redactHostRequest } from "../front/RedactingHostRequests.ts"
+import type { Redaction } from "../governance/Redactor.ts"
+import { SealRefused, StateSeal } from "../state/StateSeal.ts"
+import { UsedStates } from "../state/UsedStates.ts"
+
+/** The purpose relayed states are sealed for (a state sealed for another purpose is not one). */
+export const RELAY_PURPOSE = "relay"
+
+/** How long the host has to answer a relayed round. */
+export const RELAY_TTL_MS = 10 * 60_000
+
+/** The longest requestState of a server the gateway carries through a host. */
+export const MAX_RELAYED_STATE = 64 * 1024
+
+/** One call's caller, and the round it left for its host, if any. */
+export interface RelayedCall {
+  /** Runs the call with its caller in context (and, for a host without a channel, marked in flight). */
+  readonly provide: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /** The InputRequired the call ended with, when a round was left for the host. */
+  readonly raised: () => InputRequired | undefined
+}
+
+/** The relay of one gateway. */
+export interface InputRelayShape {
+  /** The caller of a call to `serverId` with these options. */
+  readonly begin: (serverId: string, options: CallOptions | undefined) => RelayedCall
+}
+
+const refused = (serverId: string, why: string) => new TransportError({ serverId, detail: `the relayed request state was refused: ${why}` })
+
+/** The fields of a relayed state: server, method, digest, principal, the server's state, rounds so far, the keys asked. */
+interface Sealed {
+  readonly s: string
+  readonly m: string
+  readonly d: string
+  readonly p: string | null
+  readonly r: string | null
+  readonly n: number
+  readonly k: ReadonlyArray<string>
+}
+
+const isSealed = (u: Readonly<Record<string, unknown>>): u is Readonly<Record<string, unknown>> & Sealed =>
+  typeof u.s === "string" && typeof u.m === "string" && typeof u.d === "string" && (u.p === null || typeof u.p === "string") &&
+  (u.r === null || typeof u.r === "string") && typeof u.n === "number" && Array.isArray(u.k) && u.k.every((key) => typeof key === "string")
+
+/** Builds the relay; the seal and single-use marks are the gateway's when it has them, else its own (generated key, memory). */
+export const makeInputRelay = (redactions: ReadonlyArray<Redaction>) =>
+  Effect.gen(function*() {
+    const givenSeal = yield* Effect.serviceOption(StateSeal)
+    const seal = Option.isSome(givenSeal) ? givenSeal.value : yield* Effect.provide(Effect.service(StateSeal), StateSeal.generated)
+    const givenUsed = yield* Effect.serviceOption(UsedStates)
+    const used = Option.isSome(givenUsed) ? givenUsed.value : yield* Effect.provide(Effect.service(UsedStates), UsedStates.memory)
+    const hosts = Option.getOrUndefined(yield* Effect.serviceOption(HostSessions))
+
+    const relayFor = (options: CallOptions | undefined, raise: (error: InputRequired) => void): Relay => {
+      const principal = options?.principal?.id ?? null
+      const resume = (op: Operation): Effect.Effect<Resume | undefined, TransportFailure> => {
+        const input = hostInput(options?.assigns)
+        if (input?.requestState === undefined) return Effect.succeed(undefined)
+        return seal.open(RELAY_PURPOSE, input.requestState).pipe(
+          Effect.map(Option.some),
+          // A state sealed for another purpose (an approval's) is not a relayed round.
+          Effect.catchIf((error: SealRefused) => error.reason === "purpose", () => Effect.succeed(Option.none())),
+          Effect.mapError((error) => refused(op.serverId, error.reason)),
+          Effect.flatMap((opened) => {
+            if (Option.isNone(opened)) return Effect.succeed(undefined)
+            const { id, expiresAtMs, payload } = opened.value
+            if (!isSealed(payload)) return Effect.fail(refused(op.serverId, "malformed"))
+            if (payload.s !== op.serverId || payload.m !== op.method || payload.d !== op.digest || payload.p !== principal) {
+              return Effect.fail(refused(op.serverId, "it belongs to another call"))
+            }
+            return used.claim(id, expiresAtMs).pipe(
+              Effect.mapError(() => refused(op.serverId, "its single use could not be recorded")),
+              Effect.flatMap((first) =>
+                first
+                  ? Effect.succeed<Resume>({
+                    // Only the answers to what the server asked are passed on.
+                    inputResponses: Object.fromEntries(payload.k.filter((key) => Object.hasOwn(input.inputResponses, key)).map((key) => [key, input.inputResponses[key]])),
+                    requestState: payload.r ?? undefined,
+                    rounds: payload.n
+                  })
+                  : Effect.fail(refused(op.serverId, "it was already used")))
+            )
+          })
+        )
+      }
+      const suspend = (op: Operation, round: InputRound, rounds: number): Effect.Effect<never, TransportFailure> => {
+        if ((round.requestState?.length ?? 0) > MAX_RELAYED_STATE) {
+          return Effect.fail(new TransportError({ serverId: op.serverId, detail: `the server's request state is longer than ${MAX_RELAYED_STATE} characters` }))
+        }
+        const keys = Object.keys(round.inputRequests)
+        const sealed: Sealed = { s: op.serverId, m: op.method, d: op.digest, p: principal, r: round.requestState ?? null, n: rounds, k: keys }
+        return Effect.flatMap(seal.seal(RELAY_PURPOSE, { ...sealed }, RELAY_TTL_MS), (state) => {
+          const requests: Record<string, HostRequest> = {}
+          for (const key of keys) requests[key] = redactHostRequest(round.inputRequests[key], redactions)
+          raise(new InputRequired({ inputRequests: requests, requestState: state }))
+          return Effect.fail(new TransportError({ serverId: op.serverId, detail: "the server needs input from the host (input_required)" }))
+        })
+      }
+      return { resume, suspend }
+    }
+
+    // One caller per host connection, made on its first call.
+    const callers = new WeakMap<HostSession, Caller>()
+    const callerOf = (host: HostSession) => {
+      let caller = callers.get(host)
+      if (caller === undefined) callers.set(host, caller = askingCaller(host, redactions))
+      return caller
+    }
+    return {
+      begin: (serverId, options) => {
+        let raised: InputRequired | undefined
+        const host = hostSessionOf(options?.assigns)
+        const caller = host !== undefined ? callerOf(host) : { ...HOSTLESS_CALLER, relay: relayFor(options, (error) => (raised = error)) }
+        return { provide: (effect) => withCaller(effect, caller, serverId, hosts), raised: () => raised }
+      }
+    } satisfies InputRelayShape
+  })
+
+/** A caller that asks its host connection each of a server's requests at once (redacted). */
+const askingCaller = (host: HostSession, redactions: ReadonlyArray<Redaction>): Caller => ({
+  key: host,
+  ask: (_serverId, request) => askHost(host, redactHostRequest(request, redactions))
+})
+
+/** A caller whose host has no channel for a server's requests, and no relay: each such request fails. */
+const HOSTLESS_CALLER: Caller = { key: undefined, ask: () => Effect.fail(new Error("the calling host cannot answer a server's requests")) }
+
+/** Runs `effect` for `caller`; a caller without a host connection is also marked in flight to `serverId` (see HOSTLESS). */
+const withCaller = <A, E, R>(effect: Effect.Effect<A, E, R>, caller: Caller, serverId: string, hosts: HostSessionsShape | undefined) => {
+  const provided = Effect.provideService(effect, CurrentCaller, caller)
+  return caller.key !== undefined || hosts === undefined ? provided : marked(hosts, serverId, provided)
+}
+
+/**
+ * Runs a resource read or prompt get for the host of `options`: its server's requests within it
+ * are asked of that host (with the redactions); a host without a channel cannot answer them, so
+ * the request fails (such a read is not relayed).
+ */
+export const withHostCaller = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  serverId: string,
+  options: OperationOptions | undefined,
+  redactions: ReadonlyArray<Redaction>,
+  hosts: HostSessionsShape
+): Effect.Effect<A, E, R> => {
+  const host = hostSessionOf(options?.assigns)
+  return withCaller(effect, host === undefined ? HOSTLESS_CALLER : askingCaller(host, redactions), serverId, hosts)
+}
+
+/** Runs `effect` marked in flight for a host without a channel, so that a shared session's request meanwhile is attributed to nobody. */
+const marked = <A, E, R>(hosts: HostSessionsShape, serverId: string, effect: Effect.Effect<A, E, R>) =>
+  Effect.acquireUseRelease(Effect.sync(() => hosts.begin(HOSTLESS, serverId)), () => effect, (end) => Effect.sync(end))

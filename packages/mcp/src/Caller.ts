@@ -1,0 +1,59 @@
+/**
+ * Who a hub request is made for. A caller (the gateway, per call) puts a Caller in the fiber's
+ * context; the hub then answers that server's own requests for exactly that caller: the embedded
+ * input requests of a 2026-07-28 server's `input_required` result (through `ask`, or suspended and
+ * resumed later through `relay`), and on a per-host session (`sessions: "per-host"`) the 2025-era
+ * server-to-client requests of the session opened for `key`. Without a Caller the hub answers
+ * through its Sampling, Elicitation and Roots services.
+ */
+import type { TransportFailure } from "@interlock/core"
+import { Context, type Effect } from "effect"
+
+/** A server's request of the host: `elicitation/create`, `sampling/createMessage` or `roots/list`. */
+export interface HostRequest {
+  readonly method: string
+  readonly params: Readonly<Record<string, unknown>> | undefined
+}
+
+/** The request a server asked for input within: which server, which method, and its digest (SHA-256 of its canonical JSON). */
+export interface Operation {
+  readonly serverId: string
+  readonly method: "tools/call" | "prompts/get" | "resources/read"
+  readonly digest: string
+}
+
+/** One `input_required` answer: the embedded requests by key, and the server's own state to echo. */
+export interface InputRound {
+  readonly inputRequests: Readonly<Record<string, HostRequest>>
+  readonly requestState: string | undefined
+}
+
+/** What a request leg carries back to the server: the answers by key and its state, and how many rounds came before. */
+export interface Resume {
+  readonly inputResponses: Readonly<Record<string, unknown>> | undefined
+  readonly requestState: string | undefined
+  readonly rounds: number
+}
+
+/** A caller that cannot answer within the call: it suspends a round and resumes it on a later request. */
+export interface Relay {
+  /** The answers a resumed request brings (checked against `op`), or undefined for a fresh request. */
+  readonly resume: (op: Operation) => Effect.Effect<Resume | undefined, TransportFailure>
+  /** Ends the request for now: the caller takes the round (and the count so far) to its host. Always fails. */
+  readonly suspend: (op: Operation, round: InputRound, rounds: number) => Effect.Effect<never, TransportFailure>
+}
+
+/** One caller of the hub. */
+export interface Caller {
+  /** The host connection: per-host sessions are keyed by it (compared by identity); none for a host without a connection. */
+  readonly key: object | undefined
+  /** Asks the host now; fails when the host cannot answer (the server's request then fails). Interrupting it cancels the host's request. */
+  readonly ask: (serverId: string, request: HostRequest) => Effect.Effect<unknown, unknown>
+  /** Set when the host has no channel for the server's requests: rounds are suspended and resumed instead of asked. */
+  readonly relay?: Relay | undefined
+}
+
+/** The caller of the current request; none outside a caller's request. */
+export const CurrentCaller = Context.Reference<Caller | undefined>("@interlock/mcp/CurrentCaller", {
+  defaultValue: () => undefined
+})
