@@ -6,21 +6,24 @@
  * cannot finish bob's round with his state.
  */
 import { assert, describe, it } from "@effect/vitest"
+import type { ElicitResult } from "@modelcontextprotocol/client"
 import { Effect } from "effect"
 import { startGateway } from "./e2e.ts"
 import { inputServer, SECRET } from "./input-fixture.ts"
 import { callText, type CallParams, modernClient, PRINCIPAL_TOKENS, principalsConfig } from "./modern-front.ts"
 
-const setup = Effect.gen(function*() {
+const setupWith = (policy: Record<string, unknown>) => Effect.gen(function*() {
   const { gateway, http } = yield* startGateway({
     servers: { desk: inputServer() },
-    policy: { default: "allow" },
+    policy,
     redact: [{ detectors: "all" }],
     listen: principalsConfig.listen
   }, principalsConfig.env)
   const front = (id: string) => ({ url: http.mcpUrl, token: PRINCIPAL_TOKENS[id]! })
   return { gateway, bob: front("bob"), mallory: front("mallory") }
 })
+
+const setup = setupWith({ default: "allow" })
 
 describe("a 2026-07-28 server's question through the 2026-07-28 front", () => {
   it.live("reaches the calling host as input_required, redacted, and the host's answer finishes the call", () =>
@@ -59,5 +62,23 @@ describe("a 2026-07-28 server's question through the 2026-07-28 front", () => {
       assert.strictEqual(legs.text, "2")
       const finished = (yield* gateway.store.query()).filter((row) => row.tool === "confirm" && row.outcome === "ok")
       assert.lengthOf(finished, 0)
+    }))
+
+  it.live("a call the policy asks about, whose server then asks too: the person approves once, answers the server, and the call finishes", () =>
+    Effect.gen(function*() {
+      const { gateway, bob } = yield* setupWith({ default: "allow", rules: [{ id: "confirming", match: "desk/confirm", decision: "ask", reason: "confirmations need a person" }] })
+      const shown: Array<string> = []
+      const client = yield* modernClient(bob, {
+        answer: (params): ElicitResult => {
+          shown.push(params.message)
+          return { action: "accept", content: params.message.includes("Who confirms") ? { name: "carol" } : { approve: true } }
+        }
+      })
+      const result = yield* callText(client, "confirm", { text: "ship" })
+      assert.deepStrictEqual(result, { isError: false, text: "ship confirmed by carol (state state-for-ship)" })
+      assert.strictEqual(shown.filter((message) => message.includes("confirmations need a person")).length, 1, "approved once")
+      assert.strictEqual(shown.filter((message) => message.includes("Who confirms ship?")).length, 1)
+      const rows = (yield* gateway.store.query()).filter((row) => row.tool === "confirm").map((row) => row.outcome)
+      assert.deepStrictEqual(rows, ["ok", "input_required", "input_required"])
     }))
 })

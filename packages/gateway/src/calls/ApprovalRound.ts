@@ -9,7 +9,8 @@
 import type { ApprovalAnswer, ApprovalRequest } from "@interlock/core"
 import { Effect, Schema } from "effect"
 import { APPROVAL_SCHEMA, describeRequest, elicitationAnswer } from "./ApprovalForm.ts"
-import { type HostInput, InputRequired } from "./InputRound.ts"
+import { grantApproval, type HostInput, InputRequired } from "./InputRound.ts"
+import { RELAY_PURPOSE } from "./InputRelay.ts"
 import { type SealRefused, StateSeal } from "../state/StateSeal.ts"
 import { UsedStates } from "../state/UsedStates.ts"
 
@@ -112,5 +113,22 @@ export const checkRetry = (request: ApprovalRequest, input: HostInput, by: strin
     const claimed = yield* Effect.result(used.claim(opened.success.id, opened.success.expiresAtMs))
     if (claimed._tag === "Failure") return refused("unrecorded")
     if (!claimed.success) return refused("replayed")
-    return hostAnswer(input.inputResponses[APPROVAL_INPUT], by)
+    const answer = hostAnswer(input.inputResponses[APPROVAL_INPUT], by)
+    if (answer.decision === "allow") grantApproval(request.ctx.assigns, bindingOf(request))
+    return answer
+  })
+
+/**
+ * A retry that answers a round the call's server left for the host after the host approved it:
+ * the relayed state (sealed by this gateway for the relay) carries that approval, which holds when
+ * it binds exactly this call, principal and rule. The relay claims the state once (InputRelay), so
+ * the approval cannot be replayed with it.
+ */
+export const carriedApproval = (request: ApprovalRequest, input: HostInput, by: string): Effect.Effect<ApprovalAnswer | undefined, never, StateSeal> =>
+  Effect.gen(function*() {
+    if (input.requestState === undefined) return undefined
+    const opened = yield* Effect.result((yield* StateSeal).open(RELAY_PURPOSE, input.requestState))
+    if (opened._tag === "Failure" || bindingRefusal(opened.success.payload.a, bindingOf(request)) !== undefined) return undefined
+    grantApproval(request.ctx.assigns, bindingOf(request))
+    return { decision: "allow", via: "elicitation", by }
   })

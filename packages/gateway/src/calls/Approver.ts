@@ -10,7 +10,7 @@ import type { ApprovalAnswer, ApprovalRequest } from "@interlock/core"
 import { Effect } from "effect"
 import { APPROVAL_SCHEMA, describeRequest, elicitationAnswer } from "./ApprovalForm.ts"
 import { ApprovalQueue } from "./ApprovalQueue.ts"
-import { answersApproval, askHost, checkRetry } from "./ApprovalRound.ts"
+import { answersApproval, askHost, carriedApproval, checkRetry } from "./ApprovalRound.ts"
 import { hostInput, requireInput } from "./InputRound.ts"
 import { LOCAL_USER } from "../console/ConsoleAccess.ts"
 import { type Redaction, redactionsFor, redactJson } from "../governance/Redactor.ts"
@@ -42,6 +42,8 @@ export const makeApprover = (redactions: ReadonlyArray<Redaction>, route: Approv
     const elicit = request.ctx.assigns[ELICIT_KEY]
     if (route !== "console" && input !== undefined && input.elicitation !== false) {
       if (answersApproval(input)) return yield* checkRetry(request, input, by)
+      const carried = yield* carriedApproval(request, input, by)
+      if (carried !== undefined) return carried
       requireInput(request.ctx.assigns, yield* askHost(request, args, ttlMs))
       return { decision: "deny", reason: ASKED_HOST, via: "elicitation" } as ApprovalAnswer
     }

@@ -13,7 +13,7 @@
 import { type CallOptions, type OperationOptions, TransportError, type TransportFailure } from "@interlock/core"
 import { type Caller, CurrentCaller, type HostRequest, type InputRound, type Operation, type Relay, type Resume } from "@interlock/mcp"
 import { Effect, Option } from "effect"
-import { hostInput, InputRequired } from "./InputRound.ts"
+import { type GrantedApproval, grantedApproval, hostInput, InputRequired } from "./InputRound.ts"
 import { askHost, HOSTLESS, type HostSession, hostSessionOf, HostSessions, type HostSessionsShape } from "../front/HostSessions.ts"
 import { redactHostRequest } from "../front/RedactingHostRequests.ts"
 import type { Redaction } from "../governance/Redactor.ts"
@@ -54,6 +54,8 @@ interface Sealed {
   readonly r: string | null
   readonly n: number
   readonly k: ReadonlyArray<string>
+  /** The approval the host gave earlier in this call (ApprovalRound reads it), or null. */
+  readonly a: GrantedApproval | null
 }
 
 const isSealed = (u: Readonly<Record<string, unknown>>): u is Readonly<Record<string, unknown>> & Sealed =>
@@ -106,7 +108,7 @@ export const makeInputRelay = (redactions: ReadonlyArray<Redaction>) =>
           return Effect.fail(new TransportError({ serverId: op.serverId, detail: `the server's request state is longer than ${MAX_RELAYED_STATE} characters` }))
         }
         const keys = Object.keys(round.inputRequests)
-        const sealed: Sealed = { s: op.serverId, m: op.method, d: op.digest, p: principal, r: round.requestState ?? null, n: rounds, k: keys }
+        const sealed: Sealed = { s: op.serverId, m: op.method, d: op.digest, p: principal, r: round.requestState ?? null, n: rounds, k: keys, a: grantedApproval(options?.assigns) ?? null }
         return Effect.flatMap(seal.seal(RELAY_PURPOSE, { ...sealed }, RELAY_TTL_MS), (state) => {
           const requests: Record<string, HostRequest> = {}
           for (const key of keys) requests[key] = redactHostRequest(round.inputRequests[key], redactions)

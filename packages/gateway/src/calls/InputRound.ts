@@ -66,3 +66,18 @@ export const requiredInput = (assigns: object | undefined): InputRequired | unde
   required.delete(assigns)
   return input
 }
+
+/** What an approval granted within a call binds (ApprovalRound's binding): carried by a relayed round of the same call. */
+export interface GrantedApproval {
+  readonly digest: string
+  readonly principal: string | null
+  readonly rule: string | null
+}
+
+const granted = new WeakMap<object, GrantedApproval>()
+
+/** Records that the call of `assigns` was approved by its host, so that a round its server then leaves for the host carries the approval. */
+export const grantApproval = (assigns: object, approval: GrantedApproval): void => void granted.set(assigns, approval)
+
+/** The approval granted within the call of `assigns`, if any. */
+export const grantedApproval = (assigns: object | undefined): GrantedApproval | undefined => assigns === undefined ? undefined : granted.get(assigns)
