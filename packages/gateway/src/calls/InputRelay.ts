@@ -14,7 +14,7 @@ import { type CallOptions, type OperationOptions, TransportError, type Transport
 import { type Caller, CurrentCaller, type HostRequest, type InputRound, type Operation, type Relay, type Resume } from "@interlock/mcp"
 import { Effect, Option } from "effect"
 import { type GrantedApproval, grantedApproval, hostInput, InputRequired } from "./InputRound.ts"
-import { askHost, HOSTLESS, type HostSession, hostSessionOf, HostSessions, type HostSessionsShape } from "../front/HostSessions.ts"
+import { askHost, HOST_SESSION_KEY, HOSTLESS, type HostSession, hostSessionOf, HostSessions, type HostSessionsShape } from "../front/HostSessions.ts"
 import { redactHostRequest } from "../front/RedactingHostRequests.ts"
 import type { Redaction } from "../governance/Redactor.ts"
 import { SealRefused, StateSeal } from "../state/StateSeal.ts"
@@ -131,7 +131,9 @@ export const makeInputRelay = (redactions: ReadonlyArray<Redaction>) =>
         let raised: InputRequired | undefined
         const host = hostSessionOf(options?.assigns)
         const caller = host !== undefined ? callerOf(host) : { ...HOSTLESS_CALLER, relay: relayFor(options, (error) => (raised = error)) }
-        return { provide: (effect) => withCaller(effect, caller, serverId, hosts), raised: () => raised }
+        // A 2026-07-28 host's front has put it in flight itself (its server's notifications reach it; askHost refuses it requests).
+        const inFlight = options?.assigns?.[HOST_SESSION_KEY] !== undefined ? undefined : hosts
+        return { provide: (effect) => withCaller(effect, caller, serverId, inFlight), raised: () => raised }
       }
     } satisfies InputRelayShape
   })

@@ -172,7 +172,7 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
       .finally(end)
   })
 
-  registerFeatures(handle, host, deps.features, deps.run, (ctx) => ({ ...options, assigns: requestAssigns(server, ctx, era) }), era)
+  registerFeatures(handle, host, deps.features, deps.run, (ctx) => ({ ...options, assigns: { ...options.assigns, ...requestAssigns(server, ctx, era) } }), era)
 
   // A server of one request is no connected host.
   const remove = connection ? deps.hosts.add(host) : () => undefined

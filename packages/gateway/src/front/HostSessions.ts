@@ -114,7 +114,8 @@ const CAPABILITY: Readonly<Record<string, "sampling" | "elicitation">> = { "samp
 export const askHost = (host: HostSession, request: HostRequest): Effect.Effect<unknown, Error> => {
   const capability = CAPABILITY[request.method]
   if (capability === undefined) return Effect.fail(new Error(`the gateway does not forward ${request.method} requests`))
-  if (host === HOSTLESS) return Effect.fail(new Error(`the calling host cannot answer ${capability} requests`))
+  // A 2026-07-28 host has no server-to-client channel: it is asked only by a round of its own call (InputRelay).
+  if (host === HOSTLESS || host.server.getNegotiatedProtocolVersion()?.startsWith("2026-") === true) return Effect.fail(new Error(`the calling host cannot answer ${capability} requests`))
   if (host.server.getClientCapabilities()?.[capability] === undefined) return Effect.fail(new Error(`the host does not support ${capability}`))
   // The params are the server's request as its SDK client checked it against the protocol's schema.
   const params = request.params as never
