@@ -28,6 +28,14 @@ const elicitingHost = (url: string, token: string, name: string, seen: Array<str
       })
     }))
 
+/** A gateway over the 2026-07-28 fixture, and alice's eliciting host on it with what she was asked. */
+const aliceOnModern = Effect.gen(function*() {
+  const { http } = yield* startGateway({ ...base, servers: { modern: inputServer() } })
+  const seen: Array<string> = []
+  const alice = yield* elicitingHost(http.mcpUrl, "alice-token", "alice", seen)
+  return { alice, seen }
+})
+
 const textOf = (result: unknown): string => ((result as { content: Array<{ text?: string }> }).content ?? []).map((block) => block.text ?? "").join("")
 
 describe("a 2026-07-28 server's requests within a call", () => {
@@ -43,9 +51,7 @@ describe("a 2026-07-28 server's requests within a call", () => {
 
   it.live("a 2025 host is asked the server's elicitation within its call, redacted, and the call completes with its answer", () =>
     Effect.scoped(Effect.gen(function*() {
-      const { http } = yield* startGateway({ ...base, servers: { modern: inputServer() } })
-      const seen: Array<string> = []
-      const alice = yield* elicitingHost(http.mcpUrl, "alice-token", "alice", seen)
+      const { alice, seen } = yield* aliceOnModern
       const result = yield* Effect.promise(() => alice.callTool({ name: "confirm", arguments: { text: "deploy" } }))
       assert.strictEqual(textOf(result), "deploy confirmed by alice (state state-for-deploy)")
       assert.strictEqual(seen.length, 1)
@@ -90,9 +96,7 @@ describe("a 2026-07-28 server's requests within a call", () => {
 
   it.live("sampling, a resource read and a prompt get ask the calling host too", () =>
     Effect.scoped(Effect.gen(function*() {
-      const { http } = yield* startGateway({ ...base, servers: { modern: inputServer() } })
-      const seen: Array<string> = []
-      const alice = yield* elicitingHost(http.mcpUrl, "alice-token", "alice", seen)
+      const { alice, seen } = yield* aliceOnModern
       assert.strictEqual(textOf(yield* Effect.promise(() => alice.callTool({ name: "sample", arguments: { prompt: "hi" } }))), "model said: alice's model")
       const read = yield* Effect.promise(() => alice.readResource({ uri: "input://greeting" }))
       assert.strictEqual((read.contents[0] as { text?: string }).text, "hello alice")
@@ -103,9 +107,7 @@ describe("a 2026-07-28 server's requests within a call", () => {
 
   it.live("a server that asks for input forever is refused after 8 rounds", () =>
     Effect.scoped(Effect.gen(function*() {
-      const { http } = yield* startGateway({ ...base, servers: { modern: inputServer() } })
-      const seen: Array<string> = []
-      const alice = yield* elicitingHost(http.mcpUrl, "alice-token", "alice", seen)
+      const { alice, seen } = yield* aliceOnModern
       const outcome = yield* Effect.promise(() => alice.callTool({ name: "forever", arguments: {} }).then((r) => JSON.stringify(r), (e: Error) => e.message))
       assert.include(outcome, "still asked for input after 8 rounds")
       assert.strictEqual(seen.length, 8)

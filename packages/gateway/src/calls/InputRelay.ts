@@ -17,7 +17,7 @@ import { type GrantedApproval, grantedApproval, hostInput, InputRequired } from 
 import { askHost, HOST_SESSION_KEY, HOSTLESS, type HostSession, hostSessionOf, HostSessions, type HostSessionsShape } from "../front/HostSessions.ts"
 import { redactHostRequest } from "../front/RedactingHostRequests.ts"
 import type { Redaction } from "../governance/Redactor.ts"
-import { SealRefused, StateSeal } from "../state/StateSeal.ts"
+import { type SealRefused, StateSeal } from "../state/StateSeal.ts"
 import { UsedStates } from "../state/UsedStates.ts"
 
 /** The purpose relayed states are sealed for (a state sealed for another purpose is not one). */
@@ -62,13 +62,11 @@ const isSealed = (u: Readonly<Record<string, unknown>>): u is Readonly<Record<st
   typeof u.s === "string" && typeof u.m === "string" && typeof u.d === "string" && (u.p === null || typeof u.p === "string") &&
   (u.r === null || typeof u.r === "string") && typeof u.n === "number" && Array.isArray(u.k) && u.k.every((key) => typeof key === "string")
 
-/** Builds the relay; the seal and single-use marks are the gateway's when it has them, else its own (generated key, memory). */
+/** Builds the relay over the gateway's seal and single-use marks (the approval states' own). */
 export const makeInputRelay = (redactions: ReadonlyArray<Redaction>) =>
   Effect.gen(function*() {
-    const givenSeal = yield* Effect.serviceOption(StateSeal)
-    const seal = Option.isSome(givenSeal) ? givenSeal.value : yield* Effect.provide(Effect.service(StateSeal), StateSeal.generated)
-    const givenUsed = yield* Effect.serviceOption(UsedStates)
-    const used = Option.isSome(givenUsed) ? givenUsed.value : yield* Effect.provide(Effect.service(UsedStates), UsedStates.memory)
+    const seal = yield* StateSeal
+    const used = yield* UsedStates
     const hosts = Option.getOrUndefined(yield* Effect.serviceOption(HostSessions))
 
     const relayFor = (options: CallOptions | undefined, raise: (error: InputRequired) => void): Relay => {

@@ -99,10 +99,14 @@ export const HOST_SESSION_KEY = "interlock/hostSession"
  */
 export const hostSessionOf = (assigns: Readonly<Record<string, unknown>> | undefined): HostSession | undefined => {
   const host = assigns?.[HOST_SESSION_KEY]
-  if (typeof host !== "object" || host === null || !("server" in host) || host === HOSTLESS) return undefined
+  if (typeof host !== "object" || host === null || !("server" in host)) return undefined
   const session = host as HostSession
-  return session.server.getNegotiatedProtocolVersion()?.startsWith("2026-") === true ? undefined : session
+  return hasChannel(session) ? session : undefined
 }
+
+/** Whether a server's request can be sent to `host`: not HOSTLESS, and not a connection that negotiated 2026-07-28 (which has no such channel). */
+const hasChannel = (host: HostSession): boolean =>
+  host !== HOSTLESS && host.server.getNegotiatedProtocolVersion()?.startsWith("2026-") !== true
 
 const CAPABILITY: Readonly<Record<string, "sampling" | "elicitation">> = { "sampling/createMessage": "sampling", "elicitation/create": "elicitation" }
 
@@ -114,8 +118,8 @@ const CAPABILITY: Readonly<Record<string, "sampling" | "elicitation">> = { "samp
 export const askHost = (host: HostSession, request: HostRequest): Effect.Effect<unknown, Error> => {
   const capability = CAPABILITY[request.method]
   if (capability === undefined) return Effect.fail(new Error(`the gateway does not forward ${request.method} requests`))
-  // A 2026-07-28 host has no server-to-client channel: it is asked only by a round of its own call (InputRelay).
-  if (host === HOSTLESS || host.server.getNegotiatedProtocolVersion()?.startsWith("2026-") === true) return Effect.fail(new Error(`the calling host cannot answer ${capability} requests`))
+  // A 2026-07-28 host is asked only by a round of its own call (InputRelay).
+  if (!hasChannel(host)) return Effect.fail(new Error(`the calling host cannot answer ${capability} requests`))
   if (host.server.getClientCapabilities()?.[capability] === undefined) return Effect.fail(new Error(`the host does not support ${capability}`))
   // The params are the server's request as its SDK client checked it against the protocol's schema.
   const params = request.params as never
