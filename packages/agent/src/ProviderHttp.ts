@@ -5,7 +5,7 @@
  * prompt, tool results or secrets.
  */
 import { Duration, Effect, Layer, Redacted, Stream } from "effect"
-import { ConfigError } from "@interlock/core"
+import { ConfigError, JsonText } from "@interlock/core"
 import { AiError, LanguageModel, Model, type Prompt, type Response, Tool } from "effect/ai"
 import { HttpClient, HttpClientRequest } from "effect/http"
 
@@ -103,7 +103,7 @@ export const parseArguments = (raw: unknown): unknown => {
   if (typeof raw !== "string") return raw ?? {}
   if (raw.trim() === "") return {}
   try {
-    return JSON.parse(raw)
+    return JsonText.parse(raw)
   } catch {
     return raw
   }

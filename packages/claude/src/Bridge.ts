@@ -11,7 +11,7 @@
  * with one line on stderr. An allow whose audit row cannot be written becomes a deny.
  */
 import { Cause, Clock, Duration, Effect, Exit } from "effect"
-import { ANSWERED, AuditRecord, HookContext, type Hooks, type Interlock, type JsonObject, type Policy, type Receipt, type ToolCall, ToolResult } from "@interlock/core"
+import { ANSWERED, AuditRecord, HookContext, type Hooks, type Interlock, type JsonObject, JsonText, type Policy, type Receipt, type ToolCall, ToolResult } from "@interlock/core"
 import { type AgentEventInput, isAgentEvent, runAgentEvent } from "./AgentEvents.ts"
 import { AuditSink } from "./AuditSink.ts"
 import { type Answer, approvalAnswer, failureAnswer, permissionAnswer, postAnswer, preAnswer } from "./BridgeAnswers.ts"
@@ -67,7 +67,7 @@ const badInput = (detail: string): BridgeResult => ({
 const kindOf = (stdin: string): ClosedTarget | undefined => {
   let value: unknown
   try {
-    value = JSON.parse(stdin)
+    value = JsonText.parse(stdin)
   } catch {
     return undefined
   }

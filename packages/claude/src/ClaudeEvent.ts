@@ -3,6 +3,7 @@
  * `tool_name`, `tool_input`, `tool_use_id`, `session_id`, `cwd`, `permission_mode`, ...). Unknown
  * keys are kept as they came. `decodeEvent` checks an event read from a boundary (stdin, a file).
  */
+import { JsonText } from "@interlock/core"
 import { Cause, Exit, Schema } from "effect"
 import { BadEvent } from "./ClaudeErrors.ts"
 
@@ -152,7 +153,7 @@ export const decodeEvent = (value: unknown): Exit.Exit<ClaudeInput, BadEvent> =>
 export const parseEvent = (text: string): Exit.Exit<ClaudeInput, BadEvent> => {
   let value: unknown
   try {
-    value = JSON.parse(text)
+    value = JsonText.parse(text)
   } catch {
     return Exit.fail(new BadEvent({ detail: "stdin is not valid JSON" }))
   }

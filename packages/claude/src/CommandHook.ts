@@ -8,6 +8,7 @@
  * runs in its own process group, which is killed (SIGKILL) on timeout, on interruption, on
  * oversized output, and once it has exited, so no process outlives the hook.
  */
+import { JsonText } from "@interlock/core"
 import { spawn } from "node:child_process"
 import { type Duration, Effect } from "effect"
 import type { ClaudeEventName, ClaudeInput } from "./ClaudeEvent.ts"
@@ -150,7 +151,7 @@ const readStdout = (stdout: string, event: ClaudeEventName): ClaudeReturn | unde
   if (text.length === 0) return "ok"
   let json: unknown
   try {
-    json = JSON.parse(text)
+    json = JsonText.parse(text)
   } catch {
     return undefined
   }

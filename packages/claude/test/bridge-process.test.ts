@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { fileURLToPath } from "node:url"
+import { JsonText } from "@interlock/core"
 import { scriptDir } from "./scripts.ts"
 
 const dir = scriptDir()
@@ -24,6 +25,8 @@ const stop = dir.script("stop.sh", `input=$(cat)
 case "$input" in *'"stop_hook_active":true'*) exit 0 ;; esac
 echo "the tests are red" >&2; exit 2`)
 const broken = dir.script("broken.sh", "exit 1")
+const seen = dir.path("seen.json")
+const recorder = dir.script("recorder.sh", `cat > '${seen}'`)
 const budget = dir.script("budget.sh", `cat >/dev/null; echo '{"continue":false,"stopReason":"budget exhausted"}'`)
 const compact = dir.script("compact.sh", `cat >/dev/null; echo '{"hookSpecificOutput":{"hookEventName":"PreCompact","customInstructions":"keep the TODO list"}}'`)
 const reviewer = dir.script("reviewer.sh", `cat >/dev/null; echo '{"hookSpecificOutput":{"hookEventName":"SubagentStart","additionalContext":"be strict"}}'`)
@@ -33,7 +36,7 @@ writeFileSync(config, JSON.stringify({
   policy: { rules: [{ id: "read-ok", match: "fs/read_file", decision: "allow" }, { id: "no-curl", match: "claude/WebFetch", decision: "deny", reason: "no network" }], default: "allow" },
   claude: {
     hooks: {
-      PreToolUse: [{ matcher: "Bash|mcp__fs__.*", hooks: [{ type: "command", command: guard, timeout: 20 }] }],
+      PreToolUse: [{ matcher: "Bash|mcp__fs__.*", hooks: [{ type: "command", command: guard, timeout: 20 }] }, { matcher: "mcp__keys__.*", hooks: [{ type: "command", command: recorder }] }],
       PostToolUse: [{ matcher: "mcp__vault__.*", hooks: [{ type: "command", command: redact }] }],
       UserPromptSubmit: [{ hooks: [{ type: "command", command: prompts }] }],
       Stop: [{ hooks: [{ type: "command", command: stop }] }],
@@ -78,6 +81,15 @@ describe("the bridge as a process", () => {
 
     const ruled = bridge({ ...base, hook_event_name: "PreToolUse", tool_name: "WebFetch", tool_input: { url: "http://127.0.0.1" } })
     assert.strictEqual(ruled.json.hookSpecificOutput.permissionDecisionReason, "no network")
+  }, 60_000)
+
+  it("a hook sees exactly the keys Claude Code sent, even beside objects that trap Node 24's JSON.parse into misreading them", () => {
+    // On Node 24, JSON.parse reads "x\n" as "x\\" when a sibling object already has the key "x\\" (nodejs/node#63785).
+    const toolInput = { a: { k: "v", "x\\": "s" }, b: { k: "v", "x\n": "SECRET" }, c: [{ "\\": 1 }, { "\"": 2 }, { "\\": 3, "\u0000": 4 }] }
+    const answer = bridge({ ...base, hook_event_name: "PreToolUse", tool_name: "mcp__keys__put", tool_input: toolInput })
+    assert.strictEqual(answer.stdout, "{}\n")
+    const received = JsonText.parse(dir.read("seen.json")) as { tool_input: unknown }
+    assert.deepStrictEqual(received.tool_input, toolInput)
   }, 60_000)
 
   it("PermissionRequest, PostToolUse and PostToolUseFailure", () => {

@@ -1,8 +1,8 @@
 /** Properties over large input spaces: any hook return, any settings object, any stdin. */
+import { Hooks, JsonText, Policy } from "@interlock/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Schema } from "effect"
 import { AuditSink, Bridge, CLAUDE_EVENTS, coerce, compileSettings, decodeOutput, toWire } from "../src/index.ts"
-import { Hooks, Policy } from "@interlock/core"
 
 const anyEvent = Schema.Literals(CLAUDE_EVENTS)
 
@@ -11,7 +11,7 @@ describe("properties", () => {
     Effect.sync(() => {
       const { output, warnings } = coerce(value, event)
       const wire = toWire(output)
-      assert.isDefined(decodeOutput(JSON.parse(JSON.stringify(wire)), event), JSON.stringify(wire))
+      assert.isDefined(decodeOutput(JsonText.parse(JSON.stringify(wire)), event), JSON.stringify(wire))
       if (warnings.length > 0 && Object.keys(wire).length > 0) {
         // Only dropped options warn and still answer; everything else warns with the empty output.
         assert.isTrue(warnings.every((w) => w.includes("was dropped")))

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { Canonical, Receipt, ToolCall } from "../src/index.ts"
+import { Canonical, JsonText, Receipt, ToolCall } from "../src/index.ts"
 import { makeReceipt } from "../src/Receipt.ts"
 import { makeToolCall } from "../src/ToolCall.ts"
 
@@ -45,7 +45,7 @@ describe("canonical JSON (RFC 8785)", () => {
   it.effect.prop("key order never changes the canonical text", [Schema.Json, Schema.Int], ([json, seed]) =>
     Effect.sync(() => {
       assert.strictEqual(Canonical.canonicalJson(shuffleKeys(json, Math.abs(seed))), Canonical.canonicalJson(json))
-      assert.deepStrictEqual(JSON.parse(Canonical.canonicalJson(json) as string), JSON.parse(JSON.stringify(json)))
+      assert.deepStrictEqual(JsonText.parse(Canonical.canonicalJson(json) as string), JsonText.parse(JSON.stringify(json)))
     }))
 })
 

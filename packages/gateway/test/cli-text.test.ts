@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { JsonText } from "@interlock/core"
 import { Effect, Schema } from "effect"
 import { GatewayConfig } from "../src/config/Config.ts"
 import { decodeConfig } from "../src/config/ConfigLoader.ts"
@@ -68,7 +69,7 @@ describe("JSON comments", () => {
       const text = JSON.stringify(json, null, 2)
       assert.strictEqual(blankComments(text), text)
       const commented = text.split("\n").map((line) => `/* before "x" */ ${line} // after "y" */`).join("\n")
-      assert.deepStrictEqual(JSON.parse(blankComments(commented)!), JSON.parse(text))
+      assert.deepStrictEqual(JsonText.parse(blankComments(commented)!), JsonText.parse(text))
     }))
 })
 

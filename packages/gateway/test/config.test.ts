@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigError } from "@interlock/core"
+import { ConfigError, JsonText } from "@interlock/core"
 import { Effect, Redacted, Schema } from "effect"
 import { readFileSync, writeFileSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -71,7 +71,7 @@ describe("config validation", () => {
 
   it.effect.prop("any valid config decodes to itself", [GatewayConfig], ([config]) =>
     Effect.gen(function*() {
-      const decoded = yield* decodeConfig(JSON.parse(JSON.stringify(config)))
+      const decoded = yield* decodeConfig(JsonText.parse(JSON.stringify(config)))
       assert.deepStrictEqual(Object.keys(decoded.servers).sort(), Object.keys(config.servers).sort())
     }), { arbitrary: { runs: 100 } })
 

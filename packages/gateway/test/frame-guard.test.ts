@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { JsonText } from "@interlock/core"
 import { Effect, Schema } from "effect"
 import { PassThrough } from "node:stream"
 import { frameGuard } from "../src/front/stdio/FrameGuard.ts"
@@ -37,6 +38,6 @@ describe("stdio frame guard", () => {
       for (let i = 0; i < bytes.length; i += cut) chunks.push(bytes.subarray(i, i + cut))
       const { errors, passed } = yield* run(chunks)
       assert.deepStrictEqual(errors, [])
-      assert.deepStrictEqual(passed.map((line) => JSON.parse(line)), values.map((value) => JSON.parse(JSON.stringify(value))))
+      assert.deepStrictEqual(passed.map((line) => JsonText.parse(line)), values.map((value) => JsonText.parse(JSON.stringify(value))))
     }))
 })

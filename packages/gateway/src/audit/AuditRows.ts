@@ -3,7 +3,7 @@
  * dialect's placeholders and column types), and the mapping between an AuditRecord and a row.
  * SQLite and Postgres stores built on it give the same answers for the same rows.
  */
-import { ANSWERED, CallOutcome, ClaudeDecision } from "@interlock/core"
+import { ANSWERED, CallOutcome, ClaudeDecision, JsonText } from "@interlock/core"
 import { Schema } from "effect"
 import { type AuditBucket, type AuditQuery, AuditRecord, ReceiptData } from "./AuditRecord.ts"
 
@@ -182,7 +182,7 @@ const decodeReceipt = Schema.decodeUnknownSync(ReceiptData)
 /** A stored row back as an AuditRecord. */
 export const toRecord = (row: Row): AuditRecord => {
   const text = (key: string) => (typeof row[key] === "string" ? (row[key] as string) : undefined)
-  const parsed = (key: string) => (typeof row[key] === "string" ? JSON.parse(row[key] as string) : undefined)
+  const parsed = (key: string) => (typeof row[key] === "string" ? JsonText.parse(row[key] as string) : undefined)
   const fields: Record<string, unknown> = {
     id: Number(row.id),
     time: Number(row.time),

@@ -7,7 +7,7 @@
  * adds rules and redactions for Claude Code's built-ins and merges the bridge's hooks into
  * `.claude/settings.json` (ClaudeInit.ts).
  */
-import { ConfigError } from "@interlock/core"
+import { ConfigError, JsonText } from "@interlock/core"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
@@ -144,7 +144,7 @@ export const initCommand = Command.make(
       if (!/\.jsonc?$/.test(file)) return yield* new ConfigError({ path: "--config", detail: "must end in .jsonc or .json (init writes JSON with comments)" })
       const text = starterConfig(servers, claude)
       // What init writes must load: the same check `interlock check` runs first.
-      yield* fromObject(JSON.parse(blankComments(text) ?? "null"), path.dirname(path.resolve(file)))
+      yield* fromObject(JsonText.parse(blankComments(text) ?? "null"), path.dirname(path.resolve(file)))
       if (existsSync(file) && !force) return yield* new ConfigError({ path: file, detail: "exists already: pass --force to overwrite it" })
       const settings = claude ? mergeClaudeSettings(existsSync(CLAUDE_SETTINGS) ? readFileSync(CLAUDE_SETTINGS, "utf8") : undefined, hookBin(process.cwd()), claudeConfigPath(process.cwd(), file)) : undefined
       if (settings instanceof ConfigError) return yield* settings

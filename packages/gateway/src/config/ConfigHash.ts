@@ -4,7 +4,7 @@
  * text of the Cedar policy file the config names, which decides too. For a `.ts` config with code
  * predicates only the JSON part is hashed (functions have no canonical text).
  */
-import { Canonical } from "@interlock/core"
+import { Canonical, JsonText } from "@interlock/core"
 import type { GatewayConfig } from "./Config.ts"
 
 /** How many hex characters of the hash the console and `interlock audit` show as the config's version. */
@@ -24,7 +24,7 @@ export interface ConfigVersion {
  * functions) are dropped first.
  */
 export const configHash = (config: GatewayConfig | Readonly<Record<string, unknown>>, cedarText: string | undefined): string => {
-  const json: unknown = JSON.parse(JSON.stringify(config))
+  const json: unknown = JsonText.parse(JSON.stringify(config))
   const text = Canonical.canonicalJson({ config: json, cedar: cedarText ?? null })
   // JSON.parse's output is always JSON, so canonicalJson answers text.
   return Canonical.sha256Hex(typeof text === "string" ? text : JSON.stringify(json))

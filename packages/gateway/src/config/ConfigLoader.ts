@@ -3,7 +3,7 @@
  * `interlock.config.ts` (its default export, from `defineConfig`, with hooks and rule predicates
  * as code). Errors are ConfigErrors that name the file and the path at fault.
  */
-import { ConfigError, type HookContext, type HooksConfig, type JsonObject, type ToolCall } from "@interlock/core"
+import { ConfigError, type HookContext, type HooksConfig, type JsonObject, JsonText, type ToolCall } from "@interlock/core"
 import { Effect, Exit, Schema } from "effect"
 import { readFile } from "node:fs/promises"
 import * as path from "node:path"
@@ -79,7 +79,7 @@ const readJson = (file: string) =>
       const data = blankComments(text)
       if (data === undefined) return Effect.fail(new ConfigError({ path: file, detail: "has a /* comment that is never closed" }))
       return Effect.try({
-        try: () => JSON.parse(data) as unknown,
+        try: () => JsonText.parse(data),
         // The parser's message may quote the file's content (and a literal secret): say where only.
         catch: (error) => new ConfigError({ path: file, detail: `is not valid JSON${positionOf(error)}` })
       })

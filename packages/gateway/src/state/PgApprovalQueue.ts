@@ -17,7 +17,7 @@
  * - Leaving the wait (answered, Approvals' timeout, cancelled) deletes the entry.
  * Replicas compare leases with their own clocks: keep them synchronised (NTP).
  */
-import type { ApprovalAnswer } from "@interlock/core"
+import { type ApprovalAnswer, JsonText } from "@interlock/core"
 import { Clock, Deferred, Effect, Layer, Option, Queue, Schedule, Schema, type Scope } from "effect"
 import { ApprovalQueue, type ApprovalQueueShape, type PendingApproval } from "../calls/ApprovalQueue.ts"
 import { APPLICATION_PREFIX, type StateDatabase } from "./StateDatabase.ts"
@@ -73,7 +73,7 @@ const answerOf = (raw: unknown): ApprovalAnswer =>
 
 const safeParse = (text: string): unknown => {
   try {
-    return JSON.parse(text)
+    return JsonText.parse(text)
   } catch {
     return undefined
   }

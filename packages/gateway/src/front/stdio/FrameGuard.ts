@@ -5,6 +5,7 @@
  * and close the session on the second; with the guard, the host gets an error and the session lives.
  * An optional `check` (the stdio front passes FrameCheck's) answers parsed lines it refuses.
  */
+import { JsonText } from "@interlock/core"
 import { Transform, type TransformCallback, type Writable } from "node:stream"
 import { errorLine } from "./FrameCheck.ts"
 
@@ -24,7 +25,7 @@ export const frameGuard = (output: Writable, maxBytes: number = MAX_FRAME_BYTES,
     if (text.trim().length === 0) return
     let value: unknown
     try {
-      value = JSON.parse(text)
+      value = JsonText.parse(text)
     } catch {
       output.write(errorLine(null, -32700, "Parse error: the line is not JSON"))
       return

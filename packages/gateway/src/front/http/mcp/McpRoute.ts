@@ -10,7 +10,7 @@
 import { Effect } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import type { Principal } from "@interlock/core"
+import { JsonText, type Principal } from "@interlock/core"
 import type { GatewayShape } from "../../../Gateway.ts"
 import { makeFrontServer } from "../../FrontServer.ts"
 import { Caller } from "../GuardMiddleware.ts"
@@ -46,7 +46,7 @@ const serve = async (options: McpRouteOptions, req: IncomingMessage, res: Server
     const body = await readBody(req, MAX_BODY_BYTES)
     if (body === undefined) return rpcError(res, 413, -32600, `Request body larger than ${MAX_BODY_BYTES} bytes`)
     try {
-      parsed = JSON.parse(body.toString("utf8"))
+      parsed = JsonText.parse(body.toString("utf8"))
     } catch {
       return rpcError(res, 400, -32700, "Parse error: the body is not JSON")
     }
