@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Redacted, Result, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Redacted, Result, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import { StateSeal } from "../src/state/StateSeal.ts"
 import { UsedStates } from "../src/state/UsedStates.ts"
@@ -54,4 +54,22 @@ describe("UsedStates", () => {
       yield* TestClock.adjust(10_000)
       assert.isFalse(yield* used.claim("s3", 10_000))
     }).pipe(Effect.provide(UsedStates.memory)))
+
+  it.effect.prop(
+    "agrees with the plain rule (once per id while its mark lives) for any claims over time",
+    [Schema.Array(Schema.Tuple([Schema.Literals(["a", "b", "c"]), Schema.Int.check(Schema.isBetween({ minimum: -500, maximum: 3_000 })), Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 1_500 }))])).check(Schema.isMaxLength(60))],
+    ([steps]) =>
+      Effect.gen(function*() {
+        const used = yield* Layer.build(UsedStates.memory).pipe(Effect.map(Context.get(UsedStates)))
+        const model = new Map<string, number>()
+        for (const [id, lifetime, wait] of steps) {
+          const now = yield* Clock.currentTimeMillis
+          const expected = now + lifetime > now && !((model.get(id) ?? Number.NEGATIVE_INFINITY) > now)
+          if (expected) model.set(id, now + lifetime)
+          assert.strictEqual(yield* used.claim(id, now + lifetime), expected)
+          yield* TestClock.adjust(wait)
+        }
+      }),
+    { arbitrary: { runs: 200 } }
+  )
 })
