@@ -81,8 +81,9 @@ const stdioClient = async (command: string, args: ReadonlyArray<string>): Promis
   return client
 }
 
-const httpClient = async (url: string, token?: string): Promise<Client> => {
-  const client = new Client({ name: "bench-host", version: "1.0.0" })
+/** An SDK client over Streamable HTTP; with `era` it speaks that protocol revision only. */
+const httpClient = async (url: string, token?: string, era?: "2026-07-28"): Promise<Client> => {
+  const client = new Client({ name: "bench-host", version: "1.0.0" }, era === undefined ? {} : { versionNegotiation: { mode: { pin: era } } })
   await client.connect(new StreamableHTTPClientTransport(new URL(url), token === undefined ? {} : { requestInit: { headers: { authorization: `Bearer ${token}` } } }))
   return client
 }
@@ -155,10 +156,11 @@ const gatewayConfig = (port: number, options: GatewayOptions): string => {
   return config
 }
 
-const gatewayHttp = (options: { readonly policy: boolean; readonly audit: boolean }) => async (): Promise<Setup> => {
+const gatewayHttp = (options: { readonly policy: boolean; readonly audit: boolean; readonly era?: "2026-07-28" }) => async (): Promise<Setup> => {
   const port = await freePort()
   const child = spawn(NODE, [...GATEWAY_FLAGS, INTERLOCK, "serve", "--config", gatewayConfig(port, options)], { stdio: "ignore" })
-  return httpSetup(port, child)
+  const setup = await httpSetup(port, child)
+  return options.era === undefined ? setup : { ...setup, connect: () => httpClient(`http://127.0.0.1:${port}/mcp`, undefined, options.era) }
 }
 
 /** An issuer on loopback for `gateway-oauth`: OpenID metadata and an RS256 key set; it signs an hour-long token for an audience. */
@@ -201,6 +203,7 @@ const echoHttp = (transport: "sdk" | "interlock" | "sdk-web-effect" | "interlock
 
 const SETUPS: Record<string, () => Promise<Setup>> = {
   "interlock-gateway": gatewayHttp({ policy: true, audit: true }),
+  "gateway-2026-07-28": gatewayHttp({ policy: true, audit: true, era: "2026-07-28" }),
   "mcp-proxy": async () => {
     const port = await freePort()
     const bin = join(root, "node_modules", "mcp-proxy", "dist", "bin", "mcp-proxy.mjs")
@@ -221,7 +224,7 @@ const SETUPS: Record<string, () => Promise<Setup>> = {
 }
 
 /** The cases that also run with 32 concurrent clients (a stdio gateway is one process per client). */
-const CONCURRENT = ["interlock-gateway", "mcp-proxy", "sdk-http-echo", "http-echo-floor", "sdk-web-echo-effect", "http-echo-effect"]
+const CONCURRENT = ["interlock-gateway", "gateway-2026-07-28", "mcp-proxy", "sdk-http-echo", "http-echo-floor", "sdk-web-echo-effect", "http-echo-effect"]
 
 const percentile = (sorted: ReadonlyArray<number>, p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]
 
