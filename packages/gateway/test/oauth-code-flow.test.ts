@@ -191,6 +191,34 @@ describe("OAuth: PKCE is required, S256 only", () => {
       assert.strictEqual(accessClaims(host).sub, "alice")
       const client = yield* connect(http.mcpUrl, host)
       assert.strictEqual((yield* call(client, "echo__echo", { text: "verified" })).text, "verified")
+      // A code is single use: replayed with the right verifier, it is refused.
+      const replayed = yield* redeem(auth, host, code, http.mcpUrl, { code_verifier: yield* Effect.promise(async () => host.codeVerifier()) })
+      assert.deepStrictEqual([replayed.status, replayed.body.error, replayed.body.access_token], [400, "invalid_grant", undefined])
+    }))
+
+  it.live("a code the person granted for another resource gives a token the gateway refuses, and nothing reaches a server", () =>
+    Effect.gen(function*() {
+      const { auth, bank, http } = yield* setup
+      const host = new DesktopHost()
+      yield* firstConnect(http.mcpUrl, host)
+      const elsewhere = "http://127.0.0.1:9/other-mcp"
+      const url = new URL(host.authorizations[0]!)
+      url.searchParams.set("resource", elsewhere)
+      const code = (yield* auth.authorize(url, "alice")).searchParams.get("code") ?? assert.fail("no code")
+      const issued = yield* redeem(auth, host, code, elsewhere, { code_verifier: yield* Effect.promise(async () => host.codeVerifier()) })
+      const token = issued.body.access_token ?? assert.fail(`no token: ${JSON.stringify(issued.body)}`)
+      assert.deepStrictEqual([decodeJwt(token).aud, decodeJwt(token).sub], [elsewhere, "alice"])
+      const refused = yield* Effect.promise(() =>
+        fetch(http.mcpUrl, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "bank__transfer_funds", arguments: { to: "ACCT-X", memo: "x" } } })
+        }).then(async (res) => ({ status: res.status, challenge: res.headers.get("www-authenticate") ?? "", body: await res.text() }))
+      )
+      assert.strictEqual(refused.status, 401)
+      assert.include(refused.challenge, `error="invalid_token"`)
+      assert.notInclude(refused.body, "ACCT-X")
+      assert.strictEqual(bank.received(), "")
     }))
 
   it.live("an authorization request with the plain method, or without a challenge, gets no code", () =>
