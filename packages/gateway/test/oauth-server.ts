@@ -112,10 +112,8 @@ const interact = async (provider: Provider, req: IncomingMessage, res: ServerRes
     if (user === null || user === "") return void res.writeHead(400).end("no user")
     return provider.interactionFinished(req, res, { login: { accountId: user } }, { mergeWithLastSubmission: false })
   }
-  const accountId = details.session?.accountId ?? ""
-  const grant = details.grantId === undefined
-    ? new provider.Grant({ accountId, clientId: String(details.params.client_id) })
-    : await provider.Grant.find(details.grantId) ?? new provider.Grant({ accountId, clientId: String(details.params.client_id) })
+  const found = details.grantId === undefined ? undefined : await provider.Grant.find(details.grantId)
+  const grant = found ?? new provider.Grant({ accountId: details.session?.accountId ?? "", clientId: String(details.params.client_id) })
   const missing = details.prompt.details as { missingOIDCScope?: ReadonlyArray<string>; missingResourceScopes?: Record<string, ReadonlyArray<string>> }
   if (missing.missingOIDCScope !== undefined) grant.addOIDCScope(missing.missingOIDCScope.join(" "))
   for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(resource, scopes.join(" "))
