@@ -36,13 +36,13 @@ const started = (maxBytes?: number) =>
 /** Resolves after the streams' pending events (nextTick and immediates) have run. */
 const settled = Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
 
-const ping = (id: string | number) => ({ jsonrpc: "2.0", id, method: "ping" })
+const ping = (id: string | number): JSONRPCMessage => ({ jsonrpc: "2.0", id, method: "ping" })
 
 describe("HostStdioTransport", () => {
   it.effect("delivers each valid frame once, parsed with every key as sent; invalid frames are answered and never delivered", () =>
     Effect.gen(function*() {
       const t = yield* started(200)
-      const trapped = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "echo", arguments: { a: { "x\\": 1 }, b: { "x\n": 2 }, c: [{ "\\": 3 }, { "\"": 4 }] } } }
+      const trapped: JSONRPCMessage = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "echo", arguments: { a: { "x\\": 1 }, b: { "x\n": 2 }, c: [{ "\\": 3 }, { "\"": 4 }] } } }
       t.input.write(`${JSON.stringify(ping(1))}\nnot json\n${JSON.stringify({ jsonrpc: "2.0", id: "bad", method: 5 })}\n`)
       t.input.write(`${JSON.stringify([ping("b1")])}\n{"jsonrpc":"2.0","id":"big","method":"ping","params":{"x":"${"a".repeat(300)}"}}\n`)
       t.input.write(`${JSON.stringify(trapped).slice(0, 20)}`)
