@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { JsonText } from "@interlock/core"
 import type { JSONRPCMessage } from "@modelcontextprotocol/server"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { PassThrough } from "node:stream"
 import { HostStdioTransport } from "../src/front/stdio/HostStdioTransport.ts"
 
@@ -51,6 +51,17 @@ describe("HostStdioTransport", () => {
       assert.deepStrictEqual(t.messages, [ping(1), trapped])
       assert.deepStrictEqual(t.written().map((line) => [line.id, line.error.code]), [[null, -32700], ["bad", -32600], ["b1", -32600], [null, -32600]])
       assert.deepStrictEqual(t.errors, [])
+    }))
+
+  it.effect.prop("any arguments, in any chunks, reach onmessage exactly as the host wrote them", [Schema.Record(Schema.String, Schema.Json), Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 48 }))], ([args, cut]) =>
+    Effect.gen(function*() {
+      const t = yield* started()
+      const sent: JSONRPCMessage = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { a: { "x\\": 1 }, args } } }
+      const bytes = Buffer.from(`${JSON.stringify(sent)}\n`, "utf8")
+      for (let i = 0; i < bytes.length; i += cut) t.input.write(bytes.subarray(i, i + cut))
+      yield* settled
+      assert.deepStrictEqual(t.messages, [JsonText.parse(JSON.stringify(sent))])
+      assert.deepStrictEqual(t.written(), [])
     }))
 
   it.effect("sends one JSON line per message, as the SDK serializes it", () =>

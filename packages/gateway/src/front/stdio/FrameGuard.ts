@@ -22,9 +22,11 @@ export type LineCheck<A> = (value: unknown) => Result.Result<A, ReadonlyArray<st
 export interface FrameGuardOptions<A> {
   /** The host's output: error lines are written here. */
   readonly output: Writable
+  /** Turns each parsed line into what is delivered, or refuses it with error lines. */
   readonly check: LineCheck<A>
   /** Receives each line that passed the check, as the check made it. */
   readonly deliver: (value: A) => void
+  /** The largest line read (bytes; MAX_FRAME_BYTES unless set); a longer one is answered with -32600. */
   readonly maxBytes?: number
 }
 
