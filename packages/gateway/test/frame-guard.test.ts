@@ -1,23 +1,21 @@
 import { assert, describe, it } from "@effect/vitest"
 import { JsonText } from "@interlock/core"
-import { Effect, Schema } from "effect"
+import { Effect, Result, Schema } from "effect"
 import { PassThrough } from "node:stream"
 import { frameGuard } from "../src/front/stdio/FrameGuard.ts"
 
-/** Feeds chunks through a guard; returns the lines passed on and the errors written back. */
+/** Feeds chunks through a guard; returns the values passed on (as JSON lines) and the errors written back. */
 const run = (chunks: ReadonlyArray<string | Buffer>, maxBytes?: number) =>
   Effect.promise(async () => {
     const output = new PassThrough()
     const errors: Array<string> = []
     output.setEncoding("utf8")
     output.on("data", (chunk: string) => errors.push(...chunk.split("\n").filter((line) => line.length > 0)))
-    const guard = frameGuard(output, maxBytes)
     const passed: Array<string> = []
-    guard.setEncoding("utf8")
-    guard.on("data", (chunk: string) => passed.push(...chunk.split("\n").filter((line) => line.length > 0)))
+    const guard = frameGuard({ output, maxBytes, check: Result.succeed, deliver: (value) => passed.push(JSON.stringify(value)) })
     for (const chunk of chunks) guard.write(chunk)
     guard.end()
-    await new Promise((resolve) => guard.on("end", resolve))
+    await new Promise((resolve) => guard.on("finish", resolve))
     return { passed, errors: errors.map((line) => JSON.parse(line).error.code as number) }
   })
 

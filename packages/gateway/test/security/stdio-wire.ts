@@ -1,7 +1,8 @@
 /**
  * The real gateway CLI serving stdio (`interlock serve --stdio`) as a child process, spoken to in
- * raw frames: every stdout line is kept, replies are awaited by id, stderr is collected.
+ * raw frames: every stdout line is kept, replies (read with JsonText) are awaited by id, stderr is collected.
  */
+import { JsonText } from "@interlock/core"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import { BIN } from "../cli-process.ts"
@@ -28,7 +29,7 @@ export interface RawGateway {
 
 const parse = (line: string): Reply | undefined => {
   try {
-    return JSON.parse(line) as Reply
+    return JsonText.parse(line) as Reply
   } catch {
     return undefined
   }

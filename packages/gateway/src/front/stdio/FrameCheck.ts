@@ -1,11 +1,14 @@
 /**
- * The check of one JSON line from a stdio host before the SDK's stdio transport sees it, with the
- * validation the HTTP front applies (the SDK's `parseJSONRPCMessage`, the MCP JSON-RPC message
- * schema). The SDK's transport drops a frame that fails it and the host waits forever; here the
- * frame is answered with an Invalid Request error (-32600) carrying its id. A batch is refused the
- * same way, each member with an id answered, since the revisions served over stdio have no batches.
+ * The check of one parsed JSON line from a stdio host before the SDK sees it, with the validation
+ * the SDK's own stdio transport and the HTTP front apply (the SDK's `parseJSONRPCMessage`, the MCP
+ * JSON-RPC message schema); a frame that passes becomes the message the schema makes of it, as the
+ * SDK's reader would deliver it. The SDK's transport drops a frame that fails it and the host waits
+ * forever; here the frame is answered with an Invalid Request error (-32600) carrying its id. A
+ * batch is refused the same way, each member with an id answered, since the revisions served over
+ * stdio have no batches.
  */
-import { parseJSONRPCMessage } from "@modelcontextprotocol/server"
+import { type JSONRPCMessage, parseJSONRPCMessage } from "@modelcontextprotocol/server"
+import { Result } from "effect"
 import { idWithinLimit } from "../http/DoorLimits.ts"
 
 /** A JSON-RPC error response; `id` is null when the frame's id could not be read. */
@@ -30,20 +33,20 @@ export const replyId = (frame: unknown): ErrorReply["id"] => {
 const INVALID = "Invalid request: not a valid JSON-RPC 2.0 message for MCP"
 const BATCH = "Invalid request: batches are not supported; send one message per line"
 
-const isValid = (frame: unknown): boolean => {
+const validated = (frame: unknown): JSONRPCMessage | undefined => {
   try {
-    parseJSONRPCMessage(frame)
-    return true
+    return parseJSONRPCMessage(frame)
   } catch {
-    return false
+    return undefined
   }
 }
 
-/** The error lines that answer a parsed frame, or undefined when it is a valid message to pass on. */
-export const checkFrame = (frame: unknown): ReadonlyArray<string> | undefined => {
+/** The message a parsed frame is, or the error lines that answer it. */
+export const checkFrame = (frame: unknown): Result.Result<JSONRPCMessage, ReadonlyArray<string>> => {
   if (Array.isArray(frame)) {
     const ids = frame.map(replyId).filter((id) => id !== null)
-    return ids.length === 0 ? [errorLine(null, -32600, BATCH)] : ids.map((id) => errorLine(id, -32600, BATCH))
+    return Result.fail(ids.length === 0 ? [errorLine(null, -32600, BATCH)] : ids.map((id) => errorLine(id, -32600, BATCH)))
   }
-  return isValid(frame) ? undefined : [errorLine(replyId(frame), -32600, INVALID)]
+  const message = validated(frame)
+  return message === undefined ? Result.fail([errorLine(replyId(frame), -32600, INVALID)]) : Result.succeed(message)
 }

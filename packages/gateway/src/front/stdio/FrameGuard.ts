@@ -1,26 +1,41 @@
 /**
- * A guard in front of the stdio transport: it splits stdin into lines, answers a line that is not
- * JSON with a JSON-RPC parse error (-32700) and a line over the size limit with an invalid-request
- * error (-32600), and passes only JSON lines on. The SDK's transport would drop the first silently
- * and close the session on the second; with the guard, the host gets an error and the session lives.
- * An optional `check` (the stdio front passes FrameCheck's) answers parsed lines it refuses.
+ * The guard that reads a stdio host's frames: it splits stdin into lines, reads each line once with
+ * JsonText (every key as the text spells it), answers a line that is not JSON with a JSON-RPC parse
+ * error (-32700) and a line over the size limit with an invalid-request error (-32600), and hands
+ * what its `check` makes of every other line to `deliver`, in order. The SDK's transport would drop
+ * the first silently and close the session on the second; with the guard, the host gets an error
+ * and the session lives. HostStdioTransport passes FrameCheck's check, so the SDK gets the parsed,
+ * validated message and never reads the host's text itself.
  */
 import { JsonText } from "@interlock/core"
-import { Transform, type TransformCallback, type Writable } from "node:stream"
+import { Result } from "effect"
+import { Writable } from "node:stream"
 import { errorLine } from "./FrameCheck.ts"
 
-/** The largest line the guard passes on (bytes). */
+/** The largest line the guard reads (bytes). */
 export const MAX_FRAME_BYTES = 4 * 1024 * 1024
 
-/** The error lines that answer a parsed line, or undefined to pass it on. */
-export type LineCheck = (value: unknown) => ReadonlyArray<string> | undefined
+/** What a check makes of a parsed line: the value to deliver, or the error lines that answer it. */
+export type LineCheck<A> = (value: unknown) => Result.Result<A, ReadonlyArray<string>>
 
-/** A Transform from raw stdin to checked JSON lines; errors are written to `output`. */
-export const frameGuard = (output: Writable, maxBytes: number = MAX_FRAME_BYTES, check?: LineCheck): Transform => {
+/** Where a guard writes its answers, what it checks, and where it delivers what passed. */
+export interface FrameGuardOptions<A> {
+  /** The host's output: error lines are written here. */
+  readonly output: Writable
+  /** Turns each parsed line into what is delivered, or refuses it with error lines. */
+  readonly check: LineCheck<A>
+  /** Receives each line that passed the check, as the check made it. */
+  readonly deliver: (value: A) => void
+  /** The largest line read (bytes; MAX_FRAME_BYTES unless set); a longer one is answered with -32600. */
+  readonly maxBytes?: number
+}
+
+/** A Writable taking raw stdin chunks; each JSON line that passes the check is delivered, the rest answered on `output`. */
+export const frameGuard = <A>({ check, deliver, maxBytes = MAX_FRAME_BYTES, output }: FrameGuardOptions<A>): Writable => {
   let pending: Array<Buffer> = []
   let size = 0
   let skipping = false
-  const finishLine = (stream: Transform, line: Buffer) => {
+  const finishLine = (line: Buffer) => {
     const text = line.toString("utf8").replace(/\r$/, "")
     if (text.trim().length === 0) return
     let value: unknown
@@ -30,18 +45,18 @@ export const frameGuard = (output: Writable, maxBytes: number = MAX_FRAME_BYTES,
       output.write(errorLine(null, -32700, "Parse error: the line is not JSON"))
       return
     }
-    const refused = check?.(value)
-    if (refused === undefined) stream.push(`${text}\n`)
-    else for (const line of refused) output.write(line)
+    const checked = check(value)
+    if (Result.isSuccess(checked)) deliver(checked.success)
+    else for (const line of checked.failure) output.write(line)
   }
   const tooLarge = () => output.write(errorLine(null, -32600, `Invalid request: a message is larger than ${maxBytes} bytes`))
-  return new Transform({
-    transform(this: Transform, chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback) {
+  return new Writable({
+    write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void) {
       let start = 0
       for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, start)) {
         const piece = chunk.subarray(start, at)
         if (skipping || size + piece.length > maxBytes) tooLarge()
-        else finishLine(this, Buffer.concat([...pending, piece]))
+        else finishLine(Buffer.concat([...pending, piece]))
         pending = []
         size = 0
         skipping = false

@@ -2,16 +2,16 @@
  * The gateway on stdio: one host, speaking MCP over this process's stdin and stdout, in either
  * era. SDK 2's serveStdio decides the era from the host's first message, as SDK 2's own servers do
  * (`initialize` opens a 2025 connection; a request whose `_meta` claims 2026-07-28, `server/discover`
- * first, a modern one) and pins one front server of that era for the connection. Every line from
- * the host passes the frame guard and FrameCheck, so each malformed frame is answered; only the
- * transport writes to the output. The Effect completes when the host closes the stream; closing
- * the scope closes the connection.
+ * first, a modern one) and pins one front server of that era for the connection. The transport is
+ * HostStdioTransport: every line from the host passes the frame guard and FrameCheck, so each
+ * malformed frame is answered, and is read once, with JsonText, so the SDK (and so the policy) sees
+ * the keys the host wrote; only the transport writes to the output. The Effect completes when the
+ * host closes the stream; closing the scope closes the connection.
  */
-import { serveStdio as serveEras, StdioServerTransport } from "@modelcontextprotocol/server/stdio"
+import { serveStdio as serveEras } from "@modelcontextprotocol/server/stdio"
 import { Effect } from "effect"
 import type { Readable, Writable } from "node:stream"
-import { checkFrame } from "./FrameCheck.ts"
-import { frameGuard } from "./FrameGuard.ts"
+import { HostStdioTransport } from "./HostStdioTransport.ts"
 import { makeFrontServer } from "../FrontServer.ts"
 import { Gateway } from "../../Gateway.ts"
 import { claimStdout } from "./StdoutClaim.ts"
@@ -32,12 +32,11 @@ export const serveStdio = (streams?: StdioStreams) =>
     const gateway = yield* Gateway
     const input = streams?.input ?? process.stdin
     const output = streams?.output ?? (yield* claimStdout(gateway.plan.redactions))
-    const guarded = input.pipe(frameGuard(output, undefined, checkFrame))
     const closed = new Promise<void>((resolve) => {
-      guarded.once("end", resolve)
-      guarded.once("close", resolve)
+      input.once("end", resolve)
+      input.once("close", resolve)
     })
-    const listens = followListens(gateway.deps, new StdioServerTransport(guarded, output))
+    const listens = followListens(gateway.deps, new HostStdioTransport(input, output))
     yield* Effect.acquireRelease(
       Effect.sync(() =>
         serveEras(({ era }) => listens.pinned(makeFrontServer(gateway.deps, undefined, era), era), { transport: listens.transport })
