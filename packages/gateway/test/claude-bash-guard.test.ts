@@ -24,8 +24,8 @@ const run = (shell: string, command: string) => {
  */
 const runModuloLines = (shell: string, command: string) => {
   const out = run(shell, command)
-  // Not anchored at a line's start: output without a newline (printf '%s' x >&2) may come just before.
-  return { ...out, stdout: out.stdout.replace(/\b(bash|sh): (eval: )?line \d+: /g, "$1: $2line N: ") }
+  // Not anchored at a line's start, nor at a word's: output without a newline (printf '%s' 1 >&2) may come just before ("1bash: line 2: ").
+  return { ...out, stdout: out.stdout.replace(/(bash|sh): (eval: )?line \d+: /g, "$1: $2line N: ") }
 }
 
 // Text without NUL (no argv holds one), and without the heredoc's end line.
