@@ -89,5 +89,7 @@ export class AuditRecord extends Schema.Class<AuditRecord>("@interlock/core/Audi
   /** True when hooks rewrote the call's input (the bridge's tool events). */
   rewritten: Schema.optionalKey(Schema.Boolean),
   /** Hex SHA-256 of the config that decided (the gateway's config and its Cedar file); absent in rows older than this field. */
-  configHash: Schema.optionalKey(Schema.String)
+  configHash: Schema.optionalKey(Schema.String),
+  /** The host's MCP client as it named itself (`name/version`, from initialize or a 2026-07-28 request's `_meta`); absent for the bridge and in older rows. */
+  client: Schema.optionalKey(Schema.String)
 }) {}

@@ -48,7 +48,9 @@ const COLUMNS: ReadonlyArray<readonly [string, keyof typeof TYPES]> = [
   ["claude_decision", "optional"],
   ["rewritten", "flag"],
   // Added for traceability: the hash of the config that decided (config/ConfigHash.ts).
-  ["config_hash", "optional"]
+  ["config_hash", "optional"],
+  // Added for traceability: the host's client as it named itself (GatewayCalls.ts, HOST_CLIENT_KEY).
+  ["client", "optional"]
 ]
 
 // What completing a write-ahead row rewrites: every column but the first, `time`.
@@ -158,7 +160,8 @@ export const insertParams = (row: AuditRecord): Array<string | number | null> =>
   row.event ?? null,
   row.claudeDecision ?? null,
   flag(row.rewritten),
-  row.configHash ?? null
+  row.configHash ?? null,
+  row.client ?? null
 ]
 
 /** The parameters of `complete`: the row's values but its time, then the id of the row to complete. */
@@ -208,6 +211,7 @@ export const toRecord = (row: Row): AuditRecord => {
     event: text("event"),
     claudeDecision: text("claude_decision"),
     configHash: text("config_hash"),
+    client: text("client"),
     receipt: typeof row.receipt === "string" ? decodeReceipt(parsed("receipt")) : undefined,
     args: parsed("args"),
     result: parsed("result")

@@ -116,6 +116,18 @@ interface Ending {
 /** The `assigns` key under which the front hands GatewayCalls the host's own id of a call, for its audit row. */
 export const HOST_TOOL_USE_KEY = "interlock/hostToolUseId"
 
+/** The assigns key of the host's client info (`{ name, version }`, as the host named itself), for hooks and the audit row. */
+export const HOST_CLIENT_KEY = "interlock/hostClient"
+
+/** The host's client as an audit row names it: `name/version` (just the name without a version). */
+const clientOf = (assigns: Readonly<Record<string, unknown>> | undefined): string | undefined => {
+  const client = assigns?.[HOST_CLIENT_KEY]
+  if (typeof client !== "object" || client === null) return undefined
+  const { name, version } = client as { readonly name?: unknown; readonly version?: unknown }
+  if (typeof name !== "string") return undefined
+  return typeof version === "string" && version !== "" ? `${name}/${version}` : name
+}
+
 /**
  * Claude Code's tool_use_id from a tools/call's `_meta` (`claudecode/toolUseId`, as 2.1.332 sends it), when it
  * looks like one (letters, digits, `_` and `-`, at most 200): the client chooses it, so nothing else reaches the row.
@@ -154,6 +166,8 @@ const make = (plan: Plan) =>
       if (options?.principal !== undefined) fields.principal = options.principal.id
       const toolUseId = options?.assigns?.[HOST_TOOL_USE_KEY]
       if (typeof toolUseId === "string") fields.toolUseId = toolUseId
+      const client = clientOf(options?.assigns)
+      if (client !== undefined) fields.client = client
       return fields
     }
     const callTool = (input: CallInput, given?: CallOptions): Effect.Effect<ToolResult, CallError | AuditError | InputRequired> =>

@@ -5,24 +5,27 @@
  * fails with InputRequired is answered: `input_required` to a 2026-07-28 host, a refusal to a 2025
  * host, whose revision cannot carry it (it never reaches the wire as a success).
  */
-import { type InputRequests, type InputRequiredResult, inputRequired, ProtocolError as WireError, type Server, type ServerContext } from "@modelcontextprotocol/server"
+import { CLIENT_INFO_META_KEY, type InputRequests, type InputRequiredResult, inputRequired, ProtocolError as WireError, type Server, type ServerContext } from "@modelcontextprotocol/server"
+import { HOST_CLIENT_KEY } from "../calls/GatewayCalls.ts"
 import { HOST_INPUT_KEY, type HostInput, type InputRequired } from "../calls/InputRound.ts"
 import { CALL_ID_META, ERROR_META } from "./WireConvert.ts"
 
 /** The protocol era a front server serves: `legacy` (2025-11-25, 2025-06-18, with a session) or `modern` (2026-07-28, per request). */
 export type Era = "legacy" | "modern"
 
-/** The assigns key of the host's client info (`{ name, version }`, as the host named itself), for hooks. */
-export const HOST_CLIENT_KEY = "interlock/hostClient"
-
 /** The longest client name or version passed on (the host chooses them). */
 const MAX_CLIENT_FIELD = 200
 
 const field = (value: unknown): string | undefined => typeof value === "string" ? value.slice(0, MAX_CLIENT_FIELD) : undefined
 
-/** The host's client info as hooks see it: legacy from initialize, modern from the request's `_meta` (the SDK seeds it per request). */
-export const hostClient = (server: Server): { readonly name: string; readonly version: string } | undefined => {
-  const info = server.getClientVersion()
+/**
+ * The host's client info as hooks see it: legacy from initialize, modern from the request's
+ * envelope (over HTTP the SDK also seeds the server with it per request; on stdio it does not).
+ */
+export const hostClient = (server: Server, ctx?: ServerContext): { readonly name: string; readonly version: string } | undefined => {
+  // The SDK types the envelope as `{}`; the SDK validated its clientInfo as an Implementation, and `field` reads only strings.
+  const envelope: Readonly<Record<string, unknown>> | undefined = ctx?.mcpReq.envelope
+  const info = (server.getClientVersion() ?? envelope?.[CLIENT_INFO_META_KEY]) as { readonly name?: unknown; readonly version?: unknown } | undefined
   const name = field(info?.name)
   return name === undefined ? undefined : { name, version: field(info?.version) ?? "" }
 }
@@ -45,7 +48,7 @@ export const hostInputOf = (server: Server, ctx: ServerContext): HostInput => {
 /** The assigns a request adds to its call: the client info, and in the modern era the host's input. */
 export const requestAssigns = (server: Server, ctx: ServerContext, era: Era): Record<string, unknown> => {
   const assigns: Record<string, unknown> = {}
-  const client = hostClient(server)
+  const client = hostClient(server, ctx)
   if (client !== undefined) assigns[HOST_CLIENT_KEY] = client
   if (era === "modern") assigns[HOST_INPUT_KEY] = hostInputOf(server, ctx)
   return assigns
