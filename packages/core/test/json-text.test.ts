@@ -15,10 +15,11 @@ const trapOf = (value: Json): Json => {
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [misreadOf(key), trapOf(item)]))
 }
 
-/** Outcome of a parse: the canonical text of its value, or "SyntaxError". */
+/** Outcome of a parse: the canonical text of its value (or what JSON cannot carry, as `1e999`'s Infinity), or "SyntaxError". */
 const outcome = (parse: (text: string) => unknown, text: string): string => {
   try {
-    return canonicalJson(parse(text)) as string
+    const canonical = canonicalJson(parse(text))
+    return typeof canonical === "string" ? canonical : `not JSON: ${canonical.what} at ${canonical.path}`
   } catch (error) {
     return error instanceof SyntaxError ? "SyntaxError" : `other: ${String(error)}`
   }
