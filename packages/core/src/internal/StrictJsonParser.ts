@@ -9,33 +9,15 @@ interface Frame {
   key: string
 }
 
-const SPACE = 0x20
-const TAB = 0x09
-const LF = 0x0a
-const CR = 0x0d
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const COMMA = 0x2c
-const COLON = 0x3a
-const OPEN_OBJECT = 0x7b
-const CLOSE_OBJECT = 0x7d
-const OPEN_ARRAY = 0x5b
-const CLOSE_ARRAY = 0x5d
+/** JSON's white space (RFC 8259 section 2). */
+const WHITE_SPACE: ReadonlySet<string> = new Set([" ", "\t", "\n", "\r"])
 
 /** JSON's number grammar (RFC 8259 section 6), sticky: it matches only at `lastIndex`. */
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y
 const HEX4 = /^[0-9a-fA-F]{4}$/
 
-const SIMPLE_ESCAPES: Readonly<Record<number, string>> = {
-  [QUOTE]: "\"",
-  [BACKSLASH]: "\\",
-  0x2f: "/",
-  0x62: "\b",
-  0x66: "\f",
-  0x6e: "\n",
-  0x72: "\r",
-  0x74: "\t"
-}
+/** What the one-character escapes after a backslash stand for (`\u` is read apart). */
+const SIMPLE_ESCAPES: Readonly<Record<string, string>> = { "\"": "\"", "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" }
 
 /** Sets a property as JSON.parse does: an own data property, even for `__proto__`. */
 const define = (target: Record<string, unknown>, key: string, value: unknown) => {
@@ -53,8 +35,7 @@ export const parseStrict = (text: string): unknown => {
   }
   const skipSpace = () => {
     for (; i < length; i++) {
-      const c = text.charCodeAt(i)
-      if (c !== SPACE && c !== TAB && c !== LF && c !== CR) return
+      if (!WHITE_SPACE.has(text.charAt(i))) return
     }
   }
   const readString = (): string => {
@@ -63,24 +44,24 @@ export const parseStrict = (text: string): unknown => {
     let start = i
     for (;;) {
       if (i >= length) return fail("Unterminated string")
-      const c = text.charCodeAt(i)
-      if (c === QUOTE) {
+      const c = text.charAt(i)
+      if (c === "\"") {
         out += text.slice(start, i)
         i++
         return out
       }
-      if (c < SPACE) return fail("Bad control character in string literal")
-      if (c !== BACKSLASH) {
+      if (c < " ") return fail("Bad control character in string literal")
+      if (c !== "\\") {
         i++
         continue
       }
       out += text.slice(start, i)
-      const escaped = text.charCodeAt(i + 1)
-      const simple = SIMPLE_ESCAPES[escaped]
+      const escaped = text.charAt(i + 1)
+      const simple = Object.hasOwn(SIMPLE_ESCAPES, escaped) ? SIMPLE_ESCAPES[escaped] : undefined
       if (simple !== undefined) {
         out += simple
         i += 2
-      } else if (escaped === 0x75) {
+      } else if (escaped === "u") {
         const hex = text.slice(i + 2, i + 6)
         if (!HEX4.test(hex)) return fail("Bad Unicode escape")
         out += String.fromCharCode(Number.parseInt(hex, 16))
@@ -93,10 +74,10 @@ export const parseStrict = (text: string): unknown => {
   }
   const readKey = (): string => {
     skipSpace()
-    if (text.charCodeAt(i) !== QUOTE) return fail("Expected property name")
+    if (text.charAt(i) !== "\"") return fail("Expected property name")
     const key = readString()
     skipSpace()
-    if (text.charCodeAt(i) !== COLON) return fail("Expected ':' after property name")
+    if (text.charAt(i) !== ":") return fail("Expected ':' after property name")
     i++
     return key
   }
@@ -116,24 +97,24 @@ export const parseStrict = (text: string): unknown => {
   const stack: Array<Frame> = []
   for (;;) {
     skipSpace()
-    const c = text.charCodeAt(i)
+    const c = text.charAt(i)
     let value: unknown
-    if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+    if (c === "{" || c === "[") {
       i++
       skipSpace()
-      const isObject = c === OPEN_OBJECT
+      const isObject = c === "{"
       const container = isObject ? {} : []
-      if (text.charCodeAt(i) !== (isObject ? CLOSE_OBJECT : CLOSE_ARRAY)) {
+      if (text.charAt(i) !== (isObject ? "}" : "]")) {
         stack.push({ container, key: isObject ? readKey() : "" })
         continue
       }
       i++
       value = container
-    } else if (c === QUOTE) value = readString()
-    else if (c === 0x74) value = readLiteral("true", true)
-    else if (c === 0x66) value = readLiteral("false", false)
-    else if (c === 0x6e) value = readLiteral("null", null)
-    else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) value = readNumber()
+    } else if (c === "\"") value = readString()
+    else if (c === "t") value = readLiteral("true", true)
+    else if (c === "f") value = readLiteral("false", false)
+    else if (c === "n") value = readLiteral("null", null)
+    else if (c === "-" || (c >= "0" && c <= "9")) value = readNumber()
     else return fail(i >= length ? "Unexpected end of JSON input" : "Unexpected token")
 
     // Put the value in its container; close every container that ends here.
@@ -148,13 +129,13 @@ export const parseStrict = (text: string): unknown => {
       if (isArray) (top.container as Array<unknown>).push(value)
       else define(top.container as Record<string, unknown>, top.key, value)
       skipSpace()
-      const next = text.charCodeAt(i)
-      if (next === COMMA) {
+      const next = text.charAt(i)
+      if (next === ",") {
         i++
         if (!isArray) top.key = readKey()
         break
       }
-      if (next !== (isArray ? CLOSE_ARRAY : CLOSE_OBJECT)) return fail(isArray ? "Expected ',' or ']'" : "Expected ',' or '}'")
+      if (next !== (isArray ? "]" : "}")) return fail(isArray ? "Expected ',' or ']'" : "Expected ',' or '}'")
       i++
       stack.pop()
       value = top.container
