@@ -51,6 +51,11 @@ export interface Caller {
   readonly ask: (serverId: string, request: HostRequest) => Effect.Effect<unknown, unknown>
   /** Set when the host has no channel for the server's requests: rounds are suspended and resumed instead of asked. */
   readonly relay?: Relay | undefined
+  /**
+   * `_meta` keys of the host's own request that go on to the server (RequestMeta.ts): its client
+   * capabilities and info, log level and trace context, as the host sent them.
+   */
+  readonly meta?: Readonly<Record<string, unknown>> | undefined
 }
 
 /** The caller of the current request; none outside a caller's request. */

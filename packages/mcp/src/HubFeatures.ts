@@ -15,7 +15,9 @@ import type {
   ServerCapabilities
 } from "@modelcontextprotocol/client"
 import { Effect } from "effect"
+import { CurrentCaller } from "./Caller.ts"
 import type { HubListener } from "./HubNotification.ts"
+import { requestMeta, withMeta } from "./RequestMeta.ts"
 import { type ServerSlot, withSession } from "./ServerSlot.ts"
 import type { Session } from "./Session.ts"
 
@@ -90,11 +92,12 @@ export const makeHubFeatures = (slots: ReadonlyMap<string, ServerSlot>, listener
     listResourceTemplates: (serverId) => Effect.map(listTemplates(serverId), (result) => result.resourceTemplates),
     listPrompts: (serverId) => Effect.map(listPrompts(serverId), (result) => result.prompts),
     complete: (serverId, params) =>
-      withSession(slots, serverId, (slot, session) =>
-        capabilitiesOf(session).completions === undefined
-          ? Effect.fail(unsupported(serverId, "completions"))
-          : slot.request(session, "during completion/complete", (signal) =>
-            session.client.complete(params, { signal, timeout: slot.config.requestTimeoutMs }))),
+      Effect.flatMap(Effect.service(CurrentCaller), (caller) =>
+        withSession(slots, serverId, (slot, session) =>
+          capabilitiesOf(session).completions === undefined
+            ? Effect.fail(unsupported(serverId, "completions"))
+            : slot.request(session, "during completion/complete", (signal) =>
+              session.client.complete(withMeta(params, requestMeta(caller, session.modern, params._meta)), { signal, timeout: slot.config.requestTimeoutMs })))),
     subscribe: (serverId, uri) => setSubscription(serverId, uri, true),
     unsubscribe: (serverId, uri) => setSubscription(serverId, uri, false),
     setLoggingLevel: (serverId, level) =>

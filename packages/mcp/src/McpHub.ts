@@ -20,12 +20,13 @@ import {
   type TransportFailure
 } from "@interlock/core"
 import { Context, Effect, FiberSet, Layer, Metric, Option } from "effect"
-import { CurrentCaller } from "./Caller.ts"
+import { type Caller, CurrentCaller } from "./Caller.ts"
 import { compileHub, type HubOptions } from "./HubConfig.ts"
 import { toPromptResult, toResourceContents, toToolResult } from "./Convert.ts"
 import { Elicitation, Roots, Sampling } from "./HostRequests.ts"
 import { type HubFeaturesShape, makeHubFeatures } from "./HubFeatures.ts"
 import type { HubListener } from "./HubNotification.ts"
+import { requestMeta, withMeta } from "./RequestMeta.ts"
 import { withResume } from "./RoundTrip.ts"
 import { noSuchServer, ServerSlot, withSession } from "./ServerSlot.ts"
 import { NO_SDK_TIMEOUT, type Session } from "./Session.ts"
@@ -93,17 +94,18 @@ const digestOf = (value: JsonObject): string => {
   return typeof digest === "string" ? digest : ""
 }
 
-/** Runs `use` on the session a request of the current caller goes to (its per-host one, when the server has them). */
+/** Runs `use` on the session a request of the current caller goes to (its per-host one, when the server has them), with that caller. */
 const withCallerSession = <A, E>(
   slots: ReadonlyMap<string, ServerSlot>,
   serverId: string,
-  use: (slot: ServerSlot, session: Session) => Effect.Effect<A, E>
-): Effect.Effect<A, E | TransportFailure> => {
-  const slot = slots.get(serverId)
-  if (slot === undefined || slot.config.sessions === "shared") return withSession(slots, serverId, use)
-  return Effect.flatMap(Effect.service(CurrentCaller), (caller) =>
-    Effect.flatMap(slot.forCaller(caller), (target) => withSession(new Map([[serverId, target]]), serverId, use)))
-}
+  use: (slot: ServerSlot, session: Session, caller: Caller | undefined) => Effect.Effect<A, E>
+): Effect.Effect<A, E | TransportFailure> =>
+  Effect.flatMap(Effect.service(CurrentCaller), (caller) => {
+    const slot = slots.get(serverId)
+    const useFor = (slot: ServerSlot, session: Session) => use(slot, session, caller)
+    if (slot === undefined || slot.config.sessions === "shared") return withSession(slots, serverId, useFor)
+    return Effect.flatMap(slot.forCaller(caller), (target) => withSession(new Map([[serverId, target]]), serverId, useFor))
+  })
 
 const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): ToolTransportShape => {
   const listOne = (slot: ServerSlot) =>
@@ -116,12 +118,10 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
       if (slot === undefined) return Effect.fail(noSuchServer(call.serverId))
       if (!slot.config.exposed(call.name)) return Effect.fail(notExposed(call.serverId, call.name))
       const requestOptions = callOptions(slot, options)
-      const params = call.meta === undefined
-        ? { name: call.name, arguments: call.args }
-        : { name: call.name, arguments: call.args, _meta: call.meta }
       const millis = requestOptions.timeout
-      const send = (target: ServerSlot, session: Session, timeout: number) =>
-        session.modern
+      const send = (target: ServerSlot, session: Session, timeout: number, caller: Caller | undefined) => {
+        const params = withMeta({ name: call.name, arguments: call.args }, requestMeta(caller, session.modern, call.meta))
+        return session.modern
           ? target.exchange(
             session,
             { serverId: call.serverId, method: "tools/call", digest: call.digest },
@@ -137,18 +137,21 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
             millis,
             toToolResult
           )
-      const connectThenSend = (target: ServerSlot) => {
+      }
+      const connectThenSend = (target: ServerSlot, caller: Caller | undefined) => {
         const live = target.session
-        if (live !== undefined && live.alive) return send(target, live, millis)
+        if (live !== undefined && live.alive) return send(target, live, millis, caller)
         // Connecting first: the call's deadline covers the connection, and the request gets what is left.
         const started = Date.now()
         return target.acquire().pipe(
           Effect.timeoutOrElse({ duration: millis, orElse: () => Effect.fail(new Timeout({ millis })) }),
-          Effect.flatMap((session) => send(target, session, Math.max(1, millis - (Date.now() - started))))
+          Effect.flatMap((session) => send(target, session, Math.max(1, millis - (Date.now() - started)), caller))
         )
       }
-      if (slot.config.sessions === "shared") return connectThenSend(slot)
-      return Effect.flatMap(Effect.service(CurrentCaller), (caller) => Effect.flatMap(slot.forCaller(caller), connectThenSend))
+      return Effect.flatMap(Effect.service(CurrentCaller), (caller) =>
+        slot.config.sessions === "shared"
+          ? connectThenSend(slot, caller)
+          : Effect.flatMap(slot.forCaller(caller), (target) => connectThenSend(target, caller)))
     },
     listTools: (serverId) => {
       if (serverId !== undefined) {
@@ -161,13 +164,13 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
     },
     // Reads and gets pass no deadline to `exchange`, so it cannot fail with Timeout: the casts below narrow its error type.
     readResource: (serverId, uri) =>
-      withCallerSession(slots, serverId, (slot, session) =>
+      withCallerSession(slots, serverId, (slot, session, caller) =>
         slot.exchange(
           session,
           { serverId, method: "resources/read", digest: digestOf({ serverId, uri }) },
           "during resources/read",
           (resume, signal) =>
-            session.client.readResource(withResume({ uri }, resume), { signal, timeout: slot.config.requestTimeoutMs, cacheMode: "bypass", allowInputRequired: true })
+            session.client.readResource(withResume(withMeta({ uri }, requestMeta(caller, session.modern, undefined)), resume), { signal, timeout: slot.config.requestTimeoutMs, cacheMode: "bypass", allowInputRequired: true })
         ).pipe(
           Effect.flatMap((result) => {
             const contents = toResourceContents(serverId, result)
@@ -177,13 +180,13 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
     getPrompt: (serverId, name, args) => {
       const stringArgs = promptArguments(serverId, args)
       if (stringArgs instanceof ProtocolError) return Effect.fail(stringArgs)
-      return withCallerSession(slots, serverId, (slot, session) =>
+      return withCallerSession(slots, serverId, (slot, session, caller) =>
         slot.exchange(
           session,
           { serverId, method: "prompts/get", digest: digestOf({ serverId, name, args: stringArgs }) },
           "during prompts/get",
           (resume, signal) =>
-            session.client.getPrompt(withResume({ name, arguments: stringArgs }, resume), { signal, timeout: slot.config.requestTimeoutMs, allowInputRequired: true })
+            session.client.getPrompt(withResume(withMeta({ name, arguments: stringArgs }, requestMeta(caller, session.modern, undefined)), resume), { signal, timeout: slot.config.requestTimeoutMs, allowInputRequired: true })
         ).pipe(
           Effect.flatMap((result) => {
             const prompt = toPromptResult(serverId, result)
