@@ -78,12 +78,13 @@ export class Gateway extends Context.Service<Gateway, GatewayShape>()("@interloc
   }
 }
 
-// The gateway speaks 2026-07-28 to a server that offers it (server/discover) and a 2025 revision
-// to the rest, with no config: a 2026 server's own requests then come back within the call that
-// caused them (calls/InputRelay.ts). `sessions` shares a 2025 server's session or opens one per host.
+// By default the gateway speaks 2026-07-28 to a server that offers it (server/discover) and a 2025
+// revision to the rest: a 2026 server's own requests then come back within the call that caused
+// them (calls/InputRelay.ts). `sessions` shares a 2025 server's session or opens one per host.
 const hubServer = (server: ServerPlan, onStderr: ((tail: string) => void) | undefined): HubServer => ({
   sessions: server.sessions,
   maxSessions: server.maxSessions,
+  protocol: server.protocol === "2026-07-28" ? { pin: "2026-07-28" } : server.protocol,
   ...(server._tag === "stdio"
     ? { stdio: { command: server.command, args: server.args, env: server.env, cwd: server.cwd, ...(onStderr === undefined ? {} : { onStderr }) } }
     : { http: { url: server.url, headers: server.headers, ...(server.token === undefined ? {} : { bearer: server.token }) } })

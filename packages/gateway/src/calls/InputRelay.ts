@@ -13,6 +13,7 @@
 import { type CallOptions, type OperationOptions, TransportError, type TransportFailure } from "@interlock/core"
 import { type Caller, CurrentCaller, type HostRequest, type InputRound, type Operation, type Relay, type Resume } from "@interlock/mcp"
 import { Effect, Option } from "effect"
+import { hostMetaOf } from "./HostMeta.ts"
 import { type GrantedApproval, grantedApproval, hostInput, InputRequired } from "./InputRound.ts"
 import { askHost, HOST_SESSION_KEY, HOSTLESS, type HostSession, hostSessionOf, HostSessions, type HostSessionsShape } from "../front/HostSessions.ts"
 import { redactHostRequest } from "../front/RedactingHostRequests.ts"
@@ -128,7 +129,8 @@ export const makeInputRelay = (redactions: ReadonlyArray<Redaction>) =>
       begin: (serverId, options) => {
         let raised: InputRequired | undefined
         const host = hostSessionOf(options?.assigns)
-        const caller = host !== undefined ? callerOf(host) : { ...HOSTLESS_CALLER, relay: relayFor(options, (error) => (raised = error)) }
+        const meta = hostMetaOf(options?.assigns)
+        const caller = host !== undefined ? { ...callerOf(host), meta } : { ...HOSTLESS_CALLER, relay: relayFor(options, (error) => (raised = error)), meta }
         // A 2026-07-28 host's front has put it in flight itself (its server's notifications reach it; askHost refuses it requests).
         const inFlight = options?.assigns?.[HOST_SESSION_KEY] !== undefined ? undefined : hosts
         return { provide: (effect) => withCaller(effect, caller, serverId, inFlight), raised: () => raised }
@@ -164,7 +166,8 @@ export const withHostCaller = <A, E, R>(
   hosts: HostSessionsShape
 ): Effect.Effect<A, E, R> => {
   const host = hostSessionOf(options?.assigns)
-  return withCaller(effect, host === undefined ? HOSTLESS_CALLER : askingCaller(host, redactions), serverId, hosts)
+  const meta = hostMetaOf(options?.assigns)
+  return withCaller(effect, { ...(host === undefined ? HOSTLESS_CALLER : askingCaller(host, redactions)), meta }, serverId, hosts)
 }
 
 /** Runs `effect` marked in flight for a host without a channel, so that a shared session's request meanwhile is attributed to nobody. */

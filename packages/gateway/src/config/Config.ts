@@ -40,6 +40,12 @@ export const MaxSessionsConfig = Schema.Int.check(Schema.isBetween({ minimum: 1,
   description: "With `sessions: \"per-host\"`, the most host sessions open at once; a further host's call is refused. Default 16."
 })
 
+/** Which protocol revision the gateway speaks to a server. */
+export const ProtocolConfig = Schema.Literals(["auto", "legacy", "2026-07-28"]).annotate({
+  description:
+    "`auto` (default) speaks 2026-07-28 to a server that offers it (server/discover) and its newest 2025 revision to the rest; `legacy` always speaks a 2025 revision (initialize); `2026-07-28` speaks only that revision and refuses a server that does not offer it."
+})
+
 /** A downstream server spawned as a child process, spoken to over stdio. */
 export const StdioServerConfig = Schema.Struct({
   command: NonEmpty.annotate({ description: "The program to run, for example `npx`." }),
@@ -48,7 +54,8 @@ export const StdioServerConfig = Schema.Struct({
   cwd: Schema.optionalKey(Schema.String),
   paths: Schema.optionalKey(PathsConfig),
   sessions: Schema.optionalKey(SessionsConfig),
-  maxSessions: Schema.optionalKey(MaxSessionsConfig)
+  maxSessions: Schema.optionalKey(MaxSessionsConfig),
+  protocol: Schema.optionalKey(ProtocolConfig)
 })
 
 /** A downstream server reached over Streamable HTTP. */
@@ -58,7 +65,8 @@ export const HttpServerConfig = Schema.Struct({
   token: Schema.optionalKey(Secret),
   paths: Schema.optionalKey(PathsConfig),
   sessions: Schema.optionalKey(SessionsConfig),
-  maxSessions: Schema.optionalKey(MaxSessionsConfig)
+  maxSessions: Schema.optionalKey(MaxSessionsConfig),
+  protocol: Schema.optionalKey(ProtocolConfig)
 })
 
 /** One downstream server: stdio (`command`) or Streamable HTTP (`url`). */

@@ -31,6 +31,8 @@ export type ServerEndpointPlan =
 export interface SessionsPlan {
   readonly sessions: "shared" | "per-host"
   readonly maxSessions: number
+  /** `servers.<id>.protocol`: the revision spoken to the server (default `auto`). */
+  readonly protocol: "auto" | "legacy" | "2026-07-28"
 }
 
 /** The default of `servers.<id>.sessions`: one session for every host (see the README for why). */
@@ -334,7 +336,12 @@ export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan 
     }
     const resolved = resolveServer(name, server, loaded.baseDir, env)
     if (resolved instanceof ConfigError) return resolved
-    servers.set(name, { ...resolved, sessions: server.sessions ?? DEFAULT_SESSIONS, maxSessions: server.maxSessions ?? DEFAULT_MAX_SESSIONS })
+    servers.set(name, {
+      ...resolved,
+      sessions: server.sessions ?? DEFAULT_SESSIONS,
+      maxSessions: server.maxSessions ?? DEFAULT_MAX_SESSIONS,
+      protocol: server.protocol ?? "auto"
+    })
   }
   if (config.telemetry?.otlp !== undefined && !/^https?:\/\/[^/\s]+/.test(config.telemetry.otlp)) {
     return new ConfigError({ path: "telemetry.otlp", detail: "must be an http(s) URL, for example http://127.0.0.1:4318" })

@@ -7,6 +7,7 @@
  */
 import { CLIENT_INFO_META_KEY, type InputRequests, type InputRequiredResult, inputRequired, ProtocolError as WireError, type Server, type ServerContext } from "@modelcontextprotocol/server"
 import { HOST_CLIENT_KEY } from "../calls/GatewayCalls.ts"
+import { ASKED, HOST_META_KEY, hostMeta, RELAYED } from "../calls/HostMeta.ts"
 import { HOST_INPUT_KEY, type HostInput, type InputRequired } from "../calls/InputRound.ts"
 import { CALL_ID_META, ERROR_META } from "./WireConvert.ts"
 
@@ -45,11 +46,12 @@ export const hostInputOf = (server: Server, ctx: ServerContext): HostInput => {
   }
 }
 
-/** The assigns a request adds to its call: the client info, and in the modern era the host's input. */
+/** The assigns a request adds to its call: the client info, the `_meta` to pass on (HostMeta), and in the modern era the host's input. */
 export const requestAssigns = (server: Server, ctx: ServerContext, era: Era): Record<string, unknown> => {
   const assigns: Record<string, unknown> = {}
   const client = hostClient(server, ctx)
   if (client !== undefined) assigns[HOST_CLIENT_KEY] = client
+  assigns[HOST_META_KEY] = hostMeta(server.getClientCapabilities(), client, era === "modern" ? RELAYED : ASKED)
   if (era === "modern") assigns[HOST_INPUT_KEY] = hostInputOf(server, ctx)
   return assigns
 }
