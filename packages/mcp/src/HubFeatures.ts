@@ -65,6 +65,12 @@ export const makeHubFeatures = (slots: ReadonlyMap<string, ServerSlot>, listener
         ? slot.request(session, phase, (signal) => run(session, { signal, timeout: slot.config.requestTimeoutMs, cacheMode: "refresh" }))
         : Effect.succeed(empty))
   const hasResources = (capabilities: ServerCapabilities) => capabilities.resources !== undefined
+  // A 2026-07-28 server's discover may leave out completions and resource subscriptions that it
+  // serves (the revision subscribes through subscriptions/listen): such a session is asked, and
+  // the server's own answer (Method not found, say) goes back. A 2025 session follows initialize.
+  const completable = (session: Session) => session.modern || capabilitiesOf(session).completions !== undefined
+  const subscribable = (session: Session) =>
+    session.modern ? capabilitiesOf(session).resources !== undefined : capabilitiesOf(session).resources?.subscribe === true
   const listResources = list("during resources/list", hasResources, { resources: [] }, (session, options) => session.client.listResources(undefined, options))
   const listTemplates = list("during resources/templates/list", hasResources, { resourceTemplates: [] }, (session, options) =>
     session.client.listResourceTemplates(undefined, options))
@@ -72,7 +78,7 @@ export const makeHubFeatures = (slots: ReadonlyMap<string, ServerSlot>, listener
     session.client.listPrompts(undefined, options))
   const setSubscription = (serverId: string, uri: string, on: boolean) =>
     withSession(slots, serverId, (slot, session) => {
-      if (capabilitiesOf(session).resources?.subscribe !== true) return Effect.fail(unsupported(serverId, "resource subscriptions"))
+      if (!subscribable(session)) return Effect.fail(unsupported(serverId, "resource subscriptions"))
       if (on === slot.subscriptions.has(uri)) return Effect.void
       if (on) slot.subscriptions.add(uri)
       else slot.subscriptions.delete(uri)
@@ -94,7 +100,7 @@ export const makeHubFeatures = (slots: ReadonlyMap<string, ServerSlot>, listener
     complete: (serverId, params) =>
       Effect.flatMap(Effect.service(CurrentCaller), (caller) =>
         withSession(slots, serverId, (slot, session) =>
-          capabilitiesOf(session).completions === undefined
+          !completable(session)
             ? Effect.fail(unsupported(serverId, "completions"))
             : slot.request(session, "during completion/complete", (signal) =>
               session.client.complete(withMeta(params, requestMeta(caller, session.modern, params._meta)), { signal, timeout: slot.config.requestTimeoutMs })))),
