@@ -104,7 +104,13 @@ const withReceipt = (error: CallError, receipt: Receipt): CallError => {
     case "TransportError":
       return new TransportError({ serverId: error.serverId, detail: error.detail, receipt })
     case "ProtocolError":
-      return new ProtocolError({ serverId: error.serverId, code: error.code, detail: error.detail, receipt })
+      return new ProtocolError({
+        serverId: error.serverId,
+        code: error.code,
+        detail: error.detail,
+        ...(error.requiredCapabilities === undefined ? {} : { requiredCapabilities: error.requiredCapabilities }),
+        receipt
+      })
   }
 }
 

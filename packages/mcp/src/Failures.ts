@@ -36,10 +36,28 @@ export const spawnFailed = (serverId: string, command: string, error: unknown): 
   return new TransportError({ serverId, detail: `cannot start server process ${JSON.stringify(command)}: ${what}${code === undefined ? "" : ` (${code})`}` })
 }
 
+/** The 2026-07-28 revision's MissingRequiredClientCapability error code. */
+const MISSING_CLIENT_CAPABILITY = -32021
+
+/** A capability name as the revision spells them (sampling, elicitation, roots, an extension's id). */
+const CAPABILITY_NAME = /^[A-Za-z][\w./-]{0,63}$/
+
+/**
+ * The names in a -32021 error's `data.requiredCapabilities` (a ClientCapabilities object), at most
+ * eight, each a plain name: the only part of a server's error data that is passed on.
+ */
+const capabilityNames = (data: unknown): ReadonlyArray<string> | undefined => {
+  const required = (data as { requiredCapabilities?: unknown } | undefined)?.requiredCapabilities
+  if (typeof required !== "object" || required === null || Array.isArray(required)) return undefined
+  const names = Object.keys(required).filter((name) => CAPABILITY_NAME.test(name)).slice(0, 8)
+  return names.length === 0 ? undefined : names
+}
+
 /** Maps an error thrown by an SDK request (or connect) to a core error. */
 export const fromSdk = (serverId: string, error: unknown, describe: Describe, phase: string): TransportError | ProtocolError => {
   if (error instanceof SdkProtocolError) {
-    return new ProtocolError({ serverId, code: error.code, detail: clip(error.message) })
+    const required = error.code === MISSING_CLIENT_CAPABILITY ? capabilityNames(error.data) : undefined
+    return new ProtocolError({ serverId, code: error.code, detail: clip(error.message), ...(required === undefined ? {} : { requiredCapabilities: required }) })
   }
   if (error instanceof UnauthorizedError) {
     return new TransportError({ serverId, detail: `the server refused the credentials ${phase} (HTTP 401)` })

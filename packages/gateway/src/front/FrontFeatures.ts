@@ -20,6 +20,7 @@ import type { FeatureForwarderShape, GateFailure } from "../calls/FeatureForward
 import type { Runner } from "./FrontServer.ts"
 import type { HostSession } from "./HostSessions.ts"
 import { type Era, inputRequiredRead, isInputRequired } from "./RequestEra.ts"
+import { requiredData } from "./WireConvert.ts"
 
 /** The capabilities a front server declares: everything, since servers may connect later. */
 export const FRONT_CAPABILITIES = {
@@ -39,7 +40,7 @@ export const gateFailureToWire = (error: GateFailure, uri?: string): WireError =
       // The SDK's own answer for an unknown resource (InvalidParams, with the URI the host sent as data).
       return error.what === "resource" && uri !== undefined ? new ResourceNotFoundError(uri) : new WireError(INVALID_PARAMS, `Interlock: ${error.message}`)
     case "ProtocolError":
-      return new WireError(error.code, error.detail)
+      return new WireError(error.code, error.detail, error.requiredCapabilities === undefined ? undefined : requiredData(error))
     case "Denied":
       return new WireError(-32600, `Interlock: ${error.message}`)
     default:

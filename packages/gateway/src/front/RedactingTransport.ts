@@ -15,7 +15,12 @@ export const redactFailure = <E extends TransportFailure | Timeout>(error: E, re
   if (detail === error.detail) return error
   // Rebuilt with the same tag and fields, so E is kept.
   return (error._tag === "ProtocolError"
-    ? new ProtocolError({ serverId: error.serverId, code: error.code, detail })
+    ? new ProtocolError({
+      serverId: error.serverId,
+      code: error.code,
+      detail,
+      ...(error.requiredCapabilities === undefined ? {} : { requiredCapabilities: error.requiredCapabilities })
+    })
     : new TransportError({ serverId: error.serverId, detail })) as E
 }
 

@@ -4,7 +4,7 @@
  * or a transport failure is an isError result with Interlock's message (the model sees why); a
  * downstream protocol error keeps its JSON-RPC code. Messages never carry arguments or results.
  */
-import type { CallError, Tool, ToolResult } from "@interlock/core"
+import type { CallError, ProtocolError, Tool, ToolResult } from "@interlock/core"
 import { type CallToolResult, ProtocolError as WireError, type Tool as WireTool } from "@modelcontextprotocol/server"
 import type { AuditError } from "../audit/AuditStore.ts"
 import type { InputRequired } from "../calls/InputRound.ts"
@@ -52,6 +52,10 @@ const callMeta = (error: CallError, callId: string | undefined): Record<string, 
   return meta
 }
 
+/** A -32021 error's data as the revision shapes it: `requiredCapabilities`, a ClientCapabilities object. */
+export const requiredData = (error: ProtocolError): { readonly requiredCapabilities?: Record<string, object> } =>
+  error.requiredCapabilities === undefined ? {} : { requiredCapabilities: Object.fromEntries(error.requiredCapabilities.map((name) => [name, {}])) }
+
 /**
  * What a failed call becomes for the host: an isError result, or a JSON-RPC error. The result's
  * `_meta` names the error's tag, the call's id and the receipt's digest, so the host's user can
@@ -64,8 +68,9 @@ export const failureToWire = (error: CallError | AuditError | InputRequired, cal
       // A host with a channel for the server's requests is asked within the call; this one has none.
       return new WireError(-32603, "Interlock: the server needs input from the host, which this connection cannot carry")
     case "ProtocolError":
-      // The server's own error data is not passed on; the host gets the ids of the audit row instead.
-      return new WireError(error.code, error.detail, callMeta(error, callId))
+      // The server's own error data is not passed on (but the names of the capabilities it needs);
+      // the host gets the ids of the audit row instead.
+      return new WireError(error.code, error.detail, { ...callMeta(error, callId), ...requiredData(error) })
     case "AuditError":
       return new WireError(-32603, "the audit store could not record this call, so its answer is withheld")
     default:
