@@ -103,13 +103,15 @@ export const makeHubFeatures = (slots: ReadonlyMap<string, ServerSlot>, listener
           !completable(session)
             ? Effect.fail(unsupported(serverId, "completions"))
             : slot.request(session, "during completion/complete", (signal) =>
-              session.client.complete(withMeta(params, requestMeta(caller, session.modern, params._meta)), { signal, timeout: slot.config.requestTimeoutMs })))),
+              session.client.complete(withMeta(params, requestMeta(caller, session.modern, params._meta, slot.loggingLevel)), { signal, timeout: slot.config.requestTimeoutMs })))),
     subscribe: (serverId, uri) => setSubscription(serverId, uri, true),
     unsubscribe: (serverId, uri) => setSubscription(serverId, uri, false),
     setLoggingLevel: (serverId, level) =>
       withSession(slots, serverId, (slot, session) => {
         if (capabilitiesOf(session).logging === undefined) return Effect.void
         slot.loggingLevel = level
+        // The 2026-07-28 revision has no logging/setLevel: the level goes with each request (RequestMeta).
+        if (session.modern) return Effect.void
         return Effect.asVoid(slot.request(session, "during logging/setLevel", (signal) =>
           session.client.setLoggingLevel(level, { signal, timeout: slot.config.requestTimeoutMs })))
       }),

@@ -120,7 +120,7 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
       const requestOptions = callOptions(slot, options)
       const millis = requestOptions.timeout
       const send = (target: ServerSlot, session: Session, timeout: number, caller: Caller | undefined) => {
-        const params = withMeta({ name: call.name, arguments: call.args }, requestMeta(caller, session.modern, call.meta))
+        const params = withMeta({ name: call.name, arguments: call.args }, requestMeta(caller, session.modern, call.meta, target.loggingLevel))
         return session.modern
           ? target.exchange(
             session,
@@ -170,7 +170,7 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
           { serverId, method: "resources/read", digest: digestOf({ serverId, uri }) },
           "during resources/read",
           (resume, signal) =>
-            session.client.readResource(withResume(withMeta({ uri }, requestMeta(caller, session.modern, undefined)), resume), { signal, timeout: slot.config.requestTimeoutMs, cacheMode: "bypass", allowInputRequired: true })
+            session.client.readResource(withResume(withMeta({ uri }, requestMeta(caller, session.modern, undefined, slot.loggingLevel)), resume), { signal, timeout: slot.config.requestTimeoutMs, cacheMode: "bypass", allowInputRequired: true })
         ).pipe(
           Effect.flatMap((result) => {
             const contents = toResourceContents(serverId, result)
@@ -186,7 +186,7 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
           { serverId, method: "prompts/get", digest: digestOf({ serverId, name, args: stringArgs }) },
           "during prompts/get",
           (resume, signal) =>
-            session.client.getPrompt(withResume(withMeta({ name, arguments: stringArgs }, requestMeta(caller, session.modern, undefined)), resume), { signal, timeout: slot.config.requestTimeoutMs, allowInputRequired: true })
+            session.client.getPrompt(withResume(withMeta({ name, arguments: stringArgs }, requestMeta(caller, session.modern, undefined, slot.loggingLevel)), resume), { signal, timeout: slot.config.requestTimeoutMs, allowInputRequired: true })
         ).pipe(
           Effect.flatMap((result) => {
             const prompt = toPromptResult(serverId, result)

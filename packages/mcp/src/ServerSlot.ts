@@ -159,7 +159,7 @@ export class ServerSlot {
     const level = this.loggingLevel
     const steps: Array<Effect.Effect<unknown, TransportFailure>> = []
     if (this.subscriptions.size > 0) steps.push(this.applySubscriptions(session, [...this.subscriptions]))
-    if (level !== undefined) {
+    if (level !== undefined && !session.modern) {
       steps.push(this.request(session, "during logging/setLevel", (signal) => session.client.setLoggingLevel(level, { signal, timeout: this.config.requestTimeoutMs })))
     }
     return Effect.forEach(steps, (step) =>
