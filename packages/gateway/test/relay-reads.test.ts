@@ -76,6 +76,10 @@ const refusedAs = (ended: Ended, kind: string, state: string) => {
 
 const flip = (state: string) => state.slice(0, 40) + (state[40] === "A" ? "B" : "A") + state.slice(41)
 
+/** A retry of the `confirm` round with its state tampered as the suite does it (a suffix); the SDK types no retry fields on callTool. */
+const tamperedRetry = (round: InputRequiredResult) =>
+  ({ name: "confirm", arguments: { text: "ship" }, inputResponses: accept("mallory"), requestState: `${round.requestState}-TAMPERED` }) as Parameters<Client["callTool"]>[0]
+
 /** The round, retry and attacks every front must pass: `other` is another principal's host, when the front has principals. */
 const relayRounds = (host: Client, other: Client | undefined) =>
   Effect.gen(function*() {
@@ -101,7 +105,7 @@ const relayRounds = (host: Client, other: Client | undefined) =>
     // A tool call's tampered retry is refused the same way (the suite's input-required-result-tampered-state).
     const tool = roundOf(yield* settle(() => host.callTool({ name: "confirm", arguments: { text: "ship" } }, { allowInputRequired: true })))
     const legs = yield* Effect.promise(() => host.callTool({ name: "legs", arguments: {} }).then(toolText))
-    refusedAs(yield* settle(() => host.callTool({ name: "confirm", arguments: { text: "ship" }, inputResponses: accept("mallory"), requestState: `${tool.requestState}-TAMPERED` }, { allowInputRequired: true })), "tampered", tool.requestState!)
+    refusedAs(yield* settle(() => host.callTool(tamperedRetry(tool), { allowInputRequired: true })), "tampered", tool.requestState!)
     assert.strictEqual(yield* Effect.promise(() => host.callTool({ name: "legs", arguments: {} }).then(toolText)), legs)
     // resources/read is relayed the same way.
     const read = roundOf(yield* readGreeting(host))
