@@ -62,7 +62,7 @@ describe("a 2026-07-28 server that answers subscriptions/listen with JSON", () =
     it.live(`(${answer}) the first tools/list through the gateway completes at the server's own pace`, () =>
       Effect.gen(function*() {
         const server = yield* noListenServer(answer)
-        const { gateway, http } = yield* startGateway({ servers: { quiet: { url: server.url } }, policy: { default: "allow" } })
+        const { http } = yield* startGateway({ servers: { quiet: { url: server.url } }, policy: { default: "allow" } })
         const client = yield* httpClient(http.mcpUrl)
         const started = Date.now()
         const tools = yield* Effect.promise(() => client.listTools())
@@ -73,7 +73,6 @@ describe("a 2026-07-28 server that answers subscriptions/listen with JSON", () =
         const result = yield* Effect.promise(() => client.callTool({ name: "ping", arguments: {} }))
         assert.deepStrictEqual(result.content, [{ type: "text", text: "pong" }])
         assert.isAtLeast(server.listens(), 1, "the gateway asked for a listen stream")
-        void gateway
       }), 60_000)
   }
 })
