@@ -37,7 +37,7 @@ describe("the approval binding", () => {
       const changed = { to, amount }
       const end = yield* transfer(retry(state, APPROVE), changed)
       if (to === ACCOUNT && amount === ARGS.amount) return assert.strictEqual(end._tag, "Ok")
-      assert.strictEqual(end._tag === "Error" ? end.error : end._tag, "Denied: approval denied: the approval state was refused (call): it approves another call (the tool or its arguments differ)")
+      assert.strictEqual(end._tag === "Error" ? end.error : end._tag, "StateRefused: the approval state was refused (call): it belongs to another call (the tool, the request or its arguments differ)")
       assert.deepStrictEqual(runs, [])
     }), { arbitrary: { runs: 40 } })
 
@@ -47,7 +47,7 @@ describe("the approval binding", () => {
       const state = stateOf(yield* transfer(firstRequest()))
       const end = yield* transfer(retry(state, APPROVE), ARGS, who(id))
       if (id === "bob") return assert.strictEqual(end._tag, "Ok")
-      assert.strictEqual(end._tag === "Error" ? end.error : end._tag, "Denied: approval denied: the approval state was refused (principal): it belongs to another principal")
+      assert.strictEqual(end._tag === "Error" ? end.error : end._tag, "StateRefused: the approval state was refused (principal): it belongs to another principal")
       assert.deepStrictEqual(runs, [])
     }), { arbitrary: { runs: 40 } })
 
@@ -72,7 +72,7 @@ describe("the approval binding", () => {
           assert.match((yield* transfer(retry(state, APPROVE)))._tag, /^Error$/)
           return assert.strictEqual(runs.length, 1)
         }
-        assert.strictEqual(end._tag === "Error" ? end.error : end._tag, "Denied: approval denied: the approval state was refused (tampered): it is not a state this gateway sealed, or it was changed")
+        assert.strictEqual(end._tag === "Error" ? end.error : end._tag, "StateRefused: the approval state was refused (tampered): it is not a state this gateway sealed, or it was changed")
         assert.deepStrictEqual(runs, [])
       }),
     { arbitrary: { runs: 60 } }

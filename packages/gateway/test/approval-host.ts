@@ -8,6 +8,7 @@ import { type CallError, type JsonObject, NativeTool, Principal, type ToolResult
 import { Context, Effect, Layer, Redacted, Result, Schema } from "effect"
 import { ApprovalQueue } from "../src/calls/ApprovalQueue.ts"
 import { APPROVAL_INPUT } from "../src/calls/ApprovalRound.ts"
+import type { StateRefused } from "../src/calls/StateRefused.ts"
 import { type AuditError, AuditStore } from "../src/audit/AuditStore.ts"
 import { GatewayCalls } from "../src/calls/GatewayCalls.ts"
 import { HOST_INPUT_KEY, type InputRequired } from "../src/calls/InputRound.ts"
@@ -37,7 +38,7 @@ export type Ended =
   | { readonly _tag: "Error"; readonly error: string }
 
 /** Runs a call and says how it ended. */
-export const ended = (call: Effect.Effect<ToolResult, CallError | AuditError | InputRequired>): Effect.Effect<Ended> =>
+export const ended = (call: Effect.Effect<ToolResult, CallError | AuditError | InputRequired | StateRefused>): Effect.Effect<Ended> =>
   Effect.map(Effect.result(call), (result): Ended => {
     if (Result.isSuccess(result)) return { _tag: "Ok", text: result.success.content.map((block) => ("text" in block ? String(block.text) : "")).join("") }
     const error = result.failure

@@ -64,10 +64,12 @@ describe("approvals of 2026-07-28 hosts", () => {
       const state = stateOf(yield* transfer(firstRequest()))
       yield* TestClock.adjust(60_000)
       const end = yield* transfer(retry(state, APPROVE))
-      assert.deepStrictEqual(end, { _tag: "Error", error: "Denied: approval denied: the approval state was refused (expired): it has expired" })
+      assert.deepStrictEqual(end, { _tag: "Error", error: "StateRefused: the approval state was refused (expired): it has expired" })
       assert.deepStrictEqual(runs, [])
       const [row] = yield* store.query()
-      assert.strictEqual(row.outcome, "denied")
+      // Refused, not denied: the retry's state failed its checks, and nothing reached the server.
+      assert.strictEqual(row.outcome, "refused")
+      assert.isFalse(row.sent)
       assert.include(row.error, "(expired)")
     }))
 
@@ -76,7 +78,7 @@ describe("approvals of 2026-07-28 hosts", () => {
       const { runs, transfer } = yield* replica()
       const state = stateOf(yield* transfer(firstRequest()))
       assert.strictEqual((yield* transfer(retry(state, APPROVE)))._tag, "Ok")
-      assert.deepStrictEqual(yield* transfer(retry(state, APPROVE)), { _tag: "Error", error: "Denied: approval denied: the approval state was refused (replayed): it was used before" })
+      assert.deepStrictEqual(yield* transfer(retry(state, APPROVE)), { _tag: "Error", error: "StateRefused: the approval state was refused (replayed): it was used before" })
       assert.strictEqual(runs.length, 1)
     }))
 
@@ -85,7 +87,7 @@ describe("approvals of 2026-07-28 hosts", () => {
       const { runs, transfer, store } = yield* replica()
       const state = stateOf(yield* transfer(firstRequest()))
       const changed = yield* transfer(retry(state, APPROVE), { to: ACCOUNT, amount: 10_000 })
-      assert.deepStrictEqual(changed, { _tag: "Error", error: "Denied: approval denied: the approval state was refused (call): it approves another call (the tool or its arguments differ)" })
+      assert.deepStrictEqual(changed, { _tag: "Error", error: "StateRefused: the approval state was refused (call): it belongs to another call (the tool, the request or its arguments differ)" })
       assert.deepStrictEqual(runs, [])
       // The refused reason quotes no arguments, in the answer or the row.
       const [row] = yield* store.query()
@@ -99,7 +101,7 @@ describe("approvals of 2026-07-28 hosts", () => {
       const { runs, transfer } = yield* replica()
       const state = stateOf(yield* transfer(firstRequest()))
       const end = yield* transfer(retry(state, APPROVE), ARGS, who("mallory"))
-      assert.deepStrictEqual(end, { _tag: "Error", error: "Denied: approval denied: the approval state was refused (principal): it belongs to another principal" })
+      assert.deepStrictEqual(end, { _tag: "Error", error: "StateRefused: the approval state was refused (principal): it belongs to another principal" })
       assert.deepStrictEqual(runs, [])
     }))
 
@@ -137,7 +139,7 @@ describe("approvals of 2026-07-28 hosts", () => {
       const state = stateOf(yield* transfer(firstRequest()))
       const again = yield* transfer({ [HOST_INPUT_KEY]: { inputResponses: { other: APPROVE }, requestState: state } })
       assert.strictEqual(again._tag, "InputRequired")
-      assert.deepStrictEqual(yield* transfer(retry(undefined, APPROVE)), { _tag: "Error", error: "Denied: approval denied: the approval state was refused (missing): the retry carried no approval state" })
+      assert.deepStrictEqual(yield* transfer(retry(undefined, APPROVE)), { _tag: "Error", error: "StateRefused: the approval state was refused (missing): the retry carried no state" })
       assert.deepStrictEqual(runs, [])
     }))
 
@@ -149,7 +151,7 @@ describe("approvals of 2026-07-28 hosts", () => {
       const b = yield* replica(shared)
       const state = stateOf(yield* a.transfer(firstRequest()))
       assert.deepStrictEqual(yield* b.transfer(retry(state, APPROVE)), { _tag: "Ok", text: "sent 10" })
-      assert.deepStrictEqual(yield* a.transfer(retry(state, APPROVE)), { _tag: "Error", error: "Denied: approval denied: the approval state was refused (replayed): it was used before" })
+      assert.deepStrictEqual(yield* a.transfer(retry(state, APPROVE)), { _tag: "Error", error: "StateRefused: the approval state was refused (replayed): it was used before" })
       assert.deepStrictEqual([a.runs.length, b.runs.length], [0, 1])
     }))
 
@@ -161,9 +163,9 @@ describe("approvals of 2026-07-28 hosts", () => {
       const state = stateOf(yield* a.transfer(firstRequest()))
       assert.deepStrictEqual(yield* generated.transfer(retry(state, APPROVE)), {
         _tag: "Error",
-        error: "Denied: approval denied: the approval state was refused (tampered): it is not a state this gateway sealed, or it was changed"
+        error: "StateRefused: the approval state was refused (tampered): it is not a state this gateway sealed, or it was changed"
       })
-      assert.deepStrictEqual(yield* reloaded.transfer(retry(state, APPROVE)), { _tag: "Error", error: "Denied: approval denied: the approval state was refused (rule): it was asked by another rule" })
+      assert.deepStrictEqual(yield* reloaded.transfer(retry(state, APPROVE)), { _tag: "Error", error: "StateRefused: the approval state was refused (rule): it was asked by another rule" })
       assert.deepStrictEqual([generated.runs, reloaded.runs], [[], []])
     }))
 })

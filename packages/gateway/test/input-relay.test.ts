@@ -73,12 +73,17 @@ describe("relayed input rounds (a host without a channel)", () => {
       for (const [what, outcome] of attempts) {
         assert.isTrue("error" in outcome && outcome.error.includes("relayed request state was refused"), `${what}: ${JSON.stringify(outcome)}`)
       }
+      assert.deepStrictEqual(attempts.map(([, outcome]) => ("error" in outcome ? /\((\w+)\)/.exec(outcome.error)?.[1] : undefined)), ["tampered", "principal", "call"])
       assert.strictEqual(yield* legs(gateway), before, "no refused retry reached the server")
       const done = yield* call(gateway, "confirm", { text: "pay" }, retry(alice, state, accept("alice")))
       assert.deepStrictEqual(done, { ok: "pay confirmed by alice (state state-for-pay)" })
       const replayed = yield* call(gateway, "confirm", { text: "pay" }, retry(alice, state, accept("mallory")))
-      assert.isTrue("error" in replayed && replayed.error.includes("already used"), JSON.stringify(replayed))
+      assert.isTrue("error" in replayed && replayed.error.includes("(replayed): it was used before"), JSON.stringify(replayed))
       assert.strictEqual(yield* legs(gateway), String(Number(before) + 1))
+      // Each refused retry is audited as a refusal that reached no server.
+      const refused = (yield* gateway.store.query()).filter((row) => row.tool === "confirm" && row.outcome === "refused")
+      assert.deepStrictEqual(refused.map((row) => row.sent), [false, false, false, false])
+      assert.isTrue(refused.every((row) => row.error?.startsWith("the relayed request state was refused (") === true && !row.error.includes(state.slice(10, 40))))
     })), 60_000)
 
   it.live("the rounds are counted across the host's retries: a server asking forever is refused after 8", () =>

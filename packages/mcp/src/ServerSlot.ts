@@ -13,6 +13,7 @@ import type { CompiledServer } from "./HubConfig.ts"
 import { toTools } from "./Convert.ts"
 import { fromSdk, isRetryable, isTimeout, isUnreachable, spawnFailed } from "./Failures.ts"
 import type { HubListener } from "./HubNotification.ts"
+import { listenForChanges } from "./ChangeListen.ts"
 import { roundTrip } from "./RoundTrip.ts"
 import { type HostHandlers, OpenFailed, openSession, type Session, type SessionEvents } from "./Session.ts"
 import type { ToolChange, ToolPins } from "./ToolPins.ts"
@@ -141,7 +142,12 @@ export class ServerSlot {
     // tools/list_changed sent right after initialize started (so calls do not see a stale list).
     const settled = (session: Session) =>
       session.refreshing === 0 ? Effect.void : Deferred.await(session.refreshed)
-    return Effect.flatMap(open, (session) =>
+    // A 2026-07-28 server's list changes come on a listen stream, opened beside the first requests, never before them.
+    const listen = (session: Session) =>
+      session.modern
+        ? void this.hub.fork(listenForChanges(session.client, this.config.requestTimeoutMs).pipe(Effect.annotateLogs({ "interlock.server": this.config.id })))
+        : undefined
+    return Effect.flatMap(Effect.tap(open, (session) => Effect.sync(() => listen(session))), (session) =>
       this.fetchTools(session).pipe(
         Effect.andThen(Effect.suspend(() => settled(session))),
         Effect.andThen(this.restore(session)),

@@ -175,13 +175,13 @@ export const openSession = async (
     capabilities: capabilities(host),
     ...(negotiation === "legacy" ? {} : { versionNegotiation: { mode: negotiation === "auto" ? "auto" : negotiation } }),
     // The hub drives input_required rounds itself, for the request's caller (RoundTrip.ts).
-    inputRequired: { autoFulfill: false },
-    listChanged: {
-      tools: { autoRefresh: false, debounceMs: 0, onChanged: () => events.onToolsListChanged(session) },
-      prompts: { autoRefresh: false, debounceMs: 0, onChanged: () => notify({ serverId: server.id, method: "notifications/prompts/list_changed" }) },
-      resources: { autoRefresh: false, debounceMs: 0, onChanged: () => notify({ serverId: server.id, method: "notifications/resources/list_changed" }) }
-    }
+    inputRequired: { autoFulfill: false }
+    // No `listChanged`: on a 2026-07-28 connection the SDK would hold connect until the server
+    // acknowledged its listen stream; the slot opens that stream in the background (ChangeListen.ts).
   })
+  client.setNotificationHandler("notifications/tools/list_changed", () => void (session.alive && events.onToolsListChanged(session)))
+  client.setNotificationHandler("notifications/prompts/list_changed", () => notify({ serverId: server.id, method: "notifications/prompts/list_changed" }))
+  client.setNotificationHandler("notifications/resources/list_changed", () => notify({ serverId: server.id, method: "notifications/resources/list_changed" }))
   const notify = (notification: HubNotification) => {
     if (session.alive) events.onNotification(session, notification)
   }

@@ -11,6 +11,7 @@ import { Effect, Schema } from "effect"
 import { APPROVAL_SCHEMA, describeRequest, elicitationAnswer } from "./ApprovalForm.ts"
 import { grantApproval, type HostInput, InputRequired } from "./InputRound.ts"
 import { RELAY_PURPOSE } from "./InputRelay.ts"
+import { refuseState, type StateRefusal, StateRefused } from "./StateRefused.ts"
 import { type SealRefused, StateSeal } from "../state/StateSeal.ts"
 import { UsedStates } from "../state/UsedStates.ts"
 
@@ -36,24 +37,6 @@ export const bindingOf = (request: ApprovalRequest): ApprovalBinding => ({
 
 const SealedBinding = Schema.Struct({ digest: Schema.String, principal: Schema.NullOr(Schema.String), rule: Schema.NullOr(Schema.String) })
 const decodeBinding = Schema.decodeUnknownOption(SealedBinding)
-
-/** Why an approval state was refused. */
-export type StateRefusal = "missing" | "tampered" | "expired" | "purpose" | "call" | "principal" | "rule" | "replayed" | "unrecorded"
-
-const REFUSALS: Readonly<Record<StateRefusal, string>> = {
-  missing: "the retry carried no approval state",
-  tampered: "it is not a state this gateway sealed, or it was changed",
-  expired: "it has expired",
-  purpose: "it was sealed for another purpose",
-  call: "it approves another call (the tool or its arguments differ)",
-  principal: "it belongs to another principal",
-  rule: "it was asked by another rule",
-  replayed: "it was used before",
-  unrecorded: "its single use could not be recorded"
-}
-
-/** The deny reason of a refused state: names why, never what the state or the call holds. */
-export const refusalReason = (refusal: StateRefusal): string => `the approval state was refused (${refusal}): ${REFUSALS[refusal]}`
 
 /** Which binding of an opened state's payload differs from `expected` (digest first), or undefined when it binds exactly that. */
 export const bindingRefusal = (payload: unknown, expected: ApprovalBinding): StateRefusal | undefined => {
@@ -98,10 +81,18 @@ export const askHost = (request: ApprovalRequest, args: unknown, ttlMs: number):
     return new InputRequired({ inputRequests: { [APPROVAL_INPUT]: { method: "elicitation/create", params: form } }, requestState })
   })
 
-/** The retry: the host's answer, if its state holds for this call, principal and rule, and was never used. */
+/**
+ * The retry: the host's answer, if its state holds for this call, principal and rule, and was never
+ * used. A refused state denies, and is recorded for the call (StateRefused), which the host is then
+ * answered with.
+ */
 export const checkRetry = (request: ApprovalRequest, input: HostInput, by: string): Effect.Effect<ApprovalAnswer, never, StateSeal | UsedStates> =>
   Effect.gen(function*() {
-    const refused = (refusal: StateRefusal): ApprovalAnswer => ({ decision: "deny", reason: refusalReason(refusal), via: "elicitation" })
+    const refused = (refusal: StateRefusal): ApprovalAnswer => {
+      const error = new StateRefused({ of: "approval", refusal })
+      refuseState(request.ctx.assigns, error)
+      return { decision: "deny", reason: error.message, via: "elicitation" }
+    }
     if (input.requestState === undefined) return refused("missing")
     const seal = yield* StateSeal
     const opened = yield* Effect.result(seal.open(APPROVAL_PURPOSE, input.requestState))

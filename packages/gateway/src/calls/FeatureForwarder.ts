@@ -6,17 +6,16 @@
  * subscription however many hosts follow a URI; the logging level a server gets is the most
  * verbose one any host asked for. Server notifications fan out to the hosts that want them.
  */
-import type { Denied, HookFailed, JsonObject, OperationOptions, PromptResult, ResourceContents, TransportFailure } from "@interlock/core"
+import type { JsonObject, OperationOptions, PromptResult, ResourceContents, TransportFailure } from "@interlock/core"
 import type { HubFeaturesShape, HubNotification } from "@interlock/mcp"
 import type { CompleteRequestParams, CompleteResult, LoggingLevel, Prompt, Resource, ResourceTemplateType } from "@modelcontextprotocol/server"
 import { Effect, Schema } from "effect"
-import type { GatewayCallsShape } from "./GatewayCalls.ts"
+import type { GatewayCallsShape, ReadFailure } from "./GatewayCalls.ts"
 import type { HostSession, HostSessionsShape } from "../front/HostSessions.ts"
 import type { Namespace } from "../governance/Namespace.ts"
 import { redactDefinition, redactPrompt, redactResourceContents } from "../governance/ContentRedaction.ts"
 import { redactingFeatures } from "../front/RedactingFeatures.ts"
 import { type Redaction, redactionsFor, redactJson } from "../governance/Redactor.ts"
-import { withHostCaller } from "./InputRelay.ts"
 import { mergedListing } from "./MergedListing.ts"
 import { linkedUris, ResourceRoutes } from "../front/http/ResourceRoutes.ts"
 
@@ -29,8 +28,8 @@ export class Unrouted extends Schema.TaggedError<Unrouted>()("Unrouted", {
   }
 }
 
-/** What a read or get can fail with. */
-export type GateFailure = Denied | HookFailed | TransportFailure | Unrouted
+/** What a read or get can fail with (a 2026-07-28 host's may end InputRequired or StateRefused: GatewayCalls relays it). */
+export type GateFailure = ReadFailure | Unrouted
 
 /** The service interface the front servers use. */
 export interface FeatureForwarderShape {
@@ -176,7 +175,7 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
     listResourceTemplates: () => mergedListing("resources/templates/list", serverIds, listTemplatesOf),
     readResource: (uri, options) =>
       Effect.flatMap(routed(() => routes.route(uri), "resource"), (serverId) =>
-        Effect.map(withHostCaller(deps.calls.readResource(serverId, uri, options), serverId, options, deps.redactions, hosts), (contents) =>
+        Effect.map(deps.calls.readResource(serverId, uri, options), (contents) =>
           redactResourceContents(contents, redactionsFor(deps.redactions, serverId, uri)))),
     subscribe: (host, uri) =>
       Effect.flatMap(routed(() => routes.route(uri), "resource"), (serverId) => {
@@ -204,7 +203,7 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
     getPrompt: (name, args, options) => {
       const target = deps.prompts.resolve(name)
       if (target === undefined) return Effect.fail(new Unrouted({ what: "prompt" }))
-      return Effect.map(withHostCaller(deps.calls.getPrompt(target.serverId, target.name, args, options), target.serverId, options, deps.redactions, hosts), (prompt) =>
+      return Effect.map(deps.calls.getPrompt(target.serverId, target.name, args, options), (prompt) =>
         redactPrompt(prompt, redactionsFor(deps.redactions, target.serverId, target.name)))
     },
     complete: (params) => {

@@ -12,20 +12,28 @@ import {
   type CallInput,
   type CallOptions,
   type ConfigError,
+  type Denied,
+  type HookFailed,
   Interlock,
+  type JsonObject,
+  type OperationOptions,
+  type PromptResult,
   type Receipt,
+  type ResourceContents,
   ToolCalls,
   type ToolCallsShape,
   type ToolCall,
   type ToolResult,
   type ToolTransport,
-  TransportError
+  TransportError,
+  type TransportFailure
 } from "@interlock/core"
 import { Cause, Clock, Context, Effect, Exit, Layer } from "effect"
 import { makeApprover } from "./Approver.ts"
-import { makeInputRelay } from "./InputRelay.ts"
+import { makeInputRelay, relayed as relayedRead } from "./InputRelay.ts"
 import { ApprovalQueue } from "./ApprovalQueue.ts"
 import { hostInput, type InputRequired, requiredInput } from "./InputRound.ts"
+import { refusedState, type StateRefused } from "./StateRefused.ts"
 import { type AuditFields, GATEWAY_INSTANCE, PENDING, trustedRecord } from "../audit/AuditRecord.ts"
 import { type AuditError, AuditStore } from "../audit/AuditStore.ts"
 import type { Plan } from "../config/Plan.ts"
@@ -53,12 +61,20 @@ export interface RefusedCall {
 /** The server of a refused call whose tool name resolves to no server. */
 export const UNROUTED = "(unrouted)"
 
+/** What a read or get can fail with, past core's own failures: a round left for the host, or a refused retry. */
+export type ReadFailure = Denied | HookFailed | TransportFailure | InputRequired | StateRefused
+
 /**
  * The service interface: ToolCalls, with callTool audited, and the audit of calls refused before it.
- * A 2026-07-28 host's call (InputRound.ts) may end InputRequired, for the front to answer `input_required`.
+ * A 2026-07-28 host's call, read or get (InputRound.ts) may end InputRequired, for the front to
+ * answer `input_required`, or StateRefused when its retry's state was refused (a JSON-RPC error).
  */
-export interface GatewayCallsShape extends Omit<ToolCallsShape, "callTool"> {
-  readonly callTool: (input: CallInput, options?: CallOptions) => Effect.Effect<ToolResult, CallError | AuditError | InputRequired>
+export interface GatewayCallsShape extends Omit<ToolCallsShape, "callTool" | "readResource" | "getPrompt"> {
+  readonly callTool: (input: CallInput, options?: CallOptions) => Effect.Effect<ToolResult, CallError | AuditError | InputRequired | StateRefused>
+  /** Reads a resource through core's gate; a 2026-07-28 host's read is relayed as a tool call is. */
+  readonly readResource: (serverId: string, uri: string, options?: OperationOptions) => Effect.Effect<ResourceContents, ReadFailure>
+  /** Gets a prompt through core's gate; a 2026-07-28 host's get is relayed as a tool call is. */
+  readonly getPrompt: (serverId: string, name: string, args?: JsonObject, options?: OperationOptions) => Effect.Effect<PromptResult, ReadFailure>
   /** Records a call refused before the pipeline (outcome `refused`); committed when it succeeds. */
   readonly refuse: (call: RefusedCall, options?: CallOptions) => Effect.Effect<void, AuditError>
 }
@@ -91,6 +107,9 @@ const errorText = (error: CallError): string => (error._tag === "Denied" || erro
 
 /** The outcome of a call's row when the call ended asking the host for input (a 2026-07-28 approval). */
 export const INPUT_REQUIRED = "input_required"
+
+/** The outcome of a call's row when the gateway refused it (before the pipeline, or a retry whose state it refused). */
+export const REFUSED = "refused"
 
 /** What a captured value becomes if redacting it fails (the redactor is iterative and should not). */
 export const NOT_CAPTURED = "[not captured: the value could not be redacted]"
@@ -170,7 +189,7 @@ const make = (plan: Plan) =>
       if (client !== undefined) fields.client = client
       return fields
     }
-    const callTool = (input: CallInput, given?: CallOptions): Effect.Effect<ToolResult, CallError | AuditError | InputRequired> =>
+    const callTool = (input: CallInput, given?: CallOptions): Effect.Effect<ToolResult, CallError | AuditError | InputRequired | StateRefused> =>
       Effect.uninterruptibleMask((restore) =>
         Effect.gen(function*() {
           const started = yield* Clock.currentTimeMillis
@@ -201,7 +220,9 @@ const make = (plan: Plan) =>
           if (failed !== undefined) return yield* Effect.fail(failed)
           const ended = yield* Clock.currentTimeMillis
           const complete = (ending: Ending) => {
-            const fields: Pick<AuditFields, "outcome" | "durationMs"> & Partial<AuditFields> = { outcome: ending.outcome ?? ending.receipt?.outcome ?? "failed", sent: ending.receipt?.sent ?? ending.sent, durationMs: ended - started }
+            // A refused retry never reached the server, whatever the write-ahead row said before its state was checked.
+            const sent = ending.outcome === REFUSED ? false : (ending.receipt?.sent ?? ending.sent)
+            const fields: Pick<AuditFields, "outcome" | "durationMs"> & Partial<AuditFields> = { outcome: ending.outcome ?? ending.receipt?.outcome ?? "failed", sent, durationMs: ended - started }
             if (ending.receipt !== undefined) receiptFields(fields, ending.receipt)
             // Asking the host is no answer: the row names none (the retry's row does).
             if (ending.outcome === INPUT_REQUIRED) delete fields.approval
@@ -219,6 +240,12 @@ const make = (plan: Plan) =>
             return exit.value
           }
           const failure = Cause.findErrorOption(exit.cause)
+          // A retry whose state the relay or the approval refused: nothing reached the server, and the host gets a JSON-RPC error.
+          const stateRefused = relayed.refused() ?? (failure._tag === "Some" && failure.value._tag === "Denied" ? refusedState(options?.assigns) : undefined)
+          if (stateRefused !== undefined) {
+            yield* complete({ receipt: failure._tag === "Some" ? failure.value.receipt : undefined, outcome: REFUSED, sent: false, error: stateRefused.message })
+            return yield* Effect.fail(stateRefused)
+          }
           const relayAsked = relayed.raised()
           if (relayAsked !== undefined) {
             // A server's own request for the host, left for the host to answer (InputRelay); its retry is a new call and row.
@@ -243,7 +270,7 @@ const make = (plan: Plan) =>
       )
     const refuse = (call: RefusedCall, options?: CallOptions): Effect.Effect<void, AuditError> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const fields: AuditFields = { ...base(call.serverId, call.name, call.callId ?? crypto.randomUUID(), options, now), outcome: "refused", sent: false, durationMs: 0, error: call.reason }
+        const fields: AuditFields = { ...base(call.serverId, call.name, call.callId ?? crypto.randomUUID(), options, now), outcome: REFUSED, sent: false, durationMs: 0, error: call.reason }
         if (full && call.args !== undefined) fields.args = captured(() => redactJson(call.args, redactionsOf(call.serverId, call.name)))
         return store.record(trustedRecord(fields))
       })
@@ -251,7 +278,8 @@ const make = (plan: Plan) =>
       callTool,
       refuse,
       listTools: calls.listTools,
-      readResource: calls.readResource,
-      getPrompt: calls.getPrompt
+      // A 2026-07-28 host's reads and gets are relayed as its tool calls are; a 2025 host is asked over its session.
+      readResource: (serverId, uri, options) => relayedRead(relay, serverId, options, calls.readResource(serverId, uri, options)),
+      getPrompt: (serverId, name, args, options) => relayedRead(relay, serverId, options, calls.getPrompt(serverId, name, args, options))
     })
   })

@@ -8,9 +8,11 @@
  *   carrying the server's requests (redacted) and a state sealed for RELAY_PURPOSE that binds the
  *   server, the method, the call's digest, the principal and the server's own requestState. The
  *   host's retry brings it back with the answers (HOST_INPUT_KEY); the state is opened, checked
- *   against the retried call and claimed once (UsedStates) before the server sees the answers.
+ *   against the retried call and claimed once (UsedStates) before the server sees the answers. A
+ *   state that fails a check ends the call with StateRefused, before anything reaches the server.
+ * Tool calls, resource reads and prompt gets are relayed alike (`relayed` for the latter two).
  */
-import { type CallOptions, type OperationOptions, TransportError, type TransportFailure } from "@interlock/core"
+import { type OperationOptions, TransportError, type TransportFailure } from "@interlock/core"
 import { type Caller, CurrentCaller, type HostRequest, type InputRound, type Operation, type Relay, type Resume } from "@interlock/mcp"
 import { Effect, Option } from "effect"
 import { hostMetaOf } from "./HostMeta.ts"
@@ -18,6 +20,7 @@ import { type GrantedApproval, grantedApproval, hostInput, InputRequired } from 
 import { askHost, HOST_SESSION_KEY, HOSTLESS, type HostSession, hostSessionOf, HostSessions, type HostSessionsShape } from "../front/HostSessions.ts"
 import { redactHostRequest } from "../front/RedactingHostRequests.ts"
 import type { Redaction } from "../governance/Redactor.ts"
+import { type StateRefusal, StateRefused } from "./StateRefused.ts"
 import { type SealRefused, StateSeal } from "../state/StateSeal.ts"
 import { UsedStates } from "../state/UsedStates.ts"
 
@@ -36,15 +39,21 @@ export interface RelayedCall {
   readonly provide: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /** The InputRequired the call ended with, when a round was left for the host. */
   readonly raised: () => InputRequired | undefined
+  /** Why the host's retry was refused before the server saw it, when its state failed a check. */
+  readonly refused: () => StateRefused | undefined
 }
 
 /** The relay of one gateway. */
 export interface InputRelayShape {
-  /** The caller of a call to `serverId` with these options. */
-  readonly begin: (serverId: string, options: CallOptions | undefined) => RelayedCall
+  /**
+   * The caller of a call to `serverId` with these options. `frontMarked` says the front has put a
+   * request of a host without a channel in flight itself (it does for tools/call, not for reads and gets).
+   */
+  readonly begin: (serverId: string, options: OperationOptions | undefined, frontMarked?: boolean) => RelayedCall
 }
 
-const refused = (serverId: string, why: string) => new TransportError({ serverId, detail: `the relayed request state was refused: ${why}` })
+/** The seal's refusal as the relay's: a state it cannot open was not sealed by this gateway, or was changed. */
+const sealRefusal = (error: SealRefused): StateRefusal => (error.reason === "malformed" ? "tampered" : error.reason)
 
 /** The fields of a relayed state: server, method, digest, principal, the server's state, rounds so far, the keys asked. */
 interface Sealed {
@@ -63,6 +72,32 @@ const isSealed = (u: Readonly<Record<string, unknown>>): u is Readonly<Record<st
   typeof u.s === "string" && typeof u.m === "string" && typeof u.d === "string" && (u.p === null || typeof u.p === "string") &&
   (u.r === null || typeof u.r === "string") && typeof u.n === "number" && Array.isArray(u.k) && u.k.every((key) => typeof key === "string")
 
+/** Which binding of a relayed state differs from the retried operation and principal, or undefined when it binds exactly them. */
+const bindingMismatch = (payload: Sealed, op: Operation, principal: string | null): StateRefusal | undefined => {
+  if (payload.p !== principal) return "principal"
+  if (payload.s !== op.serverId || payload.m !== op.method || payload.d !== op.digest) return "call"
+  return undefined
+}
+
+/**
+ * Runs a resource read or prompt get through the relay: a round its server leaves for a host
+ * without a channel ends it with InputRequired, a retry whose state is refused with StateRefused.
+ */
+export const relayed = <A, E, R>(
+  relay: InputRelayShape,
+  serverId: string,
+  options: OperationOptions | undefined,
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | InputRequired | StateRefused, R> => {
+  const call = relay.begin(serverId, options, false)
+  return Effect.catchCause(call.provide(effect), (cause): Effect.Effect<never, E | InputRequired | StateRefused> => {
+    const refusal = call.refused()
+    if (refusal !== undefined) return Effect.fail(refusal)
+    const asked = call.raised()
+    return asked !== undefined ? Effect.fail(asked) : Effect.failCause(cause)
+  })
+}
+
 /** Builds the relay over the gateway's seal and single-use marks (the approval states' own). */
 export const makeInputRelay = (redactions: ReadonlyArray<Redaction>) =>
   Effect.gen(function*() {
@@ -70,8 +105,13 @@ export const makeInputRelay = (redactions: ReadonlyArray<Redaction>) =>
     const used = yield* UsedStates
     const hosts = Option.getOrUndefined(yield* Effect.serviceOption(HostSessions))
 
-    const relayFor = (options: CallOptions | undefined, raise: (error: InputRequired) => void): Relay => {
+    const relayFor = (options: OperationOptions | undefined, raise: (error: InputRequired) => void, refuse: (error: StateRefused) => void): Relay => {
       const principal = options?.principal?.id ?? null
+      // The call fails in the transport (its channel has room for nothing else); the refusal is what the host is answered.
+      const refused = (serverId: string, refusal: StateRefusal) => {
+        refuse(new StateRefused({ of: "relayed", refusal }))
+        return new TransportError({ serverId, detail: `the relayed request state was refused (${refusal})` })
+      }
       const resume = (op: Operation): Effect.Effect<Resume | undefined, TransportFailure> => {
         const input = hostInput(options?.assigns)
         if (input?.requestState === undefined) return Effect.succeed(undefined)
@@ -79,25 +119,25 @@ export const makeInputRelay = (redactions: ReadonlyArray<Redaction>) =>
           Effect.map(Option.some),
           // A state sealed for another purpose (an approval's) is not a relayed round.
           Effect.catchIf((error: SealRefused) => error.reason === "purpose", () => Effect.succeed(Option.none())),
-          Effect.mapError((error) => refused(op.serverId, error.reason)),
+          Effect.mapError((error) => refused(op.serverId, sealRefusal(error))),
           Effect.flatMap((opened) => {
             if (Option.isNone(opened)) return Effect.succeed(undefined)
             const { id, expiresAtMs, payload } = opened.value
-            if (!isSealed(payload)) return Effect.fail(refused(op.serverId, "malformed"))
-            if (payload.s !== op.serverId || payload.m !== op.method || payload.d !== op.digest || payload.p !== principal) {
-              return Effect.fail(refused(op.serverId, "it belongs to another call"))
-            }
+            if (!isSealed(payload)) return Effect.fail(refused(op.serverId, "tampered"))
+            const mismatch = bindingMismatch(payload, op, principal)
+            if (mismatch !== undefined) return Effect.fail(refused(op.serverId, mismatch))
+            const sealed = payload
             return used.claim(id, expiresAtMs).pipe(
-              Effect.mapError(() => refused(op.serverId, "its single use could not be recorded")),
+              Effect.mapError(() => refused(op.serverId, "unrecorded")),
               Effect.flatMap((first) =>
                 first
                   ? Effect.succeed<Resume>({
                     // Only the answers to what the server asked are passed on.
-                    inputResponses: Object.fromEntries(payload.k.filter((key) => Object.hasOwn(input.inputResponses, key)).map((key) => [key, input.inputResponses[key]])),
-                    requestState: payload.r ?? undefined,
-                    rounds: payload.n
+                    inputResponses: Object.fromEntries(sealed.k.filter((key) => Object.hasOwn(input.inputResponses, key)).map((key) => [key, input.inputResponses[key]])),
+                    requestState: sealed.r ?? undefined,
+                    rounds: sealed.n
                   })
-                  : Effect.fail(refused(op.serverId, "it was already used")))
+                  : Effect.fail(refused(op.serverId, "replayed")))
             )
           })
         )
@@ -126,14 +166,17 @@ export const makeInputRelay = (redactions: ReadonlyArray<Redaction>) =>
       return caller
     }
     return {
-      begin: (serverId, options) => {
+      begin: (serverId, options, frontMarked = true) => {
         let raised: InputRequired | undefined
+        let refusal: StateRefused | undefined
         const host = hostSessionOf(options?.assigns)
         const meta = hostMetaOf(options?.assigns)
-        const caller = host !== undefined ? { ...callerOf(host), meta } : { ...HOSTLESS_CALLER, relay: relayFor(options, (error) => (raised = error)), meta }
-        // A 2026-07-28 host's front has put it in flight itself (its server's notifications reach it; askHost refuses it requests).
-        const inFlight = options?.assigns?.[HOST_SESSION_KEY] !== undefined ? undefined : hosts
-        return { provide: (effect) => withCaller(effect, caller, serverId, inFlight), raised: () => raised }
+        const caller = host !== undefined
+          ? { ...callerOf(host), meta }
+          : { ...HOSTLESS_CALLER, relay: relayFor(options, (error) => (raised = error), (error) => (refusal = error)), meta }
+        // A 2026-07-28 host's front has put its tools/call in flight itself (its server's notifications reach it; askHost refuses it requests).
+        const inFlight = frontMarked && options?.assigns?.[HOST_SESSION_KEY] !== undefined ? undefined : hosts
+        return { provide: (effect) => withCaller(effect, caller, serverId, inFlight), raised: () => raised, refused: () => refusal }
       }
     } satisfies InputRelayShape
   })
@@ -151,23 +194,6 @@ const HOSTLESS_CALLER: Caller = { key: undefined, ask: () => Effect.fail(new Err
 const withCaller = <A, E, R>(effect: Effect.Effect<A, E, R>, caller: Caller, serverId: string, hosts: HostSessionsShape | undefined) => {
   const provided = Effect.provideService(effect, CurrentCaller, caller)
   return caller.key !== undefined || hosts === undefined ? provided : marked(hosts, serverId, provided)
-}
-
-/**
- * Runs a resource read or prompt get for the host of `options`: its server's requests within it
- * are asked of that host (with the redactions); a host without a channel cannot answer them, so
- * the request fails (such a read is not relayed).
- */
-export const withHostCaller = <A, E, R>(
-  effect: Effect.Effect<A, E, R>,
-  serverId: string,
-  options: OperationOptions | undefined,
-  redactions: ReadonlyArray<Redaction>,
-  hosts: HostSessionsShape
-): Effect.Effect<A, E, R> => {
-  const host = hostSessionOf(options?.assigns)
-  const meta = hostMetaOf(options?.assigns)
-  return withCaller(effect, { ...(host === undefined ? HOSTLESS_CALLER : askingCaller(host, redactions)), meta }, serverId, hosts)
 }
 
 /** Runs `effect` marked in flight for a host without a channel, so that a shared session's request meanwhile is attributed to nobody. */

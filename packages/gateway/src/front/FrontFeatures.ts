@@ -20,7 +20,7 @@ import type { FeatureForwarderShape, GateFailure } from "../calls/FeatureForward
 import type { Runner } from "./FrontServer.ts"
 import type { HostSession } from "./HostSessions.ts"
 import { type Era, inputRequiredRead, isInputRequired } from "./RequestEra.ts"
-import { requiredData } from "./WireConvert.ts"
+import { requiredData, stateRefusedToWire } from "./WireConvert.ts"
 
 /** The capabilities a front server declares: everything, since servers may connect later. */
 export const FRONT_CAPABILITIES = {
@@ -43,6 +43,8 @@ export const gateFailureToWire = (error: GateFailure, uri?: string): WireError =
       return new WireError(error.code, error.detail, error.requiredCapabilities === undefined ? undefined : requiredData(error))
     case "Denied":
       return new WireError(-32600, `Interlock: ${error.message}`)
+    case "StateRefused":
+      return stateRefusedToWire(error)
     default:
       return new WireError(-32603, `Interlock: ${error.message}`)
   }

@@ -14,6 +14,7 @@ import { Effect, Result } from "effect"
 import { type Elicit, ELICIT_KEY } from "../calls/Approver.ts"
 import type { AuditError } from "../audit/AuditStore.ts"
 import type { InputRequired } from "../calls/InputRound.ts"
+import type { StateRefused } from "../calls/StateRefused.ts"
 import type { FeatureForwarderShape } from "../calls/FeatureForwarder.ts"
 import { type DoorLimits, MAX_NAME_LENGTH } from "./http/DoorLimits.ts"
 import { redactDefinition } from "../governance/ContentRedaction.ts"
@@ -48,7 +49,7 @@ const isObject = (value: unknown): value is Record<string, never> => typeof valu
 
 type Target = NonNullable<ReturnType<Namespace["resolve"]>>
 
-const failure = (error: CallError | AuditError | InputRequired, callId?: string) => {
+const failure = (error: CallError | AuditError | InputRequired | StateRefused, callId?: string) => {
   const wire = failureToWire(error, callId)
   if (wire instanceof WireError) throw wire
   return wire

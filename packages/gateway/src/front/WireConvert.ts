@@ -8,6 +8,7 @@ import type { CallError, ProtocolError, Tool, ToolResult } from "@interlock/core
 import { type CallToolResult, ProtocolError as WireError, type Tool as WireTool } from "@modelcontextprotocol/server"
 import type { AuditError } from "../audit/AuditStore.ts"
 import type { InputRequired } from "../calls/InputRound.ts"
+import type { StateRefused } from "../calls/StateRefused.ts"
 
 // Core holds a tool's schemas and a result's content blocks as JSON records; they came from a
 // server's answer that mcp's client validated against these very shapes, so the casts below only
@@ -56,14 +57,20 @@ const callMeta = (error: CallError, callId: string | undefined): Record<string, 
 export const requiredData = (error: ProtocolError): { readonly requiredCapabilities?: Record<string, object> } =>
   error.requiredCapabilities === undefined ? {} : { requiredCapabilities: Object.fromEntries(error.requiredCapabilities.map((name) => [name, {}])) }
 
+/** A retry whose state the gateway refused, as the JSON-RPC error the host gets: its fixed message, and the call's id when it has one. */
+export const stateRefusedToWire = (error: StateRefused, callId?: string): WireError =>
+  new WireError(error.code, `Interlock: ${error.message}`, callId === undefined ? undefined : { [CALL_ID_META]: callId })
+
 /**
  * What a failed call becomes for the host: an isError result, or a JSON-RPC error. The result's
  * `_meta` names the error's tag, the call's id and the receipt's digest, so the host's user can
  * find the audit row; nothing from the arguments or from what a hook raised. A downstream protocol
  * error keeps its code and message, and carries the same ids as its error data.
  */
-export const failureToWire = (error: CallError | AuditError | InputRequired, callId?: string): CallToolResult | WireError => {
+export const failureToWire = (error: CallError | AuditError | InputRequired | StateRefused, callId?: string): CallToolResult | WireError => {
   switch (error._tag) {
+    case "StateRefused":
+      return stateRefusedToWire(error, callId)
     case "InputRequired":
       // A host with a channel for the server's requests is asked within the call; this one has none.
       return new WireError(-32603, "Interlock: the server needs input from the host, which this connection cannot carry")

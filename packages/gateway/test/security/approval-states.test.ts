@@ -2,8 +2,8 @@
  * Sealed approval states against a hostile 2026-07-28 host, over the gateway's real HTTP front with a real SDK 2.4
  * client and a real stdio server that records every call it receives. The host retries with a
  * tampered, expired, replayed, borrowed (another principal's, another call's) or wrong-purpose
- * state, or with an answer that is not an explicit yes; each is refused, its audit row says why,
- * and the tool never runs. Two gateways sharing approvals.stateKey finish each other's calls once.
+ * state, or with an answer that is not an explicit yes; each is refused (a refused state with a
+ * JSON-RPC error naming only the kind of refusal), its audit row says why, and the tool never runs. Two gateways sharing approvals.stateKey finish each other's calls once.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Fiber, Layer, Redacted } from "effect"
@@ -131,18 +131,17 @@ describe("approval states: the round trip of a 2026-07-28 host", () => {
       assert.deepStrictEqual(yield* callText(turns, TOOL, ARGS), { isError: false, text: "sent to [REDACTED]" })
       // The same state again, on the replica that sealed it: used on b, so refused on a.
       const replay = yield* withState(a, retried[0]!)
-      assert.deepStrictEqual(yield* callText(replay, TOOL, ARGS), { isError: true, text: "Interlock: approval denied: the approval state was refused (replayed): it was used before" })
+      assert.deepStrictEqual(yield* callText(replay, TOOL, ARGS), rejected("replayed", "it was used before"))
       const foreign = yield* modernClient(a, { answer: () => YES, route: (round) => (round === 0 ? a.url : other.url) })
-      assert.deepStrictEqual(yield* callText(foreign, TOOL, ARGS), {
-        isError: true,
-        text: "Interlock: approval denied: the approval state was refused (tampered): it is not a state this gateway sealed, or it was changed"
-      })
+      assert.deepStrictEqual(yield* callText(foreign, TOOL, ARGS), rejected("tampered", "it is not a state this gateway sealed, or it was changed"))
       assert.strictEqual(readFileSync(file, "utf8").trim().split("\n").length, 1)
     }))
 })
 
+/** A retry whose state was refused, as the host sees it: a JSON-RPC error (the client throws it) naming only the kind of refusal. */
+const rejected = (why: string, text: string) => ({ isError: true, text: `client error: Interlock: the approval state was refused (${why}): ${text}` })
+
 describe("approval states: a hostile host", () => {
-  const refused = (why: string, text: string) => ({ isError: true, text: `Interlock: approval denied: the approval state was refused (${why}): ${text}` })
 
   /** Bob asks, his retry carries `alter` of his (unused) state: how the call ended, its row's error, and what reached the server. */
   const retriedWith = <E>(alter: (state: string) => Effect.Effect<string, E>) =>
@@ -159,7 +158,7 @@ describe("approval states: a hostile host", () => {
         return Effect.succeed(state.slice(0, middle) + (state[middle] === "A" ? "B" : "A") + state.slice(middle + 1))
       }
       const { result, error, received } = yield* retriedWith(tamper)
-      assert.deepStrictEqual(result, refused("tampered", "it is not a state this gateway sealed, or it was changed"))
+      assert.deepStrictEqual(result, rejected("tampered", "it is not a state this gateway sealed, or it was changed"))
       assert.include(error, "(tampered)")
       assert.strictEqual(received, "")
     }))
@@ -167,7 +166,7 @@ describe("approval states: a hostile host", () => {
   it.live("an expired state of the gateway's own key is refused", () =>
     Effect.gen(function*() {
       const { result, error, received } = yield* retriedWith((state) => Effect.flatMap(openWithKey(state), (opened) => sealWithKey(APPROVAL_PURPOSE, opened.payload, -60_000)))
-      assert.deepStrictEqual(result, refused("expired", "it has expired"))
+      assert.deepStrictEqual(result, rejected("expired", "it has expired"))
       assert.include(error, "(expired)")
       assert.strictEqual(received, "")
     }))
@@ -175,7 +174,7 @@ describe("approval states: a hostile host", () => {
   it.live("a state sealed for another purpose (relay) is refused", () =>
     Effect.gen(function*() {
       const { result, error, received } = yield* retriedWith((state) => Effect.flatMap(openWithKey(state), (opened) => sealWithKey("relay", opened.payload, 60_000)))
-      assert.deepStrictEqual(result, refused("purpose", "it was sealed for another purpose"))
+      assert.deepStrictEqual(result, rejected("purpose", "it was sealed for another purpose"))
       assert.include(error, "(purpose)")
       assert.strictEqual(received, "")
     }))
@@ -187,7 +186,7 @@ describe("approval states: a hostile host", () => {
       const honest = yield* modernClient(bob, { answer: () => YES, retry: (params) => (echoed.push(params.requestState ?? ""), params) })
       assert.isFalse((yield* callText(honest, TOOL, ARGS)).isError)
       const replay = yield* withState(bob, echoed[0]!)
-      assert.deepStrictEqual(yield* callText(replay, TOOL, ARGS), refused("replayed", "it was used before"))
+      assert.deepStrictEqual(yield* callText(replay, TOOL, ARGS), rejected("replayed", "it was used before"))
       assert.strictEqual(received().trim().split("\n").length, 1)
     }))
 
@@ -196,7 +195,7 @@ describe("approval states: a hostile host", () => {
       const { bob, mallory, received } = yield* setup
       const bobs = yield* unusedState(bob, ARGS)
       const client = yield* withState(mallory, bobs)
-      assert.deepStrictEqual(yield* callText(client, TOOL, ARGS), refused("principal", "it belongs to another principal"))
+      assert.deepStrictEqual(yield* callText(client, TOOL, ARGS), rejected("principal", "it belongs to another principal"))
       assert.strictEqual(received(), "")
     }))
 
@@ -206,7 +205,7 @@ describe("approval states: a hostile host", () => {
       const small = yield* unusedState(bob, ARGS)
       const client = yield* withState(bob, small)
       const result = yield* callText(client, TOOL, { to: "ACCT-00000001", memo: "EVERYTHING-MARKER" })
-      assert.deepStrictEqual(result, refused("call", "it approves another call (the tool or its arguments differ)"))
+      assert.deepStrictEqual(result, rejected("call", "it belongs to another call (the tool, the request or its arguments differ)"))
       assert.notInclude(yield* lastError, "EVERYTHING-MARKER")
       assert.strictEqual(received(), "")
     }))
