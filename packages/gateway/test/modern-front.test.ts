@@ -23,6 +23,8 @@ import { echoServer, httpClient, NODE, startGateway } from "./e2e.ts"
 import { envelope, MODERN, modernHttpClient, modernPost, stdioClient } from "./modern-wire.ts"
 
 const CONFORMANCE = { command: NODE, args: [path.join(import.meta.dirname, "fixtures", "conformance-server.ts")] }
+/** The fixture spoken to in a 2025 revision, whose resources/subscribe shows whether the gateway holds a downstream subscription. */
+const LEGACY_CONFORMANCE = { ...CONFORMANCE, protocol: "legacy" }
 const principals = { alice: { token: "env:ALICE_TOKEN" }, bob: { token: "env:BOB_TOKEN" } }
 const ENV = { ALICE_TOKEN: "alice-token-1", BOB_TOKEN: "bob-token-1" }
 
@@ -113,7 +115,7 @@ describe("the 2026-07-28 front over HTTP", () => {
 
   it.live("subscriptions/listen: list changes and the listened resource's updates from downstream reach the listening host", () =>
     Effect.gen(function*() {
-      const { gateway, http } = yield* startGateway({ servers: { conformance: CONFORMANCE }, policy: { default: "allow" } })
+      const { gateway, http } = yield* startGateway({ servers: { conformance: LEGACY_CONFORMANCE }, policy: { default: "allow" } })
       const host = yield* modernHttpClient(http.mcpUrl)
       const { seen, until } = notified(host, ["notifications/tools/list_changed", "notifications/resources/updated", "notifications/prompts/list_changed"])
       yield* Effect.promise(() => host.listResources())
@@ -156,7 +158,7 @@ describe("the 2026-07-28 front over stdio", () => {
   it.live("subscriptions/listen over stdio: the listened resource is followed downstream while the subscription is open", () =>
     Effect.gen(function*() {
       const { dir, writeConfig } = cliIn("interlock-modern-stdio-listen-")
-      const file = writeConfig("interlock.config.json", { servers: { conformance: CONFORMANCE }, policy: { default: "allow" }, audit: { path: ":memory:" } })
+      const file = writeConfig("interlock.config.json", { servers: { conformance: LEGACY_CONFORMANCE }, policy: { default: "allow" }, audit: { path: ":memory:" } })
       const client = yield* stdioClient(NODE, ["--conditions=@interlock/source", BIN, "serve", "--stdio", "--config", file], "modern", dir)
       const { seen, until } = notified(client, ["notifications/resources/updated", "notifications/tools/list_changed"])
       yield* Effect.promise(() => client.listResources())

@@ -5,7 +5,7 @@
  * fails with InputRequired is answered: `input_required` to a 2026-07-28 host, a refusal to a 2025
  * host, whose revision cannot carry it (it never reaches the wire as a success).
  */
-import { CLIENT_INFO_META_KEY, type InputRequests, type InputRequiredResult, inputRequired, ProtocolError as WireError, type Server, type ServerContext } from "@modelcontextprotocol/server"
+import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, type InputRequests, type InputRequiredResult, inputRequired, ProtocolError as WireError, type Server, type ServerContext } from "@modelcontextprotocol/server"
 import { HOST_CLIENT_KEY } from "../calls/GatewayCalls.ts"
 import { ASKED, HOST_META_KEY, hostMeta, RELAYED } from "../calls/HostMeta.ts"
 import { HOST_INPUT_KEY, type HostInput, type InputRequired } from "../calls/InputRound.ts"
@@ -31,6 +31,12 @@ export const hostClient = (server: Server, ctx?: ServerContext): { readonly name
   return name === undefined ? undefined : { name, version: field(info?.version) ?? "" }
 }
 
+/** The host's client capabilities: from the request's envelope (2026-07-28, which stdio does not seed into the server), else from initialize. */
+const hostCapabilities = (server: Server, ctx: ServerContext): unknown => {
+  const envelope: Readonly<Record<string, unknown>> | undefined = ctx.mcpReq.envelope
+  return envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities()
+}
+
 /**
  * What a 2026-07-28 request carries for the call path (InputRound.ts's signal): the answers and
  * state of a retry (none on a first request), and whether the host declared form elicitation in
@@ -38,7 +44,7 @@ export const hostClient = (server: Server, ctx?: ServerContext): { readonly name
  */
 export const hostInputOf = (server: Server, ctx: ServerContext): HostInput => {
   const requestState = ctx.mcpReq.requestState<unknown>()
-  const elicitation = server.getClientCapabilities()?.elicitation
+  const elicitation = (hostCapabilities(server, ctx) as { readonly elicitation?: { readonly form?: unknown; readonly url?: unknown } } | undefined)?.elicitation
   return {
     inputResponses: ctx.mcpReq.inputResponses ?? {},
     requestState: typeof requestState === "string" ? requestState : undefined,
@@ -51,7 +57,7 @@ export const requestAssigns = (server: Server, ctx: ServerContext, era: Era): Re
   const assigns: Record<string, unknown> = {}
   const client = hostClient(server, ctx)
   if (client !== undefined) assigns[HOST_CLIENT_KEY] = client
-  assigns[HOST_META_KEY] = hostMeta(server.getClientCapabilities(), client, era === "modern" ? RELAYED : ASKED)
+  assigns[HOST_META_KEY] = hostMeta(hostCapabilities(server, ctx), client, era === "modern" ? RELAYED : ASKED)
   if (era === "modern") assigns[HOST_INPUT_KEY] = hostInputOf(server, ctx)
   return assigns
 }
