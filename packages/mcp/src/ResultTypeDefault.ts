@@ -32,8 +32,8 @@ export const defaultResultType = (transport: Transport, modern: () => boolean): 
     configurable: true,
     enumerable: true,
     get: () => handler,
-    set: (next: Handler | undefined) => {
-      handler = next === undefined
+    set: (next: Handler | null | undefined) => {
+      handler = typeof next !== "function"
         ? undefined
         : (message, extra) => next(modern() ? withDefaultResultType(message) : message, extra)
     }
