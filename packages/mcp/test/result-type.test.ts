@@ -4,52 +4,30 @@
  * serves tools, prompts, resources and listings; a resultType that is there (input_required, or a
  * non-string one) is left to the SDK as before.
  */
-import { createServer } from "node:http"
 import { assert, describe, it } from "@effect/vitest"
 import { Interlock, ToolCalls } from "@interlock/core"
 import type { FetchLike, JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
-import { toNodeHandler } from "@modelcontextprotocol/node"
-import { acceptedContent, createMcpHandler, inputRequired, McpServer } from "@modelcontextprotocol/server"
+import { McpServer } from "@modelcontextprotocol/server"
 import { Effect, Layer, Schema } from "effect"
 import { Elicitation, McpHub, McpTransport } from "../src/index.ts"
 import { defaultResultType, withDefaultResultType } from "../src/ResultTypeDefault.ts"
+import { registerWho } from "./fixtures/asker.ts"
 import { standard, textResult } from "./fixtures/schema.ts"
+import { serveHttp } from "./fixtures/serve-http.ts"
 import { allowAll } from "./helpers.ts"
 
 const build = () => {
   const server = new McpServer({ name: "bare", version: "1.0.0" }, { capabilities: { tools: {}, prompts: {}, resources: {} } })
   server.registerTool("echo", { inputSchema: standard(Schema.Struct({ text: Schema.String })) }, async ({ text }: any) => textResult(text))
   server.registerTool("odd", { inputSchema: standard(Schema.Struct({})) }, async () => textResult("odd"))
-  server.registerTool("who", { inputSchema: standard(Schema.Struct({})) }, async (_args: unknown, ctx: any) => {
-    const answer = acceptedContent<{ name?: unknown }>(ctx.mcpReq.inputResponses, "who")
-    if (typeof answer?.name === "string") return textResult(`hello ${answer.name}`)
-    return inputRequired({
-      inputRequests: { who: inputRequired.elicit({ message: "Who?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } }) },
-      requestState: "s1"
-    })
-  })
+  registerWho(server)
   server.registerPrompt("greet", {}, () => ({ messages: [{ role: "user", content: { type: "text", text: "hi" } }] }))
   server.registerResource("note", "note://one", { mimeType: "text/plain" }, async (uri: URL) => ({ contents: [{ uri: uri.href, text: "v1" }] }))
   return server
 }
 
 /** The server over Streamable HTTP on 127.0.0.1. */
-const bareServer = Effect.acquireRelease(
-  Effect.promise(() =>
-    new Promise<{ url: string; close: () => void }>((resolve) => {
-      const handler = toNodeHandler(createMcpHandler(build))
-      const http = createServer((req, res) => void handler(req, res))
-      http.listen(0, "127.0.0.1", () =>
-        resolve({
-          url: `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`,
-          close: () => {
-            http.close()
-            http.closeAllConnections()
-          }
-        }))
-    })),
-  (server) => Effect.sync(server.close)
-)
+const bareServer = serveHttp(build)
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 

@@ -4,14 +4,14 @@
  * invalid declaration is left out of the listing, and an input schema reaches the hub's users with
  * its whole JSON Schema 2020-12 vocabulary, its `$ref` to a network URI never fetched.
  */
-import { createServer, type IncomingHttpHeaders } from "node:http"
+import type { IncomingHttpHeaders } from "node:http"
 import { assert, describe, it } from "@effect/vitest"
 import { Interlock, type JsonObject, ToolCalls } from "@interlock/core"
-import { toNodeHandler } from "@modelcontextprotocol/node"
-import { createMcpHandler, fromJsonSchema, type JsonSchemaType, McpServer } from "@modelcontextprotocol/server"
+import { fromJsonSchema, type JsonSchemaType, McpServer } from "@modelcontextprotocol/server"
 import { Effect, Layer } from "effect"
 import { McpTransport } from "../src/index.ts"
 import { textResult } from "./fixtures/schema.ts"
+import { serveHttp } from "./fixtures/serve-http.ts"
 import { allowAll } from "./helpers.ts"
 
 const REGIONAL = {
@@ -46,47 +46,33 @@ const rich = (canary: string): JsonObject => ({
   additionalProperties: false
 })
 
+const acceptAnything = { getValidator: () => (input: unknown) => ({ valid: true, data: input, errorMessage: undefined }) } as never
+const raw = (schema: object) => fromJsonSchema(schema as JsonSchemaType, acceptAnything)
+
 /** The server over HTTP on 127.0.0.1, recording the headers of every tools/call and every canary fetch. */
-const definitionsServer = Effect.acquireRelease(
-  Effect.promise(() =>
-    new Promise<{ url: string; calls: Array<IncomingHttpHeaders>; canaryHits: () => number; close: () => void }>((resolve) => {
-      const calls: Array<IncomingHttpHeaders> = []
-      let hits = 0
-      let canary = ""
-      const build = () => {
-        const server = new McpServer({ name: "definitions", version: "1.0.0" }, { capabilities: { tools: {} } })
-        const raw = (schema: object) => fromJsonSchema(schema as JsonSchemaType, { getValidator: () => (input: unknown) => ({ valid: true, data: input, errorMessage: undefined }) } as never)
-        server.registerTool("regional", { inputSchema: raw(REGIONAL) }, async () => textResult("ok"))
-        server.registerTool("broken", { inputSchema: raw(BROKEN) }, async () => textResult("ok"))
-        server.registerTool("rich", { inputSchema: raw(rich(canary)) }, async () => textResult("ok"))
-        return server
-      }
-      const handler = toNodeHandler(createMcpHandler(build))
-      const http = createServer((req, res) => {
-        if (req.url?.startsWith("/canary")) {
-          hits += 1
-          res.writeHead(200, { "content-type": "application/json" }).end("{}")
-          return
-        }
-        if (req.headers["mcp-method"] === "tools/call") calls.push(req.headers)
-        void handler(req, res)
-      })
-      http.listen(0, "127.0.0.1", () => {
-        const base = `http://127.0.0.1:${(http.address() as { port: number }).port}`
-        canary = `${base}/canary/extra.json`
-        resolve({
-          url: `${base}/mcp`,
-          calls,
-          canaryHits: () => hits,
-          close: () => {
-            http.close()
-            http.closeAllConnections()
-          }
-        })
-      })
-    })),
-  (server) => Effect.sync(server.close)
-)
+const definitionsServer = Effect.gen(function*() {
+  const calls: Array<IncomingHttpHeaders> = []
+  let hits = 0
+  let canary = ""
+  const build = () => {
+    const server = new McpServer({ name: "definitions", version: "1.0.0" }, { capabilities: { tools: {} } })
+    server.registerTool("regional", { inputSchema: raw(REGIONAL) }, async () => textResult("ok"))
+    server.registerTool("broken", { inputSchema: raw(BROKEN) }, async () => textResult("ok"))
+    server.registerTool("rich", { inputSchema: raw(rich(canary)) }, async () => textResult("ok"))
+    return server
+  }
+  const served = yield* serveHttp(build, (req, res, base) => {
+    canary = `${base}/canary/extra.json`
+    if (req.url?.startsWith("/canary")) {
+      hits += 1
+      res.writeHead(200, { "content-type": "application/json" }).end("{}")
+      return true
+    }
+    if (req.headers["mcp-method"] === "tools/call") calls.push(req.headers)
+    return false
+  })
+  return { url: served.url, canaryUrl: `${served.base}/canary/extra.json`, calls, canaryHits: () => hits }
+})
 
 describe("tool definitions on a 2026-07-28 connection", () => {
   it.live("x-mcp-header parameters become Mcp-Param headers; an invalid declaration leaves the tool out; schemas are kept whole", () =>
@@ -98,7 +84,7 @@ describe("tool definitions on a 2026-07-28 connection", () => {
         const tools = yield* calls.listTools("defs")
         assert.deepStrictEqual(tools.map((tool) => tool.name).sort(), ["regional", "rich"])
         const listed = tools.find((tool) => tool.name === "rich")
-        assert.deepStrictEqual(listed?.inputSchema, rich(server.url.replace(/\/mcp$/, "/canary/extra.json")))
+        assert.deepStrictEqual(listed?.inputSchema, rich(server.canaryUrl))
         yield* calls.callTool({ serverId: "defs", name: "regional", args: { region: "eu-west1", label: "Grüße ", verbose: null, note: "not a header" } })
         assert.strictEqual(server.calls.length, 1)
         const headers = server.calls[0]
