@@ -36,11 +36,12 @@ const FROM_LISTING: Record<string, (tools: ReadonlyArray<Tool>) => JsonObject> =
 const LIST_ONLY = new Set(["initialize", "json-schema-ref-no-deref"])
 
 /** The tool calls a scenario asks for in MCP_CONFORMANCE_CONTEXT (`toolCalls`), if any. */
-const plannedCalls = (): ReadonlyArray<{ readonly name: string; readonly arguments: JsonObject }> | undefined => {
-  const raw = process.env.MCP_CONFORMANCE_CONTEXT
+const plannedCalls = (raw: string | undefined): ReadonlyArray<{ readonly name: string; readonly arguments: JsonObject }> | undefined => {
   const calls: unknown = raw === undefined ? undefined : (JSON.parse(raw) as { toolCalls?: unknown }).toolCalls
   return Array.isArray(calls) ? calls : undefined
 }
+
+const planned = plannedCalls(process.env.MCP_CONFORMANCE_CONTEXT)
 
 const seen = { calls: 0, listings: 0 }
 
@@ -69,7 +70,7 @@ const program = Effect.gen(function*() {
   const { features } = yield* McpHub
   const tools = yield* calls.listTools("conformance")
   if (!LIST_ONLY.has(scenario)) {
-    const plan = plannedCalls() ??
+    const plan = planned ??
       tools.map((tool) => ({ name: tool.name, arguments: FROM_LISTING[tool.name]?.(tools) ?? ARGUMENTS[tool.name] ?? {} }))
     for (const call of plan) {
       const result = yield* calls.callTool({ serverId: "conformance", name: call.name, args: call.arguments })
