@@ -29,6 +29,8 @@ class ConformanceProvider implements OAuthClientProvider {
   private stored: StoredOAuthTokens | undefined
   private verifier: string | undefined
   code: string | undefined
+  /** The `iss` of the authorization response (RFC 9207), which the SDK checks against the server's issuer. */
+  iss: string | undefined
   readonly clientMetadataUrl = CLIENT_METADATA_URL
 
   constructor(preRegistered: StoredOAuthClientInformation | undefined) {
@@ -62,9 +64,11 @@ class ConformanceProvider implements OAuthClientProvider {
   async redirectToAuthorization(url: URL): Promise<void> {
     const response = await fetch(url, { redirect: "manual" })
     const location = response.headers.get("location")
-    const code = location === null ? null : new URL(location).searchParams.get("code")
+    const params = location === null ? undefined : new URL(location).searchParams
+    const code = params?.get("code") ?? null
     if (code === null) throw new Error("the authorization server did not redirect with a code")
     this.code = code
+    this.iss = params?.get("iss") ?? undefined
   }
 
   saveCodeVerifier(verifier: string): void {
@@ -119,7 +123,7 @@ const withOAuth = (provider: ConformanceProvider, serverUrl: string): FetchLike 
     const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response)
     const options = { serverUrl, resourceMetadataUrl, scope, fetchFn: fetch }
     let result = await auth(provider, options)
-    if (result === "REDIRECT") result = await auth(provider, { ...options, authorizationCode: provider.code })
+    if (result === "REDIRECT") result = await auth(provider, { ...options, authorizationCode: provider.code, iss: provider.iss })
     if (result !== "AUTHORIZED") throw new UnauthorizedError(`authorization ended with ${result}`)
   }
   return async (input, init) => {

@@ -7,9 +7,11 @@
  * The harness (`npx @modelcontextprotocol/conformance client --command ...`) appends the server URL
  * and names the scenario in MCP_CONFORMANCE_SCENARIO. Every operation goes through the governed
  * program (ToolCalls): an audit hook sees each call, a toolsListed hook sees each listing, and the
- * policy allows. Elicitation is answered with the schema's defaults (SEP-1034).
+ * policy allows. Elicitation is answered with the schema's defaults (SEP-1034). It lists the tools,
+ * calls the ones the scenario names in MCP_CONFORMANCE_CONTEXT (or every listed one), then reads
+ * each resource and gets each prompt the server offers.
  */
-import { Interlock, Policy, ToolCalls, Verdict } from "@interlock/core"
+import { Interlock, type JsonObject, Policy, type Tool, ToolCalls, Verdict } from "@interlock/core"
 import { Effect, Layer } from "effect"
 import { Elicitation, McpHub } from "../src/index.ts"
 import { conformanceAuth } from "./conformance-auth.ts"
@@ -23,7 +25,23 @@ if (url === undefined || !/^https?:\/\//.test(url)) {
 }
 
 /** Arguments for the tools the scenarios offer; any other tool is called with {}. */
-const ARGUMENTS: Record<string, Record<string, number>> = { add_numbers: { a: 2, b: 3 } }
+const ARGUMENTS: Record<string, JsonObject> = { add_numbers: { a: 2, b: 3 } }
+
+/** Tools whose arguments are made from the listing: the echo tool takes the schema the client observed for another one. */
+const FROM_LISTING: Record<string, (tools: ReadonlyArray<Tool>) => JsonObject> = {
+  json_schema_echo: (tools) => ({ schema: tools.find((tool) => tool.name === "json_schema_2020_12_tool")?.inputSchema ?? {} })
+}
+
+/** Scenarios that only list: their server answers nothing else (`json-schema-ref-no-deref` has no tools/call). */
+const LIST_ONLY = new Set(["initialize", "json-schema-ref-no-deref"])
+
+/** The tool calls a scenario asks for in MCP_CONFORMANCE_CONTEXT (`toolCalls`), if any. */
+const plannedCalls = (raw: string | undefined): ReadonlyArray<{ readonly name: string; readonly arguments: JsonObject }> | undefined => {
+  const calls: unknown = raw === undefined ? undefined : (JSON.parse(raw) as { toolCalls?: unknown }).toolCalls
+  return Array.isArray(calls) ? calls : undefined
+}
+
+const planned = plannedCalls(process.env.MCP_CONFORMANCE_CONTEXT)
 
 const seen = { calls: 0, listings: 0 }
 
@@ -49,11 +67,21 @@ const governed = Interlock.layer({
 
 const program = Effect.gen(function*() {
   const calls = yield* ToolCalls
+  const { features } = yield* McpHub
   const tools = yield* calls.listTools("conformance")
-  if (scenario !== "initialize") {
-    for (const tool of tools) {
-      const result = yield* calls.callTool({ serverId: "conformance", name: tool.name, args: ARGUMENTS[tool.name] ?? {} })
-      process.stdout.write(`${tool.name}: ${result.isError === true ? "error result" : "ok"} (${result.receipt?.outcome})\n`)
+  if (!LIST_ONLY.has(scenario)) {
+    const plan = planned ??
+      tools.map((tool) => ({ name: tool.name, arguments: FROM_LISTING[tool.name]?.(tools) ?? ARGUMENTS[tool.name] ?? {} }))
+    for (const call of plan) {
+      const result = yield* calls.callTool({ serverId: "conformance", name: call.name, args: call.arguments })
+      process.stdout.write(`${call.name}: ${result.isError === true ? "error result" : "ok"} (${result.receipt?.outcome})\n`)
+    }
+    // What the server offers besides tools is read once each, through the same governed program.
+    for (const resource of yield* features.listResources("conformance")) {
+      yield* calls.readResource("conformance", resource.uri)
+    }
+    for (const prompt of yield* features.listPrompts("conformance")) {
+      yield* calls.getPrompt("conformance", prompt.name, {})
     }
   }
   process.stdout.write(`scenario ${scenario}: ${tools.length} tools listed, ${seen.calls} calls audited, ${seen.listings} listings seen\n`)

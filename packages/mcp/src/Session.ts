@@ -9,6 +9,7 @@ import { Deferred, type Effect, Redacted } from "effect"
 import type { CompiledServer } from "./HubConfig.ts"
 import type { ElicitationShape, RootsShape, SamplingShape } from "./HostRequests.ts"
 import type { HubNotification } from "./HubNotification.ts"
+import { defaultResultType } from "./ResultTypeDefault.ts"
 import { StdioTransport } from "./StdioTransport.ts"
 
 /** The host's answers to server-initiated requests, and a way to run them. */
@@ -196,6 +197,7 @@ export const openSession = async (
   } catch (error) {
     throw new OpenFailed(error, () => undefined)
   }
+  defaultResultType(made.transport, () => client.getProtocolEra() === "modern")
   const session: Session = new Session(server.id, client, made.transport, made.memoryServer)
   // An abandoned attempt (the hub closing) ends the transport at once: a probe or handshake that
   // does not watch the signal would otherwise keep a child process alive until its timeout.

@@ -5,44 +5,22 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Interlock, ProtocolError, ToolCalls, TransportError } from "@interlock/core"
-import { acceptedContent, createMcpHandler, inputRequired, McpServer } from "@modelcontextprotocol/server"
-import { toNodeHandler } from "@modelcontextprotocol/node"
+import { McpServer } from "@modelcontextprotocol/server"
 import { Effect, Layer, Schema } from "effect"
-import { createServer } from "node:http"
 import { type Caller, CurrentCaller, Elicitation, McpHub, McpTransport } from "../src/index.ts"
 import { readRound } from "../src/RoundTrip.ts"
-import { standard, textResult } from "./fixtures/schema.ts"
+import { registerWho } from "./fixtures/asker.ts"
+import { serveHttp } from "./fixtures/serve-http.ts"
 import { allowAll } from "./helpers.ts"
 
 const asker = () => {
   const server = new McpServer({ name: "asker", version: "1.0.0" }, { capabilities: { tools: {} } })
-  server.registerTool("who", { inputSchema: standard(Schema.Struct({})) }, async (_args: unknown, ctx: any) => {
-    const answer = acceptedContent<{ name?: unknown }>(ctx.mcpReq.inputResponses, "who")
-    if (typeof answer?.name !== "string") {
-      return inputRequired({
-        inputRequests: { who: inputRequired.elicit({ message: "Who?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } }) },
-        requestState: "s1"
-      })
-    }
-    return textResult(`hello ${answer.name}`)
-  })
+  registerWho(server)
   return server
 }
 
 /** The asker over Streamable HTTP on 127.0.0.1 (an in-memory SDK server speaks only the 2025 revisions). */
-const askerOverHttp = Effect.acquireRelease(
-  Effect.promise(() =>
-    new Promise<{ url: string; close: () => void }>((resolve) => {
-      const handler = toNodeHandler(createMcpHandler(asker))
-      const http = createServer((req, res) => void handler(req, res))
-      http.listen(0, "127.0.0.1", () =>
-        resolve({ url: `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`, close: () => {
-          http.close()
-          http.closeAllConnections()
-        } }))
-    })),
-  (server) => Effect.sync(server.close)
-)
+const askerOverHttp = serveHttp(asker)
 
 const hub = Layer.unwrap(Effect.map(askerOverHttp, (server) => McpTransport.http("asker", { url: server.url }, { protocol: { pin: "2026-07-28" } })))
 const calls = Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(hub))
