@@ -13,6 +13,7 @@
 import { type CallOptions, type OperationOptions, TransportError, type TransportFailure } from "@interlock/core"
 import { type Caller, CurrentCaller, type HostRequest, type InputRound, type Operation, type Relay, type Resume } from "@interlock/mcp"
 import { Effect, Option } from "effect"
+import { hostMetaOf, withHostSpan } from "./HostMeta.ts"
 import { type GrantedApproval, grantedApproval, hostInput, InputRequired } from "./InputRound.ts"
 import { askHost, HOST_SESSION_KEY, HOSTLESS, type HostSession, hostSessionOf, HostSessions, type HostSessionsShape } from "../front/HostSessions.ts"
 import { redactHostRequest } from "../front/RedactingHostRequests.ts"
@@ -128,10 +129,10 @@ export const makeInputRelay = (redactions: ReadonlyArray<Redaction>) =>
       begin: (serverId, options) => {
         let raised: InputRequired | undefined
         const host = hostSessionOf(options?.assigns)
-        const caller = host !== undefined ? callerOf(host) : { ...HOSTLESS_CALLER, relay: relayFor(options, (error) => (raised = error)) }
+        const caller = withHostMeta(host !== undefined ? callerOf(host) : { ...HOSTLESS_CALLER, relay: relayFor(options, (error) => (raised = error)) }, options)
         // A 2026-07-28 host's front has put it in flight itself (its server's notifications reach it; askHost refuses it requests).
         const inFlight = options?.assigns?.[HOST_SESSION_KEY] !== undefined ? undefined : hosts
-        return { provide: (effect) => withCaller(effect, caller, serverId, inFlight), raised: () => raised }
+        return { provide: (effect) => withHostSpan(withCaller(effect, caller, serverId, inFlight), options?.assigns), raised: () => raised }
       }
     } satisfies InputRelayShape
   })
@@ -144,6 +145,12 @@ const askingCaller = (host: HostSession, redactions: ReadonlyArray<Redaction>): 
 
 /** A caller whose host has no channel for a server's requests, and no relay: each such request fails. */
 const HOSTLESS_CALLER: Caller = { key: undefined, ask: () => Effect.fail(new Error("the calling host cannot answer a server's requests")) }
+
+/** `caller` with the checked `_meta` keys its host's request passes on (HostMeta.ts), when there are any. */
+const withHostMeta = (caller: Caller, options: OperationOptions | undefined): Caller => {
+  const meta = hostMetaOf(options?.assigns)
+  return meta === undefined ? caller : { ...caller, meta: { ...caller.meta, ...meta } }
+}
 
 /** Runs `effect` for `caller`; a caller without a host connection is also marked in flight to `serverId` (see HOSTLESS). */
 const withCaller = <A, E, R>(effect: Effect.Effect<A, E, R>, caller: Caller, serverId: string, hosts: HostSessionsShape | undefined) => {
@@ -164,7 +171,7 @@ export const withHostCaller = <A, E, R>(
   hosts: HostSessionsShape
 ): Effect.Effect<A, E, R> => {
   const host = hostSessionOf(options?.assigns)
-  return withCaller(effect, host === undefined ? HOSTLESS_CALLER : askingCaller(host, redactions), serverId, hosts)
+  return withHostSpan(withCaller(effect, withHostMeta(host === undefined ? HOSTLESS_CALLER : askingCaller(host, redactions), options), serverId, hosts), options?.assigns)
 }
 
 /** Runs `effect` marked in flight for a host without a channel, so that a shared session's request meanwhile is attributed to nobody. */

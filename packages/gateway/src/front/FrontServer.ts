@@ -23,7 +23,8 @@ import { HOST_SESSION_KEY, type HostSessionsShape } from "./HostSessions.ts"
 import type { Namespace } from "../governance/Namespace.ts"
 import { type Redaction, redactionsFor } from "../governance/Redactor.ts"
 import { CALL_ID_META, failureToWire, toWireResult, toWireTool } from "./WireConvert.ts"
-import { type Era, inputRequiredCall, isInputRequired, requestAssigns } from "./RequestEra.ts"
+import { type Era, inputRequiredCall, isInputRequired, requestAssigns, requestLogLevel } from "./RequestEra.ts"
+import { requestNotify } from "./RequestLog.ts"
 
 /** Runs an Effect for a request; the signal interrupts it. */
 export type Runner = <A, E>(effect: Effect.Effect<A, E>, signal: AbortSignal) => Promise<A>
@@ -137,7 +138,7 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
     const progressToken = params._meta?.progressToken
     const toolUseId = hostToolUseId(params._meta)
     const elicit = hostElicit(server, era)
-    const end = deps.hosts.begin(host, target.serverId, (notification) => ctx.mcpReq.notify(notification))
+    const end = deps.hosts.begin(host, target.serverId, requestNotify((notification) => ctx.mcpReq.notify(notification), era, requestLogLevel(ctx)))
     // Progress sent before the result must reach the host before it: the result waits for them.
     const notified: Array<Promise<unknown>> = []
     const call = deps.calls.callTool(
