@@ -25,6 +25,7 @@ import { type Redaction, redactionsFor } from "../governance/Redactor.ts"
 import { CALL_ID_META, failureToWire, toWireResult, toWireTool } from "./WireConvert.ts"
 import { type Era, inputRequiredCall, isInputRequired, requestAssigns, requestLogLevel } from "./RequestEra.ts"
 import { requestNotify } from "./RequestLog.ts"
+import { orderTools } from "../calls/ToolOrder.ts"
 
 /** Runs an Effect for a request; the signal interrupts it. */
 export type Runner = <A, E>(effect: Effect.Effect<A, E>, signal: AbortSignal) => Promise<A>
@@ -114,7 +115,7 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
   handle("tools/list", (_request, ctx: ServerContext) =>
     deps.run(
       Effect.map(deps.calls.listTools(undefined, options), (tools) => ({
-        tools: tools.flatMap((tool) => {
+        tools: orderTools(tools, deps.namespace.expose).flatMap((tool) => {
           const listed = redactDefinition(toWireTool(tool, deps.namespace.expose(tool.serverId, tool.name)), redactionsFor(deps.redactions, tool.serverId, tool.name))
           return listed === undefined ? [] : [listed]
         })
