@@ -28,7 +28,7 @@ import { type HubFeaturesShape, makeHubFeatures } from "./HubFeatures.ts"
 import type { HubListener } from "./HubNotification.ts"
 import { requestMeta, withMeta } from "./RequestMeta.ts"
 import { withResume } from "./RoundTrip.ts"
-import { noSuchServer, ServerSlot, withSession } from "./ServerSlot.ts"
+import { type ListCacheHint, noSuchServer, ServerSlot, withSession } from "./ServerSlot.ts"
 import { NO_SDK_TIMEOUT, type Session } from "./Session.ts"
 import { SharedPins } from "./SharedPins.ts"
 import { currentCaller } from "./TracedCaller.ts"
@@ -56,6 +56,8 @@ export interface McpHubShape {
   readonly transport: ToolTransportShape
   /** Resources, prompts, completion, subscriptions, logging and notifications, forwarded per server. */
   readonly features: HubFeaturesShape
+  /** The cache hints of a server's latest tools/list, when a 2026-07-28 session gave them. */
+  readonly toolsCacheHint: (serverId: string) => ListCacheHint | undefined
 }
 
 /** The name of the counter of tool definitions that changed after they were pinned. */
@@ -284,7 +286,8 @@ const make = (options: HubOptions) =>
         return { serverId, connected, era: session?.era ?? slot.lastEra, pid: typeof pid === "number" ? pid : undefined }
       },
       transport,
-      features: makeHubFeatures(slots, listeners)
+      features: makeHubFeatures(slots, listeners),
+      toolsCacheHint: (serverId) => slots.get(serverId)?.toolsCacheHint
     })
   })
 

@@ -26,6 +26,7 @@ import { CALL_ID_META, failureToWire, toWireResult, toWireTool } from "./WireCon
 import { type Era, inputRequiredCall, isInputRequired, requestAssigns, requestLogLevel } from "./RequestEra.ts"
 import { requestNotify } from "./RequestLog.ts"
 import { orderTools } from "../calls/ToolOrder.ts"
+import type { CacheHint } from "../calls/CacheHints.ts"
 
 /** Runs an Effect for a request; the signal interrupts it. */
 export type Runner = <A, E>(effect: Effect.Effect<A, E>, signal: AbortSignal) => Promise<A>
@@ -42,6 +43,8 @@ export interface FrontDeps {
   readonly limits: DoorLimits
   /** The config's redactions, for the tool definitions a listing shows. */
   readonly redactions: ReadonlyArray<Redaction>
+  /** The cache hints of the merged tools/list a 2026-07-28 host gets (CacheHints.ts); CACHE_HINTS' without it. */
+  readonly toolsCacheHint?: () => CacheHint
 }
 
 const INVALID_PARAMS = -32602
@@ -80,7 +83,9 @@ const hostElicit = (server: Server, era: Era): Elicit | undefined =>
  * only by the requesting host (`private`). A listing is the gateway's view for one principal (a
  * Cedar policy hides the tools it may not call), and a downstream server or a reload can change it at
  * any moment; a listening host hears of list changes, a cached copy would not. server/discover
- * depends on nothing but this gateway's version, so a host may keep it for a minute.
+ * depends on nothing but this gateway's version, so a host may keep it for a minute. A merged
+ * tools/list to a 2026-07-28 host carries its servers' own hints instead, merged so they only
+ * tighten (calls/CacheHints.ts).
  */
 export const CACHE_HINTS = {
   "tools/list": { ttlMs: 0, cacheScope: "private" },
@@ -118,7 +123,9 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
         tools: orderTools(tools, deps.namespace.expose).flatMap((tool) => {
           const listed = redactDefinition(toWireTool(tool, deps.namespace.expose(tool.serverId, tool.name)), redactionsFor(deps.redactions, tool.serverId, tool.name))
           return listed === undefined ? [] : [listed]
-        })
+        }),
+        // Read after the listing, so the hints are those of the lists just merged.
+        ...(era === "modern" && deps.toolsCacheHint !== undefined ? deps.toolsCacheHint() : {})
       })),
       ctx.mcpReq.signal
     ))
