@@ -53,8 +53,8 @@ const isObject = (value: unknown): value is Record<string, never> => typeof valu
 
 type Target = NonNullable<ReturnType<Namespace["resolve"]>>
 
-const failure = (error: CallError | AuditError | InputRequired, callId?: string) => {
-  const wire = failureToWire(error, callId)
+const failure = (error: CallError | AuditError | InputRequired, callId?: string, era: Era = "legacy") => {
+  const wire = failureToWire(error, callId, era)
   if (wire instanceof WireError) throw wire
   return wire
 }
@@ -138,7 +138,7 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
     if ("refused" in checked) {
       const refused = { ...checked.refused, callId }
       return deps.run(Effect.result(deps.calls.refuse(refused, options)), ctx.mcpReq.signal).then((result) => {
-        if (Result.isFailure(result)) return failure(result.failure)
+        if (Result.isFailure(result)) return failure(result.failure, undefined, era)
         throw new WireError(INVALID_PARAMS, refused.reason, { [CALL_ID_META]: callId })
       })
     }
@@ -173,7 +173,7 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
       .then((result) => {
         if (Result.isFailure(result)) {
           if (isInputRequired(result.failure)) return inputRequiredCall(result.failure, era, callId)
-          return failure(result.failure, callId)
+          return failure(result.failure, callId, era)
         }
         deps.features.noteResult(target.serverId, result.success.content)
         return toWireResult(result.success)

@@ -8,6 +8,8 @@ import type { CallError, Tool, ToolResult } from "@interlock/core"
 import { type CallToolResult, ProtocolError as WireError, type Tool as WireTool } from "@modelcontextprotocol/server"
 import type { AuditError } from "../audit/AuditStore.ts"
 import type { InputRequired } from "../calls/InputRound.ts"
+import { hostErrorCode } from "./EraErrorCodes.ts"
+import type { Era } from "./RequestEra.ts"
 
 // Core holds a tool's schemas and a result's content blocks as JSON records; they came from a
 // server's answer that mcp's client validated against these very shapes, so the casts below only
@@ -58,14 +60,14 @@ const callMeta = (error: CallError, callId: string | undefined): Record<string, 
  * find the audit row; nothing from the arguments or from what a hook raised. A downstream protocol
  * error keeps its code and message, and carries the same ids as its error data.
  */
-export const failureToWire = (error: CallError | AuditError | InputRequired, callId?: string): CallToolResult | WireError => {
+export const failureToWire = (error: CallError | AuditError | InputRequired, callId?: string, era: Era = "legacy"): CallToolResult | WireError => {
   switch (error._tag) {
     case "InputRequired":
       // A host with a channel for the server's requests is asked within the call; this one has none.
       return new WireError(-32603, "Interlock: the server needs input from the host, which this connection cannot carry")
     case "ProtocolError":
       // The server's own error data is not passed on; the host gets the ids of the audit row instead.
-      return new WireError(error.code, error.detail, callMeta(error, callId))
+      return new WireError(hostErrorCode(error.code, era), error.detail, callMeta(error, callId))
     case "AuditError":
       return new WireError(-32603, "the audit store could not record this call, so its answer is withheld")
     default:
