@@ -14,6 +14,7 @@ import { type AuditError, AuditStore, type AuditStoreShape } from "./audit/Audit
 import { makeFeatureForwarder } from "./calls/FeatureForwarder.ts"
 import { DEFAULT_MAX_ARG_BYTES } from "./front/http/DoorLimits.ts"
 import type { FrontDeps } from "./front/FrontServer.ts"
+import { cacheHintOf, listsPerPrincipal, mergeCacheHints } from "./calls/CacheHints.ts"
 import { HostSessions, hostRequestsLayer } from "./front/HostSessions.ts"
 import { mergedListing } from "./calls/MergedListing.ts"
 import { makeNamespace } from "./governance/Namespace.ts"
@@ -160,7 +161,12 @@ const make = (plan: Plan, held: { inForce?: ConfigInForce }) =>
       },
       get redactions() {
         return redactions()
-      }
+      },
+      toolsCacheHint: () =>
+        mergeCacheHints(hub.serverIds.map((id) => {
+          const hint = hub.toolsCacheHint(id)
+          return hint === undefined ? undefined : cacheHintOf(hint)
+        }), listsPerPrincipal(inForce.current().plan))
     }
     return Gateway.of({
       get plan() {

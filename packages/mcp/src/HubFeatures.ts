@@ -15,7 +15,7 @@ import type {
   ServerCapabilities
 } from "@modelcontextprotocol/client"
 import { Effect } from "effect"
-import { CurrentCaller } from "./Caller.ts"
+import { currentCaller } from "./TracedCaller.ts"
 import type { HubListener } from "./HubNotification.ts"
 import { requestMeta, withMeta } from "./RequestMeta.ts"
 import { type ServerSlot, withSession } from "./ServerSlot.ts"
@@ -98,7 +98,7 @@ export const makeHubFeatures = (slots: ReadonlyMap<string, ServerSlot>, listener
     listResourceTemplates: (serverId) => Effect.map(listTemplates(serverId), (result) => result.resourceTemplates),
     listPrompts: (serverId) => Effect.map(listPrompts(serverId), (result) => result.prompts),
     complete: (serverId, params) =>
-      Effect.flatMap(Effect.service(CurrentCaller), (caller) =>
+      Effect.flatMap(currentCaller, (caller) =>
         withSession(slots, serverId, (slot, session) =>
           !completable(session)
             ? Effect.fail(unsupported(serverId, "completions"))

@@ -20,7 +20,7 @@ import {
   type TransportFailure
 } from "@interlock/core"
 import { Context, Effect, FiberSet, Layer, Metric, Option } from "effect"
-import { type Caller, CurrentCaller } from "./Caller.ts"
+import type { Caller } from "./Caller.ts"
 import { compileHub, type HubOptions } from "./HubConfig.ts"
 import { toPromptResult, toResourceContents, toToolResult } from "./Convert.ts"
 import { Elicitation, Roots, Sampling } from "./HostRequests.ts"
@@ -28,9 +28,10 @@ import { type HubFeaturesShape, makeHubFeatures } from "./HubFeatures.ts"
 import type { HubListener } from "./HubNotification.ts"
 import { requestMeta, withMeta } from "./RequestMeta.ts"
 import { withResume } from "./RoundTrip.ts"
-import { noSuchServer, ServerSlot, withSession } from "./ServerSlot.ts"
+import { type ListCacheHint, noSuchServer, ServerSlot, withSession } from "./ServerSlot.ts"
 import { NO_SDK_TIMEOUT, type Session } from "./Session.ts"
 import { SharedPins } from "./SharedPins.ts"
+import { currentCaller } from "./TracedCaller.ts"
 import { type ToolChange, ToolPins } from "./ToolPins.ts"
 
 /** What the hub knows about one server's connection. */
@@ -55,6 +56,8 @@ export interface McpHubShape {
   readonly transport: ToolTransportShape
   /** Resources, prompts, completion, subscriptions, logging and notifications, forwarded per server. */
   readonly features: HubFeaturesShape
+  /** The cache hints of a server's latest tools/list, when a 2026-07-28 session gave them. */
+  readonly toolsCacheHint: (serverId: string) => ListCacheHint | undefined
 }
 
 /** The name of the counter of tool definitions that changed after they were pinned. */
@@ -100,7 +103,7 @@ const withCallerSession = <A, E>(
   serverId: string,
   use: (slot: ServerSlot, session: Session, caller: Caller | undefined) => Effect.Effect<A, E>
 ): Effect.Effect<A, E | TransportFailure> =>
-  Effect.flatMap(Effect.service(CurrentCaller), (caller) => {
+  Effect.flatMap(currentCaller, (caller) => {
     const slot = slots.get(serverId)
     const useFor = (slot: ServerSlot, session: Session) => use(slot, session, caller)
     if (slot === undefined || slot.config.sessions === "shared") return withSession(slots, serverId, useFor)
@@ -148,7 +151,7 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
           Effect.flatMap((session) => send(target, session, Math.max(1, millis - (Date.now() - started)), caller))
         )
       }
-      return Effect.flatMap(Effect.service(CurrentCaller), (caller) =>
+      return Effect.flatMap(currentCaller, (caller) =>
         slot.config.sessions === "shared"
           ? connectThenSend(slot, caller)
           : Effect.flatMap(slot.forCaller(caller), (target) => connectThenSend(target, caller)))
@@ -283,7 +286,8 @@ const make = (options: HubOptions) =>
         return { serverId, connected, era: session?.era ?? slot.lastEra, pid: typeof pid === "number" ? pid : undefined }
       },
       transport,
-      features: makeHubFeatures(slots, listeners)
+      features: makeHubFeatures(slots, listeners),
+      toolsCacheHint: (serverId) => slots.get(serverId)?.toolsCacheHint
     })
   })
 

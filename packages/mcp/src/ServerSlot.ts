@@ -41,6 +41,12 @@ const isSpawnError = (error: unknown): boolean => {
 }
 
 /** A server's connection state. */
+/** The cache hints of a 2026-07-28 list result (`ttlMs`, `cacheScope`), unchecked: whoever passes them on checks them. */
+export interface ListCacheHint {
+  readonly ttlMs?: unknown
+  readonly cacheScope?: unknown
+}
+
 export class ServerSlot {
   readonly config: CompiledServer
   private readonly hub: HubRuntime
@@ -55,6 +61,8 @@ export class ServerSlot {
   readonly subscriptions = new Set<string>()
   /** The logging level asked of this server, if any; restored on every new session. */
   loggingLevel: LoggingLevel | undefined
+  /** The cache hints of the latest tools/list of a 2026-07-28 session, as the server sent them (none from a 2025 one). */
+  toolsCacheHint: ListCacheHint | undefined
   /** The per-host slots of a `sessions: "per-host"` server, by caller key. */
   private readonly perHost = new Map<object, ServerSlot>()
 
@@ -207,7 +215,7 @@ export class ServerSlot {
     const id = this.config.id
     // A server without the tools capability is not asked (the SDK would print a debug line to stdout).
     const offered = session.client.getServerCapabilities()?.tools !== undefined
-    const listed: Effect.Effect<{ readonly tools: ReadonlyArray<SdkTool> }, TransportFailure> = !offered
+    const listed: Effect.Effect<{ readonly tools: ReadonlyArray<SdkTool> } & ListCacheHint, TransportFailure> = !offered
       ? Effect.succeed({ tools: [] })
       : this.request(session, "during tools/list", (signal) =>
         session.client.listTools(undefined, { signal, timeout: this.config.requestTimeoutMs, cacheMode: "refresh" }))
@@ -215,6 +223,7 @@ export class ServerSlot {
       Effect.flatMap((listed): Effect.Effect<ReadonlyArray<Tool>, TransportFailure> => {
         const tools = toTools(id, listed.tools)
         if (tools instanceof ProtocolError) return Effect.fail(tools)
+        this.toolsCacheHint = session.modern ? { ttlMs: listed.ttlMs, cacheScope: listed.cacheScope } : undefined
         return Effect.map(this.hub.pins.record(id, tools), (changes) => {
           if (changes.length > 0) this.hub.reportChanges(changes)
           return tools

@@ -27,3 +27,4 @@ export { type HubListener, type HubNotification, LIST_CHANGED } from "./HubNotif
 export { SharedPins, type SharedPinsShape } from "./SharedPins.ts"
 export { McpHub, type McpHubShape, type ServerStatus, TOOL_CHANGES_METRIC } from "./McpHub.ts"
 export * as McpTransport from "./McpTransport.ts"
+export { formatTraceparent, isBaggage, isTracestate, MAX_BAGGAGE, MAX_TRACESTATE, parseTraceparent, type TraceParent } from "./TraceContext.ts"

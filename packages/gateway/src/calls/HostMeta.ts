@@ -1,10 +1,23 @@
 /**
- * What a host's request says of the host, passed on with its call to the server (mcp's
- * `Caller.meta`): the client capabilities the gateway can carry for that host, and its client info.
- * A 2026-07-28 server then asks only for what this host can answer, instead of what the gateway's
- * own session declared; a capability the gateway does not carry for the host is never promised.
+ * The `_meta` keys of a host's request that its call carries on to the server (mcp's
+ * `Caller.meta`): the client capabilities the gateway can carry for that host and its client info
+ * (so a 2026-07-28 server asks only for what this host can answer, never for what the gateway's own
+ * session declared), W3C trace context (both eras) and a 2026-07-28 request's log level. Trace
+ * context is host-controlled, so each key is checked strictly (mcp's TraceContext) and dropped when
+ * it fails, silently: never an error, never logged. The call path makes the host's span the parent
+ * of the gateway's spans; toward the server the traceparent then names the gateway's own span.
  */
-import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY } from "@modelcontextprotocol/server"
+import { isBaggage, isTracestate, parseTraceparent } from "@interlock/mcp"
+import {
+  BAGGAGE_META_KEY,
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  LOG_LEVEL_META_KEY,
+  type LoggingLevel,
+  TRACEPARENT_META_KEY,
+  TRACESTATE_META_KEY
+} from "@modelcontextprotocol/server"
+import { Effect, Tracer } from "effect"
 
 /** The assigns key under which the front hands the call path the `_meta` keys to pass on for the host. */
 export const HOST_META_KEY = "interlock/hostMeta"
@@ -38,8 +51,45 @@ export const hostMeta = (
     : { [CLIENT_CAPABILITIES_META_KEY]: capabilities, [CLIENT_INFO_META_KEY]: client }
 }
 
-/** The keys the front left for a call in its assigns, if any. */
+/** MCP's log levels, most verbose first. */
+export const LOG_LEVELS: ReadonlyArray<LoggingLevel> = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+
+/** `value` when it is one of MCP's log levels. */
+export const logLevelOf = (value: unknown): LoggingLevel | undefined =>
+  typeof value === "string" ? LOG_LEVELS.find((level) => level === value) : undefined
+
+/**
+ * The keys a host request passes on: its valid trace context (tracestate only beside a valid
+ * traceparent, as W3C says) and, for a 2026-07-28 request, its log level; undefined when none.
+ */
+export const pickHostMeta = (meta: unknown, logLevel: unknown): Readonly<Record<string, string>> | undefined => {
+  const own = typeof meta === "object" && meta !== null ? meta as Readonly<Record<string, unknown>> : {}
+  const picked: Record<string, string> = {}
+  const traceparent = own[TRACEPARENT_META_KEY]
+  if (parseTraceparent(traceparent) !== undefined) {
+    picked[TRACEPARENT_META_KEY] = traceparent as string
+    if (isTracestate(own[TRACESTATE_META_KEY])) picked[TRACESTATE_META_KEY] = own[TRACESTATE_META_KEY]
+  }
+  if (isBaggage(own[BAGGAGE_META_KEY])) picked[BAGGAGE_META_KEY] = own[BAGGAGE_META_KEY]
+  const level = logLevelOf(logLevel)
+  if (level !== undefined) picked[LOG_LEVEL_META_KEY] = level
+  return Object.keys(picked).length === 0 ? undefined : picked
+}
+
+/** The checked keys a call's assigns carry (HOST_META_KEY), for the hub's Caller. */
 export const hostMetaOf = (assigns: Readonly<Record<string, unknown>> | undefined): Readonly<Record<string, unknown>> | undefined => {
   const meta = assigns?.[HOST_META_KEY]
   return isRecord(meta) ? meta : undefined
+}
+
+/** The host's span named by a call's traceparent, as the parent of the gateway's spans. */
+export const hostSpanOf = (assigns: Readonly<Record<string, unknown>> | undefined): Tracer.ExternalSpan | undefined => {
+  const parent = parseTraceparent(hostMetaOf(assigns)?.[TRACEPARENT_META_KEY])
+  return parent === undefined ? undefined : Tracer.externalSpan(parent)
+}
+
+/** Runs `effect` under the host's span, when the call's host sent a traceparent. */
+export const withHostSpan = <A, E, R>(effect: Effect.Effect<A, E, R>, assigns: Readonly<Record<string, unknown>> | undefined): Effect.Effect<A, E, R> => {
+  const span = hostSpanOf(assigns)
+  return span === undefined ? effect : Effect.provideService(effect, Tracer.ParentSpan, span)
 }

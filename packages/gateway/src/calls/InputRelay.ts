@@ -15,7 +15,7 @@
 import { type OperationOptions, TransportError, type TransportFailure } from "@interlock/core"
 import { type Caller, CurrentCaller, type HostRequest, type InputRound, type Operation, type Relay, type Resume } from "@interlock/mcp"
 import { Effect, Option } from "effect"
-import { hostMetaOf } from "./HostMeta.ts"
+import { hostMetaOf, withHostSpan } from "./HostMeta.ts"
 import { type GrantedApproval, grantedApproval, hostInput, InputRequired } from "./InputRound.ts"
 import { askHost, HOST_SESSION_KEY, HOSTLESS, type HostSession, hostSessionOf, HostSessions, type HostSessionsShape } from "../front/HostSessions.ts"
 import { redactHostRequest } from "../front/RedactingHostRequests.ts"
@@ -176,7 +176,7 @@ export const makeInputRelay = (redactions: ReadonlyArray<Redaction>) =>
           : { ...HOSTLESS_CALLER, relay: relayFor(options, (error) => (raised = error), (error) => (refusal = error)), meta }
         // A 2026-07-28 host's front has put its tools/call in flight itself (its server's notifications reach it; askHost refuses it requests).
         const inFlight = frontMarked && options?.assigns?.[HOST_SESSION_KEY] !== undefined ? undefined : hosts
-        return { provide: (effect) => withCaller(effect, caller, serverId, inFlight), raised: () => raised, refused: () => refusal }
+        return { provide: (effect) => withHostSpan(withCaller(effect, caller, serverId, inFlight), options?.assigns), raised: () => raised, refused: () => refusal }
       }
     } satisfies InputRelayShape
   })

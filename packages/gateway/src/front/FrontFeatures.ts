@@ -10,7 +10,6 @@ import {
   ProtocolError as WireError,
   type RequestMethod,
   type RequestTypeMap,
-  ResourceNotFoundError,
   type Server,
   type ServerContext
 } from "@modelcontextprotocol/server"
@@ -21,6 +20,7 @@ import type { Runner } from "./FrontServer.ts"
 import type { HostSession } from "./HostSessions.ts"
 import { type Era, inputRequiredRead, isInputRequired } from "./RequestEra.ts"
 import { requiredData, stateRefusedToWire } from "./WireConvert.ts"
+import { hostErrorCode, resourceNotFound } from "./EraErrorCodes.ts"
 
 /** The capabilities a front server declares: everything, since servers may connect later. */
 export const FRONT_CAPABILITIES = {
@@ -34,13 +34,13 @@ export const FRONT_CAPABILITIES = {
 const INVALID_PARAMS = -32602
 
 /** A failed read, get, subscription or completion as the JSON-RPC error the host gets (`uri` for a resource). */
-export const gateFailureToWire = (error: GateFailure, uri?: string): WireError => {
+export const gateFailureToWire = (error: GateFailure, uri?: string, era: Era = "legacy"): WireError => {
   switch (error._tag) {
     case "Unrouted":
-      // The SDK's own answer for an unknown resource (InvalidParams, with the URI the host sent as data).
-      return error.what === "resource" && uri !== undefined ? new ResourceNotFoundError(uri) : new WireError(INVALID_PARAMS, `Interlock: ${error.message}`)
+      // An unknown resource, numbered as the host's era numbers it, with the URI the host sent as data.
+      return error.what === "resource" && uri !== undefined ? resourceNotFound(uri, era) : new WireError(INVALID_PARAMS, `Interlock: ${error.message}`)
     case "ProtocolError":
-      return new WireError(error.code, error.detail, error.requiredCapabilities === undefined ? undefined : requiredData(error))
+      return new WireError(hostErrorCode(error.code, era), error.detail, error.requiredCapabilities === undefined ? undefined : requiredData(error, era))
     case "Denied":
       return new WireError(-32600, `Interlock: ${error.message}`)
     case "StateRefused":
@@ -102,7 +102,7 @@ export const registerFeatures = (
         if (Result.isSuccess(result)) return result.success
         // A read or get that needs the host's input (the multi-round-trip request of the 2026-07-28 revision).
         if (isInputRequired(result.failure)) return inputRequiredRead(result.failure, era) as A
-        throw gateFailureToWire(result.failure, uri)
+        throw gateFailureToWire(result.failure, uri, era)
       },
       () => {
         // A defect or an interruption: say nothing about it beyond that it failed.

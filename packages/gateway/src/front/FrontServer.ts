@@ -24,7 +24,10 @@ import { HOST_SESSION_KEY, type HostSessionsShape } from "./HostSessions.ts"
 import type { Namespace } from "../governance/Namespace.ts"
 import { type Redaction, redactionsFor } from "../governance/Redactor.ts"
 import { CALL_ID_META, failureToWire, toWireResult, toWireTool } from "./WireConvert.ts"
-import { type Era, inputRequiredCall, isInputRequired, requestAssigns } from "./RequestEra.ts"
+import { type Era, inputRequiredCall, isInputRequired, requestAssigns, requestLogLevel } from "./RequestEra.ts"
+import { requestNotify } from "./RequestLog.ts"
+import { orderTools } from "../calls/ToolOrder.ts"
+import type { CacheHint } from "../calls/CacheHints.ts"
 
 /** Runs an Effect for a request; the signal interrupts it. */
 export type Runner = <A, E>(effect: Effect.Effect<A, E>, signal: AbortSignal) => Promise<A>
@@ -41,6 +44,8 @@ export interface FrontDeps {
   readonly limits: DoorLimits
   /** The config's redactions, for the tool definitions a listing shows. */
   readonly redactions: ReadonlyArray<Redaction>
+  /** The cache hints of the merged tools/list a 2026-07-28 host gets (CacheHints.ts); CACHE_HINTS' without it. */
+  readonly toolsCacheHint?: () => CacheHint
 }
 
 const INVALID_PARAMS = -32602
@@ -49,8 +54,8 @@ const isObject = (value: unknown): value is Record<string, never> => typeof valu
 
 type Target = NonNullable<ReturnType<Namespace["resolve"]>>
 
-const failure = (error: CallError | AuditError | InputRequired | StateRefused, callId?: string) => {
-  const wire = failureToWire(error, callId)
+const failure = (error: CallError | AuditError | InputRequired | StateRefused, callId?: string, era: Era = "legacy") => {
+  const wire = failureToWire(error, callId, era)
   if (wire instanceof WireError) throw wire
   return wire
 }
@@ -79,7 +84,9 @@ const hostElicit = (server: Server, era: Era): Elicit | undefined =>
  * only by the requesting host (`private`). A listing is the gateway's view for one principal (a
  * Cedar policy hides the tools it may not call), and a downstream server or a reload can change it at
  * any moment; a listening host hears of list changes, a cached copy would not. server/discover
- * depends on nothing but this gateway's version, so a host may keep it for a minute.
+ * depends on nothing but this gateway's version, so a host may keep it for a minute. A merged
+ * tools/list to a 2026-07-28 host carries its servers' own hints instead, merged so they only
+ * tighten (calls/CacheHints.ts).
  */
 export const CACHE_HINTS = {
   "tools/list": { ttlMs: 0, cacheScope: "private" },
@@ -114,10 +121,12 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
   handle("tools/list", (_request, ctx: ServerContext) =>
     deps.run(
       Effect.map(deps.calls.listTools(undefined, options), (tools) => ({
-        tools: tools.flatMap((tool) => {
+        tools: orderTools(tools, deps.namespace.expose).flatMap((tool) => {
           const listed = redactDefinition(toWireTool(tool, deps.namespace.expose(tool.serverId, tool.name)), redactionsFor(deps.redactions, tool.serverId, tool.name))
           return listed === undefined ? [] : [listed]
-        })
+        }),
+        // Read after the listing, so the hints are those of the lists just merged.
+        ...(era === "modern" && deps.toolsCacheHint !== undefined ? deps.toolsCacheHint() : {})
       })),
       ctx.mcpReq.signal
     ))
@@ -130,7 +139,7 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
     if ("refused" in checked) {
       const refused = { ...checked.refused, callId }
       return deps.run(Effect.result(deps.calls.refuse(refused, options)), ctx.mcpReq.signal).then((result) => {
-        if (Result.isFailure(result)) return failure(result.failure)
+        if (Result.isFailure(result)) return failure(result.failure, undefined, era)
         throw new WireError(INVALID_PARAMS, refused.reason, { [CALL_ID_META]: callId })
       })
     }
@@ -138,7 +147,7 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
     const progressToken = params._meta?.progressToken
     const toolUseId = hostToolUseId(params._meta)
     const elicit = hostElicit(server, era)
-    const end = deps.hosts.begin(host, target.serverId, (notification) => ctx.mcpReq.notify(notification))
+    const end = deps.hosts.begin(host, target.serverId, requestNotify((notification) => ctx.mcpReq.notify(notification), era, requestLogLevel(ctx)))
     // Progress sent before the result must reach the host before it: the result waits for them.
     const notified: Array<Promise<unknown>> = []
     const call = deps.calls.callTool(
@@ -165,7 +174,7 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
       .then((result) => {
         if (Result.isFailure(result)) {
           if (isInputRequired(result.failure)) return inputRequiredCall(result.failure, era, callId)
-          return failure(result.failure, callId)
+          return failure(result.failure, callId, era)
         }
         deps.features.noteResult(target.serverId, result.success.content)
         return toWireResult(result.success)

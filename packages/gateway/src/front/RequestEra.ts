@@ -5,9 +5,19 @@
  * fails with InputRequired is answered: `input_required` to a 2026-07-28 host, a refusal to a 2025
  * host, whose revision cannot carry it (it never reaches the wire as a success).
  */
-import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, type InputRequests, type InputRequiredResult, inputRequired, ProtocolError as WireError, type Server, type ServerContext } from "@modelcontextprotocol/server"
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  type InputRequests,
+  type InputRequiredResult,
+  inputRequired,
+  LOG_LEVEL_META_KEY,
+  ProtocolError as WireError,
+  type Server,
+  type ServerContext
+} from "@modelcontextprotocol/server"
 import { HOST_CLIENT_KEY } from "../calls/GatewayCalls.ts"
-import { ASKED, HOST_META_KEY, hostMeta, RELAYED } from "../calls/HostMeta.ts"
+import { ASKED, HOST_META_KEY, hostMeta, pickHostMeta, RELAYED } from "../calls/HostMeta.ts"
 import { HOST_INPUT_KEY, type HostInput, type InputRequired } from "../calls/InputRound.ts"
 import { CALL_ID_META, ERROR_META } from "./WireConvert.ts"
 
@@ -52,13 +62,18 @@ export const hostInputOf = (server: Server, ctx: ServerContext): HostInput => {
   }
 }
 
-/** The assigns a request adds to its call: the client info, the `_meta` to pass on (HostMeta), and in the modern era the host's input. */
+/** The log level a 2026-07-28 request's envelope asks for (the SDK checked it is one), if any. */
+export const requestLogLevel = (ctx: ServerContext): unknown => (ctx.mcpReq.envelope as Readonly<Record<string, unknown>> | undefined)?.[LOG_LEVEL_META_KEY]
+
+/** The assigns a request adds to its call: the client info, what passes on to the server (HostMeta.ts: capabilities, client info, trace context, log level), and in the modern era the host's input. */
 export const requestAssigns = (server: Server, ctx: ServerContext, era: Era): Record<string, unknown> => {
   const assigns: Record<string, unknown> = {}
   const client = hostClient(server, ctx)
   if (client !== undefined) assigns[HOST_CLIENT_KEY] = client
-  assigns[HOST_META_KEY] = hostMeta(hostCapabilities(server, ctx), client, era === "modern" ? RELAYED : ASKED)
   if (era === "modern") assigns[HOST_INPUT_KEY] = hostInputOf(server, ctx)
+  // A 2025 request has no per-request log level (its host sets one with logging/setLevel).
+  const picked = pickHostMeta(ctx.mcpReq._meta, era === "modern" ? requestLogLevel(ctx) : undefined)
+  assigns[HOST_META_KEY] = { ...hostMeta(hostCapabilities(server, ctx), client, era === "modern" ? RELAYED : ASKED), ...picked }
   return assigns
 }
 

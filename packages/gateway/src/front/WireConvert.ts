@@ -9,6 +9,8 @@ import { type CallToolResult, ProtocolError as WireError, type Tool as WireTool 
 import type { AuditError } from "../audit/AuditStore.ts"
 import type { InputRequired } from "../calls/InputRound.ts"
 import type { StateRefused } from "../calls/StateRefused.ts"
+import { hostErrorCode } from "./EraErrorCodes.ts"
+import type { Era } from "./RequestEra.ts"
 
 // Core holds a tool's schemas and a result's content blocks as JSON records; they came from a
 // server's answer that mcp's client validated against these very shapes, so the casts below only
@@ -53,9 +55,11 @@ const callMeta = (error: CallError, callId: string | undefined): Record<string, 
   return meta
 }
 
-/** A -32021 error's data as the revision shapes it: `requiredCapabilities`, a ClientCapabilities object. */
-export const requiredData = (error: ProtocolError): { readonly requiredCapabilities?: Record<string, object> } =>
-  error.requiredCapabilities === undefined ? {} : { requiredCapabilities: Object.fromEntries(error.requiredCapabilities.map((name) => [name, {}])) }
+/** A -32021 error's data as the revision shapes it, for a 2026-07-28 host: `requiredCapabilities`, a ClientCapabilities object. */
+export const requiredData = (error: ProtocolError, era: Era): { readonly requiredCapabilities?: Record<string, object> } =>
+  error.requiredCapabilities === undefined || era !== "modern"
+    ? {}
+    : { requiredCapabilities: Object.fromEntries(error.requiredCapabilities.map((name) => [name, {}])) }
 
 /** A retry whose state the gateway refused, as the JSON-RPC error the host gets: its fixed message, and the call's id when it has one. */
 export const stateRefusedToWire = (error: StateRefused, callId?: string): WireError =>
@@ -67,7 +71,7 @@ export const stateRefusedToWire = (error: StateRefused, callId?: string): WireEr
  * find the audit row; nothing from the arguments or from what a hook raised. A downstream protocol
  * error keeps its code and message, and carries the same ids as its error data.
  */
-export const failureToWire = (error: CallError | AuditError | InputRequired | StateRefused, callId?: string): CallToolResult | WireError => {
+export const failureToWire = (error: CallError | AuditError | InputRequired | StateRefused, callId?: string, era: Era = "legacy"): CallToolResult | WireError => {
   switch (error._tag) {
     case "StateRefused":
       return stateRefusedToWire(error, callId)
@@ -77,7 +81,7 @@ export const failureToWire = (error: CallError | AuditError | InputRequired | St
     case "ProtocolError":
       // The server's own error data is not passed on (but the names of the capabilities it needs);
       // the host gets the ids of the audit row instead.
-      return new WireError(error.code, error.detail, { ...callMeta(error, callId), ...requiredData(error) })
+      return new WireError(hostErrorCode(error.code, era), error.detail, { ...callMeta(error, callId), ...requiredData(error, era) })
     case "AuditError":
       return new WireError(-32603, "the audit store could not record this call, so its answer is withheld")
     default:
