@@ -238,7 +238,9 @@ describe("secrets on every channel, in the 2026-07-28 era", () => {
       const got = yield* Effect.promise(async () => {
         const out: Record<string, unknown> = { tools: await client.listTools() }
         for (const name of LEAK_TOOLS) {
-          out[name] = await client.callTool({ name, arguments: {} }, { onprogress: () => undefined }).then((r) => r, (e: Error) => ({ rejected: e.message }))
+          // A log level, so that the server's log messages (which carry secrets) reach the host at all.
+          const params = { name, arguments: {}, _meta: { "io.modelcontextprotocol/logLevel": "debug" } }
+          out[name] = await client.callTool(params, { onprogress: () => undefined }).then((r) => r, (e: Error) => ({ rejected: e.message }))
         }
         out.resources = await client.listResources()
         out.templates = await client.listResourceTemplates()
