@@ -6,7 +6,8 @@
  */
 import { Effect } from "effect"
 import { execFile } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { NODE } from "./e2e.ts"
 
@@ -23,6 +24,8 @@ export interface ScenarioOutcome {
   readonly passed: number
   readonly failed: number
   readonly scored: boolean
+  /** The ids of its checks that succeeded (an id may repeat), from the suite's checks.json. */
+  readonly succeeded: ReadonlyArray<string>
 }
 
 /** A requirement-set run: each scenario's outcome, and the suite's whole output (for messages). */
@@ -74,13 +77,36 @@ export const parseRequirements = (output: string): ReadonlyArray<ScenarioOutcome
     scenario: match[1],
     passed: Number(match[2]),
     failed: Number(match[3]),
-    scored: !notScored.has(match[1])
+    scored: !notScored.has(match[1]),
+    succeeded: []
   }))
 }
 
-/** Runs a revision's whole server requirement set against `url` (bounded by `timeoutMs`, ten minutes unless told). */
+/** The succeeded check ids of each scenario in a results folder (`server-<scenario>-<timestamp>/checks.json`). */
+const succeededChecks = (dir: string): ReadonlyMap<string, ReadonlyArray<string>> => {
+  const out = new Map<string, ReadonlyArray<string>>()
+  for (const entry of readdirSync(dir)) {
+    const scenario = /^server-(.+)-\d{4}-\d\d-\d\dT[\d-]+Z$/.exec(entry)?.[1]
+    // A scenario that ended before writing its checks (a server that hung up, say) has none.
+    const file = path.join(dir, entry, "checks.json")
+    if (scenario === undefined || !existsSync(file)) continue
+    const checks = JSON.parse(readFileSync(file, "utf8")) as ReadonlyArray<{ readonly id: string; readonly status: string }>
+    out.set(scenario, checks.filter((check) => check.status === "SUCCESS").map((check) => check.id))
+  }
+  return out
+}
+
+/** Runs a revision's whole server requirement set against `url` (bounded by `timeoutMs`, ten minutes unless told), with each scenario's checks. */
 export const runRequirements = (url: string, revision: Revision, timeoutMs = 600_000): Effect.Effect<RequirementsRun> =>
-  Effect.map(run(["server", "--url", url, "--requirements", revision], timeoutMs), (output) => ({ outcomes: parseRequirements(output), output }))
+  Effect.acquireUseRelease(
+    Effect.sync(() => mkdtempSync(path.join(tmpdir(), "interlock-conformance-"))),
+    (dir) =>
+      Effect.map(run(["server", "--url", url, "--requirements", revision, "-o", dir], timeoutMs), (output) => {
+        const checks = succeededChecks(dir)
+        return { outcomes: parseRequirements(output).map((outcome) => ({ ...outcome, succeeded: checks.get(outcome.scenario) ?? [] })), output }
+      }),
+    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+  )
 
 /** Runs one scenario at `specVersion` with `--verbose`, which prints every check and its error. */
 export const runScenario = (url: string, specVersion: Revision, scenario: string, timeoutMs = 120_000): Effect.Effect<ScenarioRun> =>

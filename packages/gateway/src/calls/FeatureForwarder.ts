@@ -114,6 +114,17 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
       })
     })
 
+  // A URI goes to the server that listed it (or linked it in a result). With one server that offers
+  // resources, a URI it never listed is still its own (servers serve and subscribe to URIs they do
+  // not list): it answers for it itself. With several, an unseen URI is not found.
+  const sole = serverIds.length === 1 ? serverIds[0] : undefined
+  const routeResource = (uri: string) =>
+    Effect.catchTag(routed(() => routes.route(uri), "resource"), "Unrouted", (unrouted) =>
+      sole === undefined
+        ? Effect.fail(unrouted)
+        : Effect.flatMap(Effect.orElseSucceed(features.capabilities(sole), () => ({})), (offered) =>
+          "resources" in offered && offered.resources !== undefined ? Effect.succeed(sole) : Effect.fail(unrouted)))
+
   const applyLevel = () => {
     const level = mostVerbose(levels.values())
     if (level === undefined || level === appliedLevel) return Effect.void
@@ -174,11 +185,11 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
     listResources: () => mergedListing("resources/list", serverIds, listResourcesOf),
     listResourceTemplates: () => mergedListing("resources/templates/list", serverIds, listTemplatesOf),
     readResource: (uri, options) =>
-      Effect.flatMap(routed(() => routes.route(uri), "resource"), (serverId) =>
+      Effect.flatMap(routeResource(uri), (serverId) =>
         Effect.map(deps.calls.readResource(serverId, uri, options), (contents) =>
           redactResourceContents(contents, redactionsFor(deps.redactions, serverId, uri)))),
     subscribe: (host, uri) =>
-      Effect.flatMap(routed(() => routes.route(uri), "resource"), (serverId) => {
+      Effect.flatMap(routeResource(uri), (serverId) => {
         const entry = subscribers.get(uri)
         if (entry !== undefined) {
           entry.hosts.add(host)

@@ -98,6 +98,10 @@ export const relayed = <A, E, R>(
   })
 }
 
+/** The resume of a first request with answers and no state: the answers go to the server; nothing else does. */
+const unasked = (inputResponses: Readonly<Record<string, unknown>>): Resume | undefined =>
+  Object.keys(inputResponses).length === 0 ? undefined : { inputResponses, requestState: undefined, rounds: 0 }
+
 /** Builds the relay over the gateway's seal and single-use marks (the approval states' own). */
 export const makeInputRelay = (redactions: ReadonlyArray<Redaction>) =>
   Effect.gen(function*() {
@@ -114,7 +118,10 @@ export const makeInputRelay = (redactions: ReadonlyArray<Redaction>) =>
       }
       const resume = (op: Operation): Effect.Effect<Resume | undefined, TransportFailure> => {
         const input = hostInput(options?.assigns)
-        if (input?.requestState === undefined) return Effect.succeed(undefined)
+        if (input === undefined) return Effect.succeed(undefined)
+        // A first request that already brings answers (no state: nothing was asked yet) carries them
+        // to the server as they are; the server reads what it knows and ignores the rest.
+        if (input.requestState === undefined) return Effect.succeed(unasked(input.inputResponses))
         return seal.open(RELAY_PURPOSE, input.requestState).pipe(
           Effect.map(Option.some),
           // A state sealed for another purpose (an approval's) is not a relayed round.

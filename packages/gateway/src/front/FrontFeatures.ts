@@ -4,7 +4,7 @@
  * FeatureForwarder and its answer or typed failure turned into MCP's wire shapes. Every handler of
  * a front server is registered through `admitted`, which applies the door caps (DoorLimits) first.
  */
-import type { OperationOptions } from "@interlock/core"
+import type { OperationOptions, ProtocolError } from "@interlock/core"
 import {
   type HandlerResultTypeMap,
   ProtocolError as WireError,
@@ -20,7 +20,7 @@ import type { Runner } from "./FrontServer.ts"
 import type { HostSession } from "./HostSessions.ts"
 import { type Era, inputRequiredRead, isInputRequired } from "./RequestEra.ts"
 import { requiredData, stateRefusedToWire } from "./WireConvert.ts"
-import { hostErrorCode, resourceNotFound } from "./EraErrorCodes.ts"
+import { hostErrorCode, LEGACY_RESOURCE_NOT_FOUND, resourceNotFound } from "./EraErrorCodes.ts"
 
 /** The capabilities a front server declares: everything, since servers may connect later. */
 export const FRONT_CAPABILITIES = {
@@ -33,6 +33,17 @@ export const FRONT_CAPABILITIES = {
 
 const INVALID_PARAMS = -32602
 
+/**
+ * The data of a server's error on a read, get or completion: the names of the capabilities a -32021
+ * needs, and for a resource the host asked for that the server did not find, that URI (the host's
+ * own, as the revision's resource-not-found error carries it). Nothing else of the server's data.
+ */
+const protocolErrorData = (error: ProtocolError, uri: string | undefined, era: Era): Record<string, unknown> | undefined => {
+  const notFound = uri !== undefined && (error.code === LEGACY_RESOURCE_NOT_FOUND || error.code === INVALID_PARAMS)
+  const data = { ...requiredData(error, era), ...(notFound ? { uri } : {}) }
+  return Object.keys(data).length === 0 ? undefined : data
+}
+
 /** A failed read, get, subscription or completion as the JSON-RPC error the host gets (`uri` for a resource). */
 export const gateFailureToWire = (error: GateFailure, uri?: string, era: Era = "legacy"): WireError => {
   switch (error._tag) {
@@ -40,7 +51,7 @@ export const gateFailureToWire = (error: GateFailure, uri?: string, era: Era = "
       // An unknown resource, numbered as the host's era numbers it, with the URI the host sent as data.
       return error.what === "resource" && uri !== undefined ? resourceNotFound(uri, era) : new WireError(INVALID_PARAMS, `Interlock: ${error.message}`)
     case "ProtocolError":
-      return new WireError(hostErrorCode(error.code, era), error.detail, error.requiredCapabilities === undefined ? undefined : requiredData(error, era))
+      return new WireError(hostErrorCode(error.code, era), error.detail, protocolErrorData(error, uri, era))
     case "Denied":
       return new WireError(-32600, `Interlock: ${error.message}`)
     case "StateRefused":
