@@ -47,7 +47,8 @@ export class HeaderMismatch extends Schema.TaggedError<HeaderMismatch>()("Header
   }
 }
 
-// RFC 9110 token: a single character class, so linear.
+// RFC 9110 token: a single character class, so linear; a longer name than this is no header a host sends.
+const MAX_HEADER_NAME = 256
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const SENTINEL_PREFIX = "=?base64?"
 const SENTINEL_SUFFIX = "?="
@@ -65,7 +66,7 @@ export const declaredHeaders = (inputSchema: unknown): ReadonlyArray<ParamHeader
     for (const [key, child] of Object.entries(schema.properties)) {
       if (!isObject(child)) continue
       const name = child["x-mcp-header"]
-      if (typeof name === "string" && name.length <= 256 && TOKEN.test(name)) found.push({ path: [...path, key], name })
+      if (typeof name === "string" && name.length <= MAX_HEADER_NAME && TOKEN.test(name)) found.push({ path: [...path, key], name })
       visit(child, [...path, key])
     }
   }

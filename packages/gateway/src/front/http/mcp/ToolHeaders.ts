@@ -5,7 +5,8 @@
  * its body (ParamHeaders.ts) before the SDK's handler, the pipeline or the audit see it. A call to a
  * server none of whose listings it has seen lists that server first (one listing at a time). When
  * that listing fails the call goes on unchecked: the gateway acts on the body alone, and a server
- * that cannot list its tools fails the call on its own path, audited.
+ * that cannot list its tools fails the call on its own path, audited. The gate runs before the
+ * SDK's own checks, so a call that also fails its standard headers or envelope is answered here.
  */
 import type { Principal } from "@interlock/core"
 import { Effect } from "effect"
@@ -36,7 +37,8 @@ export const makeToolHeaders = (deps: FrontDeps, principal: Principal | undefine
     for (const tool of tools) {
       let table = servers.get(tool.serverId)
       if (table === undefined) servers.set(tool.serverId, table = new Map())
-      const declared = declaredHeaders(listedTool(deps, tool)?.inputSchema)
+      // Redaction only rewrites what a schema says: one that declares nothing before it declares nothing after.
+      const declared = declaredHeaders(tool.inputSchema).length === 0 ? [] : declaredHeaders(listedTool(deps, tool)?.inputSchema)
       if (declared.length > 0) table.set(tool.name, declared)
     }
   }
