@@ -8,7 +8,7 @@
  * request of a 2026-07-28 host over HTTP, whose unsolicited notifications go through
  * `subscriptions/listen` (ListenBridge.ts); a modern server asks its host nothing.
  */
-import type { CallError, Principal } from "@interlock/core"
+import type { CallError, Principal, Tool } from "@interlock/core"
 import { ProtocolError as WireError, Server, type ServerContext } from "@modelcontextprotocol/server"
 import { Effect, Result } from "effect"
 import { type Elicit, ELICIT_KEY } from "../calls/Approver.ts"
@@ -97,6 +97,10 @@ export const CACHE_HINTS = {
   "server/discover": { ttlMs: 60_000, cacheScope: "private" }
 } as const
 
+/** A server's tool as a host's listing shows it: under its host-side name, redacted; undefined when redaction hides it. */
+export const listedTool = (deps: FrontDeps, tool: Tool) =>
+  redactDefinition(toWireTool(tool, deps.namespace.expose(tool.serverId, tool.name)), redactionsFor(deps.redactions, tool.serverId, tool.name))
+
 /**
  * Builds the MCP server for one host connection, or (`connection` false) for one request;
  * `principal` is who it authenticated as, `era` the revision it serves.
@@ -122,7 +126,7 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
     deps.run(
       Effect.map(deps.calls.listTools(undefined, options), (tools) => ({
         tools: orderTools(tools, deps.namespace.expose).flatMap((tool) => {
-          const listed = redactDefinition(toWireTool(tool, deps.namespace.expose(tool.serverId, tool.name)), redactionsFor(deps.redactions, tool.serverId, tool.name))
+          const listed = listedTool(deps, tool)
           return listed === undefined ? [] : [listed]
         }),
         // Read after the listing, so the hints are those of the lists just merged.

@@ -2,7 +2,8 @@
  * The 2026-07-28 half of `/mcp`: no session, each request served by itself. The SDK's own modern
  * handler (createMcpHandler with `legacy: "reject"`: McpRoute keeps 2025 traffic on the sessions)
  * checks the request's `_meta` envelope (protocol version, client info and capabilities), the
- * MCP-Protocol-Version, Mcp-Method and Mcp-Name headers against the body (a mismatch is refused),
+ * MCP-Protocol-Version, Mcp-Method and Mcp-Name headers against the body (a mismatch is refused;
+ * a tools/call's Mcp-Param-* headers are checked before it, by ToolHeaders.ts),
  * answers `server/discover`, stamps `resultType` and the cache hints, and serves
  * `subscriptions/listen`; a fresh front server (FrontServer.ts, era modern) for the request's own
  * principal serves everything else through the same calls pipeline as a session does. The guard
@@ -21,6 +22,7 @@ import {
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { makeFrontServer, type FrontDeps } from "../../FrontServer.ts"
 import { type ListenBridge, makeListenBridge } from "./ListenBridge.ts"
+import { makeToolHeaders, refuseCall, type ToolHeaders } from "./ToolHeaders.ts"
 
 /** The most `subscriptions/listen` streams one principal (the anonymous one counts as one) may have open at once. */
 export const MAX_LISTENS_PER_PRINCIPAL = 32
@@ -93,13 +95,12 @@ const withUris = (body: Record<string, unknown>, kept: ReadonlyArray<string>): R
 interface PrincipalFront {
   readonly handler: McpHttpHandler
   readonly bridge: ListenBridge
+  readonly headers: ToolHeaders
 }
 
 /** The modern front over a gateway's front deps. */
 export const makeModernFront = (deps: FrontDeps): ModernFront => {
   const fronts = new Map<string | undefined, PrincipalFront>()
-  // One request, one server, for the principal the guard found for it.
-  const factory = (ctx: McpRequestContext) => makeFrontServer(deps, principalOf(ctx), "modern", false)
   const frontOf = (principal: Principal | undefined): PrincipalFront => {
     const known = fronts.get(principal?.id)
     if (known !== undefined) return known
@@ -108,14 +109,17 @@ export const makeModernFront = (deps: FrontDeps): ModernFront => {
       for (const [id, front] of fronts) if (front.bridge.idle()) fronts.delete(id)
     }
     const bridge = makeListenBridge(deps)
+    const headers = makeToolHeaders(deps, principal)
+    // One request, one server, for the principal the guard found for it; its listings teach the Mcp-Param-* gate.
+    const factory = (ctx: McpRequestContext) => makeFrontServer(headers.deps, principalOf(ctx), "modern", false)
     const handler = createMcpHandler(factory, { legacy: "reject", bus: bridge.bus, maxSubscriptions: MAX_LISTENS_PER_PRINCIPAL })
-    const front = { handler, bridge }
+    const front = { handler, bridge, headers }
     fronts.set(principal?.id, front)
     return front
   }
 
   const serve = async (req: IncomingMessage, res: ServerResponse, body: unknown, principal: Principal | undefined) => {
-    const { handler, bridge } = frontOf(principal)
+    const { handler, bridge, headers } = frontOf(principal)
     const gone = new AbortController()
     // Only a host that goes away before its answer is written cancels (an abort costs a DOMException per request).
     res.once("close", () => {
@@ -123,6 +127,11 @@ export const makeModernFront = (deps: FrontDeps): ModernFront => {
     })
     const authInfo: AuthInfo = { token: "", clientId: principal?.id ?? "anonymous", scopes: [], extra: { [PRINCIPAL_KEY]: principal } }
     const request = webRequest(req, gone.signal)
+    // SEP-2243: a call whose Mcp-Param-* headers disagree with its body reaches nothing (ToolHeaders.ts).
+    if (isObject(body) && body.method === "tools/call") {
+      const refused = await headers.refusal(req, body)
+      if (refused !== undefined) return refuseCall(res, body.id, refused)
+    }
     if (!isObject(body) || body.method !== "subscriptions/listen" || !isObject(body.params) || !isObject(body.params.notifications)) {
       return writeResponse(await handler.fetch(request, { parsedBody: body, authInfo }), res)
     }
