@@ -27,6 +27,7 @@ import { CALL_ID_META, failureToWire, toWireResult, toWireTool } from "./WireCon
 import { type Era, inputRequiredCall, isInputRequired, requestAssigns, requestLogLevel } from "./RequestEra.ts"
 import { requestNotify } from "./RequestLog.ts"
 import { orderTools } from "../calls/ToolOrder.ts"
+import { exposeContentUris, exposeTool } from "../governance/AppUris.ts"
 import type { CacheHint } from "../calls/CacheHints.ts"
 
 /** Runs an Effect for a request; the signal interrupts it. */
@@ -123,7 +124,8 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
       Effect.map(deps.calls.listTools(undefined, options), (tools) => ({
         tools: orderTools(tools, deps.namespace.expose).flatMap((tool) => {
           const listed = redactDefinition(toWireTool(tool, deps.namespace.expose(tool.serverId, tool.name)), redactionsFor(deps.redactions, tool.serverId, tool.name))
-          return listed === undefined ? [] : [listed]
+          // MCP Apps: the tool's UI resource URI as the host reads it through the gateway.
+          return listed === undefined ? [] : [exposeTool(deps.namespace, tool.serverId, listed)]
         }),
         // Read after the listing, so the hints are those of the lists just merged.
         ...(era === "modern" && deps.toolsCacheHint !== undefined ? deps.toolsCacheHint() : {})
@@ -177,7 +179,9 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
           return failure(result.failure, callId, era)
         }
         deps.features.noteResult(target.serverId, result.success.content)
-        return toWireResult(result.success)
+        const wire = toWireResult(result.success)
+        const content = exposeContentUris(deps.namespace, target.serverId, wire.content)
+        return content === wire.content ? wire : { ...wire, content: [...content] }
       })
       .finally(end)
   })
