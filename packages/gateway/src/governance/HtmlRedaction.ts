@@ -29,6 +29,8 @@ export const safeReplacement = (replacement: string): string => {
   return out.length > 0 ? out : FALLBACK
 }
 
+const startsWithLetter = (text: string) => ((text.charCodeAt(0) | 32) >= 97 && (text.charCodeAt(0) | 32) <= 122)
+
 /** Masks one finder's matches in `html`, or undefined when a match covers markup that is not syntax. */
 const maskHtml = (html: string, finder: Finder, replacement: string): string | undefined => {
   const found = ranges(html, finder)
@@ -49,7 +51,7 @@ const maskHtml = (html: string, finder: Finder, replacement: string): string | u
         masking = false
       } else if (!masking) {
         // A "<" of text followed by a letter would open a tag: a space keeps it text.
-        if (part === Part.Text && out.endsWith("<") && /^[A-Za-z]/.test(replacement)) out += " "
+        if (part === Part.Text && out.endsWith("<") && startsWithLetter(replacement)) out += " "
         out += replacement
         masking = true
       }
