@@ -4,7 +4,10 @@ import { digestJson } from "./Canonical.ts"
 
 const fingerprints = new WeakMap<object, string>()
 
-/** A tool definition. `annotations` carries MCP hints such as destructiveHint and readOnlyHint. */
+/**
+ * A tool definition. `annotations` carries MCP hints such as destructiveHint and readOnlyHint;
+ * `meta` is the server's `_meta` (an extension's data, such as MCP Apps' `ui`).
+ */
 export class Tool extends Schema.Class<Tool>("@interlock/core/Tool")({
   serverId: Schema.String,
   name: Schema.String,
@@ -12,7 +15,8 @@ export class Tool extends Schema.Class<Tool>("@interlock/core/Tool")({
   description: Schema.optional(Schema.String),
   inputSchema: Schema.JsonObject,
   outputSchema: Schema.optional(Schema.JsonObject),
-  annotations: Schema.optional(Schema.JsonObject)
+  annotations: Schema.optional(Schema.JsonObject),
+  meta: Schema.optional(Schema.JsonObject)
 }) {
   /** SHA-256 over the canonical JSON of the definition (everything but serverId). */
   get fingerprint(): string {

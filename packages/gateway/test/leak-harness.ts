@@ -147,14 +147,15 @@ export const recordingModernHttpClient = (url: string) =>
     return { client, received }
   })
 
-/** A recording host client over the gateway's stdio front (serveStdio on in-process streams, run in the scope). */
-export const recordingStdioClient = (gateway: GatewayShape) =>
+/** A recording host client over the gateway's stdio front (serveStdio on in-process streams, run in the scope); `modern` pins 2026-07-28. */
+export const recordingStdioClient = (gateway: GatewayShape, modern = false) =>
   Effect.gen(function*() {
     const received: Received = { raw: [], messages: [] }
     const input = new PassThrough()
     const output = new PassThrough()
     yield* Effect.forkScoped(serveStdio({ input, output }).pipe(Effect.provideService(Gateway, gateway)))
-    const client = yield* connected(new Recording(new StreamTransport(input, output, received.raw), received))
+    const options = modern ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } as const : {}
+    const client = yield* connected(new Recording(new StreamTransport(input, output, received.raw), received), options)
     return { client, received }
   })
 

@@ -36,7 +36,8 @@ export const toTools = (serverId: string, tools: ReadonlyArray<SdkTool>): Array<
       description: tool.description,
       inputSchema: tool.inputSchema,
       outputSchema: tool.outputSchema,
-      annotations: tool.annotations
+      annotations: tool.annotations,
+      meta: tool._meta
     })
     if (Exit.isFailure(decoded)) {
       return new ProtocolError({ serverId, code: -32603, detail: `tool ${JSON.stringify(tool.name)} has a definition that is not valid JSON` })

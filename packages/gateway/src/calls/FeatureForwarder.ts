@@ -1,7 +1,8 @@
 /**
  * The FeatureForwarder: every MCP feature beyond tools, between the gateway's hosts and its
  * servers. Listings are merged across servers (prompt names namespaced like tools, resource URIs
- * unchanged and routed by ResourceRoutes); reads and gets pass core's gates (resourceRead and
+ * unchanged and routed by ResourceRoutes, but MCP Apps' `ui://` URIs, namespaced like prompts by
+ * AppUris.ts); reads and gets pass core's gates (resourceRead and
  * promptGet hooks) and the config's redactions; subscriptions are shared, so a server sees one
  * subscription however many hosts follow a URI; the logging level a server gets is the most
  * verbose one any host asked for. Server notifications fan out to the hosts that want them.
@@ -18,6 +19,7 @@ import { redactingFeatures } from "../front/RedactingFeatures.ts"
 import { type Redaction, redactionsFor, redactJson } from "../governance/Redactor.ts"
 import { mergedListing } from "./MergedListing.ts"
 import { linkedUris, ResourceRoutes } from "../front/http/ResourceRoutes.ts"
+import { exposeContentsUris, exposeUiUri, exposeUriAt, resolveUiUri, type UiTarget } from "../governance/AppUris.ts"
 
 /** No server claims what the host named (a resource URI, a prompt, a completion reference). */
 export class Unrouted extends Schema.TaggedError<Unrouted>()("Unrouted", {
@@ -54,6 +56,7 @@ export interface ForwarderDeps {
   readonly features: HubFeaturesShape
   readonly calls: GatewayCallsShape
   readonly hosts: HostSessionsShape
+  /** Prompt names, and `ui://` URIs, toward the host. */
   readonly prompts: Namespace
   /** The redactions in force (read on each use: a reload may replace them). */
   readonly redactions: ReadonlyArray<Redaction>
@@ -81,7 +84,8 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
   const { serverIds, hosts } = deps
   const features = redactingFeatures(deps.features, () => deps.redactions)
   const routes = new ResourceRoutes(serverIds)
-  const subscribers = new Map<string, { readonly serverId: string; readonly hosts: Set<HostSession> }>()
+  // By the URI the host subscribed to; `uri` is the one the server knows (they differ for a namespaced `ui://` URI).
+  const subscribers = new Map<string, { readonly serverId: string; readonly uri: string; readonly hosts: Set<HostSession> }>()
   const levels = new Map<HostSession, LoggingLevel>()
   let appliedLevel: LoggingLevel | undefined
 
@@ -91,12 +95,12 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
   const listResourcesOf = (serverId: string) =>
     Effect.map(
       Effect.tap(features.listResources(serverId), (resources) => Effect.sync(() => routes.listed(serverId, resources.map((r) => r.uri)))),
-      (resources) => redactListed(serverId, resources, (r) => r.uri)
+      (resources) => redactListed(serverId, resources, (r) => r.uri).map((r) => exposeUriAt(deps.prompts, serverId, r, "uri"))
     )
   const listTemplatesOf = (serverId: string) =>
     Effect.map(
       Effect.tap(features.listResourceTemplates(serverId), (templates) => Effect.sync(() => routes.templates(serverId, templates.map((t) => t.uriTemplate)))),
-      (templates) => redactListed(serverId, templates, (t) => t.uriTemplate)
+      (templates) => redactListed(serverId, templates, (t) => t.uriTemplate).map((t) => exposeUriAt(deps.prompts, serverId, t, "uriTemplate"))
     )
 
   /** Routes by what is known; on a miss, asks every reachable server again once. */
@@ -125,6 +129,14 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
         : Effect.flatMap(Effect.orElseSucceed(features.capabilities(sole), () => ({})), (offered) =>
           "resources" in offered && offered.resources !== undefined ? Effect.succeed(sole) : Effect.fail(unrouted)))
 
+  /** The server of a host-side resource URI and the URI it knows: a namespaced `ui://` URI by its prefix, any other by the routes. */
+  const routedUri = (uri: string, what: Unrouted["what"] = "resource"): Effect.Effect<UiTarget, TransportFailure | Unrouted> => {
+    const ui = resolveUiUri(deps.prompts, uri)
+    if (ui === "Unnamed") return Effect.fail(new Unrouted({ what }))
+    if (ui !== undefined) return Effect.succeed(ui)
+    return Effect.map(what === "resource" ? routeResource(uri) : routed(() => routes.templateOwner(uri), what), (serverId) => ({ serverId, uri }))
+  }
+
   const applyLevel = () => {
     const level = mostVerbose(levels.values())
     if (level === undefined || level === appliedLevel) return Effect.void
@@ -138,11 +150,12 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
   const onNotification = (notification: HubNotification) => {
     switch (notification.method) {
       case "notifications/resources/updated": {
-        const entry = subscribers.get(notification.params.uri)
+        const uri = exposeUiUri(deps.prompts, notification.serverId, notification.params.uri)
+        const entry = subscribers.get(uri)
         if (entry !== undefined && entry.serverId === notification.serverId) {
           // The URI is the one the hosts subscribed to; anything else the server added passes the redactions.
           const params = redactJson(notification.params, redactionsFor(deps.redactions, entry.serverId, notification.params.uri))
-          for (const host of entry.hosts) send(host, notification.method, { ...params, uri: notification.params.uri })
+          for (const host of entry.hosts) send(host, notification.method, { ...params, uri })
         }
         return
       }
@@ -178,27 +191,30 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
     const entry = subscribers.get(uri)
     if (entry === undefined || !entry.hosts.delete(host) || entry.hosts.size > 0) return Effect.void
     subscribers.delete(uri)
-    return features.unsubscribe(entry.serverId, uri)
+    return features.unsubscribe(entry.serverId, entry.uri)
   }
 
   const forwarder: FeatureForwarderShape = {
     listResources: () => mergedListing("resources/list", serverIds, listResourcesOf),
     listResourceTemplates: () => mergedListing("resources/templates/list", serverIds, listTemplatesOf),
     readResource: (uri, options) =>
-      Effect.flatMap(routeResource(uri), (serverId) =>
-        Effect.map(deps.calls.readResource(serverId, uri, options), (contents) =>
-          redactResourceContents(contents, redactionsFor(deps.redactions, serverId, uri)))),
+      Effect.flatMap(routedUri(uri), (target) =>
+        Effect.map(deps.calls.readResource(target.serverId, target.uri, options), (contents) => {
+          const read = redactResourceContents(contents, redactionsFor(deps.redactions, target.serverId, target.uri))
+          const shown = exposeContentsUris(deps.prompts, target.serverId, read.contents)
+          return shown === read.contents ? read : { ...read, contents: shown }
+        })),
     subscribe: (host, uri) =>
-      Effect.flatMap(routeResource(uri), (serverId) => {
+      Effect.flatMap(routedUri(uri), (target) => {
         const entry = subscribers.get(uri)
         if (entry !== undefined) {
           entry.hosts.add(host)
           return Effect.void
         }
-        return Effect.tap(features.subscribe(serverId, uri), () =>
+        return Effect.tap(features.subscribe(target.serverId, target.uri), () =>
           Effect.sync(() => {
             const now = subscribers.get(uri)
-            if (now === undefined) subscribers.set(uri, { serverId, hosts: new Set([host]) })
+            if (now === undefined) subscribers.set(uri, { ...target, hosts: new Set([host]) })
             else now.hosts.add(host)
           }))
       }),
@@ -224,7 +240,7 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
         if (target === undefined) return Effect.fail(new Unrouted({ what: "reference" }))
         return features.complete(target.serverId, { ...params, ref: { ...ref, name: target.name } })
       }
-      return Effect.flatMap(routed(() => routes.templateOwner(ref.uri), "reference"), (serverId) => features.complete(serverId, params))
+      return Effect.flatMap(routedUri(ref.uri, "reference"), (target) => features.complete(target.serverId, { ...params, ref: { ...ref, uri: target.uri } }))
     },
     setLoggingLevel: (host, level) =>
       Effect.suspend(() => {

@@ -27,6 +27,7 @@ import { CALL_ID_META, failureToWire, toWireResult, toWireTool } from "./WireCon
 import { type Era, inputRequiredCall, isInputRequired, requestAssigns, requestLogLevel } from "./RequestEra.ts"
 import { requestNotify } from "./RequestLog.ts"
 import { orderTools } from "../calls/ToolOrder.ts"
+import { exposeContentUris, exposeTool } from "../governance/AppUris.ts"
 import type { CacheHint } from "../calls/CacheHints.ts"
 
 /** Runs an Effect for a request; the signal interrupts it. */
@@ -98,8 +99,11 @@ export const CACHE_HINTS = {
 } as const
 
 /** A server's tool as a host's listing shows it: under its host-side name, redacted; undefined when redaction hides it. */
-export const listedTool = (deps: FrontDeps, tool: Tool) =>
-  redactDefinition(toWireTool(tool, deps.namespace.expose(tool.serverId, tool.name)), redactionsFor(deps.redactions, tool.serverId, tool.name))
+export const listedTool = (deps: FrontDeps, tool: Tool) => {
+  const listed = redactDefinition(toWireTool(tool, deps.namespace.expose(tool.serverId, tool.name)), redactionsFor(deps.redactions, tool.serverId, tool.name))
+  // MCP Apps: the tool's UI resource URI as the host reads it through the gateway.
+  return listed === undefined ? undefined : exposeTool(deps.namespace, tool.serverId, listed)
+}
 
 /**
  * Builds the MCP server for one host connection, or (`connection` false) for one request;
@@ -181,7 +185,9 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
           return failure(result.failure, callId, era)
         }
         deps.features.noteResult(target.serverId, result.success.content)
-        return toWireResult(result.success)
+        const wire = toWireResult(result.success)
+        const content = exposeContentUris(deps.namespace, target.serverId, wire.content)
+        return content === wire.content ? wire : { ...wire, content: [...content] }
       })
       .finally(end)
   })

@@ -23,6 +23,7 @@ export const toWireTool = (tool: Tool, name: string): WireTool => {
   if (tool.description !== undefined) out.description = tool.description
   if (tool.outputSchema !== undefined) out.outputSchema = tool.outputSchema as WireTool["outputSchema"]
   if (tool.annotations !== undefined) out.annotations = tool.annotations
+  if (tool.meta !== undefined) out._meta = tool.meta
   return out
 }
 

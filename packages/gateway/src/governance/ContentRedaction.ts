@@ -6,6 +6,7 @@
  * split across two blocks is still found.
  */
 import { redactJson, redactPieces, type Redaction, redactText } from "./Redactor.ts"
+import { isHtmlEntry, redactHtml } from "./HtmlRedaction.ts"
 
 type Json = Record<string, unknown>
 
@@ -32,9 +33,23 @@ const keepingBase64 = (node: Json, key: string, redactions: ReadonlyArray<Redact
   return out === rest ? node : { ...out, [key]: payload }
 }
 
-/** Redacts one resource contents entry (`uri` plus `text` or `blob`): a base64 `blob` is exempt. */
-export const redactResourceEntry = (entry: unknown, redactions: ReadonlyArray<Redaction>): unknown =>
-  isObject(entry) ? keepingBase64(entry, "blob", redactions) : redactJson(entry, redactions)
+/** An HTML entry's text redacted as HTML (HtmlRedaction.ts), so that the document stays well-formed; the rest as JSON. */
+const redactHtmlEntry = (entry: Json & { readonly text: string }, redactions: ReadonlyArray<Redaction>): Json => {
+  const { text, ...rest } = entry
+  const out = redactJson(rest, redactions)
+  const html = redactHtml(text, redactions)
+  return out === rest && html === text ? entry : { ...out, text: html }
+}
+
+/**
+ * Redacts one resource contents entry (`uri` plus `text` or `blob`): a base64 `blob` is exempt;
+ * an HTML `text` (an MCP Apps page) is redacted without breaking its markup.
+ */
+export const redactResourceEntry = (entry: unknown, redactions: ReadonlyArray<Redaction>): unknown => {
+  if (!isObject(entry)) return redactJson(entry, redactions)
+  if (typeof entry.text === "string" && isHtmlEntry(entry.mimeType, entry.uri)) return redactions.length === 0 ? entry : redactHtmlEntry(entry as Json & { readonly text: string }, redactions)
+  return keepingBase64(entry, "blob", redactions)
+}
 
 /** Redacts one content block on its own (text blocks included, but not joined with neighbours). */
 export const redactBlock = (block: unknown, redactions: ReadonlyArray<Redaction>): unknown => {

@@ -76,7 +76,7 @@ export const compileRedactions = (entries: ReadonlyArray<RedactConfig>): Readonl
 }
 
 /** The [start, end) ranges a finder masks in a text, in order, none empty. */
-const ranges = (text: string, finder: Finder): Array<readonly [number, number]> => {
+export const ranges = (text: string, finder: Finder): Array<readonly [number, number]> => {
   const out: Array<readonly [number, number]> = []
   const matcher = finder.regex.matcher(text)
   while (matcher.find()) {
