@@ -14,6 +14,7 @@ import { type AuditError, AuditStore, type AuditStoreShape } from "./audit/Audit
 import { makeFeatureForwarder } from "./calls/FeatureForwarder.ts"
 import { DEFAULT_MAX_ARG_BYTES } from "./front/http/DoorLimits.ts"
 import type { FrontDeps } from "./front/FrontServer.ts"
+import { makeGatewayTasks } from "./calls/GatewayTasks.ts"
 import { cacheHintOf, listsPerPrincipal, mergeCacheHints } from "./calls/CacheHints.ts"
 import { HostSessions, hostRequestsLayer } from "./front/HostSessions.ts"
 import { mergedListing } from "./calls/MergedListing.ts"
@@ -166,7 +167,8 @@ const make = (plan: Plan, held: { inForce?: ConfigInForce }) =>
         mergeCacheHints(hub.serverIds.map((id) => {
           const hint = hub.toolsCacheHint(id)
           return hint === undefined ? undefined : cacheHintOf(hint)
-        }), listsPerPrincipal(inForce.current().plan))
+        }), listsPerPrincipal(inForce.current().plan)),
+      tasks: { registry: makeGatewayTasks(), request: hub.task }
     }
     return Gateway.of({
       get plan() {

@@ -108,9 +108,9 @@ export const runRequirements = (url: string, revision: Revision, timeoutMs = 600
     (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
   )
 
-/** Runs one scenario at `specVersion` with `--verbose`, which prints every check and its error. */
-export const runScenario = (url: string, specVersion: Revision, scenario: string, timeoutMs = 120_000): Effect.Effect<ScenarioRun> =>
-  Effect.map(run(["server", "--url", url, "--spec-version", specVersion, "--scenario", scenario, "--verbose"], timeoutMs), (output) => {
+/** Runs one scenario at `specVersion` with `--verbose`, which prints every check and its error; `force` runs an extension's scenario, which is on no spec timeline. */
+export const runScenario = (url: string, specVersion: Revision, scenario: string, timeoutMs = 120_000, force = false): Effect.Effect<ScenarioRun> =>
+  Effect.map(run(["server", "--url", url, "--spec-version", specVersion, "--scenario", scenario, "--verbose", ...(force ? ["--force"] : [])], timeoutMs), (output) => {
     const counts = /Passed: (\d+)\/\d+, (\d+) failed, (\d+) warnings/.exec(output)
     const [passed, failed, warnings] = counts === null ? [0, -1, -1] : counts.slice(1).map(Number)
     return { scenario, passed, failed, warnings, output }

@@ -6,6 +6,7 @@
 import type { CallToolResult, GetPromptResult, ReadResourceResult, Tool as SdkTool } from "@modelcontextprotocol/client"
 import { PromptResult, ProtocolError, ResourceContents, Tool, ToolResult } from "@interlock/core"
 import { Exit, Schema } from "effect"
+import { carriedTask, TASK_META } from "./TaskResult.ts"
 
 const isPlainObject = (u: unknown): u is Record<string, never> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
@@ -15,13 +16,17 @@ const isPlainObject = (u: unknown): u is Record<string, never> =>
  * models objects only. Built as a plain record on ToolResult's prototype, the instance `new` makes
  * once the fields are parsed: `new ToolResult(fields, { disableChecks: true })` would re-parse the content.
  */
-export const toToolResult = (result: CallToolResult): ToolResult =>
-  Object.assign(Object.create(ToolResult.prototype), {
+export const toToolResult = (result: CallToolResult): ToolResult => {
+  // A CreateTaskResult (SEP-2663), as carryTask rewrote it: no content yet, the server's task in meta.
+  const task = carriedTask(result._meta)
+  if (task !== undefined) return Object.assign(Object.create(ToolResult.prototype), { content: [], meta: { [TASK_META]: task } })
+  return Object.assign(Object.create(ToolResult.prototype), {
     content: result.content,
     structuredContent: isPlainObject(result.structuredContent) ? result.structuredContent : undefined,
     isError: result.isError,
     meta: result._meta
   })
+}
 
 const decodeTool = Schema.decodeUnknownExit(Tool)
 

@@ -3,6 +3,7 @@
  * with its code and message; everything about delivery (spawn, connection, close, HTTP status)
  * becomes a TransportError. Details are written here and never include arguments or results.
  */
+import { TASKS_EXTENSION } from "./TaskResult.ts"
 import { ProtocolError as SdkProtocolError, SdkError, SdkErrorCode, UnauthorizedError } from "@modelcontextprotocol/client"
 import { ProtocolError, TransportError } from "@interlock/core"
 
@@ -49,7 +50,9 @@ const CAPABILITY_NAME = /^[A-Za-z][\w./-]{0,63}$/
 const capabilityNames = (data: unknown): ReadonlyArray<string> | undefined => {
   const required = (data as { requiredCapabilities?: unknown } | undefined)?.requiredCapabilities
   if (typeof required !== "object" || required === null || Array.isArray(required)) return undefined
-  const names = Object.keys(required).filter((name) => CAPABILITY_NAME.test(name)).slice(0, 8)
+  // The one extension the hub carries is named by its identifier (TaskResult.ts); other extensions stay "extensions".
+  const tasks = (required as { extensions?: Record<string, unknown> }).extensions?.[TASKS_EXTENSION] !== undefined
+  const names = Object.keys(required).filter((name) => CAPABILITY_NAME.test(name)).map((name) => (name === "extensions" && tasks ? TASKS_EXTENSION : name)).slice(0, 8)
   return names.length === 0 ? undefined : names
 }
 

@@ -33,6 +33,7 @@ import { NO_SDK_TIMEOUT, type Session } from "./Session.ts"
 import { SharedPins } from "./SharedPins.ts"
 import { currentCaller } from "./TracedCaller.ts"
 import { type ToolChange, ToolPins } from "./ToolPins.ts"
+import { makeTaskRequest, type TaskRequest } from "./TaskRequests.ts"
 
 /** What the hub knows about one server's connection. */
 export interface ServerStatus {
@@ -58,6 +59,8 @@ export interface McpHubShape {
   readonly features: HubFeaturesShape
   /** The cache hints of a server's latest tools/list, when a 2026-07-28 session gave them. */
   readonly toolsCacheHint: (serverId: string) => ListCacheHint | undefined
+  /** Sends a tasks method (SEP-2663) to a server's 2026-07-28 session, for the current caller (TaskRequests.ts). */
+  readonly task: TaskRequest
 }
 
 /** The name of the counter of tool definitions that changed after they were pinned. */
@@ -287,7 +290,8 @@ const make = (options: HubOptions) =>
       },
       transport,
       features: makeHubFeatures(slots, listeners),
-      toolsCacheHint: (serverId) => slots.get(serverId)?.toolsCacheHint
+      toolsCacheHint: (serverId) => slots.get(serverId)?.toolsCacheHint,
+      task: makeTaskRequest((serverId, use) => withCallerSession(slots, serverId, (slot, session) => use(slot, session)))
     })
   })
 

@@ -8,6 +8,7 @@
  * delivered unchanged, so a non-string resultType or `input_required` still behaves as before.
  */
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
+import { carryTask } from "./TaskResult.ts"
 
 type Handler = NonNullable<Transport["onmessage"]>
 
@@ -15,8 +16,11 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 
 /** The message with `resultType: "complete"` added when it is a response whose result object has no resultType; otherwise the message itself. */
 export const withDefaultResultType = <M extends JSONRPCMessage>(message: M): M => {
-  const result: unknown = (message as { readonly result?: unknown }).result
-  if (!isRecord(result) || "resultType" in result || !("id" in message)) return message
+  const given: unknown = (message as { readonly result?: unknown }).result
+  if (!isRecord(given) || !("id" in message)) return message
+  // A CreateTaskResult, which the SDK would refuse, arrives carried in _meta (TaskResult.ts).
+  const result = carryTask(given)
+  if ("resultType" in result) return result === given ? message : { ...message, result }
   return { ...message, result: { ...result, resultType: "complete" } }
 }
 

@@ -25,6 +25,8 @@ export {
 export type { HubFeaturesShape } from "./HubFeatures.ts"
 export { type HubListener, type HubNotification, LIST_CHANGED } from "./HubNotification.ts"
 export { SharedPins, type SharedPinsShape } from "./SharedPins.ts"
+export { carriedTask, TASK_META, TASKS_EXTENSION } from "./TaskResult.ts"
+export type { TaskMethod, TaskRequest } from "./TaskRequests.ts"
 export { McpHub, type McpHubShape, type ServerStatus, TOOL_CHANGES_METRIC } from "./McpHub.ts"
 export * as McpTransport from "./McpTransport.ts"
 export { formatTraceparent, isBaggage, isTracestate, MAX_BAGGAGE, MAX_TRACESTATE, parseTraceparent, type TraceParent } from "./TraceContext.ts"

@@ -34,6 +34,7 @@ import { makeInputRelay, relayed as relayedRead } from "./InputRelay.ts"
 import { ApprovalQueue } from "./ApprovalQueue.ts"
 import { hostInput, type InputRequired, requiredInput } from "./InputRound.ts"
 import { refusedState, type StateRefused } from "./StateRefused.ts"
+import { taskAuditOf } from "./TaskAudit.ts"
 import { type AuditFields, GATEWAY_INSTANCE, PENDING, trustedRecord } from "../audit/AuditRecord.ts"
 import { type AuditError, AuditStore } from "../audit/AuditStore.ts"
 import type { Plan } from "../config/Plan.ts"
@@ -235,6 +236,21 @@ const make = (plan: Plan) =>
             return rowId === undefined ? store.record(record) : store.complete(rowId, record)
           }
           const sent = rowId !== undefined
+          const task = Exit.isSuccess(exit) && rowId !== undefined ? taskAuditOf(options?.assigns, exit.value.meta) : undefined
+          if (Exit.isSuccess(exit) && task !== undefined) {
+            // A server's task: the row stays pending until the task ends (TaskAudit.ts), and then says how.
+            const receipt = exit.value.receipt
+            task.settle = (ending) =>
+              Effect.flatMap(Clock.currentTimeMillis, (now) => {
+                const fields: Pick<AuditFields, "outcome" | "durationMs"> & Partial<AuditFields> = { outcome: ending.outcome, sent: true, durationMs: now - started }
+                if (receipt !== undefined) receiptFields(fields, receipt)
+                fields.outcome = ending.outcome
+                if (ending.error !== undefined) fields.error = ending.error
+                if (full && ending.result !== undefined) fields.result = captured(() => redactJson(ending.result, redactionsOf(input.serverId, input.name)) as AuditFields["result"])
+                return store.complete(rowId as number, row(fields))
+              })
+            return exit.value
+          }
           if (Exit.isSuccess(exit)) {
             yield* complete({ receipt: exit.value.receipt, sent, result: exit.value })
             return exit.value

@@ -7,7 +7,7 @@
  * it fails, silently: never an error, never logged. The call path makes the host's span the parent
  * of the gateway's spans; toward the server the traceparent then names the gateway's own span.
  */
-import { isBaggage, isTracestate, parseTraceparent } from "@interlock/mcp"
+import { isBaggage, isTracestate, parseTraceparent, TASKS_EXTENSION } from "@interlock/mcp"
 import {
   BAGGAGE_META_KEY,
   CLIENT_CAPABILITIES_META_KEY,
@@ -40,11 +40,14 @@ const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof 
 export const hostMeta = (
   declared: unknown,
   client: { readonly name: string; readonly version: string } | undefined,
-  carried: ReadonlyArray<Carried>
+  carried: ReadonlyArray<Carried>,
+  tasks = false
 ): Readonly<Record<string, unknown>> => {
   const capabilities: Record<string, unknown> = {}
   if (isRecord(declared)) {
     for (const name of carried) if (isRecord(declared[name])) capabilities[name] = declared[name]
+    // The tasks extension, when the gateway carries it for this host (a 2026-07-28 one: TaskFront.ts).
+    if (tasks && isRecord(declared.extensions) && isRecord(declared.extensions[TASKS_EXTENSION])) capabilities.extensions = { [TASKS_EXTENSION]: {} }
   }
   return client === undefined
     ? { [CLIENT_CAPABILITIES_META_KEY]: capabilities }

@@ -29,6 +29,8 @@ import { requestNotify } from "./RequestLog.ts"
 import { orderTools } from "../calls/ToolOrder.ts"
 import { exposeContentUris, exposeTool } from "../governance/AppUris.ts"
 import type { CacheHint } from "../calls/CacheHints.ts"
+import { TASK_AUDIT_KEY, type TaskAudit } from "../calls/TaskAudit.ts"
+import { createdTaskResult, hostTakesTasks, registerTaskMethods, TASKS_CAPABILITY, type TaskDeps } from "./TaskFront.ts"
 
 /** Runs an Effect for a request; the signal interrupts it. */
 export type Runner = <A, E>(effect: Effect.Effect<A, E>, signal: AbortSignal) => Promise<A>
@@ -47,6 +49,8 @@ export interface FrontDeps {
   readonly redactions: ReadonlyArray<Redaction>
   /** The cache hints of the merged tools/list a 2026-07-28 host gets (CacheHints.ts); CACHE_HINTS' without it. */
   readonly toolsCacheHint?: () => CacheHint
+  /** The io.modelcontextprotocol/tasks extension toward 2026-07-28 hosts (TaskFront.ts); not offered without it. */
+  readonly tasks?: TaskDeps
 }
 
 const INVALID_PARAMS = -32602
@@ -113,7 +117,7 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
   const server = new Server(
     { name: "interlock-gateway", version: deps.version },
     // A 2025 host never gets input_required: the SDK's shim, which would ask it in the call's stead, is off.
-    { capabilities: FRONT_CAPABILITIES, cacheHints: CACHE_HINTS, inputRequired: { legacyShim: false } }
+    { capabilities: era === "modern" && deps.tasks !== undefined ? { ...FRONT_CAPABILITIES, ...TASKS_CAPABILITY } : FRONT_CAPABILITIES, cacheHints: CACHE_HINTS, inputRequired: { legacyShim: false } }
   )
   const host = { server }
   // The connection travels with each of its requests, so that a server's own requests are asked of exactly this host.
@@ -158,6 +162,8 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
     const end = deps.hosts.begin(host, target.serverId, requestNotify((notification) => ctx.mcpReq.notify(notification), era, requestLogLevel(ctx)))
     // Progress sent before the result must reach the host before it: the result waits for them.
     const notified: Array<Promise<unknown>> = []
+    // A host that takes tasks may get the server's task, under the gateway's id; its row then waits for the task's end.
+    const taskAudit: TaskAudit | undefined = era === "modern" && deps.tasks !== undefined && hostTakesTasks(ctx) ? {} : undefined
     const call = deps.calls.callTool(
       { serverId: target.serverId, name: target.name, args, callId },
       {
@@ -166,7 +172,8 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
           ...requestAssigns(server, ctx, era),
           ...options.assigns,
           ...(elicit === undefined ? {} : { [ELICIT_KEY]: elicit }),
-          ...(toolUseId === undefined ? {} : { [HOST_TOOL_USE_KEY]: toolUseId })
+          ...(toolUseId === undefined ? {} : { [HOST_TOOL_USE_KEY]: toolUseId }),
+          ...(taskAudit === undefined ? {} : { [TASK_AUDIT_KEY]: taskAudit })
         },
         ...(progressToken === undefined
           ? {}
@@ -185,6 +192,11 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
           return failure(result.failure, callId, era)
         }
         deps.features.noteResult(target.serverId, result.success.content)
+        const task = taskAudit === undefined
+          ? undefined
+          : createdTaskResult(deps.tasks, result.success.meta, { serverId: target.serverId, tool: target.name, principal: principal?.id ?? "", audit: taskAudit }, deps.redactions)
+        // A CreateTaskResult is a tools/call result of the extension's, which the SDK's types do not know.
+        if (task !== undefined) return task as never
         const wire = toWireResult(result.success)
         const content = exposeContentUris(deps.namespace, target.serverId, wire.content)
         return content === wire.content ? wire : { ...wire, content: [...content] }
@@ -193,6 +205,8 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
   })
 
   registerFeatures(handle, host, deps.features, deps.run, (ctx) => ({ ...options, assigns: { ...options.assigns, ...requestAssigns(server, ctx, era) } }), era)
+
+  if (era === "modern" && deps.tasks !== undefined) registerTaskMethods(server, deps.tasks, principal?.id ?? "", () => deps.redactions, deps.run)
 
   // A server of one request is no connected host.
   const remove = connection ? deps.hosts.add(host) : () => undefined

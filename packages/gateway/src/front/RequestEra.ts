@@ -73,7 +73,7 @@ export const requestAssigns = (server: Server, ctx: ServerContext, era: Era): Re
   if (era === "modern") assigns[HOST_INPUT_KEY] = hostInputOf(server, ctx)
   // A 2025 request has no per-request log level (its host sets one with logging/setLevel).
   const picked = pickHostMeta(ctx.mcpReq._meta, era === "modern" ? requestLogLevel(ctx) : undefined)
-  assigns[HOST_META_KEY] = { ...hostMeta(hostCapabilities(server, ctx), client, era === "modern" ? RELAYED : ASKED), ...picked }
+  assigns[HOST_META_KEY] = { ...hostMeta(hostCapabilities(server, ctx), client, era === "modern" ? RELAYED : ASKED, era === "modern"), ...picked }
   return assigns
 }
 

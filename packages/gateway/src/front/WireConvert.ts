@@ -4,6 +4,7 @@
  * or a transport failure is an isError result with Interlock's message (the model sees why); a
  * downstream protocol error keeps its JSON-RPC code. Messages never carry arguments or results.
  */
+import { TASKS_EXTENSION } from "@interlock/mcp"
 import type { CallError, ProtocolError, Tool, ToolResult } from "@interlock/core"
 import { type CallToolResult, ProtocolError as WireError, type Tool as WireTool } from "@modelcontextprotocol/server"
 import type { AuditError } from "../audit/AuditStore.ts"
@@ -60,7 +61,7 @@ const callMeta = (error: CallError, callId: string | undefined): Record<string, 
 export const requiredData = (error: ProtocolError, era: Era): { readonly requiredCapabilities?: Record<string, object> } =>
   error.requiredCapabilities === undefined || era !== "modern"
     ? {}
-    : { requiredCapabilities: Object.fromEntries(error.requiredCapabilities.map((name) => [name, {}])) }
+    : { requiredCapabilities: Object.fromEntries(error.requiredCapabilities.map((name) => (name === TASKS_EXTENSION ? ["extensions", { [TASKS_EXTENSION]: {} }] : [name, {}]))) }
 
 /** A retry whose state the gateway refused, as the JSON-RPC error the host gets: its fixed message, and the call's id when it has one. */
 export const stateRefusedToWire = (error: StateRefused, callId?: string): WireError =>
