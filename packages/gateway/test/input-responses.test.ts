@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { inputResponsesProblem } from "../src/front/RequestEra.ts"
+import { inputResponsesProblem } from "../src/front/InputResponses.ts"
 
 describe("a request's inputResponses, checked at the door", () => {
   it("absent, or an object of objects, passes", () => {

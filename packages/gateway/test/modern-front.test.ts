@@ -115,9 +115,11 @@ describe("the 2026-07-28 front over HTTP", () => {
 
   it.live("subscriptions/listen: list changes and the listened resource's updates from downstream reach the listening host", () =>
     Effect.gen(function*() {
-      const { gateway, http } = yield* startGateway({ servers: { conformance: LEGACY_CONFORMANCE }, policy: { default: "allow" } })
+      // Two servers: with one, every URI is that server's, and it answers for URIs it never listed.
+      const { gateway, http } = yield* startGateway({ servers: { conformance: LEGACY_CONFORMANCE, echo: echoServer }, namespace: "never", policy: { default: "allow" } })
       const host = yield* modernHttpClient(http.mcpUrl)
       const { seen, until } = notified(host, ["notifications/tools/list_changed", "notifications/resources/updated", "notifications/prompts/list_changed"])
+      yield* Effect.promise(() => host.listTools())
       yield* Effect.promise(() => host.listResources())
       const subscription = yield* Effect.promise(() =>
         host.listen({ toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ["test://watched-resource", "test://nobody-offers-this"] }))

@@ -18,7 +18,7 @@ import { type DoorLimits, overLimit } from "./http/DoorLimits.ts"
 import type { FeatureForwarderShape, GateFailure } from "../calls/FeatureForwarder.ts"
 import type { Runner } from "./FrontServer.ts"
 import type { HostSession } from "./HostSessions.ts"
-import { type Era, inputRequiredRead, inputResponsesProblem, isInputRequired } from "./RequestEra.ts"
+import { type Era, inputRequiredRead, isInputRequired } from "./RequestEra.ts"
 import { requiredData, stateRefusedToWire } from "./WireConvert.ts"
 import { hostErrorCode, LEGACY_RESOURCE_NOT_FOUND, resourceNotFound } from "./EraErrorCodes.ts"
 
@@ -77,11 +77,10 @@ export type OnRefused = (request: { readonly method: string; readonly params?: u
 export const admitted = (server: Server, limits: DoorLimits, onRefused?: OnRefused): Handle => (method, handler) =>
   server.setRequestHandler(method, (request, ctx) => {
     const over = overLimit(request, ctx.mcpReq.id, limits)
-    const malformed = over === undefined ? inputResponsesProblem(request.params) : undefined
-    if (over === undefined && malformed === undefined) return handler(request, ctx)
+    if (over === undefined) return handler(request, ctx)
     // The id and the progress token make the request itself invalid; the rest are its params.
-    const message = over?.message ?? `Interlock: ${malformed}`
-    const error = new WireError(over?.limit === "MAX_ID_LENGTH" ? -32600 : INVALID_PARAMS, message)
+    const message = over.message
+    const error = new WireError(over.limit === "MAX_ID_LENGTH" ? -32600 : INVALID_PARAMS, message)
     if (onRefused === undefined) throw error
     return onRefused(request, message, ctx.mcpReq.signal).then(() => Promise.reject(error))
   })

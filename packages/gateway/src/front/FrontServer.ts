@@ -133,7 +133,7 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
   handle("tools/list", (_request, ctx: ServerContext) =>
     deps.run(
       Effect.map(deps.calls.listTools(undefined, options), (tools) => ({
-        tools: orderTools(tools, deps.namespace.expose).flatMap((tool) => {
+        tools: orderTools(tools, deps.namespace.serverIds).flatMap((tool) => {
           const listed = listedTool(deps, tool)
           return listed === undefined ? [] : [listed]
         }),

@@ -77,20 +77,6 @@ export const requestAssigns = (server: Server, ctx: ServerContext, era: Era): Re
   return assigns
 }
 
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
-
-/**
- * What is wrong with a retry's `inputResponses` (a 2026-07-28 multi-round-trip answer), if
- * anything: when present it must be an object whose every answer is an object. The message names
- * the shape, never a value.
- */
-export const inputResponsesProblem = (params: unknown): string | undefined => {
-  if (!isRecord(params) || !("inputResponses" in params)) return undefined
-  const responses = params.inputResponses
-  if (!isRecord(responses)) return "inputResponses must be an object of answers, one per input request"
-  return Object.values(responses).every(isRecord) ? undefined : "each answer in inputResponses must be an object"
-}
-
 /** Whether a call's failure is InputRequired (the call path's multi-round-trip request). */
 export const isInputRequired = (failure: unknown): failure is InputRequired =>
   typeof failure === "object" && failure !== null && "_tag" in failure && failure._tag === "InputRequired"

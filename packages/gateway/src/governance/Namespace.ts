@@ -7,6 +7,8 @@
 /** Maps names between the host's view and the servers'. */
 export interface Namespace {
   readonly prefixed: boolean
+  /** The servers, in config order. */
+  readonly serverIds: ReadonlyArray<string>
   /** Records that a server listed a name (the first server wins); "never" routes by it. */
   readonly own: (serverId: string, name: string) => void
   /** The name the host sees for a server's tool. */
@@ -25,6 +27,7 @@ export const makeNamespace = (serverIds: ReadonlyArray<string>, mode: "auto" | "
   if (prefixed) {
     return {
       prefixed,
+      serverIds,
       own: () => undefined,
       expose: (serverId, name) => `${serverId}${SEPARATOR}${name}`,
       resolve: (name) => {
@@ -39,6 +42,7 @@ export const makeNamespace = (serverIds: ReadonlyArray<string>, mode: "auto" | "
   const owners = new Map<string, string>()
   return {
     prefixed,
+    serverIds,
     own: (serverId, name) => {
       if (!owners.has(name)) owners.set(name, serverId)
     },

@@ -225,9 +225,9 @@ describe("approval states: a hostile host", () => {
       for (const answer of answers) {
         const client = yield* modernClient(bob, { answer: () => YES, retry: (params) => ({ ...params, inputResponses: { [APPROVAL_INPUT]: answer } }) })
         const result = yield* callText(client, TOOL, ARGS)
-        // A bare "yes" is no response at all to the SDK, which drops it: the gateway asks again until the client gives up.
+        // A bare "yes" is not an answer object: the door refuses the retry (-32602) before anything runs.
         assert.include(
-          ["Interlock: approval denied: the host's answer is not an answer to the approval form", "client error: Multi-round-trip request 'tools/call' still required input after 10 rounds (inputRequired.maxRounds)"],
+          ["Interlock: approval denied: the host's answer is not an answer to the approval form", "client error: Interlock: each answer in inputResponses must be an object"],
           result.text
         )
       }

@@ -10,6 +10,7 @@
 import { type JSONRPCMessage, parseJSONRPCMessage } from "@modelcontextprotocol/server"
 import { Result } from "effect"
 import { idWithinLimit } from "../http/DoorLimits.ts"
+import { inputResponsesProblem } from "../InputResponses.ts"
 
 /** A JSON-RPC error response; `id` is null when the frame's id could not be read. */
 export interface ErrorReply {
@@ -48,5 +49,8 @@ export const checkFrame = (frame: unknown): Result.Result<JSONRPCMessage, Readon
     return Result.fail(ids.length === 0 ? [errorLine(null, -32600, BATCH)] : ids.map((id) => errorLine(id, -32600, BATCH)))
   }
   const message = validated(frame)
-  return message === undefined ? Result.fail([errorLine(replyId(frame), -32600, INVALID)]) : Result.succeed(message)
+  if (message === undefined) return Result.fail([errorLine(replyId(frame), -32600, INVALID)])
+  // A retry's answers that are not an object of objects: the SDK would drop them and call as if none came.
+  const malformed = "params" in message ? inputResponsesProblem(message.params) : undefined
+  return malformed === undefined ? Result.succeed(message) : Result.fail([errorLine(replyId(frame), -32602, `Interlock: ${malformed}`)])
 }
