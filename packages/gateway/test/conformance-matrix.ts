@@ -8,14 +8,14 @@ import { Effect, type Scope } from "effect"
 import { spawn } from "node:child_process"
 import { createServer } from "node:net"
 import * as path from "node:path"
-import { type RequirementsRun, type Revision, runRequirements, runScenario, type ScenarioOutcome } from "./conformance-suite.ts"
+import { type RequirementsRun, runRequirements, runScenario, type ScenarioOutcome, type SuiteSet } from "./conformance-suite.ts"
 import { everythingServer, NODE, startGateway } from "./e2e.ts"
 
 const FIXTURE = path.join(import.meta.dirname, "fixtures", "conformance-server.ts")
 const EVERYTHING = everythingServer.args[0]
 
-/** The requirement sets, each run at its own wire version. */
-export const REVISIONS: ReadonlyArray<Revision> = ["2025-11-25", "2026-07-28"]
+/** The sets of scenarios run: the two requirement sets, each at its own wire version, and the 2025-06-18 scenarios. */
+export const REVISIONS: ReadonlyArray<SuiteSet> = ["2025-06-18", "2025-11-25", "2026-07-28"]
 
 /** A child process serving Streamable HTTP on 127.0.0.1, killed with the scope. */
 const serving = (args: ReadonlyArray<string>, env: Record<string, string>, ready: (line: string) => string | undefined) =>
@@ -115,7 +115,7 @@ const lostChecks = (before: ReadonlyArray<string>, after: ReadonlyArray<string>)
 export interface KnownGap {
   readonly scenario: string
   readonly check: string
-  readonly revision: Revision
+  readonly revision: SuiteSet
   /** The route's label, or undefined for every route. */
   readonly route?: string | undefined
   readonly why: string
@@ -159,7 +159,7 @@ export const KNOWN_GAPS: ReadonlyArray<KnownGap> = [
 ]
 
 /** The gaps of a scenario in a cell. */
-const gapsOf = (scenario: string, revision: Revision | undefined, route: string | undefined) =>
+const gapsOf = (scenario: string, revision: SuiteSet | undefined, route: string | undefined) =>
   KNOWN_GAPS.filter((gap) => gap.scenario === scenario && gap.revision === revision && (gap.route === undefined || gap.route === route))
 
 /**
@@ -170,7 +170,7 @@ const gapsOf = (scenario: string, revision: Revision | undefined, route: string 
 export const worseThrough = (
   direct: ReadonlyArray<ScenarioOutcome>,
   through: ReadonlyArray<ScenarioOutcome>,
-  revision?: Revision,
+  revision?: SuiteSet,
   route?: string
 ): ReadonlyArray<string> =>
   direct.flatMap((before) => {
@@ -193,7 +193,7 @@ const failedChecks = (output: string): string => {
 export interface MatrixCell {
   readonly server: MatrixServer
   readonly route: Route
-  readonly revision: Revision
+  readonly revision: SuiteSet
   readonly direct: ReadonlyArray<ScenarioOutcome>
   readonly through: ReadonlyArray<ScenarioOutcome>
   readonly output: string
@@ -204,14 +204,14 @@ export const runServer = (server: MatrixServer): Effect.Effect<ReadonlyArray<Mat
   Effect.gen(function*() {
     const { url } = yield* server.direct
     const cells: Array<MatrixCell> = []
-    const directRuns = new Map<Revision, ReadonlyArray<ScenarioOutcome>>()
+    const directRuns = new Map<SuiteSet, ReadonlyArray<ScenarioOutcome>>()
     for (const revision of REVISIONS) directRuns.set(revision, (yield* runRequirements(url, revision)).outcomes)
     for (const route of server.routes) {
       const outputs = yield* Effect.scoped(Effect.gen(function*() {
         // Resumable streams: server-sse-polling tests the gateway's own HTTP front.
         const { http } = yield* startGateway({ servers: { [server.id]: route.server(url) }, policy: { default: "allow" }, listen: { resumable: true } })
         const front = http.mcpUrl.replace("127.0.0.1", "localhost")
-        const runs: Array<readonly [Revision, RequirementsRun]> = []
+        const runs: Array<readonly [SuiteSet, RequirementsRun]> = []
         for (const revision of REVISIONS) {
           const run = yield* runRequirements(front, revision)
           // A scenario worse through the gateway is run again alone and verbosely, for the checks that failed.

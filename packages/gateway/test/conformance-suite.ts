@@ -96,12 +96,18 @@ const succeededChecks = (dir: string): ReadonlyMap<string, ReadonlyArray<string>
   return out
 }
 
-/** Runs a revision's whole server requirement set against `url` (bounded by `timeoutMs`, ten minutes unless told), with each scenario's checks. */
-export const runRequirements = (url: string, revision: Revision, timeoutMs = 600_000): Effect.Effect<RequirementsRun> =>
+/** A set of server scenarios the suite runs: a revision's frozen requirement set, or the active scenarios of an older spec version. */
+export type SuiteSet = Revision | "2025-06-18"
+
+/** The suite's arguments for a set. */
+const setArgs = (set: SuiteSet): ReadonlyArray<string> => (set === "2025-06-18" ? ["--spec-version", set] : ["--requirements", set])
+
+/** Runs a set of server scenarios against `url` (bounded by `timeoutMs`, ten minutes unless told), with each scenario's checks. */
+export const runRequirements = (url: string, set: SuiteSet, timeoutMs = 600_000): Effect.Effect<RequirementsRun> =>
   Effect.acquireUseRelease(
     Effect.sync(() => mkdtempSync(path.join(tmpdir(), "interlock-conformance-"))),
     (dir) =>
-      Effect.map(run(["server", "--url", url, "--requirements", revision, "-o", dir], timeoutMs), (output) => {
+      Effect.map(run(["server", "--url", url, ...setArgs(set), "-o", dir], timeoutMs), (output) => {
         const checks = succeededChecks(dir)
         return { outcomes: parseRequirements(output).map((outcome) => ({ ...outcome, succeeded: checks.get(outcome.scenario) ?? [] })), output }
       }),
@@ -109,7 +115,7 @@ export const runRequirements = (url: string, revision: Revision, timeoutMs = 600
   )
 
 /** Runs one scenario at `specVersion` with `--verbose`, which prints every check and its error; `force` runs an extension's scenario, which is on no spec timeline. */
-export const runScenario = (url: string, specVersion: Revision, scenario: string, timeoutMs = 120_000, force = false): Effect.Effect<ScenarioRun> =>
+export const runScenario = (url: string, specVersion: SuiteSet, scenario: string, timeoutMs = 120_000, force = false): Effect.Effect<ScenarioRun> =>
   Effect.map(run(["server", "--url", url, "--spec-version", specVersion, "--scenario", scenario, "--verbose", ...(force ? ["--force"] : [])], timeoutMs), (output) => {
     const counts = /Passed: (\d+)\/\d+, (\d+) failed, (\d+) warnings/.exec(output)
     const [passed, failed, warnings] = counts === null ? [0, -1, -1] : counts.slice(1).map(Number)
