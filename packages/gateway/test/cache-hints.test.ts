@@ -4,11 +4,11 @@
  * gateway's own hooks make the list per principal; and the listing's deterministic order, on the wire.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { Effect, Schema } from "effect"
 import * as path from "node:path"
 import { type CacheHint, mergeCacheHints, NO_CACHE } from "../src/calls/CacheHints.ts"
 import { httpClient, NODE, startGateway } from "./e2e.ts"
+import { modernHttpClient } from "./modern-wire.ts"
 
 const FIXTURE = path.join(import.meta.dirname, "fixtures", "meta-server.ts")
 const metaServer = (...flags: ReadonlyArray<string>) => ({ command: NODE, args: [FIXTURE, ...flags] })
@@ -37,19 +37,11 @@ describe("the merge rule of cache hints", () => {
 
 /** A 2026-07-28 host's tools/list through the gateway: the names and the cache hints, fetched afresh. */
 const modernList = (url: string) =>
-  Effect.acquireUseRelease(
+  Effect.scoped(Effect.flatMap(modernHttpClient(url), (client) =>
     Effect.promise(async () => {
-      const client = new Client({ name: "modern-host", version: "1.0.0" }, { capabilities: {}, versionNegotiation: { mode: { pin: "2026-07-28" } } })
-      await client.connect(new StreamableHTTPClientTransport(new URL(url)))
-      return client
-    }),
-    (client) =>
-      Effect.promise(async () => {
-        const result = await client.listTools(undefined, { cacheMode: "bypass" }) as { tools: Array<{ name: string }>; ttlMs?: number; cacheScope?: string }
-        return { names: result.tools.map((tool) => tool.name), ttlMs: result.ttlMs, cacheScope: result.cacheScope }
-      }),
-    (client) => Effect.promise(() => client.close().catch(() => undefined))
-  )
+      const result = await client.listTools(undefined, { cacheMode: "bypass" }) as { tools: Array<{ name: string }>; ttlMs?: number; cacheScope?: string }
+      return { names: result.tools.map((tool) => tool.name), ttlMs: result.ttlMs, cacheScope: result.cacheScope }
+    })))
 
 describe("the gateway's tools/list to a 2026-07-28 host", () => {
   it.live("carries the tightest of its servers' hints, and lists in one order", () =>

@@ -4,11 +4,12 @@
  * the gateway does not carry for that host (roots, to a 2025 host) is not promised either.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
+import type { Client } from "@modelcontextprotocol/client"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import * as path from "node:path"
 import { httpClient, NODE, startGateway } from "./e2e.ts"
+import { modernHttpClient } from "./modern-wire.ts"
 
 const FIXTURE = path.join(import.meta.dirname, "fixtures", "envelope-server.ts")
 
@@ -23,17 +24,6 @@ const envelopeServer = (args: ReadonlyArray<string> = []) =>
         child.once("error", reject)
       })),
     (server) => Effect.sync(() => server.kill())
-  )
-
-/** A 2026-07-28 host declaring `capabilities`, connected to the gateway; closed with the scope. */
-const modernHost = (url: string, capabilities: Record<string, unknown>) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const client = new Client({ name: "modern-host", version: "2.0.0" }, { capabilities, versionNegotiation: { mode: { pin: "2026-07-28" } } })
-      await client.connect(new StreamableHTTPClientTransport(new URL(url)))
-      return client
-    }),
-    (client) => Effect.promise(() => client.close().catch(() => undefined))
   )
 
 interface Seen {
@@ -52,10 +42,10 @@ describe("the calling host's capabilities toward a 2026-07-28 server", () => {
     Effect.gen(function*() {
       const server = yield* envelopeServer()
       const { http } = yield* startGateway({ servers: { env: { url: server.url } }, policy: { default: "allow" } })
-      const bare = yield* whoami(yield* modernHost(http.mcpUrl, {}))
+      const bare = yield* whoami(yield* modernHttpClient(http.mcpUrl))
       assert.deepStrictEqual(bare.capabilities, {}, "a host that declared nothing promises nothing")
       assert.deepStrictEqual(bare.client, { name: "modern-host", version: "2.0.0" })
-      const full = yield* whoami(yield* modernHost(http.mcpUrl, { elicitation: { form: {} }, sampling: {}, roots: { listChanged: true } }))
+      const full = yield* whoami(yield* modernHttpClient(http.mcpUrl, { capabilities: { elicitation: { form: {} }, sampling: {}, roots: { listChanged: true } } }))
       assert.deepStrictEqual(full.capabilities, { elicitation: { form: {} }, sampling: {}, roots: { listChanged: true } })
     }), 60_000)
 
@@ -74,7 +64,7 @@ describe("the calling host's capabilities toward a 2026-07-28 server", () => {
     Effect.gen(function*() {
       const server = yield* envelopeServer()
       const { http } = yield* startGateway({ servers: { env: { url: server.url, protocol: "legacy" } }, policy: { default: "allow" } })
-      const seen = yield* whoami(yield* modernHost(http.mcpUrl, {}))
+      const seen = yield* whoami(yield* modernHttpClient(http.mcpUrl))
       // The fixture serves 2025 requests statelessly, so a request without an envelope shows no client at all.
       assert.deepStrictEqual(seen, { capabilities: null, client: null })
     }), 60_000)

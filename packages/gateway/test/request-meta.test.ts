@@ -6,12 +6,13 @@
  * to a 2026-07-28 server and bounds the log messages the host gets for that call, none without one.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Client, LOG_LEVEL_META_KEY, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
+import { type Client, LOG_LEVEL_META_KEY } from "@modelcontextprotocol/client"
 import { Effect } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { httpClient, NODE, startGateway } from "./e2e.ts"
+import { modernHttpClient } from "./modern-wire.ts"
 
 const FIXTURE = path.join(import.meta.dirname, "fixtures", "meta-server.ts")
 const metaServer = (...flags: ReadonlyArray<string>) => ({ command: NODE, args: [FIXTURE, ...flags] })
@@ -50,17 +51,6 @@ const receiver = Effect.acquireRelease(
   (r) => Effect.sync(() => r.close())
 )
 
-/** A 2026-07-28 SDK client of the gateway; closed with the scope. */
-const modernHost = (url: string) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const client = new Client({ name: "modern-host", version: "1.0.0" }, { capabilities: {}, versionNegotiation: { mode: { pin: "2026-07-28" } } })
-      await client.connect(new StreamableHTTPClientTransport(new URL(url)))
-      return client
-    }),
-    (client) => Effect.promise(() => client.close().catch(() => undefined))
-  )
-
 const seenMeta = (client: Client, name: string, meta: Record<string, unknown>) =>
   Effect.promise(() =>
     client.callTool({ name, arguments: {}, _meta: meta }).then((result) =>
@@ -93,7 +83,7 @@ describe("a host request's _meta through the gateway", () => {
     it.live(`trace context from a ${era} host joins the host's trace and continues to both kinds of server`, () =>
       Effect.gen(function*() {
         const { otlp, url } = yield* tracingGateway
-        const host = era === "2026-07-28" ? yield* modernHost(url) : yield* httpClient(url)
+        const host = era === "2026-07-28" ? yield* modernHttpClient(url) : yield* httpClient(url)
         for (const server of ["modern", "old"]) {
           const seen = yield* seenMeta(host, `${server}__meta`, TRACE_META)
           const span = yield* callSpan(otlp.spans, TRACE_ID)
@@ -113,7 +103,7 @@ describe("a host request's _meta through the gateway", () => {
   it.live("a malformed traceparent (and the tracestate beside it) is ignored: the call goes on in the gateway's own trace", () =>
     Effect.gen(function*() {
       const { otlp, url } = yield* tracingGateway
-      const host = yield* modernHost(url)
+      const host = yield* modernHttpClient(url)
       const bad = `00-${TRACE_ID.toUpperCase()}-${HOST_SPAN}-01`
       const seen = yield* seenMeta(host, "modern__meta", { traceparent: bad, tracestate: "vendor=x", baggage: "ok=1" })
       assert.notInclude(String(seen.traceparent), TRACE_ID.toUpperCase())
@@ -137,7 +127,7 @@ describe("a 2026-07-28 host's log level", () => {
   it.live("is passed on to a 2026-07-28 server, never to a 2025 one", () =>
     Effect.gen(function*() {
       const { http } = yield* startGateway({ servers: { modern: metaServer(), old: metaServer("--legacy") }, policy: { default: "allow" } })
-      const host = yield* modernHost(http.mcpUrl)
+      const host = yield* modernHttpClient(http.mcpUrl)
       assert.strictEqual((yield* seenMeta(host, "modern__meta", { [LOG_LEVEL_META_KEY]: "warning" })).logLevel, "warning")
       assert.isUndefined((yield* seenMeta(host, "modern__meta", {})).logLevel, "none when the host asked for none")
       assert.isUndefined((yield* seenMeta(host, "old__meta", { [LOG_LEVEL_META_KEY]: "warning" })).logLevel)
@@ -147,7 +137,7 @@ describe("a 2026-07-28 host's log level", () => {
     it.live(`bounds the log messages of a ${server === "modern" ? "2026-07-28" : "2025"} server's call, and without one there are none`, () =>
       Effect.gen(function*() {
         const { http } = yield* startGateway({ servers: { [server]: metaServer(...(server === "old" ? ["--legacy"] : [])) }, policy: { default: "allow" } })
-        const host = yield* modernHost(http.mcpUrl)
+        const host = yield* modernHttpClient(http.mcpUrl)
         assert.deepStrictEqual(yield* loggedLevels(host, "logs", { [LOG_LEVEL_META_KEY]: "warning" }), ["warning", "error"])
         assert.deepStrictEqual(yield* loggedLevels(host, "logs", {}), [])
         assert.deepStrictEqual(yield* loggedLevels(host, "logs", { [LOG_LEVEL_META_KEY]: "debug" }), ["debug", "info", "warning", "error"])

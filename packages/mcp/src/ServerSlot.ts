@@ -40,13 +40,13 @@ const isSpawnError = (error: unknown): boolean => {
   return typeof syscall === "string" && syscall.startsWith("spawn")
 }
 
-/** A server's connection state. */
 /** The cache hints of a 2026-07-28 list result (`ttlMs`, `cacheScope`), unchecked: whoever passes them on checks them. */
 export interface ListCacheHint {
   readonly ttlMs?: unknown
   readonly cacheScope?: unknown
 }
 
+/** A server's connection state. */
 export class ServerSlot {
   readonly config: CompiledServer
   private readonly hub: HubRuntime

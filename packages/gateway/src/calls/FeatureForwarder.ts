@@ -17,6 +17,7 @@ import type { Namespace } from "../governance/Namespace.ts"
 import { redactDefinition, redactPrompt, redactResourceContents } from "../governance/ContentRedaction.ts"
 import { redactingFeatures } from "../front/RedactingFeatures.ts"
 import { type Redaction, redactionsFor, redactJson } from "../governance/Redactor.ts"
+import { belowLevel, mostVerbose } from "./LogLevels.ts"
 import { mergedListing } from "./MergedListing.ts"
 import { linkedUris, ResourceRoutes } from "../front/http/ResourceRoutes.ts"
 import { exposeContentsUris, exposeUiUri, exposeUriAt, resolveUiUri, type UiTarget } from "../governance/AppUris.ts"
@@ -63,21 +64,6 @@ export interface ForwarderDeps {
   /** Runs a background Effect in the gateway's scope. */
   readonly fork: (effect: Effect.Effect<unknown, unknown>) => void
 }
-
-/** MCP's log levels, most verbose first. */
-const LEVELS: ReadonlyArray<LoggingLevel> = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
-
-const mostVerbose = (levels: Iterable<LoggingLevel>): LoggingLevel | undefined => {
-  let best: number | undefined
-  for (const level of levels) {
-    const at = LEVELS.indexOf(level)
-    if (best === undefined || at < best) best = at
-  }
-  return best === undefined ? undefined : LEVELS[best]
-}
-
-const ignored = (level: LoggingLevel, threshold: LoggingLevel | undefined) =>
-  threshold !== undefined && LEVELS.indexOf(level) < LEVELS.indexOf(threshold)
 
 /** Builds the forwarder and starts following the servers' notifications; returns it and its stop. */
 export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder: FeatureForwarderShape; readonly stop: () => void } => {
@@ -174,7 +160,7 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
         // A message sent while one host's calls to that server run goes on that host's latest call stream.
         const targets = owner._tag === "Call" ? [owner.call.session] : hosts.all()
         for (const host of targets) {
-          if (ignored(params.level, levels.get(host))) continue
+          if (belowLevel(params.level, levels.get(host))) continue
           if (owner._tag === "Call" && owner.call.notify !== undefined) {
             void owner.call.notify({ method: "notifications/message", params: message }).catch(() => undefined)
           } else send(host, "notifications/message", message)

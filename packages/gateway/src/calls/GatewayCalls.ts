@@ -34,7 +34,7 @@ import { makeInputRelay, relayed as relayedRead } from "./InputRelay.ts"
 import { ApprovalQueue } from "./ApprovalQueue.ts"
 import { hostInput, type InputRequired, requiredInput } from "./InputRound.ts"
 import { refusedState, type StateRefused } from "./StateRefused.ts"
-import { taskAuditOf } from "./TaskAudit.ts"
+import { taskAuditOf, type TaskEnding } from "./TaskAudit.ts"
 import { type AuditFields, GATEWAY_INSTANCE, PENDING, trustedRecord } from "../audit/AuditRecord.ts"
 import { type AuditError, AuditStore } from "../audit/AuditStore.ts"
 import type { Plan } from "../config/Plan.ts"
@@ -129,8 +129,10 @@ interface Ending {
   readonly receipt?: Receipt | undefined
   readonly outcome?: string
   readonly sent: boolean
-  readonly error?: string
+  readonly error?: string | undefined
   readonly result?: ToolResult
+  /** A server task's result, when the row of the call that created it is completed (TaskAudit.ts). */
+  readonly task?: TaskEnding["result"]
 }
 
 /** The `assigns` key under which the front hands GatewayCalls the host's own id of a call, for its audit row. */
@@ -220,10 +222,11 @@ const make = (plan: Plan) =>
           const exit = yield* Effect.exit(restore(relayed.provide(Effect.provideService(calls.callTool(named, options), CurrentWriteAhead, { begin }))))
           if (failed !== undefined) return yield* Effect.fail(failed)
           const ended = yield* Clock.currentTimeMillis
-          const complete = (ending: Ending) => {
+          // Completes the call's row (written ahead, or recorded now if it never was) with how it ended, at `at`.
+          const complete = (ending: Ending, at = ended) => {
             // A refused retry never reached the server, whatever the write-ahead row said before its state was checked.
             const sent = ending.outcome === REFUSED ? false : (ending.receipt?.sent ?? ending.sent)
-            const fields: Pick<AuditFields, "outcome" | "durationMs"> & Partial<AuditFields> = { outcome: ending.outcome ?? ending.receipt?.outcome ?? "failed", sent, durationMs: ended - started }
+            const fields: Pick<AuditFields, "outcome" | "durationMs"> & Partial<AuditFields> = { outcome: ending.outcome ?? ending.receipt?.outcome ?? "failed", sent, durationMs: at - started }
             if (ending.receipt !== undefined) receiptFields(fields, ending.receipt)
             // Asking the host is no answer: the row names none (the retry's row does).
             if (ending.outcome === INPUT_REQUIRED) delete fields.approval
@@ -231,6 +234,10 @@ const make = (plan: Plan) =>
             if (full && ending.result !== undefined) {
               const { content, structuredContent, isError } = ending.result
               fields.result = captured(() => ({ ...redactResultParts({ content, ...(structuredContent === undefined ? {} : { structuredContent }) }, redactionsOf(input.serverId, input.name)), isError: isError === true }))
+            }
+            if (full && ending.task !== undefined) {
+              const result = ending.task
+              fields.result = captured(() => redactJson(result, redactionsOf(input.serverId, input.name)) as AuditFields["result"])
             }
             const record = row(fields)
             return rowId === undefined ? store.record(record) : store.complete(rowId, record)
@@ -241,14 +248,8 @@ const make = (plan: Plan) =>
             // A server's task: the row stays pending until the task ends (TaskAudit.ts), and then says how.
             const receipt = exit.value.receipt
             task.settle = (ending) =>
-              Effect.flatMap(Clock.currentTimeMillis, (now) => {
-                const fields: Pick<AuditFields, "outcome" | "durationMs"> & Partial<AuditFields> = { outcome: ending.outcome, sent: true, durationMs: now - started }
-                if (receipt !== undefined) receiptFields(fields, receipt)
-                fields.outcome = ending.outcome
-                if (ending.error !== undefined) fields.error = ending.error
-                if (full && ending.result !== undefined) fields.result = captured(() => redactJson(ending.result, redactionsOf(input.serverId, input.name)) as AuditFields["result"])
-                return store.complete(rowId as number, row(fields))
-              })
+              Effect.flatMap(Clock.currentTimeMillis, (now) =>
+                complete({ receipt, outcome: ending.outcome, sent: true, error: ending.error, task: ending.result }, now))
             return exit.value
           }
           if (Exit.isSuccess(exit)) {

@@ -13,11 +13,11 @@ import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
   LOG_LEVEL_META_KEY,
-  type LoggingLevel,
   TRACEPARENT_META_KEY,
   TRACESTATE_META_KEY
 } from "@modelcontextprotocol/server"
 import { Effect, Tracer } from "effect"
+import { logLevelOf } from "./LogLevels.ts"
 
 /** The assigns key under which the front hands the call path the `_meta` keys to pass on for the host. */
 export const HOST_META_KEY = "interlock/hostMeta"
@@ -53,13 +53,6 @@ export const hostMeta = (
     ? { [CLIENT_CAPABILITIES_META_KEY]: capabilities }
     : { [CLIENT_CAPABILITIES_META_KEY]: capabilities, [CLIENT_INFO_META_KEY]: client }
 }
-
-/** MCP's log levels, most verbose first. */
-export const LOG_LEVELS: ReadonlyArray<LoggingLevel> = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
-
-/** `value` when it is one of MCP's log levels. */
-export const logLevelOf = (value: unknown): LoggingLevel | undefined =>
-  typeof value === "string" ? LOG_LEVELS.find((level) => level === value) : undefined
 
 /**
  * The keys a host request passes on: its valid trace context (tracestate only beside a valid

@@ -133,16 +133,15 @@ export const makeInputRelay = (redactions: ReadonlyArray<Redaction>) =>
             if (!isSealed(payload)) return Effect.fail(refused(op.serverId, "tampered"))
             const mismatch = bindingMismatch(payload, op, principal)
             if (mismatch !== undefined) return Effect.fail(refused(op.serverId, mismatch))
-            const sealed = payload
             return used.claim(id, expiresAtMs).pipe(
               Effect.mapError(() => refused(op.serverId, "unrecorded")),
               Effect.flatMap((first) =>
                 first
                   ? Effect.succeed<Resume>({
                     // Only the answers to what the server asked are passed on.
-                    inputResponses: Object.fromEntries(sealed.k.filter((key) => Object.hasOwn(input.inputResponses, key)).map((key) => [key, input.inputResponses[key]])),
-                    requestState: sealed.r ?? undefined,
-                    rounds: sealed.n
+                    inputResponses: Object.fromEntries(payload.k.filter((key) => Object.hasOwn(input.inputResponses, key)).map((key) => [key, input.inputResponses[key]])),
+                    requestState: payload.r ?? undefined,
+                    rounds: payload.n
                   })
                   : Effect.fail(refused(op.serverId, "replayed")))
             )

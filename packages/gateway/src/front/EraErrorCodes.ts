@@ -4,9 +4,9 @@
  * UnsupportedProtocolVersion -32022) and retired two 2025 codes it forbids emitting: resource not
  * found -32002 (now -32602, Invalid params) and URL elicitation required -32042 (now input_required).
  * A server's code passes unchanged where the host's era knows it, and otherwise becomes the nearest
- * code it does know.
+ * code it does know. The gateway's own resource-not-found is -32602 with the URI as data to both
+ * eras (SDK 2's ResourceNotFoundError: its 2025 codec never emits -32002 either).
  */
-import { ResourceNotFoundError, ProtocolError as WireError } from "@modelcontextprotocol/server"
 import type { Era } from "./RequestEra.ts"
 
 /** Resource not found, as 2025-11-25 and earlier number it. */
@@ -23,10 +23,3 @@ export const hostErrorCode = (code: number, era: Era): number => {
   if (era === "modern") return code === LEGACY_RESOURCE_NOT_FOUND ? INVALID_PARAMS : code === URL_ELICITATION_REQUIRED ? INTERNAL_ERROR : code
   return MODERN_ONLY_CODES.has(code) ? INTERNAL_ERROR : code
 }
-
-/**
- * The gateway's answer for a resource no server has: -32602 with the URI as data, to either era.
- * SDK 2's wire codec never emits -32002, toward a 2025 host either (its 2025 codec maps it to
- * -32602, which the 2025 revision's hosts read as resource not found by the URI in `data`).
- */
-export const resourceNotFound = (uri: string, _era: Era): WireError => new ResourceNotFoundError(uri)

@@ -10,6 +10,7 @@ import {
   ProtocolError as WireError,
   type RequestMethod,
   type RequestTypeMap,
+  ResourceNotFoundError,
   type Server,
   type ServerContext
 } from "@modelcontextprotocol/server"
@@ -20,7 +21,7 @@ import type { Runner } from "./FrontServer.ts"
 import type { HostSession } from "./HostSessions.ts"
 import { type Era, inputRequiredRead, isInputRequired } from "./RequestEra.ts"
 import { requiredData, stateRefusedToWire } from "./WireConvert.ts"
-import { hostErrorCode, LEGACY_RESOURCE_NOT_FOUND, resourceNotFound } from "./EraErrorCodes.ts"
+import { hostErrorCode, LEGACY_RESOURCE_NOT_FOUND } from "./EraErrorCodes.ts"
 
 /** The capabilities a front server declares: everything, since servers may connect later. */
 export const FRONT_CAPABILITIES = {
@@ -49,7 +50,7 @@ export const gateFailureToWire = (error: GateFailure, uri?: string, era: Era = "
   switch (error._tag) {
     case "Unrouted":
       // An unknown resource, numbered as the host's era numbers it, with the URI the host sent as data.
-      return error.what === "resource" && uri !== undefined ? resourceNotFound(uri, era) : new WireError(INVALID_PARAMS, `Interlock: ${error.message}`)
+      return error.what === "resource" && uri !== undefined ? new ResourceNotFoundError(uri) : new WireError(INVALID_PARAMS, `Interlock: ${error.message}`)
     case "ProtocolError":
       return new WireError(hostErrorCode(error.code, era), error.detail, protocolErrorData(error, uri, era))
     case "Denied":
@@ -79,10 +80,9 @@ export const admitted = (server: Server, limits: DoorLimits, onRefused?: OnRefus
     const over = overLimit(request, ctx.mcpReq.id, limits)
     if (over === undefined) return handler(request, ctx)
     // The id and the progress token make the request itself invalid; the rest are its params.
-    const message = over.message
-    const error = new WireError(over.limit === "MAX_ID_LENGTH" ? -32600 : INVALID_PARAMS, message)
+    const error = new WireError(over.limit === "MAX_ID_LENGTH" ? -32600 : INVALID_PARAMS, over.message)
     if (onRefused === undefined) throw error
-    return onRefused(request, message, ctx.mcpReq.signal).then(() => Promise.reject(error))
+    return onRefused(request, over.message, ctx.mcpReq.signal).then(() => Promise.reject(error))
   })
 
 // Core types a resource's contents and a prompt's messages as JSON records; they are a server's

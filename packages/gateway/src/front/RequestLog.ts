@@ -5,14 +5,14 @@
  * the forwarder filters by that (FeatureForwarder), so its request stream is left as it is.
  */
 import type { LoggingLevel } from "@modelcontextprotocol/server"
-import { LOG_LEVELS, logLevelOf } from "../calls/HostMeta.ts"
+import { belowLevel, logLevelOf } from "../calls/LogLevels.ts"
 import type { RequestNotify } from "./HostSessions.ts"
 import type { Era } from "./RequestEra.ts"
 
 /** Whether a message at `level` reaches a request that asked for `threshold` (none when it asked for nothing). */
 export const logPasses = (level: unknown, threshold: LoggingLevel | undefined): boolean => {
   const at = logLevelOf(level)
-  return threshold !== undefined && at !== undefined && LOG_LEVELS.indexOf(at) >= LOG_LEVELS.indexOf(threshold)
+  return threshold !== undefined && at !== undefined && !belowLevel(at, threshold)
 }
 
 /** A request's notify that, in the modern era, drops the log messages below the request's level (all of them without one). */

@@ -43,3 +43,9 @@ export const rpcError = (res: ServerResponse, status: number, code: number, mess
   res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }))
 }
 
+/** Refuses one JSON-RPC request with HTTP 400 and an error under its own id (null when it has none a response may echo). */
+export const rpcRefusal = (res: ServerResponse, id: unknown, error: { readonly code: number; readonly message: string; readonly data?: unknown }): void => {
+  const echoed = typeof id === "string" || typeof id === "number" ? id : null
+  res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: echoed, error }))
+}
+

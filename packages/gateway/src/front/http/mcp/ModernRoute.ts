@@ -23,14 +23,11 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { makeFrontServer, type FrontDeps } from "../../FrontServer.ts"
 import { inputResponsesProblem } from "../../InputResponses.ts"
 import { type ListenBridge, makeListenBridge } from "./ListenBridge.ts"
+import { rpcRefusal } from "./McpWire.ts"
 import { makeToolHeaders, refuseCall, type ToolHeaders } from "./ToolHeaders.ts"
 
-/** Answers a request whose params are invalid (-32602) with a fixed message, echoing its id. */
-const refuseParams = (res: ServerResponse, id: unknown, problem: string): void => {
-  const echoed = typeof id === "string" || typeof id === "number" ? id : null
-  res.writeHead(400, { "content-type": "application/json" })
-    .end(JSON.stringify({ jsonrpc: "2.0", id: echoed, error: { code: -32602, message: `Interlock: ${problem}` } }))
-}
+/** JSON-RPC's invalid params. */
+const INVALID_PARAMS = -32602
 
 /** The most `subscriptions/listen` streams one principal (the anonymous one counts as one) may have open at once. */
 export const MAX_LISTENS_PER_PRINCIPAL = 32
@@ -137,7 +134,7 @@ export const makeModernFront = (deps: FrontDeps): ModernFront => {
     const request = webRequest(req, gone.signal)
     // A retry's answers that are not an object of objects: the SDK would drop them and call as if none came.
     const malformed = isObject(body) ? inputResponsesProblem(body.params) : undefined
-    if (malformed !== undefined) return refuseParams(res, isObject(body) ? body.id : null, malformed)
+    if (malformed !== undefined) return rpcRefusal(res, isObject(body) ? body.id : null, { code: INVALID_PARAMS, message: `Interlock: ${malformed}` })
     // SEP-2243: a call whose Mcp-Param-* headers disagree with its body reaches nothing (ToolHeaders.ts).
     if (isObject(body) && body.method === "tools/call") {
       const refused = await headers.refusal(req, body)

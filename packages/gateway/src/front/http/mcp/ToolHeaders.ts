@@ -12,6 +12,7 @@ import type { Principal } from "@interlock/core"
 import { Effect } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { type FrontDeps, listedTool } from "../../FrontServer.ts"
+import { rpcRefusal } from "./McpWire.ts"
 import { checkParamHeaders, declaredHeaders, HEADER_MISMATCH, type HeaderMismatch, type ParamHeader } from "./ParamHeaders.ts"
 
 /** The gate of one principal's front. */
@@ -77,8 +78,5 @@ export const makeToolHeaders = (deps: FrontDeps, principal: Principal | undefine
 }
 
 /** Answers a refused call: HTTP 400 with HeaderMismatch, under the request's id. */
-export const refuseCall = (res: ServerResponse, id: unknown, refusal: HeaderMismatch): void => {
-  const echoed = typeof id === "string" || typeof id === "number" ? id : null
-  res.writeHead(400, { "content-type": "application/json" })
-    .end(JSON.stringify({ jsonrpc: "2.0", id: echoed, error: { code: HEADER_MISMATCH, message: refusal.message, data: { header: refusal.header } } }))
-}
+export const refuseCall = (res: ServerResponse, id: unknown, refusal: HeaderMismatch): void =>
+  rpcRefusal(res, id, { code: HEADER_MISMATCH, message: refusal.message, data: { header: refusal.header } })
