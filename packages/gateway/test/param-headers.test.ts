@@ -39,6 +39,9 @@ const charOf = (n: number): string => {
 
 const Codes = Schema.Array(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 0x10ffff })))
 
+/** Texts short enough that trying every edit of their header stays a unit test's work, on a loaded machine too. */
+const ShortCodes = Codes.check(Schema.isMaxLength(12))
+
 /** What one character of a header is changed to: the whole Base64 alphabet, the sentinel's marks, spaces, a control and non-ASCII. */
 const REPLACEMENTS = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=?-_ \t\u0000\u007fé"]
 
@@ -60,7 +63,7 @@ describe("Mcp-Param-* headers", () => {
       assert.isUndefined(checkParamHeaders(REGION, { region: text }, headers({ "Mcp-Param-Region": header })))
     }))
 
-  it.effect.prop("every one-character change of such a header is refused", [Codes], ([codes]) =>
+  it.effect.prop("every one-character change of such a header is refused", [ShortCodes], ([codes]) =>
     Effect.sync(() => {
       const text = codes.map(charOf).join("")
       const header = encodeParamValue(text)
