@@ -79,7 +79,7 @@ export const SERVERS: ReadonlyArray<MatrixServer> = [
     direct: fixtureHttp(),
     routes: [
       { label: "stdio, 2026-07-28 toward the server", server: () => ({ command: NODE, args: [FIXTURE] }) },
-      { label: "stdio, 2025-11-25 toward the server", server: () => ({ command: NODE, args: [FIXTURE], protocol: "legacy" }) },
+      { label: "HTTP, 2025-11-25 toward the server, per-host", server: (url) => ({ url, protocol: "legacy", sessions: "per-host" }) },
       { label: "HTTP, 2026-07-28 toward the server", server: (url) => ({ url, protocol: "2026-07-28" }) }
     ]
   },
@@ -119,14 +119,19 @@ export interface KnownGap {
   /** The route's label, or undefined for every route. */
   readonly route?: string | undefined
   readonly why: string
+  /** A gap that depends on timing and does not show on every run (the test then does not require it to). */
+  readonly sometimes?: boolean
 }
 
 /** The route through which a 2026-07-28 host reaches a server spoken to in a 2025 revision. */
-const LEGACY_TOWARD_SERVER = "stdio, 2025-11-25 toward the server"
+const LEGACY_TOWARD_SERVER = "HTTP, 2025-11-25 toward the server, per-host"
 
-/** Why the server's own requests fail on that route. */
-const NOT_BRIDGED =
-  "a 2025 session's server-to-client requests (elicitation, sampling, roots) are not turned into a 2026-07-28 host's input_required rounds yet, and the 2025 session declares the gateway's capabilities, not each host's"
+/** Why a check of a 2026-07-28 scenario cannot hold when the server speaks 2025-11-25 to the gateway. */
+const ERA_BOUND = {
+  key: "a 2025 server's request has no key of its own: the gateway names a held request's key itself (elicitation-1), and the scenario checks for the key the server chose in its 2026-07-28 era (user_name)",
+  capability:
+    "a 2025 server learns the host's capabilities from its session's initialize (which the gateway declares from the host's request), and answers a tool that needs one the host lacks with a tool error: the 2025 wire has no -32021 to pass on"
+}
 
 /**
  * The differences from the direct run that the gateway does not close yet, each with why; the test
@@ -139,13 +144,29 @@ export const KNOWN_GAPS: ReadonlyArray<KnownGap> = [
     revision: "2025-11-25",
     why: "the fixture's test_reconnection tool closes its own SSE stream mid-call; the gateway's hub resumes that stream downstream, and the host's stream to the gateway stays open (the scenario is pending and unscored in the 2025-11-25 set)"
   },
-  { scenario: "input-required-result-missing-input-response", check: "sep-2322-missing-response-rerequests", revision: "2026-07-28", route: LEGACY_TOWARD_SERVER, why: NOT_BRIDGED },
-  ...[
-    "input-required-result-basic-elicitation", "input-required-result-basic-sampling", "input-required-result-basic-list-roots",
-    "input-required-result-request-state", "input-required-result-multiple-input-requests", "input-required-result-multi-round",
-    "input-required-result-non-tool-request", "input-required-result-result-type",
-    "input-required-result-tampered-state", "input-required-result-capability-check", "server-stateless"
-  ].map((scenario): KnownGap => ({ scenario, check: "*", revision: "2026-07-28", route: LEGACY_TOWARD_SERVER, why: NOT_BRIDGED })),
+  { scenario: "input-required-result-basic-elicitation", check: "*", revision: "2026-07-28", route: LEGACY_TOWARD_SERVER, why: ERA_BOUND.key },
+  {
+    scenario: "input-required-result-ignore-extra-params",
+    check: "sep-2322-ignore-unexpected-params",
+    revision: "2026-07-28",
+    route: LEGACY_TOWARD_SERVER,
+    why: `${ERA_BOUND.key}; so answers sent before anything was asked, keyed by the server's 2026-07-28 names, answer nothing, and the call asks`
+  },
+  ...["sep-2575-server-rejects-undeclared-capability", "sep-2575-missing-capability-http-400"].map((check): KnownGap => ({
+    scenario: "server-stateless",
+    check,
+    revision: "2026-07-28",
+    route: LEGACY_TOWARD_SERVER,
+    why: ERA_BOUND.capability
+  })),
+  {
+    scenario: "server-stateless",
+    check: "sep-2575-server-sends-tools-list-changed-on-subscription",
+    revision: "2026-07-28",
+    route: LEGACY_TOWARD_SERVER,
+    sometimes: true,
+    why: "the scenario changes the tool list with a tool call, which a 2026-07-28 host's call on a per-host server makes on a session of its own; that session closes with the call, and a list_changed it carried after its answer is dropped with it, so the listen stream's SHOULD check (1.5 s) sometimes warns"
+  },
   ...[
     "tasks-lifecycle", "tasks-capability-negotiation", "tasks-wire-fields", "tasks-request-state-removal", "tasks-mrtr-input",
     "tasks-request-headers", "tasks-dispatch-and-envelope", "tasks-required-task-error", "tasks-mrtr-composition"
@@ -165,7 +186,7 @@ const gapsOf = (scenario: string, revision: SuiteSet | undefined, route: string 
 /**
  * Where a run through the gateway is worse than the direct run, scenario by scenario: one that
  * passes directly must pass through, and every check that succeeds directly must succeed through
- * (but the KNOWN_GAPS of the revision).
+ * (but the KNOWN_GAPS of the revision: a scenario that fails through only by their checks is theirs).
  */
 export const worseThrough = (
   direct: ReadonlyArray<ScenarioOutcome>,
@@ -178,9 +199,13 @@ export const worseThrough = (
     if (after === undefined) return [`${before.scenario}: did not run through the gateway`]
     const known = new Set(gapsOf(before.scenario, revision, route).map((gap) => gap.check))
     if (known.has("*")) return []
-    if (passes(before) && !passes(after)) return [`${before.scenario}: passes directly, ${after.passed} passed and ${after.failed} failed through the gateway`]
-    const lost = lostChecks(before.succeeded, after.succeeded).filter((check) => !known.has(check))
-    return lost.length === 0 ? [] : [`${before.scenario}: checks that succeed directly and not through the gateway: ${[...new Set(lost)].join(", ")}`]
+    const lost = lostChecks(before.succeeded, after.succeeded)
+    const unknown = lost.filter((check) => !known.has(check))
+    // A scenario that fails through only by known gaps' checks is explained by them.
+    if (passes(before) && !passes(after) && (lost.length === 0 || unknown.length > 0)) {
+      return [`${before.scenario}: passes directly, ${after.passed} passed and ${after.failed} failed through the gateway`]
+    }
+    return unknown.length === 0 ? [] : [`${before.scenario}: checks that succeed directly and not through the gateway: ${[...new Set(unknown)].join(", ")}`]
   })
 
 /** The "Failed Checks" part of a verbose scenario run (its check names and errors), or its tail. */

@@ -189,7 +189,11 @@ const askingDeps = (deps: FrontDeps, assigns: Array<Readonly<Record<string, unkn
     callTool: (input, options) => {
       assigns.push(options?.assigns ?? {})
       const answered = options?.assigns?.[HOST_INPUT_KEY] as HostInput | undefined
-      if (answered?.requestState === "sealed-1") return deps.calls.callTool(input, options)
+      // The approval's state is its own, not a relayed round's: the call goes on without it, as ApprovalRound's does.
+      if (answered?.requestState === "sealed-1") {
+        const { [HOST_INPUT_KEY]: _answered, ...rest } = options?.assigns ?? {}
+        return deps.calls.callTool(input, { ...options, assigns: rest })
+      }
       const asked = new InputRequired({
         inputRequests: { approve: inputRequired.elicit({ message: "Approve the echo?", requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } } }) },
         requestState: "sealed-1"

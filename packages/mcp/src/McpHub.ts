@@ -127,22 +127,16 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
       const millis = requestOptions.timeout
       const send = (target: ServerSlot, session: Session, timeout: number, caller: Caller | undefined) => {
         const params = withMeta({ name: call.name, arguments: call.args }, requestMeta(caller, session.modern, call.meta, target.loggingLevel))
-        return session.modern
-          ? target.exchange(
-            session,
-            { serverId: call.serverId, method: "tools/call", digest: call.digest },
-            "during tools/call",
-            (resume, signal, left) =>
-              session.client.callTool(withResume(params, resume), { ...requestOptions, timeout: left ?? timeout, signal, allowInputRequired: true }),
-            timeout
-          ).pipe(Effect.map(toToolResult))
-          : target.request(
-            session,
-            "during tools/call",
-            (signal) => session.client.callTool(params, { ...requestOptions, timeout, signal }),
-            millis,
-            toToolResult
-          )
+        return target.exchange(
+          session,
+          { serverId: call.serverId, method: "tools/call", digest: call.digest },
+          "during tools/call",
+          (resume, signal, left, on) =>
+            on.modern
+              ? on.client.callTool(withResume(params, resume), { ...requestOptions, timeout: left ?? timeout, signal, allowInputRequired: true })
+              : on.client.callTool(params, { ...requestOptions, timeout: left ?? timeout, signal }),
+          timeout
+        ).pipe(Effect.map(toToolResult))
       }
       const connectThenSend = (target: ServerSlot, caller: Caller | undefined) => {
         const live = target.session
@@ -175,8 +169,8 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
           session,
           { serverId, method: "resources/read", digest: digestOf({ serverId, uri }) },
           "during resources/read",
-          (resume, signal) =>
-            session.client.readResource(withResume(withMeta({ uri }, requestMeta(caller, session.modern, undefined, slot.loggingLevel)), resume), { signal, timeout: slot.config.requestTimeoutMs, cacheMode: "bypass", allowInputRequired: true })
+          (resume, signal, _left, on) =>
+            on.client.readResource(withResume(withMeta({ uri }, requestMeta(caller, session.modern, undefined, slot.loggingLevel)), resume), { signal, timeout: slot.config.requestTimeoutMs, cacheMode: "bypass", allowInputRequired: true })
         ).pipe(
           Effect.flatMap((result) => {
             const contents = toResourceContents(serverId, result)
@@ -191,8 +185,8 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
           session,
           { serverId, method: "prompts/get", digest: digestOf({ serverId, name, args: stringArgs }) },
           "during prompts/get",
-          (resume, signal) =>
-            session.client.getPrompt(withResume(withMeta({ name, arguments: stringArgs }, requestMeta(caller, session.modern, undefined, slot.loggingLevel)), resume), { signal, timeout: slot.config.requestTimeoutMs, allowInputRequired: true })
+          (resume, signal, _left, on) =>
+            on.client.getPrompt(withResume(withMeta({ name, arguments: stringArgs }, requestMeta(caller, session.modern, undefined, slot.loggingLevel)), resume), { signal, timeout: slot.config.requestTimeoutMs, allowInputRequired: true })
         ).pipe(
           Effect.flatMap((result) => {
             const prompt = toPromptResult(serverId, result)

@@ -14,8 +14,10 @@ import { toTools } from "./Convert.ts"
 import { fromSdk, isRetryable, isTimeout, isUnreachable, spawnFailed } from "./Failures.ts"
 import type { HubListener } from "./HubNotification.ts"
 import { listenForChanges } from "./ChangeListen.ts"
+import { callerCapabilities, PARK_LIFETIME_MS, type ParkedCall, parkedExchange } from "./ParkedCall.ts"
 import { roundTrip } from "./RoundTrip.ts"
-import { type HostHandlers, OpenFailed, openSession, type Session, type SessionEvents } from "./Session.ts"
+import { currentCaller } from "./TracedCaller.ts"
+import { type Exchange, type HostHandlers, OpenFailed, openSession, registered, type Session, type SessionEvents } from "./Session.ts"
 import type { ToolChange, ToolPins } from "./ToolPins.ts"
 
 /** What every slot shares with the hub. */
@@ -63,6 +65,10 @@ export class ServerSlot {
   loggingLevel: LoggingLevel | undefined
   /** The cache hints of the latest tools/list of a 2026-07-28 session, as the server sent them (none from a 2025 one). */
   toolsCacheHint: ListCacheHint | undefined
+  /** The requests parked on this slot's 2025 sessions for their callers' answers, by park id. */
+  private readonly parks = new Map<string, ParkedCall<unknown>>()
+  /** How many sessions are open for one parked request each (onOwnSession). */
+  private ownCount = 0
   /** The per-host slots of a `sessions: "per-host"` server, by caller key. */
   private readonly perHost = new Map<object, ServerSlot>()
 
@@ -285,6 +291,24 @@ export class ServerSlot {
     })
   }
 
+  /**
+   * Runs `use` on a session opened for it alone, with `host`'s capabilities, and closes it after;
+   * it counts against maxSessions with the per-host sessions.
+   */
+  private onOwnSession<A, E>(host: HostHandlers, use: (session: Session) => Effect.Effect<A, E>): Effect.Effect<A, E | TransportFailure> {
+    return Effect.acquireUseRelease(
+      Effect.suspend(() => {
+        if (this.perHost.size + this.ownCount >= this.config.maxSessions) {
+          return Effect.fail(new TransportError({ serverId: this.config.id, detail: `the server already has its ${this.config.maxSessions} per-host sessions open (maxSessions)` }))
+        }
+        this.ownCount++
+        return Effect.succeed(new ServerSlot(this.config, { ...this.hub, host }))
+      }),
+      (own) => Effect.flatMap(own.acquire(), use),
+      (own) => Effect.promise(() => own.closeAll().finally(() => this.ownCount--))
+    )
+  }
+
   /** Closes the per-host session of a caller key (its host went away). */
   release(key: object): void {
     const slot = this.perHost.get(key)
@@ -309,17 +333,29 @@ export class ServerSlot {
     session: Session,
     op: Operation,
     phase: string,
-    run: (resume: Resume | undefined, signal: AbortSignal, timeout: number | undefined) => Promise<A | InputRequiredResult>,
+    run: (resume: Resume | undefined, signal: AbortSignal, timeout: number | undefined, on: Session) => Promise<A | InputRequiredResult>,
     deadlineMs?: number
   ): Effect.Effect<A, TransportFailure | Timeout> {
     const until = deadlineMs === undefined ? undefined : Date.now() + deadlineMs
     const left = () => (until === undefined ? undefined : Math.max(1, until - Date.now()))
     const leg = (resume: Resume | undefined) =>
       deadlineMs === undefined
-        ? this.request(session, phase, (signal) => run(resume, signal, undefined))
-        : this.request(session, phase, (signal) => run(resume, signal, left()), deadlineMs, (answer) => answer)
-    // A 2025 session has no input_required: its answer is the result.
-    if (!session.modern) return leg(undefined) as Effect.Effect<A, TransportFailure | Timeout>
+        ? this.request(session, phase, (signal) => run(resume, signal, undefined, session))
+        : this.request(session, phase, (signal) => run(resume, signal, left(), session), deadlineMs, (answer) => answer)
+    // A 2025 session has no input_required: its answer is the result. A caller without a channel
+    // for the server's requests has the request parked, so that they can be relayed to it (ParkedCall.ts).
+    if (!session.modern) {
+      return Effect.flatMap(currentCaller, (caller) => {
+        const relay = caller?.relay
+        if (caller === undefined || relay === undefined) return registered(session, {}, leg(undefined) as Effect.Effect<A, TransportFailure | Timeout>)
+        const parked = (exchange: Exchange) => (on: Session) =>
+          registered(on, exchange, this.request(on, phase, (signal) => run(undefined, signal, PARK_LIFETIME_MS, on)) as Effect.Effect<A, TransportFailure>)
+        // On a per-host server the request gets a session of its own, declaring its host's capabilities.
+        const send = (exchange: Exchange) =>
+          this.config.sessions === "per-host" ? this.onOwnSession(callerCapabilities(this.hub.host, caller), parked(exchange)) : parked(exchange)(session)
+        return parkedExchange(this.parks, op, caller, relay, send, this.hub.fork, deadlineMs)
+      })
+    }
     const rounds = roundTrip<A>(op, this.hub.host, leg)
     return deadlineMs === undefined
       ? rounds

@@ -5,8 +5,9 @@
  */
 import { Client, InMemoryTransport, type McpSubscription, StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client"
 import type { McpServer } from "@modelcontextprotocol/server"
-import { Deferred, type Effect, Redacted } from "effect"
+import { Deferred, Effect, Redacted } from "effect"
 import type { CompiledServer } from "./HubConfig.ts"
+import type { HostRequest } from "./Caller.ts"
 import type { ElicitationShape, RootsShape, SamplingShape } from "./HostRequests.ts"
 import type { HubNotification } from "./HubNotification.ts"
 import { defaultResultType } from "./ResultTypeDefault.ts"
@@ -20,6 +21,35 @@ export interface HostHandlers {
   /** Runs a handler's Effect in the hub's scope. */
   readonly run: <A>(serverId: string, run: () => Effect.Effect<A, unknown>) => Promise<A>
 }
+
+/** A request in flight on a session, which a server's own request may belong to; a parked one holds them for its host (ParkedCall.ts). */
+export interface Exchange {
+  readonly hold?: ((request: HostRequest, signal: AbortSignal) => Promise<unknown>) | undefined
+}
+
+/**
+ * Where a server's own request on a 2025 session goes: to the parked request that is the only one
+ * in flight, refused while a parked one is among several (it might be any of theirs), else to the
+ * host's services (undefined).
+ */
+const heldBy = (exchanges: ReadonlySet<Exchange>, request: HostRequest, signal: AbortSignal): Promise<unknown> | undefined => {
+  if (exchanges.size === 1) {
+    const [only] = exchanges
+    return only.hold?.(request, signal)
+  }
+  for (const exchange of exchanges) {
+    if (exchange.hold !== undefined) return Promise.reject(new Error("several requests are in flight on this session; the server's request cannot be attributed to one"))
+  }
+  return undefined
+}
+
+/** Runs `effect` with `exchange` among the session's requests in flight (Session.exchanges). */
+export const registered = <A, E>(session: Session, exchange: Exchange, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => session.exchanges.add(exchange)),
+    () => effect,
+    () => Effect.sync(() => void session.exchanges.delete(exchange))
+  )
 
 /** Callbacks from a live session to the hub. */
 export interface SessionEvents {
@@ -76,6 +106,8 @@ export class Session {
   refreshed: Deferred.Deferred<void> = Deferred.makeUnsafe()
   /** The subscriptions/listen stream carrying resource updates on a 2026-07-28 connection. */
   listen: McpSubscription | undefined
+  /** The requests in flight that a server's own request may belong to (tools/call, prompts/get, resources/read). */
+  readonly exchanges = new Set<Exchange>()
 
   /** Whether the connection negotiated the 2026-07-28 (modern) protocol era. */
   get modern(): boolean {
@@ -136,19 +168,22 @@ const capabilities = (host: HostHandlers) => ({
   ...(host.roots === undefined ? {} : { roots: {} })
 })
 
-const answerHostRequests = (client: Client, serverId: string, host: HostHandlers): void => {
+const answerHostRequests = (client: Client, serverId: string, host: HostHandlers, exchanges: () => ReadonlySet<Exchange>): void => {
   const { sampling, elicitation, roots } = host
+  // The SDK checks what a held request is answered against the protocol's schema before the server gets it.
+  const held = (method: string, params: object | undefined, signal: AbortSignal) =>
+    heldBy(exchanges(), { method, params: params as Readonly<Record<string, unknown>> | undefined }, signal) as Promise<never> | undefined
   if (sampling !== undefined) {
-    client.setRequestHandler("sampling/createMessage", (request) =>
-      host.run(serverId, () => sampling.createMessage(serverId, request.params)))
+    client.setRequestHandler("sampling/createMessage", (request, extra) =>
+      held(request.method, request.params, extra.mcpReq.signal) ?? host.run(serverId, () => sampling.createMessage(serverId, request.params)))
   }
   if (elicitation !== undefined) {
-    client.setRequestHandler("elicitation/create", (request) =>
-      host.run(serverId, () => elicitation.elicit(serverId, request.params)))
+    client.setRequestHandler("elicitation/create", (request, extra) =>
+      held(request.method, request.params, extra.mcpReq.signal) ?? host.run(serverId, () => elicitation.elicit(serverId, request.params)))
   }
   if (roots !== undefined) {
-    client.setRequestHandler("roots/list", () =>
-      host.run(serverId, () => roots.list(serverId)).then((list) => ({ roots: [...list] })))
+    client.setRequestHandler("roots/list", (request, extra) =>
+      held(request.method, request.params, extra.mcpReq.signal) ?? host.run(serverId, () => roots.list(serverId)).then((list) => ({ roots: [...list] })))
   }
 }
 
@@ -190,7 +225,7 @@ export const openSession = async (
     notify({ serverId: server.id, method: "notifications/resources/updated", params: notification.params }))
   client.setNotificationHandler("notifications/message", (notification) =>
     notify({ serverId: server.id, method: "notifications/message", params: notification.params }))
-  answerHostRequests(client, server.id, host)
+  answerHostRequests(client, server.id, host, () => session.exchanges)
   let made: { transport: Transport; memoryServer?: McpServer }
   try {
     made = await makeTransport(server)
