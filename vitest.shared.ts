@@ -11,6 +11,10 @@ export const SOURCE_CONDITION = "@interlock/source"
  */
 export const sourceConditions = {
   resolve: { conditions: [SOURCE_CONDITION, ...defaultClientConditions] },
-  ssr: { resolve: { conditions: [SOURCE_CONDITION, ...defaultServerConditions.filter((condition) => condition !== "module")] } },
+  ssr: {
+    resolve: {
+      conditions: [SOURCE_CONDITION, ...defaultServerConditions.filter((condition) => condition !== "module")]
+    }
+  },
   test: { env: { NODE_OPTIONS: `--conditions=${SOURCE_CONDITION}` } }
 }

@@ -12,13 +12,21 @@
  * wrappers), OpenAI Agents JS (a fake Model, tool input guardrails) and LangChain v1 (`createAgent`
  * with FakeToolCallingModel, `wrapToolCall` middleware), with and without 10 hooks.
  */
-import { Effect, Layer, Schema, Scope } from "effect"
-import { LanguageModel, type Response } from "effect/ai"
-import { NativeTool, Policy, Verdict } from "@interlock/core"
 import { Agent } from "@interlock/agent"
+import { NativeTool, Policy, Verdict } from "@interlock/core"
+import {
+  Agent as OpenAiAgent,
+  defineToolInputGuardrail,
+  run as openAiRun,
+  setTracingDisabled,
+  tool as openAiTool,
+  ToolGuardrailFunctionOutputFactory,
+  Usage
+} from "@openai/agents"
 import { generateText, stepCountIs, tool as aiTool } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
-import { Agent as OpenAiAgent, defineToolInputGuardrail, run as openAiRun, setTracingDisabled, tool as openAiTool, ToolGuardrailFunctionOutputFactory, Usage } from "@openai/agents"
+import { Effect, Layer, Schema, Scope } from "effect"
+import { LanguageModel, type Response } from "effect/ai"
 import { createAgent, createMiddleware, FakeToolCallingModel, tool as lcTool } from "langchain"
 import { z } from "zod"
 import { type BenchCase, measure, report, round3, type SuiteResult } from "./harness.ts"
@@ -48,10 +56,21 @@ const scripted = (k: number) =>
     LanguageModel.make({
       generateText: (options) => {
         const last = options.prompt.content[options.prompt.content.length - 1]
-        const usage = { inputTokens: { total: 3, uncached: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 2, text: undefined, reasoning: undefined } }
+        const usage = {
+          inputTokens: { total: 3, uncached: undefined, cacheRead: undefined, cacheWrite: undefined },
+          outputTokens: { total: 2, text: undefined, reasoning: undefined }
+        }
         const parts: Array<Response.PartEncoded> = last.role === "tool"
           ? [{ type: "text", text: "done" }, { type: "finish", reason: "stop", usage }]
-          : [...calls(k).map((c): Response.PartEncoded => ({ type: "tool-call", id: c.id, name: "add", params: { a: c.a, b: c.b } })), { type: "finish", reason: "tool-calls", usage }]
+          : [
+            ...calls(k).map((c): Response.PartEncoded => ({
+              type: "tool-call",
+              id: c.id,
+              name: "add",
+              params: { a: c.a, b: c.b }
+            })),
+            { type: "finish", reason: "tool-calls", usage }
+          ]
         return Effect.succeed(parts)
       },
       streamText: () => Effect.die("not used") as never
@@ -65,13 +84,20 @@ const addTool = NativeTool.make({
   run: ({ a, b }) => String(a + b)
 })
 
-const passThrough = Array.from({ length: HOOKS }, (_, i) => ({ match: i % 2 === 0 ? "*" : "local/add", id: `pass${i}`, run: () => Verdict.continue }))
+const passThrough = Array.from(
+  { length: HOOKS },
+  (_, i) => ({ match: i % 2 === 0 ? "*" : "local/add", id: `pass${i}`, run: () => Verdict.continue })
+)
 const rewriting = Array.from({ length: HOOKS }, (_, i) => ({
   match: "*",
   id: `rewrite${i}`,
-  run: (call: { readonly args: { readonly [key: string]: unknown } }) => Verdict.rewrite({ args: { ...(call.args as { a: number; b: number }), b: 1 } })
+  run: (call: { readonly args: { readonly [key: string]: unknown } }) =>
+    Verdict.rewrite({ args: { ...(call.args as { a: number; b: number }), b: 1 } })
 }))
-const rules = Policy.rules({ rules: [{ match: "local/delete_*", decision: "deny" }, { match: "local/add", decision: "allow" }], default: "deny" })
+const rules = Policy.rules({
+  rules: [{ match: "local/delete_*", decision: "deny" }, { match: "local/add", decision: "allow" }],
+  default: "deny"
+})
 
 const interlock = async (k: number, variant: "none" | "policy" | "rewrite"): Promise<() => Promise<unknown>> => {
   const scope = Effect.runSync(Scope.make())
@@ -84,21 +110,36 @@ const interlock = async (k: number, variant: "none" | "policy" | "rewrite"): Pro
   )
   const once = agent.run("go")
   const check = await Effect.runPromise(once)
-  if (check.status !== "done" || check.toolCallCount !== k) throw new Error(`interlock k=${k} ${variant}: ${check.status}`)
+  if (check.status !== "done" || check.toolCallCount !== k) {
+    throw new Error(`interlock k=${k} ${variant}: ${check.status}`)
+  }
   return () => Effect.runPromise(once)
 }
 
 // --- Vercel AI SDK ---------------------------------------------------------------------------
 
 const vercel = (k: number, hooks: number) => {
-  const usage = { inputTokens: { total: 3, noCache: 3, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 2, text: 2, reasoning: undefined } }
+  const usage = {
+    inputTokens: { total: 3, noCache: 3, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: 2, text: 2, reasoning: undefined }
+  }
   const model = new MockLanguageModelV4({
     doGenerate: async (options: any) => {
       const last = options.prompt[options.prompt.length - 1]
       return last.role === "tool"
-        ? { content: [{ type: "text", text: "done" }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] }
+        ? {
+          content: [{ type: "text", text: "done" }],
+          finishReason: { unified: "stop", raw: "stop" },
+          usage,
+          warnings: []
+        }
         : {
-          content: calls(k).map((c) => ({ type: "tool-call", toolCallId: c.id, toolName: "add", input: JSON.stringify({ a: c.a, b: c.b }) })),
+          content: calls(k).map((c) => ({
+            type: "tool-call",
+            toolCallId: c.id,
+            toolName: "add",
+            input: JSON.stringify({ a: c.a, b: c.b })
+          })),
           finishReason: { unified: "tool-calls", raw: "tool_calls" },
           usage,
           warnings: []
@@ -110,7 +151,9 @@ const vercel = (k: number, hooks: number) => {
     const inner = execute
     execute = async (input) => inner(input)
   }
-  const tools = { add: aiTool({ description: "Adds two numbers", inputSchema: z.object({ a: z.number(), b: z.number() }), execute }) }
+  const tools = {
+    add: aiTool({ description: "Adds two numbers", inputSchema: z.object({ a: z.number(), b: z.number() }), execute })
+  }
   return () => generateText({ model, tools, prompt: "go", stopWhen: stepCountIs(5) })
 }
 
@@ -122,21 +165,43 @@ const openai = (k: number, hooks: number) => {
       const input = Array.isArray(request.input) ? request.input : []
       const answered = input.some((item: any) => item.type === "function_call_result")
       const output = answered
-        ? [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "done" }] }]
-        : calls(k).map((c) => ({ type: "function_call", callId: c.id, name: "add", arguments: JSON.stringify({ a: c.a, b: c.b }), status: "completed" }))
+        ? [{
+          type: "message",
+          role: "assistant",
+          status: "completed",
+          content: [{ type: "output_text", text: "done" }]
+        }]
+        : calls(k).map((c) => ({
+          type: "function_call",
+          callId: c.id,
+          name: "add",
+          arguments: JSON.stringify({ a: c.a, b: c.b }),
+          status: "completed"
+        }))
       return { usage: new Usage({ requests: 1, inputTokens: 3, outputTokens: 2, totalTokens: 5 }), output }
     },
     async *getStreamedResponse() {
       throw new Error("not used")
     }
   }
-  const inputGuardrails = Array.from({ length: hooks }, (_, i) =>
-    defineToolInputGuardrail({ name: `guard${i}`, run: async () => ToolGuardrailFunctionOutputFactory.allow() }))
+  const inputGuardrails = Array.from(
+    { length: hooks },
+    (_, i) =>
+      defineToolInputGuardrail({ name: `guard${i}`, run: async () => ToolGuardrailFunctionOutputFactory.allow() })
+  )
   const agent = new OpenAiAgent({
     name: "bench",
     instructions: "add",
     model: model as any,
-    tools: [openAiTool({ name: "add", description: "Adds two numbers", parameters: z.object({ a: z.number(), b: z.number() }), execute: async (input) => add(input), inputGuardrails })]
+    tools: [
+      openAiTool({
+        name: "add",
+        description: "Adds two numbers",
+        parameters: z.object({ a: z.number(), b: z.number() }),
+        execute: async (input) => add(input),
+        inputGuardrails
+      })
+    ]
   })
   return () => openAiRun(agent, "go", { maxTurns: 5 })
 }
@@ -144,12 +209,22 @@ const openai = (k: number, hooks: number) => {
 // --- LangChain v1 ----------------------------------------------------------------------------
 
 const langchain = (k: number, hooks: number) => {
-  const model = new FakeToolCallingModel({ toolCalls: [calls(k).map((c) => ({ id: c.id, name: "add", args: { a: c.a, b: c.b } })), []] })
-  const middleware = Array.from({ length: hooks }, (_, i) =>
-    createMiddleware({ name: `wrap${i}`, wrapToolCall: (request, handler) => handler(request) }))
+  const model = new FakeToolCallingModel({
+    toolCalls: [calls(k).map((c) => ({ id: c.id, name: "add", args: { a: c.a, b: c.b } })), []]
+  })
+  const middleware = Array.from(
+    { length: hooks },
+    (_, i) => createMiddleware({ name: `wrap${i}`, wrapToolCall: (request, handler) => handler(request) })
+  )
   const agent = createAgent({
     model,
-    tools: [lcTool(async (input: { a: number; b: number }) => add(input), { name: "add", description: "Adds two numbers", schema: z.object({ a: z.number(), b: z.number() }) })],
+    tools: [
+      lcTool(async (input: { a: number; b: number }) => add(input), {
+        name: "add",
+        description: "Adds two numbers",
+        schema: z.object({ a: z.number(), b: z.number() })
+      })
+    ],
     middleware
   })
   return () => agent.invoke({ messages: [{ role: "user", content: "go" }] })

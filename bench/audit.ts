@@ -15,11 +15,11 @@ import { AuditRecord, PENDING } from "../packages/gateway/src/audit/AuditRecord.
 import { AuditStore, type AuditStoreShape } from "../packages/gateway/src/audit/AuditStore.ts"
 import * as SqliteAuditStore from "../packages/gateway/src/audit/SqliteAuditStore.ts"
 import { ApprovalQueue } from "../packages/gateway/src/calls/ApprovalQueue.ts"
-import { StateSeal } from "../packages/gateway/src/state/StateSeal.ts"
-import { UsedStates } from "../packages/gateway/src/state/UsedStates.ts"
 import { GatewayCalls, type GatewayCallsShape } from "../packages/gateway/src/calls/GatewayCalls.ts"
 import { fromObject } from "../packages/gateway/src/config/ConfigLoader.ts"
 import { makePlan, type Plan } from "../packages/gateway/src/config/Plan.ts"
+import { StateSeal } from "../packages/gateway/src/state/StateSeal.ts"
+import { UsedStates } from "../packages/gateway/src/state/UsedStates.ts"
 import { FULL_POLICY } from "./gateway.ts"
 import { measure, report, serviceOf } from "./harness.ts"
 
@@ -34,42 +34,93 @@ const echo = NativeTool.make({
 })
 
 const plan = Effect.gen(function*() {
-  const made = makePlan(yield* fromObject({ servers: { echo: { command: "unused" } }, ...FULL_POLICY }, process.cwd()), { env: {} })
+  const made = makePlan(
+    yield* fromObject({ servers: { echo: { command: "unused" } }, ...FULL_POLICY }, process.cwd()),
+    { env: {} }
+  )
   if (!("servers" in made)) return yield* Effect.die(new Error("the bench config does not plan"))
   return made as Plan
 })
 
 /** `count` of `op` at once, each its own fiber. */
-const inFlight = <A, E>(op: Effect.Effect<A, E>, count: number) => Effect.forEach(Array.from({ length: count }), () => op, { concurrency: "unbounded", discard: true })
+const inFlight = <A, E>(op: Effect.Effect<A, E>, count: number) =>
+  Effect.forEach(Array.from({ length: count }), () => op, { concurrency: "unbounded", discard: true })
 
 export default async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "interlock-bench-audit-"))
   const scope = Scope.makeUnsafe()
   const callsWith = (store: Layer.Layer<AuditStore, unknown>): Promise<GatewayCallsShape> => {
-    const layer = Layer.unwrap(Effect.map(plan, (p) =>
-      GatewayCalls.layer(p).pipe(Layer.provide(Layer.mergeAll(ToolTransport.fromTools([echo], { serverId: "echo" }), store, ApprovalQueue.layer, StateSeal.generated, UsedStates.memory)))))
+    const layer = Layer.unwrap(
+      Effect.map(plan, (p) =>
+        GatewayCalls.layer(p).pipe(
+          Layer.provide(
+            Layer.mergeAll(
+              ToolTransport.fromTools([echo], { serverId: "echo" }),
+              store,
+              ApprovalQueue.layer,
+              StateSeal.generated,
+              UsedStates.memory
+            )
+          )
+        ))
+    )
     return Effect.runPromise(serviceOf(layer, GatewayCalls, scope))
   }
   try {
     const off = await callsWith(AuditStore.disabled)
     const on = await callsWith(SqliteAuditStore.layer(join(dir, "calls.db")))
-    const store: AuditStoreShape = await Effect.runPromise(serviceOf(SqliteAuditStore.layer(join(dir, "store.db")), AuditStore, scope))
+    const store: AuditStoreShape = await Effect.runPromise(
+      serviceOf(SqliteAuditStore.layer(join(dir, "store.db")), AuditStore, scope)
+    )
     const input = { serverId: "echo", name: "echo", args: { text: "hello" } }
-    const pending = new AuditRecord({ time: 0, callId: "c", server: "echo", tool: "echo", outcome: PENDING, sent: true, durationMs: 0 })
-    const done = new AuditRecord({ time: 0, callId: "c", server: "echo", tool: "echo", outcome: "ok", sent: true, durationMs: 1 })
+    const pending = new AuditRecord({
+      time: 0,
+      callId: "c",
+      server: "echo",
+      tool: "echo",
+      outcome: PENDING,
+      sent: true,
+      durationMs: 0
+    })
+    const done = new AuditRecord({
+      time: 0,
+      callId: "c",
+      server: "echo",
+      tool: "echo",
+      outcome: "ok",
+      sent: true,
+      durationMs: 1
+    })
     const row = Effect.flatMap(store.begin(pending), (id) => Effect.andThen(nextTurn, store.complete(id, done)))
     const result = await measure("audit", { name: "calls-no-audit", effect: off.callTool(input), iterations: 2_000 }, [
       { name: "calls-sqlite-audit", effect: on.callTool(input), iterations: 2_000 },
-      { name: `calls-no-audit-${IN_FLIGHT}-in-flight`, effect: inFlight(off.callTool(input), IN_FLIGHT), iterations: 100 },
-      { name: `calls-sqlite-audit-${IN_FLIGHT}-in-flight`, effect: inFlight(on.callTool(input), IN_FLIGHT), iterations: 100 },
+      {
+        name: `calls-no-audit-${IN_FLIGHT}-in-flight`,
+        effect: inFlight(off.callTool(input), IN_FLIGHT),
+        iterations: 100
+      },
+      {
+        name: `calls-sqlite-audit-${IN_FLIGHT}-in-flight`,
+        effect: inFlight(on.callTool(input), IN_FLIGHT),
+        iterations: 100
+      },
       { name: "store-row", effect: row, iterations: 2_000 },
       { name: `store-row-${IN_FLIGHT}-in-flight`, effect: inFlight(row, IN_FLIGHT), iterations: 100 }
     ], { rounds: 7 })
     // A case of 32 in flight is timed per batch: report it per call.
-    const perCall = { ...result, cases: result.cases.map((c) => (c.name.endsWith("-in-flight") ? { ...c, us: c.us / IN_FLIGHT, ratio: c.ratio / IN_FLIGHT } : c)) }
+    const perCall = {
+      ...result,
+      cases: result.cases.map((
+        c
+      ) => (c.name.endsWith("-in-flight") ? { ...c, us: c.us / IN_FLIGHT, ratio: c.ratio / IN_FLIGHT } : c))
+    }
     report(perCall)
     const us = Object.fromEntries(perCall.cases.map((c) => [c.name, c.us]))
-    console.log(`  the audit per call: ${(us["calls-sqlite-audit"] - result.baseline.us).toFixed(1)} µs alone, ${(us[`calls-sqlite-audit-${IN_FLIGHT}-in-flight`] - us[`calls-no-audit-${IN_FLIGHT}-in-flight`]).toFixed(1)} µs with ${IN_FLIGHT} in flight`)
+    console.log(
+      `  the audit per call: ${(us["calls-sqlite-audit"] - result.baseline.us).toFixed(1)} µs alone, ${
+        (us[`calls-sqlite-audit-${IN_FLIGHT}-in-flight`] - us[`calls-no-audit-${IN_FLIGHT}-in-flight`]).toFixed(1)
+      } µs with ${IN_FLIGHT} in flight`
+    )
   } finally {
     await Effect.runPromise(Scope.close(scope, Exit.void))
     rmSync(dir, { recursive: true, force: true })

@@ -22,9 +22,17 @@ export const thousandPolicies = (): string => {
         : `@id("p${i}") permit(principal, action in [Interlock::Action::"callTool", Interlock::Action::"listTools"], resource == ${tool}) when { resource.readOnlyHint };`
     )
   }
-  for (let i = 0; i < 8; i++) out.push(`@id("g${i}") forbid(principal in Interlock::Role::"guest${i}", action, resource) when { resource.destructiveHint };`)
-  out.push(`@id("no-etc") @reason("no /etc") forbid(principal, action == Interlock::Action::"callTool", resource == Interlock::Tool::"srv7/read_file") when { context.args has path && context.args.path like "/etc/*" };`)
-  out.push(`@id("decider") permit(principal in Interlock::Role::"dev", action == Interlock::Action::"callTool", resource == Interlock::Tool::"srv7/read_file");`)
+  for (let i = 0; i < 8; i++) {
+    out.push(
+      `@id("g${i}") forbid(principal in Interlock::Role::"guest${i}", action, resource) when { resource.destructiveHint };`
+    )
+  }
+  out.push(
+    `@id("no-etc") @reason("no /etc") forbid(principal, action == Interlock::Action::"callTool", resource == Interlock::Tool::"srv7/read_file") when { context.args has path && context.args.path like "/etc/*" };`
+  )
+  out.push(
+    `@id("decider") permit(principal in Interlock::Role::"dev", action == Interlock::Action::"callTool", resource == Interlock::Tool::"srv7/read_file");`
+  )
   return out.join("\n")
 }
 
@@ -33,10 +41,19 @@ const thousandRules = (): Array<PolicyRule> => {
   const out: Array<PolicyRule> = []
   for (let i = 0; i < 990; i++) {
     const match = `srv${i % 500}/tool_${i}`
-    out.push(i % 3 === 0 ? { id: `p${i}`, match, decision: "deny", when: (args) => String(args.path).startsWith("/etc/") } : { id: `p${i}`, match, decision: i % 3 === 1 ? "ask" : "allow" })
+    out.push(
+      i % 3 === 0
+        ? { id: `p${i}`, match, decision: "deny", when: (args) => String(args.path).startsWith("/etc/") }
+        : { id: `p${i}`, match, decision: i % 3 === 1 ? "ask" : "allow" }
+    )
   }
   for (let i = 0; i < 8; i++) out.push({ id: `g${i}`, match: "*", principals: [`guest${i}`], decision: "deny" })
-  out.push({ id: "no-etc", match: "srv7/read_file", decision: "deny", when: (args) => String(args.path).startsWith("/etc/") })
+  out.push({
+    id: "no-etc",
+    match: "srv7/read_file",
+    decision: "deny",
+    when: (args) => String(args.path).startsWith("/etc/")
+  })
   out.push({ id: "decider", match: "srv7/read_file", decision: "allow" })
   return out
 }
@@ -45,14 +62,30 @@ export default async function run(): Promise<void> {
   const scope = Scope.makeUnsafe()
   const cedar = await Effect.runPromise(serviceOf(CedarPolicy.cedar({ policies: thousandPolicies() }), Policy, scope))
   const json = Effect.runSync(serviceOf(Policy.rules({ rules: thousandRules(), default: "deny" }), Policy, scope))
-  const call = new ToolCall({ serverId: "srv7", name: "Read-File", args: { path: "/srv/data/report.txt", mode: "text" }, callId: "c" })
-  const ctx = new HookContext({ client: "bench", serverId: "srv7", assigns: {}, principal: new Principal({ id: "alice", roles: ["dev"] }) })
+  const call = new ToolCall({
+    serverId: "srv7",
+    name: "Read-File",
+    args: { path: "/srv/data/report.txt", mode: "text" },
+    callId: "c"
+  })
+  const ctx = new HookContext({
+    client: "bench",
+    serverId: "srv7",
+    assigns: {},
+    principal: new Principal({ id: "alice", roles: ["dev"] })
+  })
   for (const policy of [cedar, json]) {
     const decided = Effect.runSync(policy.decide(call, ctx))
-    if (decided._tag !== "Allow" || decided.rule !== "decider") throw new Error(`the 1,000-policy set decided ${decided._tag} ${decided.rule}`)
+    if (decided._tag !== "Allow" || decided.rule !== "decider") {
+      throw new Error(`the 1,000-policy set decided ${decided._tag} ${decided.rule}`)
+    }
   }
   // Suspended: a policy's decide may answer with a ready Exit, which a loop would otherwise reuse.
-  const result = await measure("cedar", { name: "json-rules-1000", effect: Effect.suspend(() => json.decide(call, ctx)), iterations: 20_000 }, [
+  const result = await measure("cedar", {
+    name: "json-rules-1000",
+    effect: Effect.suspend(() => json.decide(call, ctx)),
+    iterations: 20_000
+  }, [
     { name: "cedar-1000-policies", effect: Effect.suspend(() => cedar.decide(call, ctx)), iterations: 5_000 }
   ])
   // Single decisions, timed one by one: the p50 the issue asks for.

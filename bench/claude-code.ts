@@ -15,7 +15,14 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { bridgeCommand, NODE, removeRuns, runClaude, settingsFor, shell } from "../packages/gateway/test/claude-code/harness.ts"
+import {
+  bridgeCommand,
+  NODE,
+  removeRuns,
+  runClaude,
+  settingsFor,
+  shell
+} from "../packages/gateway/test/claude-code/harness.ts"
 import { median, round3 } from "./harness.ts"
 
 const STEPS = 6
@@ -23,7 +30,22 @@ const ROUNDS = 3
 
 const dir = mkdtempSync(join(tmpdir(), "interlock-bench-claude-code-"))
 const config = join(dir, "interlock.config.json")
-writeFileSync(config, JSON.stringify({ servers: {}, audit: { path: join(dir, "audit.db") }, policy: { default: "deny", rules: [{ id: "true-ok", match: "claude/Bash", decision: "allow", when: { args: { command: { equals: "true" } } } }] } }))
+writeFileSync(
+  config,
+  JSON.stringify({
+    servers: {},
+    audit: { path: join(dir, "audit.db") },
+    policy: {
+      default: "deny",
+      rules: [{
+        id: "true-ok",
+        match: "claude/Bash",
+        decision: "allow",
+        when: { args: { command: { equals: "true" } } }
+      }]
+    }
+  })
+)
 
 /** The bin as published: without the source condition it runs the built bundle. */
 const BUILT_BIN = join(dirname(fileURLToPath(import.meta.url)), "..", "packages", "gateway", "bin", "interlock.js")
@@ -33,16 +55,24 @@ const cases: ReadonlyArray<{ readonly name: string; readonly settings: unknown }
   { name: "no hook", settings: {} },
   { name: "shell hook (echo '{}')", settings: pre(`echo '{}'`) },
   { name: "node hook (node -e, prints {})", settings: pre(shell([NODE, "-e", "process.stdout.write('{}')"])) },
-  { name: "interlock claude-hook (built bin)", settings: pre(shell([NODE, BUILT_BIN, "claude-hook", "--config", config, "--timeout", "30"])) },
+  {
+    name: "interlock claude-hook (built bin)",
+    settings: pre(shell([NODE, BUILT_BIN, "claude-hook", "--config", config, "--timeout", "30"]))
+  },
   { name: "interlock claude-hook (sources)", settings: pre(bridgeCommand(config)) }
 ]
 
 /** The step times (ms) of one run: from each tool_use reply's end to the next loop request. */
 const steps = async (settings: unknown): Promise<ReadonlyArray<number>> => {
-  const script = [...Array.from({ length: STEPS }, () => ({ tool: "Bash", input: { command: "true", description: "nothing" } })), { text: "done" }]
+  const script = [
+    ...Array.from({ length: STEPS }, () => ({ tool: "Bash", input: { command: "true", description: "nothing" } })),
+    { text: "done" }
+  ]
   const run = await runClaude({ script, settings, args: ["--allowedTools", "Bash"], timeoutMs: 120_000 })
   const loop = run.received.filter((request) => Array.isArray(request.body.tools) && request.body.tools.length > 0)
-  if (loop.length !== STEPS + 1) throw new Error(`expected ${STEPS + 1} model requests, got ${loop.length}: ${run.stderr.slice(0, 500)}`)
+  if (loop.length !== STEPS + 1) {
+    throw new Error(`expected ${STEPS + 1} model requests, got ${loop.length}: ${run.stderr.slice(0, 500)}`)
+  }
   return loop.slice(1).map((request, index) => request.at - loop[index]!.repliedAt)
 }
 
@@ -59,9 +89,20 @@ export default async (): Promise<void> => {
     const step = median(samples.get(c.name)!)
     return { name: c.name, stepMs: round3(step), hookMs: round3(step - baseline), samples: samples.get(c.name)!.length }
   })
-  console.log(`claude-code: one PreToolUse hook inside Claude Code (${STEPS} Bash steps x ${ROUNDS} runs per case, medians)`)
-  for (const row of rows) console.log(`  ${row.name.padEnd(34)} step ${row.stepMs.toFixed(1).padStart(8)} ms   hook ${row.hookMs.toFixed(1).padStart(8)} ms`)
+  console.log(
+    `claude-code: one PreToolUse hook inside Claude Code (${STEPS} Bash steps x ${ROUNDS} runs per case, medians)`
+  )
+  for (const row of rows) {
+    console.log(
+      `  ${row.name.padEnd(34)} step ${row.stepMs.toFixed(1).padStart(8)} ms   hook ${
+        row.hookMs.toFixed(1).padStart(8)
+      } ms`
+    )
+  }
   const out = join(dirname(fileURLToPath(import.meta.url)), "results")
   mkdirSync(out, { recursive: true })
-  writeFileSync(join(out, "claude-code.json"), `${JSON.stringify({ suite: "claude-code", steps: STEPS, rounds: ROUNDS, rows }, null, 2)}\n`)
+  writeFileSync(
+    join(out, "claude-code.json"),
+    `${JSON.stringify({ suite: "claude-code", steps: STEPS, rounds: ROUNDS, rows }, null, 2)}\n`
+  )
 }

@@ -2,11 +2,10 @@
  * `npm run bench -- core`: the cost of the pipeline around a native tool, against calling the tool
  * directly, plus one policy decision against 10,000 rules.
  */
-import { Effect, Exit, Layer, Schema, Scope } from "effect"
 import {
   Approvals,
-  Hooks,
   HookContext,
+  Hooks,
   type HooksConfig,
   Interlock,
   NativeTool,
@@ -17,6 +16,7 @@ import {
   ToolTransport,
   Verdict
 } from "@interlock/core"
+import { Effect, Exit, Layer, Schema, Scope } from "effect"
 import { measure, report, serviceOf } from "./harness.ts"
 
 const echo = NativeTool.make({
@@ -27,7 +27,10 @@ const echo = NativeTool.make({
 
 const levels = ["*", "local/*", "local/echo"]
 const passThrough: HooksConfig = {
-  preToolCall: Array.from({ length: 10 }, (_, i) => ({ match: levels[i % 3], id: `pass-${i}`, run: () => Verdict.continue }))
+  preToolCall: Array.from(
+    { length: 10 },
+    (_, i) => ({ match: levels[i % 3], id: `pass-${i}`, run: () => Verdict.continue })
+  )
 }
 const rewrites: HooksConfig = {
   preToolCall: Array.from({ length: 10 }, (_, i) => ({

@@ -29,8 +29,8 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { type ChildProcess, spawn } from "node:child_process"
-import type { IncomingMessage, ServerResponse } from "node:http"
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import type { IncomingMessage, ServerResponse } from "node:http"
 import { connect, createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
@@ -83,8 +83,16 @@ const stdioClient = async (command: string, args: ReadonlyArray<string>): Promis
 
 /** An SDK client over Streamable HTTP; with `era` it speaks that protocol revision only. */
 const httpClient = async (url: string, token?: string, era?: "2026-07-28"): Promise<Client> => {
-  const client = new Client({ name: "bench-host", version: "1.0.0" }, era === undefined ? {} : { versionNegotiation: { mode: { pin: era } } })
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), token === undefined ? {} : { requestInit: { headers: { authorization: `Bearer ${token}` } } }))
+  const client = new Client(
+    { name: "bench-host", version: "1.0.0" },
+    era === undefined ? {} : { versionNegotiation: { mode: { pin: era } } }
+  )
+  await client.connect(
+    new StreamableHTTPClientTransport(
+      new URL(url),
+      token === undefined ? {} : { requestInit: { headers: { authorization: `Bearer ${token}` } } }
+    )
+  )
   return client
 }
 
@@ -99,10 +107,15 @@ interface Setup {
 const httpSetup = async (port: number, child: ChildProcess, token?: () => Promise<string>): Promise<Setup> => {
   await waitForPort(port, child)
   const url = `http://127.0.0.1:${port}/mcp`
-  return { connect: async () => httpClient(url, await token?.()), stop: () => child.kill("SIGTERM"), pid: () => child.pid }
+  return {
+    connect: async () => httpClient(url, await token?.()),
+    stop: () => child.kill("SIGTERM"),
+    pid: () => child.pid
+  }
 }
 
-const stdioPid = (client: Client): number | undefined => (client.transport as StdioClientTransport | undefined)?.pid ?? undefined
+const stdioPid = (client: Client): number | undefined =>
+  (client.transport as StdioClientTransport | undefined)?.pid ?? undefined
 
 /** CPU time (µs) a process and its descendants have used so far: every thread's, from /proc (0 where there is none). */
 const cpuMicros = (pid: number): number => {
@@ -111,7 +124,9 @@ const cpuMicros = (pid: number): number => {
     for (const task of readdirSync(`/proc/${pid}/task`)) {
       total += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]) / 1000
     }
-    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter((id) => id.length > 0)
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter((id) =>
+      id.length > 0
+    )
     return total + children.reduce((sum, id) => sum + cpuMicros(Number(id)), 0)
   } catch {
     return 0
@@ -147,21 +162,33 @@ const gatewayConfig = (port: number, options: GatewayOptions): string => {
   const dir = mkdtempSync(join(tmpdir(), "interlock-bench-"))
   tempDirs.push(dir)
   const config = join(dir, "interlock.config.json")
-  writeFileSync(config, JSON.stringify({
-    servers: { echo: { command: NODE, args: [ECHO] } },
-    ...(options.policy ? FULL_POLICY : { policy: { default: "allow", rules: [] } }),
-    audit: options.audit ? { path: join(dir, "audit.db"), capture: "metadata" } : { enabled: false },
-    listen: { http: `127.0.0.1:${port}`, ...(options.oauth === undefined ? {} : { oauth: { issuer: options.oauth } }) }
-  }))
+  writeFileSync(
+    config,
+    JSON.stringify({
+      servers: { echo: { command: NODE, args: [ECHO] } },
+      ...(options.policy ? FULL_POLICY : { policy: { default: "allow", rules: [] } }),
+      audit: options.audit ? { path: join(dir, "audit.db"), capture: "metadata" } : { enabled: false },
+      listen: {
+        http: `127.0.0.1:${port}`,
+        ...(options.oauth === undefined ? {} : { oauth: { issuer: options.oauth } })
+      }
+    })
+  )
   return config
 }
 
-const gatewayHttp = (options: { readonly policy: boolean; readonly audit: boolean; readonly era?: "2026-07-28" }) => async (): Promise<Setup> => {
-  const port = await freePort()
-  const child = spawn(NODE, [...GATEWAY_FLAGS, INTERLOCK, "serve", "--config", gatewayConfig(port, options)], { stdio: "ignore" })
-  const setup = await httpSetup(port, child)
-  return options.era === undefined ? setup : { ...setup, connect: () => httpClient(`http://127.0.0.1:${port}/mcp`, undefined, options.era) }
-}
+const gatewayHttp =
+  (options: { readonly policy: boolean; readonly audit: boolean; readonly era?: "2026-07-28" }) =>
+  async (): Promise<Setup> => {
+    const port = await freePort()
+    const child = spawn(NODE, [...GATEWAY_FLAGS, INTERLOCK, "serve", "--config", gatewayConfig(port, options)], {
+      stdio: "ignore"
+    })
+    const setup = await httpSetup(port, child)
+    return options.era === undefined
+      ? setup
+      : { ...setup, connect: () => httpClient(`http://127.0.0.1:${port}/mcp`, undefined, options.era) }
+  }
 
 /** An issuer on loopback for `gateway-oauth`: OpenID metadata and an RS256 key set; it signs an hour-long token for an audience. */
 const benchIssuer = async () => {
@@ -172,11 +199,18 @@ const benchIssuer = async () => {
   const port = await freePort()
   const issuer = `http://127.0.0.1:${port}`
   const server = createHttpServer((req, res) => {
-    const body = req.url === "/.well-known/openid-configuration" ? { issuer, jwks_uri: `${issuer}/jwks` } : req.url === "/jwks" ? { keys: [jwk] } : undefined
-    res.writeHead(body === undefined ? 404 : 200, { "content-type": "application/json" }).end(JSON.stringify(body ?? {}))
+    const body = req.url === "/.well-known/openid-configuration"
+      ? { issuer, jwks_uri: `${issuer}/jwks` }
+      : req.url === "/jwks"
+      ? { keys: [jwk] }
+      : undefined
+    res.writeHead(body === undefined ? 404 : 200, { "content-type": "application/json" }).end(
+      JSON.stringify(body ?? {})
+    )
   }).listen(port, "127.0.0.1")
   const token = (audience: string) =>
-    new SignJWT({ scope: "mcp:tools" }).setProtectedHeader({ alg: "RS256", kid: "bench" }).setIssuer(issuer).setAudience(audience).setSubject("bench-host")
+    new SignJWT({ scope: "mcp:tools" }).setProtectedHeader({ alg: "RS256", kid: "bench" }).setIssuer(issuer)
+      .setAudience(audience).setSubject("bench-host")
       .setIssuedAt().setExpirationTime("1h").sign(privateKey)
   return { issuer, token, stop: () => server.close() }
 }
@@ -184,7 +218,13 @@ const benchIssuer = async () => {
 const gatewayOAuth = async (): Promise<Setup> => {
   const issuer = await benchIssuer()
   const port = await freePort()
-  const child = spawn(NODE, [...GATEWAY_FLAGS, INTERLOCK, "serve", "--config", gatewayConfig(port, { policy: true, audit: true, oauth: issuer.issuer })], { stdio: "ignore" })
+  const child = spawn(NODE, [
+    ...GATEWAY_FLAGS,
+    INTERLOCK,
+    "serve",
+    "--config",
+    gatewayConfig(port, { policy: true, audit: true, oauth: issuer.issuer })
+  ], { stdio: "ignore" })
   const setup = await httpSetup(port, child, () => issuer.token(`http://127.0.0.1:${port}/mcp`))
   return {
     ...setup,
@@ -196,10 +236,14 @@ const gatewayOAuth = async (): Promise<Setup> => {
 }
 
 /** The echo tool alone behind HTTP, on the SDK's transport or on the gateway's. */
-const echoHttp = (transport: "sdk" | "interlock" | "sdk-web-effect" | "interlock-effect") => async (): Promise<Setup> => {
-  const port = await freePort()
-  return httpSetup(port, spawn(NODE, [fileURLToPath(import.meta.url), "--serve-echo-http", String(port), transport], { stdio: "ignore" }))
-}
+const echoHttp =
+  (transport: "sdk" | "interlock" | "sdk-web-effect" | "interlock-effect") => async (): Promise<Setup> => {
+    const port = await freePort()
+    return httpSetup(
+      port,
+      spawn(NODE, [fileURLToPath(import.meta.url), "--serve-echo-http", String(port), transport], { stdio: "ignore" })
+    )
+  }
 
 const SETUPS: Record<string, () => Promise<Setup>> = {
   "interlock-gateway": gatewayHttp({ policy: true, audit: true }),
@@ -207,7 +251,12 @@ const SETUPS: Record<string, () => Promise<Setup>> = {
   "mcp-proxy": async () => {
     const port = await freePort()
     const bin = join(root, "node_modules", "mcp-proxy", "dist", "bin", "mcp-proxy.mjs")
-    return httpSetup(port, spawn(NODE, [bin, "--port", String(port), "--host", "127.0.0.1", "--server", "stream", "--", NODE, ECHO], { stdio: "ignore" }))
+    return httpSetup(
+      port,
+      spawn(NODE, [bin, "--port", String(port), "--host", "127.0.0.1", "--server", "stream", "--", NODE, ECHO], {
+        stdio: "ignore"
+      })
+    )
   },
   "sdk-http-echo": echoHttp("sdk"),
   "http-echo-floor": echoHttp("interlock"),
@@ -215,7 +264,11 @@ const SETUPS: Record<string, () => Promise<Setup>> = {
   "http-echo-effect": echoHttp("interlock-effect"),
   "gateway-stdio": async () => {
     const config = gatewayConfig(await freePort(), { policy: true, audit: true })
-    return { connect: () => stdioClient(NODE, [...GATEWAY_FLAGS, INTERLOCK, "serve", "--stdio", "--config", config]), stop: () => undefined, pid: stdioPid }
+    return {
+      connect: () => stdioClient(NODE, [...GATEWAY_FLAGS, INTERLOCK, "serve", "--stdio", "--config", config]),
+      stop: () => undefined,
+      pid: stdioPid
+    }
   },
   "gateway-no-audit": gatewayHttp({ policy: true, audit: false }),
   "gateway-allow-all": gatewayHttp({ policy: false, audit: true }),
@@ -224,9 +277,18 @@ const SETUPS: Record<string, () => Promise<Setup>> = {
 }
 
 /** The cases that also run with 32 concurrent clients (a stdio gateway is one process per client). */
-const CONCURRENT = ["interlock-gateway", "gateway-2026-07-28", "mcp-proxy", "sdk-http-echo", "http-echo-floor", "sdk-web-echo-effect", "http-echo-effect"]
+const CONCURRENT = [
+  "interlock-gateway",
+  "gateway-2026-07-28",
+  "mcp-proxy",
+  "sdk-http-echo",
+  "http-echo-floor",
+  "sdk-web-echo-effect",
+  "http-echo-effect"
+]
 
-const percentile = (sorted: ReadonlyArray<number>, p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]
+const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]
 
 /** Per-call latency percentiles (ms) and serving CPU (µs per call) of one case. */
 interface PerCall {
@@ -239,7 +301,10 @@ interface PerCall {
  * Per-call latencies of sequential calls and the CPU the serving processes spent on them, the
  * cases interleaved in rounds of 100 calls so that load from elsewhere hits them alike.
  */
-const perCall = async (cases: ReadonlyArray<{ readonly call: () => Promise<unknown>; readonly pid: number | undefined }>, rounds = 20): Promise<Array<PerCall>> => {
+const perCall = async (
+  cases: ReadonlyArray<{ readonly call: () => Promise<unknown>; readonly pid: number | undefined }>,
+  rounds = 20
+): Promise<Array<PerCall>> => {
   const samples = cases.map(() => [] as Array<number>)
   const cpu = cases.map(() => 0)
   for (let round = 0; round < rounds; round++) {
@@ -255,7 +320,11 @@ const perCall = async (cases: ReadonlyArray<{ readonly call: () => Promise<unkno
   }
   return samples.map((out, i) => {
     out.sort((a, b) => a - b)
-    return { p50: percentile(out, 0.5), p99: percentile(out, 0.99), cpuUs: cases[i].pid === undefined || cpu[i] === 0 ? undefined : cpu[i] / out.length }
+    return {
+      p50: percentile(out, 0.5),
+      p99: percentile(out, 0.99),
+      cpuUs: cases[i].pid === undefined || cpu[i] === 0 ? undefined : cpu[i] / out.length
+    }
   })
 }
 
@@ -278,7 +347,9 @@ const serveEchoHttp = async (port: number, kind: string): Promise<void> => {
   const { HttpSessionTransport } = await import("../packages/gateway/src/front/http/mcp/HttpSessionTransport.ts")
   const { readBody } = await import("../packages/gateway/src/front/http/RequestBody.ts")
   const { createServer: createHttpServer } = await import("node:http")
-  type EchoTransport = { readonly handleRequest: (req: IncomingMessage, res: ServerResponse, body?: unknown) => unknown }
+  type EchoTransport = {
+    readonly handleRequest: (req: IncomingMessage, res: ServerResponse, body?: unknown) => unknown
+  }
   const transports = new Map<string, EchoTransport>()
   const { Schema } = await import("effect")
   const inputSchema = Schema.toStandardJSONSchemaV1(Schema.toStandardSchemaV1(Schema.Struct({ text: Schema.String })))
@@ -307,7 +378,11 @@ const echoServer = async () => {
   const { Schema } = await import("effect")
   const inputSchema = Schema.toStandardJSONSchemaV1(Schema.toStandardSchemaV1(Schema.Struct({ text: Schema.String })))
   const server = new McpServer({ name: "echo-http", version: "1.0.0" })
-  server.registerTool("echo", { description: "Echoes its text", inputSchema }, async ({ text }) => ({ content: [{ type: "text", text }] }))
+  server.registerTool(
+    "echo",
+    { description: "Echoes its text", inputSchema },
+    async ({ text }) => ({ content: [{ type: "text", text }] })
+  )
   return server
 }
 
@@ -329,12 +404,17 @@ const serveEchoEffect = async (port: number, kind: string): Promise<void> => {
     const id = request.headers["mcp-session-id"]
     let transport = id === undefined ? undefined : web.get(id)
     if (transport === undefined) {
-      const created = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => crypto.randomUUID(), onsessioninitialized: (session) => void web.set(session, created) })
+      const created = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
+        onsessioninitialized: (session) => void web.set(session, created)
+      })
       yield* Effect.promise(async () => (await echoServer()).connect(created))
       transport = created
     }
     const answer = transport
-    return HttpServerResponse.fromWeb(yield* Effect.promise(() => answer.handleRequest(webRequest, { parsedBody: body })))
+    return HttpServerResponse.fromWeb(
+      yield* Effect.promise(() => answer.handleRequest(webRequest, { parsedBody: body }))
+    )
   })
   const ownRoute = Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -357,7 +437,9 @@ const serveEchoEffect = async (port: number, kind: string): Promise<void> => {
     return HttpServerResponse.empty()
   })
   const app = HttpRouter.add("*", "/mcp", kind === "sdk-web-effect" ? sdkRoute : ownRoute)
-  const server = HttpRouter.serve(app, { disableLogger: true }).pipe(Layer.provide(NodeHttpServer.layer(createHttpServer, { port, host: "127.0.0.1" })))
+  const server = HttpRouter.serve(app, { disableLogger: true }).pipe(
+    Layer.provide(NodeHttpServer.layer(createHttpServer, { port, host: "127.0.0.1" }))
+  )
   await Effect.runPromise(Layer.launch(server))
 }
 
@@ -374,11 +456,18 @@ export default async function run(): Promise<void> {
     const args = { text: "hello" }
     for (const [name, client] of clients) {
       const check = await client.callTool({ name: "echo", arguments: args })
-      if ((check.content as Array<{ text?: string }>)[0]?.text !== "hello") throw new Error(`${name} did not answer the echo`)
+      if ((check.content as Array<{ text?: string }>)[0]?.text !== "hello") {
+        throw new Error(`${name} did not answer the echo`)
+      }
     }
     const op = (client: Client) => () => client.callTool({ name: "echo", arguments: args })
 
-    const sequential = await measure("gateway", { name: "direct", op: op(base), iterations: 300 }, [...clients].map(([name, client]) => ({ name, op: op(client), iterations: 300 })), { rounds: 7 })
+    const sequential = await measure(
+      "gateway",
+      { name: "direct", op: op(base), iterations: 300 },
+      [...clients].map(([name, client]) => ({ name, op: op(client), iterations: 300 })),
+      { rounds: 7 }
+    )
     const [directLatency, ...caseLatency] = await perCall([
       { call: op(base), pid: stdioPid(base) },
       ...[...clients].map(([name, client]) => ({ call: op(client), pid: setups.get(name)!.pid?.(client) }))
@@ -388,11 +477,15 @@ export default async function run(): Promise<void> {
     const concurrentNames = ["direct", ...names.filter((name) => CONCURRENT.includes(name))]
     const pools: Array<ReadonlyArray<Client>> = []
     for (const name of concurrentNames) {
-      pools.push(await Promise.all(Array.from({ length: CLIENTS }, name === "direct" ? direct : setups.get(name)!.connect)))
+      pools.push(
+        await Promise.all(Array.from({ length: CLIENTS }, name === "direct" ? direct : setups.get(name)!.connect))
+      )
     }
     for (const pool of pools) await throughput(pool)
     const samples = pools.map(() => [] as Array<number>)
-    for (let round = 0; round < 3; round++) for (const [i, pool] of pools.entries()) samples[i].push(await throughput(pool))
+    for (let round = 0; round < 3; round++) {
+      for (const [i, pool] of pools.entries()) samples[i].push(await throughput(pool))
+    }
     const cps = samples.map((values) => [...values].sort((a, b) => a - b)[1])
 
     const withLatency = (result: CaseResult): CaseResult => {
@@ -424,7 +517,13 @@ export default async function run(): Promise<void> {
     })
     const cpuText = (own: PerCall) => (own.cpuUs === undefined ? "" : `, serving CPU ${Math.round(own.cpuUs)} µs/call`)
     console.log(`  p50 direct ${directLatency.p50.toFixed(3)} ms${cpuText(directLatency)}`)
-    for (const [name, own] of latency) console.log(`  p50 ${name} ${own.p50.toFixed(3)} ms (+${(own.p50 - directLatency.p50).toFixed(3)} over direct)${cpuText(own)}`)
+    for (const [name, own] of latency) {
+      console.log(
+        `  p50 ${name} ${own.p50.toFixed(3)} ms (+${(own.p50 - directLatency.p50).toFixed(3)} over direct)${
+          cpuText(own)
+        }`
+      )
+    }
     console.log(`  32 clients: ${concurrentNames.map((name, i) => `${name} ${Math.round(cps[i])}/s`).join(", ")}`)
     for (const pool of pools) await Promise.all(pool.map((client) => client.close()))
     await Promise.all([base, ...clients.values()].map((client) => client.close()))
@@ -436,4 +535,6 @@ export default async function run(): Promise<void> {
   }
 }
 
-if (import.meta.main && process.argv[2] === "--serve-echo-http") await serveEchoHttp(Number(process.argv[3]), process.argv[4])
+if (import.meta.main && process.argv[2] === "--serve-echo-http") {
+  await serveEchoHttp(Number(process.argv[3]), process.argv[4])
+}

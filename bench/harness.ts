@@ -3,10 +3,10 @@
  * process, interleaving them round by round so that drift hits all cases alike, and reports
  * medians. Results go to bench/results/<suite>.json and a bar chart to bench/results/<suite>.svg.
  */
-import { writeFileSync, mkdirSync } from "node:fs"
+import { Context, Effect, Layer, type Scope } from "effect"
+import { mkdirSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { Context, Effect, Layer, type Scope } from "effect"
 
 /** One case: an Effect or a Promise-returning function performing one operation. */
 export type BenchCase =
@@ -71,13 +71,19 @@ export const measure = async (
   const samples = all.map(() => [] as Array<number>)
   for (const bench of all) await timeBatch(bench, Math.ceil((bench.iterations ?? options.iterations ?? 2_000) / 4))
   for (let round = 0; round < rounds; round++) {
-    for (const [i, bench] of all.entries()) samples[i].push(await timeBatch(bench, bench.iterations ?? options.iterations ?? 2_000))
+    for (const [i, bench] of all.entries()) {
+      samples[i].push(await timeBatch(bench, bench.iterations ?? options.iterations ?? 2_000))
+    }
   }
   const baseUs = median(samples[0])
   return {
     suite,
     baseline: { name: baseline.name, us: round3(baseUs) },
-    cases: cases.map((bench, i) => ({ name: bench.name, us: round3(median(samples[i + 1])), ratio: round3(median(samples[i + 1]) / baseUs) }))
+    cases: cases.map((bench, i) => ({
+      name: bench.name,
+      us: round3(median(samples[i + 1])),
+      ratio: round3(median(samples[i + 1]) / baseUs)
+    }))
   }
 }
 
@@ -85,8 +91,11 @@ export const measure = async (
 export const round3 = (n: number): number => Math.round(n * 1000) / 1000
 
 /** Builds `layer` into `scope` (kept open while the suite runs; the caller closes it) and returns its service. */
-export const serviceOf = <I, S, E>(layer: Layer.Layer<I, E>, service: Context.Key<I, S>, scope: Scope.Scope): Effect.Effect<S, E> =>
-  Effect.map(Layer.buildWithScope(layer, scope), (context) => Context.get(context, service))
+export const serviceOf = <I, S, E>(
+  layer: Layer.Layer<I, E>,
+  service: Context.Key<I, S>,
+  scope: Scope.Scope
+): Effect.Effect<S, E> => Effect.map(Layer.buildWithScope(layer, scope), (context) => Context.get(context, service))
 
 const resultsDir = join(dirname(fileURLToPath(import.meta.url)), "results")
 
@@ -109,7 +118,9 @@ export const renderSvg = (result: SuiteResult): string => {
   })
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">` +
     `<rect width="100%" height="100%" fill="white"/>` +
-    `<text x="10" y="22" font-size="15" font-weight="bold">${escape(result.suite)}: µs per operation (ratio to baseline)</text>` +
+    `<text x="10" y="22" font-size="15" font-weight="bold">${
+      escape(result.suite)
+    }: µs per operation (ratio to baseline)</text>` +
     bars.join("") + `</svg>\n`
 }
 
@@ -118,7 +129,11 @@ export const report = (result: SuiteResult): void => {
   const rows = [{ name: result.baseline.name, us: result.baseline.us, ratio: 1 }, ...result.cases]
   const width = Math.max(...rows.map((row) => row.name.length))
   console.log(`\n${result.suite}`)
-  for (const row of rows) console.log(`  ${row.name.padEnd(width)}  ${row.us.toFixed(3).padStart(10)} µs  ${row.ratio.toFixed(3).padStart(8)}x`)
+  for (const row of rows) {
+    console.log(
+      `  ${row.name.padEnd(width)}  ${row.us.toFixed(3).padStart(10)} µs  ${row.ratio.toFixed(3).padStart(8)}x`
+    )
+  }
   mkdirSync(resultsDir, { recursive: true })
   writeFileSync(join(resultsDir, `${result.suite}.json`), `${JSON.stringify(result, null, 2)}\n`)
   writeFileSync(join(resultsDir, `${result.suite}.svg`), renderSvg(result))

@@ -16,7 +16,12 @@ const body = (content: string, extraKey: string) =>
     method: "tools/call",
     params: {
       name: "files__write_file",
-      arguments: { path: "/repo/src/index.ts", content, options: { mode: "0644", encoding: "utf8", backup: false, [extraKey]: true }, tags: ["a", "b", "c"] },
+      arguments: {
+        path: "/repo/src/index.ts",
+        content,
+        options: { mode: "0644", encoding: "utf8", backup: false, [extraKey]: true },
+        tags: ["a", "b", "c"]
+      },
       _meta: { progressToken: "p-42" }
     }
   })
@@ -29,10 +34,12 @@ const BACKSLASH_KEY = body(LINES.join("\n"), "dir\\name")
 const sync = (name: string, run: () => unknown) => ({ name, op: () => Promise.resolve(run()), iterations: 20_000 })
 
 export default async function run(): Promise<void> {
-  report(await measure("json", sync("JSON.parse (escaped body)", () => JSON.parse(ESCAPED)), [
-    sync("JsonText.parse (no backslash)", () => JsonText.parse(PLAIN)),
-    sync("JsonText.parse (escaped body)", () => JsonText.parse(ESCAPED)),
-    sync("JsonText.parse (a key with a backslash)", () => JsonText.parse(BACKSLASH_KEY)),
-    sync("strict parser alone (escaped body)", () => parseStrict(ESCAPED))
-  ]))
+  report(
+    await measure("json", sync("JSON.parse (escaped body)", () => JSON.parse(ESCAPED)), [
+      sync("JsonText.parse (no backslash)", () => JsonText.parse(PLAIN)),
+      sync("JsonText.parse (escaped body)", () => JsonText.parse(ESCAPED)),
+      sync("JsonText.parse (a key with a backslash)", () => JsonText.parse(BACKSLASH_KEY)),
+      sync("strict parser alone (escaped body)", () => parseStrict(ESCAPED))
+    ])
+  )
 }

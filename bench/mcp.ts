@@ -4,12 +4,12 @@
  * @interlock/mcp's hub and core's pipeline to an identical server. A last pair of cases measures
  * throughput with 10,000 calls in flight.
  */
+import { type HooksConfig, Interlock, Policy, ToolCall, ToolCalls, ToolTransport, Verdict } from "@interlock/core"
+import { McpTransport } from "@interlock/mcp"
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client"
 import { McpServer } from "@modelcontextprotocol/server"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { z } from "zod"
-import { type HooksConfig, Interlock, Policy, ToolCall, ToolCalls, ToolTransport, Verdict } from "@interlock/core"
-import { McpTransport } from "@interlock/mcp"
 import { type CaseResult, measure, median, report, round3, serviceOf } from "./harness.ts"
 
 const echoServer = () => {
@@ -21,8 +21,15 @@ const echoServer = () => {
 }
 
 /** Ten pre-call hooks spread over the three onion levels (global, server, tool), all built by `verdict`. */
-const tenHooks = (id: string, verdict: (call: { args: { n?: unknown } }) => Verdict.PreToolCallVerdict): HooksConfig => ({
-  preToolCall: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => ({ match: ["*", "mem/*", "mem/echo"][i % 3], id: `${id}-${i}`, run: verdict }))
+const tenHooks = (
+  id: string,
+  verdict: (call: { args: { n?: unknown } }) => Verdict.PreToolCallVerdict
+): HooksConfig => ({
+  preToolCall: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => ({
+    match: ["*", "mem/*", "mem/echo"][i % 3],
+    id: `${id}-${i}`,
+    run: verdict
+  }))
 })
 const passThrough = tenHooks("pass", () => Verdict.continue)
 const rewrites = tenHooks("rewrite", (call) => Verdict.rewrite({ args: { n: Number(call.args.n) + 1 } }))
@@ -42,7 +49,9 @@ const transportOnly = (scope: Scope.Scope) =>
 /** A governed client over its own in-memory server, connected before timing starts. */
 const governed = (hooks: HooksConfig, policy: Layer.Layer<Policy, unknown>, scope: Scope.Scope) =>
   serviceOf(
-    Interlock.layer({ hooks, policy }).pipe(Layer.provide(McpTransport.memory("mem", { server: echoServer() }, { connect: "eager" }))),
+    Interlock.layer({ hooks, policy }).pipe(
+      Layer.provide(McpTransport.memory("mem", { server: echoServer() }, { connect: "eager" }))
+    ),
     ToolCalls,
     scope
   )
@@ -67,7 +76,11 @@ const IN_FLIGHT = 10_000
  * CPU time (user + system) per call, median of interleaved rounds: less sensitive than wall time
  * to other processes on a shared machine, so it is reported beside the harness's figures.
  */
-const cpuPerCall = async (runs: ReadonlyArray<() => Promise<unknown>>, calls: number, rounds = 9): Promise<Array<number>> => {
+const cpuPerCall = async (
+  runs: ReadonlyArray<() => Promise<unknown>>,
+  calls: number,
+  rounds = 9
+): Promise<Array<number>> => {
   const samples = runs.map(() => [] as Array<number>)
   for (let round = 0; round < rounds; round++) {
     for (const [i, run] of runs.entries()) {
@@ -121,7 +134,11 @@ export default async function run(): Promise<void> {
     loop(ten.callTool(input)),
     loop(tenRewrites.callTool(input))
   ], CPU_CALLS)
-  const withCpu = sequential.cases.map((c, i) => ({ ...c, cpuUs: round3(cpu[i + 1]), cpuRatio: round3(cpu[i + 1] / cpu[0]) }))
+  const withCpu = sequential.cases.map((c, i) => ({
+    ...c,
+    cpuUs: round3(cpu[i + 1]),
+    cpuRatio: round3(cpu[i + 1] / cpu[0])
+  }))
 
   const concurrentInput = Array.from({ length: IN_FLIGHT }, () => input)
   const [bareCps, zeroCps] = await throughput([
@@ -145,8 +162,16 @@ export default async function run(): Promise<void> {
       concurrent("interlock-0-hooks-concurrent-10k", zeroCps)
     ]
   })
-  console.log(`  CPU µs per call: bare ${round3(cpu[0])}, ${withCpu.map((c) => `${c.name} ${c.cpuUs} (${c.cpuRatio}x)`).join(", ")}`)
-  console.log(`  concurrent: bare ${Math.round(bareCps)} calls/s, interlock ${Math.round(zeroCps)} calls/s (${(zeroCps / bareCps).toFixed(3)}x)`)
+  console.log(
+    `  CPU µs per call: bare ${round3(cpu[0])}, ${
+      withCpu.map((c) => `${c.name} ${c.cpuUs} (${c.cpuRatio}x)`).join(", ")
+    }`
+  )
+  console.log(
+    `  concurrent: bare ${Math.round(bareCps)} calls/s, interlock ${Math.round(zeroCps)} calls/s (${
+      (zeroCps / bareCps).toFixed(3)
+    }x)`
+  )
   await Effect.runPromise(Scope.close(scope, Exit.void))
   await client.close()
 }

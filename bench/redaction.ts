@@ -38,7 +38,13 @@ export default async (): Promise<void> => {
     for (const [input, make] of Object.entries(ADVERSARIAL_INPUTS)) {
       const small = millis(redactions, make(100_000))
       const large = millis(redactions, make(1_000_000))
-      rows.push({ detector: name, input, ms100k: Number(small.toFixed(2)), ms1m: Number(large.toFixed(2)), ratio: Number((large / small).toFixed(1)) })
+      rows.push({
+        detector: name,
+        input,
+        ms100k: Number(small.toFixed(2)),
+        ms1m: Number(large.toFixed(2)),
+        ratio: Number((large / small).toFixed(1))
+      })
     }
   }
   console.table(rows)

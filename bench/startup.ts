@@ -34,13 +34,28 @@ const CONFIG = {
     default: "allow",
     rules: [
       { id: "no-fetch", match: "claude/WebFetch", decision: "deny", reason: "no network" },
-      { id: "no-rm", match: "claude/Bash", decision: "deny", when: { args: { command: { matches: "rm -rf" } } }, reason: "no rm -rf" }
+      {
+        id: "no-rm",
+        match: "claude/Bash",
+        decision: "deny",
+        when: { args: { command: { matches: "rm -rf" } } },
+        reason: "no rm -rf"
+      }
     ]
   }
 }
 
 const event = (tool: string, input: Record<string, unknown>) =>
-  JSON.stringify({ session_id: "s1", transcript_path: "/t.jsonl", cwd: "/", permission_mode: "default", hook_event_name: "PreToolUse", tool_name: tool, tool_input: input, tool_use_id: "toolu_1" })
+  JSON.stringify({
+    session_id: "s1",
+    transcript_path: "/t.jsonl",
+    cwd: "/",
+    permission_mode: "default",
+    hook_event_name: "PreToolUse",
+    tool_name: tool,
+    tool_input: input,
+    tool_use_id: "toolu_1"
+  })
 
 interface Run {
   readonly name: string
@@ -73,7 +88,11 @@ const freePort = (): Promise<number> =>
 /** `interlock serve` on the gateway config in `cwd`, resolved once it listens. */
 const startGateway = (cwd: string): Promise<ChildProcess> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, "serve", "--config", "gateway.json"], { cwd, env: { ...ENV, INTERLOCK_BENCH_TOKEN: TOKEN }, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [BIN, "serve", "--config", "gateway.json"], {
+      cwd,
+      env: { ...ENV, INTERLOCK_BENCH_TOKEN: TOKEN },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
     let out = ""
     child.stdout.on("data", (chunk: Buffer) => {
       out += chunk.toString("utf8")
@@ -84,8 +103,18 @@ const startGateway = (cwd: string): Promise<ChildProcess> =>
 
 /** The runs measured, for a gateway on `port`. */
 const runsFor = (port: number): ReadonlyArray<Run> => [
-  { name: "claude-hook (deny)", args: [BIN, "claude-hook", "--config", "interlock.config.json"], input: event("WebFetch", { url: "https://example.invalid" }), expect: "\"deny\"" },
-  { name: "claude-hook (allow)", args: [BIN, "claude-hook", "--config", "interlock.config.json"], input: event("Read", { file_path: "/tmp/x" }), expect: "{" },
+  {
+    name: "claude-hook (deny)",
+    args: [BIN, "claude-hook", "--config", "interlock.config.json"],
+    input: event("WebFetch", { url: "https://example.invalid" }),
+    expect: "\"deny\""
+  },
+  {
+    name: "claude-hook (allow)",
+    args: [BIN, "claude-hook", "--config", "interlock.config.json"],
+    input: event("Read", { file_path: "/tmp/x" }),
+    expect: "{"
+  },
   {
     name: "claude-hook --gateway (deny)",
     args: [BIN, "claude-hook", "--gateway", `http://127.0.0.1:${port}`],
@@ -94,25 +123,49 @@ const runsFor = (port: number): ReadonlyArray<Run> => [
     expect: "\"deny\""
   },
   // The options the bin's header weighs: without V8's compile cache, and the unbundled dist (what a config written as code runs).
-  { name: "claude-hook (deny, no compile cache)", args: [BIN, "claude-hook", "--config", "interlock.config.json"], input: event("WebFetch", { url: "https://example.invalid" }), env: { NODE_DISABLE_COMPILE_CACHE: "1" }, expect: "\"deny\"" },
-  { name: "claude-hook (deny, code config: unbundled)", args: [BIN, "claude-hook", "--config", "interlock.config.js"], input: event("WebFetch", { url: "https://example.invalid" }), expect: "\"deny\"" },
+  {
+    name: "claude-hook (deny, no compile cache)",
+    args: [BIN, "claude-hook", "--config", "interlock.config.json"],
+    input: event("WebFetch", { url: "https://example.invalid" }),
+    env: { NODE_DISABLE_COMPILE_CACHE: "1" },
+    expect: "\"deny\""
+  },
+  {
+    name: "claude-hook (deny, code config: unbundled)",
+    args: [BIN, "claude-hook", "--config", "interlock.config.js"],
+    input: event("WebFetch", { url: "https://example.invalid" }),
+    expect: "\"deny\""
+  },
   // The filter the bridge pipes a Bash command's output through (its direct path, like claude-hook's).
-  { name: "redact (Bash output filter)", args: [BIN, "redact", "--config", "interlock.config.json", "--tool", "claude/Bash"], input: `key=sk-${"a".repeat(24)}\n`, expect: "key=[REDACTED]" },
+  {
+    name: "redact (Bash output filter)",
+    args: [BIN, "redact", "--config", "interlock.config.json", "--tool", "claude/Bash"],
+    input: `key=sk-${"a".repeat(24)}\n`,
+    expect: "key=[REDACTED]"
+  },
   { name: "--help", args: [BIN, "--help"], expect: "claude-hook" },
   { name: "check", args: [BIN, "check", "--config", "interlock.config.json"], expect: "Config OK" }
 ]
 const BASELINE: Run = { name: "node -e 0", args: ["-e", "0"], expect: "" }
 
 /** The user's environment without the source condition or npm's variables. */
-const ENV = Object.fromEntries(Object.entries(process.env).filter(([key]) => key !== "NODE_OPTIONS" && !/^npm_/i.test(key)))
-
+const ENV = Object.fromEntries(
+  Object.entries(process.env).filter(([key]) => key !== "NODE_OPTIONS" && !/^npm_/i.test(key))
+)
 
 /** Milliseconds of one run, wall clock; fails when it does not answer as expected. */
 const time = (node: string, run: Run, cwd: string): number => {
   const start = performance.now()
-  const result = spawnSync(node, run.args, { cwd, env: { ...ENV, ...run.env }, input: run.input ?? "", encoding: "utf8" })
+  const result = spawnSync(node, run.args, {
+    cwd,
+    env: { ...ENV, ...run.env },
+    input: run.input ?? "",
+    encoding: "utf8"
+  })
   const ms = performance.now() - start
-  if (!result.stdout.includes(run.expect)) throw new Error(`${run.name} answered ${JSON.stringify(result.stdout)} ${result.stderr}`)
+  if (!result.stdout.includes(run.expect)) {
+    throw new Error(`${run.name} answered ${JSON.stringify(result.stdout)} ${result.stderr}`)
+  }
   return ms
 }
 
@@ -121,7 +174,9 @@ const measureOn = (label: string, node: string, cwd: string, runs: ReadonlyArray
   const all = [BASELINE, ...runs]
   for (const run of all) time(node, run, cwd) // warm-up: the compile cache and the file cache
   const samples = all.map(() => [] as Array<number>)
-  for (let round = 0; round < ROUNDS; round++) for (const [i, run] of all.entries()) samples[i].push(time(node, run, cwd))
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, run] of all.entries()) samples[i].push(time(node, run, cwd))
+  }
   const base = median(samples[0])
   return all.map((run, i) => ({
     name: `${run.name} · ${label}`,
@@ -133,8 +188,14 @@ const measureOn = (label: string, node: string, cwd: string, runs: ReadonlyArray
 
 /** A Node 22.19 binary, installed from npm (its cache first) into `dir`. */
 const installNode22 = (dir: string): string => {
-  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "startup-bench-node", private: true, allowScripts: { node: true } }))
-  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", `node@${NODE_FLOOR}`], { cwd: dir, stdio: "ignore" })
+  writeFileSync(
+    join(dir, "package.json"),
+    JSON.stringify({ name: "startup-bench-node", private: true, allowScripts: { node: true } })
+  )
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", `node@${NODE_FLOOR}`], {
+    cwd: dir,
+    stdio: "ignore"
+  })
   return join(dir, "node_modules", ".bin", "node")
 }
 

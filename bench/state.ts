@@ -7,7 +7,16 @@
  * off, so the figure is the round trip and the statement, not the disk). Besides the harness's
  * medians, each case's per-call p50 and p99 over single timed calls.
  */
-import { Approvals, Hooks, type HooksConfig, Interlock, NativeTool, Policy, ToolCalls, ToolTransport } from "@interlock/core"
+import {
+  Approvals,
+  Hooks,
+  type HooksConfig,
+  Interlock,
+  NativeTool,
+  Policy,
+  ToolCalls,
+  ToolTransport
+} from "@interlock/core"
 import { Effect, Exit, Layer, Redacted, Schema, Scope } from "effect"
 import * as RateLimiter from "effect/persistence/RateLimiter"
 import { rateLimitHook } from "../packages/gateway/src/governance/RateLimiter.ts"
@@ -16,10 +25,16 @@ import { open } from "../packages/gateway/src/state/StateDatabase.ts"
 import { startPostgres } from "../packages/gateway/test/pg-server.ts"
 import { measure, median, report, round3, serviceOf } from "./harness.ts"
 
-const echo = NativeTool.make({ name: "echo", parameters: Schema.Struct({ n: Schema.Finite }), run: ({ n }) => Effect.succeed(n) })
+const echo = NativeTool.make({
+  name: "echo",
+  parameters: Schema.Struct({ n: Schema.Finite }),
+  run: ({ n }) => Effect.succeed(n)
+})
 
 // A limit no run reaches: every call takes a token and goes through.
-const limited: HooksConfig = { preToolCall: [{ match: "*", id: "rateLimits[0]", kind: "guard", run: rateLimitHook({ perMinute: 1e9 }) }] }
+const limited: HooksConfig = {
+  preToolCall: [{ match: "*", id: "rateLimits[0]", kind: "guard", run: rateLimitHook({ perMinute: 1e9 }) }]
+}
 
 const client = <E>(hooks: HooksConfig, extra: Layer.Layer<never, E> | Layer.Layer<RateLimiter.RateLimiter, E>) =>
   Interlock.layerFromServices().pipe(
@@ -60,8 +75,13 @@ export default async function run(): Promise<void> {
       memory: await perCall(memory.callTool(input), 2_000),
       postgres: await perCall(postgres.callTool(input), 2_000)
     }
-    report({ ...result, cases: result.cases.map((c) => ({ ...c, ...(c.name === "rate-limit-memory" ? p.memory : p.postgres) })) })
-    console.log(`  per-call p50/p99 ms: none ${p.none.p50}/${p.none.p99}, memory ${p.memory.p50}/${p.memory.p99}, postgres ${p.postgres.p50}/${p.postgres.p99}`)
+    report({
+      ...result,
+      cases: result.cases.map((c) => ({ ...c, ...(c.name === "rate-limit-memory" ? p.memory : p.postgres) }))
+    })
+    console.log(
+      `  per-call p50/p99 ms: none ${p.none.p50}/${p.none.p99}, memory ${p.memory.p50}/${p.memory.p99}, postgres ${p.postgres.p50}/${p.postgres.p99}`
+    )
     console.log(`  the shared rate limit adds ${round3(p.postgres.p50 - p.memory.p50)} ms p50 over the in-memory one`)
   } finally {
     await Effect.runPromise(Scope.close(scope, Exit.void))

@@ -3,7 +3,6 @@
  * and a short report of what was decided for each. Run from the repository root with `npm run example`,
  * or `node --conditions=@interlock/source examples/pipeline-report.ts` on Node >= 22.19.
  */
-import { Effect, Layer, Schema } from "effect"
 import {
   Approvals,
   Interlock,
@@ -15,6 +14,7 @@ import {
   ToolTransport,
   Verdict
 } from "@interlock/core"
+import { Effect, Layer, Schema } from "effect"
 
 const files = new Map([["notes.txt", "ship friday; key=sk-demo1234567890abcdefghij"]])
 
@@ -42,26 +42,55 @@ const tools = [
 ]
 
 const redact = (result: ToolResult) =>
-  Verdict.replace({ ...result, content: result.content.map((b) => (b.type === "text" ? { ...b, text: String(b.text).replace(/sk-[A-Za-z0-9]{20,}/g, "[REDACTED]") } : b)) })
+  Verdict.replace({
+    ...result,
+    content: result.content.map((
+      b
+    ) => (b.type === "text" ? { ...b, text: String(b.text).replace(/sk-[A-Za-z0-9]{20,}/g, "[REDACTED]") } : b))
+  })
 
 const ToolCallsLive = Interlock.layer({
   client: "demo",
   hooks: {
     preToolCall: [
-      { match: "*", id: "normalize-path", run: (call) => typeof call.args.path === "string" ? Verdict.rewrite({ args: { ...call.args, path: call.args.path.trim() } }) : Verdict.continue },
-      { match: "local/write_*", id: "no-dotfiles", kind: "guard", run: (call) => String(call.args.path).startsWith(".") ? Verdict.deny("dotfiles are off limits") : Verdict.continue }
+      {
+        match: "*",
+        id: "normalize-path",
+        run: (call) =>
+          typeof call.args.path === "string"
+            ? Verdict.rewrite({ args: { ...call.args, path: call.args.path.trim() } })
+            : Verdict.continue
+      },
+      {
+        match: "local/write_*",
+        id: "no-dotfiles",
+        kind: "guard",
+        run: (call) =>
+          String(call.args.path).startsWith(".") ? Verdict.deny("dotfiles are off limits") : Verdict.continue
+      }
     ],
     postToolCall: [{ match: "*", id: "redact-keys", run: (_call, result) => redact(result) }]
   },
   policy: Policy.rules({
     rules: [
       { id: "reads", match: "local/read_*", decision: "allow" },
-      { id: "writes", match: "local/write_file", decision: "allow", when: (args) => String(args.path).endsWith(".txt") },
+      {
+        id: "writes",
+        match: "local/write_file",
+        decision: "allow",
+        when: (args) => String(args.path).endsWith(".txt")
+      },
       { id: "deletes", match: "delete_file", decision: "ask", reason: "deleting needs a human" }
     ],
     default: "deny"
   }),
-  approvals: Approvals.layer({ approver: (request) => ({ decision: request.call.args.path === "draft.txt" ? "allow" : "deny", reason: "the reviewer said no" }), timeout: "10 seconds" })
+  approvals: Approvals.layer({
+    approver: (request) => ({
+      decision: request.call.args.path === "draft.txt" ? "allow" : "deny",
+      reason: "the reviewer said no"
+    }),
+    timeout: "10 seconds"
+  })
 }).pipe(Layer.provide(ToolTransport.fromTools(tools)))
 
 const summary = (receipt: Receipt | undefined) =>

@@ -22,7 +22,9 @@ export const fences = (text: string): ReadonlyArray<Fence> => {
     const close = new RegExp(`^ *${marker[0] === "`" ? "`" : "~"}{${marker.length},} *$`)
     const body: Array<string> = []
     let j = i + 1
-    for (; j < lines.length && !close.test(lines[j]); j++) body.push(lines[j].startsWith(indent) ? lines[j].slice(indent.length) : lines[j].trimStart())
+    for (; j < lines.length && !close.test(lines[j]); j++) {
+      body.push(lines[j].startsWith(indent) ? lines[j].slice(indent.length) : lines[j].trimStart())
+    }
     found.push({ line: i + 1, info: info.trim(), body: body.length === 0 ? "" : body.join("\n") + "\n" })
     i = j
   }
@@ -31,7 +33,14 @@ export const fences = (text: string): ReadonlyArray<Fence> => {
 
 /** The runner a language runs under; a language outside this map has no runner. */
 const RUNNERS: Record<string, "ts" | "js" | "sh" | "bash"> = {
-  ts: "ts", typescript: "ts", js: "js", javascript: "js", mjs: "js", sh: "sh", shell: "sh", bash: "bash"
+  ts: "ts",
+  typescript: "ts",
+  js: "js",
+  javascript: "js",
+  mjs: "js",
+  sh: "sh",
+  shell: "sh",
+  bash: "bash"
 }
 
 /** Languages whose blocks look like code someone would run: each must say run, no-run or file=. */
@@ -39,7 +48,13 @@ const CODE = new Set([...Object.keys(RUNNERS), "tsx", "jsx", "cjs", "zsh", "cons
 
 /** What a block is, by its info string. */
 export type Block =
-  | { readonly _tag: "Run"; readonly runner: "ts" | "js" | "sh" | "bash"; readonly exit: number; readonly cwd: string | undefined; readonly env: Readonly<Record<string, string>> }
+  | {
+    readonly _tag: "Run"
+    readonly runner: "ts" | "js" | "sh" | "bash"
+    readonly exit: number
+    readonly cwd: string | undefined
+    readonly env: Readonly<Record<string, string>>
+  }
   | { readonly _tag: "NoRun"; readonly reason: string }
   | { readonly _tag: "File"; readonly path: string }
   | { readonly _tag: "Output" }
@@ -63,20 +78,32 @@ export const classify = (info: string): Block | BlockError => {
   const first = words[0]
   if (first === "no-run") {
     const reason = words.slice(1).join(" ")
-    return reason === "" ? blockError("is `no-run` without a reason: say why it cannot run here") : { _tag: "NoRun", reason }
+    return reason === ""
+      ? blockError("is `no-run` without a reason: say why it cannot run here")
+      : { _tag: "NoRun", reason }
   }
-  if (first === "output") return words.length === 1 ? { _tag: "Output" } : blockError(`has words after \`output\`: ${words.slice(1).join(" ")}`)
+  if (first === "output") {
+    return words.length === 1
+      ? { _tag: "Output" }
+      : blockError(`has words after \`output\`: ${words.slice(1).join(" ")}`)
+  }
   if (first?.startsWith("file=")) {
     const file = first.slice("file=".length)
     if (!isInside(file)) return blockError(`writes ${first}: the path must be relative, without ..`)
-    return words.length === 1 ? { _tag: "File", path: file } : blockError(`has words after \`${first}\`: ${words.slice(1).join(" ")}`)
+    return words.length === 1
+      ? { _tag: "File", path: file }
+      : blockError(`has words after \`${first}\`: ${words.slice(1).join(" ")}`)
   }
   if (first !== "run") {
-    if (CODE.has(lang)) return blockError(`is \`${lang}\` but says neither \`run\`, \`no-run REASON\` nor \`file=PATH\``)
+    if (CODE.has(lang)) {
+      return blockError(`is \`${lang}\` but says neither \`run\`, \`no-run REASON\` nor \`file=PATH\``)
+    }
     return words.length === 0 ? { _tag: "Plain" } : blockError(`has unknown words: ${words.join(" ")}`)
   }
   const runner = RUNNERS[lang]
-  if (runner === undefined) return blockError(`is \`${lang} run\`, but only ${Object.keys(RUNNERS).join(", ")} blocks run`)
+  if (runner === undefined) {
+    return blockError(`is \`${lang} run\`, but only ${Object.keys(RUNNERS).join(", ")} blocks run`)
+  }
   let exit = 0
   let cwd: string | undefined
   const env: Record<string, string> = {}
@@ -85,8 +112,9 @@ export const classify = (info: string): Block | BlockError => {
     const value = rest.join("=")
     if (key === "exit" && /^\d{1,3}$/.test(value)) exit = Number(value)
     else if (key === "cwd" && value !== "") cwd = value
-    else if (key === "env" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(value)) env[value.slice(0, value.indexOf("="))] = value.slice(value.indexOf("=") + 1)
-    else return blockError(`has an unknown or malformed word after \`run\`: ${word}`)
+    else if (key === "env" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(value)) {
+      env[value.slice(0, value.indexOf("="))] = value.slice(value.indexOf("=") + 1)
+    } else return blockError(`has an unknown or malformed word after \`run\`: ${word}`)
   }
   return { _tag: "Run", runner, exit, cwd, env }
 }
@@ -127,7 +155,8 @@ export const anchors = (text: string): ReadonlySet<string> => {
   for (const line of outsideFences(text)) {
     const heading = /^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)?.[1]
     if (heading === undefined) continue
-    const slug = heading.replace(/\[([^\]]*)\]\([^)]*\)/g, "$1").toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/\s/g, "-")
+    const slug = heading.replace(/\[([^\]]*)\]\([^)]*\)/g, "$1").toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "")
+      .replace(/\s/g, "-")
     const count = seen.get(slug) ?? 0
     seen.set(slug, count + 1)
     result.add(count === 0 ? slug : `${slug}-${count}`)

@@ -27,7 +27,9 @@ export const markdownFiles = (): ReadonlyArray<string> => {
     for (const entry of readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
       const rel = dir === "" ? entry.name : `${dir}/${entry.name}`
       if (entry.isDirectory() && !SKIPPED.has(entry.name)) walk(rel)
-      else if (entry.isFile() && (entry.name === "README.md" || (rel.startsWith("docs/") && rel.endsWith(".md")))) found.push(rel)
+      else if (entry.isFile() && (entry.name === "README.md" || (rel.startsWith("docs/") && rel.endsWith(".md")))) {
+        found.push(rel)
+      }
     }
   }
   walk("")
@@ -48,27 +50,47 @@ export interface Ran {
 }
 
 /** Runs a command to its end (killed after `timeout` ms); never rejects. */
-export const run = (command: string, args: ReadonlyArray<string>, options: { readonly cwd: string; readonly env: NodeJS.ProcessEnv; readonly timeout?: number }) =>
+export const run = (
+  command: string,
+  args: ReadonlyArray<string>,
+  options: { readonly cwd: string; readonly env: NodeJS.ProcessEnv; readonly timeout?: number }
+) =>
   new Promise<Ran>((resolve) => {
-    const child = execFile(command, args, { cwd: options.cwd, env: options.env, timeout: options.timeout ?? 120_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
+    const child = execFile(command, args, {
+      cwd: options.cwd,
+      env: options.env,
+      timeout: options.timeout ?? 120_000,
+      maxBuffer: 16 * 1024 * 1024
+    }, (error, stdout, stderr) =>
       resolve({
         code: error === null ? 0 : typeof error.code === "number" ? error.code : 1,
         stdout,
-        stderr: error !== null && error.killed === true ? `${stderr}\n(killed after ${options.timeout ?? 120_000} ms)` : stderr
+        stderr: error !== null && error.killed === true
+          ? `${stderr}\n(killed after ${options.timeout ?? 120_000} ms)`
+          : stderr
       }))
     child.stdin?.end()
   })
 
 /** The machine's PATH without any node_modules/.bin (so only the bins put before it are found). */
-const SYSTEM_PATH = (process.env.PATH ?? "").split(path.delimiter).filter((dir) => !dir.includes("node_modules")).join(path.delimiter)
+const SYSTEM_PATH = (process.env.PATH ?? "").split(path.delimiter).filter((dir) => !dir.includes("node_modules")).join(
+  path.delimiter
+)
 
 /**
  * The environment a block runs in: this process's, without npm's and the test runner's variables
  * and without model API keys (so no block reaches a provider), PATH with `bins` first and the
  * workspace's bins next, and the source condition so that `@interlock/*` runs from src/.
  */
-export const blockEnv = (bins: ReadonlyArray<string>, extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv => ({
-  ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(npm_|VITEST|OPENAI_|ANTHROPIC_)/i.test(key) && key !== "NODE_OPTIONS")),
+export const blockEnv = (
+  bins: ReadonlyArray<string>,
+  extra: Readonly<Record<string, string>> = {}
+): NodeJS.ProcessEnv => ({
+  ...Object.fromEntries(
+    Object.entries(process.env).filter(([key]) =>
+      !/^(npm_|VITEST|OPENAI_|ANTHROPIC_)/i.test(key) && key !== "NODE_OPTIONS"
+    )
+  ),
   PATH: [...bins, WORKSPACE_BIN, SYSTEM_PATH].join(path.delimiter),
   NODE_OPTIONS: "--conditions=@interlock/source",
   ...extra
@@ -77,9 +99,18 @@ export const blockEnv = (bins: ReadonlyArray<string>, extra: Readonly<Record<str
 /** Installs node@NODE_FLOOR (from npm's cache when it holds it) into a temp folder outside the repository; its bin folder. */
 export const installNodeFloor = async (): Promise<{ readonly bin: string; readonly dir: string }> => {
   const dir = mkdtempSync(path.join(tmpdir(), "interlock-readme-node-"))
-  writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "readme-node", private: true, allowScripts: { node: true } }))
+  writeFileSync(
+    path.join(dir, "package.json"),
+    JSON.stringify({ name: "readme-node", private: true, allowScripts: { node: true } })
+  )
   const env = { ...blockEnv([]), NODE_OPTIONS: "" }
-  const installed = await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", `node@${NODE_FLOOR}`], { cwd: dir, env, timeout: 240_000 })
-  if (installed.code !== 0) throw new Error(`npm install node@${NODE_FLOOR} exited ${installed.code}\n${installed.stdout}\n${installed.stderr}`)
+  const installed = await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", `node@${NODE_FLOOR}`], {
+    cwd: dir,
+    env,
+    timeout: 240_000
+  })
+  if (installed.code !== 0) {
+    throw new Error(`npm install node@${NODE_FLOOR} exited ${installed.code}\n${installed.stdout}\n${installed.stderr}`)
+  }
   return { bin: path.join(dir, "node_modules", ".bin"), dir }
 }

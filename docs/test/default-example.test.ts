@@ -35,15 +35,22 @@ const copyOfExample = (name: string, edit: (config: ExampleConfig) => void = () 
 }
 
 /** Connects an SDK client to `interlock serve --stdio` on the config, runs `use`, closes. */
-const asHost = async <A>(config: string, use: (call: (name: string, args: Record<string, unknown>) => Promise<{ isError: boolean; text: string }>) => Promise<A>) => {
+const asHost = async <A>(
+  config: string,
+  use: (
+    call: (name: string, args: Record<string, unknown>) => Promise<{ isError: boolean; text: string }>
+  ) => Promise<A>
+) => {
   const client = new Client({ name: "default-example-host", version: "1.0.0" })
-  await client.connect(new StdioClientTransport({
-    command: path.join(WORKSPACE_BIN, "node"),
-    args: [BIN, "serve", "--stdio", "--config", config],
-    cwd: path.dirname(config),
-    env: blockEnv([]) as Record<string, string>,
-    stderr: "pipe"
-  }))
+  await client.connect(
+    new StdioClientTransport({
+      command: path.join(WORKSPACE_BIN, "node"),
+      args: [BIN, "serve", "--stdio", "--config", config],
+      cwd: path.dirname(config),
+      env: blockEnv([]) as Record<string, string>,
+      stderr: "pipe"
+    })
+  )
   try {
     return await use(async (name, args) => {
       const result = await client.callTool({ name, arguments: args })
@@ -74,27 +81,39 @@ describe("examples/default, as its README says", () => {
   }, 60_000)
 
   it("the gateway README's path rule places paths where server-filesystem reads them", async () => {
-    const rule = (root: string) => ({ id: "sandbox-only", match: "files/read_text_file", decision: "deny", reason: "outside the sandbox", when: { args: { path: { notWithin: root } } } })
-    await asHost(copyOfExample("with-base", (config) => {
-      config.servers.files.paths = { base: "./sandbox" }
-      config.policy.rules.unshift(rule("."))
-    }), async (call) => {
-      const inside = await call("files__read_text_file", { path: "secrets.txt" })
-      assert.isFalse(inside.isError, inside.text)
-      assert.include(inside.text, "[REDACTED]")
-      const outside = await call("files__read_text_file", { path: "../interlock.config.json" })
-      assert.isTrue(outside.isError)
-      assert.include(outside.text, "outside the sandbox")
+    const rule = (root: string) => ({
+      id: "sandbox-only",
+      match: "files/read_text_file",
+      decision: "deny",
+      reason: "outside the sandbox",
+      when: { args: { path: { notWithin: root } } }
     })
+    await asHost(
+      copyOfExample("with-base", (config) => {
+        config.servers.files.paths = { base: "./sandbox" }
+        config.policy.rules.unshift(rule("."))
+      }),
+      async (call) => {
+        const inside = await call("files__read_text_file", { path: "secrets.txt" })
+        assert.isFalse(inside.isError, inside.text)
+        assert.include(inside.text, "[REDACTED]")
+        const outside = await call("files__read_text_file", { path: "../interlock.config.json" })
+        assert.isTrue(outside.isError)
+        assert.include(outside.text, "outside the sandbox")
+      }
+    )
     // Without `paths.base` the gateway places paths beside the config, not where the server reads:
     // the rule denies the sandbox's own file and passes a path that the server reads as sandbox/sandbox/.
-    await asHost(copyOfExample("without-base", (config) => config.policy.rules.unshift(rule("sandbox"))), async (call) => {
-      const misplaced = await call("files__read_text_file", { path: "secrets.txt" })
-      assert.isTrue(misplaced.isError)
-      assert.include(misplaced.text, "outside the sandbox")
-      const passed = await call("files__read_text_file", { path: "sandbox/secrets.txt" })
-      assert.isTrue(passed.isError)
-      assert.include(passed.text, "ENOENT")
-    })
+    await asHost(
+      copyOfExample("without-base", (config) => config.policy.rules.unshift(rule("sandbox"))),
+      async (call) => {
+        const misplaced = await call("files__read_text_file", { path: "secrets.txt" })
+        assert.isTrue(misplaced.isError)
+        assert.include(misplaced.text, "outside the sandbox")
+        const passed = await call("files__read_text_file", { path: "sandbox/secrets.txt" })
+        assert.isTrue(passed.isError)
+        assert.include(passed.text, "ENOENT")
+      }
+    )
   }, 90_000)
 })

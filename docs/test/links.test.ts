@@ -23,12 +23,16 @@ const broken = (file: string, target: string): string | undefined => {
   if (!existsSync(resolved)) return "names no file of the repository"
   if (anchor === undefined || anchor === "") return undefined
   if (!statSync(resolved).isFile() || !resolved.endsWith(".md")) return "has an anchor on a file that is no Markdown"
-  return anchors(readFileSync(resolved, "utf8")).has(anchor) ? undefined : `names no heading of ${path.relative(ROOT, resolved)}`
+  return anchors(readFileSync(resolved, "utf8")).has(anchor)
+    ? undefined
+    : `names no heading of ${path.relative(ROOT, resolved)}`
 }
 
 describe("links in the READMEs and docs/", () => {
   it("reads the root README, every package README and the docs", () => {
-    for (const file of ["README.md", "packages/core/README.md", "docs/DESIGN.md", "docs/README-blocks.md"]) assert.include(files, file)
+    for (const file of ["README.md", "packages/core/README.md", "docs/DESIGN.md", "docs/README-blocks.md"]) {
+      assert.include(files, file)
+    }
   })
 
   it("every relative link resolves to a file of the repository, and every anchor to a heading", () => {
@@ -36,7 +40,8 @@ describe("links in the READMEs and docs/", () => {
       links(text(file)).flatMap(({ line, target }) => {
         const why = isExternal(target) ? undefined : broken(file, target)
         return why === undefined ? [] : [`${file}:${line}: ${target} ${why}`]
-      }))
+      })
+    )
     assert.deepStrictEqual(problems, [])
   })
 
@@ -46,7 +51,10 @@ describe("links in the READMEs and docs/", () => {
 
   it("no document runs a command through bare `npx interlock`: outside the repository that name is another package", () => {
     const problems = files.flatMap((file) =>
-      text(file).split("\n").flatMap((line, index) => /\bnpx\s+(?:-\S+\s+)*interlock\s+[a-z]/.test(line) ? [`${file}:${index + 1}: ${line.trim()}`] : []))
+      text(file).split("\n").flatMap((line, index) =>
+        /\bnpx\s+(?:-\S+\s+)*interlock\s+[a-z]/.test(line) ? [`${file}:${index + 1}: ${line.trim()}`] : []
+      )
+    )
     assert.deepStrictEqual(problems, [])
   })
 })

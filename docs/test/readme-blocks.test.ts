@@ -8,7 +8,16 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { type Block, classify, type Fence, fences } from "./Markdown.ts"
-import { blockEnv, installNodeFloor, markdownFiles, NODE_FLOOR, ROOT, run, scratchDir, WORKSPACE_BIN } from "./Workspace.ts"
+import {
+  blockEnv,
+  installNodeFloor,
+  markdownFiles,
+  NODE_FLOOR,
+  ROOT,
+  run,
+  scratchDir,
+  WORKSPACE_BIN
+} from "./Workspace.ts"
 
 /** One block of one README, classified. */
 interface Entry {
@@ -40,11 +49,15 @@ afterAll(() => {
 
 describe("README blocks follow docs/README-blocks.md", () => {
   it("finds the READMEs of the root, every package and every example", () => {
-    for (const file of ["README.md", "packages/core/README.md", "packages/gateway/README.md", "examples/default/README.md"]) assert.include(readmes, file)
+    for (
+      const file of ["README.md", "packages/core/README.md", "packages/gateway/README.md", "examples/default/README.md"]
+    ) assert.include(readmes, file)
   })
 
   it("every block has a language, and every ts/js/sh block says run, no-run REASON or file=PATH", () => {
-    const problems = all.flatMap((entry) => entry.block._tag === "BlockError" ? [`${where(entry)}: the block ${entry.block.message}`] : [])
+    const problems = all.flatMap((entry) =>
+      entry.block._tag === "BlockError" ? [`${where(entry)}: the block ${entry.block.message}`] : []
+    )
     assert.deepStrictEqual(problems, [])
   })
 
@@ -52,13 +65,23 @@ describe("README blocks follow docs/README-blocks.md", () => {
     const problems = all.flatMap((entry, index) =>
       entry.block._tag === "Output" && (all[index - 1]?.file !== entry.file || all[index - 1]?.block._tag !== "Run")
         ? [`${where(entry)}: an output block must directly follow a run block`]
-        : [])
+        : []
+    )
     assert.deepStrictEqual(problems, [])
   })
 
   it("the suite runs blocks of every package README and of the examples", () => {
     const running = new Set(all.filter((entry) => entry.block._tag === "Run").map((entry) => entry.file))
-    for (const file of ["packages/core/README.md", "packages/mcp/README.md", "packages/agent/README.md", "packages/claude/README.md", "packages/gateway/README.md", "examples/default/README.md"]) {
+    for (
+      const file of [
+        "packages/core/README.md",
+        "packages/mcp/README.md",
+        "packages/agent/README.md",
+        "packages/claude/README.md",
+        "packages/gateway/README.md",
+        "examples/default/README.md"
+      ]
+    ) {
       assert.isTrue(running.has(file), `${file} has no run block`)
     }
   })
@@ -66,7 +89,11 @@ describe("README blocks follow docs/README-blocks.md", () => {
 
 /** The command that runs a block's file, by runner. */
 const command = (runner: "ts" | "js" | "sh" | "bash", file: string): [string, Array<string>] =>
-  runner === "sh" ? ["/bin/sh", ["-e", file]] : runner === "bash" ? ["/bin/bash", ["-e", "-o", "pipefail", file]] : [path.join(nodeBin, "node"), [file]]
+  runner === "sh"
+    ? ["/bin/sh", ["-e", file]]
+    : runner === "bash"
+    ? ["/bin/bash", ["-e", "-o", "pipefail", file]]
+    : [path.join(nodeBin, "node"), [file]]
 
 const EXTENSION = { ts: ".ts", js: ".mjs", sh: ".sh", bash: ".sh" } as const
 
@@ -78,11 +105,14 @@ for (const file of readmes) {
     const dir = path.join(scratch, file.replaceAll("/", "_").replace(/\.md$/, ""))
     mkdirSync(dir, { recursive: true })
     // What NODE_OPTIONS is for node, this is for `npx vitest run` in a block: @interlock/* from src/.
-    writeFileSync(path.join(dir, "vitest.config.ts"), [
-      `import { defineConfig, mergeConfig } from "vitest/config"`,
-      `import { sourceConditions } from ${JSON.stringify(path.relative(dir, path.join(ROOT, "vitest.shared.ts")))}`,
-      `export default mergeConfig(sourceConditions, defineConfig({}))`
-    ].join("\n") + "\n")
+    writeFileSync(
+      path.join(dir, "vitest.config.ts"),
+      [
+        `import { defineConfig, mergeConfig } from "vitest/config"`,
+        `import { sourceConditions } from ${JSON.stringify(path.relative(dir, path.join(ROOT, "vitest.shared.ts")))}`,
+        `export default mergeConfig(sourceConditions, defineConfig({}))`
+      ].join("\n") + "\n"
+    )
     for (const entry of runs) {
       const block = entry.block as Extract<Block, { _tag: "Run" }>
       it(`${where(entry)} (${entry.fence.info})`, async () => {
@@ -103,7 +133,10 @@ for (const file of readmes) {
         const output = blocks[index + 1]
         if (output?.block._tag === "Output") {
           for (const line of output.fence.body.split("\n").map((l) => l.trimEnd()).filter((l) => l !== "")) {
-            assert.isTrue(ran.stdout.includes(line) || ran.stderr.includes(line), `${where(entry)} did not print "${line}" (${where(output)})${shown}`)
+            assert.isTrue(
+              ran.stdout.includes(line) || ran.stderr.includes(line),
+              `${where(entry)} did not print "${line}" (${where(output)})${shown}`
+            )
           }
         }
       }, 180_000)
@@ -114,7 +147,9 @@ for (const file of readmes) {
 describe("README TypeScript blocks type-check", () => {
   it("every ts run block and ts file= block passes tsc with the repository's compiler options", async () => {
     const typed = all.filter((entry) =>
-      (entry.block._tag === "Run" && entry.block.runner === "ts") || (entry.block._tag === "File" && entry.block.path.endsWith(".ts")))
+      (entry.block._tag === "Run" && entry.block.runner === "ts") ||
+      (entry.block._tag === "File" && entry.block.path.endsWith(".ts"))
+    )
     assert.isAbove(typed.length, 3)
     const dir = path.join(scratch, "typecheck")
     mkdirSync(dir, { recursive: true })
@@ -124,18 +159,27 @@ describe("README TypeScript blocks type-check", () => {
       names.set(name, entry)
       writeFileSync(path.join(dir, name), entry.fence.body)
     }
-    writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({
-      extends: path.join(ROOT, "tsconfig.base.json"),
-      // Examples may name a value only to show it; each block is a module of its own.
-      compilerOptions: { customConditions: ["@interlock/source"], noUnusedLocals: false, moduleDetection: "force" },
-      include: ["*.ts"]
-    }))
-    const ran = await run(path.join(WORKSPACE_BIN, "tsc"), ["-p", dir, "--pretty", "false"], { cwd: dir, env: blockEnv([]) })
-    // tsc names the block file and a line in it; name the README and its line instead.
-    const report = `${ran.stdout}${ran.stderr}`.replace(/^(\S+?\.ts)\((\d+),(\d+)\)/gm, (text, name: string, line: string, column: string) => {
-      const entry = names.get(path.basename(name))
-      return entry === undefined ? text : `${entry.file}:${entry.fence.line + Number(line)}:${column}`
+    writeFileSync(
+      path.join(dir, "tsconfig.json"),
+      JSON.stringify({
+        extends: path.join(ROOT, "tsconfig.base.json"),
+        // Examples may name a value only to show it; each block is a module of its own.
+        compilerOptions: { customConditions: ["@interlock/source"], noUnusedLocals: false, moduleDetection: "force" },
+        include: ["*.ts"]
+      })
+    )
+    const ran = await run(path.join(WORKSPACE_BIN, "tsc"), ["-p", dir, "--pretty", "false"], {
+      cwd: dir,
+      env: blockEnv([])
     })
+    // tsc names the block file and a line in it; name the README and its line instead.
+    const report = `${ran.stdout}${ran.stderr}`.replace(
+      /^(\S+?\.ts)\((\d+),(\d+)\)/gm,
+      (text, name: string, line: string, column: string) => {
+        const entry = names.get(path.basename(name))
+        return entry === undefined ? text : `${entry.file}:${entry.fence.line + Number(line)}:${column}`
+      }
+    )
     assert.strictEqual(report.trim(), "")
     assert.strictEqual(ran.code, 0)
   }, 120_000)

@@ -5,19 +5,35 @@
  *
  *   const result = yield* Agent.run("What is 1 + 1?", { tools: [add], policy: Policy.allowAll, model })
  */
+import {
+  Approvals,
+  ConfigError,
+  Hooks,
+  Interlock,
+  NativeTool,
+  ToolCalls,
+  ToolResult,
+  ToolTransport
+} from "@interlock/core"
 import { Context, Effect, Layer, Option, Schema, type Scope } from "effect"
-import { Approvals, ConfigError, Hooks, Interlock, NativeTool, ToolCalls, ToolResult, ToolTransport } from "@interlock/core"
 import { LanguageModel, Model } from "effect/ai"
 import type { InvalidRunState, UntrustedRunState } from "./AgentErrors.ts"
 import { compileAgentHooks } from "./AgentHooks.ts"
-import { type AgentLayers, type AgentOptions, hookTimeoutOf, type LayersError, type LayersServices, resolveOptions } from "./AgentOptions.ts"
+import {
+  type AgentLayers,
+  type AgentOptions,
+  hookTimeoutOf,
+  type LayersError,
+  type LayersServices,
+  resolveOptions
+} from "./AgentOptions.ts"
 import { type AgentRuns, makeRuns, type ResumeDecision } from "./AgentRuns.ts"
 import type { RunOptions } from "./RunReport.ts"
 import type { RunResult } from "./RunResult.ts"
 import type { RunState } from "./RunState.ts"
 
-export type { ResumeDecision } from "./AgentRuns.ts"
 export type { LayersError, LayersServices, ModelNeeded } from "./AgentOptions.ts"
+export type { ResumeDecision } from "./AgentRuns.ts"
 export type { RunOptions } from "./RunReport.ts"
 
 /** A built agent. */
@@ -31,18 +47,27 @@ export interface Agent extends AgentRuns {
    * with (an edited call needs a new approval); denied ones answer the model with the denial.
    * A state this agent did not seal (edited, or sealed with another stateKey) is refused before anything runs.
    */
-  readonly resume: (state: RunState, decision: ResumeDecision, options?: RunOptions) => Effect.Effect<RunResult, InvalidRunState | UntrustedRunState>
+  readonly resume: (
+    state: RunState,
+    decision: ResumeDecision,
+    options?: RunOptions
+  ) => Effect.Effect<RunResult, InvalidRunState | UntrustedRunState>
 }
 
 // Array.isArray does not narrow a ReadonlyArray out of a union.
-const isToolList = (tools: NonNullable<AgentLayers["tools"]>): tools is ReadonlyArray<NativeTool.NativeTool<any>> => Array.isArray(tools)
+const isToolList = (tools: NonNullable<AgentLayers["tools"]>): tools is ReadonlyArray<NativeTool.NativeTool<any>> =>
+  Array.isArray(tools)
 
 /** The agent's model and its name: from the `model` Layer when given, else from the context. */
 const modelOf = (model: Layer.Layer<any, any, any> | undefined) =>
   Effect.gen(function*() {
     // The Layer's output is whatever provider the caller gave; the agent reads only these two services from it.
-    const context: Context.Context<LanguageModel.LanguageModel | Model.ModelName> | undefined = model === undefined ? undefined : yield* Layer.build(model)
-    const lm = context === undefined ? yield* LanguageModel.LanguageModel : Context.get(context, LanguageModel.LanguageModel)
+    const context: Context.Context<LanguageModel.LanguageModel | Model.ModelName> | undefined = model === undefined
+      ? undefined
+      : yield* Layer.build(model)
+    const lm = context === undefined
+      ? yield* LanguageModel.LanguageModel
+      : Context.get(context, LanguageModel.LanguageModel)
     const name = (context === undefined ? undefined : Context.getOrUndefined(context, Model.ModelName)) ??
       Option.getOrElse(yield* Effect.serviceOption(Model.ModelName), () => "unknown")
     return { lm, name }
@@ -62,8 +87,16 @@ export const make = <O extends AgentOptions<AgentLayers>>(
     const hooks = compileAgentHooks(resolved.agentHooks)
     if (hooks instanceof ConfigError) return yield* hooks
     const tools = options.tools
-    const transport = tools === undefined ? ToolTransport.fromTools([]) : isToolList(tools) ? ToolTransport.fromTools(tools) : tools
-    const callsLayer = Interlock.layerFromServices({ client: resolved.name, hookTimeout: hookTimeoutOf(resolved), callTimeout: options.callTimeout }).pipe(
+    const transport = tools === undefined
+      ? ToolTransport.fromTools([])
+      : isToolList(tools)
+      ? ToolTransport.fromTools(tools)
+      : tools
+    const callsLayer = Interlock.layerFromServices({
+      client: resolved.name,
+      hookTimeout: hookTimeoutOf(resolved),
+      callTimeout: options.callTimeout
+    }).pipe(
       Layer.provideMerge(options.approvals ?? Approvals.none),
       Layer.provide(Layer.mergeAll(Hooks.layer(resolved.coreHooks), options.policy, transport))
     )
@@ -89,10 +122,20 @@ export const run = <O extends AgentOptions<AgentLayers>>(prompt: string, options
   Effect.scoped(Effect.flatMap(make(options), (agent) => agent.run(prompt, options)))
 
 /** Builds an agent and resumes a suspended run with a decision; needs the `stateKey` that sealed the state. */
-export const resume = <O extends AgentOptions<AgentLayers>>(state: RunState, decision: ResumeDecision, options: O & RunOptions) =>
+export const resume = <O extends AgentOptions<AgentLayers>>(
+  state: RunState,
+  decision: ResumeDecision,
+  options: O & RunOptions
+) =>
   // A new agent without a shared key seals with a random one of its own and could never check the state.
   options.stateKey === undefined
-    ? Effect.fail(new ConfigError({ path: "stateKey", detail: "Agent.resume builds a new agent, which can check a state only under the stateKey that sealed it: pass that key" }))
+    ? Effect.fail(
+      new ConfigError({
+        path: "stateKey",
+        detail:
+          "Agent.resume builds a new agent, which can check a state only under the stateKey that sealed it: pass that key"
+      })
+    )
     : Effect.scoped(Effect.flatMap(make(options), (agent) => agent.resume(state, decision, options)))
 
 /**
@@ -100,7 +143,9 @@ export const resume = <O extends AgentOptions<AgentLayers>>(state: RunState, dec
  * see subagentStart before it runs and subagentStop (instead of stop) when it would end. Its
  * answer is its final text; any other end is an isError result naming the status.
  */
-export const asTool = <O extends AgentOptions<AgentLayers>>(options: O & { readonly name: string; readonly description?: string }) =>
+export const asTool = <O extends AgentOptions<AgentLayers>>(
+  options: O & { readonly name: string; readonly description?: string }
+) =>
   NativeTool.make({
     name: options.name,
     description: options.description ?? `Runs the ${options.name} agent on a prompt`,
@@ -110,7 +155,12 @@ export const asTool = <O extends AgentOptions<AgentLayers>>(options: O & { reado
         Effect.map((result) =>
           result.status === "done"
             ? result.text
-            : ToolResult.text(`subagent ${options.name} ended with status ${result.status}${result.error === undefined ? "" : `: ${result.error.message}`}`, { isError: true })
+            : ToolResult.text(
+              `subagent ${options.name} ended with status ${result.status}${
+                result.error === undefined ? "" : `: ${result.error.message}`
+              }`,
+              { isError: true }
+            )
         )
       )
   })

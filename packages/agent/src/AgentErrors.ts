@@ -2,8 +2,8 @@
  * The typed errors of an agent run. None of them carries what a hook raised, a prompt, tool
  * arguments or results, or a provider's response body: those may hold secrets.
  */
-import { Schema } from "effect"
 import { FailureKind, HookFailed, ProtocolError, TransportError } from "@interlock/core"
+import { Schema } from "effect"
 import { AGENT_EVENTS } from "./AgentEvent.ts"
 
 /** The model request failed (after retries): HTTP status when there was one, and the failure's kind. */
@@ -16,7 +16,9 @@ export class ModelFailed extends Schema.TaggedError<ModelFailed>()("ModelFailed"
   attempts: Schema.Number
 }) {
   override get message(): string {
-    return `the model request failed${this.status === undefined ? "" : ` with HTTP ${this.status}`} (${this.reason}) after ${this.attempts} attempt(s)`
+    return `the model request failed${
+      this.status === undefined ? "" : ` with HTTP ${this.status}`
+    } (${this.reason}) after ${this.attempts} attempt(s)`
   }
 }
 
@@ -64,7 +66,14 @@ export class UntrustedRunState extends Schema.TaggedError<UntrustedRunState>()("
 }
 
 /** Why a run ended with status "error" (core's errors when the tool listing itself failed). */
-export const RunError = Schema.Union([ModelFailed, RunBlocked, AgentHookFailed, HookFailed, TransportError, ProtocolError])
+export const RunError = Schema.Union([
+  ModelFailed,
+  RunBlocked,
+  AgentHookFailed,
+  HookFailed,
+  TransportError,
+  ProtocolError
+])
 
 /** Why a run ended with status "error". */
 export type RunError = typeof RunError.Type

@@ -3,8 +3,8 @@
  * core's event registry: each hook gets one input object, hooks run in declaration order, and
  * what each event accepts, records and does with a failure is read from its row.
  */
-import { Schema } from "effect"
 import { defineEvents, eventNames, verdictSchema, verdictTags } from "@interlock/core"
+import { Schema } from "effect"
 import { Prompt } from "effect/ai"
 import type { AgentTool } from "./Catalog.ts"
 
@@ -28,9 +28,14 @@ const Rewrite = {
   schema: verdictSchema("Rewrite", {
     messages: Schema.optional(Schema.Array(Prompt.Message)),
     tools: Schema.optional(Schema.Array(ToolRef))
-  }).check(Schema.makeFilter((v) => v.messages !== undefined || v.tools !== undefined, { expected: "messages or tools" })),
+  }).check(
+    Schema.makeFilter((v) => v.messages !== undefined || v.tools !== undefined, { expected: "messages or tools" })
+  ),
   status: "rewrite",
-  check: (v: { readonly tools?: ReadonlyArray<unknown> | undefined }, input: { readonly offered: ReadonlyArray<AgentTool> }): boolean =>
+  check: (
+    v: { readonly tools?: ReadonlyArray<unknown> | undefined },
+    input: { readonly offered: ReadonlyArray<AgentTool> }
+  ): boolean =>
     v.tools === undefined || v.tools.every((item) => input.offered.some((tool) => tool.name === toolRefName(item)))
 } as const
 

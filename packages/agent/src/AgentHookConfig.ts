@@ -5,8 +5,8 @@
  */
 import type { Duration, Effect } from "effect"
 import type { LanguageModel, Prompt } from "effect/ai"
-import type { AgentTool } from "./Catalog.ts"
 import type { AddContext, Block, Continue, Deny, Rewrite } from "./AgentVerdict.ts"
+import type { AgentTool } from "./Catalog.ts"
 
 /** What a hook function may return. */
 export type AgentHookReturn<V> = V | PromiseLike<V> | Effect.Effect<V, unknown, never>

@@ -6,8 +6,8 @@
  * self-interruption, a missed deadline or a return outside the event's verdicts is a failure,
  * recorded by kind only. What a hook raised goes nowhere.
  */
-import { Clock, Effect, Schema } from "effect"
 import { FailureKind, HookRunner, statusByTag, statusesOf } from "@interlock/core"
+import { Clock, Effect, Schema } from "effect"
 import { AGENT_EVENT_ROWS, AGENT_EVENTS, type AgentEvent, isObserveEvent } from "./AgentEvent.ts"
 import { type AgentHook, BAD, type CompiledAgentHooks, decodeAgentVerdict, type DecodedVerdict } from "./AgentHooks.ts"
 import type { AgentTool } from "./Catalog.ts"
@@ -73,7 +73,12 @@ const invocation = <S>(env: HookEnv, spec: EventSpec<S>): HookRunner.Invocation<
  * Runs the hooks of `event` over `initial`. Observe-only events ignore (and record) failures;
  * every other event ends the chain with Failed, so the caller fails closed. Never fails.
  */
-export const runEvent = <S>(env: HookEnv, event: AgentEvent, spec: EventSpec<S>, initial: S): Effect.Effect<EventEnd<S>> => {
+export const runEvent = <S>(
+  env: HookEnv,
+  event: AgentEvent,
+  spec: EventSpec<S>,
+  initial: S
+): Effect.Effect<EventEnd<S>> => {
   const hooks = env.hooks[event]
   if (hooks.length === 0) return Effect.succeed({ _tag: "Done", state: initial })
   const calls = invocation(env, spec)

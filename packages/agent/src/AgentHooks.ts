@@ -2,8 +2,8 @@
  * Compiling the model-level hooks config (validated, with a ConfigError naming the entry at fault)
  * and decoding what a hook returned against its event's verdicts.
  */
-import { Exit, Schema } from "effect"
 import { ConfigError, isDeadline, toMillis, verdictKeys } from "@interlock/core"
+import { Exit, Schema } from "effect"
 import { Prompt } from "effect/ai"
 import { AGENT_EVENT_ROWS, AGENT_EVENTS, type AgentEvent, EVENT_VERDICTS, toolRefName } from "./AgentEvent.ts"
 import type { AgentTool } from "./Catalog.ts"
@@ -35,7 +35,9 @@ const compileEntry = (event: AgentEvent, index: number, raw: unknown, ids: Set<s
   const { run, id, timeout } = entry as { run?: unknown; id?: unknown; timeout?: unknown }
   if (typeof run !== "function") return error(`run must be a function, got ${kindOf(run)}`)
   const arity = AGENT_EVENT_ROWS[event].args.length
-  if (run.length > arity) return error(`run takes ${run.length} arguments, but ${event} passes ${arity} (its input object)`)
+  if (run.length > arity) {
+    return error(`run takes ${run.length} arguments, but ${event} passes ${arity} (its input object)`)
+  }
   if (id !== undefined && (typeof id !== "string" || id.length === 0)) return error("id must be a non-empty string")
   const hookId = (id as string | undefined) ?? where
   if (ids.has(hookId)) return error(`duplicate hook id "${hookId}"`)
@@ -47,12 +49,17 @@ const compileEntry = (event: AgentEvent, index: number, raw: unknown, ids: Set<s
 
 /** Compiles the model-level part of a hooks config. `config` holds only model-level events. */
 export const compileAgentHooks = (config: Record<string, unknown>): CompiledAgentHooks | ConfigError => {
-  const byEvent = Object.fromEntries(AGENT_EVENTS.map((event) => [event, [] as Array<AgentHook>])) as Record<AgentEvent, Array<AgentHook>>
+  const byEvent = Object.fromEntries(AGENT_EVENTS.map((event) => [event, [] as Array<AgentHook>])) as Record<
+    AgentEvent,
+    Array<AgentHook>
+  >
   const ids = new Set<string>()
   for (const event of AGENT_EVENTS) {
     const entries = config[event]
     if (entries === undefined) continue
-    if (!Array.isArray(entries)) return new ConfigError({ path: event, detail: `must be an array of hook entries, got ${kindOf(entries)}` })
+    if (!Array.isArray(entries)) {
+      return new ConfigError({ path: event, detail: `must be an array of hook entries, got ${kindOf(entries)}` })
+    }
     for (let i = 0; i < entries.length; i++) {
       const hook = compileEntry(event, i, entries[i], ids)
       if (hook instanceof ConfigError) return hook
@@ -65,7 +72,11 @@ export const compileAgentHooks = (config: Record<string, unknown>): CompiledAgen
 /** A decoded model-level verdict. */
 export type DecodedVerdict =
   | { readonly _tag: "Continue" }
-  | { readonly _tag: "Rewrite"; readonly messages: ReadonlyArray<Prompt.Message> | undefined; readonly tools: ReadonlyArray<AgentTool> | undefined }
+  | {
+    readonly _tag: "Rewrite"
+    readonly messages: ReadonlyArray<Prompt.Message> | undefined
+    readonly tools: ReadonlyArray<AgentTool> | undefined
+  }
   | { readonly _tag: "Deny"; readonly reason: string }
   | { readonly _tag: "Block"; readonly reason: string }
   | { readonly _tag: "AddContext"; readonly text: string }
@@ -84,9 +95,13 @@ const KEYS = {
 }
 const decodeMessages = Schema.decodeUnknownExit(Schema.Array(Prompt.Message))
 
-const onlyKeys = (value: object, keys: ReadonlyArray<string>): boolean => Object.keys(value).every((key) => keys.includes(key))
+const onlyKeys = (value: object, keys: ReadonlyArray<string>): boolean =>
+  Object.keys(value).every((key) => keys.includes(key))
 
-const decodeRewrite = (record: Record<string, unknown>, offered: ReadonlyArray<AgentTool>): DecodedVerdict | typeof BAD => {
+const decodeRewrite = (
+  record: Record<string, unknown>,
+  offered: ReadonlyArray<AgentTool>
+): DecodedVerdict | typeof BAD => {
   if (!onlyKeys(record, KEYS.rewrite)) return BAD
   if (record.messages === undefined && record.tools === undefined) return BAD
   let messages: ReadonlyArray<Prompt.Message> | undefined
@@ -129,9 +144,13 @@ export const decodeAgentVerdict = (
         return onlyKeys(record, KEYS.continue) ? CONTINUE : BAD
       case "Deny":
       case "Block":
-        return onlyKeys(record, KEYS.reason) && typeof record.reason === "string" ? { _tag: tag, reason: record.reason } : BAD
+        return onlyKeys(record, KEYS.reason) && typeof record.reason === "string"
+          ? { _tag: tag, reason: record.reason }
+          : BAD
       case "AddContext":
-        return onlyKeys(record, KEYS.text) && typeof record.text === "string" ? { _tag: "AddContext", text: record.text } : BAD
+        return onlyKeys(record, KEYS.text) && typeof record.text === "string"
+          ? { _tag: "AddContext", text: record.text }
+          : BAD
       case "Rewrite":
         return decodeRewrite(record, offered)
       default:

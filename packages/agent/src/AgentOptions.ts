@@ -1,6 +1,13 @@
 /** The options of an agent, and their validation (a ConfigError names the option at fault). */
+import {
+  type Approvals,
+  ConfigError,
+  type HooksConfig,
+  type NativeTool,
+  type Policy,
+  type ToolTransport
+} from "@interlock/core"
 import { Duration, Layer, Redacted } from "effect"
-import { type Approvals, ConfigError, type HooksConfig, type NativeTool, type Policy, type ToolTransport } from "@interlock/core"
 import type { LanguageModel } from "effect/ai"
 import { isAgentEvent } from "./AgentEvent.ts"
 import type { AgentHooksConfig } from "./AgentHookConfig.ts"
@@ -76,10 +83,15 @@ type LayerServices<L> = L extends Layer.Layer<infer _A, infer _E, infer R> ? R :
 type ToolServices<T> = T extends ReadonlyArray<NativeTool.NativeTool<infer R>> ? R : LayerServices<T>
 
 /** What building an agent from these options may fail with, besides a ConfigError. */
-export type LayersError<O extends AgentLayers> = LayerError<O["policy"]> | LayerError<O["approvals"]> | LayerError<O["tools"]> | LayerError<O["model"]>
+export type LayersError<O extends AgentLayers> =
+  | LayerError<O["policy"]>
+  | LayerError<O["approvals"]>
+  | LayerError<O["tools"]>
+  | LayerError<O["model"]>
 
 /** What an agent needs from its context for its model: the LanguageModel when `model` is not given. */
-export type ModelNeeded<O extends AgentLayers> = O extends { readonly model: Layer.Layer<any, any, any> } ? never : LanguageModel.LanguageModel
+export type ModelNeeded<O extends AgentLayers> = O extends { readonly model: Layer.Layer<any, any, any> } ? never
+  : LanguageModel.LanguageModel
 
 /** What building an agent from these options needs from its context, besides a Scope. */
 export type LayersServices<O extends AgentLayers> =
@@ -110,12 +122,18 @@ const positiveInt = (value: unknown, fallback: number): number | undefined =>
 export const resolveOptions = (options: AgentOptions<AgentLayers>): Resolved | ConfigError => {
   const error = (path: string, detail: string) => new ConfigError({ path: `agent.${path}`, detail })
   if (typeof options !== "object" || options === null) return error("options", "must be an object")
-  if (!Layer.isLayer(options.policy)) return error("policy", "is required: a Policy Layer such as Policy.rules({ ... }) (there is no implicit allow)")
+  if (!Layer.isLayer(options.policy)) {
+    return error("policy", "is required: a Policy Layer such as Policy.rules({ ... }) (there is no implicit allow)")
+  }
   if (options.tools !== undefined && !Array.isArray(options.tools) && !Layer.isLayer(options.tools)) {
     return error("tools", "must be an array of native tools or a ToolTransport Layer")
   }
-  if (options.model !== undefined && !Layer.isLayer(options.model)) return error("model", "must be a LanguageModel Layer")
-  if (options.approvals !== undefined && !Layer.isLayer(options.approvals)) return error("approvals", "must be an Approvals Layer")
+  if (options.model !== undefined && !Layer.isLayer(options.model)) {
+    return error("model", "must be a LanguageModel Layer")
+  }
+  if (options.approvals !== undefined && !Layer.isLayer(options.approvals)) {
+    return error("approvals", "must be an Approvals Layer")
+  }
   const name = options.name ?? "main"
   if (typeof name !== "string" || name.length === 0) return error("name", "must be a non-empty string")
   if (options.system !== undefined && typeof options.system !== "string") return error("system", "must be a string")
@@ -124,9 +142,13 @@ export const resolveOptions = (options: AgentOptions<AgentLayers>): Resolved | C
   const concurrency = positiveInt(options.concurrency, 8)
   if (concurrency === undefined) return error("concurrency", "must be a positive integer")
   const hookTimeoutMs = millisOf(options.hookTimeout, 5_000)
-  if (hookTimeoutMs === undefined || hookTimeoutMs === 0) return error("hookTimeout", "must be a positive, finite duration")
+  if (hookTimeoutMs === undefined || hookTimeoutMs === 0) {
+    return error("hookTimeout", "must be a positive, finite duration")
+  }
   const deadlineMs = options.deadline === undefined ? undefined : millisOf(options.deadline, 0)
-  if (options.deadline !== undefined && deadlineMs === undefined) return error("deadline", "must be a finite, non-negative duration")
+  if (options.deadline !== undefined && deadlineMs === undefined) {
+    return error("deadline", "must be a finite, non-negative duration")
+  }
   const retry = options.retry ?? {}
   if (typeof retry !== "object" || retry === null) return error("retry", "must be an object")
   const retries = retry.retries ?? 2
@@ -135,22 +157,33 @@ export const resolveOptions = (options: AgentOptions<AgentLayers>): Resolved | C
   if (baseMs === undefined || baseMs === 0) return error("retry.base", "must be a positive, finite duration")
   const maxDelayMs = millisOf(retry.maxDelay, 30_000)
   if (maxDelayMs === undefined) return error("retry.maxDelay", "must be a finite, non-negative duration")
-  if (options.onError !== undefined && typeof options.onError !== "function") return error("onError", "must be a function (info) => \"retry\" | \"fail\"")
-  if (options.metrics !== undefined && typeof options.metrics !== "function") return error("metrics", "must be a function (event) => void")
+  if (options.onError !== undefined && typeof options.onError !== "function") {
+    return error("onError", "must be a function (info) => \"retry\" | \"fail\"")
+  }
+  if (options.metrics !== undefined && typeof options.metrics !== "function") {
+    return error("metrics", "must be a function (event) => void")
+  }
   const compaction = options.compaction
   if (compaction !== undefined) {
     if (typeof compaction !== "object" || compaction === null) return error("compaction", "must be an object")
     if (positiveInt(compaction.maxMessages, 0) === undefined || compaction.maxMessages === undefined) {
       return error("compaction.maxMessages", "must be a positive integer")
     }
-    if (compaction.compact !== undefined && typeof compaction.compact !== "function") return error("compaction.compact", "must be a function")
+    if (compaction.compact !== undefined && typeof compaction.compact !== "function") {
+      return error("compaction.compact", "must be a function")
+    }
   }
   const stateKey = options.stateKey ?? ephemeralKey()
-  if (!Redacted.isRedacted(stateKey) || typeof Redacted.value(stateKey) !== "string" || Redacted.value(stateKey).length < MIN_KEY_LENGTH) {
+  if (
+    !Redacted.isRedacted(stateKey) || typeof Redacted.value(stateKey) !== "string" ||
+    Redacted.value(stateKey).length < MIN_KEY_LENGTH
+  ) {
     return error("stateKey", `must be a Redacted string of at least ${MIN_KEY_LENGTH} characters`)
   }
   const hooks = options.hooks ?? {}
-  if (typeof hooks !== "object" || hooks === null || Array.isArray(hooks)) return error("hooks", "must be an object of hook lists by event")
+  if (typeof hooks !== "object" || hooks === null || Array.isArray(hooks)) {
+    return error("hooks", "must be an object of hook lists by event")
+  }
   const agentHooks: Record<string, unknown> = {}
   const coreHooks: Record<string, unknown> = {}
   for (const [event, entries] of Object.entries(hooks)) {

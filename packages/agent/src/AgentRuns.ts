@@ -3,12 +3,12 @@
  * the turn loop), and the resume of a suspended one (its pending calls answered, then the loop goes
  * on). Each lists the governed tools first; a listing failure ends the run with status error.
  */
-import { Effect } from "effect"
 import type { ApprovalsShape, ToolCallsShape } from "@interlock/core"
+import { Effect } from "effect"
 import { type LanguageModel, Prompt } from "effect/ai"
 import { InvalidRunState, type UntrustedRunState } from "./AgentErrors.ts"
-import type { CompiledAgentHooks } from "./AgentHooks.ts"
 import { runEvent, STOP } from "./AgentHookRunner.ts"
+import type { CompiledAgentHooks } from "./AgentHooks.ts"
 import type { AgentSettings, Resolved } from "./AgentOptions.ts"
 import { AgentToolCall } from "./AgentToolCall.ts"
 import { type Catalog, catalogCache, makeCatalog } from "./Catalog.ts"
@@ -18,7 +18,7 @@ import { finish, type ReportEnv, type RunOptions } from "./RunReport.ts"
 import type { RunResult } from "./RunResult.ts"
 import { PendingCall, type RunState } from "./RunState.ts"
 import * as RunStateSeal from "./RunStateSeal.ts"
-import { type ExecEnv, execCall, requestDigest, type Slot } from "./ToolExec.ts"
+import { execCall, type ExecEnv, requestDigest, type Slot } from "./ToolExec.ts"
 
 /** The decision for a suspended run's pending calls: for all of them, or by call id (missing ids are denied). */
 export type ResumeDecision = "approve" | "deny" | Readonly<Record<string, "approve" | "deny">>
@@ -41,7 +41,11 @@ export interface AgentRuntime {
 /** A built agent's two entry points. */
 export interface AgentRuns {
   readonly run: (prompt: string, options?: RunOptions) => Effect.Effect<RunResult>
-  readonly resume: (state: RunState, decision: ResumeDecision, options?: RunOptions) => Effect.Effect<RunResult, InvalidRunState | UntrustedRunState>
+  readonly resume: (
+    state: RunState,
+    decision: ResumeDecision,
+    options?: RunOptions
+  ) => Effect.Effect<RunResult, InvalidRunState | UntrustedRunState>
 }
 
 const progressOf = (messages: Array<Prompt.Message>, catalog: Catalog): Progress => ({
@@ -59,35 +63,61 @@ const progressOf = (messages: Array<Prompt.Message>, catalog: Catalog): Progress
  * Answers one slot of a suspended turn: a settled call as it was, a denied pending call with the
  * denial, an approved one by running it (its grant bound to the digest it was suspended with).
  */
-const answerSlot = (grants: ApprovalsShape, env: LoopEnv, active: ReadonlySet<string>, turn: number, decision: ResumeDecision) =>
-(slot: RunState["slots"][number]): Effect.Effect<Slot> => {
-  if (!(slot instanceof PendingCall)) {
-    const call = new AgentToolCall({ id: slot.id, name: slot.name, args: null, output: slot.output, isError: slot.isError, turn })
-    return Effect.succeed({ _tag: "settled", call, recorded: true })
+const answerSlot =
+  (grants: ApprovalsShape, env: LoopEnv, active: ReadonlySet<string>, turn: number, decision: ResumeDecision) =>
+  (slot: RunState["slots"][number]): Effect.Effect<Slot> => {
+    if (!(slot instanceof PendingCall)) {
+      const call = new AgentToolCall({
+        id: slot.id,
+        name: slot.name,
+        args: null,
+        output: slot.output,
+        isError: slot.isError,
+        turn
+      })
+      return Effect.succeed({ _tag: "settled", call, recorded: true })
+    }
+    const verdict = typeof decision === "string" ? decision : decision[slot.id] ?? "deny"
+    if (verdict !== "approve") {
+      const call = new AgentToolCall({
+        id: slot.id,
+        name: slot.name,
+        args: slot.args,
+        output: "approval denied: the call was refused on resume",
+        isError: true,
+        turn
+      })
+      return Effect.succeed({ _tag: "settled", call })
+    }
+    // The grant is bound to the digest the call was suspended with; an edited call no longer matches it.
+    const untouched = requestDigest(slot.serverId, slot.toolName, slot.args) === slot.requestDigest
+    const grant = untouched ? grants.grant(slot.digest) : Effect.void
+    return Effect.andThen(grant, execCall(env.exec, active, { id: slot.id, name: slot.name, params: slot.args }, turn))
   }
-  const verdict = typeof decision === "string" ? decision : decision[slot.id] ?? "deny"
-  if (verdict !== "approve") {
-    const call = new AgentToolCall({ id: slot.id, name: slot.name, args: slot.args, output: "approval denied: the call was refused on resume", isError: true, turn })
-    return Effect.succeed({ _tag: "settled", call })
-  }
-  // The grant is bound to the digest the call was suspended with; an edited call no longer matches it.
-  const untouched = requestDigest(slot.serverId, slot.toolName, slot.args) === slot.requestDigest
-  const grant = untouched ? grants.grant(slot.digest) : Effect.void
-  return Effect.andThen(grant, execCall(env.exec, active, { id: slot.id, name: slot.name, params: slot.args }, turn))
-}
 
 /** The runs of an agent over its runtime. */
 export const makeRuns = (rt: AgentRuntime): AgentRuns => {
   const { resolved, settings, subagent, toolCalls } = rt
   const system = settings.system === undefined ? [] : [Prompt.systemMessage({ content: settings.system })]
-  const report: ReportEnv = { model: rt.modelName, deadlineMs: resolved.deadlineMs, stateKey: resolved.stateKey, metrics: settings.metrics }
+  const report: ReportEnv = {
+    model: rt.modelName,
+    deadlineMs: resolved.deadlineMs,
+    stateKey: resolved.stateKey,
+    metrics: settings.metrics
+  }
   const catalogOf = catalogCache()
 
   const envs = new WeakMap<Catalog, LoopEnv>()
   const loopEnv = (catalog: Catalog): LoopEnv => {
     const cached = envs.get(catalog)
     if (cached !== undefined) return cached
-    const exec: ExecEnv = { toolCalls, catalog, suspend: rt.suspend, concurrency: resolved.concurrency, metrics: settings.metrics }
+    const exec: ExecEnv = {
+      toolCalls,
+      catalog,
+      suspend: rt.suspend,
+      concurrency: resolved.concurrency,
+      metrics: settings.metrics
+    }
     const env: LoopEnv = {
       lm: rt.lm,
       model: rt.modelName,
@@ -121,7 +151,10 @@ export const makeRuns = (rt: AgentRuntime): AgentRuns => {
       const input = subagent ? { agent: resolved.name, prompt } : { prompt, messages: progress.messages }
       const submitted = runEvent(hookEnv(env, progress), event, {
         input: () => input,
-        apply: (notes: ReadonlyArray<string>, verdict) => (verdict._tag === "AddContext" ? [...notes, verdict.text] : verdict._tag === "Continue" ? notes : STOP)
+        apply: (
+          notes: ReadonlyArray<string>,
+          verdict
+        ) => (verdict._tag === "AddContext" ? [...notes, verdict.text] : verdict._tag === "Continue" ? notes : STOP)
       }, [] as ReadonlyArray<string>)
       const start = Effect.flatMap(submitted, (end): Effect.Effect<End> => {
         if (end._tag !== "Done") return Effect.succeed(guardEnd(event, end) ?? { status: "error" })
@@ -135,7 +168,9 @@ export const makeRuns = (rt: AgentRuntime): AgentRuns => {
   const resume = (given: RunState, decision: ResumeDecision, runOptions?: RunOptions) =>
     Effect.flatMap(RunStateSeal.verify(resolved.stateKey, given), (state) =>
       withCatalog((catalog) => {
-        if (state.version !== 1 || !Array.isArray(state.slots)) return Effect.fail(new InvalidRunState({ detail: "not a run state of this version" }))
+        if (state.version !== 1 || !Array.isArray(state.slots)) {
+          return Effect.fail(new InvalidRunState({ detail: "not a run state of this version" }))
+        }
         const env = loopEnv(catalog)
         const tools = state.tools.flatMap((name) => catalog.byName.get(name) ?? [])
         const progress: Progress = {

@@ -1,6 +1,6 @@
 /** Token totals and tool-call records of a run. */
-import { Schema } from "effect"
 import { Receipt } from "@interlock/core"
+import { Schema } from "effect"
 
 /** Token totals. */
 export class Usage extends Schema.Class<Usage>("@interlock/agent/Usage")({
@@ -21,4 +21,3 @@ export class AgentToolCall extends Schema.Class<AgentToolCall>("@interlock/agent
   turn: Schema.Number,
   receipt: Schema.optional(Receipt)
 }) {}
-

@@ -3,11 +3,19 @@
  *
  *   AnthropicMessages.layer("claude-sonnet-4-5", { baseUrl: "https://api.anthropic.com/v1", apiKey: Redacted.make(key) })
  */
-import { type Layer, Redacted } from "effect"
 import type { ConfigError } from "@interlock/core"
+import { type Layer, Redacted } from "effect"
 import type { LanguageModel, Model, Prompt, Response } from "effect/ai"
 import type { HttpClient } from "effect/http"
-import { metadataOf, type ProviderConfig, providerLayer, textOf, toolResultText, usageOf, withTools } from "./ProviderHttp.ts"
+import {
+  metadataOf,
+  type ProviderConfig,
+  providerLayer,
+  textOf,
+  toolResultText,
+  usageOf,
+  withTools
+} from "./ProviderHttp.ts"
 
 /** Options of the Anthropic provider. */
 export interface AnthropicConfig extends ProviderConfig {
@@ -20,7 +28,9 @@ export interface AnthropicConfig extends ProviderConfig {
 type Block = Record<string, unknown>
 
 /** Converts effect/ai's prompt into Messages `system` and `messages` (consecutive same-role turns merged). */
-export const toMessages = (prompt: Prompt.Prompt): { system: string | undefined; messages: Array<{ role: string; content: Array<Block> }> } => {
+export const toMessages = (
+  prompt: Prompt.Prompt
+): { system: string | undefined; messages: Array<{ role: string; content: Array<Block> }> } => {
   const system: Array<string> = []
   const messages: Array<{ role: string; content: Array<Block> }> = []
   const push = (role: string, content: Array<Block>) => {
@@ -38,20 +48,31 @@ export const toMessages = (prompt: Prompt.Prompt): { system: string | undefined;
         push("user", [{ type: "text", text: textOf(message.content) }])
         break
       case "assistant":
-        push("assistant", message.content.flatMap((part): Array<Block> =>
-          part.type === "text"
-            ? [{ type: "text", text: part.text }]
-            : part.type === "tool-call"
-            ? [{ type: "tool_use", id: part.id, name: part.name, input: part.params ?? {} }]
-            : []
-        ))
+        push(
+          "assistant",
+          message.content.flatMap((part): Array<Block> =>
+            part.type === "text"
+              ? [{ type: "text", text: part.text }]
+              : part.type === "tool-call"
+              ? [{ type: "tool_use", id: part.id, name: part.name, input: part.params ?? {} }]
+              : []
+          )
+        )
         break
       case "tool":
-        push("user", message.content.flatMap((part): Array<Block> =>
-          part.type === "tool-result"
-            ? [{ type: "tool_result", tool_use_id: part.id, content: toolResultText(part.result), is_error: part.isFailure }]
-            : []
-        ))
+        push(
+          "user",
+          message.content.flatMap((part): Array<Block> =>
+            part.type === "tool-result"
+              ? [{
+                type: "tool_result",
+                tool_use_id: part.id,
+                content: toolResultText(part.result),
+                is_error: part.isFailure
+              }]
+              : []
+          )
+        )
         break
     }
   }
@@ -66,11 +87,20 @@ const toolChoiceOf = (choice: LanguageModel.ToolChoice<string>): Block => {
 }
 
 /** The request body; with no tools, `tools` and `tool_choice` are left out entirely. */
-export const requestBody = (model: string, maxTokens: number, options: LanguageModel.ProviderOptions): Record<string, unknown> => {
+export const requestBody = (
+  model: string,
+  maxTokens: number,
+  options: LanguageModel.ProviderOptions
+): Record<string, unknown> => {
   const { system, messages } = toMessages(options.prompt)
   const body: Record<string, unknown> = { model, max_tokens: maxTokens, messages }
   if (system !== undefined) body.system = system
-  return withTools(body, options, (name, description, input_schema) => ({ name, description, input_schema }), toolChoiceOf)
+  return withTools(
+    body,
+    options,
+    (name, description, input_schema) => ({ name, description, input_schema }),
+    toolChoiceOf
+  )
 }
 
 const FINISH: Record<string, Response.FinishReason> = {
@@ -84,7 +114,13 @@ const FINISH: Record<string, Response.FinishReason> = {
 
 /** Converts a Messages answer into effect/ai's encoded response parts. */
 export const fromResponse = (json: unknown): Array<Response.PartEncoded> | undefined => {
-  const body = json as { id?: unknown; model?: unknown; content?: unknown; stop_reason?: unknown; usage?: Record<string, unknown> } | null
+  const body = json as {
+    id?: unknown
+    model?: unknown
+    content?: unknown
+    stop_reason?: unknown
+    usage?: Record<string, unknown>
+  } | null
   if (body === null || typeof body !== "object" || !Array.isArray(body.content)) return undefined
   const parts: Array<Response.PartEncoded> = [metadataOf(body)]
   for (const block of body.content as Array<Record<string, unknown>>) {
@@ -95,7 +131,11 @@ export const fromResponse = (json: unknown): Array<Response.PartEncoded> | undef
     }
   }
   const usage = body.usage ?? {}
-  parts.push({ type: "finish", reason: FINISH[String(body.stop_reason)] ?? "unknown", usage: usageOf(usage.input_tokens, usage.output_tokens) })
+  parts.push({
+    type: "finish",
+    reason: FINISH[String(body.stop_reason)] ?? "unknown",
+    usage: usageOf(usage.input_tokens, usage.output_tokens)
+  })
   return parts
 }
 
@@ -103,15 +143,23 @@ export const fromResponse = (json: unknown): Array<Response.PartEncoded> | undef
 export const layer = (
   model: string,
   config: AnthropicConfig
-): Layer.Layer<LanguageModel.LanguageModel | Model.ModelName | Model.ProviderName, ConfigError, HttpClient.HttpClient> =>
-  providerLayer({
-    module: "AnthropicMessages",
-    provider: "anthropic",
-    path: "/messages",
-    headers: (c) => ({
-      "anthropic-version": config.version ?? "2023-06-01",
-      ...(c.apiKey === undefined ? {} : { "x-api-key": Redacted.value(c.apiKey) })
-    }),
-    request: (m, options) => requestBody(m, config.maxTokens ?? 4096, options),
-    response: fromResponse
-  }, model, config)
+): Layer.Layer<
+  LanguageModel.LanguageModel | Model.ModelName | Model.ProviderName,
+  ConfigError,
+  HttpClient.HttpClient
+> =>
+  providerLayer(
+    {
+      module: "AnthropicMessages",
+      provider: "anthropic",
+      path: "/messages",
+      headers: (c) => ({
+        "anthropic-version": config.version ?? "2023-06-01",
+        ...(c.apiKey === undefined ? {} : { "x-api-key": Redacted.value(c.apiKey) })
+      }),
+      request: (m, options) => requestBody(m, config.maxTokens ?? 4096, options),
+      response: fromResponse
+    },
+    model,
+    config
+  )

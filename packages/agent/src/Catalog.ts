@@ -42,17 +42,28 @@ export const makeCatalog = (listed: ReadonlyArray<CoreTool>): Catalog => {
   listed.forEach((tool, i) => {
     const name = names[i]
     if (byName.has(name)) return
-    byName.set(name, { name, serverId: tool.serverId, toolName: tool.name, description: tool.description, parameters: tool.inputSchema })
+    byName.set(name, {
+      name,
+      serverId: tool.serverId,
+      toolName: tool.name,
+      description: tool.description,
+      parameters: tool.inputSchema
+    })
     // A server's tool has a JSON Schema, not an effect Schema: effect/ai's dynamic tool takes it untyped, and the
     // toolkit holds tools of any shape, so the tool is widened to Tool.Any here (and the kit below to match).
-    aiTools.set(name, Tool.dynamic(name, { description: tool.description, parameters: tool.inputSchema as any }) as unknown as Tool.Any)
+    aiTools.set(
+      name,
+      Tool.dynamic(name, { description: tool.description, parameters: tool.inputSchema as any }) as unknown as Tool.Any
+    )
   })
   const tools = [...byName.values()]
   const kits = new WeakMap<ReadonlyArray<AgentTool>, Toolkit.Toolkit<Record<string, Tool.Any>>>()
   const toolkit = (subset: ReadonlyArray<AgentTool>) => {
     let kit = kits.get(subset)
     if (kit === undefined) {
-      kit = Toolkit.make(...subset.map((tool) => aiTools.get(tool.name)!)) as unknown as Toolkit.Toolkit<Record<string, Tool.Any>>
+      kit = Toolkit.make(...subset.map((tool) => aiTools.get(tool.name)!)) as unknown as Toolkit.Toolkit<
+        Record<string, Tool.Any>
+      >
       kits.set(subset, kit)
     }
     return kit
@@ -64,11 +75,13 @@ export const makeCatalog = (listed: ReadonlyArray<CoreTool>): Catalog => {
  * A per-agent cache of catalogs: a listing of the same Tool objects (or of tools with the same
  * fingerprints) reuses its catalog and Toolkits, so a run does not rebuild them.
  */
-export const catalogCache = (): ((listed: ReadonlyArray<CoreTool>) => Catalog) => {
+export const catalogCache = (): (listed: ReadonlyArray<CoreTool>) => Catalog => {
   let last: { readonly listed: ReadonlyArray<CoreTool>; readonly catalog: Catalog } | undefined
   const byKey = new Map<string, Catalog>()
   return (listed) => {
-    if (last !== undefined && last.listed.length === listed.length && last.listed.every((tool, i) => tool === listed[i])) return last.catalog
+    if (
+      last !== undefined && last.listed.length === listed.length && last.listed.every((tool, i) => tool === listed[i])
+    ) return last.catalog
     const key = listed.map((tool) => `${tool.serverId}\u0000${tool.name}\u0000${tool.fingerprint}`).join("\n")
     let catalog = byKey.get(key)
     if (catalog === undefined) {

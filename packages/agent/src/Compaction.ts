@@ -23,11 +23,16 @@ export interface CompactionOptions {
   /** Compact when the transcript has more messages than this. */
   readonly maxMessages: number
   /** Trims the history; default {@link keepRecent}. Must return messages (a throw fails the run closed). */
-  readonly compact?: ((messages: ReadonlyArray<Prompt.Message>, info: CompactionInfo) => ReadonlyArray<Prompt.Message>) | undefined
+  readonly compact?:
+    | ((messages: ReadonlyArray<Prompt.Message>, info: CompactionInfo) => ReadonlyArray<Prompt.Message>)
+    | undefined
 }
 
 /** The default compactor: system messages, the first user message, and the most recent messages. */
-export const keepRecent = (messages: ReadonlyArray<Prompt.Message>, info: CompactionInfo): ReadonlyArray<Prompt.Message> => {
+export const keepRecent = (
+  messages: ReadonlyArray<Prompt.Message>,
+  info: CompactionInfo
+): ReadonlyArray<Prompt.Message> => {
   const head: Array<Prompt.Message> = messages.filter((m) => m.role === "system")
   const firstUser = messages.find((m) => m.role === "user")
   if (firstUser !== undefined) head.push(firstUser)
@@ -44,21 +49,36 @@ export const compactIfNeeded = (env: LoopEnv, progress: Progress): Effect.Effect
   return Effect.gen(function*() {
     const pre = yield* runEvent(hookEnv(env, progress), "preCompact", {
       input: () => ({ messages: progress.messages, turn: progress.turns, trigger: "auto" }),
-      apply: (notes: ReadonlyArray<string>, verdict) => (verdict._tag === "AddContext" ? [...notes, verdict.text] : verdict._tag === "Block" ? STOP : notes)
+      apply: (
+        notes: ReadonlyArray<string>,
+        verdict
+      ) => (verdict._tag === "AddContext" ? [...notes, verdict.text] : verdict._tag === "Block" ? STOP : notes)
     }, [] as ReadonlyArray<string>)
     if (pre._tag === "Failed") return guardEnd("preCompact", pre)
     if (pre._tag === "Stopped") return undefined
     const before = progress.messages.length
-    const info: CompactionInfo = { maxMessages: options.maxMessages, instructions: pre.state.join("\n"), turn: progress.turns }
+    const info: CompactionInfo = {
+      maxMessages: options.maxMessages,
+      instructions: pre.state.join("\n"),
+      turn: progress.turns
+    }
     let compacted: ReadonlyArray<Prompt.Message>
     try {
       compacted = (options.compact ?? keepRecent)(progress.messages, info)
       if (!Array.isArray(compacted)) throw new Error("not an array")
     } catch {
-      return { status: "error", error: new AgentHookFailed({ hookId: "compaction", event: "preCompact", kind: "raise" }) } as const
+      return {
+        status: "error",
+        error: new AgentHookFailed({ hookId: "compaction", event: "preCompact", kind: "raise" })
+      } as const
     }
     progress.messages = [...compacted]
-    yield* notify(env, progress, "compacted", `history compacted from ${before} to ${progress.messages.length} messages`)
+    yield* notify(
+      env,
+      progress,
+      "compacted",
+      `history compacted from ${before} to ${progress.messages.length} messages`
+    )
     return undefined
   })
 }

@@ -19,9 +19,21 @@ import { execTurn, type ModelCall, type Slot } from "./ToolExec.ts"
 export const userText = (text: string) => Prompt.userMessage({ content: [Prompt.textPart({ text })] })
 
 /** The tool-result message of a turn. */
-export const toolMessage = (calls: ReadonlyArray<{ readonly id: string; readonly name: string; readonly output: string; readonly isError: boolean }>) =>
+export const toolMessage = (
+  calls: ReadonlyArray<
+    { readonly id: string; readonly name: string; readonly output: string; readonly isError: boolean }
+  >
+) =>
   Prompt.toolMessage({
-    content: calls.map((call) => Prompt.toolResultPart({ id: call.id, name: call.name, isFailure: call.isError, result: call.output, providerExecuted: false }))
+    content: calls.map((call) =>
+      Prompt.toolResultPart({
+        id: call.id,
+        name: call.name,
+        isFailure: call.isError,
+        result: call.output,
+        providerExecuted: false
+      })
+    )
   })
 
 /** The state of a run suspended on pending calls. */
@@ -37,18 +49,30 @@ export const suspendedState = (progress: Progress, slots: ReadonlyArray<Slot>): 
     slots: slots.map((slot) =>
       slot._tag === "pending"
         ? slot.pending
-        : new SettledCall({ id: slot.call.id, name: slot.call.name, output: slot.call.output, isError: slot.call.isError })
+        : new SettledCall({
+          id: slot.call.id,
+          name: slot.call.name,
+          output: slot.call.output,
+          isError: slot.call.isError
+        })
     ),
     stopHookActive: progress.stopHookActive
   })
 
 /** Records a turn's answers: settled ones join toolCalls; with any pending, the run suspends. */
-export const settleTurn = (env: LoopEnv, progress: Progress, slots: ReadonlyArray<Slot>): Effect.Effect<End | undefined> => {
+export const settleTurn = (
+  env: LoopEnv,
+  progress: Progress,
+  slots: ReadonlyArray<Slot>
+): Effect.Effect<End | undefined> => {
   for (const slot of slots) if (slot._tag === "settled" && slot.recorded !== true) progress.toolCalls.push(slot.call)
   const pending = slots.filter((slot): slot is Extract<Slot, { _tag: "pending" }> => slot._tag === "pending")
   if (pending.length > 0) {
     const names = pending.map((slot) => slot.pending.name).join(", ")
-    return Effect.as(notify(env, progress, "approval_pending", `approval needed for ${names}`), { status: "pending", state: suspendedState(progress, slots) })
+    return Effect.as(notify(env, progress, "approval_pending", `approval needed for ${names}`), {
+      status: "pending",
+      state: suspendedState(progress, slots)
+    })
   }
   progress.messages.push(toolMessage(slots.map((slot) => (slot as Extract<Slot, { _tag: "settled" }>).call)))
   return Effect.succeed(undefined)
@@ -77,40 +101,78 @@ const callModel = (env: LoopEnv, progress: Progress) =>
       const durationMs = clock.currentTimeMillisUnsafe() - start
       progress.turns++
       if (answer._tag === "Failure") {
-        emit(env.metrics, { type: "llm", model: env.model, turn, status: "error", attempts: answer.failure.attempts, durationMs, inputTokens: 0, outputTokens: 0, totalTokens: 0 })
+        emit(env.metrics, {
+          type: "llm",
+          model: env.model,
+          turn,
+          status: "error",
+          attempts: answer.failure.attempts,
+          durationMs,
+          inputTokens: 0,
+          outputTokens: 0,
+          totalTokens: 0
+        })
         return answer
       }
       const usage = usageOf(answer.success.value)
       progress.usage.inputTokens += usage.inputTokens
       progress.usage.outputTokens += usage.outputTokens
-      emit(env.metrics, { type: "llm", model: env.model, turn, status: "ok", attempts: answer.success.attempts, durationMs, ...usage })
+      emit(env.metrics, {
+        type: "llm",
+        model: env.model,
+        turn,
+        status: "ok",
+        attempts: answer.success.attempts,
+        durationMs,
+        ...usage
+      })
       return answer
     })
   })
 
 const beforeModel = (env: LoopEnv, progress: Progress, turn: number) =>
   runEvent(hookEnv(env, progress), "beforeModel", {
-    input: (s: { messages: ReadonlyArray<Prompt.Message>; tools: ReadonlyArray<AgentTool> }) => ({ messages: s.messages, tools: s.tools, model: env.model, turn }),
+    input: (s: { messages: ReadonlyArray<Prompt.Message>; tools: ReadonlyArray<AgentTool> }) => ({
+      messages: s.messages,
+      tools: s.tools,
+      model: env.model,
+      turn
+    }),
     offered: (s) => s.tools,
     apply: (s, verdict) =>
       verdict._tag === "Rewrite"
         ? { messages: verdict.messages ?? s.messages, tools: verdict.tools ?? s.tools }
-        : verdict._tag === "Continue" ? s : STOP
+        : verdict._tag === "Continue"
+        ? s
+        : STOP
   }, { messages: progress.messages as ReadonlyArray<Prompt.Message>, tools: progress.tools })
 
 const stopHooks = (env: LoopEnv, progress: Progress, text: string) =>
   runEvent(hookEnv(env, progress), env.stopEvent, {
-    input: () => ({ agent: env.agentName, text, messages: progress.messages, turn: progress.turns - 1, stopHookActive: progress.stopHookActive }),
+    input: () => ({
+      agent: env.agentName,
+      text,
+      messages: progress.messages,
+      turn: progress.turns - 1,
+      stopHookActive: progress.stopHookActive
+    }),
     apply: (s, verdict) => (verdict._tag === "Block" ? STOP : s)
   }, undefined)
 
 /** What follows a model answer: the stop hooks when it has no tool calls, else the turn's calls. */
-const afterAnswer = (env: LoopEnv, progress: Progress, response: LanguageModel.GenerateTextResponse<any, any>): Effect.Effect<End | undefined> => {
+const afterAnswer = (
+  env: LoopEnv,
+  progress: Progress,
+  response: LanguageModel.GenerateTextResponse<any, any>
+): Effect.Effect<End | undefined> => {
   progress.messages.push(...Prompt.fromResponseParts(response.content).content)
   const calls = response.toolCalls as ReadonlyArray<ModelCall>
   if (calls.length > 0) {
     const active = new Set(progress.tools.map((tool) => tool.name))
-    return Effect.flatMap(execTurn(env.exec, active, calls, progress.turns - 1), (slots) => settleTurn(env, progress, slots))
+    return Effect.flatMap(
+      execTurn(env.exec, active, calls, progress.turns - 1),
+      (slots) => settleTurn(env, progress, slots)
+    )
   }
   return Effect.map(stopHooks(env, progress, response.text), (stop): End | undefined => {
     if (stop._tag === "Failed") return guardEnd(env.stopEvent, stop)
@@ -131,7 +193,10 @@ const modelStep = (env: LoopEnv, progress: Progress): Effect.Effect<End | undefi
   Effect.flatMap(callModel(env, progress), (answer) => {
     if (answer._tag === "Failure") return Effect.succeed<End>({ status: "error", error: answer.failure })
     const response = answer.success.value
-    const observed = runEvent(hookEnv(env, progress), "afterModel", { input: () => ({ response, model: env.model, turn: progress.turns - 1 }), apply: (s) => s }, undefined)
+    const observed = runEvent(hookEnv(env, progress), "afterModel", {
+      input: () => ({ response, model: env.model, turn: progress.turns - 1 }),
+      apply: (s) => s
+    }, undefined)
     return Effect.flatMap(observed, () => afterAnswer(env, progress, response))
   })
 
@@ -157,5 +222,8 @@ export const runTurns = (env: LoopEnv, progress: Progress): Effect.Effect<End> =
     const limit: End = { status: "incomplete", limit: { kind: "maxTurns", value: env.maxTurns } }
     return Effect.as(notify(env, progress, "turn_limit", `the run reached maxTurns (${env.maxTurns})`), limit)
   }
-  return Effect.flatMap(turn(env, progress), (end) => (end !== undefined ? Effect.succeed(end) : runTurns(env, progress)))
+  return Effect.flatMap(
+    turn(env, progress),
+    (end) => (end !== undefined ? Effect.succeed(end) : runTurns(env, progress))
+  )
 }

@@ -64,7 +64,8 @@ export const emit = (sink: MetricsSink | undefined, event: MetricEvent): void =>
 
 // The metric families, in Effect's metric model; durations are summaries without quantiles (_sum and _count).
 const counter = (name: string, description: string) => Metric.counter(name, { description })
-const durations = (name: string, description: string) => Metric.summary(name, { description, maxAge: "1 minute", maxSize: 0, quantiles: [] })
+const durations = (name: string, description: string) =>
+  Metric.summary(name, { description, maxAge: "1 minute", maxSize: 0, quantiles: [] })
 
 const FAMILIES = {
   llm: counter("interlock_agent_llm_requests_total", "Model requests, by model and status."),
@@ -79,8 +80,12 @@ const FAMILIES = {
 /** A metric registry of its own (not the process's), as a context Effect's metrics update and PrometheusMetrics reads. */
 const registryContext = (): Context.Context<never> => Context.make(Metric.MetricRegistry, new Map())
 
-const add = (metric: Metric.Metric<number, unknown>, labels: Record<string, string>, value: number, context: Context.Context<never>) =>
-  Metric.withAttributes(metric, labels).updateUnsafe(value, context)
+const add = (
+  metric: Metric.Metric<number, unknown>,
+  labels: Record<string, string>,
+  value: number,
+  context: Context.Context<never>
+) => Metric.withAttributes(metric, labels).updateUnsafe(value, context)
 
 /** Counts one event in the registry of `context`. */
 const count = (event: MetricEvent, context: Context.Context<never>): void => {

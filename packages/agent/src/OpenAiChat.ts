@@ -4,11 +4,21 @@
  *
  *   OpenAiChat.layer("gpt-4.1", { baseUrl: "https://api.openai.com/v1", apiKey: Redacted.make(key) })
  */
-import { type Layer, Redacted } from "effect"
 import type { ConfigError } from "@interlock/core"
+import { type Layer, Redacted } from "effect"
 import type { LanguageModel, Model, Prompt, Response } from "effect/ai"
 import type { HttpClient } from "effect/http"
-import { metadataOf, parseArguments, type ProviderConfig, providerLayer, textOf, toolResultText, usageOf, type WireFormat, withTools } from "./ProviderHttp.ts"
+import {
+  metadataOf,
+  parseArguments,
+  type ProviderConfig,
+  providerLayer,
+  textOf,
+  toolResultText,
+  usageOf,
+  type WireFormat,
+  withTools
+} from "./ProviderHttp.ts"
 
 /** Options of the OpenAI-compatible provider. */
 export interface OpenAiChatConfig extends ProviderConfig {}
@@ -27,16 +37,26 @@ export const toMessages = (prompt: Prompt.Prompt): Array<Record<string, unknown>
       case "assistant": {
         const calls = message.content.flatMap((part) =>
           part.type === "tool-call"
-            ? [{ id: part.id, type: "function", function: { name: part.name, arguments: JSON.stringify(part.params ?? {}) } }]
+            ? [{
+              id: part.id,
+              type: "function",
+              function: { name: part.name, arguments: JSON.stringify(part.params ?? {}) }
+            }]
             : []
         )
         const text = textOf(message.content)
-        out.push({ role: "assistant", content: text.length > 0 ? text : null, ...(calls.length > 0 ? { tool_calls: calls } : {}) })
+        out.push({
+          role: "assistant",
+          content: text.length > 0 ? text : null,
+          ...(calls.length > 0 ? { tool_calls: calls } : {})
+        })
         break
       }
       case "tool":
         for (const part of message.content) {
-          if (part.type === "tool-result") out.push({ role: "tool", tool_call_id: part.id, content: toolResultText(part.result) })
+          if (part.type === "tool-result") {
+            out.push({ role: "tool", tool_call_id: part.id, content: toolResultText(part.result) })
+          }
         }
         break
     }
@@ -72,11 +92,20 @@ export const fromResponse = (json: unknown): Array<Response.PartEncoded> | undef
   const message = choice?.message as { content?: unknown; tool_calls?: unknown } | undefined
   if (typeof message !== "object" || message === null) return undefined
   const parts: Array<Response.PartEncoded> = [metadataOf(body)]
-  if (typeof message.content === "string" && message.content.length > 0) parts.push({ type: "text", text: message.content })
+  if (typeof message.content === "string" && message.content.length > 0) {
+    parts.push({ type: "text", text: message.content })
+  }
   if (Array.isArray(message.tool_calls)) {
-    for (const call of message.tool_calls as Array<{ id?: unknown; function?: { name?: unknown; arguments?: unknown } }>) {
+    for (
+      const call of message.tool_calls as Array<{ id?: unknown; function?: { name?: unknown; arguments?: unknown } }>
+    ) {
       if (typeof call?.id !== "string" || typeof call.function?.name !== "string") return undefined
-      parts.push({ type: "tool-call", id: call.id, name: call.function.name, params: parseArguments(call.function.arguments) })
+      parts.push({
+        type: "tool-call",
+        id: call.id,
+        name: call.function.name,
+        params: parseArguments(call.function.arguments)
+      })
     }
   }
   const usage = body?.usage ?? {}
@@ -92,7 +121,12 @@ const wire: WireFormat = {
   module: "OpenAiChat",
   provider: "openai-compatible",
   path: "/chat/completions",
-  headers: (config): Record<string, string> => (config.apiKey === undefined ? {} : { authorization: `Bearer ${Redacted.value(config.apiKey)}` }),
+  headers: (
+    config
+  ): Record<
+    string,
+    string
+  > => (config.apiKey === undefined ? {} : { authorization: `Bearer ${Redacted.value(config.apiKey)}` }),
   request: requestBody,
   response: fromResponse
 }
@@ -104,5 +138,8 @@ const wire: WireFormat = {
 export const layer = (
   model: string,
   config: OpenAiChatConfig
-): Layer.Layer<LanguageModel.LanguageModel | Model.ModelName | Model.ProviderName, ConfigError, HttpClient.HttpClient> =>
-  providerLayer(wire, model, config)
+): Layer.Layer<
+  LanguageModel.LanguageModel | Model.ModelName | Model.ProviderName,
+  ConfigError,
+  HttpClient.HttpClient
+> => providerLayer(wire, model, config)

@@ -4,8 +4,8 @@
  * 5xx, network errors). No error carries the request or the response body: they may quote the
  * prompt, tool results or secrets.
  */
-import { Duration, Effect, Layer, Redacted, Stream } from "effect"
 import { ConfigError, JsonText } from "@interlock/core"
+import { Duration, Effect, Layer, Redacted, Stream } from "effect"
 import { AiError, LanguageModel, Model, type Prompt, type Response, Tool } from "effect/ai"
 import { HttpClient, HttpClientRequest } from "effect/http"
 
@@ -35,15 +35,23 @@ const checkConfig = (provider: string, model: string, config: ProviderConfig): s
     return error("baseUrl", "must be an absolute http(s) URL")
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") return error("baseUrl", "must be an absolute http(s) URL")
-  if (config.apiKey !== undefined && !Redacted.isRedacted(config.apiKey)) return error("apiKey", "must be a Redacted string (Redacted.make(key))")
+  if (config.apiKey !== undefined && !Redacted.isRedacted(config.apiKey)) {
+    return error("apiKey", "must be a Redacted string (Redacted.make(key))")
+  }
   if (config.headers !== undefined) {
-    if (typeof config.headers !== "object" || config.headers === null) return error("headers", "must be a record of strings")
+    if (typeof config.headers !== "object" || config.headers === null) {
+      return error("headers", "must be a record of strings")
+    }
     for (const [name, value] of Object.entries(config.headers)) {
       if (typeof value !== "string") return error(`headers.${name}`, "must be a string")
     }
   }
-  if (config.body !== undefined && (typeof config.body !== "object" || config.body === null)) return error("body", "must be an object")
-  if (config.transformBody !== undefined && typeof config.transformBody !== "function") return error("transformBody", "must be a function")
+  if (config.body !== undefined && (typeof config.body !== "object" || config.body === null)) {
+    return error("body", "must be an object")
+  }
+  if (config.transformBody !== undefined && typeof config.transformBody !== "function") {
+    return error("transformBody", "must be a function")
+  }
   return config.baseUrl.replace(/\/+$/, "")
 }
 
@@ -53,7 +61,8 @@ const retryAfter = (value: string | undefined): Duration.Duration | undefined =>
   return Number.isFinite(seconds) && seconds >= 0 ? Duration.seconds(seconds) : undefined
 }
 
-const aiError = (module: string, reason: AiError.AiErrorReason, method = "generateText") => AiError.make({ module, method, reason })
+const aiError = (module: string, reason: AiError.AiErrorReason, method = "generateText") =>
+  AiError.make({ module, method, reason })
 
 /** POSTs JSON and returns the decoded JSON answer, or an AiError. Interruption aborts the request. */
 const postJson = (
@@ -70,7 +79,15 @@ const postJson = (
     )
     const response = yield* client.execute(request).pipe(
       Effect.mapError(() =>
-        aiError(module, new AiError.NetworkError({ reason: "TransportError", method: "POST", url, description: "the request could not be delivered" }))
+        aiError(
+          module,
+          new AiError.NetworkError({
+            reason: "TransportError",
+            method: "POST",
+            url,
+            description: "the request could not be delivered"
+          })
+        )
       )
     )
     const status = response.status
@@ -92,7 +109,9 @@ const postJson = (
   })
 
 /** The text of a tool result, as providers send it back. */
-export const toolResultText = (result: unknown): string => (typeof result === "string" ? result : JSON.stringify(result) ?? "")
+export const toolResultText = (
+  result: unknown
+): string => (typeof result === "string" ? result : JSON.stringify(result) ?? "")
 
 /** The concatenated text parts of a message's content. */
 export const textOf = (content: string | ReadonlyArray<Prompt.Part>): string =>
@@ -123,7 +142,9 @@ const finalBody = (body: Record<string, unknown>, config: ProviderConfig): Recor
 }
 
 /** The response-metadata part of an answer whose JSON carries `id` and `model`. */
-export const metadataOf = (body: { readonly id?: unknown; readonly model?: unknown } | null | undefined): Response.PartEncoded => ({
+export const metadataOf = (
+  body: { readonly id?: unknown; readonly model?: unknown } | null | undefined
+): Response.PartEncoded => ({
   type: "response-metadata",
   id: typeof body?.id === "string" ? body.id : undefined,
   modelId: typeof body?.model === "string" ? body.model : undefined,
@@ -132,7 +153,12 @@ export const metadataOf = (body: { readonly id?: unknown; readonly model?: unkno
 
 /** A usage part in effect/ai's encoded form. */
 export const usageOf = (input: unknown, output: unknown) => ({
-  inputTokens: { total: typeof input === "number" ? input : undefined, uncached: undefined, cacheRead: undefined, cacheWrite: undefined },
+  inputTokens: {
+    total: typeof input === "number" ? input : undefined,
+    uncached: undefined,
+    cacheRead: undefined,
+    cacheWrite: undefined
+  },
   outputTokens: { total: typeof output === "number" ? output : undefined, text: undefined, reasoning: undefined }
 })
 
@@ -164,10 +190,21 @@ const makeModel = (wire: WireFormat, model: string, config: ProviderConfig, base
           Effect.flatMap((body) => postJson(client, wire.module, url, headers, body)),
           Effect.flatMap((json) => {
             const parts = wire.response(json)
-            return parts === undefined ? Effect.fail(fail(new AiError.InvalidResponseError({ description: "the answer does not match the wire format" }))) : Effect.succeed(parts)
+            return parts === undefined
+              ? Effect.fail(
+                fail(new AiError.InvalidResponseError({ description: "the answer does not match the wire format" }))
+              )
+              : Effect.succeed(parts)
           })
         ),
-      streamText: () => Stream.fail(aiError(wire.module, new AiError.UnknownError({ description: "streaming is not supported by this provider" }), "streamText"))
+      streamText: () =>
+        Stream.fail(
+          aiError(
+            wire.module,
+            new AiError.UnknownError({ description: "streaming is not supported by this provider" }),
+            "streamText"
+          )
+        )
     })
   })
 
@@ -176,10 +213,16 @@ export const providerLayer = (
   wire: WireFormat,
   model: string,
   config: ProviderConfig
-): Layer.Layer<LanguageModel.LanguageModel | Model.ModelName | Model.ProviderName, ConfigError, HttpClient.HttpClient> => {
+): Layer.Layer<
+  LanguageModel.LanguageModel | Model.ModelName | Model.ProviderName,
+  ConfigError,
+  HttpClient.HttpClient
+> => {
   const baseUrl = checkConfig(wire.provider, model, config)
   if (typeof baseUrl !== "string") {
-    return Layer.effectContext<LanguageModel.LanguageModel | Model.ModelName | Model.ProviderName, ConfigError, never>(Effect.fail(baseUrl))
+    return Layer.effectContext<LanguageModel.LanguageModel | Model.ModelName | Model.ProviderName, ConfigError, never>(
+      Effect.fail(baseUrl)
+    )
   }
   return Layer.mergeAll(
     Layer.effect(LanguageModel.LanguageModel, makeModel(wire, model, config, baseUrl)),

@@ -3,8 +3,8 @@
  * network errors, honouring Retry-After (seconds). A host `onError(info)` may decide instead
  * (retry or fail), always capped by `retries`.
  */
-import { Duration, Effect, Schedule } from "effect"
 import { toMillis } from "@interlock/core"
+import { Duration, Effect, Schedule } from "effect"
 import type { AiError } from "effect/ai"
 import { ModelFailed } from "./AgentErrors.ts"
 
@@ -55,7 +55,9 @@ export const infoOf = (error: AiError.AiError, attempt: number): ModelErrorInfo 
     attempt,
     status: statusOf(error),
     reason: error.reason._tag,
-    retryable: error.isRetryable && (error.reason._tag === "RateLimitError" || error.reason._tag === "InternalProviderError" || error.reason._tag === "NetworkError"),
+    retryable: error.isRetryable &&
+      (error.reason._tag === "RateLimitError" || error.reason._tag === "InternalProviderError" ||
+        error.reason._tag === "NetworkError"),
     retryAfterMs: after === undefined ? undefined : Duration.toMillis(after)
   }
 }
@@ -125,7 +127,8 @@ export const withRetries = <A>(
     Effect.catch((error: AiError.AiError) => (decide(error) ? retrying(error) : Effect.fail(error))),
     Effect.matchEffect({
       onSuccess: (value) => Effect.succeed({ value, attempts }),
-      onFailure: (error) => Effect.fail(new ModelFailed({ reason: error.reason._tag, status: statusOf(error), attempts }))
+      onFailure: (error) =>
+        Effect.fail(new ModelFailed({ reason: error.reason._tag, status: statusOf(error), attempts }))
     })
   )
 }

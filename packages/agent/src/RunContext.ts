@@ -3,8 +3,8 @@ import { Effect } from "effect"
 import type { LanguageModel, Prompt } from "effect/ai"
 import { AgentHookFailed, RunBlocked, type RunError } from "./AgentErrors.ts"
 import type { AgentEvent } from "./AgentEvent.ts"
-import type { CompiledAgentHooks } from "./AgentHooks.ts"
 import { type AgentHookRun, type EventEnd, type HookEnv, runEvent } from "./AgentHookRunner.ts"
+import type { CompiledAgentHooks } from "./AgentHooks.ts"
 import type { AgentToolCall } from "./AgentToolCall.ts"
 import type { AgentTool } from "./Catalog.ts"
 import type { CompactionOptions } from "./Compaction.ts"
@@ -52,11 +52,17 @@ export interface End {
 }
 
 /** The hook environment of a run. */
-export const hookEnv = (env: LoopEnv, progress: Progress): HookEnv => ({ hooks: env.hooks, hookTimeoutMs: env.hookTimeoutMs, runs: progress.hookRuns })
+export const hookEnv = (env: LoopEnv, progress: Progress): HookEnv => ({
+  hooks: env.hooks,
+  hookTimeoutMs: env.hookTimeoutMs,
+  runs: progress.hookRuns
+})
 
 /** Ends the run on a guard chain's failure or stop verdict; undefined when the chain went through. */
 export const guardEnd = <S>(event: AgentEvent, end: EventEnd<S>): End | undefined => {
-  if (end._tag === "Failed") return { status: "error", error: new AgentHookFailed({ hookId: end.hook.id, event, kind: end.kind }) }
+  if (end._tag === "Failed") {
+    return { status: "error", error: new AgentHookFailed({ hookId: end.hook.id, event, kind: end.kind }) }
+  }
   if (end._tag === "Stopped" && (end.verdict._tag === "Deny" || end.verdict._tag === "Block")) {
     return { status: "error", error: new RunBlocked({ hookId: end.hook.id, event, reason: end.verdict.reason }) }
   }
@@ -64,6 +70,12 @@ export const guardEnd = <S>(event: AgentEvent, end: EventEnd<S>): End | undefine
 }
 
 /** Fires a notification (observe-only: failures are recorded and ignored). */
-export const notify = (env: LoopEnv, progress: Progress, kind: "approval_pending" | "compacted" | "turn_limit", message: string) =>
-  Effect.asVoid(runEvent(hookEnv(env, progress), "notification", { input: () => ({ kind, message }), apply: (s) => s }, undefined))
-
+export const notify = (
+  env: LoopEnv,
+  progress: Progress,
+  kind: "approval_pending" | "compacted" | "turn_limit",
+  message: string
+) =>
+  Effect.asVoid(
+    runEvent(hookEnv(env, progress), "notification", { input: () => ({ kind, message }), apply: (s) => s }, undefined)
+  )

@@ -38,7 +38,12 @@ const aborted = (signal: AbortSignal): Effect.Effect<void> =>
   })
 
 /** Runs `body` under the deadline and the signal, then reports the run as a RunResult. */
-export const finish = (env: ReportEnv, progress: Progress, body: Effect.Effect<End>, runOptions: RunOptions | undefined): Effect.Effect<RunResult> =>
+export const finish = (
+  env: ReportEnv,
+  progress: Progress,
+  body: Effect.Effect<End>,
+  runOptions: RunOptions | undefined
+): Effect.Effect<RunResult> =>
   Effect.clockWith((clock) => {
     const start = clock.currentTimeMillisUnsafe()
     const deadline = env.deadlineMs
@@ -46,18 +51,31 @@ export const finish = (env: ReportEnv, progress: Progress, body: Effect.Effect<E
     if (deadline !== undefined) {
       guarded = deadline <= 0
         ? Effect.succeed(TIMEOUT(deadline))
-        : Effect.map(Effect.timeoutOption(body, deadline), (end) => (end._tag === "Some" ? end.value : TIMEOUT(deadline)))
+        : Effect.map(
+          Effect.timeoutOption(body, deadline),
+          (end) => (end._tag === "Some" ? end.value : TIMEOUT(deadline))
+        )
     }
     const signal = runOptions?.signal
     if (signal !== undefined) guarded = Effect.raceFirst(guarded, Effect.as(aborted(signal), INTERRUPTED))
     // A state that cannot be sealed (it always can: the loop built it) goes out unsealed, and resume refuses it.
     const sealed = (state: RunState | undefined) =>
-      state === undefined ? Effect.succeed(undefined) : Effect.orElseSucceed(RunStateSeal.seal(env.stateKey, state), () => state)
+      state === undefined
+        ? Effect.succeed(undefined)
+        : Effect.orElseSucceed(RunStateSeal.seal(env.stateKey, state), () => state)
     return Effect.flatMap(guarded, (end) =>
       Effect.map(sealed(end.state), (state) => {
         const durationMs = clock.currentTimeMillisUnsafe() - start
         const usage = { ...progress.usage, totalTokens: progress.usage.inputTokens + progress.usage.outputTokens }
-        emit(env.metrics, { type: "run", model: env.model, status: end.status, turns: progress.turns, toolCalls: progress.toolCalls.length, durationMs, ...usage })
+        emit(env.metrics, {
+          type: "run",
+          model: env.model,
+          status: end.status,
+          turns: progress.turns,
+          toolCalls: progress.toolCalls.length,
+          durationMs,
+          ...usage
+        })
         return trusted(RunResult, {
           status: end.status,
           text: end.status === "done" ? progress.text : "",

@@ -55,7 +55,9 @@ export class RunState extends Schema.Class<RunState>("@interlock/agent/RunState"
   }
   /** Reads a state back from JSON; a malformed one is an InvalidRunState. */
   static fromJson(json: string): Effect.Effect<RunState, InvalidRunState> {
-    return decodeJson(json).pipe(Effect.mapError(() => new InvalidRunState({ detail: "the JSON is not a run state of this version" })))
+    return decodeJson(json).pipe(
+      Effect.mapError(() => new InvalidRunState({ detail: "the JSON is not a run state of this version" }))
+    )
   }
 }
 

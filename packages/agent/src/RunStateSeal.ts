@@ -4,8 +4,8 @@
  * and resumes only a state whose seal verifies, so whoever can edit a saved state cannot change
  * a pending call's arguments, digests or the transcript and have it approved on resume.
  */
-import { Effect, Redacted, Schema } from "effect"
 import { Canonical } from "@interlock/core"
+import { Effect, Redacted, Schema } from "effect"
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import { InvalidRunState, UntrustedRunState } from "./AgentErrors.ts"
 import { RunState } from "./RunState.ts"
@@ -48,10 +48,18 @@ const sameHex = (a: string, b: string): boolean => {
 }
 
 /** Succeeds with the state when its seal verifies under `key`; UntrustedRunState otherwise. */
-export const verify = (key: StateKey, state: RunState): Effect.Effect<RunState, InvalidRunState | UntrustedRunState> => {
-  if (!(state instanceof RunState)) return Effect.fail(new InvalidRunState({ detail: "not a run state of this version" }))
+export const verify = (
+  key: StateKey,
+  state: RunState
+): Effect.Effect<RunState, InvalidRunState | UntrustedRunState> => {
+  if (!(state instanceof RunState)) {
+    return Effect.fail(new InvalidRunState({ detail: "not a run state of this version" }))
+  }
   const given = state.seal
   if (typeof given !== "string" || given.length === 0) return Effect.fail(new UntrustedRunState({ reason: "unsealed" }))
-  return Effect.flatMap(sealOf(key, state), (expected) =>
-    sameHex(given, expected) ? Effect.succeed(state) : Effect.fail(new UntrustedRunState({ reason: "seal_mismatch" })))
+  return Effect.flatMap(
+    sealOf(key, state),
+    (expected) =>
+      sameHex(given, expected) ? Effect.succeed(state) : Effect.fail(new UntrustedRunState({ reason: "seal_mismatch" }))
+  )
 }

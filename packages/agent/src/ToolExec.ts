@@ -4,8 +4,15 @@
  * failed call is an isError result carrying its message and receipt; an Ask with no approver
  * suspends the call (pending) when the agent suspends.
  */
+import {
+  type CallError,
+  type Canonical,
+  type JsonObject,
+  ToolCall,
+  type ToolCallsShape,
+  type ToolResult
+} from "@interlock/core"
 import { Effect, type Result } from "effect"
-import { type CallError, type Canonical, type JsonObject, ToolCall, type ToolCallsShape, type ToolResult } from "@interlock/core"
 
 type Json = Canonical.Json
 import { AgentToolCall } from "./AgentToolCall.ts"
@@ -37,10 +44,12 @@ export interface ExecEnv {
 }
 
 const isPlainObject = (value: unknown): value is JsonObject =>
-  typeof value === "object" && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype
+  typeof value === "object" && value !== null && !Array.isArray(value) &&
+  Object.getPrototypeOf(value) === Object.prototype
 
 const isJsonLike = (value: unknown): value is Json =>
-  value === null || typeof value === "string" || typeof value === "number" || typeof value === "boolean" || typeof value === "object"
+  value === null || typeof value === "string" || typeof value === "number" || typeof value === "boolean" ||
+  typeof value === "object"
 
 /** The text the model gets for a result. */
 export const outputOf = (result: ToolResult): string => {
@@ -56,7 +65,13 @@ const isSuspension = (error: CallError): boolean =>
 export const requestDigest = (serverId: string, name: string, args: JsonObject): string =>
   new ToolCall({ serverId, name, args, callId: "-", meta: undefined }).digest
 
-const settled = (call: ModelCall, turn: number, output: string, isError: boolean, result?: { readonly receipt?: AgentToolCall["receipt"] }): Slot => ({
+const settled = (
+  call: ModelCall,
+  turn: number,
+  output: string,
+  isError: boolean,
+  result?: { readonly receipt?: AgentToolCall["receipt"] }
+): Slot => ({
   _tag: "settled",
   call: trusted(AgentToolCall, {
     id: call.id,
@@ -71,9 +86,26 @@ const settled = (call: ModelCall, turn: number, output: string, isError: boolean
 })
 
 /** Turns the pipeline's answer (result or error) into the call's slot. */
-const slotOf = (env: ExecEnv, call: ModelCall, tool: AgentTool, args: JsonObject, turn: number, answer: Result.Result<ToolResult, CallError>, durationMs: number): Slot => {
+const slotOf = (
+  env: ExecEnv,
+  call: ModelCall,
+  tool: AgentTool,
+  args: JsonObject,
+  turn: number,
+  answer: Result.Result<ToolResult, CallError>,
+  durationMs: number
+): Slot => {
   const record = (outcome: string, isError: boolean) =>
-    emit(env.metrics, { type: "tool", name: call.name, serverId: tool.serverId, callId: call.id, turn, isError, outcome, durationMs })
+    emit(env.metrics, {
+      type: "tool",
+      name: call.name,
+      serverId: tool.serverId,
+      callId: call.id,
+      turn,
+      isError,
+      outcome,
+      durationMs
+    })
   if (answer._tag === "Success") {
     const result = answer.success
     const isError = result.isError === true
@@ -103,15 +135,31 @@ const slotOf = (env: ExecEnv, call: ModelCall, tool: AgentTool, args: JsonObject
 }
 
 /** Runs one call through the pipeline. Never fails. */
-export const execCall = (env: ExecEnv, active: ReadonlySet<string>, call: ModelCall, turn: number): Effect.Effect<Slot> => {
+export const execCall = (
+  env: ExecEnv,
+  active: ReadonlySet<string>,
+  call: ModelCall,
+  turn: number
+): Effect.Effect<Slot> => {
   const tool = active.has(call.name) ? env.catalog.byName.get(call.name) : undefined
   const refuse = (serverId: string, outcome: string, output: string) => {
-    emit(env.metrics, { type: "tool", name: call.name, serverId, callId: call.id, turn, isError: true, outcome, durationMs: 0 })
+    emit(env.metrics, {
+      type: "tool",
+      name: call.name,
+      serverId,
+      callId: call.id,
+      turn,
+      isError: true,
+      outcome,
+      durationMs: 0
+    })
     return Effect.succeed(settled(call, turn, output, true))
   }
   if (tool === undefined) return refuse("", "not_found", `Tool not found: ${call.name}`)
   // A plain object is passed on; core checks that it is JSON before anything runs.
-  if (!isPlainObject(call.params)) return refuse(tool.serverId, "invalid_args", `Invalid arguments for ${call.name}: expected a JSON object`)
+  if (!isPlainObject(call.params)) {
+    return refuse(tool.serverId, "invalid_args", `Invalid arguments for ${call.name}: expected a JSON object`)
+  }
   const args = call.params
   return Effect.clockWith((clock) => {
     const start = clock.currentTimeMillisUnsafe()
@@ -123,7 +171,12 @@ export const execCall = (env: ExecEnv, active: ReadonlySet<string>, call: ModelC
 }
 
 /** Runs a turn's calls, at most `concurrency` at a time, answers in call order. */
-export const execTurn = (env: ExecEnv, active: ReadonlySet<string>, calls: ReadonlyArray<ModelCall>, turn: number): Effect.Effect<Array<Slot>> =>
+export const execTurn = (
+  env: ExecEnv,
+  active: ReadonlySet<string>,
+  calls: ReadonlyArray<ModelCall>,
+  turn: number
+): Effect.Effect<Array<Slot>> =>
   calls.length === 1
     ? Effect.map(execCall(env, active, calls[0], turn), (slot) => [slot])
     : Effect.forEach(calls, (call) => execCall(env, active, call, turn), { concurrency: env.concurrency })

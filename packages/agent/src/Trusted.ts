@@ -9,4 +9,5 @@
 type ClassOf<Self> = new(fields: any, options?: { readonly disableChecks?: boolean | undefined }) => Self
 
 /** An instance of `self` from fields the caller vouches for (an object literal, never one with an own `__proto__` key). */
-export const trusted = <Self>(self: ClassOf<Self>, fields: object): Self => Object.assign(Object.create(self.prototype), fields)
+export const trusted = <Self>(self: ClassOf<Self>, fields: object): Self =>
+  Object.assign(Object.create(self.prototype), fields)

@@ -5,7 +5,14 @@
  */
 
 export * as Agent from "./Agent.ts"
-export { AgentHookFailed, InvalidRunState, ModelFailed, RunBlocked, RunError, UntrustedRunState } from "./AgentErrors.ts"
+export {
+  AgentHookFailed,
+  InvalidRunState,
+  ModelFailed,
+  RunBlocked,
+  RunError,
+  UntrustedRunState
+} from "./AgentErrors.ts"
 export { AGENT_EVENT_ROWS, AGENT_EVENTS, type AgentEvent } from "./AgentEvent.ts"
 export type * from "./AgentHookConfig.ts"
 export { AgentHookRun } from "./AgentHookRunner.ts"

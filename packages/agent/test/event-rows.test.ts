@@ -4,11 +4,11 @@
  * a row's verdict Schemas (and its check of the offered tools) accept.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Schema } from "effect"
 import { rowAccepts, statusesOf } from "@interlock/core"
+import { Effect, Schema } from "effect"
 import { AGENT_EVENT_ROWS, type AgentEvent, EVENT_VERDICTS, isObserveEvent } from "../src/AgentEvent.ts"
-import { AGENT_EVENTS, AgentHookRun } from "../src/index.ts"
 import { BAD, compileAgentHooks, decodeAgentVerdict } from "../src/AgentHooks.ts"
+import { AGENT_EVENTS, AgentHookRun } from "../src/index.ts"
 
 const offered = [{ name: "add", serverId: "local", toolName: "add", parameters: { type: "object" } }]
 const TAGS = [...new Set(AGENT_EVENTS.flatMap((event) => Object.keys(AGENT_EVENT_ROWS[event].verdicts)))]
@@ -47,14 +47,26 @@ describe("model-level event rows", () => {
     Schema.Struct({ _tag: Schema.Literals(["AddContext", "Block"]), text: maybe(Schema.String) }),
     Schema.Struct({
       _tag: Schema.Literal("Rewrite"),
-      tools: maybe(Schema.Array(Schema.Union([Schema.Literals(["add", "rm"]), Schema.Struct({ name: Schema.Literals(["add", "rm"]) })]))),
-      messages: maybe(Schema.Array(Schema.Struct({ role: Schema.Literal("user"), content: Schema.String, extra: Schema.optional(Schema.Finite) })))
+      tools: maybe(
+        Schema.Array(
+          Schema.Union([Schema.Literals(["add", "rm"]), Schema.Struct({ name: Schema.Literals(["add", "rm"]) })])
+        )
+      ),
+      messages: maybe(
+        Schema.Array(
+          Schema.Struct({ role: Schema.Literal("user"), content: Schema.String, extra: Schema.optional(Schema.Finite) })
+        )
+      )
     }),
     Schema.Unknown
   ])
 
   const agrees = (value: unknown) => (event: AgentEvent) =>
-    assert.strictEqual(decodeAgentVerdict(event, value, offered) !== BAD, rowAccepts(AGENT_EVENT_ROWS[event], value, { offered }), `${event}: ${JSON.stringify(value)}`)
+    assert.strictEqual(
+      decodeAgentVerdict(event, value, offered) !== BAD,
+      rowAccepts(AGENT_EVENT_ROWS[event], value, { offered }),
+      `${event}: ${JSON.stringify(value)}`
+    )
 
   it.effect.prop(
     "a row's Schema and check accept exactly what the decoder accepts (every tag outside the row is a bad_return)",

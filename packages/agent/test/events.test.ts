@@ -1,8 +1,8 @@
 /** The model-level events: what each may do, and that each fails closed (or is ignored, for observers). */
 import { assert, describe, it } from "@effect/vitest"
+import { Policy } from "@interlock/core"
 import { Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
-import { Policy } from "@interlock/core"
 import { Agent, AgentVerdict } from "../src/index.ts"
 import { until } from "./support/clock.ts"
 import { fake, openAi, runOn, text, toolCalls, turns } from "./support/FakeLlm.ts"
@@ -15,7 +15,12 @@ describe("userPromptSubmit", () => {
     Effect.gen(function*() {
       const server = yield* fake(turns(text("no")))
       const result = yield* runOn(server, "delete prod", {
-        hooks: { userPromptSubmit: [{ id: "guard", run: ({ prompt }) => (prompt.includes("prod") ? AgentVerdict.block("no prod today") : AgentVerdict.continue) }] }
+        hooks: {
+          userPromptSubmit: [{
+            id: "guard",
+            run: ({ prompt }) => (prompt.includes("prod") ? AgentVerdict.block("no prod today") : AgentVerdict.continue)
+          }]
+        }
       })
       assert.strictEqual(result.status, "error")
       assert.strictEqual(result.error?._tag, "RunBlocked")
@@ -27,13 +32,21 @@ describe("userPromptSubmit", () => {
     Effect.gen(function*() {
       const server = yield* fake(turns(text("no")))
       const thrown = yield* runOn(server, "hi", {
-        hooks: { userPromptSubmit: [() => {
-          throw new Error("sk-leak")
-        }] }
+        hooks: {
+          userPromptSubmit: [() => {
+            throw new Error("sk-leak")
+          }]
+        }
       })
-      assert.deepStrictEqual([thrown.status, thrown.error?._tag, (thrown.error as any).kind], ["error", "AgentHookFailed", "raise"])
+      assert.deepStrictEqual([thrown.status, thrown.error?._tag, (thrown.error as any).kind], [
+        "error",
+        "AgentHookFailed",
+        "raise"
+      ])
       assert.notInclude(JSON.stringify(thrown), "sk-leak")
-      const fiber = yield* Effect.forkChild(runOn(server, "hi", { hooks: { userPromptSubmit: [() => new Promise(() => {})] } }))
+      const fiber = yield* Effect.forkChild(
+        runOn(server, "hi", { hooks: { userPromptSubmit: [() => new Promise(() => {})] } })
+      )
       yield* TestClock.adjust("5 seconds")
       const hung = yield* Fiber.join(fiber)
       assert.deepStrictEqual([hung.status, (hung.error as any).kind], ["error", "timeout"])
@@ -43,9 +56,15 @@ describe("userPromptSubmit", () => {
   it.effect("adds context for the model", () =>
     Effect.gen(function*() {
       const server = yield* fake(turns(text("ok")))
-      yield* runOn(server, "hi", { system: "be brief", hooks: { userPromptSubmit: [() => AgentVerdict.addContext("today is Monday")] } })
+      yield* runOn(server, "hi", {
+        system: "be brief",
+        hooks: { userPromptSubmit: [() => AgentVerdict.addContext("today is Monday")] }
+      })
       const messages = server.requests[0].body.messages
-      assert.deepStrictEqual(messages.map((m: any) => [m.role, m.content]), [["system", "be brief"], ["system", "today is Monday"], ["user", "hi"]])
+      assert.deepStrictEqual(messages.map((m: any) => [m.role, m.content]), [["system", "be brief"], [
+        "system",
+        "today is Monday"
+      ], ["user", "hi"]])
     }))
 })
 
@@ -59,7 +78,9 @@ describe("beforeModel", () => {
         hooks: {
           beforeModel: [({ messages, turn }) => {
             calls++
-            return turn === 0 ? AgentVerdict.rewrite({ messages: [{ role: "user", content: "short prompt" }] }) : AgentVerdict.continue
+            return turn === 0
+              ? AgentVerdict.rewrite({ messages: [{ role: "user", content: "short prompt" }] })
+              : AgentVerdict.continue
           }]
         }
       })
@@ -73,7 +94,9 @@ describe("beforeModel", () => {
   it.effect("Deny aborts the run", () =>
     Effect.gen(function*() {
       const server = yield* fake(turns(text("no")))
-      const result = yield* runOn(server, "hi", { hooks: { beforeModel: [{ id: "budget", run: () => AgentVerdict.deny("over budget") }] } })
+      const result = yield* runOn(server, "hi", {
+        hooks: { beforeModel: [{ id: "budget", run: () => AgentVerdict.deny("over budget") }] }
+      })
       assert.strictEqual(result.status, "error")
       assert.deepStrictEqual([result.error?._tag, (result.error as any).hookId], ["RunBlocked", "budget"])
       assert.strictEqual(server.requests.length, 0)
@@ -138,10 +161,20 @@ describe("afterModel", () => {
     Effect.gen(function*() {
       const server = yield* fake(turns(text("fine")))
       const result = yield* runOn(server, "hi", {
-        hooks: { afterModel: [{ id: "audit", run: () => Promise.reject(new Error("audit down")) }, { id: "sneaky", run: () => AgentVerdict.rewrite({ tools: [] }) as any }] }
+        hooks: {
+          afterModel: [{ id: "audit", run: () => Promise.reject(new Error("audit down")) }, {
+            id: "sneaky",
+            run: () => AgentVerdict.rewrite({ tools: [] }) as any
+          }]
+        }
       })
       assert.strictEqual(result.status, "done")
-      assert.deepStrictEqual(result.hooks.map((h) => [h.id, h.status, h.failure, h.ignored]), [["audit", "failed", "raise", true], ["sneaky", "failed", "bad_return", true]])
+      assert.deepStrictEqual(result.hooks.map((h) => [h.id, h.status, h.failure, h.ignored]), [[
+        "audit",
+        "failed",
+        "raise",
+        true
+      ], ["sneaky", "failed", "bad_return", true]])
     }))
 })
 
@@ -199,13 +232,20 @@ describe("preCompact and compaction", () => {
             return [messages[0], ...messages.slice(-2)]
           }
         },
-        hooks: { preCompact: [({ turn }) => (turn === 2 ? AgentVerdict.addContext("keep the sums") : AgentVerdict.block("not now"))] }
+        hooks: {
+          preCompact: [
+            ({ turn }) => (turn === 2 ? AgentVerdict.addContext("keep the sums") : AgentVerdict.block("not now"))
+          ]
+        }
       })
       assert.strictEqual(result.status, "done")
       // Before turn 1 there are 3 messages (not over); before turn 2, 5: compacted to 3; before turn 3, 5 again: blocked.
       assert.deepStrictEqual(seen, ["keep the sums"])
       assert.deepStrictEqual(server.requests.map((r) => r.body.messages.length), [1, 3, 3, 5])
-      assert.deepStrictEqual(result.hooks.filter((h) => h.event === "preCompact").map((h) => h.status), ["add_context", "block"])
+      assert.deepStrictEqual(result.hooks.filter((h) => h.event === "preCompact").map((h) => h.status), [
+        "add_context",
+        "block"
+      ])
     }))
 })
 
@@ -216,7 +256,9 @@ describe("subagents", () => {
         const system = body.messages.find((m: any) => m.role === "system")?.content
         if (system === "you are the researcher") return text("research result")
         const answered = body.messages.some((m: any) => m.role === "tool")
-        return answered ? text("main done") : toolCalls([{ id: "s1", name: "researcher", args: { prompt: "look it up" } }])
+        return answered
+          ? text("main done")
+          : toolCalls([{ id: "s1", name: "researcher", args: { prompt: "look it up" } }])
       })
       const events: Array<string> = []
       const researcher = Agent.asTool({
@@ -244,7 +286,13 @@ describe("subagents", () => {
       assert.strictEqual(result.toolCalls[0].output, "research result")
       assert.deepStrictEqual(events, ["start researcher: look it up", "stop researcher: research result"])
 
-      const refused = Agent.asTool({ name: "researcher", system: "you are the researcher", model: openAi(server), policy: Policy.allowAll, hooks: { subagentStart: [() => AgentVerdict.block("no research")] } })
+      const refused = Agent.asTool({
+        name: "researcher",
+        system: "you are the researcher",
+        model: openAi(server),
+        policy: Policy.allowAll,
+        hooks: { subagentStart: [() => AgentVerdict.block("no research")] }
+      })
       const second = yield* runOn(server, "research", { tools: [refused] })
       assert.isTrue(second.toolCalls[0].isError)
       assert.include(second.toolCalls[0].output, "no research")
@@ -259,7 +307,12 @@ describe("notification", () => {
       const result = yield* runOn(server, "x", {
         tools: [add],
         maxTurns: 1,
-        hooks: { notification: [({ kind }) => Effect.sync(() => void kinds.push(kind)).pipe(Effect.as(AgentVerdict.continue)), () => Effect.die("boom")] }
+        hooks: {
+          notification: [
+            ({ kind }) => Effect.sync(() => void kinds.push(kind)).pipe(Effect.as(AgentVerdict.continue)),
+            () => Effect.die("boom")
+          ]
+        }
       })
       assert.deepStrictEqual(kinds, ["turn_limit"])
       assert.strictEqual(result.status, "incomplete")
@@ -273,7 +326,13 @@ describe("hooks are supervised", () => {
       let interrupted = false
       let started = false
       const fiber = yield* Effect.forkChild(runOn(server, "hi", {
-        hooks: { beforeModel: [() => Effect.sync(() => (started = true)).pipe(Effect.andThen(Effect.never), Effect.onInterrupt(() => Effect.sync(() => (interrupted = true))))] }
+        hooks: {
+          beforeModel: [() =>
+            Effect.sync(() => (started = true)).pipe(
+              Effect.andThen(Effect.never),
+              Effect.onInterrupt(() => Effect.sync(() => (interrupted = true)))
+            )]
+        }
       }))
       yield* until(() => started)
       yield* Fiber.interrupt(fiber)

@@ -5,16 +5,33 @@ import { PrometheusMetrics } from "effect/observability"
 import { Metrics } from "../src/index.ts"
 
 const llm = (model: string, status: "ok" | "error", durationMs: number): Metrics.LlmEvent => ({
-  type: "llm", model, turn: 1, status, attempts: 1, durationMs, inputTokens: 3, outputTokens: 2, totalTokens: 5
+  type: "llm",
+  model,
+  turn: 1,
+  status,
+  attempts: 1,
+  durationMs,
+  inputTokens: 3,
+  outputTokens: 2,
+  totalTokens: 5
 })
 const tool = (name: string, outcome: string, durationMs: number): Metrics.ToolEvent => ({
-  type: "tool", name, serverId: "s", callId: "c", turn: 1, isError: false, outcome, durationMs
+  type: "tool",
+  name,
+  serverId: "s",
+  callId: "c",
+  turn: 1,
+  isError: false,
+  outcome,
+  durationMs
 })
 
 describe("Metrics.collector's Prometheus text", () => {
   it("counters and duration summaries (_sum, _count) with HELP and TYPE, labels in the agent's order and escaped", () => {
     const collector = Metrics.collector()
-    for (const event of [llm("gpt-x", "ok", 10), llm("gpt-x", "ok", 2.5), tool("say \"hi\"\n", "ok", 4)]) collector.sink(event)
+    for (const event of [llm("gpt-x", "ok", 10), llm("gpt-x", "ok", 2.5), tool("say \"hi\"\n", "ok", 4)]) {
+      collector.sink(event)
+    }
     const text = collector.prometheus()
     const expected = [
       "# HELP interlock_agent_llm_requests_total Model requests, by model and status.\n# TYPE interlock_agent_llm_requests_total counter\n",
@@ -41,7 +58,13 @@ describe("Metrics.collector's Prometheus text", () => {
 
   it.effect.prop(
     "the collector's text is toPrometheus of its events, and each counter sums its events",
-    [Schema.Array(Schema.Struct({ model: Schema.Literals(["a", "b"]), ok: Schema.Boolean, ms: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 1000 })) }))],
+    [Schema.Array(
+      Schema.Struct({
+        model: Schema.Literals(["a", "b"]),
+        ok: Schema.Boolean,
+        ms: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 1000 }))
+      })
+    )],
     ([draws]) =>
       Effect.sync(() => {
         const collector = Metrics.collector()

@@ -1,10 +1,10 @@
 /** The providers' wire formats, headers and config validation, against fake servers over real HTTP. */
+import { NodeHttpClient } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
+import { type ConfigError, Policy } from "@interlock/core"
 import { Effect, Layer, Redacted, Schema, Stream } from "effect"
 import { LanguageModel, type Response } from "effect/ai"
-import { NodeHttpClient } from "@effect/platform-node"
 import { HttpClient, HttpClientRequest } from "effect/http"
-import { type ConfigError, Policy } from "@interlock/core"
 import { Agent, AnthropicMessages, OpenAiChat, type RunResult } from "../src/index.ts"
 import { withClock } from "./support/clock.ts"
 import { anthropic, fake, openAi, runOn, text, toolCalls, turns } from "./support/FakeLlm.ts"
@@ -16,20 +16,38 @@ const anthropicToolUse = {
     type: "message",
     role: "assistant",
     model: "claude-x",
-    content: [{ type: "text", text: "let me add" }, { type: "tool_use", id: "toolu_1", name: "add", input: { a: 2, b: 3 } }],
+    content: [{ type: "text", text: "let me add" }, {
+      type: "tool_use",
+      id: "toolu_1",
+      name: "add",
+      input: { a: 2, b: 3 }
+    }],
     stop_reason: "tool_use",
     usage: { input_tokens: 10, output_tokens: 5 }
   }
 }
 const anthropicText = {
-  json: { id: "msg_2", type: "message", role: "assistant", model: "claude-x", content: [{ type: "text", text: "it is 5" }], stop_reason: "end_turn", usage: { input_tokens: 12, output_tokens: 3 } }
+  json: {
+    id: "msg_2",
+    type: "message",
+    role: "assistant",
+    model: "claude-x",
+    content: [{ type: "text", text: "it is 5" }],
+    stop_reason: "end_turn",
+    usage: { input_tokens: 12, output_tokens: 3 }
+  }
 }
 
 describe("Anthropic Messages", () => {
   it.effect("a run with a tool call, in the Messages wire format", () =>
     Effect.gen(function*() {
       const server = yield* fake(turns(anthropicToolUse, anthropicText))
-      const result = yield* Agent.run("2+3?", { model: anthropic(server, { maxTokens: 256 }), tools: [add], policy: Policy.allowAll, system: "be exact" })
+      const result = yield* Agent.run("2+3?", {
+        model: anthropic(server, { maxTokens: 256 }),
+        tools: [add],
+        policy: Policy.allowAll,
+        system: "be exact"
+      })
       assert.strictEqual(result.status, "done")
       assert.strictEqual(result.text, "it is 5")
       assert.strictEqual(result.model, "claude-x")
@@ -45,7 +63,15 @@ describe("Anthropic Messages", () => {
       assert.deepStrictEqual(first.body.tools.map((t: any) => [t.name, t.input_schema.type]), [["add", "object"]])
       assert.deepStrictEqual(first.body.tool_choice, { type: "auto" })
       assert.deepStrictEqual(second.body.messages.slice(1), [
-        { role: "assistant", content: [{ type: "text", text: "let me add" }, { type: "tool_use", id: "toolu_1", name: "add", input: { a: 2, b: 3 } }] },
+        {
+          role: "assistant",
+          content: [{ type: "text", text: "let me add" }, {
+            type: "tool_use",
+            id: "toolu_1",
+            name: "add",
+            input: { a: 2, b: 3 }
+          }]
+        },
         { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "5", is_error: false }] }
       ])
     }))
@@ -64,7 +90,11 @@ describe("OpenAI-compatible Chat Completions", () => {
     Effect.gen(function*() {
       const server = yield* fake(turns(text("hi")))
       const result = yield* Agent.run("hello", {
-        model: openAi(server, { headers: { "x-team": "core" }, body: { temperature: 0 }, transformBody: (body) => ({ ...body, user: "u-1" }) }),
+        model: openAi(server, {
+          headers: { "x-team": "core" },
+          body: { temperature: 0 },
+          transformBody: (body) => ({ ...body, user: "u-1" })
+        }),
         policy: Policy.allowAll
       })
       assert.strictEqual(result.text, "hi")
@@ -80,10 +110,20 @@ describe("OpenAI-compatible Chat Completions", () => {
       const server = yield* fake(turns(text("from loopback")))
       const loopback = Layer.effect(
         HttpClient.HttpClient,
-        Effect.map(HttpClient.HttpClient, (client) =>
-          client.pipe(HttpClient.mapRequest((request) => HttpClientRequest.setUrl(request, request.url.replace("https://api.openai.com", server.url)))))
+        Effect.map(
+          HttpClient.HttpClient,
+          (client) =>
+            client.pipe(
+              HttpClient.mapRequest((request) =>
+                HttpClientRequest.setUrl(request, request.url.replace("https://api.openai.com", server.url))
+              )
+            )
+        )
       ).pipe(Layer.provide(NodeHttpClient.layerUndici))
-      const model = OpenAiChat.layer("gpt-x", { baseUrl: "https://api.openai.com/v1", apiKey: Redacted.make("test-key") }).pipe(Layer.provide(loopback))
+      const model = OpenAiChat.layer("gpt-x", {
+        baseUrl: "https://api.openai.com/v1",
+        apiKey: Redacted.make("test-key")
+      }).pipe(Layer.provide(loopback))
       const result = yield* Agent.run("hi", { model, policy: Policy.allowAll })
       assert.strictEqual(result.text, "from loopback")
       assert.strictEqual(server.requests[0].path, "/v1/chat/completions")
@@ -93,14 +133,21 @@ describe("OpenAI-compatible Chat Completions", () => {
     Effect.gen(function*() {
       const server = yield* fake(turns(toolCalls([{ id: "c1", name: "add", args: "{not json" }]), text("ok")))
       const result = yield* runOn(server, "x", { tools: [add] })
-      assert.deepStrictEqual([result.toolCalls[0].isError, result.toolCalls[0].output], [true, "Invalid arguments for add: expected a JSON object"])
+      assert.deepStrictEqual([result.toolCalls[0].isError, result.toolCalls[0].output], [
+        true,
+        "Invalid arguments for add: expected a JSON object"
+      ])
     }))
 
   it.effect("an answer that is not the wire format is an error, not a crash", () =>
     Effect.gen(function*() {
       const server = yield* fake(turns({ json: { nothing: "here" } }))
       const result = yield* runOn(server, "x")
-      assert.deepStrictEqual([result.status, result.error?._tag, (result.error as any)?.reason], ["error", "ModelFailed", "InvalidResponseError"])
+      assert.deepStrictEqual([result.status, result.error?._tag, (result.error as any)?.reason], [
+        "error",
+        "ModelFailed",
+        "InvalidResponseError"
+      ])
     }))
 
   it.effect("a connection refused is a network error, retried, then reported", () =>
@@ -108,13 +155,18 @@ describe("OpenAI-compatible Chat Completions", () => {
       const server = yield* fake(turns(text("x")))
       const closed = { url: "http://127.0.0.1:1", requests: [], abandoned: { count: 0 } }
       const result = yield* withClock(runOn(closed, "x", { retry: { retries: 1 } }))
-      assert.deepStrictEqual([result.status, (result.error as any)?.reason, (result.error as any)?.attempts], ["error", "NetworkError", 2])
+      assert.deepStrictEqual([result.status, (result.error as any)?.reason, (result.error as any)?.attempts], [
+        "error",
+        "NetworkError",
+        2
+      ])
       assert.strictEqual(server.requests.length, 0)
     }))
 })
 
 describe("provider config", () => {
-  const build = (layer: Layer.Layer<any, any, any>) => Effect.flip(Effect.scoped(Layer.build(layer.pipe(Layer.provide(NodeHttpClient.layerUndici)))))
+  const build = (layer: Layer.Layer<any, any, any>) =>
+    Effect.flip(Effect.scoped(Layer.build(layer.pipe(Layer.provide(NodeHttpClient.layerUndici)))))
 
   it.effect("rejects a bad base URL, a plain-string key, and non-string headers, naming the option", () =>
     Effect.gen(function*() {
@@ -123,15 +175,27 @@ describe("provider config", () => {
         [OpenAiChat.layer("gpt", { baseUrl: "ftp://x" }), "openai-compatible.baseUrl"],
         [OpenAiChat.layer("gpt", { baseUrl: "http://127.0.0.1", apiKey: "plain" as any }), "openai-compatible.apiKey"],
         [OpenAiChat.layer("", { baseUrl: "http://127.0.0.1" }), "openai-compatible.model"],
-        [AnthropicMessages.layer("claude", { baseUrl: "http://127.0.0.1", headers: { a: 1 as any } }), "anthropic.headers.a"],
-        [AnthropicMessages.layer("claude", { baseUrl: "http://127.0.0.1", transformBody: "x" as any }), "anthropic.transformBody"]
+        [
+          AnthropicMessages.layer("claude", { baseUrl: "http://127.0.0.1", headers: { a: 1 as any } }),
+          "anthropic.headers.a"
+        ],
+        [
+          AnthropicMessages.layer("claude", { baseUrl: "http://127.0.0.1", transformBody: "x" as any }),
+          "anthropic.transformBody"
+        ]
       ]
       for (const [layer, path] of bad) {
         const error = yield* build(layer)
         assert.strictEqual(error._tag, "ConfigError")
         assert.strictEqual(error.path, path)
       }
-      const ok = yield* Effect.scoped(Layer.build(OpenAiChat.layer("gpt", { baseUrl: "http://127.0.0.1:9/v1/", apiKey: Redacted.make("k") }).pipe(Layer.provide(NodeHttpClient.layerUndici))))
+      const ok = yield* Effect.scoped(
+        Layer.build(
+          OpenAiChat.layer("gpt", { baseUrl: "http://127.0.0.1:9/v1/", apiKey: Redacted.make("k") }).pipe(
+            Layer.provide(NodeHttpClient.layerUndici)
+          )
+        )
+      )
       assert.isDefined(ok)
     }))
 })
@@ -139,23 +203,44 @@ describe("provider config", () => {
 describe("any effect/ai LanguageModel drives the agent", () => {
   it.effect("a LanguageModel Layer with no requirements leaves nothing to provide; without one, the context's is used", () =>
     Effect.gen(function*() {
-      const usage = { inputTokens: { total: 1, uncached: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: undefined, reasoning: undefined } }
+      const usage = {
+        inputTokens: { total: 1, uncached: undefined, cacheRead: undefined, cacheWrite: undefined },
+        outputTokens: { total: 1, text: undefined, reasoning: undefined }
+      }
       const lm = yield* LanguageModel.make({
-        generateText: () => Effect.succeed([{ type: "text", text: "in-process" }, { type: "finish", reason: "stop", usage }] as Array<Response.PartEncoded>),
+        generateText: () =>
+          Effect.succeed(
+            [{ type: "text", text: "in-process" }, { type: "finish", reason: "stop", usage }] as Array<
+              Response.PartEncoded
+            >
+          ),
         streamText: () => Stream.empty
       })
       // The types say what is left to provide: nothing with a model Layer, the LanguageModel without one.
-      const given: Effect.Effect<RunResult, ConfigError> = Agent.run("hi", { policy: Policy.allowAll, model: Layer.succeed(LanguageModel.LanguageModel, lm) })
-      const fromContext: Effect.Effect<RunResult, ConfigError, LanguageModel.LanguageModel> = Agent.run("hi", { policy: Policy.allowAll })
+      const given: Effect.Effect<RunResult, ConfigError> = Agent.run("hi", {
+        policy: Policy.allowAll,
+        model: Layer.succeed(LanguageModel.LanguageModel, lm)
+      })
+      const fromContext: Effect.Effect<RunResult, ConfigError, LanguageModel.LanguageModel> = Agent.run("hi", {
+        policy: Policy.allowAll
+      })
       assert.strictEqual((yield* given).text, "in-process")
-      assert.strictEqual((yield* Effect.provideService(fromContext, LanguageModel.LanguageModel, lm)).text, "in-process")
+      assert.strictEqual(
+        (yield* Effect.provideService(fromContext, LanguageModel.LanguageModel, lm)).text,
+        "in-process"
+      )
     }))
 })
 
 describe("agent config", () => {
   const server = { url: "http://127.0.0.1:1", requests: [], abandoned: { count: 0 } }
   const attempt = (options: any) =>
-    Effect.flip(Agent.run("x", { model: openAi(server), policy: Policy.allowAll, ...options }) as Effect.Effect<unknown, ConfigError>)
+    Effect.flip(
+      Agent.run("x", { model: openAi(server), policy: Policy.allowAll, ...options }) as Effect.Effect<
+        unknown,
+        ConfigError
+      >
+    )
 
   it.effect("a missing policy, bad limits and bad hooks are ConfigErrors naming the option", () =>
     Effect.gen(function*() {
@@ -171,7 +256,10 @@ describe("agent config", () => {
         [{ hooks: { beforeModel: [42] } }, "beforeModel[0]"],
         [{ hooks: { beforeModel: [{ run: () => AgentContinue, when: 1 }] } }, "beforeModel[0]"],
         [{ hooks: { stop: [(a: unknown, b: unknown) => [a, b]] } }, "stop[0]"],
-        [{ hooks: { stop: [{ id: "x", run: () => AgentContinue }, { id: "x", run: () => AgentContinue }] } }, "stop[1]"],
+        [
+          { hooks: { stop: [{ id: "x", run: () => AgentContinue }, { id: "x", run: () => AgentContinue }] } },
+          "stop[1]"
+        ],
         [{ hooks: { preToolCall: [{ match: "", run: () => AgentContinue }] } }, "preToolCall[0]"],
         [{ hooks: { onWhatever: [] } }, "onWhatever"]
       ]
@@ -182,7 +270,9 @@ describe("agent config", () => {
       }
     }))
 
-  it.effect.prop("any maxTurns that is not a positive integer is a ConfigError", [Schema.Union([Schema.Number, Schema.String, Schema.Boolean])], ([value]) =>
+  it.effect.prop("any maxTurns that is not a positive integer is a ConfigError", [
+    Schema.Union([Schema.Number, Schema.String, Schema.Boolean])
+  ], ([value]) =>
     Effect.gen(function*() {
       if (Number.isSafeInteger(value) && (value as number) > 0) return
       const error = yield* attempt({ maxTurns: value })

@@ -1,12 +1,15 @@
 /** The reference seed's own cases (toolnexus hooks), ported: a fake OpenAI server over real HTTP. */
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Schema } from "effect"
 import { NativeTool, Policy, Verdict } from "@interlock/core"
+import { Deferred, Effect, Schema } from "effect"
 import { Agent, AgentVerdict } from "../src/index.ts"
 import { fake, openAi, runOn, text, toolCalls, turns } from "./support/FakeLlm.ts"
 import { add, blocked, echo, inFlightTool } from "./support/tools.ts"
 
-const policy = Policy.rules({ rules: [{ id: "no-blocked", match: "local/blocked", decision: "deny", reason: "denied by policy" }], default: "allow" })
+const policy = Policy.rules({
+  rules: [{ id: "no-blocked", match: "local/blocked", decision: "deny", reason: "denied by policy" }],
+  default: "allow"
+})
 
 describe("reference cases", () => {
   it.effect("before-tool deny and an after-tool wrap: add gives [2], blocked is denied and not wrapped", () =>
@@ -20,7 +23,11 @@ describe("reference cases", () => {
         tools: [add, blocked],
         policy,
         hooks: {
-          postToolCall: [{ match: "*", id: "wrap", run: (_call, result) => Verdict.replace({ content: [{ type: "text", text: `[${result.text}]` }] }) }]
+          postToolCall: [{
+            match: "*",
+            id: "wrap",
+            run: (_call, result) => Verdict.replace({ content: [{ type: "text", text: `[${result.text}]` }] })
+          }]
         }
       })
       assert.strictEqual(result.status, "done")
@@ -43,7 +50,9 @@ describe("reference cases", () => {
       const server = yield* fake(turns(toolCalls([{ id: "c1", name: "add", args: { a: 1, b: 1 } }]), text("ok")))
       const result = yield* runOn(server, "hi", {
         tools: [add, echo],
-        hooks: { beforeModel: [({ turn }) => (turn === 0 ? AgentVerdict.rewrite({ tools: [] }) : AgentVerdict.continue)] }
+        hooks: {
+          beforeModel: [({ turn }) => (turn === 0 ? AgentVerdict.rewrite({ tools: [] }) : AgentVerdict.continue)]
+        }
       })
       assert.strictEqual(result.status, "done")
       for (const { body } of server.requests) {
@@ -88,7 +97,9 @@ describe("reference cases", () => {
 
   it.effect("an args rewrite gives \"echoed: rewritten\"", () =>
     Effect.gen(function*() {
-      const server = yield* fake(turns(toolCalls([{ id: "c1", name: "echo", args: { text: "original" } }]), text("fine")))
+      const server = yield* fake(
+        turns(toolCalls([{ id: "c1", name: "echo", args: { text: "original" } }]), text("fine"))
+      )
       const result = yield* runOn(server, "echo", {
         tools: [echo],
         hooks: { preToolCall: [{ match: "echo", run: () => Verdict.rewrite({ args: { text: "rewritten" } }) }] }
@@ -110,7 +121,12 @@ describe("reference cases", () => {
           if (n === 1) yield* Deferred.await(secondDone)
           else yield* Deferred.succeed(secondDone, undefined)
         }))
-      const server = yield* fake(turns(toolCalls([{ id: "c1", name: "slow", args: { n: 1 } }, { id: "c2", name: "slow", args: { n: 2 } }]), text("ok")))
+      const server = yield* fake(
+        turns(
+          toolCalls([{ id: "c1", name: "slow", args: { n: 1 } }, { id: "c2", name: "slow", args: { n: 2 } }]),
+          text("ok")
+        )
+      )
       const result = yield* runOn(server, "go", { tools: [slow.tool] })
       assert.strictEqual(slow.peak(), 2)
       assert.deepStrictEqual(result.toolCalls.map((c) => [c.id, c.output]), [["c1", "r1"], ["c2", "r2"]])
@@ -158,7 +174,11 @@ describe("reference cases", () => {
 
   it.effect("a tool that fails gives an isError result", () =>
     Effect.gen(function*() {
-      const broken = NativeTool.make({ name: "broken", parameters: Schema.Struct({}), run: () => Effect.fail(new Error("disk on fire")) })
+      const broken = NativeTool.make({
+        name: "broken",
+        parameters: Schema.Struct({}),
+        run: () => Effect.fail(new Error("disk on fire"))
+      })
       const server = yield* fake(turns(toolCalls([{ id: "c1", name: "broken", args: {} }]), text("ok")))
       const result = yield* runOn(server, "x", { tools: [broken] })
       assert.isTrue(result.toolCalls[0].isError)

@@ -1,14 +1,18 @@
 /** Retries, onError, deadlines, interruption and the metric stream, against a fake server over real HTTP. */
 import { assert, describe, it } from "@effect/vitest"
+import { NativeTool } from "@interlock/core"
 import { Deferred, Effect, Fiber, Schema, Stream } from "effect"
 import { TestClock } from "effect/testing"
-import { NativeTool } from "@interlock/core"
 import { Metrics } from "../src/index.ts"
 import { realPause, until, withClock } from "./support/clock.ts"
 import { fake, runOn, text, toolCalls, turns } from "./support/FakeLlm.ts"
 import { add } from "./support/tools.ts"
 
-const failing = (status: number, headers?: Record<string, string>) => ({ status, headers, json: { error: { message: "secret prompt echoed here" } } })
+const failing = (status: number, headers?: Record<string, string>) => ({
+  status,
+  headers,
+  json: { error: { message: "secret prompt echoed here" } }
+})
 
 describe("resilience", () => {
   it.effect("a 500 then a 200 recovers", () =>
@@ -45,7 +49,13 @@ describe("resilience", () => {
       }))
       assert.strictEqual(result.status, "error")
       assert.strictEqual(server.requests.length, 1)
-      assert.deepStrictEqual(infos, [{ attempt: 1, status: 429, reason: "RateLimitError", retryable: true, retryAfterMs: undefined }])
+      assert.deepStrictEqual(infos, [{
+        attempt: 1,
+        status: 429,
+        reason: "RateLimitError",
+        retryable: true,
+        retryAfterMs: undefined
+      }])
     }))
 
   it.effect("onError retry on a 400 with retries 2 makes 3 requests", () =>
@@ -109,7 +119,11 @@ describe("resilience", () => {
         NativeTool.make({
           name: "stuck",
           parameters: Schema.Struct({}),
-          run: () => Deferred.succeed(started, undefined).pipe(Effect.andThen(Effect.never), Effect.onInterrupt(() => Effect.sync(() => void cancelled++)))
+          run: () =>
+            Deferred.succeed(started, undefined).pipe(
+              Effect.andThen(Effect.never),
+              Effect.onInterrupt(() => Effect.sync(() => void cancelled++))
+            )
         })
       const started = yield* Deferred.make<void>()
       const stuck = stuckTool(started)
@@ -149,7 +163,11 @@ describe("resilience", () => {
         [run.turns, run.toolCalls, run.inputTokens, run.outputTokens, run.totalTokens, run.status],
         [2, 1, 7, 4, 11, "done"]
       )
-      assert.deepStrictEqual([result.usage.inputTokens, result.usage.outputTokens, result.usage.totalTokens], [7, 4, 11])
+      assert.deepStrictEqual([result.usage.inputTokens, result.usage.outputTokens, result.usage.totalTokens], [
+        7,
+        4,
+        11
+      ])
       const tool = byType("tool")[0] as Metrics.ToolEvent
       assert.deepStrictEqual([tool.name, tool.outcome, tool.isError], ["add", "ok", false])
       const exported = collector.prometheus()

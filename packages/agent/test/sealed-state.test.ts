@@ -4,8 +4,8 @@
  * transcript, tools), and a state sealed with another key is refused. Nothing runs on a refusal.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Redacted, Schema } from "effect"
 import { Policy, ToolCall } from "@interlock/core"
+import { Effect, Redacted, Schema } from "effect"
 import { Agent, RunState, RunStateSeal } from "../src/index.ts"
 import { fake, openAi, text, toolCalls } from "./support/FakeLlm.ts"
 import { payTool } from "./support/tools.ts"
@@ -16,12 +16,17 @@ const OTHER = Redacted.make("another-agent-state-key-0123456789abcdef")
 const setup = Effect.gen(function*() {
   const { paid, pay } = payTool()
   const server = yield* fake((body) =>
-    body.messages.some((m: any) => m.role === "tool") ? text("settled") : toolCalls([{ id: "c1", name: "pay", args: { amount: 5 } }])
+    body.messages.some((m: any) => m.role === "tool")
+      ? text("settled")
+      : toolCalls([{ id: "c1", name: "pay", args: { amount: 5 } }])
   )
   const options = {
     model: openAi(server),
     tools: [pay],
-    policy: Policy.rules({ rules: [{ id: "ask-pay", match: "pay", decision: "ask" as const, reason: "payments need a human" }], default: "deny" })
+    policy: Policy.rules({
+      rules: [{ id: "ask-pay", match: "pay", decision: "ask" as const, reason: "payments need a human" }],
+      default: "deny"
+    })
   }
   return { paid, server, options }
 })
@@ -31,7 +36,8 @@ const forge = (json: string, amount: number): string => {
   const raw = JSON.parse(json)
   const slot = raw.slots.find((s: any) => s.id === "c1")
   slot.args = { amount }
-  const digest = new ToolCall({ serverId: slot.serverId, name: slot.toolName, args: slot.args, callId: "-", meta: undefined }).digest
+  const digest =
+    new ToolCall({ serverId: slot.serverId, name: slot.toolName, args: slot.args, callId: "-", meta: undefined }).digest
   slot.digest = digest
   slot.requestDigest = digest
   return JSON.stringify(raw)
@@ -55,7 +61,10 @@ describe("sealed run states", () => {
       const { paid, server, options } = yield* setup
       const first = yield* Agent.run("pay", { ...options, stateKey: OTHER })
       const error = yield* Effect.flip(Agent.resume(first.state!, "approve", { ...options, stateKey: KEY }))
-      assert.deepStrictEqual([error._tag, error._tag === "UntrustedRunState" && error.reason], ["UntrustedRunState", "seal_mismatch"])
+      assert.deepStrictEqual([error._tag, error._tag === "UntrustedRunState" && error.reason], [
+        "UntrustedRunState",
+        "seal_mismatch"
+      ])
       assert.deepStrictEqual(paid, [])
       assert.strictEqual(server.requests.length, 1)
     }))
@@ -65,8 +74,13 @@ describe("sealed run states", () => {
       const { paid, options } = yield* setup
       const first = yield* Agent.run("pay", { ...options, stateKey: KEY })
       const { seal: _, ...raw } = JSON.parse(RunState.toJson(first.state!))
-      const error = yield* Effect.flip(Agent.resume(yield* RunState.fromJson(JSON.stringify(raw)), "approve", { ...options, stateKey: KEY }))
-      assert.deepStrictEqual([error._tag, error._tag === "UntrustedRunState" && error.reason], ["UntrustedRunState", "unsealed"])
+      const error = yield* Effect.flip(
+        Agent.resume(yield* RunState.fromJson(JSON.stringify(raw)), "approve", { ...options, stateKey: KEY })
+      )
+      assert.deepStrictEqual([error._tag, error._tag === "UntrustedRunState" && error.reason], [
+        "UntrustedRunState",
+        "unsealed"
+      ])
       assert.deepStrictEqual(paid, [])
     }))
 
@@ -123,7 +137,9 @@ const sealedState = Effect.suspend(() =>
 const leaves = (value: unknown, path: ReadonlyArray<string | number> = []): Array<ReadonlyArray<string | number>> => {
   if (Array.isArray(value)) return value.flatMap((item, index) => leaves(item, [...path, index]))
   if (typeof value === "object" && value !== null) {
-    return Object.entries(value).flatMap(([key, item]) => (path.length === 0 && key === "seal" ? [] : leaves(item, [...path, key])))
+    return Object.entries(value).flatMap((
+      [key, item]
+    ) => (path.length === 0 && key === "seal" ? [] : leaves(item, [...path, key])))
   }
   return value === null ? [] : [path]
 }
@@ -139,14 +155,21 @@ const edit = (root: any, path: ReadonlyArray<string | number>, suffix: string): 
 describe("sealed run states, property", () => {
   it.effect.prop(
     "any edit of one or two values of a sealed state is refused (not decoded, or not verified)",
-    [Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), Schema.NonEmptyString, Schema.Boolean],
+    [
+      Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
+      Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
+      Schema.NonEmptyString,
+      Schema.Boolean
+    ],
     ([first, second, suffix, twice]) =>
       Effect.gen(function*() {
         const raw = JSON.parse(yield* sealedState)
         const paths = leaves(raw)
         edit(raw, paths[first % paths.length], suffix)
         if (twice) edit(raw, paths[second % paths.length], suffix)
-        const verified = yield* Effect.result(Effect.flatMap(RunState.fromJson(JSON.stringify(raw)), (state) => RunStateSeal.verify(KEY, state)))
+        const verified = yield* Effect.result(
+          Effect.flatMap(RunState.fromJson(JSON.stringify(raw)), (state) => RunStateSeal.verify(KEY, state))
+        )
         // Two edits of the same number or boolean can cancel out: then the state is the original again.
         const unchanged = JSON.stringify(raw) === sealedJson
         return unchanged ? verified._tag === "Success" : verified._tag === "Failure"

@@ -1,7 +1,7 @@
 /** Ask without an approver suspends the run; resume runs the real tool once, bound to the call's digest. */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Redacted } from "effect"
 import { Approvals, Policy, Verdict } from "@interlock/core"
+import { Effect, Redacted } from "effect"
 import { Agent, RunState, RunStateSeal } from "../src/index.ts"
 import { fake, openAi, text, toolCalls } from "./support/FakeLlm.ts"
 import { add, payTool } from "./support/tools.ts"
@@ -19,7 +19,10 @@ const setup = Effect.gen(function*() {
     stateKey: Redacted.make("suspend-test-state-key-0123456789abcdef"),
     model: openAi(server),
     tools: [pay, add],
-    policy: Policy.rules({ rules: [{ id: "ask-pay", match: "pay", decision: "ask" as const, reason: "payments need a human" }], default: "allow" })
+    policy: Policy.rules({
+      rules: [{ id: "ask-pay", match: "pay", decision: "ask" as const, reason: "payments need a human" }],
+      default: "allow"
+    })
   }
   return { paid, server, options }
 })
@@ -32,7 +35,10 @@ describe("suspension and resume", () => {
       assert.strictEqual(first.status, "pending")
       assert.deepStrictEqual(paid, [])
       const state = first.state!
-      assert.deepStrictEqual(state.slots.map((slot) => [slot.constructor.name, slot.id]), [["PendingCall", "c1"], ["SettledCall", "c2"]])
+      assert.deepStrictEqual(state.slots.map((slot) => [slot.constructor.name, slot.id]), [["PendingCall", "c1"], [
+        "SettledCall",
+        "c2"
+      ]])
       assert.deepStrictEqual(first.toolCalls.map((c) => [c.id, c.output]), [["c2", "2"]])
       assert.strictEqual(server.requests.length, 1)
 
@@ -85,7 +91,10 @@ describe("suspension and resume", () => {
   it.effect("with an approver the run does not suspend: the approver answers", () =>
     Effect.gen(function*() {
       const { paid, options } = yield* setup
-      const result = yield* Agent.run("pay and add", { ...options, approvals: Approvals.layer({ approver: () => ({ decision: "allow" as const }) }) })
+      const result = yield* Agent.run("pay and add", {
+        ...options,
+        approvals: Approvals.layer({ approver: () => ({ decision: "allow" as const }) })
+      })
       assert.strictEqual(result.status, "done")
       assert.deepStrictEqual(paid, [5])
       assert.strictEqual(result.toolCalls.find((c) => c.id === "c1")?.receipt?.approval?.source, "approver")
@@ -94,7 +103,10 @@ describe("suspension and resume", () => {
   it.effect("the approval is bound to the digest of the final call, after pre-hook rewrites", () =>
     Effect.gen(function*() {
       const { paid, options } = yield* setup
-      const capped = { ...options, hooks: { preToolCall: [{ match: "pay", run: () => Verdict.rewrite({ args: { amount: 1 } }) }] } }
+      const capped = {
+        ...options,
+        hooks: { preToolCall: [{ match: "pay", run: () => Verdict.rewrite({ args: { amount: 1 } }) }] }
+      }
       const first = yield* Agent.run("pay and add", capped)
       assert.strictEqual(first.status, "pending")
       const resumed = yield* Agent.resume(first.state!, "approve", capped)

@@ -23,7 +23,9 @@ export class CedarPolicyInvalid extends Schema.TaggedError<CedarPolicyInvalid>()
   detail: Schema.String
 }) {
   override get message(): string {
-    const at = this.line === undefined ? (this.source ?? "policy") : `${this.source ?? "policy"}:${this.line}:${this.column ?? 1}`
+    const at = this.line === undefined
+      ? (this.source ?? "policy")
+      : `${this.source ?? "policy"}:${this.line}:${this.column ?? 1}`
     return `${at}: ${this.policyId === undefined ? "" : `policy ${this.policyId}: `}${this.detail}`
   }
 }

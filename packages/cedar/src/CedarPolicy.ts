@@ -7,13 +7,30 @@
  * Each decision is one synchronous WASM call; a listing yields between tools.
  */
 import type { AuthorizationAnswer, Context } from "@cedar-policy/cedar-wasm/nodejs"
-import { type HookContext, Policy as CorePolicy, type PolicyDecision, type PolicyFacts, type PolicyOperation, type PolicyShape, type Tool, type ToolCall } from "@interlock/core"
+import {
+  type HookContext,
+  Policy as CorePolicy,
+  type PolicyDecision,
+  type PolicyFacts,
+  type PolicyOperation,
+  type PolicyShape,
+  type Tool,
+  type ToolCall
+} from "@interlock/core"
 import { Effect, Exit, Layer } from "effect"
 import type { CedarError } from "./CedarErrors.ts"
-import { makeSlices, parsePolicySet, type CedarPolicySet, type Slices } from "./CedarPolicySet.ts"
-import { validatePolicySet, type CedarSchemaInput } from "./CedarValidation.ts"
+import { type CedarPolicySet, makeSlices, parsePolicySet, type Slices } from "./CedarPolicySet.ts"
+import { type CedarSchemaInput, validatePolicySet } from "./CedarValidation.ts"
 import { type CedarWasm, guarded, loadCedarWasm } from "./CedarWasm.ts"
-import { callRequest, type CedarRequest, listRequest, promptRequest, readRequest, uidKey, unknownArgsContext } from "./RequestModel.ts"
+import {
+  callRequest,
+  type CedarRequest,
+  listRequest,
+  promptRequest,
+  readRequest,
+  uidKey,
+  unknownArgsContext
+} from "./RequestModel.ts"
 
 /** Options of {@link cedar}. */
 export interface CedarOptions {
@@ -50,7 +67,12 @@ const interpret = (set: CedarPolicySet, answer: AuthorizationAnswer | undefined)
   }
   if (deciding.length === 0) return WASM_FAILED
   const asking = deciding.filter((policy) => policy.ask !== undefined)
-  if (asking.length > 0) return ask(asking[0].ask ?? "approval required by Cedar policy", asking.map((policy) => policy.id).join(","))
+  if (asking.length > 0) {
+    return ask(
+      asking[0].ask ?? "approval required by Cedar policy",
+      asking.map((policy) => policy.id).join(",")
+    )
+  }
   return allow(deciding.map((policy) => policy.id).join(","))
 }
 
@@ -63,7 +85,12 @@ const answerOf = (wasm: CedarWasm, slices: Slices, request: CedarRequest): Autho
 }
 
 /** One decision. */
-const authorize = (wasm: CedarWasm, set: CedarPolicySet, slices: Slices, request: CedarRequest | undefined): PolicyDecision => {
+const authorize = (
+  wasm: CedarWasm,
+  set: CedarPolicySet,
+  slices: Slices,
+  request: CedarRequest | undefined
+): PolicyDecision => {
   if (request === undefined) return UNREPRESENTABLE
   const answer = answerOf(wasm, slices, request)
   return answer === "none" ? NO_PERMIT : interpret(set, answer)
@@ -86,8 +113,16 @@ export const makeCedarPolicy = (wasm: CedarWasm, set: CedarPolicySet): PolicySha
     const context: Context = unknownArgsContext(ctx)
     const policies = slices.texts("callTool", uidKey(request.resource))
     if (Object.keys(policies).length === 0) return false
-    const answer = guarded(() => wasm.isAuthorizedPartial({ ...request, action: { type: request.action.type, id: "callTool" }, context, policies: { staticPolicies: policies } }))
-    return answer === undefined || answer.type !== "residuals" || answer.response.decision !== "deny" || answer.response.errored.length > 0
+    const answer = guarded(() =>
+      wasm.isAuthorizedPartial({
+        ...request,
+        action: { type: request.action.type, id: "callTool" },
+        context,
+        policies: { staticPolicies: policies }
+      })
+    )
+    return answer === undefined || answer.type !== "residuals" || answer.response.decision !== "deny" ||
+      answer.response.errored.length > 0
   }
   /** A listTools request is refused only by a satisfied forbid: listing needs no permit of its own. */
   const listForbidden = (tool: Tool, ctx: HookContext): boolean => {
@@ -98,7 +133,9 @@ export const makeCedarPolicy = (wasm: CedarWasm, set: CedarPolicySet): PolicySha
   }
   const cache = new Map<string, boolean>()
   const visible = (tool: Tool, ctx: HookContext): boolean => {
-    const key = `${tool.serverId}\u0000${tool.name}\u0000${tool.fingerprint}\u0000${ctx.principal?.id ?? ""}\u0000${(ctx.principal?.roles ?? []).join("\u0001")}\u0000${ctx.client}\u0000${ctx.era ?? ""}`
+    const key = `${tool.serverId}\u0000${tool.name}\u0000${tool.fingerprint}\u0000${ctx.principal?.id ?? ""}\u0000${
+      (ctx.principal?.roles ?? []).join("\u0001")
+    }\u0000${ctx.client}\u0000${ctx.era ?? ""}`
     const known = cache.get(key)
     if (known !== undefined) return known
     const answer = !listForbidden(tool, ctx) && callable(tool, ctx)
@@ -133,4 +170,5 @@ export const compileCedar = (options: CedarOptions): Effect.Effect<PolicyShape, 
   })
 
 /** The Policy Layer of a Cedar policy set. A set that does not parse or validate fails the Layer. */
-export const cedar = (options: CedarOptions): Layer.Layer<CorePolicy, CedarError> => Layer.effect(CorePolicy, compileCedar(options))
+export const cedar = (options: CedarOptions): Layer.Layer<CorePolicy, CedarError> =>
+  Layer.effect(CorePolicy, compileCedar(options))

@@ -9,7 +9,7 @@ import type { DetailedError, PolicyJson } from "@cedar-policy/cedar-wasm/nodejs"
 import { Effect } from "effect"
 import { CedarPolicyInvalid, CedarWasmFailed } from "./CedarErrors.ts"
 import { type CedarWasm, guarded } from "./CedarWasm.ts"
-import { ACTIONS, type CedarAction, canonicalId, NAMESPACE, PROMPT, TOOL, uidKey } from "./RequestModel.ts"
+import { ACTIONS, canonicalId, type CedarAction, NAMESPACE, PROMPT, TOOL, uidKey } from "./RequestModel.ts"
 import { byteLength, lineColumn } from "./SourcePosition.ts"
 
 /** One policy of the set. */
@@ -39,11 +39,26 @@ export interface CedarPolicySet {
 }
 
 /** The error for a Cedar diagnostic at a byte `offset` of the file (the diagnostic's own offset is added). */
-export const invalidAt = (set: Pick<CedarPolicySet, "text" | "source">, error: DetailedError | undefined, offset: number, policyId?: string): CedarPolicyInvalid => {
+export const invalidAt = (
+  set: Pick<CedarPolicySet, "text" | "source">,
+  error: DetailedError | undefined,
+  offset: number,
+  policyId?: string
+): CedarPolicyInvalid => {
   const location = error?.sourceLocations?.[0]
   const position = location === undefined ? undefined : lineColumn(set.text, offset + location.start)
-  const detail = error === undefined ? "the policy set is not valid Cedar" : error.help === null ? error.message : `${error.message} (${error.help})`
-  return new CedarPolicyInvalid({ source: set.source, line: position?.line, column: position?.column, policyId, detail })
+  const detail = error === undefined
+    ? "the policy set is not valid Cedar"
+    : error.help === null
+    ? error.message
+    : `${error.message} (${error.help})`
+  return new CedarPolicyInvalid({
+    source: set.source,
+    line: position?.line,
+    column: position?.column,
+    policyId,
+    detail
+  })
 }
 
 const scopeActions = (policy: PolicyJson): ReadonlySet<string> | undefined => {
@@ -71,14 +86,22 @@ const positionalIds = (count: number): Array<string> => Array.from({ length: cou
  * action outside Interlock's four, or a tool or prompt named in a scope by a non-canonical id
  * (Cedar compares ids exactly, so `fs/Write-File` would never match the request's `fs/write_file`).
  */
-export const parsePolicySet = (wasm: CedarWasm, text: string, source: string | undefined): Effect.Effect<CedarPolicySet, CedarPolicyInvalid | CedarWasmFailed> =>
+export const parsePolicySet = (
+  wasm: CedarWasm,
+  text: string,
+  source: string | undefined
+): Effect.Effect<CedarPolicySet, CedarPolicyInvalid | CedarWasmFailed> =>
   Effect.suspend((): Effect.Effect<CedarPolicySet, CedarPolicyInvalid | CedarWasmFailed> => {
     const here = { text, source }
     const checked = guarded(() => wasm.checkParsePolicySet({ staticPolicies: text }))
-    if (checked === undefined) return Effect.fail(new CedarWasmFailed({ detail: "Cedar could not parse the policy set" }))
+    if (checked === undefined) {
+      return Effect.fail(new CedarWasmFailed({ detail: "Cedar could not parse the policy set" }))
+    }
     if (checked.type === "failure") return Effect.fail(invalidAt(here, checked.errors[0], 0))
     const parts = guarded(() => wasm.policySetTextToParts(text))
-    if (parts === undefined || parts.type === "failure") return Effect.fail(new CedarWasmFailed({ detail: "Cedar could not split the policy set" }))
+    if (parts === undefined || parts.type === "failure") {
+      return Effect.fail(new CedarWasmFailed({ detail: "Cedar could not split the policy set" }))
+    }
     const ids = positionalIds(parts.policies.length)
     const policies: Array<CedarPolicyInfo> = []
     const byId = new Map<string, CedarPolicyInfo>()
@@ -89,23 +112,46 @@ export const parsePolicySet = (wasm: CedarWasm, text: string, source: string | u
       const offset = byteLength(text.slice(0, Math.max(0, at)))
       if (at >= 0) searchFrom = at + part.length
       const json = guarded(() => wasm.policyToJson(part))
-      if (json === undefined || json.type === "failure") return Effect.fail(new CedarWasmFailed({ detail: "Cedar could not read a policy" }))
+      if (json === undefined || json.type === "failure") {
+        return Effect.fail(new CedarWasmFailed({ detail: "Cedar could not read a policy" }))
+      }
       const policy = json.json
       const id = annotation(policy, "id") ?? ids[i]
-      const fail = (detail: string) => Effect.fail(invalidAt(here, { message: detail, help: null, code: null, url: null, severity: null, sourceLocations: [{ label: null, start: 0, end: 0 }] }, offset, id))
+      const fail = (detail: string) =>
+        Effect.fail(
+          invalidAt(
+            here,
+            {
+              message: detail,
+              help: null,
+              code: null,
+              url: null,
+              severity: null,
+              sourceLocations: [{ label: null, start: 0, end: 0 }]
+            },
+            offset,
+            id
+          )
+        )
       if (byId.has(id)) return fail(`duplicate policy id "${id}"`)
       const ask = annotation(policy, "ask")
       if (ask !== undefined && policy.effect !== "permit") return fail("@ask is for permit policies only")
       const actions = scopeActions(policy)
       for (const action of actions ?? []) {
-        if (!(ACTIONS as ReadonlyArray<string>).includes(action)) return fail(`unknown action "${action}"; the actions are ${ACTIONS.join(", ")}`)
+        if (!(ACTIONS as ReadonlyArray<string>).includes(action)) {
+          return fail(`unknown action "${action}"; the actions are ${ACTIONS.join(", ")}`)
+        }
       }
       const resource = scopeResource(policy)
       if (resource !== undefined && (resource.type === TOOL || resource.type === PROMPT)) {
         const slash = resource.id.indexOf("/")
         const canonical = slash < 0 ? undefined : canonicalId(resource.id.slice(0, slash), resource.id.slice(slash + 1))
         if (canonical !== resource.id) {
-          return fail(`${resource.type}::"${resource.id}" is not a canonical "<server>/<name>" id${canonical === undefined ? "" : `; write "${canonical}"`}`)
+          return fail(
+            `${resource.type}::"${resource.id}" is not a canonical "<server>/<name>" id${
+              canonical === undefined ? "" : `; write "${canonical}"`
+            }`
+          )
         }
       }
       const info: CedarPolicyInfo = {
@@ -121,7 +167,11 @@ export const parsePolicySet = (wasm: CedarWasm, text: string, source: string | u
       policies.push(info)
       byId.set(id, info)
     }
-    if (parts.policy_templates.length > 0) return Effect.fail(new CedarPolicyInvalid({ source, detail: "templates are not supported: write static policies" }))
+    if (parts.policy_templates.length > 0) {
+      return Effect.fail(
+        new CedarPolicyInvalid({ source, detail: "templates are not supported: write static policies" })
+      )
+    }
     return Effect.succeed({ text, source, policies, byId })
   })
 
@@ -150,9 +200,11 @@ export const makeSlices = (wasm: CedarWasm, set: CedarPolicySet): Slices => {
   const parsed = new Map<string, string | null>()
   const members = (action: CedarAction, resourceKey: string) =>
     set.policies.filter((policy) =>
-      (policy.actions === undefined || policy.actions.has(action)) && (policy.resource === undefined || policy.resource === resourceKey)
+      (policy.actions === undefined || policy.actions.has(action)) &&
+      (policy.resource === undefined || policy.resource === resourceKey)
     )
-  const keyOf = (action: CedarAction, resourceKey: string) => `${action}\u0000${named.has(resourceKey) ? resourceKey : ""}`
+  const keyOf = (action: CedarAction, resourceKey: string) =>
+    `${action}\u0000${named.has(resourceKey) ? resourceKey : ""}`
   const texts = (action: CedarAction, resourceKey: string): Record<string, string> =>
     Object.fromEntries(members(action, resourceKey).map((policy) => [policy.id, policy.text]))
   const slice = (action: CedarAction, resourceKey: string): string | null | undefined => {

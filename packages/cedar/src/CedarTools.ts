@@ -11,7 +11,11 @@ import { loadCedarWasm } from "./CedarWasm.ts"
  * against the schema generated from `tools` (see CedarValidation.ts); without `tools`, only the
  * parse. Empty when it is valid.
  */
-export const check = (policies: string, source: string | undefined, tools: ReadonlyArray<Tool> | undefined): Effect.Effect<ReadonlyArray<CedarPolicyInvalid>, CedarWasmFailed> =>
+export const check = (
+  policies: string,
+  source: string | undefined,
+  tools: ReadonlyArray<Tool> | undefined
+): Effect.Effect<ReadonlyArray<CedarPolicyInvalid>, CedarWasmFailed> =>
   Effect.gen(function*() {
     const wasm = yield* loadCedarWasm
     const set = yield* Effect.result(parsePolicySet(wasm, policies, source))

@@ -26,7 +26,8 @@ const MAX_DEPTH = 16
 
 const record = (attributes: Attributes): Type<string> => ({ type: "Record", attributes })
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /**
  * The Cedar type of a JSON Schema, or undefined when Cedar has none for it (a union, `null`, an
@@ -56,7 +57,9 @@ export const cedarType = (schema: unknown, depth = 0): Type<string> | undefined 
 /** The attributes of an object schema; `required` from the schema, or every one optional. */
 const objectAttributes = (schema: Record<string, unknown>, depth: number, allOptional: boolean): Attributes => {
   const properties = isObject(schema.properties) ? schema.properties : {}
-  const required = new Set(Array.isArray(schema.required) ? schema.required.filter((key) => typeof key === "string") : [])
+  const required = new Set(
+    Array.isArray(schema.required) ? schema.required.filter((key) => typeof key === "string") : []
+  )
   const attributes: Attributes = {}
   for (const [key, property] of Object.entries(properties)) {
     const type = cedarType(property, depth)
@@ -84,19 +87,32 @@ const argsType = (tools: ReadonlyArray<Tool>): Type<string> => {
 }
 
 const context = (args: Type<string> | undefined): Type<string> =>
-  record({ ...(args === undefined ? {} : { args: { ...args, required: true } }), client: { ...STRING, required: true }, era: { ...STRING, required: false } })
+  record({
+    ...(args === undefined ? {} : { args: { ...args, required: true } }),
+    client: { ...STRING, required: true },
+    era: { ...STRING, required: false }
+  })
 
 /** The Cedar schema (JSON form) of the request model, with `context.args` typed by `tools`. */
 export const cedarSchema = (tools: ReadonlyArray<Tool>): SchemaJson<string> => {
   const shape = (names: ReadonlyArray<string>, booleans: ReadonlyArray<string> = []) =>
-    record(Object.fromEntries([...names.map((name) => [name, { ...STRING, required: true }]), ...booleans.map((name) => [name, { ...BOOLEAN, required: true }])]))
-  const applies = (resource: string, args?: Type<string>) => ({ appliesTo: { principalTypes: ["Principal"], resourceTypes: [resource], context: context(args) } })
+    record(
+      Object.fromEntries([
+        ...names.map((name) => [name, { ...STRING, required: true }]),
+        ...booleans.map((name) => [name, { ...BOOLEAN, required: true }])
+      ])
+    )
+  const applies = (resource: string, args?: Type<string>) => ({
+    appliesTo: { principalTypes: ["Principal"], resourceTypes: [resource], context: context(args) }
+  })
   return {
     [NAMESPACE]: {
       entityTypes: {
         Role: {},
         Principal: { memberOfTypes: ["Role"] },
-        Tool: { shape: shape(["server", "name"], ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"]) },
+        Tool: {
+          shape: shape(["server", "name"], ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"])
+        },
         Resource: { shape: shape(["server", "uri"]) },
         Prompt: { shape: shape(["server", "name"]) }
       },
@@ -112,9 +128,14 @@ export const cedarSchema = (tools: ReadonlyArray<Tool>): SchemaJson<string> => {
 }
 
 /** The schema in Cedar's own text format (for `interlock schema --cedar`). */
-export const cedarSchemaText = (wasm: CedarWasm, schema: SchemaJson<string>): Effect.Effect<string, CedarWasmFailed> => {
+export const cedarSchemaText = (
+  wasm: CedarWasm,
+  schema: SchemaJson<string>
+): Effect.Effect<string, CedarWasmFailed> => {
   const answer = guarded(() => wasm.schemaToText(schema))
-  return answer?.type === "success" ? Effect.succeed(answer.text) : Effect.fail(new CedarWasmFailed({ detail: "Cedar could not print the schema" }))
+  return answer?.type === "success"
+    ? Effect.succeed(answer.text)
+    : Effect.fail(new CedarWasmFailed({ detail: "Cedar could not print the schema" }))
 }
 
 /** Validates `policies` (default all) of `set` against `schema`; every error, with its position. */
@@ -127,18 +148,38 @@ export const validationErrors = (
   Effect.suspend(() => {
     if (policies.length === 0) return Effect.succeed([])
     const answer = guarded(() =>
-      wasm.validate({ schema, policies: { staticPolicies: Object.fromEntries(policies.map((policy) => [policy.id, policy.text])) } })
+      wasm.validate({
+        schema,
+        policies: { staticPolicies: Object.fromEntries(policies.map((policy) => [policy.id, policy.text])) }
+      })
     )
-    if (answer === undefined) return Effect.fail(new CedarWasmFailed({ detail: "Cedar could not validate the policies" }))
-    if (answer.type === "failure") {
-      return Effect.succeed(answer.errors.map((error) => new CedarPolicyInvalid({ source: set.source, detail: `the Cedar schema is not valid: ${error.message}` })))
+    if (answer === undefined) {
+      return Effect.fail(new CedarWasmFailed({ detail: "Cedar could not validate the policies" }))
     }
-    return Effect.succeed(answer.validationErrors.map((error) => invalidAt(set, error.error, set.byId.get(error.policyId)?.offset ?? 0, error.policyId)))
+    if (answer.type === "failure") {
+      return Effect.succeed(
+        answer.errors.map((error) =>
+          new CedarPolicyInvalid({ source: set.source, detail: `the Cedar schema is not valid: ${error.message}` })
+        )
+      )
+    }
+    return Effect.succeed(
+      answer.validationErrors.map((error) =>
+        invalidAt(set, error.error, set.byId.get(error.policyId)?.offset ?? 0, error.policyId)
+      )
+    )
   })
 
 /** Validates the whole set against `schema`, failing with the first error. */
-export const validatePolicySet = (wasm: CedarWasm, set: CedarPolicySet, schema: CedarSchemaInput): Effect.Effect<void, CedarPolicyInvalid | CedarWasmFailed> =>
-  Effect.flatMap(validationErrors(wasm, set, schema), (errors) => (errors.length === 0 ? Effect.void : Effect.fail(errors[0])))
+export const validatePolicySet = (
+  wasm: CedarWasm,
+  set: CedarPolicySet,
+  schema: CedarSchemaInput
+): Effect.Effect<void, CedarPolicyInvalid | CedarWasmFailed> =>
+  Effect.flatMap(
+    validationErrors(wasm, set, schema),
+    (errors) => (errors.length === 0 ? Effect.void : Effect.fail(errors[0]))
+  )
 
 /**
  * Validates the set against a listing (see the module's header): policies scoped to one listed
@@ -150,7 +191,9 @@ export const validateAgainstListing = (
   tools: ReadonlyArray<Tool>
 ): Effect.Effect<ReadonlyArray<CedarPolicyInvalid>, CedarWasmFailed> =>
   Effect.gen(function*() {
-    const byKey = new Map(tools.map((tool) => [uidKey({ type: TOOL, id: canonicalId(tool.serverId, tool.name) }), tool]))
+    const byKey = new Map(
+      tools.map((tool) => [uidKey({ type: TOOL, id: canonicalId(tool.serverId, tool.name) }), tool])
+    )
     const groups = new Map<Tool | undefined, Array<CedarPolicyInfo>>()
     for (const policy of set.policies) {
       const tool = policy.resource === undefined ? undefined : byKey.get(policy.resource)

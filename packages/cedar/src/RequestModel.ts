@@ -6,8 +6,8 @@
  * `Interlock::Resource::"<uri>"`; `Interlock::Prompt::"<server>/<name>"`), and the context
  * (`args` as a Cedar record, `client`, and `era` when known). Pure.
  */
-import { canonicalName, effectiveHints, type HookContext, type JsonObject, type Tool } from "@interlock/core"
 import type { CedarValueJson, Context, TypeAndId } from "@cedar-policy/cedar-wasm/nodejs"
+import { canonicalName, effectiveHints, type HookContext, type JsonObject, type Tool } from "@interlock/core"
 
 /** An entity as this model builds it (Cedar's EntityJson, with plain uids). */
 export interface Entity {
@@ -39,7 +39,8 @@ export const RESOURCE = `${NAMESPACE}::Resource`
 export const PROMPT = `${NAMESPACE}::Prompt`
 
 /** A tool's or prompt's entity id: the canonical (loose) names of its server and itself. */
-export const canonicalId = (serverId: string, name: string): string => `${canonicalName(serverId)}/${canonicalName(name)}`
+export const canonicalId = (serverId: string, name: string): string =>
+  `${canonicalName(serverId)}/${canonicalName(name)}`
 
 /** The key of an entity uid in slice indexes: `Type::"id"` as JSON. */
 export const uidKey = (uid: TypeAndId): string => `${uid.type}\u0000${uid.id}`
@@ -124,7 +125,13 @@ export const cedarArgs = (args: JsonObject): Record<string, CedarValueJson> | un
 }
 
 /** A callTool request, or undefined when the arguments cannot be given to Cedar. */
-export const callRequest = (serverId: string, name: string, args: JsonObject, ctx: HookContext, tool: Tool | undefined): CedarRequest | undefined => {
+export const callRequest = (
+  serverId: string,
+  name: string,
+  args: JsonObject,
+  ctx: HookContext,
+  tool: Tool | undefined
+): CedarRequest | undefined => {
   const record = cedarArgs(args)
   if (record === undefined) return undefined
   return request(ctx, "callTool", toolEntity(serverId, name, tool), { ...baseContext(ctx), args: record })
@@ -136,17 +143,33 @@ export const listRequest = (tool: Tool, ctx: HookContext): CedarRequest => {
 }
 
 /** The context of a partial callTool request whose arguments are unknown (for listings). */
-export const unknownArgsContext = (ctx: HookContext): Context => ({ ...baseContext(ctx), args: { __extn: { fn: "unknown", arg: "args" } } })
+export const unknownArgsContext = (ctx: HookContext): Context => ({
+  ...baseContext(ctx),
+  args: { __extn: { fn: "unknown", arg: "args" } }
+})
 
 /** A readResource request. */
 export const readRequest = (serverId: string, uri: string, ctx: HookContext): CedarRequest => {
-  return request(ctx, "readResource", { uid: { type: RESOURCE, id: uri }, attrs: { server: canonicalName(serverId), uri }, parents: [] }, baseContext(ctx))
+  return request(ctx, "readResource", {
+    uid: { type: RESOURCE, id: uri },
+    attrs: { server: canonicalName(serverId), uri },
+    parents: []
+  }, baseContext(ctx))
 }
 
 /** A getPrompt request, or undefined when the arguments cannot be given to Cedar. */
-export const promptRequest = (serverId: string, name: string, args: JsonObject, ctx: HookContext): CedarRequest | undefined => {
+export const promptRequest = (
+  serverId: string,
+  name: string,
+  args: JsonObject,
+  ctx: HookContext
+): CedarRequest | undefined => {
   const record = cedarArgs(args)
   if (record === undefined) return undefined
-  const resource: Entity = { uid: { type: PROMPT, id: canonicalId(serverId, name) }, attrs: { server: canonicalName(serverId), name: canonicalName(name) }, parents: [] }
+  const resource: Entity = {
+    uid: { type: PROMPT, id: canonicalId(serverId, name) },
+    attrs: { server: canonicalName(serverId), name: canonicalName(name) },
+    parents: []
+  }
   return request(ctx, "getPrompt", resource, { ...baseContext(ctx), args: record })
 }

@@ -9,6 +9,6 @@ import { cedar } from "./CedarPolicy.ts"
 export const Policy = { cedar } as const
 export { type CedarError, CedarPolicyInvalid, CedarWasmFailed } from "./CedarErrors.ts"
 export type { CedarOptions } from "./CedarPolicy.ts"
-export { type CedarSchemaInput, cedarSchema } from "./CedarValidation.ts"
-export { ACTIONS, ANONYMOUS, type CedarAction, canonicalId, cedarArgs, NAMESPACE } from "./RequestModel.ts"
 export * as CedarTools from "./CedarTools.ts"
+export { cedarSchema, type CedarSchemaInput } from "./CedarValidation.ts"
+export { ACTIONS, ANONYMOUS, canonicalId, type CedarAction, cedarArgs, NAMESPACE } from "./RequestModel.ts"

@@ -41,38 +41,61 @@ const ORDER = { deny: 0, ask: 1, allow: 2 } as const
 
 const jsonRule = (spec: RuleSpec, index: number): PolicyRule => ({
   id: `r${index}`,
-  match: spec.kind === "exact" ? `${spec.server}/${spec.name}` : spec.kind === "server" ? `${spec.server}/*` : spec.kind === "any" ? "*" : spec.name,
+  match: spec.kind === "exact"
+    ? `${spec.server}/${spec.name}`
+    : spec.kind === "server"
+    ? `${spec.server}/*`
+    : spec.kind === "any"
+    ? "*"
+    : spec.name,
   decision: spec.decision,
   reason: `reason ${index}`,
   ...(spec.principal === undefined ? {} : { principals: [spec.principal] }),
   ...(spec.readOnly === undefined ? {} : { annotations: { readOnlyHint: spec.readOnly } }),
-  ...(spec.prefix === undefined ? {} : { when: (args) => typeof args.path === "string" && args.path.startsWith(spec.prefix!) })
+  ...(spec.prefix === undefined
+    ? {}
+    : { when: (args) => typeof args.path === "string" && args.path.startsWith(spec.prefix!) })
 })
 
 const cedarPolicy = (spec: RuleSpec, index: number): string => {
   const resource = spec.kind === "exact" ? `resource == Interlock::Tool::"${spec.server}/${spec.name}"` : "resource"
-  const principal = spec.principal === undefined ? "principal" : `principal == Interlock::Principal::"${spec.principal}"`
+  const principal = spec.principal === undefined
+    ? "principal"
+    : `principal == Interlock::Principal::"${spec.principal}"`
   const conditions = [
     spec.kind === "server" ? `resource.server == "${spec.server}"` : undefined,
     spec.kind === "bare" ? `resource.name == "${spec.name}"` : undefined,
     spec.readOnly === undefined ? undefined : `resource.readOnlyHint == ${spec.readOnly}`,
     spec.prefix === undefined ? undefined : `context.args has path && context.args.path like "${spec.prefix}*"`
   ].filter((c) => c !== undefined)
-  const annotations = `@id("r${index}") ${spec.decision === "ask" ? `@ask("reason ${index}")` : `@reason("reason ${index}")`}`
+  const annotations = `@id("r${index}") ${
+    spec.decision === "ask" ? `@ask("reason ${index}")` : `@reason("reason ${index}")`
+  }`
   const effect = spec.decision === "deny" ? "forbid" : "permit"
-  return `${annotations}\n${effect}(${principal}, action == Interlock::Action::"callTool", ${resource})${conditions.length === 0 ? "" : ` when { ${conditions.join(" && ")} }`};`
+  return `${annotations}\n${effect}(${principal}, action == Interlock::Action::"callTool", ${resource})${
+    conditions.length === 0 ? "" : ` when { ${conditions.join(" && ")} }`
+  };`
 }
 
-const ordered = (specs: ReadonlyArray<RuleSpec>) => specs.map((spec, index) => ({ spec, index })).sort((a, b) => ORDER[a.spec.decision] - ORDER[b.spec.decision])
+const ordered = (specs: ReadonlyArray<RuleSpec>) =>
+  specs.map((spec, index) => ({ spec, index })).sort((a, b) => ORDER[a.spec.decision] - ORDER[b.spec.decision])
 
 const context = (spec: CallSpec) =>
-  new HookContext({ client: "prop", serverId: spec.server, assigns: {}, principal: spec.principal === undefined ? undefined : new Principal({ id: spec.principal, roles: spec.roles }) })
+  new HookContext({
+    client: "prop",
+    serverId: spec.server,
+    assigns: {},
+    principal: spec.principal === undefined ? undefined : new Principal({ id: spec.principal, roles: spec.roles })
+  })
 
 /** The decisions under both policies of one call spelled `name`. */
 const bothDecide = (specs: ReadonlyArray<RuleSpec>, c: CallSpec, server: string, name: string) =>
   Effect.gen(function*() {
     const rules = ordered(specs)
-    const json = yield* Effect.provide(Effect.service(Policy), Policy.rules({ rules: rules.map(({ index, spec }) => jsonRule(spec, index)), default: "deny" }))
+    const json = yield* Effect.provide(
+      Effect.service(Policy),
+      Policy.rules({ rules: rules.map(({ index, spec }) => jsonRule(spec, index)), default: "deny" })
+    )
     const cedar = yield* compile(rules.map(({ index, spec }) => cedarPolicy(spec, index)).join("\n"))
     const args = c.path === undefined ? {} : { path: c.path }
     const described = tool(c.server, c.name, { readOnlyHint: c.readOnly })
@@ -99,9 +122,14 @@ describe("Cedar and JSON rules decide alike", () => {
     )
   )
 
-  it.effect.prop("for loose name variants of the called tool", [variantCall], ([{ c, name, server, specs }]) =>
-    Effect.gen(function*() {
-      const { actual, expected } = yield* bothDecide(specs, c, server, name)
-      assert.strictEqual(actual, expected)
-    }), { arbitrary: { runs: 150 } })
+  it.effect.prop(
+    "for loose name variants of the called tool",
+    [variantCall],
+    ([{ c, name, server, specs }]) =>
+      Effect.gen(function*() {
+        const { actual, expected } = yield* bothDecide(specs, c, server, name)
+        assert.strictEqual(actual, expected)
+      }),
+    { arbitrary: { runs: 150 } }
+  )
 })

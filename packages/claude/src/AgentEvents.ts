@@ -9,25 +9,39 @@
  * - `additionalContext` and `customInstructions` are collected, in hook order;
  * - a hook that fails, times out or returns junk ends with Failed, which callers treat closed.
  */
-import { Effect, Schema } from "effect"
 import { defineEvents, eventNames, verdictSchema, type VerdictTypeOf } from "@interlock/core"
+import { Effect, Schema } from "effect"
+import type { ClaudeFailureKind } from "./ClaudeErrors.ts"
 import type { ClaudeInputOf } from "./ClaudeEvent.ts"
 import { type CompiledClaudeHooks, invoke, select } from "./ClaudeHook.ts"
-import type { ClaudeFailureKind } from "./ClaudeErrors.ts"
 import { read, type Reading } from "./Reading.ts"
 import { coerce } from "./ReturnValue.ts"
 
 const optionalText = Schema.optional(Schema.String)
 const Continue = {
-  schema: verdictSchema("Continue", { additionalContext: optionalText, customInstructions: optionalText, systemMessage: optionalText }),
+  schema: verdictSchema("Continue", {
+    additionalContext: optionalText,
+    customInstructions: optionalText,
+    systemMessage: optionalText
+  }),
   status: "continue"
 } as const
 const Block = { schema: verdictSchema("Block", { reason: Schema.String }), status: "block" } as const
 const KeepGoing = { schema: verdictSchema("KeepGoing", { reason: Schema.String }), status: "keep_going" } as const
 const Halt = { schema: verdictSchema("Halt", { stopReason: Schema.String }), status: "halt" } as const
 
-const refusable = { args: ["input"], verdicts: { Continue, Block, Halt }, order: "outside-in", failure: "closed" } as const
-const stoppable = { args: ["input"], verdicts: { Continue, KeepGoing, Halt }, order: "outside-in", failure: "closed" } as const
+const refusable = {
+  args: ["input"],
+  verdicts: { Continue, Block, Halt },
+  order: "outside-in",
+  failure: "closed"
+} as const
+const stoppable = {
+  args: ["input"],
+  verdicts: { Continue, KeepGoing, Halt },
+  order: "outside-in",
+  failure: "closed"
+} as const
 
 /**
  * The agent-level events, as rows of core's registry (Claude's names; the agent package's
@@ -69,7 +83,8 @@ export type AgentOutcome =
 export const DEFAULT_AGENT_HOOK_TIMEOUT_MS = 5_000
 
 /** A block of this event keeps the agent going (its row answers KeepGoing, not Block). */
-const keepsGoing = (event: AgentEventName): boolean => Object.hasOwn(CLAUDE_AGENT_EVENT_ROWS[event].verdicts, "KeepGoing")
+const keepsGoing = (event: AgentEventName): boolean =>
+  Object.hasOwn(CLAUDE_AGENT_EVENT_ROWS[event].verdicts, "KeepGoing")
 
 /** The outcome of one hook's reading (Continue carries that hook's context only). */
 export const outcomeOf = (event: AgentEventName, reading: Reading): AgentOutcome => {

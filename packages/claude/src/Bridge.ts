@@ -10,17 +10,29 @@
  * no event at all (not JSON, not an object, an unknown event) exits 2, Claude Code's blocking exit,
  * with one line on stderr. An allow whose audit row cannot be written becomes a deny.
  */
+import {
+  ANSWERED,
+  AuditRecord,
+  HookContext,
+  type Hooks,
+  type Interlock,
+  type JsonObject,
+  JsonText,
+  type Policy,
+  type Receipt,
+  type ToolCall,
+  ToolResult
+} from "@interlock/core"
 import { Cause, Clock, Duration, Effect, Exit } from "effect"
-import { ANSWERED, AuditRecord, HookContext, type Hooks, type Interlock, type JsonObject, JsonText, type Policy, type Receipt, type ToolCall, ToolResult } from "@interlock/core"
 import { type AgentEventInput, isAgentEvent, runAgentEvent } from "./AgentEvents.ts"
 import { AuditSink } from "./AuditSink.ts"
+import { agentAnswer, type ClosedTarget, failClosed } from "./BridgeAgent.ts"
 import { type Answer, approvalAnswer, failureAnswer, permissionAnswer, postAnswer, preAnswer } from "./BridgeAnswers.ts"
 import { CLAUDE_PRINCIPAL, failWith, governed, lastRewrite, respondWith } from "./BridgeTools.ts"
-import { agentAnswer, type ClosedTarget, failClosed } from "./BridgeAgent.ts"
+import type { BadEvent } from "./ClaudeErrors.ts"
 import { type ClaudeInput, type ClaudeToolInput, isClaudeEvent, parseEvent } from "./ClaudeEvent.ts"
 import { type CompiledClaudeHooks, emptyHooks } from "./ClaudeHook.ts"
 import { toWire } from "./ClaudeOutput.ts"
-import type { BadEvent } from "./ClaudeErrors.ts"
 import { approver } from "./PolicyHooks.ts"
 import { fromClaudeName } from "./ToolNames.ts"
 import { toResult } from "./ToolResponse.ts"
@@ -73,7 +85,9 @@ const kindOf = (stdin: string): ClosedTarget | undefined => {
   }
   if (typeof value !== "object" || value === null) return undefined
   const { hook_event_name: name, tool_name: tool } = value as { hook_event_name?: unknown; tool_name?: unknown }
-  return isClaudeEvent(name) ? { hook_event_name: name, tool_name: typeof tool === "string" ? tool : undefined } : undefined
+  return isClaudeEvent(name)
+    ? { hook_event_name: name, tool_name: typeof tool === "string" ? tool : undefined }
+    : undefined
 }
 
 /** The result for stdin that did not parse into an event: closed in JSON for a known kind, else exit 2. */
@@ -81,17 +95,26 @@ const unreadable = (stdin: string, parsed: Exit.Failure<ClaudeInput, BadEvent>):
   const error = Cause.findErrorOption(parsed.cause)
   const detail = error._tag === "Some" ? error.value.detail : "the event could not be read"
   const kind = kindOf(stdin)
-  return kind === undefined ? badInput(detail) : answered(failClosed(kind, `Interlock could not read this event: ${detail}`))
+  return kind === undefined
+    ? badInput(detail)
+    : answered(failClosed(kind, `Interlock could not read this event: ${detail}`))
 }
 
-const answered = (answer: Answer): BridgeResult => ({ stdout: `${JSON.stringify(toWire(answer.output))}\n`, exitCode: 0, stderr: "" })
+const answered = (answer: Answer): BridgeResult => ({
+  stdout: `${JSON.stringify(toWire(answer.output))}\n`,
+  exitCode: 0,
+  stderr: ""
+})
 
 const toolAnswer = (input: ClaudeToolInput, options: BridgeOptions) =>
   Effect.gen(function*() {
     const settings = options.settings
     switch (input.hook_event_name) {
       case "PreToolUse": {
-        const g = lastRewrite(yield* governed(input, "preToolCall", respondWith(ToolResult.text("")), settings), options.rewriteInput)
+        const g = lastRewrite(
+          yield* governed(input, "preToolCall", respondWith(ToolResult.text("")), settings),
+          options.rewriteInput
+        )
         return { answer: preAnswer(g), receipt: g.receipt }
       }
       case "PermissionRequest": {
@@ -102,7 +125,12 @@ const toolAnswer = (input: ClaudeToolInput, options: BridgeOptions) =>
         if (answer.decision !== "ask" || hooks.length === 0) return { answer, receipt: g.receipt }
         const approval = yield* approver(options.agentHooks!)({
           call: g.original,
-          ctx: new HookContext({ client: "claude-code", serverId: g.tool.serverId, principal: CLAUDE_PRINCIPAL, assigns: { claude: input } }),
+          ctx: new HookContext({
+            client: "claude-code",
+            serverId: g.tool.serverId,
+            principal: CLAUDE_PRINCIPAL,
+            assigns: { claude: input }
+          }),
           reason: answer.reason ?? "",
           rule: answer.rule
         })
@@ -141,7 +169,13 @@ const POLICY_EVENTS: ReadonlySet<string> = new Set(["PreToolUse", "PermissionReq
 const EVENT_SERVER = "claude-code"
 
 /** The audit record of one answered event: the bridge's answer in `claudeDecision`, `decision` the policy's (as in the gateway's rows). */
-const recordOf = (input: ClaudeInput, time: number, durationMs: number, answer: Answer, receipt: Receipt | undefined): AuditRecord => {
+const recordOf = (
+  input: ClaudeInput,
+  time: number,
+  durationMs: number,
+  answer: Answer,
+  receipt: Receipt | undefined
+): AuditRecord => {
   const event = input.hook_event_name
   const tool = "tool_name" in input && typeof input.tool_name === "string" ? fromClaudeName(input.tool_name) : undefined
   const toolUseId = (input as { tool_use_id?: unknown }).tool_use_id
@@ -168,20 +202,36 @@ const recordOf = (input: ClaudeInput, time: number, durationMs: number, answer: 
 }
 
 /** Answers an event that was read, failing closed on any failure, and audits the answer. */
-const answerEvent = (input: ClaudeInput, options: BridgeOptions): Effect.Effect<BridgeResult, never, Hooks | Policy | AuditSink> =>
+const answerEvent = (
+  input: ClaudeInput,
+  options: BridgeOptions
+): Effect.Effect<BridgeResult, never, Hooks | Policy | AuditSink> =>
   Effect.gen(function*() {
     const start = yield* Clock.currentTimeMillis
     const deadline = options.deadline
     const decision = deadline === undefined ? decide(input, options) : decide(input, options).pipe(
-      Effect.timeoutOrElse({ duration: Duration.times(deadline, 0.9), orElse: () => Effect.succeed({ answer: failClosed(input, LATE), receipt: undefined }) })
+      Effect.timeoutOrElse({
+        duration: Duration.times(deadline, 0.9),
+        orElse: () => Effect.succeed({ answer: failClosed(input, LATE), receipt: undefined })
+      })
     )
     const decided = yield* Effect.exit(decision)
     const { answer, receipt } = Exit.isSuccess(decided)
       ? decided.value
-      : { answer: failClosed(input, Cause.hasInterruptsOnly(decided.cause) ? "Interlock was interrupted" : "Interlock failed to evaluate this event"), receipt: undefined }
+      : {
+        answer: failClosed(
+          input,
+          Cause.hasInterruptsOnly(decided.cause)
+            ? "Interlock was interrupted"
+            : "Interlock failed to evaluate this event"
+        ),
+        receipt: undefined
+      }
     const sink = yield* AuditSink
     const end = yield* Clock.currentTimeMillis
-    const recorded = yield* Effect.exit(Effect.suspend(() => sink.record(recordOf(input, start, end - start, answer, receipt))))
+    const recorded = yield* Effect.exit(
+      Effect.suspend(() => sink.record(recordOf(input, start, end - start, answer, receipt)))
+    )
     if (Exit.isFailure(recorded) && answer.decision === "allow") {
       return answered(failClosed(input, "Interlock could not record this decision in its audit store"))
     }
@@ -192,14 +242,19 @@ const answerEvent = (input: ClaudeInput, options: BridgeOptions): Effect.Effect<
  * Runs the bridge on one event's JSON text (what Claude Code wrote on stdin). Needs the
  * configured Hooks and Policy services and an AuditSink. Never fails and never throws.
  */
-export const run = (stdin: string, options: BridgeOptions = {}): Effect.Effect<BridgeResult, never, Hooks | Policy | AuditSink> => {
+export const run = (
+  stdin: string,
+  options: BridgeOptions = {}
+): Effect.Effect<BridgeResult, never, Hooks | Policy | AuditSink> => {
   const parsed = parseEvent(stdin)
   if (Exit.isFailure(parsed)) return Effect.succeed(unreadable(stdin, parsed))
   const closed = (reason: string) => Effect.succeed(answered(failClosed(parsed.value, reason)))
   const answer = answerEvent(parsed.value, options)
-  return (options.deadline === undefined ? answer : answer.pipe(Effect.timeoutOrElse({ duration: options.deadline, orElse: () => closed(LATE) }))).pipe(
-    Effect.catchCause(() => closed("Interlock failed to evaluate this event"))
-  )
+  return (options.deadline === undefined
+    ? answer
+    : answer.pipe(Effect.timeoutOrElse({ duration: options.deadline, orElse: () => closed(LATE) }))).pipe(
+      Effect.catchCause(() => closed("Interlock failed to evaluate this event"))
+    )
 }
 
 /**

@@ -26,12 +26,24 @@ export const failClosed = (input: ClosedTarget, reason: string): Answer => {
   switch (input.hook_event_name) {
     case "PreToolUse":
       return {
-        output: { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } },
+        output: {
+          hookSpecificOutput: {
+            hookEventName: "PreToolUse",
+            permissionDecision: "deny",
+            permissionDecisionReason: reason
+          }
+        },
         decision: "deny",
         reason
       }
     case "PermissionRequest":
-      return { output: { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message: reason } } }, decision: "deny", reason }
+      return {
+        output: {
+          hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message: reason } }
+        },
+        decision: "deny",
+        reason
+      }
     case "PostToolUse":
       // The output may be what a failed redaction was for: an MCP tool's is withheld, a built-in's blocked.
       return {
@@ -39,7 +51,12 @@ export const failClosed = (input: ClosedTarget, reason: string): Answer => {
           decision: "block",
           reason,
           ...(isMcpToolName(input.tool_name ?? "")
-            ? { hookSpecificOutput: { hookEventName: "PostToolUse", updatedMCPToolOutput: { content: [{ type: "text", text: UNCHECKED_TEXT }], isError: true } } }
+            ? {
+              hookSpecificOutput: {
+                hookEventName: "PostToolUse",
+                updatedMCPToolOutput: { content: [{ type: "text", text: UNCHECKED_TEXT }], isError: true }
+              }
+            }
             : {})
         },
         decision: "withheld",
@@ -60,7 +77,9 @@ const continued = (input: AgentEventInput, outcome: Extract<AgentOutcome, { _tag
   const top = outcome.systemMessage === undefined ? {} : { systemMessage: outcome.systemMessage }
   const event = input.hook_event_name
   if (event === "PreCompact") {
-    return outcome.customInstructions === undefined ? top : { ...top, hookSpecificOutput: { hookEventName: event, customInstructions: outcome.customInstructions } }
+    return outcome.customInstructions === undefined
+      ? top
+      : { ...top, hookSpecificOutput: { hookEventName: event, customInstructions: outcome.customInstructions } }
   }
   if (event === "Stop" || event === "SubagentStop" || outcome.additionalContext === undefined) return top
   return { ...top, hookSpecificOutput: { hookEventName: event, additionalContext: outcome.additionalContext } }
@@ -76,7 +95,11 @@ export const agentAnswer = (input: AgentEventInput, outcome: AgentOutcome): Answ
     case "KeepGoing":
       return { output: { decision: "block", reason: outcome.reason }, decision: "keep_going", reason: outcome.reason }
     case "Halt":
-      return { output: { continue: false, stopReason: outcome.stopReason }, decision: "halt", reason: outcome.stopReason }
+      return {
+        output: { continue: false, stopReason: outcome.stopReason },
+        decision: "halt",
+        reason: outcome.stopReason
+      }
     case "Failed": {
       const reason = `Interlock: hook ${outcome.hookId} failed (${outcome.kind})`
       return { ...failClosed(input, reason), rule: outcome.hookId }

@@ -15,8 +15,15 @@
  *   result (a post-hook failed) is redacted the same way. Hooks' context becomes `additionalContext`.
  * - PostToolUseFailure: a recovered error becomes `additionalContext`.
  */
+import {
+  type ApprovalAnswer,
+  type CallError,
+  Canonical,
+  type ClaudeDecision,
+  ToolResult,
+  WITHHELD_TEXT
+} from "@interlock/core"
 import { Exit } from "effect"
-import { type ApprovalAnswer, Canonical, type CallError, type ClaudeDecision, ToolResult, WITHHELD_TEXT } from "@interlock/core"
 import type { Json } from "effect/Schema"
 import type { Governed } from "./BridgeTools.ts"
 import { contextOf, haltOf } from "./ClaudeMeta.ts"
@@ -53,7 +60,10 @@ const refusal = (error: CallError | undefined): { reason: string; rule?: string 
       }
       break
     case "HookFailed":
-      return { reason: `Interlock: hook ${error.hookId} failed (${error.kind}), so the call is denied`, rule: error.hookId }
+      return {
+        reason: `Interlock: hook ${error.hookId} failed (${error.kind}), so the call is denied`,
+        rule: error.hookId
+      }
   }
   return { reason: "Interlock could not evaluate this call" }
 }
@@ -68,13 +78,28 @@ export const preAnswer = (g: Governed): Answer => {
     const stop = haltOf(g.exit.value.meta)
     if (stop !== undefined) {
       const reason = stop || "Stopped by an Interlock hook"
-      const deny = { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } as const
-      return { output: { continue: false, stopReason: reason, hookSpecificOutput: deny }, decision: "halt", reason, rule }
+      const deny = {
+        hookEventName: "PreToolUse",
+        permissionDecision: "deny",
+        permissionDecisionReason: reason
+      } as const
+      return {
+        output: { continue: false, stopReason: reason, hookSpecificOutput: deny },
+        decision: "halt",
+        reason,
+        rule
+      }
     }
     // A hook answered for the tool: Claude gets the answer as the reason; the audit row never holds it.
     const answer = g.exit.value.text.slice(0, 2_000) || "Answered by an Interlock hook"
     return {
-      output: { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: answer } },
+      output: {
+        hookSpecificOutput: {
+          hookEventName: "PreToolUse",
+          permissionDecision: "deny",
+          permissionDecisionReason: answer
+        }
+      },
       decision: "deny",
       reason: "a hook answered for the tool (Halt)",
       rule
@@ -83,7 +108,13 @@ export const preAnswer = (g: Governed): Answer => {
   if (error !== undefined || g.sent === undefined) {
     if (g.asked !== undefined && error?._tag === "Denied" && error.reason._tag === "ApprovalDenied") {
       return {
-        output: { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: g.asked.reason } },
+        output: {
+          hookSpecificOutput: {
+            hookEventName: "PreToolUse",
+            permissionDecision: "ask",
+            permissionDecisionReason: g.asked.reason
+          }
+        },
         decision: "ask",
         reason: g.asked.reason,
         rule: g.asked.rule,
@@ -92,7 +123,13 @@ export const preAnswer = (g: Governed): Answer => {
     }
     const { reason, rule } = refusal(error)
     return {
-      output: { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } },
+      output: {
+        hookSpecificOutput: {
+          hookEventName: "PreToolUse",
+          permissionDecision: "deny",
+          permissionDecisionReason: reason
+        }
+      },
       decision: "deny",
       reason,
       rule,
@@ -126,7 +163,13 @@ export const preAnswer = (g: Governed): Answer => {
   // it, and Claude Code's own permissions decide as they would have (2.1.332 applies updatedInput without a decision).
   if (rewritten && g.beforeLastRewrite !== undefined && sameJson(g.beforeLastRewrite.args, g.original.args)) {
     return {
-      output: { hookSpecificOutput: { hookEventName: "PreToolUse", updatedInput: sent.args, ...(additionalContext === undefined ? {} : { additionalContext }) } },
+      output: {
+        hookSpecificOutput: {
+          hookEventName: "PreToolUse",
+          updatedInput: sent.args,
+          ...(additionalContext === undefined ? {} : { additionalContext })
+        }
+      },
       decision: "none",
       ...base
     }
@@ -149,7 +192,9 @@ export const preAnswer = (g: Governed): Answer => {
     }
   }
   return {
-    output: additionalContext === undefined ? {} : { hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext } },
+    output: additionalContext === undefined
+      ? {}
+      : { hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext } },
     decision: "none",
     ...base
   }
@@ -161,7 +206,12 @@ export const permissionAnswer = (g: Governed): Answer => {
   if (pre.decision === "allow") {
     // The CLI requires updatedInput on an allow; the call's own input (or the rewritten one) is the safe value.
     const updatedInput = (pre.rewritten === true ? g.sent?.args : undefined) ?? g.original.args
-    return { ...pre, output: { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow", updatedInput } } } }
+    return {
+      ...pre,
+      output: {
+        hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow", updatedInput } }
+      }
+    }
   }
   if (pre.decision === "deny" || pre.decision === "halt") {
     const message = pre.reason ?? "denied by Interlock"
@@ -181,13 +231,23 @@ export const approvalAnswer = (g: Governed, asked: Answer, approval: ApprovalAns
   if (approval.decision === "allow") {
     return {
       ...asked,
-      output: { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow", updatedInput: g.original.args } } },
+      output: {
+        hookSpecificOutput: {
+          hookEventName: "PermissionRequest",
+          decision: { behavior: "allow", updatedInput: g.original.args }
+        }
+      },
       decision: "allow",
       reason: "approved by a PermissionRequest hook"
     }
   }
   const message = approval.reason ?? "denied by a PermissionRequest hook"
-  return { ...asked, output: { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message } } }, decision: "deny", reason: message }
+  return {
+    ...asked,
+    output: { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message } } },
+    decision: "deny",
+    reason: message
+  }
 }
 
 /** PostToolUse's answer. `response` is the tool_response Claude Code sent, to keep its shape. */
@@ -204,7 +264,9 @@ export const postAnswer = (g: Governed, original: ToolResult, response: Json | u
   const replaced = !withheld && !sameJson(callToolResult(final), callToolResult(original))
   if (!withheld && !replaced) {
     return {
-      output: additionalContext === undefined ? {} : { hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext } },
+      output: additionalContext === undefined
+        ? {}
+        : { hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext } },
       decision: "continue"
     }
   }
@@ -227,9 +289,17 @@ export const postAnswer = (g: Governed, original: ToolResult, response: Json | u
     }
   }
   // A built-in's output cannot be replaced: block it, and give the replacement as context.
-  const context = joined([`${reason}. Use this instead of the tool's output:`, text, ...(additionalContext === undefined ? [] : [additionalContext])])
+  const context = joined([
+    `${reason}. Use this instead of the tool's output:`,
+    text,
+    ...(additionalContext === undefined ? [] : [additionalContext])
+  ])
   return {
-    output: { decision: "block", reason, hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: context } },
+    output: {
+      decision: "block",
+      reason,
+      hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: context }
+    },
     decision,
     reason
   }
@@ -240,7 +310,12 @@ export const failureAnswer = (g: Governed): Answer => {
   if (Exit.isSuccess(g.exit) && g.receipt?.outcome === "recovered") {
     const text = g.exit.value.text
     return {
-      output: { hookSpecificOutput: { hookEventName: "PostToolUseFailure", additionalContext: `Interlock recovered this failure: ${text}` } },
+      output: {
+        hookSpecificOutput: {
+          hookEventName: "PostToolUseFailure",
+          additionalContext: `Interlock recovered this failure: ${text}`
+        }
+      },
       decision: "recovered"
     }
   }

@@ -6,7 +6,15 @@
  */
 
 /** The events the bridge is wired to, in the README's order. */
-export const BRIDGE_EVENTS = ["PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop", "SubagentStop"] as const
+export const BRIDGE_EVENTS = [
+  "PreToolUse",
+  "PermissionRequest",
+  "PostToolUse",
+  "PostToolUseFailure",
+  "UserPromptSubmit",
+  "Stop",
+  "SubagentStop"
+] as const
 
 /** The tool events: their entries take a matcher. */
 const MATCHED: ReadonlySet<string> = new Set(["PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure"])
@@ -43,9 +51,18 @@ export interface BridgeGroup {
 }
 
 /** The settings.json object whose `hooks` run the bridge on every event it answers. */
-export const bridgeSettings = (options: BridgeSettingsOptions): { readonly hooks: Readonly<Record<string, ReadonlyArray<BridgeGroup>>> } => {
-  const hook: BridgeHook = { type: "command", command: bridgeCommandLine(options), timeout: options.timeout ?? DEFAULT_BRIDGE_TIMEOUT_SECONDS, onFailure: "block" }
+export const bridgeSettings = (
+  options: BridgeSettingsOptions
+): { readonly hooks: Readonly<Record<string, ReadonlyArray<BridgeGroup>>> } => {
+  const hook: BridgeHook = {
+    type: "command",
+    command: bridgeCommandLine(options),
+    timeout: options.timeout ?? DEFAULT_BRIDGE_TIMEOUT_SECONDS,
+    onFailure: "block"
+  }
   return {
-    hooks: Object.fromEntries(BRIDGE_EVENTS.map((event) => [event, [{ ...(MATCHED.has(event) ? { matcher: "*" } : {}), hooks: [hook] }]]))
+    hooks: Object.fromEntries(
+      BRIDGE_EVENTS.map((event) => [event, [{ ...(MATCHED.has(event) ? { matcher: "*" } : {}), hooks: [hook] }]])
+    )
   }
 }

@@ -8,10 +8,9 @@
  * - PostToolUse: the post-hooks, over the response Claude Code got;
  * - PostToolUseFailure: the failure hooks, over the failure.
  */
-import { Cause, Effect, Exit } from "effect"
 import {
-  type ApprovalsShape,
   Approvals,
+  type ApprovalsShape,
   type CallError,
   type ConfigError,
   type HookEvent,
@@ -29,6 +28,7 @@ import {
   TransportError,
   unsupported
 } from "@interlock/core"
+import { Cause, Effect, Exit } from "effect"
 import type { ClaudeToolInput } from "./ClaudeEvent.ts"
 import { isMetaTool, listingPolicy } from "./MetaTools.ts"
 import { fromClaudeName, type ToolRef } from "./ToolNames.ts"
@@ -57,7 +57,9 @@ export interface Governed {
 /** Runs only `keep`'s hooks of the configured Hooks. */
 const only = (hooks: Hooks["Service"], keep: HookEvent): Hooks["Service"] => ({
   context: hooks.context,
-  byEvent: Object.fromEntries(Object.entries(hooks.byEvent).map(([event, list]) => [event, event === keep ? list : []])) as Hooks["Service"]["byEvent"]
+  byEvent: Object.fromEntries(
+    Object.entries(hooks.byEvent).map(([event, list]) => [event, event === keep ? list : []])
+  ) as Hooks["Service"]["byEvent"]
 })
 
 const ALLOW_ALL: PolicyShape = { decide: () => Effect.succeed(Policy.allow()) }
@@ -84,7 +86,11 @@ export const governed = (
       const tool = fromClaudeName(input.tool_name)
       const hooks = yield* Hooks
       // A meta-tool (ToolSearch) is a listing: the policy's default does not apply to it, its rules do.
-      const policy = keep !== "preToolCall" ? ALLOW_ALL : isMetaTool(input.tool_name) ? listingPolicy(yield* Policy) : yield* Policy
+      const policy = keep !== "preToolCall"
+        ? ALLOW_ALL
+        : isMetaTool(input.tool_name)
+        ? listingPolicy(yield* Policy)
+        : yield* Policy
       let sent: ToolCall | undefined
       let asked: Governed["asked"]
       const transport: ToolTransportShape = {
@@ -111,10 +117,15 @@ export const governed = (
         Effect.provideService(Approvals, approvals),
         Effect.provideService(ToolTransport, transport)
       )
-      const callId = typeof input.tool_use_id === "string" && input.tool_use_id.length > 0 ? input.tool_use_id : crypto.randomUUID()
+      const callId = typeof input.tool_use_id === "string" && input.tool_use_id.length > 0
+        ? input.tool_use_id
+        : crypto.randomUUID()
       const args = input.tool_input as JsonObject
       const exit = yield* Effect.exit(
-        calls.callTool({ serverId: tool.serverId, name: tool.name, args, callId }, { assigns: { claude: input }, principal: CLAUDE_PRINCIPAL })
+        calls.callTool({ serverId: tool.serverId, name: tool.name, args, callId }, {
+          assigns: { claude: input },
+          principal: CLAUDE_PRINCIPAL
+        })
       )
       const original = new ToolCall({ serverId: tool.serverId, name: tool.name, args, callId, meta: undefined })
       const error = errorOf(exit)
@@ -124,15 +135,21 @@ export const governed = (
   )
 
 /** The transport's answer after the call: the response Claude Code got. */
-export const respondWith = (result: ToolResult) => (_call: ToolCall): Effect.Effect<ToolResult, TransportError> => Effect.succeed(result)
+export const respondWith = (result: ToolResult) => (_call: ToolCall): Effect.Effect<ToolResult, TransportError> =>
+  Effect.succeed(result)
 
 /** The transport's answer for a failed call: a fixed TransportError (Claude's error text goes to hooks in the event). */
 export const failWith = (serverId: string) => (_call: ToolCall): Effect.Effect<ToolResult, TransportError> =>
   Effect.fail(new TransportError({ serverId, detail: "the tool failed in Claude Code" }))
 
 /** `g` with its final call's input rewritten by `rewrite`, when the call got through (no error, no halt) and `rewrite` changes it. */
-export const lastRewrite = (g: Governed, rewrite: ((call: ToolCall) => JsonObject | undefined) | undefined): Governed => {
-  if (rewrite === undefined || g.sent === undefined || g.error !== undefined || g.receipt?.outcome === "halted") return g
+export const lastRewrite = (
+  g: Governed,
+  rewrite: ((call: ToolCall) => JsonObject | undefined) | undefined
+): Governed => {
+  if (rewrite === undefined || g.sent === undefined || g.error !== undefined || g.receipt?.outcome === "halted") {
+    return g
+  }
   const args = rewrite(g.sent)
   return args === undefined ? g : { ...g, sent: g.sent.with({ args }), beforeLastRewrite: g.sent }
 }

@@ -25,7 +25,12 @@ export const CLAUDE_EVENTS = [
 export type ClaudeEventName = typeof CLAUDE_EVENTS[number]
 
 /** The tool events: they carry `tool_name` and `tool_input`. */
-export const TOOL_EVENTS: ReadonlySet<ClaudeEventName> = new Set(["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"])
+export const TOOL_EVENTS: ReadonlySet<ClaudeEventName> = new Set([
+  "PreToolUse",
+  "PostToolUse",
+  "PostToolUseFailure",
+  "PermissionRequest"
+])
 
 /** Whether a string names an event. */
 export const isClaudeEvent = (name: unknown): name is ClaudeEventName =>
@@ -140,7 +145,9 @@ export const decodeEvent = (value: unknown): Exit.Exit<ClaudeInput, BadEvent> =>
   if (name === undefined) return Exit.fail(new BadEvent({ detail: "hook_event_name is missing" }))
   if (typeof name !== "string") return Exit.fail(new BadEvent({ detail: "hook_event_name must be a string" }))
   if (!isClaudeEvent(name)) {
-    return Exit.fail(new BadEvent({ detail: `unknown hook_event_name ${safeName(name)}; the events are ${CLAUDE_EVENTS.join(", ")}` }))
+    return Exit.fail(
+      new BadEvent({ detail: `unknown hook_event_name ${safeName(name)}; the events are ${CLAUDE_EVENTS.join(", ")}` })
+    )
   }
   const exit = decoders[name](value)
   if (Exit.isSuccess(exit)) return Exit.succeed(exit.value as ClaudeInput)

@@ -6,9 +6,9 @@
  */
 import { HookRunner, isDeadline, toMillis } from "@interlock/core"
 import { type Duration, Effect, Predicate } from "effect"
-import { CLAUDE_EVENTS, type ClaudeEventName, type ClaudeInput, isClaudeEvent, TOOL_EVENTS } from "./ClaudeEvent.ts"
 import { ClaudeHookFailed, SettingsError } from "./ClaudeErrors.ts"
-import { type ClaudeReturn, type Coerced, coerce } from "./ReturnValue.ts"
+import { CLAUDE_EVENTS, type ClaudeEventName, type ClaudeInput, isClaudeEvent, TOOL_EVENTS } from "./ClaudeEvent.ts"
+import { type ClaudeReturn, coerce, type Coerced } from "./ReturnValue.ts"
 
 /** A Claude-style hook function. An Effect it returns may fail with ClaudeHookFailed (command hooks do). */
 export type ClaudeHookFn = (
@@ -102,11 +102,15 @@ const compileHook = (
   const spec: Record<string, unknown> = typeof raw === "function" ? { run: raw } : Predicate.isObject(raw) ? raw : {}
   if (typeof spec.run !== "function") return error("a hook must be a function or { run, id?, timeout?, async? }")
   for (const key of Object.keys(spec)) if (!SPEC_KEYS.has(key)) return error(`unknown option "${key.slice(0, 40)}"`)
-  if (spec.id !== undefined && (typeof spec.id !== "string" || spec.id.length === 0)) return error("id must be a non-empty string")
+  if (spec.id !== undefined && (typeof spec.id !== "string" || spec.id.length === 0)) {
+    return error("id must be a non-empty string")
+  }
   const id = (spec.id as string | undefined) ?? defaultId
   if (ids.has(id)) return error(`duplicate hook id "${id}"`)
   const timeoutMs = spec.timeout === undefined ? undefined : millis(spec.timeout)
-  if (spec.timeout !== undefined && timeoutMs === undefined) return error("timeout must be a positive, finite duration (ms or a Duration)")
+  if (spec.timeout !== undefined && timeoutMs === undefined) {
+    return error("timeout must be a positive, finite duration (ms or a Duration)")
+  }
   if (spec.async !== undefined && typeof spec.async !== "boolean") return error("async must be a boolean")
   ids.add(id)
   return { id, event, matcher, matches, run: spec.run as ClaudeHookFn, timeoutMs, async: spec.async === true }
@@ -114,35 +118,63 @@ const compileHook = (
 
 /** A table with no hooks: an empty list per event. */
 export const emptyHooks = (): Record<ClaudeEventName, Array<CompiledClaudeHook>> =>
-  Object.fromEntries(CLAUDE_EVENTS.map((event) => [event, [] as Array<CompiledClaudeHook>])) as Record<ClaudeEventName, Array<CompiledClaudeHook>>
+  Object.fromEntries(CLAUDE_EVENTS.map((event) => [event, [] as Array<CompiledClaudeHook>])) as Record<
+    ClaudeEventName,
+    Array<CompiledClaudeHook>
+  >
 
 /** Compiles a Claude-style hooks config. Fails with a SettingsError naming the event, group and hook. */
 export const compile = (config: ClaudeHooksConfig): Effect.Effect<CompiledClaudeHooks, SettingsError> =>
   Effect.suspend(() => {
     const out = emptyHooks()
-    if (!Predicate.isObject(config)) return Effect.fail(new SettingsError({ path: "hooks", detail: "must be an object of events" }))
+    if (!Predicate.isObject(config)) {
+      return Effect.fail(new SettingsError({ path: "hooks", detail: "must be an object of events" }))
+    }
     const ids = new Set<string>()
     for (const [event, groups] of Object.entries(config)) {
       if (groups === undefined) continue
       if (!isClaudeEvent(event)) {
-        return Effect.fail(new SettingsError({ path: `hooks.${event.slice(0, 40)}`, detail: `unknown event; the events are ${CLAUDE_EVENTS.join(", ")}` }))
+        return Effect.fail(
+          new SettingsError({
+            path: `hooks.${event.slice(0, 40)}`,
+            detail: `unknown event; the events are ${CLAUDE_EVENTS.join(", ")}`
+          })
+        )
       }
-      if (!Array.isArray(groups)) return Effect.fail(new SettingsError({ path: `hooks.${event}`, detail: "must be an array of { matcher, hooks }" }))
+      if (!Array.isArray(groups)) {
+        return Effect.fail(
+          new SettingsError({ path: `hooks.${event}`, detail: "must be an array of { matcher, hooks }" })
+        )
+      }
       for (let g = 0; g < groups.length; g++) {
         const group: unknown = groups[g]
         const path = `hooks.${event}[${g}]`
-        if (!Predicate.isObject(group) || !Array.isArray(group.hooks)) return Effect.fail(new SettingsError({ path, detail: "must be { matcher?, hooks: [...] }" }))
+        if (!Predicate.isObject(group) || !Array.isArray(group.hooks)) {
+          return Effect.fail(new SettingsError({ path, detail: "must be { matcher?, hooks: [...] }" }))
+        }
         for (const key of Object.keys(group)) {
-          if (!GROUP_KEYS.has(key)) return Effect.fail(new SettingsError({ path, detail: `unknown key "${key.slice(0, 40)}"` }))
+          if (!GROUP_KEYS.has(key)) {
+            return Effect.fail(new SettingsError({ path, detail: `unknown key "${key.slice(0, 40)}"` }))
+          }
         }
         if (group.matcher !== undefined && typeof group.matcher !== "string") {
           return Effect.fail(new SettingsError({ path: `${path}.matcher`, detail: "must be a string" }))
         }
         const matcher = (group.matcher as string | undefined) ?? "*"
         const matches = compileMatcher(matcher)
-        if (typeof matches === "string") return Effect.fail(new SettingsError({ path: `${path}.matcher`, detail: matches }))
+        if (typeof matches === "string") {
+          return Effect.fail(new SettingsError({ path: `${path}.matcher`, detail: matches }))
+        }
         for (let h = 0; h < group.hooks.length; h++) {
-          const hook = compileHook(event, `${path}.hooks[${h}]`, `${event}[${g}].${h}`, matcher, matches, group.hooks[h], ids)
+          const hook = compileHook(
+            event,
+            `${path}.hooks[${h}]`,
+            `${event}[${g}].${h}`,
+            matcher,
+            matches,
+            group.hooks[h],
+            ids
+          )
           if (hook instanceof SettingsError) return Effect.fail(hook)
           out[event].push(hook)
         }
@@ -163,10 +195,14 @@ const toolUseIdOf = (input: ClaudeInput): string | undefined => {
 }
 
 /** A command hook's own failure, as the answer it stands for (its kind and exit code are kept). */
-const commandFailure = (error: unknown): ClaudeHookFailed | undefined => (error instanceof ClaudeHookFailed ? error : undefined)
+const commandFailure = (
+  error: unknown
+): ClaudeHookFailed | undefined => (error instanceof ClaudeHookFailed ? error : undefined)
 
 /** How a Claude-style hook is called, and its answer read, under `defaultTimeoutMs` unless it has its own. */
-const invocation = (defaultTimeoutMs: number): HookRunner.Invocation<ClaudeInput, CompiledClaudeHook, Coerced | ClaudeHookFailed> => ({
+const invocation = (
+  defaultTimeoutMs: number
+): HookRunner.Invocation<ClaudeInput, CompiledClaudeHook, Coerced | ClaudeHookFailed> => ({
   call: (input, hook) => hook.run(input, toolUseIdOf(input)),
   decode: (value, _input, hook) => coerce(value, hook.event),
   deadlineMs: (hook) => hook.timeoutMs ?? defaultTimeoutMs,
@@ -175,7 +211,10 @@ const invocation = (defaultTimeoutMs: number): HookRunner.Invocation<ClaudeInput
   raised: commandFailure
 })
 
-const outcome = (hook: CompiledClaudeHook, settled: HookRunner.Settled<Coerced | ClaudeHookFailed>): Effect.Effect<Coerced, ClaudeHookFailed> => {
+const outcome = (
+  hook: CompiledClaudeHook,
+  settled: HookRunner.Settled<Coerced | ClaudeHookFailed>
+): Effect.Effect<Coerced, ClaudeHookFailed> => {
   if (settled.ok) {
     const answer = settled.verdict
     return answer instanceof ClaudeHookFailed
@@ -198,5 +237,7 @@ export const invoke = (
 ): Effect.Effect<Coerced, ClaudeHookFailed> =>
   Effect.suspend(() => {
     const answer = HookRunner.invoke(invocation(defaultTimeoutMs), input, hook)
-    return HookRunner.isSettled(answer) ? outcome(hook, answer) : Effect.flatMap(answer, (settled) => outcome(hook, settled))
+    return HookRunner.isSettled(answer)
+      ? outcome(hook, answer)
+      : Effect.flatMap(answer, (settled) => outcome(hook, settled))
   })

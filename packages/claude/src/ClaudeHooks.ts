@@ -3,7 +3,7 @@
  * answer allow, ask or deny become a policy (or an approver); agent-level hooks run as plain
  * functions with typed outcomes.
  */
-export { compile, compileMatcher, invoke, select, subjectOf } from "./ClaudeHook.ts"
-export { entriesOf, toInterlock } from "./ToolHooks.ts"
-export { approver, combine, decider, policy } from "./PolicyHooks.ts"
 export { outcomeOf, runAgentEvent } from "./AgentEvents.ts"
+export { compile, compileMatcher, invoke, select, subjectOf } from "./ClaudeHook.ts"
+export { approver, combine, decider, policy } from "./PolicyHooks.ts"
+export { entriesOf, toInterlock } from "./ToolHooks.ts"

@@ -120,13 +120,19 @@ const compact = (fields: Record<string, unknown>): Record<string, unknown> => {
 
 const permissionToWire = (decision: PermissionDecision): Record<string, unknown> =>
   decision.behavior === "allow"
-    ? compact({ behavior: "allow", updatedInput: decision.updatedInput ?? {}, updatedPermissions: decision.updatedPermissions })
+    ? compact({
+      behavior: "allow",
+      updatedInput: decision.updatedInput ?? {},
+      updatedPermissions: decision.updatedPermissions
+    })
     : compact({ behavior: "deny", message: decision.message ?? "", interrupt: decision.interrupt })
 
 const specificToWire = (inner: HookSpecificOutput): Record<string, unknown> => {
   const { hookEventName, ...rest } = inner as HookSpecificOutput & { decision?: PermissionDecision }
   const fields = compact(rest)
-  if (inner.hookEventName === "PermissionRequest" && inner.decision !== undefined) fields.decision = permissionToWire(inner.decision)
+  if (inner.hookEventName === "PermissionRequest" && inner.decision !== undefined) {
+    fields.decision = permissionToWire(inner.decision)
+  }
   return { hookEventName, ...fields }
 }
 

@@ -9,12 +9,12 @@
  * oversized output, and once it has exited, so no process outlives the hook.
  */
 import { JsonText } from "@interlock/core"
-import { spawn } from "node:child_process"
 import { type Duration, Effect } from "effect"
+import { spawn } from "node:child_process"
+import { type ClaudeFailureKind, ClaudeHookFailed } from "./ClaudeErrors.ts"
 import type { ClaudeEventName, ClaudeInput } from "./ClaudeEvent.ts"
 import { type ClaudeHookSpec, millis } from "./ClaudeHook.ts"
 import { decodeOutput } from "./ClaudeOutput.ts"
-import { ClaudeHookFailed, type ClaudeFailureKind } from "./ClaudeErrors.ts"
 import type { ClaudeReturn } from "./ReturnValue.ts"
 
 /** Options of {@link command}. */
@@ -169,7 +169,8 @@ export const command = (options: CommandOptions): ClaudeHookSpec => {
   const maxOutput = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT
   const failed = (kind: ClaudeFailureKind, exitCode?: number) => new ClaudeHookFailed({ hookId: id, kind, exitCode })
   // Options that can never run fail every run as a spawn failure; they are checked once, here.
-  const runnable = typeof options.command === "string" && options.command.trim().length > 0 && timeoutMs !== undefined && maxOutput > 0
+  const runnable = typeof options.command === "string" && options.command.trim().length > 0 &&
+    timeoutMs !== undefined && maxOutput > 0
   const run = (input: ClaudeInput): Effect.Effect<ClaudeReturn, ClaudeHookFailed> => {
     if (!runnable) return Effect.fail(failed("spawn"))
     return runProgram(options, JSON.stringify(input), maxOutput).pipe(

@@ -10,7 +10,8 @@ import { Duration } from "effect"
 export const DEFAULT_HOOK_TIMEOUT_SECONDS = 60
 
 /** The margin the bridge keeps below the hook's timeout: a quarter of it, at least 1 s and at most 5 s. */
-export const marginMillis = (timeoutSeconds: number): number => Math.min(5_000, Math.max(1_000, (timeoutSeconds * 1_000) / 4))
+export const marginMillis = (timeoutSeconds: number): number =>
+  Math.min(5_000, Math.max(1_000, (timeoutSeconds * 1_000) / 4))
 
 /**
  * When the bridge must have answered, counted from its process's start, for a hook whose

@@ -6,8 +6,8 @@
  * names one, a pre-hook and the tools they select still do (a found tool's calls are decided on
  * their own). Pure.
  */
-import { Effect } from "effect"
 import { Policy, type PolicyShape } from "@interlock/core"
+import { Effect } from "effect"
 
 /** The Claude Code tools that only select or describe tools (or MCP resources). */
 export const META_TOOLS: ReadonlySet<string> = new Set(["ToolSearch", "ListMcpResourcesTool"])
@@ -22,5 +22,6 @@ export const isMetaTool = (toolName: string): boolean => META_TOOLS.has(toolName
  */
 export const listingPolicy = (policy: PolicyShape): PolicyShape => ({
   ...policy,
-  decide: (call, ctx, facts) => Effect.map(policy.decide(call, ctx, facts), (decision) => (decision.rule === undefined ? Policy.allow() : decision))
+  decide: (call, ctx, facts) =>
+    Effect.map(policy.decide(call, ctx, facts), (decision) => (decision.rule === undefined ? Policy.allow() : decision))
 })

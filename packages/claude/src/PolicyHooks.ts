@@ -7,14 +7,27 @@
  * denies; so does one that tries to rewrite the call (a policy cannot). When no hook has an
  * opinion, the fallback decides (default: deny).
  */
+import {
+  type ApprovalAnswer,
+  type ApprovalRequest,
+  type HookContext,
+  Policy,
+  type PolicyDecision,
+  type ToolCall
+} from "@interlock/core"
 import { Effect, Layer } from "effect"
-import { type ApprovalAnswer, type ApprovalRequest, type HookContext, Policy, type PolicyDecision, type ToolCall } from "@interlock/core"
-import type { ClaudeInput } from "./ClaudeEvent.ts"
-import { compile, type ClaudeHooksConfig, type CompiledClaudeHook, type CompiledClaudeHooks, invoke } from "./ClaudeHook.ts"
 import type { SettingsError } from "./ClaudeErrors.ts"
+import type { ClaudeInput } from "./ClaudeEvent.ts"
+import {
+  type ClaudeHooksConfig,
+  compile,
+  type CompiledClaudeHook,
+  type CompiledClaudeHooks,
+  invoke
+} from "./ClaudeHook.ts"
 import { read } from "./Reading.ts"
-import { toClaudeName } from "./ToolNames.ts"
 import { toolInput } from "./ToolHooks.ts"
+import { toClaudeName } from "./ToolNames.ts"
 
 /** A policy hook's deadline when it sets none (Claude Code's 60 s applies to commands). */
 const DEFAULT_POLICY_HOOK_TIMEOUT_MS = 5_000
@@ -30,7 +43,8 @@ export interface PolicyOptions {
 
 /** Combines contributions: the first deny, else the first ask, else the first allow, else undefined. */
 export const combine = (decisions: ReadonlyArray<PolicyDecision>): PolicyDecision | undefined =>
-  decisions.find((d) => d._tag === "Deny") ?? decisions.find((d) => d._tag === "Ask") ?? decisions.find((d) => d._tag === "Allow")
+  decisions.find((d) => d._tag === "Deny") ?? decisions.find((d) => d._tag === "Ask") ??
+    decisions.find((d) => d._tag === "Allow")
 
 /** One hook's contribution, or undefined for no opinion. Never fails: a failure denies. */
 const contribution = (hook: CompiledClaudeHook, input: ClaudeInput): Effect.Effect<PolicyDecision | undefined> =>
@@ -41,18 +55,29 @@ const contribution = (hook: CompiledClaudeHook, input: ClaudeInput): Effect.Effe
       if (reading.async) return undefined
       if (reading.halt !== undefined) return Policy.deny(reading.halt || `stopped by hook ${hook.id}`, hook.id)
       if (reading.block !== undefined) return Policy.deny(reading.block || `blocked by hook ${hook.id}`, hook.id)
-      if (reading.permission === "deny") return Policy.deny(reading.permissionReason ?? `denied by hook ${hook.id}`, hook.id)
-      if (reading.updatedInput !== undefined) {
-        return Policy.deny(`hook ${hook.id} rewrote the input, which a policy cannot do; register it as a hook`, hook.id)
+      if (reading.permission === "deny") {
+        return Policy.deny(reading.permissionReason ?? `denied by hook ${hook.id}`, hook.id)
       }
-      if (reading.permission === "ask") return Policy.ask(reading.permissionReason ?? `hook ${hook.id} asks for approval`, hook.id)
+      if (reading.updatedInput !== undefined) {
+        return Policy.deny(
+          `hook ${hook.id} rewrote the input, which a policy cannot do; register it as a hook`,
+          hook.id
+        )
+      }
+      if (reading.permission === "ask") {
+        return Policy.ask(reading.permissionReason ?? `hook ${hook.id} asks for approval`, hook.id)
+      }
       if (reading.permission === "allow") return Policy.allow(hook.id)
       return undefined
     }),
     Effect.catch((error) => Effect.succeed(Policy.deny(error.message, hook.id)))
   )
 
-const fallbackDecision = (fallback: Fallback | undefined, call: ToolCall, ctx: HookContext): Effect.Effect<PolicyDecision> =>
+const fallbackDecision = (
+  fallback: Fallback | undefined,
+  call: ToolCall,
+  ctx: HookContext
+): Effect.Effect<PolicyDecision> =>
   typeof fallback === "function"
     ? fallback(call, ctx)
     : Effect.succeed(
@@ -64,21 +89,22 @@ const fallbackDecision = (fallback: Fallback | undefined, call: ToolCall, ctx: H
     )
 
 /** The decide function of compiled PreToolUse hooks: runs each matching hook in order; deny ends early. */
-export const decider = (hooks: CompiledClaudeHooks, options: PolicyOptions = {}) =>
-(call: ToolCall, ctx: HookContext): Effect.Effect<PolicyDecision> =>
-  Effect.gen(function*() {
-    const toolName = toClaudeName(call.serverId, call.name)
-    const input = toolInput("PreToolUse", call, ctx)
-    const decisions: Array<PolicyDecision> = []
-    for (const hook of hooks.PreToolUse) {
-      if (!hook.matches(toolName)) continue
-      const decision = yield* contribution(hook, input)
-      if (decision === undefined) continue
-      if (decision._tag === "Deny") return decision
-      decisions.push(decision)
-    }
-    return combine(decisions) ?? (yield* fallbackDecision(options.fallback, call, ctx))
-  })
+export const decider =
+  (hooks: CompiledClaudeHooks, options: PolicyOptions = {}) =>
+  (call: ToolCall, ctx: HookContext): Effect.Effect<PolicyDecision> =>
+    Effect.gen(function*() {
+      const toolName = toClaudeName(call.serverId, call.name)
+      const input = toolInput("PreToolUse", call, ctx)
+      const decisions: Array<PolicyDecision> = []
+      for (const hook of hooks.PreToolUse) {
+        if (!hook.matches(toolName)) continue
+        const decision = yield* contribution(hook, input)
+        if (decision === undefined) continue
+        if (decision._tag === "Deny") return decision
+        decisions.push(decision)
+      }
+      return combine(decisions) ?? (yield* fallbackDecision(options.fallback, call, ctx))
+    })
 
 /**
  * A Policy Layer from the PreToolUse hooks of a Claude-style config. Mind the pipeline's
@@ -103,14 +129,22 @@ export const approver = (hooks: CompiledClaudeHooks) => (request: ApprovalReques
       if (answer._tag === "Failure") return { decision: "deny", reason: answer.failure.message } as const
       const decision = read(answer.success.output).permissionDecision
       if (answer.success.warnings.length > 0 || decision?.behavior === "deny") {
-        return { decision: "deny", reason: decision?.behavior === "deny" && decision.message ? decision.message : `denied by hook ${hook.id}` } as const
+        return {
+          decision: "deny",
+          reason: decision?.behavior === "deny" && decision.message ? decision.message : `denied by hook ${hook.id}`
+        } as const
       }
       if (decision?.behavior === "allow") {
         if (decision.updatedInput !== undefined && Object.keys(decision.updatedInput).length > 0) {
-          return { decision: "deny", reason: `hook ${hook.id} rewrote the input; an approval covers the call as asked` } as const
+          return {
+            decision: "deny",
+            reason: `hook ${hook.id} rewrote the input; an approval covers the call as asked`
+          } as const
         }
         allowed = true
       }
     }
-    return allowed ? { decision: "allow" } as const : { decision: "deny", reason: "no hook approved this call" } as const
+    return allowed
+      ? { decision: "allow" } as const
+      : { decision: "deny", reason: "no hook approved this call" } as const
   })

@@ -3,8 +3,8 @@
  * permission, a rewrite, a replacement result, context for the model, and so on. The adapters
  * map a reading onto Interlock's verdicts, policy contributions and agent outcomes.
  */
-import type { Json } from "effect/Schema"
 import type { JsonObject } from "@interlock/core"
+import type { Json } from "effect/Schema"
 import { type AnyOutput, isAsync, type PermissionDecision } from "./ClaudeOutput.ts"
 
 /** The typed content of one hook output. */
@@ -51,7 +51,8 @@ export const read = (output: AnyOutput): Reading => {
     halt: output.continue === false ? output.stopReason ?? "" : undefined,
     block: output.decision === "block" ? output.reason ?? "" : undefined,
     permission: permission ?? (output.decision === "approve" ? "allow" : undefined),
-    permissionReason: (inner.permissionDecisionReason as string | undefined) ?? (output.decision === "approve" ? output.reason : undefined),
+    permissionReason: (inner.permissionDecisionReason as string | undefined) ??
+      (output.decision === "approve" ? output.reason : undefined),
     updatedInput: inner.updatedInput as JsonObject | undefined,
     additionalContext: inner.additionalContext as string | undefined,
     updatedMCPToolOutput: inner.updatedMCPToolOutput as Json | undefined,

@@ -43,15 +43,28 @@ const ACTIONS: ReadonlySet<string> = new Set(["ok", "allow", "deny", "ask", "blo
 const TOP_FIELDS = ["continue", "suppressOutput", "stopReason", "decision", "systemMessage", "reason"] as const
 /** `{ok, opts}` builds the event-specific output for these events only (the seed's list). */
 const OK_EVENTS: ReadonlySet<string> = new Set([
-  "PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Notification", "SubagentStart", "PreCompact"
+  "PreToolUse",
+  "PostToolUse",
+  "PostToolUseFailure",
+  "UserPromptSubmit",
+  "Notification",
+  "SubagentStart",
+  "PreCompact"
 ])
 const SPECIAL: Record<string, string> = { updated_mcp_tool_output: "updatedMCPToolOutput" }
 
 /** `permission_decision_reason` -> `permissionDecisionReason`; camelCase passes unchanged. */
-export const camelCase = (key: string): string => SPECIAL[key] ?? key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
+export const camelCase = (key: string): string =>
+  SPECIAL[key] ?? key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
 
 const kindOf = (value: unknown): string =>
-  value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : `a ${typeof value}`
+  value === null
+    ? "null"
+    : Array.isArray(value)
+    ? "an array"
+    : typeof value === "object"
+    ? "an object"
+    : `a ${typeof value}`
 
 /** Keeps the options whose (camelCased) names are in `fields`; warns about the rest by name. */
 const pick = (opts: ActionOptions, fields: ReadonlyArray<string>, warnings: Array<string>, what: string) => {
@@ -73,7 +86,10 @@ const decodeTop = Schema.decodeUnknownExit(Output)
 const checked = (candidate: Record<string, unknown>, event: ClaudeEventName, warnings: Array<string>): Coerced => {
   const exit = decodeTop(candidate)
   if (Exit.isSuccess(exit)) return { output: exit.value, warnings }
-  return { output: EMPTY, warnings: [...warnings, `Hook returned options of the wrong type for ${event} — returning empty output`] }
+  return {
+    output: EMPTY,
+    warnings: [...warnings, `Hook returned options of the wrong type for ${event} — returning empty output`]
+  }
 }
 
 const readShorthand = (value: unknown): { action: Action; opts: ActionOptions | string } | undefined => {
@@ -107,13 +123,23 @@ export const coercePermission = (value: unknown): Coerced<PermissionDecision> =>
     if (Exit.isSuccess(exit)) return { output: exit.value, warnings }
   }
   if (shorthand?.action === "deny") {
-    const opts = pick(deprecatedReason(shorthand.opts, "message", warnings), ["message", "interrupt"], warnings, "a deny decision")
+    const opts = pick(
+      deprecatedReason(shorthand.opts, "message", warnings),
+      ["message", "interrupt"],
+      warnings,
+      "a deny decision"
+    )
     const exit = Schema.decodeUnknownExit(PermissionDecision)({ behavior: "deny", ...opts })
     if (Exit.isSuccess(exit)) return { output: exit.value, warnings }
   }
   return {
     output: { behavior: "deny", message: "Hook returned an invalid permission decision" },
-    warnings: [...warnings, `Hook returned ${kindOf(value)} for a permission decision — use "allow", "deny", ["allow", opts] or ["deny", opts]`]
+    warnings: [
+      ...warnings,
+      `Hook returned ${
+        kindOf(value)
+      } for a permission decision — use "allow", "deny", ["allow", opts] or ["deny", opts]`
+    ]
   }
 }
 
@@ -131,38 +157,66 @@ const coerceUnsafe = (value: unknown, event: ClaudeEventName): Coerced => {
   if (Predicate.isObject(value)) {
     if (event === "PermissionRequest" && "behavior" in value) {
       const decision = coercePermission(value)
-      return { output: { hookSpecificOutput: { hookEventName: event, decision: decision.output } }, warnings: decision.warnings }
+      return {
+        output: { hookSpecificOutput: { hookEventName: event, decision: decision.output } },
+        warnings: decision.warnings
+      }
     }
     const output = decodeOutput(value, event)
     if (output !== undefined) return { output, warnings: [] }
-    return { output: EMPTY, warnings: [`Hook returned an object that is not a ${event} output — returning empty output`] }
+    return {
+      output: EMPTY,
+      warnings: [`Hook returned an object that is not a ${event} output — returning empty output`]
+    }
   }
   const shorthand = readShorthand(value)
   if (shorthand === undefined) {
-    return { output: EMPTY, warnings: [`Hook returned an unrecognized value (${kindOf(value)}) for ${event} — returning empty output`] }
+    return {
+      output: EMPTY,
+      warnings: [`Hook returned an unrecognized value (${kindOf(value)}) for ${event} — returning empty output`]
+    }
   }
   const warnings: Array<string> = []
   const { action } = shorthand
   switch (action) {
     case "halt":
     case "block": {
-      const opts = pick(deprecatedReason(shorthand.opts, action === "halt" ? "stopReason" : "reason", warnings), TOP_FIELDS, warnings, "the output")
+      const opts = pick(
+        deprecatedReason(shorthand.opts, action === "halt" ? "stopReason" : "reason", warnings),
+        TOP_FIELDS,
+        warnings,
+        "the output"
+      )
       return checked(action === "halt" ? { ...opts, continue: false } : { ...opts, decision: "block" }, event, warnings)
     }
     case "allow":
     case "deny":
     case "ask": {
       if (event === "PreToolUse") {
-        const opts = pick(deprecatedReason(shorthand.opts, "permissionDecisionReason", warnings), specificFields(event), warnings, "PreToolUse's output")
-        return checked({ hookSpecificOutput: { ...opts, hookEventName: event, permissionDecision: action } }, event, warnings)
+        const opts = pick(
+          deprecatedReason(shorthand.opts, "permissionDecisionReason", warnings),
+          specificFields(event),
+          warnings,
+          "PreToolUse's output"
+        )
+        return checked(
+          { hookSpecificOutput: { ...opts, hookEventName: event, permissionDecision: action } },
+          event,
+          warnings
+        )
       }
       if (event === "PermissionRequest" && action !== "ask") {
         const decision = coercePermission(value)
-        return { output: { hookSpecificOutput: { hookEventName: event, decision: decision.output } }, warnings: decision.warnings }
+        return {
+          output: { hookSpecificOutput: { hookEventName: event, decision: decision.output } },
+          warnings: decision.warnings
+        }
       }
       return {
         output: EMPTY,
-        warnings: [`Hook returned "${action}" for ${event}, which only applies to PreToolUse or PermissionRequest — returning empty output`]
+        warnings: [
+          `Hook returned "${action}" for ${event}, which only applies to PreToolUse or PermissionRequest — returning empty output`
+        ]
       }
     }
     case "ok": {

@@ -25,7 +25,17 @@ const HookEntry = Schema.StructWithRest(
 const SettingsFile = Schema.StructWithRest(
   Schema.Struct({
     disableAllHooks: Schema.optional(Schema.Boolean),
-    hooks: Schema.optional(Schema.Record(Schema.String, Schema.Array(Schema.StructWithRest(Schema.Struct({ matcher: Schema.optional(Schema.String), hooks: Schema.Array(HookEntry) }), Rest))))
+    hooks: Schema.optional(
+      Schema.Record(
+        Schema.String,
+        Schema.Array(
+          Schema.StructWithRest(
+            Schema.Struct({ matcher: Schema.optional(Schema.String), hooks: Schema.Array(HookEntry) }),
+            Rest
+          )
+        )
+      )
+    )
   }),
   Rest
 )
@@ -82,34 +92,62 @@ const bareNpx = (argv: ReadonlyArray<string>): boolean => {
 const coversAll = (matcher: string | undefined): boolean => matcher === undefined || matcher === "" || matcher === "*"
 
 /** The findings of one bridge hook at `at`. */
-const hookFindings = (at: string, hook: typeof HookEntry.Type, exists: (file: string) => boolean): ReadonlyArray<Finding> => {
+const hookFindings = (
+  at: string,
+  hook: typeof HookEntry.Type,
+  exists: (file: string) => boolean
+): ReadonlyArray<Finding> => {
   const argv = words(hook.command ?? "")
   const found: Array<Finding> = []
   const error = (message: string): void => {
     found.push({ path: at, level: "error", message })
   }
   if (hook.onFailure !== "block") {
-    error(`no "onFailure": "block": Claude Code lets the tool run when the bridge cannot run (exit 1, killed at its timeout, a missing bin); Claude Code 2.1.295 and later honour it`)
+    error(
+      `no "onFailure": "block": Claude Code lets the tool run when the bridge cannot run (exit 1, killed at its timeout, a missing bin); Claude Code 2.1.295 and later honour it`
+    )
   }
   if (hook.async === true) error(`"async": true: Claude Code never waits for an async hook, so it cannot deny`)
-  if (bareNpx(argv)) error("a bare `npx interlock` runs an unrelated package of that name: use the installed bin's path or `npx --no-install @interlock/gateway`")
+  if (bareNpx(argv)) {
+    error(
+      "a bare `npx interlock` runs an unrelated package of that name: use the installed bin's path or `npx --no-install @interlock/gateway`"
+    )
+  }
   const config = flagValue(argv, "--config") ?? flagValue(argv, "-c")
   // A forwarding hook (`--gateway URL`) is answered by the gateway's own config.
   const forwards = flagValue(argv, "--gateway") !== undefined
   if (forwards) {
-    if (config !== undefined) error("both --gateway and --config: the forwarding client takes only --timeout, so it would deny every call")
-  } else if (config === undefined) error("no --config: the bridge looks for interlock.config.* in Claude Code's working directory")
-  else if (!config.includes("$") && !exists(config)) error(`the config ${config} does not exist: every call would be denied`)
+    if (config !== undefined) {
+      error("both --gateway and --config: the forwarding client takes only --timeout, so it would deny every call")
+    }
+  } else if (config === undefined) {
+    error("no --config: the bridge looks for interlock.config.* in Claude Code's working directory")
+  } else if (!config.includes("$") && !exists(config)) {
+    error(`the config ${config} does not exist: every call would be denied`)
+  }
   const flag = flagValue(argv, "--timeout")
   const bridgeTimeout = parseTimeout(flag)
-  if (typeof bridgeTimeout === "string") return [...found, { path: at, level: "error", message: `${bridgeTimeout}: the bridge answers every call closed` }]
+  if (typeof bridgeTimeout === "string") {
+    return [...found, { path: at, level: "error", message: `${bridgeTimeout}: the bridge answers every call closed` }]
+  }
   if (hook.timeout === undefined) {
-    error(`no "timeout": Claude Code's default depends on its version; set one and pass the same --timeout to the bridge`)
+    error(
+      `no "timeout": Claude Code's default depends on its version; set one and pass the same --timeout to the bridge`
+    )
   } else if (deadlineMillis(bridgeTimeout) >= hook.timeout * 1_000) {
-    const given = flag === undefined ? `assumes ${DEFAULT_HOOK_TIMEOUT_SECONDS} s (no --timeout)` : `has --timeout ${flag}`
-    error(`"timeout": ${hook.timeout} is not above the bridge's deadline (it ${given}): Claude Code would kill it first; pass --timeout ${hook.timeout}`)
+    const given = flag === undefined
+      ? `assumes ${DEFAULT_HOOK_TIMEOUT_SECONDS} s (no --timeout)`
+      : `has --timeout ${flag}`
+    error(
+      `"timeout": ${hook.timeout} is not above the bridge's deadline (it ${given}): Claude Code would kill it first; pass --timeout ${hook.timeout}`
+    )
   } else if (flag === undefined) {
-    found.push({ path: at, level: "warning", message: `no --timeout: the bridge assumes ${DEFAULT_HOOK_TIMEOUT_SECONDS} s; pass --timeout ${hook.timeout} to match "timeout"` })
+    found.push({
+      path: at,
+      level: "warning",
+      message:
+        `no --timeout: the bridge assumes ${DEFAULT_HOOK_TIMEOUT_SECONDS} s; pass --timeout ${hook.timeout} to match "timeout"`
+    })
   }
   return found
 }
@@ -120,24 +158,44 @@ const hookFindings = (at: string, hook: typeof HookEntry.Type, exists: (file: st
  */
 export const checkSettings = (value: unknown, exists: (file: string) => boolean): ReadonlyArray<Finding> => {
   const decoded = Schema.decodeUnknownExit(SettingsFile)(value)
-  if (Exit.isFailure(decoded)) return [{ path: "$", level: "error", message: "not a Claude Code settings file (hooks: { Event: [{ matcher, hooks: [...] }] })" }]
+  if (Exit.isFailure(decoded)) {
+    return [{
+      path: "$",
+      level: "error",
+      message: "not a Claude Code settings file (hooks: { Event: [{ matcher, hooks: [...] }] })"
+    }]
+  }
   const settings = decoded.value
   const found: Array<Finding> = []
-  if (settings.disableAllHooks === true) found.push({ path: "disableAllHooks", level: "error", message: "true: Claude Code runs no hook, so nothing is governed" })
+  if (settings.disableAllHooks === true) {
+    found.push({
+      path: "disableAllHooks",
+      level: "error",
+      message: "true: Claude Code runs no hook, so nothing is governed"
+    })
+  }
   const hooks = settings.hooks ?? {}
   for (const [event, groups] of Object.entries(hooks)) {
     groups.forEach((group, g) =>
       group.hooks.forEach((hook, h) => {
-        if (hook.type === "command" && runsBridge(hook.command ?? "")) found.push(...hookFindings(`hooks.${event}[${g}].hooks[${h}]`, hook, exists))
+        if (hook.type === "command" && runsBridge(hook.command ?? "")) {
+          found.push(...hookFindings(`hooks.${event}[${g}].hooks[${h}]`, hook, exists))
+        }
       })
     )
   }
   for (const event of TOOL_EVENTS) {
-    const bridged = (hooks[event] ?? []).filter((group) => group.hooks.some((hook) => hook.type === "command" && runsBridge(hook.command ?? "")))
+    const bridged = (hooks[event] ?? []).filter((group) =>
+      group.hooks.some((hook) => hook.type === "command" && runsBridge(hook.command ?? ""))
+    )
     if (bridged.some((group) => coversAll(group.matcher))) continue
     const level = event === "PreToolUse" ? "error" : "warning"
-    const what = bridged.length === 0 ? "no hook runs the bridge" : `the bridge's matchers (${bridged.map((group) => JSON.stringify(group.matcher)).join(", ")}) miss tools`
-    const effect = event === "PreToolUse" ? "calls to the tools it misses are not governed" : "the tools it misses skip Interlock at this event"
+    const what = bridged.length === 0
+      ? "no hook runs the bridge"
+      : `the bridge's matchers (${bridged.map((group) => JSON.stringify(group.matcher)).join(", ")}) miss tools`
+    const effect = event === "PreToolUse"
+      ? "calls to the tools it misses are not governed"
+      : "the tools it misses skip Interlock at this event"
     found.push({ path: `hooks.${event}`, level, message: `${what}: ${effect}; use "matcher": "*"` })
   }
   return found

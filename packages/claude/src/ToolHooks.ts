@@ -11,7 +11,6 @@
  * - allow and ask are not hook verdicts (register such hooks with `ClaudeHooks.policy`), and
  *   they, like any return that gives a warning, are a bad_return: the call fails closed.
  */
-import { Effect, Predicate } from "effect"
 import {
   type CallError,
   type HookContext,
@@ -21,10 +20,11 @@ import {
   type ToolResult,
   Verdict
 } from "@interlock/core"
-import type { ClaudeInput } from "./ClaudeEvent.ts"
-import { addContext, CONTEXT_KEY, contextOf, HALT_KEY } from "./ClaudeMeta.ts"
-import { compile, type ClaudeHooksConfig, type CompiledClaudeHook, invoke } from "./ClaudeHook.ts"
+import { Effect, Predicate } from "effect"
 import type { SettingsError } from "./ClaudeErrors.ts"
+import type { ClaudeInput } from "./ClaudeEvent.ts"
+import { type ClaudeHooksConfig, compile, type CompiledClaudeHook, invoke } from "./ClaudeHook.ts"
+import { addContext, CONTEXT_KEY, contextOf, HALT_KEY } from "./ClaudeMeta.ts"
 import { read, type Reading } from "./Reading.ts"
 import { toClaudeName } from "./ToolNames.ts"
 import { callToolResult, toResult } from "./ToolResponse.ts"
@@ -42,7 +42,12 @@ const sessionFields = (ctx: HookContext): Record<string, unknown> => {
 }
 
 /** The Claude input of a tool event for an Interlock call: the session's fields, then the call's. */
-export const toolInput = (event: string, call: ToolCall, ctx: HookContext, extra: Record<string, unknown> = {}): ClaudeInput =>
+export const toolInput = (
+  event: string,
+  call: ToolCall,
+  ctx: HookContext,
+  extra: Record<string, unknown> = {}
+): ClaudeInput =>
   ({
     ...sessionFields(ctx),
     hook_event_name: event,
@@ -52,32 +57,48 @@ export const toolInput = (event: string, call: ToolCall, ctx: HookContext, extra
     ...extra
   }) as ClaudeInput
 
-const errorResult = (text: string, meta?: Record<string, string>) =>
-  ({ content: [{ type: "text", text }], isError: true, ...(meta === undefined ? {} : { meta }) })
+const errorResult = (text: string, meta?: Record<string, string>) => ({
+  content: [{ type: "text", text }],
+  isError: true,
+  ...(meta === undefined ? {} : { meta })
+})
 
 /** PreToolUse reading -> preToolCall verdict. */
 const preVerdict = (reading: Reading, call: ToolCall): unknown => {
   if (reading.async) return Verdict.continue
-  if (reading.halt !== undefined) return Verdict.halt(errorResult(reading.halt || "Stopped by a hook.", { [HALT_KEY]: reading.halt }))
+  if (reading.halt !== undefined) {
+    return Verdict.halt(errorResult(reading.halt || "Stopped by a hook.", { [HALT_KEY]: reading.halt }))
+  }
   if (reading.block !== undefined) return Verdict.deny(reading.block || "blocked by hook")
   if (reading.permission === "deny") return Verdict.deny(reading.permissionReason ?? "denied by hook")
   if (reading.permission !== undefined) return BAD_RETURN
   const meta = reading.additionalContext === undefined ? undefined : addContext(call.meta, reading.additionalContext)
-  if (reading.updatedInput !== undefined || meta !== undefined) return Verdict.rewrite({ args: reading.updatedInput, meta })
+  if (reading.updatedInput !== undefined || meta !== undefined) {
+    return Verdict.rewrite({ args: reading.updatedInput, meta })
+  }
   return Verdict.continue
 }
 
 /** PostToolUse reading -> postToolCall verdict. */
 const postVerdict = (reading: Reading, result: ToolResult): unknown => {
   if (reading.async) return Verdict.continue
-  if (reading.halt !== undefined) return Verdict.replace(errorResult(reading.halt || "Stopped by a hook.", { [HALT_KEY]: reading.halt }))
-  if (reading.block !== undefined) return Verdict.replace(errorResult(reading.block || "The tool's output was blocked by a hook."))
+  if (reading.halt !== undefined) {
+    return Verdict.replace(errorResult(reading.halt || "Stopped by a hook.", { [HALT_KEY]: reading.halt }))
+  }
+  if (reading.block !== undefined) {
+    return Verdict.replace(errorResult(reading.block || "The tool's output was blocked by a hook."))
+  }
   if (reading.updatedMCPToolOutput === undefined && reading.additionalContext === undefined) return Verdict.continue
   const base = reading.updatedMCPToolOutput === undefined ? result : toResult(reading.updatedMCPToolOutput)
   // Context that earlier hooks gave stays with the result, whatever replaced it.
-  const contexts = [...contextOf(result.meta), ...(reading.additionalContext === undefined ? [] : [reading.additionalContext])]
+  const contexts = [
+    ...contextOf(result.meta),
+    ...(reading.additionalContext === undefined ? [] : [reading.additionalContext])
+  ]
   const meta = contexts.length === 0 ? base.meta : { ...base.meta, [CONTEXT_KEY]: contexts }
-  return Verdict.replace({ ...callToolResult(base), ...(meta === undefined ? {} : { meta }) } as Verdict.ToolResultInput)
+  return Verdict.replace(
+    { ...callToolResult(base), ...(meta === undefined ? {} : { meta }) } as Verdict.ToolResultInput
+  )
 }
 
 const onHook = (
@@ -86,11 +107,16 @@ const onHook = (
   verdict: (reading: Reading) => unknown
 ): Effect.Effect<unknown> | unknown => {
   if (hook.async) {
-    return Effect.as(Effect.forkDetach(Effect.ignore(invoke(hook, input(), hook.timeoutMs ?? OUTER_DEADLINE_MS))), Verdict.continue)
+    return Effect.as(
+      Effect.forkDetach(Effect.ignore(invoke(hook, input(), hook.timeoutMs ?? OUTER_DEADLINE_MS))),
+      Verdict.continue
+    )
   }
   // The pipeline applies the hook's deadline itself (and reports it as a timeout), so invoke gets none.
-  return Effect.map(invoke({ ...hook, timeoutMs: undefined }, input(), OUTER_DEADLINE_MS), ({ output, warnings }) =>
-    warnings.length > 0 ? BAD_RETURN : verdict(read(output)))
+  return Effect.map(
+    invoke({ ...hook, timeoutMs: undefined }, input(), OUTER_DEADLINE_MS),
+    ({ output, warnings }) => warnings.length > 0 ? BAD_RETURN : verdict(read(output))
+  )
 }
 
 const entry = (hook: CompiledClaudeHook, run: Function) => ({
@@ -117,21 +143,32 @@ const matches = (hook: CompiledClaudeHook, call: ToolCall) => hook.matches(toCla
  * Their hooks answer `unknown`, which core decodes against the event's row as it does any host
  * hook's answer, so each list is cast to its event's entries once, here.
  */
-export const entriesOf = (hooks: { readonly [E in "PreToolUse" | "PostToolUse" | "PostToolUseFailure"]: ReadonlyArray<CompiledClaudeHook> }): HooksConfig => ({
+export const entriesOf = (
+  hooks: { readonly [E in "PreToolUse" | "PostToolUse" | "PostToolUseFailure"]: ReadonlyArray<CompiledClaudeHook> }
+): HooksConfig => ({
   preToolCall: hooks.PreToolUse.map((hook) =>
-    entry(hook, (call: ToolCall, ctx: HookContext) =>
-      matches(hook, call) ? onHook(hook, () => toolInput("PreToolUse", call, ctx), (reading) => preVerdict(reading, call)) : Verdict.continue)
+    entry(
+      hook,
+      (call: ToolCall, ctx: HookContext) =>
+        matches(hook, call)
+          ? onHook(hook, () => toolInput("PreToolUse", call, ctx), (reading) => preVerdict(reading, call))
+          : Verdict.continue
+    )
   ) as unknown as HooksConfig["preToolCall"],
   postToolCall: hooks.PostToolUse.map((hook) =>
     entry(hook, (call: ToolCall, result: ToolResult, ctx: HookContext) =>
       matches(hook, call)
-        ? onHook(hook, () => toolInput("PostToolUse", call, ctx, { tool_response: callToolResult(result) }), (reading) => postVerdict(reading, result))
+        ? onHook(hook, () =>
+          toolInput("PostToolUse", call, ctx, { tool_response: callToolResult(result) }), (reading) =>
+          postVerdict(reading, result))
         : Verdict.continue)
   ) as unknown as HooksConfig["postToolCall"],
   toolCallFailed: hooks.PostToolUseFailure.map((hook) =>
     entry(hook, (call: ToolCall, error: CallError, ctx: HookContext) =>
       matches(hook, call)
-        ? onHook(hook, () => toolInput("PostToolUseFailure", call, ctx, failureFields(ctx, error)), () => Verdict.continue)
+        ? onHook(hook, () =>
+          toolInput("PostToolUseFailure", call, ctx, failureFields(ctx, error)), () =>
+          Verdict.continue)
         : Verdict.continue)
   ) as unknown as HooksConfig["toolCallFailed"]
 })

@@ -3,21 +3,30 @@
  * CallToolResult (`{ content, structuredContent?, isError? }`) or just its content blocks; a
  * built-in's is whatever the tool returned. Converting back keeps the shape that came in.
  */
-import { Exit, Schema } from "effect"
 import { type JsonObject, ToolResult } from "@interlock/core"
+import { Exit, Schema } from "effect"
 import type { Json } from "effect/Schema"
 
 const decodeResult = Schema.decodeUnknownExit(ToolResult)
-const decodeBlocks = Schema.decodeUnknownExit(Schema.Array(Schema.StructWithRest(Schema.Struct({ type: Schema.String }), [Schema.Record(Schema.String, Schema.Json)])))
+const decodeBlocks = Schema.decodeUnknownExit(
+  Schema.Array(
+    Schema.StructWithRest(Schema.Struct({ type: Schema.String }), [Schema.Record(Schema.String, Schema.Json)])
+  )
+)
 
-const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** A ToolResult for a `tool_response`. */
 export const toResult = (response: Json | undefined): ToolResult => {
   if (response === undefined || response === null) return new ToolResult({ content: [] })
   if (typeof response === "string") return ToolResult.text(response)
   if (isObject(response) && Array.isArray(response.content)) {
-    const exit = decodeResult({ content: response.content, structuredContent: response.structuredContent, isError: response.isError })
+    const exit = decodeResult({
+      content: response.content,
+      structuredContent: response.structuredContent,
+      isError: response.isError
+    })
     if (Exit.isSuccess(exit)) return exit.value
   }
   if (Array.isArray(response)) {

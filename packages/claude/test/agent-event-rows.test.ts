@@ -4,25 +4,30 @@
  * records are read from them.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Schema } from "effect"
 import { acceptsVerdict, ClaudeDecision, statusByTag, statusesOf } from "@interlock/core"
-import {
-  type AgentOutcome,
-  CLAUDE_AGENT_EVENT_ROWS,
-  CLAUDE_AGENT_EVENTS,
-  decodeAgentOutput
-} from "../src/index.ts"
+import { Schema } from "effect"
+import { type AgentOutcome, CLAUDE_AGENT_EVENT_ROWS, CLAUDE_AGENT_EVENTS, decodeAgentOutput } from "../src/index.ts"
 
-const answers = [["block", { reason: "r" }], ["halt", { stopReason: "s" }], "ok", ["ok", { additionalContext: "c" }]] as const
+const answers = [["block", { reason: "r" }], ["halt", { stopReason: "s" }], "ok", ["ok", {
+  additionalContext: "c"
+}]] as const
 
 describe("agent-level event rows", () => {
   it("the event names are the rows', in Claude's spelling", () => {
-    assert.deepStrictEqual(CLAUDE_AGENT_EVENTS, ["UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop", "PreCompact", "Notification"])
+    assert.deepStrictEqual(CLAUDE_AGENT_EVENTS, [
+      "UserPromptSubmit",
+      "Stop",
+      "SubagentStart",
+      "SubagentStop",
+      "PreCompact",
+      "Notification"
+    ])
   })
 
   it("every outcome a hook's answer decodes to is a verdict of its event's row, Schema included", () => {
     for (const event of CLAUDE_AGENT_EVENTS) {
-      const verdicts: Record<string, { readonly schema: Schema.Decoder<unknown> }> = CLAUDE_AGENT_EVENT_ROWS[event].verdicts
+      const verdicts: Record<string, { readonly schema: Schema.Decoder<unknown> }> =
+        CLAUDE_AGENT_EVENT_ROWS[event].verdicts
       let verdictsSeen = 0
       for (const answer of answers) {
         const outcome = decodeAgentOutput(event, answer)
@@ -43,12 +48,20 @@ describe("agent-level event rows", () => {
       const keepsGoing = Object.hasOwn(CLAUDE_AGENT_EVENT_ROWS[event].verdicts, "KeepGoing")
       assert.strictEqual(decodeAgentOutput(event, answers[0])._tag, keepsGoing ? "KeepGoing" : "Block", event)
     }
-    assert.deepStrictEqual(CLAUDE_AGENT_EVENTS.filter((e) => Object.hasOwn(CLAUDE_AGENT_EVENT_ROWS[e].verdicts, "KeepGoing")), ["Stop", "SubagentStop"])
+    assert.deepStrictEqual(
+      CLAUDE_AGENT_EVENTS.filter((e) => Object.hasOwn(CLAUDE_AGENT_EVENT_ROWS[e].verdicts, "KeepGoing")),
+      ["Stop", "SubagentStop"]
+    )
   })
 
   it("every status the rows record is a Claude decision the audit record can hold", () => {
     for (const status of statusesOf(CLAUDE_AGENT_EVENT_ROWS)) assert.isTrue(Schema.is(ClaudeDecision)(status), status)
-    assert.deepStrictEqual(statusByTag(CLAUDE_AGENT_EVENT_ROWS), { Continue: "continue", Block: "block", Halt: "halt", KeepGoing: "keep_going" })
+    assert.deepStrictEqual(statusByTag(CLAUDE_AGENT_EVENT_ROWS), {
+      Continue: "continue",
+      Block: "block",
+      Halt: "halt",
+      KeepGoing: "keep_going"
+    })
   })
 
   it("AgentOutcome is the rows' verdicts and Failed", () => {

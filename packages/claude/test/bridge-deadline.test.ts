@@ -1,12 +1,18 @@
 /** The bridge's own deadline (below the hook's `timeout` in settings.json) and meta-tools governed as listings. */
 import { assert, describe, it } from "@effect/vitest"
+import { Hooks, Policy } from "@interlock/core"
 import { Duration, Effect, Exit, Layer, Schema } from "effect"
 import { TestClock } from "effect/testing"
-import { Hooks, Policy } from "@interlock/core"
 import { AuditSink, HookDeadline, isMetaTool } from "../src/index.ts"
 import { bridge } from "./bridgeEnv.ts"
 
-const pre = (tool_name: string, tool_input: Record<string, unknown> = {}) => ({ hook_event_name: "PreToolUse", session_id: "s", tool_name, tool_input, tool_use_id: "toolu_1" })
+const pre = (tool_name: string, tool_input: Record<string, unknown> = {}) => ({
+  hook_event_name: "PreToolUse",
+  session_id: "s",
+  tool_name,
+  tool_input,
+  tool_use_id: "toolu_1"
+})
 
 /** Runs the bridge forked, moves the TestClock by `millis`, and returns its result (it must have answered). */
 const after = <A, E>(effect: Effect.Effect<A, E>, millis: number) =>
@@ -19,12 +25,17 @@ const after = <A, E>(effect: Effect.Effect<A, E>, millis: number) =>
     return (exit as Exit.Success<A, E>).value
   })
 
-const hanging = Hooks.layer({ preToolCall: [{ match: "*", id: "hang", timeout: "10 minutes", run: () => new Promise(() => {}) }] })
+const hanging = Hooks.layer({
+  preToolCall: [{ match: "*", id: "hang", timeout: "10 minutes", run: () => new Promise(() => {}) }]
+})
 
 describe("the bridge's deadline", () => {
   it.effect("a hook that hangs: the answer is a deny at nine tenths of the deadline, and it is audited", () =>
     Effect.gen(function*() {
-      const r = yield* after(bridge(pre("Bash", { command: "ls" }), { hooks: hanging, deadline: Duration.seconds(10) }), 9_000)
+      const r = yield* after(
+        bridge(pre("Bash", { command: "ls" }), { hooks: hanging, deadline: Duration.seconds(10) }),
+        9_000
+      )
       assert.strictEqual(r.exitCode, 0)
       assert.deepStrictEqual(r.json.hookSpecificOutput.permissionDecision, "deny")
       assert.include(r.json.hookSpecificOutput.permissionDecisionReason, "deadline")
@@ -34,14 +45,24 @@ describe("the bridge's deadline", () => {
   it.effect("an audit store that hangs too: the answer is still closed at the deadline", () =>
     Effect.gen(function*() {
       const stuck = Layer.succeed(AuditSink, { record: () => Effect.never })
-      const r = yield* after(bridge(pre("Bash", { command: "ls" }), { hooks: hanging, audit: stuck, deadline: Duration.seconds(10) }), 10_000)
+      const r = yield* after(
+        bridge(pre("Bash", { command: "ls" }), { hooks: hanging, audit: stuck, deadline: Duration.seconds(10) }),
+        10_000
+      )
       assert.deepStrictEqual(r.json.hookSpecificOutput.permissionDecision, "deny")
     }))
 
   it.effect("a policy that never answers a PermissionRequest denies it at the deadline", () =>
     Effect.gen(function*() {
       const never = Layer.succeed(Policy, { decide: () => Effect.never })
-      const r = yield* after(bridge({ ...pre("Write", { file_path: "a" }), hook_event_name: "PermissionRequest" }, { policy: never, hooks: Hooks.empty, deadline: Duration.seconds(4) }), 4_000)
+      const r = yield* after(
+        bridge({ ...pre("Write", { file_path: "a" }), hook_event_name: "PermissionRequest" }, {
+          policy: never,
+          hooks: Hooks.empty,
+          deadline: Duration.seconds(4)
+        }),
+        4_000
+      )
       assert.deepStrictEqual(r.json.hookSpecificOutput.decision.behavior, "deny")
     }))
 
@@ -55,7 +76,9 @@ describe("the bridge's deadline", () => {
     assert.strictEqual(Duration.toMillis(HookDeadline.remaining(8, 9_000)), 0)
   })
 
-  it.effect.prop("for any timeout the deadline is below it by 1 to 5 s, or zero", [Schema.Finite.check(Schema.isBetween({ minimum: 0.001, maximum: 100_000 }))], ([seconds]) =>
+  it.effect.prop("for any timeout the deadline is below it by 1 to 5 s, or zero", [
+    Schema.Finite.check(Schema.isBetween({ minimum: 0.001, maximum: 100_000 }))
+  ], ([seconds]) =>
     Effect.sync(() => {
       const deadline = HookDeadline.deadlineMillis(seconds)
       const timeout = seconds * 1_000
@@ -73,14 +96,23 @@ describe("the bridge's deadline", () => {
 })
 
 describe("meta-tools are listings", () => {
-  const denyByDefault = Policy.rules({ rules: [{ id: "no-search-secrets", match: "claude/ListMcpResourcesTool", decision: "deny", reason: "no" }], default: "deny" })
+  const denyByDefault = Policy.rules({
+    rules: [{ id: "no-search-secrets", match: "claude/ListMcpResourcesTool", decision: "deny", reason: "no" }],
+    default: "deny"
+  })
 
   it.effect("under default deny, ToolSearch gets no opinion ({}), an MCP tool's call is still denied", () =>
     Effect.gen(function*() {
-      const search = yield* bridge(pre("ToolSearch", { query: "select:mcp__fs__read_file" }), { policy: denyByDefault, hooks: Hooks.empty })
+      const search = yield* bridge(pre("ToolSearch", { query: "select:mcp__fs__read_file" }), {
+        policy: denyByDefault,
+        hooks: Hooks.empty
+      })
       assert.deepStrictEqual(search.json, {})
       assert.deepInclude(search.rows[0], { tool: "ToolSearch", claudeDecision: "none" })
-      const call = yield* bridge(pre("mcp__fs__read_file", { path: "a" }), { policy: denyByDefault, hooks: Hooks.empty })
+      const call = yield* bridge(pre("mcp__fs__read_file", { path: "a" }), {
+        policy: denyByDefault,
+        hooks: Hooks.empty
+      })
       assert.strictEqual(call.json.hookSpecificOutput.permissionDecision, "deny")
     }))
 

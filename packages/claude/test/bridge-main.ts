@@ -3,9 +3,9 @@
  * event on stdin and answers through Bridge.run. The config file holds a rules policy and a
  * Claude Code settings `hooks` section; audit rows are appended to $AUDIT_FILE as JSON lines.
  */
-import { appendFileSync, readFileSync } from "node:fs"
-import { Effect, Layer, Schema } from "effect"
 import { AuditRecord, Hooks, Policy } from "@interlock/core"
+import { Effect, Layer, Schema } from "effect"
+import { appendFileSync, readFileSync } from "node:fs"
 import { AuditSink, Bridge, compileSettings, settingsHooks } from "../src/index.ts"
 
 const config = JSON.parse(readFileSync(process.argv[2], "utf8"))
@@ -22,7 +22,11 @@ const program = Effect.gen(function*() {
     AuditSink.layer((row) => Effect.sync(() => appendFileSync(auditFile, `${JSON.stringify(encode(row))}\n`)))
   )
   return yield* Effect.provide(Bridge.run(stdin, { agentHooks, settings: { hookTimeout: "30 seconds" } }), layer)
-}).pipe(Effect.catch((error) => Effect.succeed(Bridge.failure(stdin, `Interlock could not load its config: ${error.message}`))))
+}).pipe(
+  Effect.catch((error) =>
+    Effect.succeed(Bridge.failure(stdin, `Interlock could not load its config: ${error.message}`))
+  )
+)
 
 const result = await Effect.runPromise(program)
 process.stdout.write(result.stdout)

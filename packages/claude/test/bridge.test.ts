@@ -1,12 +1,18 @@
 /** The bridge in-process, for every event type: Claude Code's answer, the exit code and the audit rows. */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
 import { Hooks, Policy } from "@interlock/core"
+import { Effect, Layer } from "effect"
 import { AuditSink, Bridge } from "../src/index.ts"
 import { bridge, SECRET } from "./bridgeEnv.ts"
 
 const session = { session_id: "sess-1", transcript_path: "/t.jsonl", cwd: "/repo", permission_mode: "default" }
-const pre = (tool_name: string, tool_input: Record<string, unknown>) => ({ ...session, hook_event_name: "PreToolUse", tool_name, tool_input, tool_use_id: "toolu_1" })
+const pre = (tool_name: string, tool_input: Record<string, unknown>) => ({
+  ...session,
+  hook_event_name: "PreToolUse",
+  tool_name,
+  tool_input,
+  tool_use_id: "toolu_1"
+})
 const preOut = (fields: Record<string, unknown>) => ({ hookSpecificOutput: { hookEventName: "PreToolUse", ...fields } })
 
 describe("PreToolUse", () => {
@@ -15,7 +21,10 @@ describe("PreToolUse", () => {
       const r = yield* bridge(pre("Bash", { command: "ls" }))
       assert.strictEqual(r.exitCode, 0)
       assert.strictEqual(r.stderr, "")
-      assert.deepStrictEqual(r.json, preOut({ permissionDecision: "allow", permissionDecisionReason: "Interlock: allowed by rule allow-ls" }))
+      assert.deepStrictEqual(
+        r.json,
+        preOut({ permissionDecision: "allow", permissionDecisionReason: "Interlock: allowed by rule allow-ls" })
+      )
       assert.strictEqual(r.rows.length, 1)
       assert.deepInclude(r.rows[0], {
         outcome: "answered",
@@ -29,21 +38,33 @@ describe("PreToolUse", () => {
         rewritten: false
       })
       assert.strictEqual(r.rows[0].digest?.length, 64)
-      assert.deepInclude(r.rows[0].receipt, { serverId: "claude", name: "Bash", callId: "toolu_1", policy: { decision: "allow", rule: "allow-ls" }, sent: true })
+      assert.deepInclude(r.rows[0].receipt, {
+        serverId: "claude",
+        name: "Bash",
+        callId: "toolu_1",
+        policy: { decision: "allow", rule: "allow-ls" },
+        sent: true
+      })
       assert.strictEqual(r.rows[0].durationMs, 0, "TestClock: no time passes")
     }))
 
   it.effect("an MCP tool is server/tool for the rules", () =>
     Effect.gen(function*() {
       const r = yield* bridge(pre("mcp__fs__read_file", { path: "README.md" }))
-      assert.deepStrictEqual(r.json, preOut({ permissionDecision: "allow", permissionDecisionReason: "Interlock: allowed by rule fs-read" }))
+      assert.deepStrictEqual(
+        r.json,
+        preOut({ permissionDecision: "allow", permissionDecisionReason: "Interlock: allowed by rule fs-read" })
+      )
       assert.deepInclude(r.rows[0], { server: "fs", tool: "read_file", rule: "fs-read" })
     }))
 
   it.effect("a rule's deny denies with its reason", () =>
     Effect.gen(function*() {
       const r = yield* bridge(pre("Bash", { command: `rm -rf / ${SECRET}` }))
-      assert.deepStrictEqual(r.json, preOut({ permissionDecision: "deny", permissionDecisionReason: "rm is not allowed" }))
+      assert.deepStrictEqual(
+        r.json,
+        preOut({ permissionDecision: "deny", permissionDecisionReason: "rm is not allowed" })
+      )
       assert.deepInclude(r.rows[0], { claudeDecision: "deny", rule: "no-rm", error: "rm is not allowed" })
       assert.notInclude(JSON.stringify(r.rows), SECRET, "an audit row never holds the arguments")
     }))
@@ -51,7 +72,10 @@ describe("PreToolUse", () => {
   it.effect("a rule's ask asks", () =>
     Effect.gen(function*() {
       const r = yield* bridge(pre("Write", { file_path: "a.txt", content: "x" }))
-      assert.deepStrictEqual(r.json, preOut({ permissionDecision: "ask", permissionDecisionReason: "writes need a look" }))
+      assert.deepStrictEqual(
+        r.json,
+        preOut({ permissionDecision: "ask", permissionDecisionReason: "writes need a look" })
+      )
       assert.deepInclude(r.rows[0], { claudeDecision: "ask", rule: "ask-write" })
     }))
 
@@ -70,14 +94,24 @@ describe("PreToolUse", () => {
         call.name === "Bash" ? { ...call.args, command: `filtered(${String(call.args.command)})` } : undefined
       // The rule allow-ls saw "ls", as Claude wrote it.
       const allowed = yield* bridge(pre("Bash", { command: "ls" }), { rewriteInput })
-      assert.deepStrictEqual(allowed.json, preOut({ permissionDecision: "allow", permissionDecisionReason: "Interlock: allowed by rule allow-ls", updatedInput: { command: "filtered(ls)" } }))
+      assert.deepStrictEqual(
+        allowed.json,
+        preOut({
+          permissionDecision: "allow",
+          permissionDecisionReason: "Interlock: allowed by rule allow-ls",
+          updatedInput: { command: "filtered(ls)" }
+        })
+      )
       assert.deepInclude(allowed.rows[0], { claudeDecision: "allow", rewritten: true })
       // No rule: no decision (Claude Code's permissions decide), the rewritten input only.
       const open = yield* bridge(pre("Bash", { command: "echo hi" }), { rewriteInput })
       assert.deepStrictEqual(open.json, preOut({ updatedInput: { command: "filtered(echo hi)" } }))
       assert.deepInclude(open.rows[0], { claudeDecision: "none", rewritten: true })
       const denied = yield* bridge(pre("Bash", { command: "rm -rf /" }), { rewriteInput })
-      assert.deepStrictEqual(denied.json, preOut({ permissionDecision: "deny", permissionDecisionReason: "rm is not allowed" }))
+      assert.deepStrictEqual(
+        denied.json,
+        preOut({ permissionDecision: "deny", permissionDecisionReason: "rm is not allowed" })
+      )
       const glob = yield* bridge(pre("Glob", { pattern: "*.ts" }), { rewriteInput })
       assert.strictEqual(glob.stdout, "{}\n")
     }))
@@ -85,7 +119,10 @@ describe("PreToolUse", () => {
   it.effect("no rule and a default of deny: deny", () =>
     Effect.gen(function*() {
       const r = yield* bridge(pre("Glob", { pattern: "*" }), { policy: Policy.rules({ rules: [] }) })
-      assert.deepStrictEqual(r.json, preOut({ permissionDecision: "deny", permissionDecisionReason: "no policy rule allows this call" }))
+      assert.deepStrictEqual(
+        r.json,
+        preOut({ permissionDecision: "deny", permissionDecisionReason: "no policy rule allows this call" })
+      )
     }))
 
   it.effect("allowAll is not an explicit allow: {}", () =>
@@ -96,7 +133,14 @@ describe("PreToolUse", () => {
   it.effect("hooks rewrote the call: updatedInput, with allow when the rewritten call is allowed by a rule", () =>
     Effect.gen(function*() {
       const r = yield* bridge(pre("Bash", { command: "sudo ls" }))
-      assert.deepStrictEqual(r.json, preOut({ permissionDecision: "allow", permissionDecisionReason: "Interlock: allowed by rule allow-ls", updatedInput: { command: "ls" } }))
+      assert.deepStrictEqual(
+        r.json,
+        preOut({
+          permissionDecision: "allow",
+          permissionDecisionReason: "Interlock: allowed by rule allow-ls",
+          updatedInput: { command: "ls" }
+        })
+      )
       assert.deepInclude(r.rows[0], { claudeDecision: "allow", rewritten: true })
     }))
 
@@ -105,22 +149,38 @@ describe("PreToolUse", () => {
       const r = yield* bridge(pre("Bash", { command: "sudo make" }))
       assert.deepStrictEqual(
         r.json,
-        preOut({ permissionDecision: "ask", permissionDecisionReason: "Interlock rewrote this call's input; confirm the rewritten input", updatedInput: { command: "make" } })
+        preOut({
+          permissionDecision: "ask",
+          permissionDecisionReason: "Interlock rewrote this call's input; confirm the rewritten input",
+          updatedInput: { command: "make" }
+        })
       )
     }))
 
   it.effect("the rules see the rewritten call: sudo rm is denied", () =>
     Effect.gen(function*() {
       const r = yield* bridge(pre("Bash", { command: "sudo rm -rf /" }))
-      assert.deepStrictEqual(r.json, preOut({ permissionDecision: "deny", permissionDecisionReason: "rm is not allowed" }))
+      assert.deepStrictEqual(
+        r.json,
+        preOut({ permissionDecision: "deny", permissionDecisionReason: "rm is not allowed" })
+      )
     }))
 
   it.effect("a hook that raises denies (fail closed), without what it raised", () =>
     Effect.gen(function*() {
       const r = yield* bridge(pre("Bash", { command: "boom" }))
-      assert.deepStrictEqual(r.json, preOut({ permissionDecision: "deny", permissionDecisionReason: "Interlock: hook boom failed (raise), so the call is denied" }))
+      assert.deepStrictEqual(
+        r.json,
+        preOut({
+          permissionDecision: "deny",
+          permissionDecisionReason: "Interlock: hook boom failed (raise), so the call is denied"
+        })
+      )
       assert.deepInclude(r.rows[0], { claudeDecision: "deny", rule: "boom" })
-      assert.deepInclude(r.rows[0].receipt?.hooks.find((hook) => hook.id === "boom"), { status: "failed", failure: "raise" })
+      assert.deepInclude(r.rows[0].receipt?.hooks.find((hook) => hook.id === "boom"), {
+        status: "failed",
+        failure: "raise"
+      })
       assert.notInclude(r.stdout + JSON.stringify(r.rows), SECRET)
     }))
 
@@ -128,7 +188,11 @@ describe("PreToolUse", () => {
     Effect.gen(function*() {
       const r = yield* bridge(pre("Answer", {}))
       assert.deepStrictEqual(r.json, preOut({ permissionDecision: "deny", permissionDecisionReason: "42" }))
-      assert.deepInclude(r.rows[0], { claudeDecision: "deny", rule: "answer", error: "a hook answered for the tool (Halt)" })
+      assert.deepInclude(r.rows[0], {
+        claudeDecision: "deny",
+        rule: "answer",
+        error: "a hook answered for the tool (Halt)"
+      })
     }))
 
   it.effect("a Claude-style halt stops the run (continue: false) and denies the call", () =>
@@ -165,7 +229,10 @@ describe("PreToolUse", () => {
         }
       })
       const r = yield* bridge(pre("Bash", { command: "ls" }), { hooks: broken })
-      assert.deepStrictEqual(r.json, preOut({ permissionDecision: "deny", permissionDecisionReason: "Interlock failed to evaluate this event" }))
+      assert.deepStrictEqual(
+        r.json,
+        preOut({ permissionDecision: "deny", permissionDecisionReason: "Interlock failed to evaluate this event" })
+      )
       assert.deepInclude(r.rows[0], { claudeDecision: "deny" })
     }))
 
@@ -175,7 +242,10 @@ describe("PreToolUse", () => {
       const allowed = yield* bridge(pre("Bash", { command: "ls" }), { audit: failing })
       assert.deepStrictEqual(
         allowed.json,
-        preOut({ permissionDecision: "deny", permissionDecisionReason: "Interlock could not record this decision in its audit store" })
+        preOut({
+          permissionDecision: "deny",
+          permissionDecisionReason: "Interlock could not record this decision in its audit store"
+        })
       )
       const denied = yield* bridge(pre("Bash", { command: "rm -rf x" }), { audit: failing })
       assert.strictEqual(denied.json.hookSpecificOutput.permissionDecisionReason, "rm is not allowed")
@@ -184,37 +254,82 @@ describe("PreToolUse", () => {
           throw new Error("x")
         }
       })
-      assert.strictEqual((yield* bridge(pre("Bash", { command: "ls" }), { audit: thrown })).json.hookSpecificOutput.permissionDecision, "deny")
+      assert.strictEqual(
+        (yield* bridge(pre("Bash", { command: "ls" }), { audit: thrown })).json.hookSpecificOutput.permissionDecision,
+        "deny"
+      )
     }))
 })
 
 describe("PermissionRequest", () => {
-  const request = (tool_name: string, tool_input: Record<string, unknown>) => ({ ...session, hook_event_name: "PermissionRequest", tool_name, tool_input, permission_suggestions: [] })
+  const request = (tool_name: string, tool_input: Record<string, unknown>) => ({
+    ...session,
+    hook_event_name: "PermissionRequest",
+    tool_name,
+    tool_input,
+    permission_suggestions: []
+  })
 
   it.effect("an explicit allow answers the prompt with allow; a deny with deny; anything else leaves it to the user", () =>
     Effect.gen(function*() {
       const allowed = yield* bridge(request("Bash", { command: "ls" }))
-      assert.deepStrictEqual(allowed.json, { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow", updatedInput: { command: "ls" } } } })
+      assert.deepStrictEqual(allowed.json, {
+        hookSpecificOutput: {
+          hookEventName: "PermissionRequest",
+          decision: { behavior: "allow", updatedInput: { command: "ls" } }
+        }
+      })
       const denied = yield* bridge(request("Bash", { command: "rm -rf /" }))
-      assert.deepStrictEqual(denied.json, { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message: "rm is not allowed" } } })
-      assert.strictEqual((yield* bridge(request("Edit", { file_path: "a" }))).stdout, "{}\n", "an Ask with no matching approver hook: the user decides")
+      assert.deepStrictEqual(denied.json, {
+        hookSpecificOutput: {
+          hookEventName: "PermissionRequest",
+          decision: { behavior: "deny", message: "rm is not allowed" }
+        }
+      })
+      assert.strictEqual(
+        (yield* bridge(request("Edit", { file_path: "a" }))).stdout,
+        "{}\n",
+        "an Ask with no matching approver hook: the user decides"
+      )
       assert.strictEqual((yield* bridge(request("Glob", {}))).stdout, "{}\n")
       assert.deepInclude(denied.rows[0], { event: "PermissionRequest", claudeDecision: "deny", rule: "no-rm" })
       const rewritten = yield* bridge(request("Bash", { command: "sudo ls" }))
-      assert.deepStrictEqual(rewritten.json.hookSpecificOutput.decision, { behavior: "allow", updatedInput: { command: "ls" } })
+      assert.deepStrictEqual(rewritten.json.hookSpecificOutput.decision, {
+        behavior: "allow",
+        updatedInput: { command: "ls" }
+      })
     }))
 })
 
 describe("PermissionRequest hooks answer the policy's Ask", () => {
-  const request = (file_path: string) => ({ ...session, hook_event_name: "PermissionRequest", tool_name: "Write", tool_input: { file_path } })
+  const request = (file_path: string) => ({
+    ...session,
+    hook_event_name: "PermissionRequest",
+    tool_name: "Write",
+    tool_input: { file_path }
+  })
 
   it.effect("the hook approves or refuses; the audit row says so", () =>
     Effect.gen(function*() {
       const approved = yield* bridge(request("docs/a.md"))
-      assert.deepStrictEqual(approved.json, { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow", updatedInput: { file_path: "docs/a.md" } } } })
-      assert.deepInclude(approved.rows[0], { claudeDecision: "allow", rule: "ask-write", error: "approved by a PermissionRequest hook" })
+      assert.deepStrictEqual(approved.json, {
+        hookSpecificOutput: {
+          hookEventName: "PermissionRequest",
+          decision: { behavior: "allow", updatedInput: { file_path: "docs/a.md" } }
+        }
+      })
+      assert.deepInclude(approved.rows[0], {
+        claudeDecision: "allow",
+        rule: "ask-write",
+        error: "approved by a PermissionRequest hook"
+      })
       const refused = yield* bridge(request("src/a.ts"))
-      assert.deepStrictEqual(refused.json, { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message: "only docs may be written" } } })
+      assert.deepStrictEqual(refused.json, {
+        hookSpecificOutput: {
+          hookEventName: "PermissionRequest",
+          decision: { behavior: "deny", message: "only docs may be written" }
+        }
+      })
     }))
 
   it.effect("a PreToolUse Ask is never answered by them: the rule's ask goes to Claude Code", () =>
@@ -225,20 +340,43 @@ describe("PermissionRequest hooks answer the policy's Ask", () => {
 })
 
 describe("PostToolUse", () => {
-  const post = (tool_name: string, tool_response: unknown) => ({ ...session, hook_event_name: "PostToolUse", tool_name, tool_input: { q: 1 }, tool_response, tool_use_id: "toolu_2" })
+  const post = (tool_name: string, tool_response: unknown) => ({
+    ...session,
+    hook_event_name: "PostToolUse",
+    tool_name,
+    tool_input: { q: 1 },
+    tool_response,
+    tool_use_id: "toolu_2"
+  })
 
   it.effect("an MCP tool's output is redacted through updatedMCPToolOutput, in the shape it came", () =>
     Effect.gen(function*() {
       const blocks = yield* bridge(post("mcp__vault__get", [{ type: "text", text: `key=${SECRET}` }]))
       assert.deepStrictEqual(blocks.json, {
-        hookSpecificOutput: { hookEventName: "PostToolUse", updatedMCPToolOutput: [{ type: "text", text: "key=[REDACTED]" }] }
+        hookSpecificOutput: {
+          hookEventName: "PostToolUse",
+          updatedMCPToolOutput: [{ type: "text", text: "key=[REDACTED]" }]
+        }
       })
-      assert.deepInclude(blocks.rows[0], { event: "PostToolUse", claudeDecision: "replace", server: "vault", tool: "get" })
+      assert.deepInclude(blocks.rows[0], {
+        event: "PostToolUse",
+        claudeDecision: "replace",
+        server: "vault",
+        tool: "get"
+      })
       assert.notInclude(JSON.stringify(blocks.rows), SECRET)
-      const object = yield* bridge(post("mcp__vault__get", { content: [{ type: "text", text: SECRET }], isError: false }))
-      assert.deepStrictEqual(object.json.hookSpecificOutput.updatedMCPToolOutput, { content: [{ type: "text", text: "[REDACTED]" }] })
+      const object = yield* bridge(
+        post("mcp__vault__get", { content: [{ type: "text", text: SECRET }], isError: false })
+      )
+      assert.deepStrictEqual(object.json.hookSpecificOutput.updatedMCPToolOutput, {
+        content: [{ type: "text", text: "[REDACTED]" }]
+      })
       const text = yield* bridge(post("mcp__vault__get", `key=${SECRET}`))
-      assert.deepStrictEqual(text.json.hookSpecificOutput.updatedMCPToolOutput, "key=[REDACTED]", "a text response is replaced by text")
+      assert.deepStrictEqual(
+        text.json.hookSpecificOutput.updatedMCPToolOutput,
+        "key=[REDACTED]",
+        "a text response is replaced by text"
+      )
       assert.notInclude(text.stdout, SECRET)
     }))
 
@@ -254,18 +392,26 @@ describe("PostToolUse", () => {
   it.effect("a post-hook that fails withholds the output", () =>
     Effect.gen(function*() {
       const r = yield* bridge(post("mcp__fs__explode", [{ type: "text", text: SECRET }]))
-      assert.deepStrictEqual(r.json.hookSpecificOutput.updatedMCPToolOutput, [{ type: "text", text: "Result withheld: a post-call hook failed, so the tool's output was dropped." }])
+      assert.deepStrictEqual(r.json.hookSpecificOutput.updatedMCPToolOutput, [{
+        type: "text",
+        text: "Result withheld: a post-call hook failed, so the tool's output was dropped."
+      }])
       assert.deepInclude(r.rows[0], { claudeDecision: "withheld" })
       assert.notInclude(r.stdout, SECRET)
       const text = yield* bridge(post("mcp__fs__explode", SECRET))
-      assert.strictEqual(text.json.hookSpecificOutput.updatedMCPToolOutput, "Result withheld: a post-call hook failed, so the tool's output was dropped.")
+      assert.strictEqual(
+        text.json.hookSpecificOutput.updatedMCPToolOutput,
+        "Result withheld: a post-call hook failed, so the tool's output was dropped."
+      )
       assert.notInclude(text.stdout, SECRET)
     }))
 
   it.effect("additionalContext from a hook; nothing to say gives {}", () =>
     Effect.gen(function*() {
       const r = yield* bridge(post("mcp__notes__read", "hello"))
-      assert.deepStrictEqual(r.json, { hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "notes are public" } })
+      assert.deepStrictEqual(r.json, {
+        hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "notes are public" }
+      })
       const none = yield* bridge(post("Bash", { stdout: "ok" }))
       assert.strictEqual(none.stdout, "{}\n")
       assert.deepInclude(none.rows[0], { claudeDecision: "continue" })
@@ -273,12 +419,24 @@ describe("PostToolUse", () => {
 })
 
 describe("PostToolUseFailure", () => {
-  const failure = (tool_name: string) => ({ ...session, hook_event_name: "PostToolUseFailure", tool_name, tool_input: {}, error: "ECONNRESET", is_interrupt: false })
+  const failure = (tool_name: string) => ({
+    ...session,
+    hook_event_name: "PostToolUseFailure",
+    tool_name,
+    tool_input: {},
+    error: "ECONNRESET",
+    is_interrupt: false
+  })
 
   it.effect("a failure hook's recovery becomes additionalContext; otherwise {}", () =>
     Effect.gen(function*() {
       const r = yield* bridge(failure("mcp__fs__flaky"))
-      assert.deepStrictEqual(r.json, { hookSpecificOutput: { hookEventName: "PostToolUseFailure", additionalContext: "Interlock recovered this failure: use the cached copy" } })
+      assert.deepStrictEqual(r.json, {
+        hookSpecificOutput: {
+          hookEventName: "PostToolUseFailure",
+          additionalContext: "Interlock recovered this failure: use the cached copy"
+        }
+      })
       assert.deepInclude(r.rows[0], { claudeDecision: "recovered" })
       assert.strictEqual((yield* bridge(failure("Bash"))).stdout, "{}\n")
     }))
@@ -289,9 +447,15 @@ describe("agent-level events", () => {
     Effect.gen(function*() {
       const blocked = yield* bridge({ ...session, hook_event_name: "UserPromptSubmit", prompt: "deploy to prod" })
       assert.deepStrictEqual(blocked.json, { decision: "block", reason: "no prod deploys on Fridays" })
-      assert.deepInclude(blocked.rows[0], { event: "UserPromptSubmit", claudeDecision: "block", error: "no prod deploys on Fridays" })
+      assert.deepInclude(blocked.rows[0], {
+        event: "UserPromptSubmit",
+        claudeDecision: "block",
+        error: "no prod deploys on Fridays"
+      })
       const ok = yield* bridge({ ...session, hook_event_name: "UserPromptSubmit", prompt: "fix the tests" })
-      assert.deepStrictEqual(ok.json, { hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: "repo uses pnpm" } })
+      assert.deepStrictEqual(ok.json, {
+        hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: "repo uses pnpm" }
+      })
       const failed = yield* bridge({ ...session, hook_event_name: "UserPromptSubmit", prompt: "crash" })
       assert.deepStrictEqual(failed.json, { decision: "block", reason: "Interlock: hook no-prod failed (raise)" })
       assert.notInclude(failed.stdout, SECRET)
@@ -302,35 +466,67 @@ describe("agent-level events", () => {
       const r = yield* bridge({ ...session, hook_event_name: "Stop", stop_hook_active: false })
       assert.deepStrictEqual(r.json, { decision: "block", reason: "run the tests first" })
       assert.deepInclude(r.rows[0], { event: "Stop", claudeDecision: "keep_going" })
-      assert.strictEqual((yield* bridge({ ...session, hook_event_name: "Stop", stop_hook_active: true })).stdout, "{}\n")
+      assert.strictEqual(
+        (yield* bridge({ ...session, hook_event_name: "Stop", stop_hook_active: true })).stdout,
+        "{}\n"
+      )
     }))
 
   it.effect("SubagentStop: halt stops the run", () =>
     Effect.gen(function*() {
-      const r = yield* bridge({ ...session, hook_event_name: "SubagentStop", agent_id: "a", agent_type: "x", stop_hook_active: false })
+      const r = yield* bridge({
+        ...session,
+        hook_event_name: "SubagentStop",
+        agent_id: "a",
+        agent_type: "x",
+        stop_hook_active: false
+      })
       assert.deepStrictEqual(r.json, { continue: false, stopReason: "budget exhausted" })
       assert.deepInclude(r.rows[0], { claudeDecision: "halt" })
     }))
 
   it.effect("SubagentStart: context for the matching agent type only", () =>
     Effect.gen(function*() {
-      const r = yield* bridge({ ...session, hook_event_name: "SubagentStart", agent_id: "a", agent_type: "code-reviewer" })
-      assert.deepStrictEqual(r.json, { hookSpecificOutput: { hookEventName: "SubagentStart", additionalContext: "be strict" } })
-      assert.strictEqual((yield* bridge({ ...session, hook_event_name: "SubagentStart", agent_id: "b", agent_type: "general-purpose" })).stdout, "{}\n")
+      const r = yield* bridge({
+        ...session,
+        hook_event_name: "SubagentStart",
+        agent_id: "a",
+        agent_type: "code-reviewer"
+      })
+      assert.deepStrictEqual(r.json, {
+        hookSpecificOutput: { hookEventName: "SubagentStart", additionalContext: "be strict" }
+      })
+      assert.strictEqual(
+        (yield* bridge({ ...session, hook_event_name: "SubagentStart", agent_id: "b", agent_type: "general-purpose" }))
+          .stdout,
+        "{}\n"
+      )
     }))
 
   it.effect("PreCompact: custom instructions", () =>
     Effect.gen(function*() {
       const r = yield* bridge({ ...session, hook_event_name: "PreCompact", trigger: "auto", custom_instructions: null })
-      assert.deepStrictEqual(r.json, { hookSpecificOutput: { hookEventName: "PreCompact", customInstructions: "keep the TODO list" } })
+      assert.deepStrictEqual(r.json, {
+        hookSpecificOutput: { hookEventName: "PreCompact", customInstructions: "keep the TODO list" }
+      })
     }))
 
   it.effect("Notification: a failing observer gives {} (nothing to deny), and the failure is audited", () =>
     Effect.gen(function*() {
-      const r = yield* bridge({ ...session, hook_event_name: "Notification", message: "waiting", notification_type: "idle_prompt" })
+      const r = yield* bridge({
+        ...session,
+        hook_event_name: "Notification",
+        message: "waiting",
+        notification_type: "idle_prompt"
+      })
       assert.strictEqual(r.stdout, "{}\n")
       assert.strictEqual(r.exitCode, 0)
-      assert.deepInclude(r.rows[0], { event: "Notification", claudeDecision: "continue", rule: "notify", error: "Interlock: hook notify failed (raise)" })
+      assert.deepInclude(r.rows[0], {
+        event: "Notification",
+        claudeDecision: "continue",
+        rule: "notify",
+        error: "Interlock: hook notify failed (raise)"
+      })
     }))
 })
 
@@ -366,14 +562,36 @@ describe("bad input", () => {
     }))
 
   it("Bridge.failure: the closed answer when the config cannot load", () => {
-    assert.deepStrictEqual(JSON.parse(Bridge.failure(JSON.stringify(pre("Bash", {})), "config not found").stdout), preOut({
-      permissionDecision: "deny",
-      permissionDecisionReason: "config not found"
-    }))
-    assert.deepStrictEqual(JSON.parse(Bridge.failure(JSON.stringify({ hook_event_name: "Stop" }), "x").stdout), { continue: false, stopReason: "x" })
-    assert.deepStrictEqual(JSON.parse(Bridge.failure(JSON.stringify({ hook_event_name: "UserPromptSubmit", prompt: "p" }), "x").stdout), { decision: "block", reason: "x" })
-    const post = JSON.parse(Bridge.failure(JSON.stringify({ hook_event_name: "PostToolUse", tool_name: "mcp__vault__get", tool_input: {}, tool_response: SECRET }), "x").stdout)
-    assert.deepStrictEqual(post.hookSpecificOutput.updatedMCPToolOutput, { content: [{ type: "text", text: "Result withheld: Interlock could not check this tool's output." }], isError: true })
+    assert.deepStrictEqual(
+      JSON.parse(Bridge.failure(JSON.stringify(pre("Bash", {})), "config not found").stdout),
+      preOut({
+        permissionDecision: "deny",
+        permissionDecisionReason: "config not found"
+      })
+    )
+    assert.deepStrictEqual(JSON.parse(Bridge.failure(JSON.stringify({ hook_event_name: "Stop" }), "x").stdout), {
+      continue: false,
+      stopReason: "x"
+    })
+    assert.deepStrictEqual(
+      JSON.parse(Bridge.failure(JSON.stringify({ hook_event_name: "UserPromptSubmit", prompt: "p" }), "x").stdout),
+      { decision: "block", reason: "x" }
+    )
+    const post = JSON.parse(
+      Bridge.failure(
+        JSON.stringify({
+          hook_event_name: "PostToolUse",
+          tool_name: "mcp__vault__get",
+          tool_input: {},
+          tool_response: SECRET
+        }),
+        "x"
+      ).stdout
+    )
+    assert.deepStrictEqual(post.hookSpecificOutput.updatedMCPToolOutput, {
+      content: [{ type: "text", text: "Result withheld: Interlock could not check this tool's output." }],
+      isError: true
+    })
     assert.strictEqual(post.decision, "block")
     assert.strictEqual(Bridge.failure("nope", "x").exitCode, 2)
   })

@@ -5,12 +5,18 @@ import { CLAUDE_EVENTS, ClaudeHooks, fromClaudeName, parseEvent, toClaudeName } 
 
 const detailOf = (exit: Exit.Exit<unknown, { detail: string }>): string => {
   assert.isTrue(Exit.isFailure(exit), "expected a BadEvent")
-  return Exit.isFailure(exit) && exit.cause.reasons[0]?._tag === "Fail" ? (exit.cause.reasons[0].error as { detail: string }).detail : ""
+  return Exit.isFailure(exit) && exit.cause.reasons[0]?._tag === "Fail"
+    ? (exit.cause.reasons[0].error as { detail: string }).detail
+    : ""
 }
 
 const EXAMPLES: Record<string, Record<string, unknown>> = {
   PreToolUse: { tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "t1" },
-  PostToolUse: { tool_name: "mcp__fs__read_file", tool_input: { path: "a" }, tool_response: [{ type: "text", text: "x" }] },
+  PostToolUse: {
+    tool_name: "mcp__fs__read_file",
+    tool_input: { path: "a" },
+    tool_response: [{ type: "text", text: "x" }]
+  },
   PostToolUseFailure: { tool_name: "Bash", tool_input: {}, error: "exit 1", is_interrupt: false },
   PermissionRequest: { tool_name: "Write", tool_input: { file_path: "a" }, permission_suggestions: [] },
   UserPromptSubmit: { prompt: "hi" },
@@ -24,7 +30,14 @@ const EXAMPLES: Record<string, Record<string, unknown>> = {
 describe("parseEvent", () => {
   it("reads every event, keeping unknown keys as they came", () => {
     for (const event of CLAUDE_EVENTS) {
-      const value = { hook_event_name: event, session_id: "s", cwd: "/w", permission_mode: "default", future_key: { a: [1] }, ...EXAMPLES[event] }
+      const value = {
+        hook_event_name: event,
+        session_id: "s",
+        cwd: "/w",
+        permission_mode: "default",
+        future_key: { a: [1] },
+        ...EXAMPLES[event]
+      }
       const exit = parseEvent(JSON.stringify(value))
       assert.isTrue(Exit.isSuccess(exit), event)
       assert.deepStrictEqual(Exit.isSuccess(exit) ? exit.value : undefined, value as never)
@@ -35,7 +48,10 @@ describe("parseEvent", () => {
     assert.strictEqual(detailOf(parseEvent("{not json")), "stdin is not valid JSON")
     assert.strictEqual(detailOf(parseEvent("[1]")), "the event must be a JSON object")
     assert.strictEqual(detailOf(parseEvent("{}")), "hook_event_name is missing")
-    assert.match(detailOf(parseEvent(`{"hook_event_name":"SessionStart"}`)), /^unknown hook_event_name SessionStart; the events are PreToolUse/)
+    assert.match(
+      detailOf(parseEvent(`{"hook_event_name":"SessionStart"}`)),
+      /^unknown hook_event_name SessionStart; the events are PreToolUse/
+    )
     const missing = detailOf(parseEvent(`{"hook_event_name":"PreToolUse","tool_input":{}}`))
     assert.include(missing, `"tool_name"`)
     const wrong = detailOf(parseEvent(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":"sk-SECRET-1"}`))
@@ -45,11 +61,15 @@ describe("parseEvent", () => {
     for (const text of [missing, wrong]) assert.notInclude(text, "\n")
   })
 
-  it.effect.prop("any name that is not an event is rejected as unknown", [Schema.String], ([name]) =>
-    Effect.sync(() => {
-      if ((CLAUDE_EVENTS as ReadonlyArray<string>).includes(name)) return
-      assert.match(detailOf(parseEvent(JSON.stringify({ hook_event_name: name }))), /^unknown hook_event_name/)
-    }))
+  it.effect.prop(
+    "any name that is not an event is rejected as unknown",
+    [Schema.String],
+    ([name]) =>
+      Effect.sync(() => {
+        if ((CLAUDE_EVENTS as ReadonlyArray<string>).includes(name)) return
+        assert.match(detailOf(parseEvent(JSON.stringify({ hook_event_name: name }))), /^unknown hook_event_name/)
+      })
+  )
 })
 
 describe("tool names", () => {
@@ -63,7 +83,10 @@ describe("tool names", () => {
   })
 
   const segment = Schema.String.check(Schema.isPattern(/^[a-z][a-z0-9-]{0,12}$/))
-  it.effect.prop("server/tool survives the round trip through Claude's name", [segment, Schema.String.check(Schema.isMinLength(1))], ([server, tool]) =>
+  it.effect.prop("server/tool survives the round trip through Claude's name", [
+    segment,
+    Schema.String.check(Schema.isMinLength(1))
+  ], ([server, tool]) =>
     Effect.sync(() => {
       if (server === "claude") return
       assert.deepStrictEqual(fromClaudeName(toClaudeName(server, tool)), { serverId: server, name: tool })
@@ -87,7 +110,9 @@ describe("Claude Code matchers", () => {
     assert.strictEqual(ClaudeHooks.compileMatcher("(unclosed"), "matcher is not a valid regular expression")
   })
 
-  it.effect.prop("a literal tool name matches itself and nothing longer", [Schema.String.check(Schema.isPattern(/^[A-Za-z]{1,20}$/))], ([name]) =>
+  it.effect.prop("a literal tool name matches itself and nothing longer", [
+    Schema.String.check(Schema.isPattern(/^[A-Za-z]{1,20}$/))
+  ], ([name]) =>
     Effect.sync(() => {
       const m = ClaudeHooks.compileMatcher(name)
       assert.isTrue(typeof m === "function" && m(name) && !m(`${name}x`) && !m(`x${name}`))

@@ -1,8 +1,8 @@
 /** Command hooks with real shell scripts: Claude Code's protocol, failing closed on everything else. */
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Layer, Result, Schema } from "effect"
 import { Denied, HookFailed, Interlock, NativeTool, Policy, ToolCalls, ToolTransport } from "@interlock/core"
-import { type ClaudeHookSpec, ClaudeHookFailed, ClaudeHooks, type ClaudeInput, Hook, toWire } from "../src/index.ts"
+import { Effect, Fiber, Layer, Result, Schema } from "effect"
+import { ClaudeHookFailed, ClaudeHooks, type ClaudeHookSpec, type ClaudeInput, Hook, toWire } from "../src/index.ts"
 import { alive, goneSoon, scriptDir, waitForPid } from "./scripts.ts"
 
 const dir = scriptDir()
@@ -39,11 +39,18 @@ const wireOf = (result: Result.Result<{ output: never }, ClaudeHookFailed> | Res
 describe("Hook.command: Claude Code's protocol", () => {
   it.live("exit 0 with JSON: the output is read, and the event went on stdin with Claude's field names", () =>
     Effect.gen(function*() {
-      const script = dir.script("deny-json.sh", `cat > "${dir.path("stdin.json")}"
-echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no rm"}}'`)
+      const script = dir.script(
+        "deny-json.sh",
+        `cat > "${dir.path("stdin.json")}"
+echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no rm"}}'`
+      )
       const result = yield* runHook(Hook.command({ command: script }))
       assert.deepStrictEqual(wireOf(result), {
-        hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "no rm" }
+        hookSpecificOutput: {
+          hookEventName: "PreToolUse",
+          permissionDecision: "deny",
+          permissionDecisionReason: "no rm"
+        }
       })
       const stdin = JSON.parse(dir.read("stdin.json"))
       assert.deepStrictEqual(stdin, PRE)
@@ -57,20 +64,30 @@ echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"
 
   it.live("exit 0 with updatedInput: the rewrite is read", () =>
     Effect.gen(function*() {
-      const script = dir.script("rewrite.sh", `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"ls"}}}'`)
+      const script = dir.script(
+        "rewrite.sh",
+        `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"ls"}}}'`
+      )
       const result = yield* runHook(Hook.command({ command: script }))
-      assert.deepStrictEqual(wireOf(result), { hookSpecificOutput: { hookEventName: "PreToolUse", updatedInput: { command: "ls" } } })
+      assert.deepStrictEqual(wireOf(result), {
+        hookSpecificOutput: { hookEventName: "PreToolUse", updatedInput: { command: "ls" } }
+      })
     }))
 
   it.live("exit 0 with junk on stdout: bad_output", () =>
     Effect.gen(function*() {
-      const failure = failureOf(yield* runHook(Hook.command({ command: dir.script("junk.sh", "echo 'sure, go ahead'") })))
+      const failure = failureOf(
+        yield* runHook(Hook.command({ command: dir.script("junk.sh", "echo 'sure, go ahead'") }))
+      )
       assert.strictEqual(failure.kind, "bad_output")
     }))
 
   it.live("exit 0 with JSON that is not this event's output (another event, unknown key): bad_output", () =>
     Effect.gen(function*() {
-      const other = dir.script("other.sh", `echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"x"}}'`)
+      const other = dir.script(
+        "other.sh",
+        `echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"x"}}'`
+      )
       assert.strictEqual(failureOf(yield* runHook(Hook.command({ command: other }))).kind, "bad_output")
       const unknown = dir.script("unknown.sh", `echo '{"allow": true}'`)
       assert.strictEqual(failureOf(yield* runHook(Hook.command({ command: unknown }))).kind, "bad_output")
@@ -81,19 +98,28 @@ echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"
       const script = dir.script("exit2.sh", `echo "dangerous command" >&2; exit 2`)
       const result = yield* runHook(Hook.command({ command: script }))
       assert.deepStrictEqual(wireOf(result), {
-        hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "dangerous command" }
+        hookSpecificOutput: {
+          hookEventName: "PreToolUse",
+          permissionDecision: "deny",
+          permissionDecisionReason: "dangerous command"
+        }
       })
     }))
 
   it.live("exit 2 on Stop: block with stderr as the reason", () =>
     Effect.gen(function*() {
       const script = dir.script("exit2-stop.sh", `echo "tests are failing" >&2; exit 2`)
-      assert.deepStrictEqual(wireOf(yield* runHook(Hook.command({ command: script }), STOP)), { decision: "block", reason: "tests are failing" })
+      assert.deepStrictEqual(wireOf(yield* runHook(Hook.command({ command: script }), STOP)), {
+        decision: "block",
+        reason: "tests are failing"
+      })
     }))
 
   it.live("exit 1: a failure (exit, code 1), where Claude Code would go on", () =>
     Effect.gen(function*() {
-      const failure = failureOf(yield* runHook(Hook.command({ command: dir.script("exit1.sh", `echo "secret-token-123" >&2; exit 1`) })))
+      const failure = failureOf(
+        yield* runHook(Hook.command({ command: dir.script("exit1.sh", `echo "secret-token-123" >&2; exit 1`) }))
+      )
       assert.strictEqual(failure.kind, "exit")
       assert.strictEqual(failure.exitCode, 1)
       assert.notInclude(failure.message, "secret-token-123")
@@ -113,15 +139,25 @@ echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"
       const failure = failureOf(yield* runHook(Hook.command({ command: script, timeout: 400 })))
       assert.strictEqual(failure.kind, "timeout")
       assert.isBelow(Date.now() - started, 10_000)
-      const pid = yield* Effect.promise(() => waitForPid(() => (dir.exists("hang.pid") ? dir.read("hang.pid") : undefined)))
-      assert.isTrue(yield* Effect.promise(() => goneSoon(pid)), "the background child of the hook must be killed with its group")
+      const pid = yield* Effect.promise(() =>
+        waitForPid(() => (dir.exists("hang.pid") ? dir.read("hang.pid") : undefined))
+      )
+      assert.isTrue(
+        yield* Effect.promise(() => goneSoon(pid)),
+        "the background child of the hook must be killed with its group"
+      )
     }))
 
   it.live("a leftover child holding stdout open does not keep the hook waiting", () =>
     Effect.gen(function*() {
-      const script = dir.script("holder.sh", `sleep 300 & echo $! > "${dir.path("holder.pid")}"; echo '{"continue": true}'; exit 0`)
+      const script = dir.script(
+        "holder.sh",
+        `sleep 300 & echo $! > "${dir.path("holder.pid")}"; echo '{"continue": true}'; exit 0`
+      )
       const started = Date.now()
-      assert.deepStrictEqual(wireOf(yield* runHook(Hook.command({ command: script, timeout: 20_000 }))), { continue: true })
+      assert.deepStrictEqual(wireOf(yield* runHook(Hook.command({ command: script, timeout: 20_000 }))), {
+        continue: true
+      })
       assert.isBelow(Date.now() - started, 10_000)
       assert.isTrue(yield* Effect.promise(() => goneSoon(Number(dir.read("holder.pid")))))
     }))
@@ -130,7 +166,9 @@ echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"
     Effect.gen(function*() {
       const script = dir.script("interrupt.sh", `sleep 300 & echo $! > "${dir.path("int.pid")}"; wait`)
       const fiber = yield* Effect.forkChild(runHook(Hook.command({ command: script })))
-      const pid = yield* Effect.promise(() => waitForPid(() => (dir.exists("int.pid") ? dir.read("int.pid") : undefined)))
+      const pid = yield* Effect.promise(() =>
+        waitForPid(() => (dir.exists("int.pid") ? dir.read("int.pid") : undefined))
+      )
       assert.isTrue(alive(pid))
       yield* Fiber.interrupt(fiber)
       assert.isTrue(yield* Effect.promise(() => goneSoon(pid)), "interruption kills the group")
@@ -138,8 +176,13 @@ echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"
 
   it.live("huge output: bad_output once past maxOutputBytes, and the producer is killed", () =>
     Effect.gen(function*() {
-      const script = dir.script("huge.sh", `echo $$ > "${dir.path("huge.pid")}"; yes aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa`)
-      const failure = failureOf(yield* runHook(Hook.command({ command: script, maxOutputBytes: 64 * 1024, timeout: 20_000 })))
+      const script = dir.script(
+        "huge.sh",
+        `echo $$ > "${dir.path("huge.pid")}"; yes aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa`
+      )
+      const failure = failureOf(
+        yield* runHook(Hook.command({ command: script, maxOutputBytes: 64 * 1024, timeout: 20_000 }))
+      )
       assert.strictEqual(failure.kind, "bad_output")
       assert.isTrue(yield* Effect.promise(() => goneSoon(Number(dir.read("huge.pid")))))
     }))
@@ -154,7 +197,11 @@ echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"
   it.effect("an invalid timeout is rejected when the config is compiled", () =>
     Effect.gen(function*() {
       for (const timeout of [-5, 0, "soon"]) {
-        const error = yield* Effect.flip(ClaudeHooks.compile({ PreToolUse: [{ hooks: [Hook.command({ command: "true", timeout: timeout as never })] }] }))
+        const error = yield* Effect.flip(
+          ClaudeHooks.compile({
+            PreToolUse: [{ hooks: [Hook.command({ command: "true", timeout: timeout as never })] }]
+          })
+        )
         assert.deepInclude(error, { _tag: "SettingsError", path: "hooks.PreToolUse[0].hooks[0]" })
       }
     }))
@@ -175,27 +222,44 @@ echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"
 })
 
 describe("Hook.command in the pipeline: a failing guard denies", () => {
-  const echo = NativeTool.make({ name: "Bash", parameters: Schema.Struct({ command: Schema.String }), run: ({ command }) => `ran ${command}` })
+  const echo = NativeTool.make({
+    name: "Bash",
+    parameters: Schema.Struct({ command: Schema.String }),
+    run: ({ command }) => `ran ${command}`
+  })
   const pipeline = (spec: ClaudeHookSpec) =>
-    Layer.unwrap(Effect.map(ClaudeHooks.toInterlock({ PreToolUse: [{ matcher: "Bash", hooks: [spec] }] }), (hooks) =>
-      Interlock.layer({ hooks, policy: Policy.allowAll }).pipe(Layer.provide(ToolTransport.fromTools([echo], { serverId: "claude" })))))
-  const callBash = Effect.flatMap(ToolCalls, (calls) => Effect.flip(calls.callTool({ serverId: "claude", name: "Bash", args: { command: "rm -rf /" } })))
+    Layer.unwrap(
+      Effect.map(ClaudeHooks.toInterlock({ PreToolUse: [{ matcher: "Bash", hooks: [spec] }] }), (hooks) =>
+        Interlock.layer({ hooks, policy: Policy.allowAll }).pipe(
+          Layer.provide(ToolTransport.fromTools([echo], { serverId: "claude" }))
+        ))
+    )
+  const callBash = Effect.flatMap(
+    ToolCalls,
+    (calls) => Effect.flip(calls.callTool({ serverId: "claude", name: "Bash", args: { command: "rm -rf /" } }))
+  )
 
   it.live("exit 2 denies the call with the script's reason", () =>
     Effect.gen(function*() {
-      const error = yield* callBash.pipe(Effect.provide(pipeline(Hook.command({ command: dir.script("p-exit2.sh", `echo "no rm" >&2; exit 2`) }))))
+      const error = yield* callBash.pipe(
+        Effect.provide(pipeline(Hook.command({ command: dir.script("p-exit2.sh", `echo "no rm" >&2; exit 2`) })))
+      )
       assert.instanceOf(error, Denied)
       assert.strictEqual((error as Denied).message, "denied by hook PreToolUse[0].0: no rm")
     }))
 
-  for (const [name, body, kind] of [
-    ["exit 1", "exit 1", "raise"],
-    ["junk", "echo junk", "raise"],
-    ["missing executable", "/no/such/binary", "raise"]
-  ] as const) {
+  for (
+    const [name, body, kind] of [
+      ["exit 1", "exit 1", "raise"],
+      ["junk", "echo junk", "raise"],
+      ["missing executable", "/no/such/binary", "raise"]
+    ] as const
+  ) {
     it.live(`${name} fails the call closed (HookFailed ${kind})`, () =>
       Effect.gen(function*() {
-        const error = yield* callBash.pipe(Effect.provide(pipeline(Hook.command({ command: dir.script(`p-${kind}-${name.length}.sh`, body) }))))
+        const error = yield* callBash.pipe(
+          Effect.provide(pipeline(Hook.command({ command: dir.script(`p-${kind}-${name.length}.sh`, body) })))
+        )
         assert.instanceOf(error, HookFailed)
         assert.deepInclude(error, { hookId: "PreToolUse[0].0", kind })
         assert.isFalse((error as HookFailed).receipt?.sent)
@@ -204,7 +268,9 @@ describe("Hook.command in the pipeline: a failing guard denies", () => {
 
   it.live("a hanging command times out under the hook's deadline: HookFailed timeout, nothing sent", () =>
     Effect.gen(function*() {
-      const error = yield* callBash.pipe(Effect.provide(pipeline(Hook.command({ command: dir.script("p-hang.sh", "exec sleep 300"), timeout: 300 }))))
+      const error = yield* callBash.pipe(
+        Effect.provide(pipeline(Hook.command({ command: dir.script("p-hang.sh", "exec sleep 300"), timeout: 300 })))
+      )
       assert.instanceOf(error, HookFailed)
       assert.deepInclude(error, { kind: "timeout" })
       assert.isFalse((error as HookFailed).receipt?.sent)

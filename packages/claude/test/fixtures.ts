@@ -1,5 +1,4 @@
 /** Test fixtures: a recording transport for any server (echoes its args), and a pipeline builder. */
-import { Effect, Layer } from "effect"
 import {
   type HooksConfig,
   Interlock,
@@ -10,6 +9,7 @@ import {
   ToolTransport,
   unsupported
 } from "@interlock/core"
+import { Effect, Layer } from "effect"
 
 /** A transport that records every call and answers with its args as JSON text (tool "fail" returns an error result). */
 export const recording = () => {
@@ -18,7 +18,9 @@ export const recording = () => {
     callTool: (call) =>
       Effect.sync(() => {
         calls.push(call)
-        return call.name === "fail" ? ToolResult.text("it broke", { isError: true }) : ToolResult.text(JSON.stringify(call.args))
+        return call.name === "fail"
+          ? ToolResult.text("it broke", { isError: true })
+          : ToolResult.text(JSON.stringify(call.args))
       }),
     listTools: () => Effect.succeed([]),
     readResource: (serverId) => unsupported(serverId, "resources/read"),
@@ -35,5 +37,13 @@ export const pipeline = (hooks: HooksConfig, policy: Layer.Layer<Policy, any> = 
 }
 
 /** Calls a tool through the pipeline in context; the Exit, so tests see errors too. */
-export const callTool = (serverId: string, name: string, args: Record<string, unknown>, assigns?: Record<string, unknown>) =>
-  Effect.flatMap(ToolCalls, (calls) => Effect.exit(calls.callTool({ serverId, name, args: args as never, callId: "toolu_42" }, { assigns })))
+export const callTool = (
+  serverId: string,
+  name: string,
+  args: Record<string, unknown>,
+  assigns?: Record<string, unknown>
+) =>
+  Effect.flatMap(
+    ToolCalls,
+    (calls) => Effect.exit(calls.callTool({ serverId, name, args: args as never, callId: "toolu_42" }, { assigns }))
+  )

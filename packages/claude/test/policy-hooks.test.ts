@@ -1,9 +1,18 @@
 /** Hooks that answer allow, ask or deny as a policy contribution (deny > ask > allow) and as an approver. */
 import { assert, describe, it } from "@effect/vitest"
+import {
+  type ApprovalRequest,
+  Approvals,
+  Denied,
+  HookContext,
+  Interlock,
+  Policy,
+  type PolicyDecision,
+  ToolCall
+} from "@interlock/core"
 import { Cause, Effect, Exit, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { Approvals, type ApprovalRequest, Denied, HookContext, Interlock, Policy, type PolicyDecision, ToolCall } from "@interlock/core"
-import { type ClaudeHooksConfig, ClaudeHooks, type ClaudeReturn } from "../src/index.ts"
+import { ClaudeHooks, type ClaudeHooksConfig, type ClaudeReturn } from "../src/index.ts"
 import { callTool, recording } from "./fixtures.ts"
 
 const withPolicy = (config: ClaudeHooksConfig, options?: Parameters<typeof ClaudeHooks.policy>[1]) => {
@@ -13,7 +22,9 @@ const withPolicy = (config: ClaudeHooksConfig, options?: Parameters<typeof Claud
 }
 
 const bash = { serverId: "claude", name: "Bash", args: { command: "rm -rf /" } }
-const answers = (...values: Array<ClaudeReturn>): ClaudeHooksConfig => ({ PreToolUse: [{ matcher: "Bash", hooks: values.map((v) => () => v) }] })
+const answers = (...values: Array<ClaudeReturn>): ClaudeHooksConfig => ({
+  PreToolUse: [{ matcher: "Bash", hooks: values.map((v) => () => v) }]
+})
 
 const decideWith = (config: ClaudeHooksConfig, options?: Parameters<typeof ClaudeHooks.decider>[1]) =>
   Effect.gen(function*() {
@@ -30,7 +41,10 @@ describe("ClaudeHooks.policy", () => {
       const exit = yield* callTool("claude", "Bash", bash.args)
       assert.isTrue(Exit.isSuccess(exit))
       assert.strictEqual(calls.length, 1)
-      assert.deepStrictEqual((exit as Exit.Success<any, any>).value.receipt.policy, { decision: "allow", rule: "PreToolUse[0].0" })
+      assert.deepStrictEqual((exit as Exit.Success<any, any>).value.receipt.policy, {
+        decision: "allow",
+        rule: "PreToolUse[0].0"
+      })
     }).pipe(Effect.provide(layer))
   })
 
@@ -65,10 +79,19 @@ describe("ClaudeHooks.policy", () => {
 
   it.effect("no opinion: the fallback decides (default deny)", () =>
     Effect.gen(function*() {
-      assert.deepStrictEqual(yield* decideWith(answers("ok")), { _tag: "Deny", reason: "no hook allows this call", rule: undefined })
+      assert.deepStrictEqual(yield* decideWith(answers("ok")), {
+        _tag: "Deny",
+        reason: "no hook allows this call",
+        rule: undefined
+      })
       assert.strictEqual((yield* decideWith(answers("ok"), { fallback: "allow" }))._tag, "Allow")
-      assert.strictEqual((yield* decideWith({ PreToolUse: [{ matcher: "Write", hooks: [() => "allow"] }] }, { fallback: "ask" }))._tag, "Ask")
-      const custom = yield* decideWith(answers("ok"), { fallback: () => Effect.succeed({ _tag: "Allow", rule: "base" }) })
+      assert.strictEqual(
+        (yield* decideWith({ PreToolUse: [{ matcher: "Write", hooks: [() => "allow"] }] }, { fallback: "ask" }))._tag,
+        "Ask"
+      )
+      const custom = yield* decideWith(answers("ok"), {
+        fallback: () => Effect.succeed({ _tag: "Allow", rule: "base" })
+      })
       assert.deepStrictEqual(custom, { _tag: "Allow", rule: "base" })
     }))
 
@@ -98,7 +121,11 @@ describe("ClaudeHooks.policy", () => {
       assert.isUndefined(fiber.pollUnsafe())
       yield* TestClock.adjust(1)
       const decision = yield* Fiber.join(fiber)
-      assert.deepStrictEqual(decision, { _tag: "Deny", reason: "hook PreToolUse[0].0 failed: timeout", rule: "PreToolUse[0].0" })
+      assert.deepStrictEqual(decision, {
+        _tag: "Deny",
+        reason: "hook PreToolUse[0].0 failed: timeout",
+        rule: "PreToolUse[0].0"
+      })
     }))
 })
 
@@ -109,13 +136,18 @@ describe("ClaudeHooks.approver (PermissionRequest)", () => {
     reason: "policy asks"
   })
   const approve = (...values: Array<unknown>) =>
-    Effect.flatMap(ClaudeHooks.compile({ PermissionRequest: [{ hooks: values.map((v) => () => v as never) }] }), (hooks) =>
-      ClaudeHooks.approver(hooks)(request()))
+    Effect.flatMap(
+      ClaudeHooks.compile({ PermissionRequest: [{ hooks: values.map((v) => () => v as never) }] }),
+      (hooks) => ClaudeHooks.approver(hooks)(request())
+    )
 
   it.effect("allow approves, deny refuses with its message, nothing or junk refuses", () =>
     Effect.gen(function*() {
       assert.deepStrictEqual(yield* approve("allow"), { decision: "allow" })
-      assert.deepStrictEqual(yield* approve(["allow", {}], ["deny", { message: "not now" }]), { decision: "deny", reason: "not now" })
+      assert.deepStrictEqual(yield* approve(["allow", {}], ["deny", { message: "not now" }]), {
+        decision: "deny",
+        reason: "not now"
+      })
       assert.strictEqual((yield* approve("ok")).decision, "deny")
       assert.strictEqual((yield* approve(["ask", {}])).decision, "deny")
       assert.strictEqual((yield* approve(["allow", { updatedInput: { command: "ls" } }])).decision, "deny")
@@ -131,6 +163,9 @@ describe("ClaudeHooks.approver (PermissionRequest)", () => {
       }).pipe(Layer.provide(transport.layer))
       const exit = yield* Effect.provide(callTool("claude", "Bash", bash.args), layer)
       assert.isTrue(Exit.isSuccess(exit))
-      assert.deepStrictEqual((exit as Exit.Success<any, any>).value.receipt.approval, { decision: "allow", source: "approver" })
+      assert.deepStrictEqual((exit as Exit.Success<any, any>).value.receipt.approval, {
+        decision: "allow",
+        source: "approver"
+      })
     }))
 })

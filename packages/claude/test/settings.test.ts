@@ -1,7 +1,7 @@
 /** Claude Code settings.json `hooks` sections loaded into Interlock hooks, run with real scripts. */
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Exit, type Layer } from "effect"
 import { Denied, type ToolResult } from "@interlock/core"
+import { Cause, Effect, Exit, type Layer } from "effect"
 import { compileSettings, fromSettings, settingsHooks } from "../src/index.ts"
 import { callTool, pipeline } from "./fixtures.ts"
 import { scriptDir } from "./scripts.ts"
@@ -9,13 +9,19 @@ import { scriptDir } from "./scripts.ts"
 const dir = scriptDir()
 afterAll(() => dir.remove())
 
-const guard = dir.script("guard.sh", `input=$(cat)
+const guard = dir.script(
+  "guard.sh",
+  `input=$(cat)
 case "$input" in
   *'rm -rf'*) echo "refusing rm -rf" >&2; exit 2 ;;
 esac
-exit 0`)
-const redact = dir.script("redact.sh", `cat >/dev/null
-echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedMCPToolOutput":{"content":[{"type":"text","text":"[REDACTED]"}]}}}'`)
+exit 0`
+)
+const redact = dir.script(
+  "redact.sh",
+  `cat >/dev/null
+echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedMCPToolOutput":{"content":[{"type":"text","text":"[REDACTED]"}]}}}'`
+)
 
 const settings = {
   permissions: { allow: ["Bash(ls:*)"] },
@@ -41,7 +47,10 @@ describe("settings.json hooks", () => {
         assert.include(error?._tag === "Some" ? String(error.value.message) : "", "refusing rm -rf")
       }
       assert.isTrue(Exit.isSuccess(yield* callTool("claude", "Bash", { command: "ls" })))
-      assert.isTrue(Exit.isSuccess(yield* callTool("git", "status", { command: "rm -rf /" })), "the matcher does not select git")
+      assert.isTrue(
+        Exit.isSuccess(yield* callTool("git", "status", { command: "rm -rf /" })),
+        "the matcher does not select git"
+      )
     })))
 
   it.live("a PostToolUse command hook redacts an MCP tool's output", () =>
@@ -55,7 +64,9 @@ describe("settings.json hooks", () => {
       const hooks = yield* compileSettings(settings)
       assert.strictEqual(hooks.PreToolUse[0].timeoutMs, 60_000)
       assert.strictEqual(hooks.PostToolUse[0].timeoutMs, 60_000)
-      const short = yield* compileSettings({ hooks: { Stop: [{ hooks: [{ type: "command", command: "true", timeout: 1.5, async: true }] }] } })
+      const short = yield* compileSettings({
+        hooks: { Stop: [{ hooks: [{ type: "command", command: "true", timeout: 1.5, async: true }] }] }
+      })
       assert.strictEqual(short.Stop[0].timeoutMs, 1_500)
       assert.isTrue(short.Stop[0].async)
       assert.strictEqual(short.Stop[0].matcher, "*")
@@ -64,11 +75,23 @@ describe("settings.json hooks", () => {
   it.effect("rejects what it cannot run, naming the place", () =>
     Effect.gen(function*() {
       const cases: Array<[unknown, string]> = [
-        [{ hooks: { PreToolUse: [{ hooks: [{ type: "prompt", prompt: "is this safe?" }] }] } }, "hooks.PreToolUse[0].hooks[0].type"],
+        [
+          { hooks: { PreToolUse: [{ hooks: [{ type: "prompt", prompt: "is this safe?" }] }] } },
+          "hooks.PreToolUse[0].hooks[0].type"
+        ],
         [{ hooks: { SessionStart: [] } }, "hooks.SessionStart"],
-        [{ hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "" }] }] } }, "hooks.PreToolUse[0].hooks[0].command"],
-        [{ hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "x", timeout: 0 }] }] } }, "hooks.PreToolUse[0].hooks[0].timeout"],
-        [{ hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "x", shell: "zsh" }] }] } }, "hooks.PreToolUse[0].hooks[0]"],
+        [
+          { hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "" }] }] } },
+          "hooks.PreToolUse[0].hooks[0].command"
+        ],
+        [
+          { hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "x", timeout: 0 }] }] } },
+          "hooks.PreToolUse[0].hooks[0].timeout"
+        ],
+        [
+          { hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "x", shell: "zsh" }] }] } },
+          "hooks.PreToolUse[0].hooks[0]"
+        ],
         [{ hooks: { PreToolUse: [{ matcher: 3, hooks: [] }] } }, "hooks.PreToolUse[0].matcher"],
         [{ hooks: { PreToolUse: [{ matcher: "([", hooks: [] }] } }, "hooks.PreToolUse[0].matcher"],
         [{ hooks: { PreToolUse: {} } }, "hooks.PreToolUse"],
@@ -84,7 +107,12 @@ describe("settings.json hooks", () => {
   it.effect("ignoreUnknown skips events and hook types Interlock cannot run", () =>
     Effect.gen(function*() {
       const config = yield* fromSettings(
-        { hooks: { SessionStart: [{ hooks: [] }], PreToolUse: [{ hooks: [{ type: "prompt", prompt: "?" }, { type: "command", command: "true" }] }] } },
+        {
+          hooks: {
+            SessionStart: [{ hooks: [] }],
+            PreToolUse: [{ hooks: [{ type: "prompt", prompt: "?" }, { type: "command", command: "true" }] }]
+          }
+        },
         { ignoreUnknown: true }
       )
       assert.deepStrictEqual(Object.keys(config), ["PreToolUse"])

@@ -1,8 +1,8 @@
 /** Claude-style hooks in the Interlock pipeline: deny and block deny, updatedInput rewrites, allow is not a verdict. */
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Deferred, Effect, Exit, type Layer } from "effect"
 import { Denied, HookFailed, type ToolResult } from "@interlock/core"
-import { type ClaudeHooksConfig, ClaudeHooks, type ClaudeInput, ClaudeMeta } from "../src/index.ts"
+import { Cause, Deferred, Effect, Exit, type Layer } from "effect"
+import { ClaudeHooks, type ClaudeHooksConfig, type ClaudeInput, ClaudeMeta } from "../src/index.ts"
 import { callTool, pipeline } from "./fixtures.ts"
 
 const withHooks = (config: ClaudeHooksConfig) =>
@@ -27,11 +27,20 @@ const resultOf = (exit: Exit.Exit<ToolResult, unknown>): ToolResult => {
 
 describe("PreToolUse hooks as preToolCall hooks", () => {
   it.effect("deny denies with the hook's reason, and nothing is sent", () =>
-    run({ PreToolUse: [{ matcher: "Bash", hooks: [() => ["deny", { permissionDecisionReason: "Dangerous command blocked" }]] }] }, (calls) =>
+    run({
+      PreToolUse: [{
+        matcher: "Bash",
+        hooks: [() => ["deny", { permissionDecisionReason: "Dangerous command blocked" }]]
+      }]
+    }, (calls) =>
       Effect.gen(function*() {
         const error = errorOf(yield* callTool("claude", "Bash", { command: "rm -rf /" }))
         assert.instanceOf(error, Denied)
-        assert.deepStrictEqual((error as Denied).reason, { _tag: "HookDenied", hookId: "PreToolUse[0].0", message: "Dangerous command blocked" })
+        assert.deepStrictEqual((error as Denied).reason, {
+          _tag: "HookDenied",
+          hookId: "PreToolUse[0].0",
+          message: "Dangerous command blocked"
+        })
         assert.strictEqual(calls.length, 0)
       })))
 
@@ -43,13 +52,16 @@ describe("PreToolUse hooks as preToolCall hooks", () => {
       })))
 
   it.effect("updatedInput rewrites the call that is sent", () =>
-    run({ PreToolUse: [{ matcher: "Bash", hooks: [() => ["ok", { updatedInput: { command: "ls" } }]] }] }, (calls) =>
-      Effect.gen(function*() {
-        const result = resultOf(yield* callTool("claude", "Bash", { command: "rm -rf /" }))
-        assert.strictEqual(result.text, `{"command":"ls"}`)
-        assert.deepStrictEqual((calls[0] as { args: unknown }).args, { command: "ls" })
-        assert.strictEqual(result.receipt?.hooks[0].status, "rewrite")
-      })))
+    run(
+      { PreToolUse: [{ matcher: "Bash", hooks: [() => ["ok", { updatedInput: { command: "ls" } }]] }] },
+      (calls) =>
+        Effect.gen(function*() {
+          const result = resultOf(yield* callTool("claude", "Bash", { command: "rm -rf /" }))
+          assert.strictEqual(result.text, `{"command":"ls"}`)
+          assert.deepStrictEqual((calls[0] as { args: unknown }).args, { command: "ls" })
+          assert.strictEqual(result.receipt?.hooks[0].status, "rewrite")
+        })
+    ))
 
   it.effect("allow and ask are not hook verdicts: bad_return, the call fails closed", () =>
     Effect.gen(function*() {
@@ -93,27 +105,38 @@ describe("PreToolUse hooks as preToolCall hooks", () => {
       })))
 
   it.effect("halt answers with an error result recording the stop, without sending", () =>
-    run({ PreToolUse: [{ hooks: [() => ["halt", { stopReason: "Budget exhausted" }]] }] }, (calls) =>
-      Effect.gen(function*() {
-        const result = resultOf(yield* callTool("claude", "Bash", {}))
-        assert.strictEqual(result.isError, true)
-        assert.strictEqual(ClaudeMeta.haltOf(result.meta), "Budget exhausted")
-        assert.strictEqual(result.receipt?.outcome, "halted")
-        assert.strictEqual(calls.length, 0)
-      })))
+    run(
+      { PreToolUse: [{ hooks: [() => ["halt", { stopReason: "Budget exhausted" }]] }] },
+      (calls) =>
+        Effect.gen(function*() {
+          const result = resultOf(yield* callTool("claude", "Bash", {}))
+          assert.strictEqual(result.isError, true)
+          assert.strictEqual(ClaudeMeta.haltOf(result.meta), "Budget exhausted")
+          assert.strictEqual(result.receipt?.outcome, "halted")
+          assert.strictEqual(calls.length, 0)
+        })
+    ))
 
   it.effect("additionalContext travels in the call's _meta", () =>
-    run({ PreToolUse: [{ hooks: [() => ["ok", { additionalContext: "prod database" }]] }] }, (calls) =>
-      Effect.gen(function*() {
-        resultOf(yield* callTool("claude", "Bash", {}))
-        assert.deepStrictEqual(ClaudeMeta.contextOf((calls[0] as { meta: never }).meta), ["prod database"])
-      })))
+    run(
+      { PreToolUse: [{ hooks: [() => ["ok", { additionalContext: "prod database" }]] }] },
+      (calls) =>
+        Effect.gen(function*() {
+          resultOf(yield* callTool("claude", "Bash", {}))
+          assert.deepStrictEqual(ClaudeMeta.contextOf((calls[0] as { meta: never }).meta), ["prod database"])
+        })
+    ))
 
   it.effect("the hook gets Claude's input: names, args, call id, session fields and unknown keys as they came", () =>
     Effect.gen(function*() {
       const seen: Array<[ClaudeInput, string | undefined]> = []
-      yield* run({ PreToolUse: [{ hooks: [(input, id) => (seen.push([input, id]), "ok")] }] }, () =>
-        callTool("fs", "read_file", { path: "/etc/hosts" }, { claude: { session_id: "s-9", cwd: "/w", permission_mode: "plan", x_future: [1] } }))
+      yield* run(
+        { PreToolUse: [{ hooks: [(input, id) => (seen.push([input, id]), "ok")] }] },
+        () =>
+          callTool("fs", "read_file", { path: "/etc/hosts" }, {
+            claude: { session_id: "s-9", cwd: "/w", permission_mode: "plan", x_future: [1] }
+          })
+      )
       assert.deepStrictEqual(seen[0][0], {
         session_id: "s-9",
         cwd: "/w",
@@ -131,11 +154,19 @@ describe("PreToolUse hooks as preToolCall hooks", () => {
     Effect.gen(function*() {
       const seen: Array<string> = []
       const config: ClaudeHooksConfig = {
-        PreToolUse: [{ matcher: "Bash|mcp__fs__.*", hooks: [(input) => (seen.push((input as { tool_name: string }).tool_name), "ok")] }]
+        PreToolUse: [{
+          matcher: "Bash|mcp__fs__.*",
+          hooks: [(input) => (seen.push((input as { tool_name: string }).tool_name), "ok")]
+        }]
       }
       yield* run(config, () =>
         Effect.gen(function*() {
-          for (const [server, tool] of [["claude", "Bash"], ["claude", "BashOutput"], ["fs", "read_file"], ["git", "fs__x"], ["claude", "Write"]]) {
+          for (
+            const [server, tool] of [["claude", "Bash"], ["claude", "BashOutput"], ["fs", "read_file"], [
+              "git",
+              "fs__x"
+            ], ["claude", "Write"]]
+          ) {
             yield* callTool(server, tool, {})
           }
         }))
@@ -148,7 +179,11 @@ describe("PreToolUse hooks as preToolCall hooks", () => {
       const release = yield* Deferred.make<void>()
       const hook = {
         async: true,
-        run: () => Effect.andThen(Deferred.succeed(started, undefined), Effect.as(Deferred.await(release), ["deny", {}] as const))
+        run: () =>
+          Effect.andThen(
+            Deferred.succeed(started, undefined),
+            Effect.as(Deferred.await(release), ["deny", {}] as const)
+          )
       }
       yield* run({ PreToolUse: [{ hooks: [hook] }] }, (calls) =>
         Effect.gen(function*() {
@@ -162,7 +197,12 @@ describe("PreToolUse hooks as preToolCall hooks", () => {
 
 describe("PostToolUse and PostToolUseFailure hooks", () => {
   it.effect("updatedMCPToolOutput replaces the result (redaction)", () =>
-    run({ PostToolUse: [{ matcher: "mcp__fs__.*", hooks: [() => ["ok", { updatedMCPToolOutput: { content: [{ type: "text", text: "[REDACTED]" }] } }]] }] }, () =>
+    run({
+      PostToolUse: [{
+        matcher: "mcp__fs__.*",
+        hooks: [() => ["ok", { updatedMCPToolOutput: { content: [{ type: "text", text: "[REDACTED]" }] } }]]
+      }]
+    }, () =>
       Effect.gen(function*() {
         const result = resultOf(yield* callTool("fs", "read_file", { path: "secrets" }))
         assert.strictEqual(result.text, "[REDACTED]")
@@ -172,8 +212,9 @@ describe("PostToolUse and PostToolUseFailure hooks", () => {
   it.effect("the hook sees the response as a CallToolResult", () =>
     Effect.gen(function*() {
       const seen: Array<unknown> = []
-      yield* run({ PostToolUse: [{ hooks: [(input) => (seen.push((input as { tool_response: unknown }).tool_response), "ok")] }] }, () =>
-        callTool("fs", "read_file", { a: 1 }))
+      yield* run({
+        PostToolUse: [{ hooks: [(input) => (seen.push((input as { tool_response: unknown }).tool_response), "ok")] }]
+      }, () => callTool("fs", "read_file", { a: 1 }))
       assert.deepStrictEqual(seen, [{ content: [{ type: "text", text: `{"a":1}` }], isError: false }])
     }))
 
@@ -186,19 +227,25 @@ describe("PostToolUse and PostToolUseFailure hooks", () => {
       })))
 
   it.effect("additionalContext is kept in the result's _meta, the content unchanged", () =>
-    run({ PostToolUse: [{ hooks: [() => ["ok", { additionalContext: "looks fine" }]] }] }, () =>
-      Effect.gen(function*() {
-        const result = resultOf(yield* callTool("fs", "read_file", { a: 1 }))
-        assert.strictEqual(result.text, `{"a":1}`)
-        assert.deepStrictEqual(ClaudeMeta.contextOf(result.meta), ["looks fine"])
-      })))
+    run(
+      { PostToolUse: [{ hooks: [() => ["ok", { additionalContext: "looks fine" }]] }] },
+      () =>
+        Effect.gen(function*() {
+          const result = resultOf(yield* callTool("fs", "read_file", { a: 1 }))
+          assert.strictEqual(result.text, `{"a":1}`)
+          assert.deepStrictEqual(ClaudeMeta.contextOf(result.meta), ["looks fine"])
+        })
+    ))
 
   it.effect("context from one hook survives another hook's redaction", () =>
     run({
       PostToolUse: [{
         hooks: [
           () => ["ok", { additionalContext: "from the outer hook" }],
-          () => ["ok", { additionalContext: "from the inner hook", updatedMCPToolOutput: [{ type: "text", text: "[REDACTED]" }] }]
+          () => ["ok", {
+            additionalContext: "from the inner hook",
+            updatedMCPToolOutput: [{ type: "text", text: "[REDACTED]" }]
+          }]
         ]
       }]
     }, () =>
@@ -220,7 +267,9 @@ describe("PostToolUse and PostToolUseFailure hooks", () => {
       const seen: Array<unknown> = []
       const config: ClaudeHooksConfig = {
         PreToolUse: [{ hooks: [() => ["deny", { permissionDecisionReason: "no" }]] }],
-        PostToolUseFailure: [{ hooks: [(input) => (seen.push((input as { error: string }).error), ["ok", { additionalContext: "x" }])] }]
+        PostToolUseFailure: [{
+          hooks: [(input) => (seen.push((input as { error: string }).error), ["ok", { additionalContext: "x" }])]
+        }]
       }
       yield* run(config, () =>
         Effect.gen(function*() {
@@ -238,7 +287,10 @@ describe("compiling a Claude hooks config", () => {
         [{ SessionStart: [] }, "hooks.SessionStart"],
         [{ PreToolUse: [{ hooks: ["echo"] }] }, "hooks.PreToolUse[0].hooks[0]"],
         [{ PreToolUse: [{ hooks: [{ run: () => "ok", timeout: -1 }] }] }, "hooks.PreToolUse[0].hooks[0]"],
-        [{ PreToolUse: [{ hooks: [{ run: () => "ok", id: "a" }, { run: () => "ok", id: "a" }] }] }, "hooks.PreToolUse[0].hooks[1]"],
+        [
+          { PreToolUse: [{ hooks: [{ run: () => "ok", id: "a" }, { run: () => "ok", id: "a" }] }] },
+          "hooks.PreToolUse[0].hooks[1]"
+        ],
         [{ PreToolUse: [{ matcher: "x", hooks: [], extra: 1 }] }, "hooks.PreToolUse[0]"],
         [{ Stop: {} }, "hooks.Stop"]
       ]

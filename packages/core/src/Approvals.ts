@@ -60,7 +60,9 @@ export interface ApprovalsShape {
 /** Options of {@link Approvals.layer}. */
 export interface ApprovalsOptions<E, R> {
   /** Who answers: a person behind a UI, an elicitation, a chat message... */
-  readonly approver: (request: ApprovalRequest) => Effect.Effect<ApprovalAnswer, E, R> | PromiseLike<ApprovalAnswer> | ApprovalAnswer
+  readonly approver: (
+    request: ApprovalRequest
+  ) => Effect.Effect<ApprovalAnswer, E, R> | PromiseLike<ApprovalAnswer> | ApprovalAnswer
   /** How long to wait before denying; default 120 seconds. */
   readonly timeout?: Duration.Input
 }
@@ -69,7 +71,8 @@ const toolKey = (call: ToolCall, ctx: HookContext) =>
   `${ctx.principal?.id ?? ""}\u0000${canonicalName(call.serverId)}\u0000${canonicalName(call.name)}`
 
 const isAttribution = (v: Record<string, unknown>): boolean =>
-  (v.via === undefined || v.via === "console" || v.via === "elicitation") && (v.by === undefined || typeof v.by === "string")
+  (v.via === undefined || v.via === "console" || v.via === "elicitation") &&
+  (v.by === undefined || typeof v.by === "string")
 
 const isAnswer = (value: unknown): value is ApprovalAnswer => {
   if (typeof value !== "object" || value === null) return false
@@ -79,7 +82,12 @@ const isAnswer = (value: unknown): value is ApprovalAnswer => {
   return v.decision === "deny" && (v.reason === undefined || typeof v.reason === "string")
 }
 
-const outcome = (decision: "allow" | "deny", source: ApprovalOutcome["source"], reason: string, by?: string): ApprovalOutcome => ({
+const outcome = (
+  decision: "allow" | "deny",
+  source: ApprovalOutcome["source"],
+  reason: string,
+  by?: string
+): ApprovalOutcome => ({
   decision,
   source,
   reason,
@@ -143,15 +151,23 @@ export class Approvals extends Context.Service<Approvals, ApprovalsShape>()("@in
         const supervisor = yield* Supervisor.make(Math.min(millis, APPROVER_CLOSE_GRACE_MS))
         const memory = makeMemory()
         const request = (request: ApprovalRequest): Effect.Effect<ApprovalOutcome> => {
-          if (memory.take(request.call, request.ctx)) return Effect.succeed(outcome("allow", "remembered", "approved earlier"))
-          return Supervisor.runWithin(supervisor, lift(() => options.approver(request)).pipe(Effect.provideContext(context)), millis).pipe(
+          if (memory.take(request.call, request.ctx)) {
+            return Effect.succeed(outcome("allow", "remembered", "approved earlier"))
+          }
+          return Supervisor.runWithin(
+            supervisor,
+            lift(() => options.approver(request)).pipe(Effect.provideContext(context)),
+            millis
+          ).pipe(
             Effect.map((exit): ApprovalOutcome => {
               if (Supervisor.isTimedOut(exit)) return outcome("deny", "timeout", `no approval within ${millis} ms`)
               if (Exit.isFailure(exit)) return outcome("deny", "error", "the approver failed")
               const answer = exit.value
               if (!isAnswer(answer)) return outcome("deny", "error", "the approver gave an invalid answer")
               const source = answer.via ?? "approver"
-              if (answer.decision === "deny") return outcome("deny", source, answer.reason ?? "denied by the approver", answer.by)
+              if (answer.decision === "deny") {
+                return outcome("deny", source, answer.reason ?? "denied by the approver", answer.by)
+              }
               if (answer.remember === "tool") memory.rememberTool(request.call, request.ctx)
               return outcome("allow", source, "approved", answer.by)
             })

@@ -5,8 +5,8 @@
  * pipeline another; a read that throws is an invalid call, not a defect. An invalid call is still recorded: under
  * its usable string fields, with no arguments or meta (they may not be JSON).
  */
-import { copyStrictJsonObject, JSON_COPY_MAX_DEPTH } from "./JsonCopy.ts"
 import { ProtocolError } from "./Errors.ts"
+import { copyStrictJsonObject, JSON_COPY_MAX_DEPTH } from "./JsonCopy.ts"
 import { makeToolCall, type ToolCall } from "./ToolCall.ts"
 
 /** The checked input: the call to run (or to record), and why it is invalid, if it is. */
@@ -36,7 +36,10 @@ const problemOf = (fields: Fields): string | undefined =>
     ? "callId must be a non-empty string"
     : undefined
 
-const PROBLEMS = { "not JSON": "must be a JSON object", "too deep": `must be a JSON object nested at most ${JSON_COPY_MAX_DEPTH} deep` }
+const PROBLEMS = {
+  "not JSON": "must be a JSON object",
+  "too deep": `must be a JSON object nested at most ${JSON_COPY_MAX_DEPTH} deep`
+}
 
 /** The plain copy of an args or meta field, or (a string) what is wrong with it. */
 const copyOf = (value: unknown): unknown => {
@@ -54,7 +57,12 @@ const newId = () => crypto.randomUUID()
 const invalid = (fields: Fields | undefined, problem: string): CheckedInput => {
   const serverId = stringOr(fields?.serverId, EMPTY)
   return {
-    call: makeToolCall({ serverId, name: stringOr(fields?.name, EMPTY), args: {}, callId: stringOr(fields?.callId, newId) }),
+    call: makeToolCall({
+      serverId,
+      name: stringOr(fields?.name, EMPTY),
+      args: {},
+      callId: stringOr(fields?.callId, newId)
+    }),
     invalid: new ProtocolError({ serverId, code: -32602, detail: `invalid call: ${problem}` })
   }
 }
@@ -66,7 +74,13 @@ export const checkInput = (input: unknown): CheckedInput => {
   let problem: string | undefined
   try {
     const record = input as Record<string, unknown>
-    fields = { serverId: record.serverId, name: record.name, args: record.args, callId: record.callId, meta: record.meta }
+    fields = {
+      serverId: record.serverId,
+      name: record.name,
+      args: record.args,
+      callId: record.callId,
+      meta: record.meta
+    }
     // Copied inside the try: a nested getter or Proxy trap may throw.
     fields = { ...fields, args: copyOf(fields.args), meta: copyOf(fields.meta) }
     problem = problemOf(fields)

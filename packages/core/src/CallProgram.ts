@@ -8,20 +8,28 @@
 import { Cause, type Duration, Effect, Exit, Tracer } from "effect"
 import type { ApprovalOutcome } from "./Approvals.ts"
 import { checkInput } from "./CallInputCheck.ts"
-import { type ClientState, hookContext } from "./internal/ClientState.ts"
 import { type CallError, Denied, HookFailed, ProtocolError, Timeout, TransportError } from "./Errors.ts"
 import { type ChainSpec, type Recorder, refusal, runChain, STOP } from "./HookChain.ts"
 import type { HookContext } from "./HookContext.ts"
+import { type ClientState, hookContext } from "./internal/ClientState.ts"
+import * as SyncOrEffect from "./internal/SyncOrEffect.ts"
+import { toMillis } from "./Millis.ts"
 import { decideAtOnce } from "./Policy.ts"
 import { deny as policyDeny, type PolicyDecision } from "./PolicyDecision.ts"
-import { type ApprovalRecord, type CallOutcome, type DetachedStep, type HookRun, makeReceipt, type PolicyRecord, type Receipt } from "./Receipt.ts"
+import {
+  type ApprovalRecord,
+  type CallOutcome,
+  type DetachedStep,
+  type HookRun,
+  makeReceipt,
+  type PolicyRecord,
+  type Receipt
+} from "./Receipt.ts"
 import { isTimedOut, runWithin } from "./Supervisor.ts"
 import { now, recordCall, recordDetached, startSpan } from "./Telemetry.ts"
-import type { CallInput, CallOptions } from "./ToolCalls.ts"
 import type { ToolCall } from "./ToolCall.ts"
+import type { CallInput, CallOptions } from "./ToolCalls.ts"
 import { ToolResult, WITHHELD_TEXT } from "./ToolResult.ts"
-import { toMillis } from "./Millis.ts"
-import * as SyncOrEffect from "./internal/SyncOrEffect.ts"
 
 /** The mutable record of one call, frozen into a Receipt when the call ends. */
 interface Trail {
@@ -126,10 +134,13 @@ const decidePolicy = (
   // A policy that answers at once (the built-ins do) costs no fiber and no timer.
   const atOnce = decideAtOnce(policy)
   if (atOnce !== undefined) return atOnce(call, ctx, facts)
-  return Effect.flatMap(runWithin(client.env.supervisor, policy.decide(call, ctx, facts), client.policyTimeoutMs), (answer) =>
-    !isTimedOut(answer)
-      ? Effect.succeed(Exit.isSuccess(answer) ? answer.value : POLICY_FAILED)
-      : Effect.as(markDetached(trail, answer.detached, "policy"), POLICY_FAILED))
+  return Effect.flatMap(
+    runWithin(client.env.supervisor, policy.decide(call, ctx, facts), client.policyTimeoutMs),
+    (answer) =>
+      !isTimedOut(answer)
+        ? Effect.succeed(Exit.isSuccess(answer) ? answer.value : POLICY_FAILED)
+        : Effect.as(markDetached(trail, answer.detached, "policy"), POLICY_FAILED)
+  )
 }
 
 const classify = (call: ToolCall, exit: Exit.Exit<ToolResult, CallError>): Effect.Effect<ToolResult, CallError> => {
@@ -138,7 +149,9 @@ const classify = (call: ToolCall, exit: Exit.Exit<ToolResult, CallError>): Effec
   const error = Cause.findErrorOption(exit.cause)
   // A transport defect is reported without its content: it may quote the request.
   return Effect.fail(
-    error._tag === "Some" ? error.value : new TransportError({ serverId: call.serverId, detail: "the transport failed unexpectedly" })
+    error._tag === "Some"
+      ? error.value
+      : new TransportError({ serverId: call.serverId, detail: "the transport failed unexpectedly" })
   )
 }
 
@@ -158,9 +171,14 @@ const sendCall = (
   span: Tracer.Span | undefined
 ): Effect.Effect<ToolResult, CallError> => {
   const millis = millisOf(options?.timeout, client.callTimeoutMs)
-  let request: Effect.Effect<ToolResult, CallError> = client.transport.callTool(call, { onProgress: options?.onProgress, timeoutMs: millis })
+  let request: Effect.Effect<ToolResult, CallError> = client.transport.callTool(call, {
+    onProgress: options?.onProgress,
+    timeoutMs: millis
+  })
   if (span !== undefined) request = Effect.provideService(request, Tracer.ParentSpan, span)
-  if (client.transport.enforcesDeadline === true) return Effect.flatMap(Effect.exit(request), (exit) => classify(call, exit))
+  if (client.transport.enforcesDeadline === true) {
+    return Effect.flatMap(Effect.exit(request), (exit) => classify(call, exit))
+  }
   return Effect.flatMap(runWithin(client.env.supervisor, request, millis), (exit) =>
     !isTimedOut(exit)
       ? classify(call, exit)
@@ -175,7 +193,9 @@ const annotateReceipt = (span: Tracer.Span, trail: Trail): void => {
     span.attribute("interlock.policy", trail.policy.decision)
     if (trail.policy.rule !== undefined) span.attribute("interlock.policy_rule", trail.policy.rule)
   }
-  if (trail.approval !== undefined) span.attribute("interlock.approval", `${trail.approval.decision}:${trail.approval.source}`)
+  if (trail.approval !== undefined) {
+    span.attribute("interlock.approval", `${trail.approval.decision}:${trail.approval.source}`)
+  }
   if (trail.toolChanged === true) span.attribute("interlock.tool_changed", true)
   if (trail.detached !== undefined) span.attribute("interlock.detached", trail.detached.join(","))
 }
@@ -221,7 +241,13 @@ export const callTool = (client: ClientState, input: CallInput, options: CallOpt
     // An interrupted call's span must still end; without a span there is nothing to close.
     return span === undefined
       ? run
-      : Effect.onInterrupt(run, () => Effect.sync(() => recordCall({ fiber, span, operation: "callTool", outcome: "interrupted", start, end: now() })))
+      : Effect.onInterrupt(
+        run,
+        () =>
+          Effect.sync(() =>
+            recordCall({ fiber, span, operation: "callTool", outcome: "interrupted", start, end: now() })
+          )
+      )
   })
 
 /** What the governed request answered: the transport's result, or a pre-hook's Halt result. */
@@ -247,9 +273,17 @@ const program = (run: CallRun, invalid: ProtocolError | undefined): Effect.Effec
 /** Step 5: post-hooks on the result, then its receipt; a failing post-hook withholds it. */
 const answeredCall = (run: CallRun, call: ToolCall, { halted, result }: Requested): Effect.Effect<ToolResult> => {
   const { client, trail, ctx, finish } = run
-  const posting = runChain(client.env, run.recorder, client.select("postToolCall", call.serverId, call.name), result, () => postSpec(trail.call, ctx))
+  const posting = runChain(
+    client.env,
+    run.recorder,
+    client.select("postToolCall", call.serverId, call.name),
+    result,
+    () => postSpec(trail.call, ctx)
+  )
   return SyncOrEffect.flatMap(posting, (post) => {
-    if (post._tag === "Failed") return Effect.succeed(ToolResult.text(WITHHELD_TEXT, { isError: true }).withReceipt(finish("withheld")))
+    if (post._tag === "Failed") {
+      return Effect.succeed(ToolResult.text(WITHHELD_TEXT, { isError: true }).withReceipt(finish("withheld")))
+    }
     const outcome: CallOutcome = halted ? "halted" : post.state.isError === true ? "tool_error" : "ok"
     return Effect.succeed(post.state.withReceipt(finish(outcome)))
   })
@@ -258,7 +292,13 @@ const answeredCall = (run: CallRun, call: ToolCall, { halted, result }: Requeste
 /** Step 6: failure hooks on the error, where Recover answers with its result; else the error with its receipt. */
 const failedCall = (run: CallRun, call: ToolCall, error: CallError): Effect.Effect<ToolResult, CallError> => {
   const { client, trail, ctx, finish } = run
-  const failing = runChain(client.env, run.recorder, client.select("toolCallFailed", call.serverId, call.name), error, () => failedSpec(trail.call, ctx))
+  const failing = runChain(
+    client.env,
+    run.recorder,
+    client.select("toolCallFailed", call.serverId, call.name),
+    error,
+    () => failedSpec(trail.call, ctx)
+  )
   return SyncOrEffect.flatMap(failing, (failed) => {
     if (failed._tag === "Stopped" && failed.verdict._tag === "Recover") {
       return Effect.succeed(failed.verdict.result.withReceipt(finish("recovered")))
@@ -272,16 +312,30 @@ const governedRequest = (run: CallRun): Effect.Effect<Requested, CallError> => {
   const { client, trail, ctx } = run
   const first = trail.call
   if (!client.exposed(first.serverId, first.name)) return Effect.fail(new Denied({ reason: { _tag: "NotExposed" } }))
-  const preparing = runChain(client.env, run.recorder, client.select("preToolCall", first.serverId, first.name), first, () => preSpec(ctx))
+  const preparing = runChain(
+    client.env,
+    run.recorder,
+    client.select("preToolCall", first.serverId, first.name),
+    first,
+    () => preSpec(ctx)
+  )
   return SyncOrEffect.flatMap(preparing, (pre): Effect.Effect<Requested, CallError> => {
     trail.call = pre.state
-    if (pre._tag === "Stopped" && pre.verdict._tag === "Halt") return Effect.succeed({ halted: true, result: pre.verdict.result })
+    if (pre._tag === "Stopped" && pre.verdict._tag === "Halt") {
+      return Effect.succeed({ halted: true, result: pre.verdict.result })
+    }
     const refused = refusal(pre, "preToolCall")
     if (refused !== undefined) return Effect.fail(refused)
     if (client.pinTools && trail.toolChanged === true) {
       trail.policy = { decision: "deny", rule: "pinTools" }
       return Effect.fail(
-        new Denied({ reason: { _tag: "PolicyDenied", rule: "pinTools", message: "the tool's definition changed since it was pinned" } })
+        new Denied({
+          reason: {
+            _tag: "PolicyDenied",
+            rule: "pinTools",
+            message: "the tool's definition changed since it was pinned"
+          }
+        })
       )
     }
     return SyncOrEffect.flatMap(decidePolicy(client, trail, pre.state, ctx), (decision) => decided(run, decision))
@@ -292,20 +346,35 @@ const governedRequest = (run: CallRun): Effect.Effect<Requested, CallError> => {
 const decided = (run: CallRun, decision: PolicyDecision): Effect.Effect<Requested, CallError> => {
   const trail = run.trail
   const call = trail.call
-  trail.policy = { decision: decision._tag === "Allow" ? "allow" : decision._tag === "Deny" ? "deny" : "ask", rule: decision.rule }
+  trail.policy = {
+    decision: decision._tag === "Allow" ? "allow" : decision._tag === "Deny" ? "deny" : "ask",
+    rule: decision.rule
+  }
   if (decision._tag === "Deny") {
     return Effect.fail(new Denied({ reason: { _tag: "PolicyDenied", rule: decision.rule, message: decision.reason } }))
   }
   if (decision._tag === "Allow") return send(run, call)
-  return Effect.flatMap(run.client.approvals.request({ call, ctx: run.ctx, reason: decision.reason, rule: decision.rule }), (approval: ApprovalOutcome) => {
-    trail.approval = { decision: approval.decision, source: approval.source, ...(approval.by === undefined ? {} : { by: approval.by }) }
-    if (approval.decision !== "allow") return Effect.fail(new Denied({ reason: { _tag: "ApprovalDenied", message: approval.reason } }))
-    return send(run, call)
-  })
+  return Effect.flatMap(
+    run.client.approvals.request({ call, ctx: run.ctx, reason: decision.reason, rule: decision.rule }),
+    (approval: ApprovalOutcome) => {
+      trail.approval = {
+        decision: approval.decision,
+        source: approval.source,
+        ...(approval.by === undefined ? {} : { by: approval.by })
+      }
+      if (approval.decision !== "allow") {
+        return Effect.fail(new Denied({ reason: { _tag: "ApprovalDenied", message: approval.reason } }))
+      }
+      return send(run, call)
+    }
+  )
 }
 
 /** Step 4: the request goes to the transport. */
 const send = (run: CallRun, call: ToolCall): Effect.Effect<Requested, CallError> => {
   run.trail.sent = true
-  return Effect.map(sendCall(run.client, run.trail, call, run.options, run.recorder.span), (result) => ({ halted: false, result }))
+  return Effect.map(
+    sendCall(run.client, run.trail, call, run.options, run.recorder.span),
+    (result) => ({ halted: false, result })
+  )
 }

@@ -31,9 +31,28 @@ export class Defect extends Schema.TaggedError<Defect>()("Defect", {}) {
 }
 
 /** Every error `Interlock.client` rejects with, apart from the failures of Layers the app passed in. */
-export type InterlockError = Denied | HookFailed | Timeout | TransportError | ProtocolError | ConfigError | ClientClosed | Interrupted | Defect
+export type InterlockError =
+  | Denied
+  | HookFailed
+  | Timeout
+  | TransportError
+  | ProtocolError
+  | ConfigError
+  | ClientClosed
+  | Interrupted
+  | Defect
 
-const CLASSES = [Denied, HookFailed, Timeout, TransportError, ProtocolError, ConfigError, ClientClosed, Interrupted, Defect] as const
+const CLASSES = [
+  Denied,
+  HookFailed,
+  Timeout,
+  TransportError,
+  ProtocolError,
+  ConfigError,
+  ClientClosed,
+  Interrupted,
+  Defect
+] as const
 
 /** Whether a value is one of Interlock's errors. */
 const isInterlockError = (value: unknown): value is InterlockError => CLASSES.some((error) => value instanceof error)

@@ -63,7 +63,9 @@ export type VerdictTypeOf<R extends EventRows> = {
 export const eventNames = <R extends EventRows>(rows: R): ReadonlyArray<keyof R & string> => Object.keys(rows)
 
 /** Each event's verdict tags as a set, for a decoder's hot path (computed once, at module load). */
-export const verdictTags = <R extends EventRows>(rows: R): { readonly [E in keyof R & string]: ReadonlySet<string> } => {
+export const verdictTags = <R extends EventRows>(
+  rows: R
+): { readonly [E in keyof R & string]: ReadonlySet<string> } => {
   const out = {} as Record<keyof R & string, ReadonlySet<string>>
   for (const event of eventNames(rows)) out[event] = new Set(Object.keys(rows[event].verdicts))
   return out
@@ -79,7 +81,9 @@ export const statusesOf = <R extends EventRows>(rows: R): ReadonlyArray<StatusOf
 /** The status each verdict tag records. A tag records one status in every row of a table (tested). */
 export const statusByTag = <R extends EventRows>(rows: R): { readonly [T in VerdictTagOf<R>]: StatusOf<R> } => {
   const out: Record<string, string> = {}
-  for (const row of Object.values(rows)) for (const [tag, verdict] of Object.entries(row.verdicts)) out[tag] ??= verdict.status
+  for (const row of Object.values(rows)) {
+    for (const [tag, verdict] of Object.entries(row.verdicts)) out[tag] ??= verdict.status
+  }
   return out as { readonly [T in VerdictTagOf<R>]: StatusOf<R> }
 }
 
@@ -134,8 +138,12 @@ export const renderEventTable = (rows: EventRows): string => {
     "|---|---|---|---|---|"
   ]
   for (const [event, row] of Object.entries(rows)) {
-    const verdicts = Object.entries(row.verdicts).map(([tag, v]) => `${verdictSignature(tag, v.schema)} → \`${v.status}\``)
-    lines.push(`| \`${event}\` | ${row.args.join(", ")} | ${verdicts.join(", ")} | ${row.order} | ${FAILURE_TEXT[row.failure]} |`)
+    const verdicts = Object.entries(row.verdicts).map(([tag, v]) =>
+      `${verdictSignature(tag, v.schema)} → \`${v.status}\``
+    )
+    lines.push(
+      `| \`${event}\` | ${row.args.join(", ")} | ${verdicts.join(", ")} | ${row.order} | ${FAILURE_TEXT[row.failure]} |`
+    )
   }
   return lines.join("\n")
 }

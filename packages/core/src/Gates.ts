@@ -5,12 +5,12 @@
  */
 import { Effect, type Fiber, Tracer } from "effect"
 import { sha256Hex } from "./Canonical.ts"
-import { type ClientState, hookContext } from "./internal/ClientState.ts"
-import * as SyncOrEffect from "./internal/SyncOrEffect.ts"
 import { Denied, HookFailed, type TransportFailure } from "./Errors.ts"
 import { type ChainSpec, type Recorder, refusal, runChain, STOP } from "./HookChain.ts"
 import type { HookContext } from "./HookContext.ts"
 import type { ResolvedHook } from "./Hooks.ts"
+import { type ClientState, hookContext } from "./internal/ClientState.ts"
+import * as SyncOrEffect from "./internal/SyncOrEffect.ts"
 import type { PolicyOperation } from "./Policy.ts"
 import type { PolicyDecision } from "./PolicyDecision.ts"
 import type { PromptResult } from "./PromptResult.ts"
@@ -29,24 +29,41 @@ const operation = <A, E>(
 ): Effect.Effect<A, E> =>
   Effect.withFiber((fiber: Fiber.Fiber<unknown, unknown>) => {
     const start = now()
-    const span = startSpan(fiber, `interlock.${name}`, start, { "interlock.server": serverId, "interlock.subject": subject })
+    const span = startSpan(fiber, `interlock.${name}`, start, {
+      "interlock.server": serverId,
+      "interlock.subject": subject
+    })
     const recorder: Recorder = { fiber, span, subject: { serverId, name: subject, callId: "" }, runs: undefined }
     let effect = body(recorder)
     if (span !== undefined) effect = Effect.provideService(effect, Tracer.ParentSpan, span)
     return effect.pipe(
       Effect.onExit((exit) =>
-        Effect.sync(() => recordCall({ fiber, span, operation: name, outcome: exit._tag === "Success" ? "ok" : "failed", start, end: now() }))
+        Effect.sync(() =>
+          recordCall({
+            fiber,
+            span,
+            operation: name,
+            outcome: exit._tag === "Success" ? "ok" : "failed",
+            start,
+            end: now()
+          })
+        )
       )
     )
   })
 
 const listSpec = (ctx: HookContext): ChainSpec<ReadonlyArray<Tool>> => {
-  const select = (tools: ReadonlyArray<Tool>, hook: ResolvedHook) => tools.filter((tool) => hook.matcher.test(tool.serverId, tool.name))
+  const select = (tools: ReadonlyArray<Tool>, hook: ResolvedHook) =>
+    tools.filter((tool) => hook.matcher.test(tool.serverId, tool.name))
   // skip and call ask for the same hook's selection of the same listing: filter once for both.
   // The decoder's input is filtered afresh: the hook may have changed the array it was given.
-  let last: { readonly tools: ReadonlyArray<Tool>; readonly hook: ResolvedHook; readonly selected: ReadonlyArray<Tool> } | undefined
+  let last:
+    | { readonly tools: ReadonlyArray<Tool>; readonly hook: ResolvedHook; readonly selected: ReadonlyArray<Tool> }
+    | undefined
   const selected = (tools: ReadonlyArray<Tool>, hook: ResolvedHook): ReadonlyArray<Tool> => {
-    if (last === undefined || last.tools !== tools || last.hook !== hook) last = { tools, hook, selected: select(tools, hook) }
+    if (last === undefined || last.tools !== tools || last.hook !== hook) {
+      last = { tools, hook, selected: select(tools, hook) }
+    }
     return last.selected
   }
   return {
@@ -68,21 +85,32 @@ const listSpec = (ctx: HookContext): ChainSpec<ReadonlyArray<Tool>> => {
 
 /** Lists tools: transport, then the tools filter, then toolsListed hooks. */
 export const listTools = (client: ClientState, serverId: string | undefined, options: OperationOptions | undefined) =>
-  operation<ReadonlyArray<Tool>, HookFailed | TransportFailure>("listTools", serverId ?? "*", "tools", (recorder) =>
-    Effect.flatMap(client.transport.listTools(serverId), (listed) => {
-      const ctx = hookContext(client, serverId ?? "*", options)
-      const visible = client.policy.visible
-      const visibleTools = client.hideDenied ? client.policy.visibleTools : undefined
-      const exposed: ReadonlyArray<Tool> = listed.filter((tool) =>
-        client.exposed(tool.serverId, tool.name) && (!client.hideDenied || visibleTools !== undefined || visible === undefined || visible(tool, ctx))
-      )
-      const chain = (tools: ReadonlyArray<Tool>) =>
-        SyncOrEffect.flatMap(runChain(client.env, recorder, client.byEvent.toolsListed, tools, () => listSpec(ctx)), (end) =>
-          end._tag === "Failed"
-            ? Effect.fail(new HookFailed({ hookId: end.hook.id, event: "toolsListed", kind: end.kind }))
-            : Effect.succeed(end.state))
-      return visibleTools === undefined ? chain(exposed) : Effect.flatMap(operationVerdict(visibleTools(exposed, ctx), []), chain)
-    }))
+  operation<ReadonlyArray<Tool>, HookFailed | TransportFailure>(
+    "listTools",
+    serverId ?? "*",
+    "tools",
+    (recorder) =>
+      Effect.flatMap(client.transport.listTools(serverId), (listed) => {
+        const ctx = hookContext(client, serverId ?? "*", options)
+        const visible = client.policy.visible
+        const visibleTools = client.hideDenied ? client.policy.visibleTools : undefined
+        const exposed: ReadonlyArray<Tool> = listed.filter((tool) =>
+          client.exposed(tool.serverId, tool.name) &&
+          (!client.hideDenied || visibleTools !== undefined || visible === undefined || visible(tool, ctx))
+        )
+        const chain = (tools: ReadonlyArray<Tool>) =>
+          SyncOrEffect.flatMap(
+            runChain(client.env, recorder, client.byEvent.toolsListed, tools, () => listSpec(ctx)),
+            (end) =>
+              end._tag === "Failed"
+                ? Effect.fail(new HookFailed({ hookId: end.hook.id, event: "toolsListed", kind: end.kind }))
+                : Effect.succeed(end.state)
+          )
+        return visibleTools === undefined
+          ? chain(exposed)
+          : Effect.flatMap(operationVerdict(visibleTools(exposed, ctx), []), chain)
+      })
+  )
 
 /** A policy answer that fails or dies becomes `failed` (fail closed). */
 const operationVerdict = <A>(answer: Effect.Effect<A>, failed: A): Effect.Effect<A> =>
@@ -94,19 +122,28 @@ const OPERATION_FAILED: PolicyDecision = { _tag: "Deny", reason: "the policy fai
  * The policy's decision on a read or get, when the policy decides those (`decideOperation`):
  * Allow passes; Deny, and Ask (approvals bind tool calls, not reads or gets), refuse.
  */
-const decideOperation = (client: ClientState, operation: PolicyOperation, ctx: HookContext): Effect.Effect<void, Denied> => {
+const decideOperation = (
+  client: ClientState,
+  operation: PolicyOperation,
+  ctx: HookContext
+): Effect.Effect<void, Denied> => {
   const decide = client.policy.decideOperation
   if (decide === undefined) return Effect.void
-  return Effect.flatMap(operationVerdict(decide(operation, ctx), OPERATION_FAILED), (decision) =>
-    decision._tag === "Allow" ? Effect.void : Effect.fail(
-      new Denied({
-        reason: {
-          _tag: "PolicyDenied",
-          rule: decision.rule,
-          message: decision._tag === "Deny" ? decision.reason : `approval is not available for this operation (${decision.reason})`
-        }
-      })
-    ))
+  return Effect.flatMap(
+    operationVerdict(decide(operation, ctx), OPERATION_FAILED),
+    (decision) =>
+      decision._tag === "Allow" ? Effect.void : Effect.fail(
+        new Denied({
+          reason: {
+            _tag: "PolicyDenied",
+            rule: decision.rule,
+            message: decision._tag === "Deny"
+              ? decision.reason
+              : `approval is not available for this operation (${decision.reason})`
+          }
+        })
+      )
+  )
 }
 
 const resourceSpec = (ctx: HookContext): ChainSpec<string> => ({
@@ -123,20 +160,37 @@ const resourceSpec = (ctx: HookContext): ChainSpec<string> => ({
 const uriLabel = (uri: string): string => `uri:${sha256Hex(uri).slice(0, 16)}`
 
 /** Reads a resource through the resourceRead gate. */
-export const readResource = (client: ClientState, serverId: string, uri: string, options: OperationOptions | undefined) =>
-  operation<ResourceContents, Denied | HookFailed | TransportFailure>("readResource", serverId, uriLabel(uri), (recorder) =>
-    // Suspended so that the chain runs inside the operation's span.
-    Effect.suspend(() =>
-      SyncOrEffect.flatMap(
-        runChain(client.env, recorder, client.select("resourceRead", serverId, uri), uri, () => resourceSpec(hookContext(client, serverId, options))),
-        (end): Effect.Effect<ResourceContents, Denied | HookFailed | TransportFailure> => {
-          const refused = refusal(end, "resourceRead")
-          if (refused !== undefined) return Effect.fail(refused)
-          const decided = decideOperation(client, { _tag: "ReadResource", serverId, uri }, hookContext(client, serverId, options))
-          return Effect.andThen(decided, client.transport.readResource(serverId, uri))
-        }
+export const readResource = (
+  client: ClientState,
+  serverId: string,
+  uri: string,
+  options: OperationOptions | undefined
+) =>
+  operation<ResourceContents, Denied | HookFailed | TransportFailure>(
+    "readResource",
+    serverId,
+    uriLabel(uri),
+    (recorder) =>
+      // Suspended so that the chain runs inside the operation's span.
+      Effect.suspend(() =>
+        SyncOrEffect.flatMap(
+          runChain(client.env, recorder, client.select("resourceRead", serverId, uri), uri, () =>
+            resourceSpec(hookContext(client, serverId, options))),
+          (end): Effect.Effect<ResourceContents, Denied | HookFailed | TransportFailure> => {
+            const refused = refusal(end, "resourceRead")
+            if (refused !== undefined) {
+              return Effect.fail(refused)
+            }
+            const decided = decideOperation(
+              client,
+              { _tag: "ReadResource", serverId, uri },
+              hookContext(client, serverId, options)
+            )
+            return Effect.andThen(decided, client.transport.readResource(serverId, uri))
+          }
+        )
       )
-    ))
+  )
 
 const promptSpec = (name: string, ctx: HookContext): ChainSpec<JsonObject> => ({
   event: "promptGet",
@@ -146,16 +200,29 @@ const promptSpec = (name: string, ctx: HookContext): ChainSpec<JsonObject> => ({
 })
 
 /** Gets a prompt through the promptGet gate (which may rewrite its arguments). */
-export const getPrompt = (client: ClientState, serverId: string, name: string, args: JsonObject, options: OperationOptions | undefined) =>
+export const getPrompt = (
+  client: ClientState,
+  serverId: string,
+  name: string,
+  args: JsonObject,
+  options: OperationOptions | undefined
+) =>
   operation<PromptResult, Denied | HookFailed | TransportFailure>("getPrompt", serverId, name, (recorder) =>
     // Suspended so that the chain runs inside the operation's span.
     Effect.suspend(() =>
       SyncOrEffect.flatMap(
-        runChain(client.env, recorder, client.select("promptGet", serverId, name), args, () => promptSpec(name, hookContext(client, serverId, options))),
+        runChain(client.env, recorder, client.select("promptGet", serverId, name), args, () =>
+          promptSpec(name, hookContext(client, serverId, options))),
         (end): Effect.Effect<PromptResult, Denied | HookFailed | TransportFailure> => {
           const refused = refusal(end, "promptGet")
-          if (refused !== undefined) return Effect.fail(refused)
-          const decided = decideOperation(client, { _tag: "GetPrompt", serverId, name, args: end.state }, hookContext(client, serverId, options))
+          if (refused !== undefined) {
+            return Effect.fail(refused)
+          }
+          const decided = decideOperation(
+            client,
+            { _tag: "GetPrompt", serverId, name, args: end.state },
+            hookContext(client, serverId, options)
+          )
           return Effect.andThen(decided, client.transport.getPrompt(serverId, name, end.state))
         }
       )

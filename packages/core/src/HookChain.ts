@@ -9,14 +9,14 @@ import { type BoundedCache, makeBoundedCache } from "./BoundedCache.ts"
 import { Denied, HookFailed } from "./Errors.ts"
 import { type FailureRule, statusByTag } from "./EventRegistry.ts"
 import { HOOK_EVENT_ROWS, HOOK_EVENTS, type HookEvent } from "./HookEvent.ts"
-import type { ResolvedHook } from "./Hooks.ts"
 import { type Fibers, type Invocation, invoke, isSettled, passing, type Settled, supervised } from "./HookRunner.ts"
+import type { ResolvedHook } from "./Hooks.ts"
+import * as SyncOrEffect from "./internal/SyncOrEffect.ts"
 import type { FailureKind, HookRun, HookStatus } from "./Receipt.ts"
 import type { Supervisor } from "./Supervisor.ts"
 import { elapsedMs, now, recordHook, type SpanSubject } from "./Telemetry.ts"
 import { cont } from "./Verdict.ts"
 import { type Decoded, type DecodeInput, decodeVerdict } from "./VerdictDecoder.ts"
-import * as SyncOrEffect from "./internal/SyncOrEffect.ts"
 
 /** How a chain ended. */
 export type ChainEnd<S> =
@@ -205,7 +205,8 @@ export const runChain = <S>(
 }
 
 /** The chain's end, whether it answered at once or through an Effect. */
-export const awaitChain: <S>(end: ChainEnd<S> | Effect.Effect<ChainEnd<S>>) => Effect.Effect<ChainEnd<S>> = SyncOrEffect.toEffect
+export const awaitChain: <S>(end: ChainEnd<S> | Effect.Effect<ChainEnd<S>>) => Effect.Effect<ChainEnd<S>> =
+  SyncOrEffect.toEffect
 
 /**
  * The error a gating chain (pre-call, resource, prompt) ends in, or undefined when it let the

@@ -4,15 +4,15 @@
  * `run` is a function of the event's arguments, or the tag of a service whose value is one.
  */
 import { Context, type Duration, type Effect, Schema } from "effect"
+import type { CallError } from "./Errors.ts"
 import type { HookContext } from "./HookContext.ts"
 import { HOOK_EVENTS, type HookEvent } from "./HookEvent.ts"
 import type { CompiledHooks } from "./Hooks.ts"
 import { MatcherFromInput, MatcherInput } from "./Matcher.ts"
 import { isDeadline, toMillis } from "./Millis.ts"
 import type { Tool } from "./Tool.ts"
-import type { ToolCall, JsonObject } from "./ToolCall.ts"
+import type { JsonObject, ToolCall } from "./ToolCall.ts"
 import type { ToolResult } from "./ToolResult.ts"
-import type { CallError } from "./Errors.ts"
 import type {
   PostToolCallVerdict,
   PreToolCallVerdict,
@@ -41,7 +41,10 @@ export type ToolCallFailedHook<R = never> = (
   ctx: HookContext
 ) => HookReturn<ToolCallFailedVerdict, R>
 /** A toolsListed hook: gets the listed tools its matcher selects. */
-export type ToolsListedHook<R = never> = (tools: ReadonlyArray<Tool>, ctx: HookContext) => HookReturn<ToolsListedVerdict, R>
+export type ToolsListedHook<R = never> = (
+  tools: ReadonlyArray<Tool>,
+  ctx: HookContext
+) => HookReturn<ToolsListedVerdict, R>
 /** A resourceRead hook. */
 export type ResourceReadHook<R = never> = (uri: string, ctx: HookContext) => HookReturn<ResourceReadVerdict, R>
 /** A promptGet hook. */
@@ -81,7 +84,9 @@ export interface HooksConfig {
   readonly promptGet?: ReadonlyArray<HookEntry<PromptGetHook<any>>>
 }
 
-type EntryRun<E> = E extends readonly [any, infer F, ...Array<any>] ? F : E extends { readonly run: infer F } ? F : never
+type EntryRun<E> = E extends readonly [any, infer F, ...Array<any>] ? F
+  : E extends { readonly run: infer F } ? F
+  : never
 
 // A config typed only as HooksConfig (not a literal) says nothing about its requirements: `any`
 // there is read as none, and a hook whose service is missing fails closed at run time.
@@ -99,7 +104,9 @@ export type HooksRequirements<C> = C extends CompiledHooks<infer R> ? R : {
 // The Schemas of a hooks config as written. In code an optional option may be given as undefined.
 
 /** A hook's `run`: a function, or the tag of a service whose value is one. */
-export const HookFunction = Schema.declare((u: unknown): u is Function | Context.Key<any, any> => Context.isKey(u) || typeof u === "function")
+export const HookFunction = Schema.declare((u: unknown): u is Function | Context.Key<any, any> =>
+  Context.isKey(u) || typeof u === "function"
+)
 
 /** A hook's deadline: milliseconds or a Duration input, positive and finite. */
 export const HookTimeout = Schema.declare((u: unknown): u is Duration.Input => isDeadline(toMillis(u)))
@@ -124,7 +131,9 @@ const entryOf = <Match extends Schema.Top>(match: Match) =>
 
 const configOf = <Match extends Schema.Top>(match: Match) => {
   const entries = Schema.optional(Schema.Array(entryOf(match)))
-  return Schema.Struct(Object.fromEntries(HOOK_EVENTS.map((event) => [event, entries])) as Record<HookEvent, typeof entries>)
+  return Schema.Struct(
+    Object.fromEntries(HOOK_EVENTS.map((event) => [event, entries])) as Record<HookEvent, typeof entries>
+  )
 }
 
 /** One entry, `{ match, run, ...options }` or `[match, run]` / `[match, run, options]`: the Schema of {@link HookEntry}. */

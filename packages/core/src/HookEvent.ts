@@ -27,7 +27,11 @@ const RewriteCall = {
   }).check(Schema.makeFilter((v) => v.args !== undefined || v.meta !== undefined, { expected: "args or meta" })),
   status: "rewrite",
   check: (
-    v: { readonly serverId?: string | undefined; readonly name?: string | undefined; readonly callId?: string | undefined },
+    v: {
+      readonly serverId?: string | undefined
+      readonly name?: string | undefined
+      readonly callId?: string | undefined
+    },
     input: { readonly call: ToolCall }
   ): boolean =>
     (v.serverId === undefined || v.serverId === input.call.serverId) &&

@@ -119,7 +119,12 @@ const decode = <S, H, V>(invocation: Invocation<S, H, V>, state: S, hook: H, val
   return pass !== undefined && value === pass.answer ? pass.settled : decodeValue(invocation, state, hook, value)
 }
 
-const fromExit = <S, H, V>(invocation: Invocation<S, H, V>, state: S, hook: H, exit: Exit.Exit<unknown, unknown>): Settled<V> => {
+const fromExit = <S, H, V>(
+  invocation: Invocation<S, H, V>,
+  state: S,
+  hook: H,
+  exit: Exit.Exit<unknown, unknown>
+): Settled<V> => {
   if (Exit.isSuccess(exit)) return decode(invocation, state, hook, exit.value)
   if (Cause.hasInterruptsOnly(exit.cause)) return EXIT
   if (invocation.raised !== undefined) {
@@ -148,7 +153,9 @@ const runBeside = <A, E>(
       if (done !== undefined) return Effect.succeed(done)
       return restore(Effect.timeoutOption(Fiber.await(fiber), millis)).pipe(
         Effect.onInterrupt(() => release(fiber, graceMs)),
-        Effect.flatMap((settled) => settled._tag === "Some" ? Effect.succeed(settled.value) : Effect.as(release(fiber, graceMs), undefined))
+        Effect.flatMap((settled) =>
+          settled._tag === "Some" ? Effect.succeed(settled.value) : Effect.as(release(fiber, graceMs), undefined)
+        )
       )
     })
   )
@@ -163,13 +170,24 @@ const runEffect = <S, H, V>(
   const millis = invocation.deadlineMs(hook)
   const fibers = invocation.fibers
   if (fibers._tag === "Supervised") {
-    return Effect.map(runWithin(fibers.supervisor, program, millis), (exit) =>
-      isTimedOut(exit) ? (exit.detached ? TIMEOUT_DETACHED : TIMEOUT) : fromExit(invocation, state, hook, exit))
+    return Effect.map(
+      runWithin(fibers.supervisor, program, millis),
+      (exit) =>
+        isTimedOut(exit) ? (exit.detached ? TIMEOUT_DETACHED : TIMEOUT) : fromExit(invocation, state, hook, exit)
+    )
   }
-  return Effect.map(runBeside(program, millis, fibers.graceMs), (exit) => exit === undefined ? TIMEOUT : fromExit(invocation, state, hook, exit))
+  return Effect.map(
+    runBeside(program, millis, fibers.graceMs),
+    (exit) => exit === undefined ? TIMEOUT : fromExit(invocation, state, hook, exit)
+  )
 }
 
-const runPromise = <S, H, V>(invocation: Invocation<S, H, V>, state: S, hook: H, promise: PromiseLike<unknown>): Effect.Effect<Settled<V>> =>
+const runPromise = <S, H, V>(
+  invocation: Invocation<S, H, V>,
+  state: S,
+  hook: H,
+  promise: PromiseLike<unknown>
+): Effect.Effect<Settled<V>> =>
   Effect.callback<Settled<V>>((resume) => {
     try {
       promise.then(
@@ -189,13 +207,18 @@ const runPromise = <S, H, V>(invocation: Invocation<S, H, V>, state: S, hook: H,
  * the function's own code (a getter); if that throws, the caller settles it as a raise.
  */
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  (typeof value === "object" && value !== null || typeof value === "function") && typeof (value as { then?: unknown }).then === "function"
+  (typeof value === "object" && value !== null || typeof value === "function") &&
+  typeof (value as { then?: unknown }).then === "function"
 
 /**
  * Calls one hook over `state` and settles its answer: directly when it answered with a plain value,
  * else with an Effect to wait on. Never fails and never throws.
  */
-export const invoke = <S, H, V>(invocation: Invocation<S, H, V>, state: S, hook: H): Settled<V> | Effect.Effect<Settled<V>> => {
+export const invoke = <S, H, V>(
+  invocation: Invocation<S, H, V>,
+  state: S,
+  hook: H
+): Settled<V> | Effect.Effect<Settled<V>> => {
   let value: unknown
   try {
     value = invocation.call(state, hook)

@@ -3,11 +3,11 @@
  * compiled, resolved hooks of one client.
  */
 import { Context, Effect, Layer, Result, Schema, Scope } from "effect"
-import { firstProblem, type Problem, valueAt } from "./internal/ConfigIssue.ts"
-import { describe } from "./internal/Describe.ts"
 import { ConfigError } from "./Errors.ts"
 import { CompilableHooks, type HooksConfig, type HooksRequirements } from "./HookConfig.ts"
 import { HOOK_EVENT_ROWS, HOOK_EVENTS, type HookEvent, isHookEvent } from "./HookEvent.ts"
+import { firstProblem, type Problem, valueAt } from "./internal/ConfigIssue.ts"
+import { describe } from "./internal/Describe.ts"
 import { levelRank, type Matcher, matcherProblem } from "./Matcher.ts"
 import { toMillis } from "./Millis.ts"
 import type { HookKind } from "./VerdictDecoder.ts"
@@ -72,12 +72,18 @@ const entryDetail = (problem: Problem, raw: unknown): string => {
   const [key, option] = path
   const unknown = (depth: number) => issue._tag === "UnexpectedKey" && path.length === depth
   if (!Array.isArray(raw)) {
-    return key === undefined ? `an entry must be { match, run, ...options } or a tuple, got ${describe(raw)}` : fieldDetail(key, problem, valueAt(raw, [key]), unknown(1))
+    return key === undefined
+      ? `an entry must be { match, run, ...options } or a tuple, got ${describe(raw)}`
+      : fieldDetail(key, problem, valueAt(raw, [key]), unknown(1))
   }
-  if (raw.length < 2 || raw.length > 3) return `a tuple entry must be [match, run] or [match, run, options], got ${raw.length} items`
+  if (raw.length < 2 || raw.length > 3) {
+    return `a tuple entry must be [match, run] or [match, run, options], got ${raw.length} items`
+  }
   if (key === 0) return fieldDetail("match", problem, raw[0], false)
   if (key === 1) return fieldDetail("run", problem, raw[1], false)
-  return option === undefined ? `options must be an object, got ${describe(raw[2])}` : fieldDetail(option, problem, valueAt(raw, [2, option]), unknown(2))
+  return option === undefined
+    ? `options must be an object, got ${describe(raw[2])}`
+    : fieldDetail(option, problem, valueAt(raw, [2, option]), unknown(2))
 }
 
 /** Where an entry is, for errors: `<event>[<index>]`, with its id when it has a string one. */
@@ -89,28 +95,42 @@ const placeOf = (event: string, index: number, raw: unknown): string => {
 /** A hooks config's first Schema problem as the ConfigError that names the event and the entry at fault. */
 const configError = (problem: Problem, config: unknown): ConfigError => {
   const [event, index, ...rest] = problem.path
-  if (event === undefined) return new ConfigError({ path: "hooks", detail: `the hooks config must be an object, got ${describe(config)}` })
+  if (event === undefined) {
+    return new ConfigError({ path: "hooks", detail: `the hooks config must be an object, got ${describe(config)}` })
+  }
   const name = String(event)
   if (problem.issue._tag === "UnexpectedKey" && index === undefined) {
     return new ConfigError({ path: name, detail: `unknown event; the events are ${HOOK_EVENTS.join(", ")}` })
   }
   const entries = valueAt(config, [event])
-  if (typeof index !== "number") return new ConfigError({ path: name, detail: `must be an array of hook entries, got ${describe(entries)}` })
+  if (typeof index !== "number") {
+    return new ConfigError({ path: name, detail: `must be an array of hook entries, got ${describe(entries)}` })
+  }
   const raw = valueAt(entries, [index])
   return new ConfigError({ path: placeOf(name, index, raw), detail: entryDetail({ ...problem, path: rest }, raw) })
 }
 
 /** The event-dependent rules a Schema cannot say: the run's arity, unique ids, where onError is accepted. */
-const compileEntry = (event: HookEvent, index: number, entry: DecodedEntry, raw: unknown, ids: Set<string>): CompiledHook | ConfigError => {
+const compileEntry = (
+  event: HookEvent,
+  index: number,
+  entry: DecodedEntry,
+  raw: unknown,
+  ids: Set<string>
+): CompiledHook | ConfigError => {
   const error = (detail: string) => new ConfigError({ path: placeOf(event, index, raw), detail })
-  const { match, options, run } = isTuple(entry) ? { match: entry[0], run: entry[1], options: entry[2] ?? {} } : { match: entry.match, run: entry.run, options: entry }
+  const { match, options, run } = isTuple(entry)
+    ? { match: entry[0], run: entry[1], options: entry[2] ?? {} }
+    : { match: entry.match, run: entry.run, options: entry }
   // A service class is itself a function, so the tag check comes first.
   if (!Context.isKey(run) && run.length > HOOK_EVENT_ROWS[event].args.length) {
     return error(`run takes ${run.length} arguments, but ${event} passes ${HOOK_EVENT_ROWS[event].args.length}`)
   }
   const id = options.id ?? `${event}[${index}]`
   if (ids.has(id)) return error(`duplicate hook id "${id}"`)
-  if (options.onError !== undefined && HOOK_EVENT_ROWS[event].failure !== "onError") return error(`onError is not accepted on ${event} (only ${ON_ERROR_EVENTS})`)
+  if (options.onError !== undefined && HOOK_EVENT_ROWS[event].failure !== "onError") {
+    return error(`onError is not accepted on ${event} (only ${ON_ERROR_EVENTS})`)
+  }
   ids.add(id)
   return {
     id,
@@ -174,11 +194,14 @@ export const compile = <const C extends HooksConfig>(
     } catch {
       compiled = new ConfigError({ path: "hooks", detail: "the hooks config could not be read" })
     }
-    return compiled instanceof ConfigError ? Effect.fail(compiled) : Effect.succeed(compiled as CompiledHooks<HooksRequirements<C>>)
+    return compiled instanceof ConfigError
+      ? Effect.fail(compiled)
+      : Effect.succeed(compiled as CompiledHooks<HooksRequirements<C>>)
   })
 
 /** Whether no hook is configured for any event. */
-export const isEmpty = (hooks: CompiledHooks<unknown>): boolean => HOOK_EVENTS.every((event) => hooks.byEvent[event].length === 0)
+export const isEmpty = (hooks: CompiledHooks<unknown>): boolean =>
+  HOOK_EVENTS.every((event) => hooks.byEvent[event].length === 0)
 
 /** A hook whose `run` is a function, ready for the runner. */
 export interface ResolvedHook extends CompiledHook {
@@ -223,11 +246,16 @@ export const resolve = <const C extends HooksConfig>(
     const byEvent = {} as Record<HookEvent, ReadonlyArray<ResolvedHook>>
     for (const event of HOOK_EVENTS) {
       byEvent[event] = compiled.byEvent[event].map((hook): ResolvedHook =>
-        Context.isKey(hook.run) ? { ...hook, run: Context.getUnsafe(context, hook.run) as Function } : hook as ResolvedHook
+        Context.isKey(hook.run)
+          ? { ...hook, run: Context.getUnsafe(context, hook.run) as Function }
+          : hook as ResolvedHook
       )
       for (const hook of byEvent[event]) {
         if (typeof hook.run !== "function") {
-          return yield* new ConfigError({ path: `${event}[${hook.index}] (id "${hook.id}")`, detail: "the service named by run is not a function" })
+          return yield* new ConfigError({
+            path: `${event}[${hook.index}] (id "${hook.id}")`,
+            detail: "the service named by run is not a function"
+          })
         }
       }
     }

@@ -10,18 +10,18 @@
 import { type Duration, Effect, Layer, Result } from "effect"
 import { Approvals } from "./Approvals.ts"
 import * as CallProgram from "./CallProgram.ts"
-import { type ClientState, makeContextCache } from "./internal/ClientState.ts"
 import { ConfigError } from "./Errors.ts"
 import * as Gates from "./Gates.ts"
-import type { HooksConfig, HooksRequirements } from "./HookConfig.ts"
 import { makeSelector } from "./HookChain.ts"
+import type { HooksConfig, HooksRequirements } from "./HookConfig.ts"
 import { Hooks } from "./Hooks.ts"
+import { type ClientState, makeContextCache } from "./internal/ClientState.ts"
 import { denies, type Matcher, type MatcherInput, parseMatcher } from "./Matcher.ts"
 import { isDeadline, toMillis } from "./Millis.ts"
 import { Policy } from "./Policy.ts"
 import * as PromiseClient from "./PromiseClient.ts"
-import { ToolCalls } from "./ToolCalls.ts"
 import * as Supervisor from "./Supervisor.ts"
+import { ToolCalls } from "./ToolCalls.ts"
 import { ToolTransport } from "./ToolTransport.ts"
 
 /** Which tools a client exposes: `allow` (if given) must match, `deny` must not. Names compare loosely. */
@@ -70,7 +70,9 @@ const positiveMillis = (path: string, input: Duration.Input | undefined, fallbac
   return isDeadline(millis) ? millis : new ConfigError({ path, detail: "must be a positive, finite duration" })
 }
 
-const compileFilter = (filter: ToolsFilter | undefined): ((serverId: string, name: string) => boolean) | ConfigError => {
+const compileFilter = (
+  filter: ToolsFilter | undefined
+): ((serverId: string, name: string) => boolean) | ConfigError => {
   if (filter === undefined) return () => true
   const compile = (key: "allow" | "deny"): Array<Matcher> | ConfigError | undefined => {
     const list = filter[key]
@@ -88,7 +90,8 @@ const compileFilter = (filter: ToolsFilter | undefined): ((serverId: string, nam
   if (allow instanceof ConfigError) return allow
   const deny = compile("deny") ?? []
   if (deny instanceof ConfigError) return deny
-  return (serverId, name) => (allow === undefined || allow.some((m) => m.test(serverId, name))) && !deny.some((m) => denies(m, serverId, name))
+  return (serverId, name) =>
+    (allow === undefined || allow.some((m) => m.test(serverId, name))) && !deny.some((m) => denies(m, serverId, name))
 }
 
 /**
@@ -192,7 +195,11 @@ export function client(options: ClientOptions<HooksConfig, unknown, unknown, unk
   const notLayer = (["transport", "policy", "approvals"] as const).find((key) =>
     (key !== "approvals" || options[key] !== undefined) && !Layer.isLayer(options[key])
   )
-  if (notLayer !== undefined) return PromiseClient.make(Layer.effect(ToolCalls, Effect.fail(new ConfigError({ path: notLayer, detail: "must be a Layer" }))))
+  if (notLayer !== undefined) {
+    return PromiseClient.make(
+      Layer.effect(ToolCalls, Effect.fail(new ConfigError({ path: notLayer, detail: "must be a Layer" })))
+    )
+  }
   // The overloads above reject hooks that require services, so the built Layer requires none.
   const live = layer(options).pipe(Layer.provide(options.transport)) as Layer.Layer<ToolCalls, unknown>
   return PromiseClient.make(live)

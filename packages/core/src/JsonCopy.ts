@@ -26,8 +26,9 @@ const isPrimitiveJson = (value: unknown): boolean =>
   (typeof value === "number" && Number.isFinite(value))
 
 const put = (target: Frame["target"], key: string | number, value: unknown) => {
-  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
-  else (target as Record<string, unknown>)[key] = value
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+  } else (target as Record<string, unknown>)[key] = value
 }
 
 /** Reads a container's entries once: a frame to fill, or "not JSON" for a non-plain object. */

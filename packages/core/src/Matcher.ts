@@ -61,7 +61,9 @@ const compileGlob = (pattern: string): ((canonical: string) => boolean) | { read
 
 /** `prefix*suffix` without a regex (the common case, on the hot path): the star spans no `/`. */
 const oneStar = (prefix: string, suffix: string) => (canonical: string): boolean => {
-  if (canonical.length < prefix.length + suffix.length || !canonical.startsWith(prefix) || !canonical.endsWith(suffix)) return false
+  if (
+    canonical.length < prefix.length + suffix.length || !canonical.startsWith(prefix) || !canonical.endsWith(suffix)
+  ) return false
   const slash = canonical.indexOf("/", prefix.length)
   return slash < 0 || slash >= canonical.length - suffix.length
 }
@@ -79,7 +81,8 @@ const skeletonDenyTest = (test: Matcher["test"]): Matcher["denyTest"] => (server
   if (test(serverId, name)) return true
   const server = nameForms(serverId)
   const tool = nameForms(name)
-  return (server.skeleton !== server.canonical || tool.skeleton !== tool.canonical) && test(server.skeleton, tool.skeleton)
+  return (server.skeleton !== server.canonical || tool.skeleton !== tool.canonical) &&
+    test(server.skeleton, tool.skeleton)
 }
 
 const parseString = (input: string): Result.Result<Matcher, string> => {
@@ -106,7 +109,8 @@ const parseString = (input: string): Result.Result<Matcher, string> => {
   const serverTest = globTest(server)
   const nameTest = globTest(name)
   const level: Level = /^\*+$/.test(namePart) ? "server" : "tool"
-  const test = (serverId: string, toolName: string) => serverTest(canonicalName(serverId)) && nameTest(canonicalName(toolName))
+  const test = (serverId: string, toolName: string) =>
+    serverTest(canonicalName(serverId)) && nameTest(canonicalName(toolName))
   return Result.succeed({
     source: input,
     level,
@@ -119,7 +123,15 @@ const parseString = (input: string): Result.Result<Matcher, string> => {
 }
 
 /** RegExp flags that carry over to re2js; g, y, d and u change nothing a test needs (u is re2's default). */
-const FLAGS: Record<string, number> = { i: RE2JS.CASE_INSENSITIVE, m: RE2JS.MULTILINE, s: RE2JS.DOTALL, g: 0, y: 0, d: 0, u: 0 }
+const FLAGS: Record<string, number> = {
+  i: RE2JS.CASE_INSENSITIVE,
+  m: RE2JS.MULTILINE,
+  s: RE2JS.DOTALL,
+  g: 0,
+  y: 0,
+  d: 0,
+  u: 0
+}
 
 /**
  * A re2js test compiled on first use. A compiled re2js program is large, and holding thousands of
@@ -151,7 +163,9 @@ const toRe2 = (regex: RegExp | string): ((text: string) => boolean) | string => 
   }
 }
 
-const parseRegexMatcher = (input: { readonly server: unknown; readonly regex: unknown }): Result.Result<Matcher, string> => {
+const parseRegexMatcher = (
+  input: { readonly server: unknown; readonly regex: unknown }
+): Result.Result<Matcher, string> => {
   const keys = Object.keys(input).filter((key) => key !== "server" && key !== "regex")
   if (keys.length > 0) return fail(`regex matcher has unknown keys: ${keys.join(", ")}`)
   if (typeof input.server !== "string" || input.server.trim().length === 0) {
@@ -183,7 +197,8 @@ const parseRegexMatcher = (input: { readonly server: unknown; readonly regex: un
       if (!serverTest(server.canonical) && !serverTest(server.skeleton)) return false
       const tool = nameForms(name)
       return regex(name) || (tool.canonical !== name && regex(tool.canonical)) ||
-        (tool.loose !== name && regex(tool.loose)) || (tool.looseSkeleton !== tool.loose && regex(tool.looseSkeleton)) ||
+        (tool.loose !== name && regex(tool.loose)) ||
+        (tool.looseSkeleton !== tool.loose && regex(tool.looseSkeleton)) ||
         (tool.skeleton !== tool.canonical && regex(tool.skeleton))
     }
   })
@@ -229,7 +244,9 @@ export const MatcherInput = InputShape.check(matcherRules)
 /** A matcher as written in a config. */
 export type MatcherInput = typeof MatcherInput.Type
 
-const CompiledMatcher = Schema.declare((u: unknown): u is Matcher => typeof u === "object" && u !== null && "denyTest" in u)
+const CompiledMatcher = Schema.declare((u: unknown): u is Matcher =>
+  typeof u === "object" && u !== null && "denyTest" in u
+)
 
 /**
  * Decodes a matcher as written into a compiled {@link Matcher}, failing as {@link MatcherInput}
@@ -244,7 +261,8 @@ export const MatcherFromInput = InputShape.pipe(Schema.decodeTo(
         ? Effect.succeed(matcher.success)
         : Effect.fail(new SchemaIssue.InvalidValue({ message: matcher.failure }, input, options))
     },
-    encode: (matcher, options) => Effect.fail(new SchemaIssue.Forbidden({ message: "a compiled matcher is not encoded" }, matcher, options))
+    encode: (matcher, options) =>
+      Effect.fail(new SchemaIssue.Forbidden({ message: "a compiled matcher is not encoded" }, matcher, options))
   })
 ))
 

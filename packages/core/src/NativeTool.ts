@@ -11,7 +11,7 @@ import { makeTrusted } from "./internal/Trusted.ts"
 import { Tool } from "./Tool.ts"
 import type { JsonObject, ToolCall } from "./ToolCall.ts"
 import { ToolResult } from "./ToolResult.ts"
-import { unsupported, type ToolTransportShape } from "./ToolTransport.ts"
+import { type ToolTransportShape, unsupported } from "./ToolTransport.ts"
 
 /** A tool implemented in the host process. `handler` gets raw JSON arguments and never fails. */
 export interface NativeTool<R = never> {
@@ -54,7 +54,10 @@ const failureText = (cause: Cause.Cause<unknown>): string => {
 export const make = <Args, A, E = never, R = never>(options: NativeToolOptions<Args, A, E, R>): NativeTool<R> => {
   const decode = Schema.decodeUnknownExit(options.parameters)
   const document = Schema.toJsonSchemaDocument(options.parameters)
-  const inputSchema = { ...(document.schema as JsonObject), ...(Object.keys(document.definitions).length > 0 ? { $defs: document.definitions as JsonObject } : {}) }
+  const inputSchema = {
+    ...(document.schema as JsonObject),
+    ...(Object.keys(document.definitions).length > 0 ? { $defs: document.definitions as JsonObject } : {})
+  }
   return {
     definition: {
       name: options.name,

@@ -36,12 +36,16 @@ export interface PolicyShape {
    * Like `visible` for a whole listing, for a policy whose answer costs work (it may yield between
    * tools): the tools to show, in order. Optional: when given, listings use it instead of `visible`.
    */
-  readonly visibleTools?: ((tools: ReadonlyArray<Tool>, ctx: HookContext) => Effect.Effect<ReadonlyArray<Tool>>) | undefined
+  readonly visibleTools?:
+    | ((tools: ReadonlyArray<Tool>, ctx: HookContext) => Effect.Effect<ReadonlyArray<Tool>>)
+    | undefined
   /**
    * Decides a resource read or a prompt get after its hooks. Optional: without it (JSON rules, the
    * built-ins) reads and gets are governed by their hooks only. Ask is refused: approvals bind tool calls.
    */
-  readonly decideOperation?: ((operation: PolicyOperation, ctx: HookContext) => Effect.Effect<PolicyDecision>) | undefined
+  readonly decideOperation?:
+    | ((operation: PolicyOperation, ctx: HookContext) => Effect.Effect<PolicyDecision>)
+    | undefined
 }
 
 const FAILED = deny("the policy failed to decide")
@@ -60,7 +64,9 @@ interface DecideAtOnce {
 
 /** A `decide` over a plain function, which the pipeline calls directly (no fiber, no timer). */
 const answeringAtOnce = (decide: SyncDecide): DecideAtOnce =>
-  Object.assign((call: ToolCall, ctx: HookContext, facts?: PolicyFacts) => Effect.succeed(decide(call, ctx, facts)), { [AtOnce]: decide })
+  Object.assign((call: ToolCall, ctx: HookContext, facts?: PolicyFacts) => Effect.succeed(decide(call, ctx, facts)), {
+    [AtOnce]: decide
+  })
 
 /**
  * The plain form of a policy's decision, when its `decide` is a built-in's: undefined for any

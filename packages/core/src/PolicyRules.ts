@@ -3,10 +3,10 @@
  * MCP tool annotations) and a default decision, compiled into an index (RuleIndex.ts). Pure.
  */
 import { Result, Schema } from "effect"
-import { firstProblem, type Problem, valueAt } from "./internal/ConfigIssue.ts"
-import { describe } from "./internal/Describe.ts"
 import { ConfigError } from "./Errors.ts"
 import type { HookContext } from "./HookContext.ts"
+import { firstProblem, type Problem, valueAt } from "./internal/ConfigIssue.ts"
+import { describe } from "./internal/Describe.ts"
 import { type Matcher, MatcherFromInput, MatcherInput, MatcherJson, matcherProblem } from "./Matcher.ts"
 import { allow, ask, deny, type PolicyDecision } from "./PolicyDecision.ts"
 import { buildIndex, firstMatch } from "./RuleIndex.ts"
@@ -103,7 +103,10 @@ export const RulesConfig: Schema.Codec<RulesConfig> = Schema.Struct({
 })
 
 // What compileRules decodes: RulesConfig with each matcher compiled as it is checked.
-const CompilableRules = Schema.Struct({ rules: Schema.Array(Schema.Struct(codeFields(MatcherFromInput))), default: Schema.optional(Decision) })
+const CompilableRules = Schema.Struct({
+  rules: Schema.Array(Schema.Struct(codeFields(MatcherFromInput))),
+  default: Schema.optional(Decision)
+})
 const decodeRules = Schema.decodeUnknownResult(CompilableRules, { onExcessProperty: "error" })
 type DecodedRule = typeof CompilableRules.Type["rules"][number]
 
@@ -173,7 +176,9 @@ const ruleDetail = ({ issue, message, path }: Problem, rule: unknown): string =>
   if (field === undefined) return `a rule must be an object, got ${describe(rule)}`
   if (field === "match") return `match: ${matcherProblem(message, valueAt(rule, ["match"]))}`
   if (issue._tag === "UnexpectedKey") {
-    return key === undefined ? `unknown key "${String(field)}"` : `annotations: unknown hint "${String(key)}"; the hints are ${HINTS.join(", ")}`
+    return key === undefined
+      ? `unknown key "${String(field)}"`
+      : `annotations: unknown hint "${String(key)}"; the hints are ${HINTS.join(", ")}`
   }
   if (field === "annotations" && key !== undefined) return `annotations.${String(key)} must be a boolean`
   return RULE_MESSAGES[String(field)] ?? "is invalid"
@@ -183,7 +188,10 @@ const ruleDetail = ({ issue, message, path }: Problem, rule: unknown): string =>
 const configError = (problem: Problem, config: unknown): ConfigError => {
   const [top, index, ...rest] = problem.path
   if (top === "rules" && typeof index === "number") {
-    return new ConfigError({ path: `policy.rules[${index}]`, detail: ruleDetail({ ...problem, path: rest }, valueAt(config, ["rules", index])) })
+    return new ConfigError({
+      path: `policy.rules[${index}]`,
+      detail: ruleDetail({ ...problem, path: rest }, valueAt(config, ["rules", index]))
+    })
   }
   if (top === "default") return new ConfigError({ path: "policy.default", detail: `must be "allow", "deny" or "ask"` })
   return new ConfigError({ path: "policy.rules", detail: "must be an array of rules" })
@@ -205,11 +213,14 @@ const ROLE_PREFIX = "role:"
 
 const audience = (entries: ReadonlyArray<string>): Audience => ({
   ids: new Set(entries.filter((entry) => !entry.startsWith(ROLE_PREFIX))),
-  roles: new Set(entries.filter((entry) => entry.startsWith(ROLE_PREFIX)).map((entry) => entry.slice(ROLE_PREFIX.length)))
+  roles: new Set(
+    entries.filter((entry) => entry.startsWith(ROLE_PREFIX)).map((entry) => entry.slice(ROLE_PREFIX.length))
+  )
 })
 
 const includes = (audience: Audience, principal: HookContext["principal"]): boolean =>
-  principal !== undefined && (audience.ids.has(principal.id) || (principal.roles ?? []).some((role) => audience.roles.has(role)))
+  principal !== undefined &&
+  (audience.ids.has(principal.id) || (principal.roles ?? []).some((role) => audience.roles.has(role)))
 
 const appliesTo = (rule: CompiledRule, ctx: HookContext, tool: Tool | undefined): boolean =>
   (rule.principals === undefined || includes(rule.principals, ctx.principal)) &&
@@ -222,13 +233,17 @@ const restricts = (rule: CompiledRule): boolean => rule.decision._tag !== "Allow
 export const compileRules = (config: RulesConfig): CompiledRules | ConfigError => {
   try {
     // Keys beside rules and default were never read, and are still ignored (only rules are strict).
-    const decoded = decodeRules(typeof config === "object" && config !== null ? { rules: config.rules, default: config.default } : config)
+    const decoded = decodeRules(
+      typeof config === "object" && config !== null ? { rules: config.rules, default: config.default } : config
+    )
     if (Result.isFailure(decoded)) return configError(firstProblem(decoded.failure.issue), config)
     const fallback = decoded.success.default ?? "deny"
     const compiled = decoded.success.rules.map(compileRule)
     const ids = new Set<string>()
     for (const rule of compiled) {
-      if (ids.has(rule.id)) return new ConfigError({ path: `policy.rules[${rule.index}]`, detail: `duplicate rule id "${rule.id}"` })
+      if (ids.has(rule.id)) {
+        return new ConfigError({ path: `policy.rules[${rule.index}]`, detail: `duplicate rule id "${rule.id}"` })
+      }
       ids.add(rule.id)
     }
     const index = buildIndex(compiled)
@@ -246,7 +261,9 @@ export const compileRules = (config: RulesConfig): CompiledRules | ConfigError =
         }
       }
       const rule = firstMatch(index, call.serverId, call.name, applies, restricts)
-      if (failedRule !== undefined && rule === failedRule) return deny(`the condition of rule ${rule.id} failed`, rule.id)
+      if (failedRule !== undefined && rule === failedRule) {
+        return deny(`the condition of rule ${rule.id} failed`, rule.id)
+      }
       return rule === undefined ? defaultDecision : rule.decision
     }
     // A tool is hidden only when the first rule that could apply is an unconditional deny (or no
@@ -261,4 +278,3 @@ export const compileRules = (config: RulesConfig): CompiledRules | ConfigError =
     return new ConfigError({ path: "policy", detail: "the policy config could not be read" })
   }
 }
-

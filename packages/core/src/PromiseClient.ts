@@ -28,9 +28,18 @@ export interface InterlockClient {
   /** Lists the exposed tools (of one server, or all), shaped by toolsListed hooks. */
   readonly listTools: (serverId?: string, options?: OperationOptions & AbortOptions) => Promise<ReadonlyArray<Tool>>
   /** Reads a resource through the resourceRead gate. */
-  readonly readResource: (serverId: string, uri: string, options?: OperationOptions & AbortOptions) => Promise<ResourceContents>
+  readonly readResource: (
+    serverId: string,
+    uri: string,
+    options?: OperationOptions & AbortOptions
+  ) => Promise<ResourceContents>
   /** Gets a prompt through the promptGet gate. */
-  readonly getPrompt: (serverId: string, name: string, args?: JsonObject, options?: OperationOptions & AbortOptions) => Promise<PromptResult>
+  readonly getPrompt: (
+    serverId: string,
+    name: string,
+    args?: JsonObject,
+    options?: OperationOptions & AbortOptions
+  ) => Promise<PromptResult>
   /**
    * Releases everything: interrupts the operations in flight (they reject with `ClientClosed`),
    * then closes the Layer (hook fibers, transport connections and child processes). Later calls
@@ -56,19 +65,24 @@ const rejection = (cause: Cause.Cause<unknown>, closed: boolean): unknown => {
 export const make = <E>(layer: Layer.Layer<ToolCalls, E>): InterlockClient => {
   const runtime = ManagedRuntime.make(layer)
   let closing: Promise<void> | undefined
-  const run = <A>(operation: (calls: ToolCallsShape) => Effect.Effect<A, unknown>, options: AbortOptions | undefined): Promise<A> => {
+  const run = <A>(
+    operation: (calls: ToolCallsShape) => Effect.Effect<A, unknown>,
+    options: AbortOptions | undefined
+  ): Promise<A> => {
     if (closing !== undefined) return Promise.reject(new ClientClosed())
     const signal = options?.signal
     if (signal?.aborted === true) return Promise.reject(new Interrupted())
-    return runtime.runPromiseExit(Effect.flatMap(Effect.service(ToolCalls), operation), signal === undefined ? undefined : { signal }).then((exit) =>
-      Exit.isSuccess(exit) ? exit.value : Promise.reject(rejection(exit.cause, closing !== undefined))
-    )
+    return runtime.runPromiseExit(
+      Effect.flatMap(Effect.service(ToolCalls), operation),
+      signal === undefined ? undefined : { signal }
+    ).then((exit) => Exit.isSuccess(exit) ? exit.value : Promise.reject(rejection(exit.cause, closing !== undefined)))
   }
   return {
     callTool: (input, options) => run((calls) => calls.callTool(input, options), options),
     listTools: (serverId, options) => run((calls) => calls.listTools(serverId, options), options),
     readResource: (serverId, uri, options) => run((calls) => calls.readResource(serverId, uri, options), options),
-    getPrompt: (serverId, name, args, options) => run((calls) => calls.getPrompt(serverId, name, args, options), options),
+    getPrompt: (serverId, name, args, options) =>
+      run((calls) => calls.getPrompt(serverId, name, args, options), options),
     close: () => (closing ??= runtime.dispose())
   }
 }

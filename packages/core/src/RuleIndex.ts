@@ -7,8 +7,8 @@
  * bucket is in declaration order; a decision takes the first rule that applies in each candidate
  * bucket, stopping early once it passes the best index found so far, and keeps the smallest.
  */
-import { nameForms } from "./Names.ts"
 import type { Matcher } from "./Matcher.ts"
+import { nameForms } from "./Names.ts"
 
 /** What the index needs of a rule. */
 export interface IndexedRule {
@@ -65,8 +65,16 @@ export const firstMatch = <Rule extends IndexedRule>(
 ): Rule | undefined => {
   const server = nameForms(serverId)
   const tool = nameForms(name)
-  const best = scanIndex(index, server.canonical, tool.canonical, (rule) => rule.matcher.test(serverId, name), applies, undefined)
-  const plain = server.skeleton === server.canonical && tool.skeleton === tool.canonical && tool.loose === name && tool.looseSkeleton === name
+  const best = scanIndex(
+    index,
+    server.canonical,
+    tool.canonical,
+    (rule) => rule.matcher.test(serverId, name),
+    applies,
+    undefined
+  )
+  const plain = server.skeleton === server.canonical && tool.skeleton === tool.canonical && tool.loose === name &&
+    tool.looseSkeleton === name
   if (bySkeleton === undefined || plain) return best
   // Deny/ask rules also match on skeletons and (regexes) loose forms: the skeleton buckets, then
   // the canonical server's bucket when it differs (a regex rule there sees the loose forms).

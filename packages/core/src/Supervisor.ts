@@ -42,13 +42,17 @@ const TIMED_OUT: TimedOut = { _tag: "TimedOut", detached: false }
 const TIMED_OUT_DETACHED: TimedOut = { _tag: "TimedOut", detached: true }
 
 /** Whether a wait ended on its deadline rather than with the fiber's exit. */
-export const isTimedOut = (value: Exit.Exit<unknown, unknown> | TimedOut): value is TimedOut => value._tag === "TimedOut"
+export const isTimedOut = (value: Exit.Exit<unknown, unknown> | TimedOut): value is TimedOut =>
+  value._tag === "TimedOut"
 
 /**
  * A supervisor in the current scope. Closing the scope signals every live fiber, and waits at
  * most `closeGraceMs` for those that were not detached.
  */
-export const make = (closeGraceMs: number, maxDetached: number = MAX_DETACHED): Effect.Effect<Supervisor, never, Scope.Scope> =>
+export const make = (
+  closeGraceMs: number,
+  maxDetached: number = MAX_DETACHED
+): Effect.Effect<Supervisor, never, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.sync((): Supervisor => ({ live: new Set(), detached: new Set(), closed: false, maxDetached })),
     (supervisor) =>
@@ -59,7 +63,9 @@ export const make = (closeGraceMs: number, maxDetached: number = MAX_DETACHED): 
           fiber.interruptUnsafe()
           if (!supervisor.detached.has(fiber) && fiber.pollUnsafe() === undefined) waiting.push(fiber)
         }
-        return waiting.length === 0 ? Effect.void : Effect.ignore(Effect.timeoutOption(Fiber.awaitAll(waiting), closeGraceMs))
+        return waiting.length === 0
+          ? Effect.void
+          : Effect.ignore(Effect.timeoutOption(Fiber.awaitAll(waiting), closeGraceMs))
       })
   )
 
@@ -90,10 +96,15 @@ const TIMED_OUT_NOW = Effect.succeed(TIMED_OUT)
  * ended in it answered (success) or timed out; one still running is detached.
  */
 const graceWait = <A, E>(supervisor: Supervisor, fiber: Fiber.Fiber<A, E>, grace: number) =>
-  Effect.map(Effect.zip(Effect.timeoutOption(Fiber.await(fiber), grace), Effect.sleep(grace), { concurrent: true }), ([exit]): Exit.Exit<A, E> | TimedOut =>
-    exit._tag === "Some"
-      ? exit.value._tag === "Success" ? exit.value : TIMED_OUT
-      : release(supervisor, fiber) ? TIMED_OUT_DETACHED : TIMED_OUT)
+  Effect.map(
+    Effect.zip(Effect.timeoutOption(Fiber.await(fiber), grace), Effect.sleep(grace), { concurrent: true }),
+    ([exit]): Exit.Exit<A, E> | TimedOut =>
+      exit._tag === "Some"
+        ? exit.value._tag === "Success" ? exit.value : TIMED_OUT
+        : release(supervisor, fiber)
+        ? TIMED_OUT_DETACHED
+        : TIMED_OUT
+  )
 
 /**
  * Runs `effect` in a supervised fiber, started at once, and waits for it at most `millis`; the
@@ -106,7 +117,9 @@ export const runWithin = <A, E>(
   effect: Effect.Effect<A, E>,
   millis: number
 ): Effect.Effect<Exit.Exit<A, E> | TimedOut> =>
-  Effect.suspend(() => supervisor.detached.size >= supervisor.maxDetached ? TIMED_OUT_NOW : supervised(supervisor, effect, millis))
+  Effect.suspend(() =>
+    supervisor.detached.size >= supervisor.maxDetached ? TIMED_OUT_NOW : supervised(supervisor, effect, millis)
+  )
 
 const supervised = <A, E>(
   supervisor: Supervisor,

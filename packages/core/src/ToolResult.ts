@@ -1,7 +1,7 @@
 /** The result of a tool call: MCP content blocks, structured content, the error flag and `_meta`. */
 import { Schema } from "effect"
-import { Receipt } from "./Receipt.ts"
 import { makeTrusted } from "./internal/Trusted.ts"
+import { Receipt } from "./Receipt.ts"
 
 /** One MCP content block: `type` plus whatever fields that type carries (text, data, uri, ...). */
 export const ContentBlock = Schema.StructWithRest(Schema.Struct({ type: Schema.String }), [

@@ -29,11 +29,18 @@ export interface TransportCallOptions {
 
 /** What a transport provides. */
 export interface ToolTransportShape {
-  readonly callTool: (call: ToolCall, options: TransportCallOptions) => Effect.Effect<ToolResult, TransportFailure | Timeout>
+  readonly callTool: (
+    call: ToolCall,
+    options: TransportCallOptions
+  ) => Effect.Effect<ToolResult, TransportFailure | Timeout>
   /** Lists tools of one server, or of every server when `serverId` is undefined. */
   readonly listTools: (serverId: string | undefined) => Effect.Effect<ReadonlyArray<Tool>, TransportFailure>
   readonly readResource: (serverId: string, uri: string) => Effect.Effect<ResourceContents, TransportFailure>
-  readonly getPrompt: (serverId: string, name: string, args: JsonObject) => Effect.Effect<PromptResult, TransportFailure>
+  readonly getPrompt: (
+    serverId: string,
+    name: string,
+    args: JsonObject
+  ) => Effect.Effect<PromptResult, TransportFailure>
   /** The protocol revision negotiated with a server, when known (for `ctx.era`). */
   readonly era: (serverId: string) => string | undefined
   /**
@@ -59,7 +66,9 @@ export const unsupported = (serverId: string, operation: string): Effect.Effect<
   Effect.fail(new ProtocolError({ serverId, code: -32601, detail: `${operation} is not supported by this server` }))
 
 /** The transport service that `Interlock.layer` builds on. */
-export class ToolTransport extends Context.Service<ToolTransport, ToolTransportShape>()("@interlock/core/ToolTransport") {
+export class ToolTransport
+  extends Context.Service<ToolTransport, ToolTransportShape>()("@interlock/core/ToolTransport")
+{
   /**
    * Native Effect tools as a real transport (one server, `serverId` default "local"). Tool
    * requirements become the Layer's requirements.
@@ -68,6 +77,9 @@ export class ToolTransport extends Context.Service<ToolTransport, ToolTransportS
     tools: ReadonlyArray<NativeTool<R>>,
     options?: { readonly serverId?: string }
   ): Layer.Layer<ToolTransport, never, R> {
-    return Layer.effect(ToolTransport, Effect.map(Effect.context<R>(), (context) => nativeTransport(tools, options?.serverId ?? "local", context)))
+    return Layer.effect(
+      ToolTransport,
+      Effect.map(Effect.context<R>(), (context) => nativeTransport(tools, options?.serverId ?? "local", context))
+    )
   }
 }

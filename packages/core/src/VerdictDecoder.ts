@@ -77,7 +77,10 @@ const result = (value: unknown): ToolResult | typeof BAD_RETURN => {
 }
 
 // The rows' checks are given the decoder's input itself: no allocation on the hot path.
-const rewriteCall = (value: Record<string, unknown>, input: { readonly call: ToolCall }): Decoded | typeof BAD_RETURN => {
+const rewriteCall = (
+  value: Record<string, unknown>,
+  input: { readonly call: ToolCall }
+): Decoded | typeof BAD_RETURN => {
   if (!onlyKeys(value, KEYS.call)) return BAD_RETURN
   // The row's check compares with ===, so a value that is not a string never passes it.
   if (!preToolCall.verdicts.Rewrite.check(value as Echo, input)) return BAD_RETURN
@@ -100,7 +103,10 @@ const rewriteArgs = (value: Record<string, unknown>, input: { readonly name: str
   return { _tag: "RewriteArgs", args: value.args }
 }
 
-const replaceTools = (value: Record<string, unknown>, input: { readonly tools: ReadonlyArray<Tool> }): Decoded | typeof BAD_RETURN => {
+const replaceTools = (
+  value: Record<string, unknown>,
+  input: { readonly tools: ReadonlyArray<Tool> }
+): Decoded | typeof BAD_RETURN => {
   if (!onlyKeys(value, KEYS.tools) || !Array.isArray(value.tools)) return BAD_RETURN
   const tools: Array<Tool> = []
   for (const item of value.tools) {
@@ -112,7 +118,10 @@ const replaceTools = (value: Record<string, unknown>, input: { readonly tools: R
   return toolsListed.verdicts.ReplaceTools.check({ tools }, input) ? { _tag: "ReplaceTools", tools } : BAD_RETURN
 }
 
-const withResult = (tag: "Halt" | "Replace" | "Recover", value: Record<string, unknown>): Decoded | typeof BAD_RETURN => {
+const withResult = (
+  tag: "Halt" | "Replace" | "Recover",
+  value: Record<string, unknown>
+): Decoded | typeof BAD_RETURN => {
   if (!onlyKeys(value, KEYS.result)) return BAD_RETURN
   const decoded = result(value.result)
   return decoded === BAD_RETURN ? BAD_RETURN : { _tag: tag, result: decoded }

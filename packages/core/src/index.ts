@@ -18,36 +18,36 @@ export * as Canonical from "./Canonical.ts"
 export type { Json } from "./Canonical.ts"
 export { ClientClosed, Defect, InterlockError, Interrupted } from "./ClientErrors.ts"
 export * from "./Errors.ts"
-export type * from "./HookConfig.ts"
-export { HookEntry, HookFunction, HookOptionFields, HookOptions, HooksConfigSchema, HookTimeout } from "./HookConfig.ts"
-export { HookContext } from "./HookContext.ts"
 export {
   acceptsVerdict,
   defineEvents,
+  eventNames,
   type EventRow,
   type EventRows,
-  eventNames,
   type FailureRule,
   renderEventTable,
   rowAccepts,
   type RunOrder,
-  type StatusOf,
   statusByTag,
   statusesOf,
-  type VerdictRow,
+  type StatusOf,
   verdictKeys,
+  type VerdictRow,
   verdictSchema,
   verdictSignature,
   type VerdictTagOf,
-  type VerdictTypeOf,
-  verdictTags
+  verdictTags,
+  type VerdictTypeOf
 } from "./EventRegistry.ts"
+export type * from "./HookConfig.ts"
+export { HookEntry, HookFunction, HookOptionFields, HookOptions, HooksConfigSchema, HookTimeout } from "./HookConfig.ts"
+export { HookContext } from "./HookContext.ts"
 export { HOOK_EVENT_ROWS, HOOK_EVENTS, type HookEvent, type HookVerdictTag, type VerdictStatus } from "./HookEvent.ts"
 export * as HookRunner from "./HookRunner.ts"
 export { type CompiledHook, type CompiledHooks, Hooks, type HooksShape } from "./Hooks.ts"
 export * as Interlock from "./Interlock.ts"
-export { type Level, type Matcher, MatcherInput, MatcherJson, parseMatcher } from "./Matcher.ts"
 export * as JsonText from "./JsonText.ts"
+export { type Level, type Matcher, MatcherInput, MatcherJson, parseMatcher } from "./Matcher.ts"
 export { isDeadline, toMillis } from "./Millis.ts"
 export { canonicalName, sameName } from "./Names.ts"
 export * as NativeTool from "./NativeTool.ts"
@@ -67,13 +67,28 @@ export {
 export { Principal } from "./Principal.ts"
 export type { AbortOptions, InterlockClient } from "./PromiseClient.ts"
 export { PromptResult } from "./PromptResult.ts"
-export { ApprovalRecord, CallOutcome, DetachedStep, FailureKind, HookRun, HookStatus, PolicyRecord, Receipt } from "./Receipt.ts"
+export {
+  ApprovalRecord,
+  CallOutcome,
+  DetachedStep,
+  FailureKind,
+  HookRun,
+  HookStatus,
+  PolicyRecord,
+  Receipt
+} from "./Receipt.ts"
 export { ResourceContents } from "./ResourceContents.ts"
 export { MetricNames } from "./Telemetry.ts"
 export { Tool } from "./Tool.ts"
 export { type JsonObject, ToolCall } from "./ToolCall.ts"
 export { type CallInput, type CallOptions, type OperationOptions, ToolCalls, type ToolCallsShape } from "./ToolCalls.ts"
 export { ContentBlock, ToolResult, WITHHELD_TEXT } from "./ToolResult.ts"
-export { type Progress, type TransportCallOptions, ToolTransport, type ToolTransportShape, unsupported } from "./ToolTransport.ts"
+export {
+  type Progress,
+  ToolTransport,
+  type ToolTransportShape,
+  type TransportCallOptions,
+  unsupported
+} from "./ToolTransport.ts"
 export * as Verdict from "./Verdict.ts"
 export type { HookKind } from "./VerdictDecoder.ts"

@@ -1,12 +1,25 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { type ApprovalAnswer, type ApprovalRequest, Approvals, Denied, Interlock, Policy, ToolCalls } from "../src/index.ts"
+import {
+  type ApprovalAnswer,
+  type ApprovalRequest,
+  Approvals,
+  Denied,
+  Interlock,
+  Policy,
+  ToolCalls
+} from "../src/index.ts"
 import { recordingTransport } from "./fixtures.ts"
 
 const askAll = Policy.rules({ rules: [{ id: "ask", match: "srv/*", decision: "ask", reason: "writes need a human" }] })
 
-const setup = (approver: (request: ApprovalRequest) => ApprovalAnswer | Promise<ApprovalAnswer> | Effect.Effect<ApprovalAnswer, unknown>, timeout?: number) => {
+const setup = (
+  approver: (
+    request: ApprovalRequest
+  ) => ApprovalAnswer | Promise<ApprovalAnswer> | Effect.Effect<ApprovalAnswer, unknown>,
+  timeout?: number
+) => {
   const transport = recordingTransport()
   const asked: Array<string> = []
   const layer = Interlock.layer({
@@ -23,16 +36,31 @@ const setup = (approver: (request: ApprovalRequest) => ApprovalAnswer | Promise<
 }
 
 const callEcho = (args: Record<string, any>, principal?: string) =>
-  Effect.flatMap(ToolCalls, (calls) => Effect.result(calls.callTool({ serverId: "srv", name: "echo", args }, principal === undefined ? undefined : { principal: { id: principal } as never })))
+  Effect.flatMap(
+    ToolCalls,
+    (calls) =>
+      Effect.result(
+        calls.callTool(
+          { serverId: "srv", name: "echo", args },
+          principal === undefined ? undefined : { principal: { id: principal } as never }
+        )
+      )
+  )
 
 describe("approvals", () => {
   it.effect("an approved Ask sends the call; a denied one does not; both are on the receipt", () =>
     Effect.gen(function*() {
-      const { layer, asked, log } = setup((request) => ({ decision: request.call.args.ok === true ? "allow" : "deny", reason: "no" }))
+      const { layer, asked, log } = setup((request) => ({
+        decision: request.call.args.ok === true ? "allow" : "deny",
+        reason: "no"
+      }))
       yield* Effect.gen(function*() {
         const ok = yield* callEcho({ ok: true })
         assert.strictEqual(ok._tag, "Success")
-        assert.deepStrictEqual(ok._tag === "Success" && ok.success.receipt?.approval, { decision: "allow", source: "approver" })
+        assert.deepStrictEqual(ok._tag === "Success" && ok.success.receipt?.approval, {
+          decision: "allow",
+          source: "approver"
+        })
         const no = yield* callEcho({ ok: false })
         assert.strictEqual(no._tag, "Failure")
         const error = no._tag === "Failure" ? (no.failure as Denied) : undefined
@@ -59,7 +87,13 @@ describe("approvals", () => {
 
   it.effect("an approver that fails or answers junk denies", () =>
     Effect.gen(function*() {
-      for (const approver of [() => Effect.fail("x"), () => Promise.reject(new Error("x")), () => ({ decision: "yes" }) as never, () => { throw new Error("x") }]) {
+      for (
+        const approver of [() => Effect.fail("x"), () =>
+          Promise.reject(new Error("x")), () =>
+          ({ decision: "yes" }) as never, () => {
+          throw new Error("x")
+        }]
+      ) {
         const { layer, log } = setup(approver as never)
         const result = yield* Effect.provide(callEcho({}), layer)
         assert.strictEqual(result._tag === "Failure" && (result.failure as Denied).reason._tag, "ApprovalDenied")
@@ -73,7 +107,10 @@ describe("approvals", () => {
       yield* Effect.provide(Effect.all([callEcho({ n: 1 }), callEcho({ n: 1 })]), once.layer)
       assert.strictEqual(once.asked.length, 2)
       const tool = setup(() => ({ decision: "allow", remember: "tool" }))
-      yield* Effect.provide(Effect.all([callEcho({ n: 1 }, "alice"), callEcho({ n: 2 }, "alice"), callEcho({ n: 3 }, "bob")]), tool.layer)
+      yield* Effect.provide(
+        Effect.all([callEcho({ n: 1 }, "alice"), callEcho({ n: 2 }, "alice"), callEcho({ n: 3 }, "bob")]),
+        tool.layer
+      )
       assert.strictEqual(tool.asked.length, 2)
       assert.strictEqual(tool.log.calls.length, 3)
     }))
@@ -81,7 +118,10 @@ describe("approvals", () => {
   it.effect("a grant is bound to the call's digest and used once; an edited call needs a new approval", () =>
     Effect.gen(function*() {
       const transport = recordingTransport()
-      const layer = Interlock.layer({ policy: askAll }).pipe(Layer.provideMerge(transport.layer), Layer.provideMerge(Approvals.none))
+      const layer = Interlock.layer({ policy: askAll }).pipe(
+        Layer.provideMerge(transport.layer),
+        Layer.provideMerge(Approvals.none)
+      )
       yield* Effect.gen(function*() {
         const approvals = yield* Approvals
         const first = yield* callEcho({ path: "a" })
@@ -92,7 +132,10 @@ describe("approvals", () => {
         assert.strictEqual(edited._tag, "Failure")
         const approved = yield* callEcho({ path: "a" })
         assert.strictEqual(approved._tag, "Success")
-        assert.deepStrictEqual(approved._tag === "Success" && approved.success.receipt?.approval, { decision: "allow", source: "remembered" })
+        assert.deepStrictEqual(approved._tag === "Success" && approved.success.receipt?.approval, {
+          decision: "allow",
+          source: "remembered"
+        })
         const again = yield* callEcho({ path: "a" })
         assert.strictEqual(again._tag, "Failure")
         assert.deepStrictEqual(transport.log.calls.map((c) => c.args), [{ path: "a" }])

@@ -29,48 +29,71 @@ describe("canonical JSON (RFC 8785)", () => {
   it("rejects what JSON cannot carry, naming where", () => {
     const cyclic: Record<string, unknown> = {}
     cyclic.self = cyclic
-    for (const [value, path] of [
-      [{ a: Number.NaN }, "$.a"],
-      [{ a: [1, () => 1] }, "$.a[1]"],
-      [{ a: 1n }, "$.a"],
-      [cyclic, "$.self"],
-      [{ d: new Date(0) }, "$.d"]
-    ] as const) {
+    for (
+      const [value, path] of [
+        [{ a: Number.NaN }, "$.a"],
+        [{ a: [1, () => 1] }, "$.a[1]"],
+        [{ a: 1n }, "$.a"],
+        [cyclic, "$.self"],
+        [{ d: new Date(0) }, "$.d"]
+      ] as const
+    ) {
       const out = Canonical.canonicalJson(value)
       assert.instanceOf(out, Canonical.NotJson)
       assert.strictEqual((out as Canonical.NotJson).path, path)
     }
   })
 
-  it.effect.prop("key order never changes the canonical text", [Schema.Json, Schema.Int], ([json, seed]) =>
-    Effect.sync(() => {
-      assert.strictEqual(Canonical.canonicalJson(shuffleKeys(json, Math.abs(seed))), Canonical.canonicalJson(json))
-      assert.deepStrictEqual(JsonText.parse(Canonical.canonicalJson(json) as string), JsonText.parse(JSON.stringify(json)))
-    }))
+  it.effect.prop(
+    "key order never changes the canonical text",
+    [Schema.Json, Schema.Int],
+    ([json, seed]) =>
+      Effect.sync(() => {
+        assert.strictEqual(Canonical.canonicalJson(shuffleKeys(json, Math.abs(seed))), Canonical.canonicalJson(json))
+        assert.deepStrictEqual(
+          JsonText.parse(Canonical.canonicalJson(json) as string),
+          JsonText.parse(JSON.stringify(json))
+        )
+      })
+  )
 })
 
 describe("ToolCall digest", () => {
   const args = Schema.Record(Schema.String, Schema.Json)
 
-  it.effect.prop("is stable under key order and recomputed on rewrite", [args, Schema.Int], ([a, seed]) =>
-    Effect.sync(() => {
-      const one = makeToolCall({ serverId: "s", name: "t", args: a as any, callId: "1" })
-      const two = makeToolCall({ serverId: "s", name: "t", args: shuffleKeys(a, Math.abs(seed)) as any, callId: "2" })
-      assert.strictEqual(one.digest, two.digest)
-      assert.match(one.digest, /^[0-9a-f]{64}$/)
-      const rewritten = one.with({ args: { ...a, "\u0000extra": 1 } as any })
-      assert.notStrictEqual(rewritten.digest, one.digest)
-    }))
+  it.effect.prop(
+    "is stable under key order and recomputed on rewrite",
+    [args, Schema.Int],
+    ([a, seed]) =>
+      Effect.sync(() => {
+        const one = makeToolCall({ serverId: "s", name: "t", args: a as any, callId: "1" })
+        const two = makeToolCall({ serverId: "s", name: "t", args: shuffleKeys(a, Math.abs(seed)) as any, callId: "2" })
+        assert.strictEqual(one.digest, two.digest)
+        assert.match(one.digest, /^[0-9a-f]{64}$/)
+        const rewritten = one.with({ args: { ...a, "\u0000extra": 1 } as any })
+        assert.notStrictEqual(rewritten.digest, one.digest)
+      })
+  )
 
-  it.effect.prop("any change to args, name or server changes it", [args, Schema.String, Schema.Json], ([a, key, value]) =>
-    Effect.sync(() => {
-      const base = makeToolCall({ serverId: "s", name: "t", args: a as any, callId: "1" })
-      const changed = { ...a, [key]: value }
-      const same = Canonical.canonicalJson(changed) === Canonical.canonicalJson(a)
-      assert.strictEqual(base.with({ args: changed as any }).digest === base.digest, same)
-      assert.notStrictEqual(makeToolCall({ serverId: "s2", name: "t", args: a as any, callId: "1" }).digest, base.digest)
-      assert.notStrictEqual(makeToolCall({ serverId: "s", name: "t2", args: a as any, callId: "1" }).digest, base.digest)
-    }))
+  it.effect.prop(
+    "any change to args, name or server changes it",
+    [args, Schema.String, Schema.Json],
+    ([a, key, value]) =>
+      Effect.sync(() => {
+        const base = makeToolCall({ serverId: "s", name: "t", args: a as any, callId: "1" })
+        const changed = { ...a, [key]: value }
+        const same = Canonical.canonicalJson(changed) === Canonical.canonicalJson(a)
+        assert.strictEqual(base.with({ args: changed as any }).digest === base.digest, same)
+        assert.notStrictEqual(
+          makeToolCall({ serverId: "s2", name: "t", args: a as any, callId: "1" }).digest,
+          base.digest
+        )
+        assert.notStrictEqual(
+          makeToolCall({ serverId: "s", name: "t2", args: a as any, callId: "1" }).digest,
+          base.digest
+        )
+      })
+  )
 
   it("does not depend on callId or meta", () => {
     const a = makeToolCall({ serverId: "s", name: "t", args: { x: 1 }, callId: "1" })

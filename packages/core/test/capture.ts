@@ -43,4 +43,3 @@ export const trackRejections = () => {
   process.on("unhandledRejection", listener)
   return { seen, stop: () => process.off("unhandledRejection", listener) }
 }
-

@@ -4,8 +4,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { CONTEXT_CACHE_BYTES, type ClientState, hookContext, makeContextCache } from "../src/internal/ClientState.ts"
 import { Interlock, Policy, ToolCalls } from "../src/index.ts"
+import { type ClientState, CONTEXT_CACHE_BYTES, hookContext, makeContextCache } from "../src/internal/ClientState.ts"
 import { recordingTransport } from "./fixtures.ts"
 
 describe("ClientState: hook contexts", () => {
@@ -13,7 +13,9 @@ describe("ClientState: hook contexts", () => {
     const contexts = makeContextCache()
     const client = { name: "c", transport: { era: () => undefined }, contexts } as unknown as ClientState // only the fields hookContext reads
     const base = "s".repeat(1024 * 1024)
-    for (let i = 0; i < 40; i++) assert.strictEqual(hookContext(client, `${i}${base}`, undefined).serverId.length, base.length + String(i).length)
+    for (let i = 0; i < 40; i++) {
+      assert.strictEqual(hookContext(client, `${i}${base}`, undefined).serverId.length, base.length + String(i).length)
+    }
     for (let i = 0; i < 20_000; i++) hookContext(client, `srv_${i}_${"x".repeat(200)}`, undefined)
     assert.isAtMost(contexts.bytes(), CONTEXT_CACHE_BYTES)
     assert.isAbove(contexts.bytes(), 0)
@@ -25,7 +27,16 @@ describe("ClientState: hook contexts", () => {
     Effect.gen(function*() {
       const transport = recordingTransport()
       const layer = Interlock.layer({ policy: Policy.allowAll }).pipe(Layer.provide(transport.layer))
-      yield* Effect.provide(Effect.flatMap(ToolCalls, (calls) => Effect.forEach([1, 2, 3], (i) => calls.callTool({ serverId: `srv${i}`, name: "echo", args: {} }))), layer)
-      assert.deepStrictEqual(transport.log.calls.map((c) => c.serverId), ["srv1", "srv2", "srv3"])
+      yield* Effect.provide(
+        Effect.flatMap(ToolCalls, (calls) =>
+          Effect.forEach([1, 2, 3], (i) => calls.callTool({ serverId: `srv${i}`, name: "echo", args: {} }))),
+        layer
+      )
+      assert.deepStrictEqual(
+        transport.log.calls.map((c) =>
+          c.serverId
+        ),
+        ["srv1", "srv2", "srv3"]
+      )
     }))
 })

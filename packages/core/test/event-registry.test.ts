@@ -10,10 +10,10 @@ import {
   HOOK_EVENT_ROWS,
   HOOK_EVENTS,
   type HookEvent,
-  type HookVerdictTag,
   Hooks,
   type HooksConfig,
   HookStatus,
+  type HookVerdictTag,
   renderEventTable,
   rowAccepts,
   statusByTag,
@@ -25,7 +25,10 @@ import { makeToolCall } from "../src/ToolCall.ts"
 import { BAD_RETURN, type DecodeInput, decodeVerdict } from "../src/VerdictDecoder.ts"
 
 const call = makeToolCall({ serverId: "s", name: "t", args: { a: 1 }, callId: "c" })
-const tools = [new Tool({ serverId: "s", name: "read_file", inputSchema: {} }), new Tool({ serverId: "s", name: "write", inputSchema: {} })]
+const tools = [
+  new Tool({ serverId: "s", name: "read_file", inputSchema: {} }),
+  new Tool({ serverId: "s", name: "write", inputSchema: {} })
+]
 const inputs: { readonly [E in HookEvent]: DecodeInput & { readonly event: E } } = {
   preToolCall: { event: "preToolCall", call },
   postToolCall: { event: "postToolCall" },
@@ -101,12 +104,20 @@ describe("event registry", () => {
     const listing: Verdict.ToolsListedVerdict = Verdict.replaceTools([])
     // Every tag of the rows has a verdict type.
     const covered: [Exclude<HookVerdictTag, keyof Verdict.ByTag>] extends [never] ? true : false = true
-    assert.deepStrictEqual([pre._tag, wrong._tag, listing._tag, covered], ["Halt", "ReplaceTools", "ReplaceTools", true])
+    assert.deepStrictEqual([pre._tag, wrong._tag, listing._tag, covered], [
+      "Halt",
+      "ReplaceTools",
+      "ReplaceTools",
+      true
+    ])
   })
 
   it("the old spelling of a listing's Replace, { _tag: \"Replace\", tools }, is a bad_return", () => {
     assert.strictEqual(decodeVerdict(inputs.toolsListed, undefined, { _tag: "Replace", tools: [tools[0]] }), BAD_RETURN)
-    assert.strictEqual(decodeVerdict(inputs.postToolCall, undefined, { _tag: "ReplaceTools", tools: [tools[0]] }), BAD_RETURN)
+    assert.strictEqual(
+      decodeVerdict(inputs.postToolCall, undefined, { _tag: "ReplaceTools", tools: [tools[0]] }),
+      BAD_RETURN
+    )
   })
 
   it.effect("arity: a hook may take as many arguments as its row names, not one more", () =>
@@ -131,9 +142,15 @@ describe("event registry", () => {
     Effect.gen(function*() {
       for (const event of HOOK_EVENTS) {
         const cont = () => Verdict.continue
-        const compiled = yield* Hooks.compile({ [event]: [{ match: "s/t", id: "tool", run: cont }, { match: "*", id: "global", run: cont }] } as HooksConfig)
+        const compiled = yield* Hooks.compile(
+          { [event]: [{ match: "s/t", id: "tool", run: cont }, { match: "*", id: "global", run: cont }] } as HooksConfig
+        )
         const ids = compiled.byEvent[event].map((hook) => hook.id)
-        assert.deepStrictEqual(ids, HOOK_EVENT_ROWS[event].order === "inside-out" ? ["tool", "global"] : ["global", "tool"], event)
+        assert.deepStrictEqual(
+          ids,
+          HOOK_EVENT_ROWS[event].order === "inside-out" ? ["tool", "global"] : ["global", "tool"],
+          event
+        )
       }
     }))
 
@@ -147,7 +164,10 @@ describe("event registry", () => {
   })
   const Content = Schema.Array(Schema.Struct({ type: Schema.Literal("text"), text: Schema.String }))
   // A nested key the result's Schema does not know is dropped, not junk.
-  const ResultLike = Schema.Union([Schema.Struct({ content: Content }), Schema.Struct({ content: Content, extra: Schema.Finite })])
+  const ResultLike = Schema.Union([
+    Schema.Struct({ content: Content }),
+    Schema.Struct({ content: Content, extra: Schema.Finite })
+  ])
   /** Values near the verdicts: the keys of some verdict, each right or junk, with its tag or another; or anything at all. */
   const Candidate = Schema.Union([
     Schema.Struct({ _tag: Tag }),
@@ -160,7 +180,11 @@ describe("event registry", () => {
       name: maybe(Schema.Literals(["t", "p", "x"])),
       callId: maybe(Schema.Literals(["c", "d"]))
     }),
-    Schema.Struct({ _tag: Schema.Literal("Rewrite"), args: maybe(Schema.Record(Schema.String, Schema.Finite)), name: maybe(Schema.Literals(["p", "t"])) }),
+    Schema.Struct({
+      _tag: Schema.Literal("Rewrite"),
+      args: maybe(Schema.Record(Schema.String, Schema.Finite)),
+      name: maybe(Schema.Literals(["p", "t"]))
+    }),
     Schema.Struct({ _tag: Schema.Literals(["Halt", "Replace", "Recover"]), result: maybe(ResultLike) }),
     Schema.Struct({ _tag: Schema.Literals(["ReplaceTools", "Replace"]), tools: maybe(Schema.Array(ToolLike)) }),
     Schema.Unknown
@@ -173,7 +197,11 @@ describe("event registry", () => {
       Effect.sync(() => {
         for (const event of HOOK_EVENTS) {
           const decoded = decodeVerdict(inputs[event], undefined, value)
-          assert.strictEqual(decoded !== BAD_RETURN, rowAccepts(HOOK_EVENT_ROWS[event], value, checkInputs[event]), `${event}: ${JSON.stringify(value)}`)
+          assert.strictEqual(
+            decoded !== BAD_RETURN,
+            rowAccepts(HOOK_EVENT_ROWS[event], value, checkInputs[event]),
+            `${event}: ${JSON.stringify(value)}`
+          )
         }
       }),
     { arbitrary: { runs: 1000 } }

@@ -6,7 +6,16 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Result } from "effect"
 import { TestClock } from "effect/testing"
-import { type FailureKind, HOOK_EVENTS, HookFailed, type HookEvent, type HooksConfig, ToolCalls, TransportError, WITHHELD_TEXT } from "../src/index.ts"
+import {
+  type FailureKind,
+  HOOK_EVENTS,
+  type HookEvent,
+  HookFailed,
+  type HooksConfig,
+  ToolCalls,
+  TransportError,
+  WITHHELD_TEXT
+} from "../src/index.ts"
 import { trackRejections } from "./capture.ts"
 import { client, SECRET } from "./fixtures.ts"
 
@@ -19,7 +28,9 @@ const tracked = <A, E>(effect: Effect.Effect<A, E>) =>
   }).pipe(Effect.ensuring(Effect.sync(() => live--)))
 
 const faults: ReadonlyArray<readonly [string, FailureKind, () => unknown]> = [
-  ["throw", "raise", () => { throw new Error(SECRET) }],
+  ["throw", "raise", () => {
+    throw new Error(SECRET)
+  }],
   ["Promise rejection", "raise", () => Promise.reject(new Error(SECRET))],
   ["Effect.fail", "raise", () => tracked(Effect.fail(new Error(SECRET)))],
   ["Effect.die", "raise", () => tracked(Effect.die(new Error(SECRET)))],
@@ -33,7 +44,11 @@ const faults: ReadonlyArray<readonly [string, FailureKind, () => unknown]> = [
   ["junk: an unknown tag", "bad_return", () => ({ _tag: "Bogus" })],
   ["junk: a Promise of junk", "bad_return", () => Promise.resolve([SECRET])],
   ["junk: an Effect of junk", "bad_return", () => tracked(Effect.succeed({ _tag: "Deny" }))],
-  ["junk: a throwing getter", "bad_return", () => ({ get _tag(): string { throw new Error(SECRET) } })],
+  ["junk: a throwing getter", "bad_return", () => ({
+    get _tag(): string {
+      throw new Error(SECRET)
+    }
+  })],
   ["allow-like: { _tag: Allow }", "bad_return", () => ({ _tag: "Allow" })],
   ["allow-like: { decision: allow }", "bad_return", () => ({ decision: "allow" })],
   ["allow-like: true", "bad_return", () => true],
@@ -53,13 +68,16 @@ const fire = (event: HookEvent, run: () => unknown) => {
     const operation: Effect.Effect<Outcome, unknown> = (() => {
       switch (event) {
         case "preToolCall":
-          return Effect.map(Effect.flip(calls.callTool({ serverId: "srv", name: "echo", args: { k: SECRET } })), (error) => ({
-            kind: (error as HookFailed).kind,
-            check: () => {
-              assert.instanceOf(error, HookFailed)
-              assert.strictEqual(log.calls.length, 0, "a failing pre-hook must not let the call through")
-            }
-          }))
+          return Effect.map(
+            Effect.flip(calls.callTool({ serverId: "srv", name: "echo", args: { k: SECRET } })),
+            (error) => ({
+              kind: (error as HookFailed).kind,
+              check: () => {
+                assert.instanceOf(error, HookFailed)
+                assert.strictEqual(log.calls.length, 0, "a failing pre-hook must not let the call through")
+              }
+            })
+          )
         case "postToolCall":
           return Effect.map(calls.callTool({ serverId: "srv", name: "secret" }), (result) => ({
             kind: result.receipt?.hooks[0].failure,

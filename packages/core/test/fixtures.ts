@@ -97,7 +97,11 @@ export const addTool = NativeTool.make({
 })
 
 /** The error of a failed Result, or a thrown assertion. */
-export const errorOf = <A>(result: { readonly _tag: string; readonly failure?: CallError; readonly success?: A }): CallError => {
-  if (result._tag !== "Failure" || result.failure === undefined) throw new Error(`expected a failure, got ${result._tag}`)
+export const errorOf = <A>(
+  result: { readonly _tag: string; readonly failure?: CallError; readonly success?: A }
+): CallError => {
+  if (result._tag !== "Failure" || result.failure === undefined) {
+    throw new Error(`expected a failure, got ${result._tag}`)
+  }
   return result.failure
 }

@@ -12,7 +12,10 @@ import * as Supervisor from "../src/Supervisor.ts"
 /** The test's hooks: the state is the hook function itself, the "hook" is its deadline in ms; strings are verdicts. */
 type Run = () => unknown
 
-const invocation = (fibers: HookRunner.Fibers, extra: Partial<HookRunner.Invocation<Run, number, string>> = {}): HookRunner.Invocation<Run, number, string> => ({
+const invocation = (
+  fibers: HookRunner.Fibers,
+  extra: Partial<HookRunner.Invocation<Run, number, string>> = {}
+): HookRunner.Invocation<Run, number, string> => ({
   call: (run) => run(),
   decode: (value) => (typeof value === "string" ? value : HookRunner.BAD_RETURN),
   deadlineMs: (millis) => millis,
@@ -22,16 +25,27 @@ const invocation = (fibers: HookRunner.Fibers, extra: Partial<HookRunner.Invocat
 
 /** What a test compares: the verdict, or the failure kind (and whether the fiber was detached). */
 const view = (settled: HookRunner.Settled<string>) =>
-  settled.ok ? { verdict: settled.verdict } : settled.detached === true ? { kind: settled.kind, detached: true } : { kind: settled.kind }
+  settled.ok
+    ? { verdict: settled.verdict }
+    : settled.detached === true
+    ? { kind: settled.kind, detached: true }
+    : { kind: settled.kind }
 
 const settle = (answer: HookRunner.Settled<string> | Effect.Effect<HookRunner.Settled<string>>) =>
   Effect.map(HookRunner.isSettled(answer) ? Effect.succeed(answer) : answer, view)
 
-const run = (fibers: HookRunner.Fibers, hook: Run, millis = 1_000, extra?: Partial<HookRunner.Invocation<Run, number, string>>) =>
-  settle(HookRunner.invoke(invocation(fibers, extra), hook, millis))
+const run = (
+  fibers: HookRunner.Fibers,
+  hook: Run,
+  millis = 1_000,
+  extra?: Partial<HookRunner.Invocation<Run, number, string>>
+) => settle(HookRunner.invoke(invocation(fibers, extra), hook, millis))
 
 /** Both fiber modes: under a client's supervisor (core), and beside the caller with the agent's grace. */
-const modes = Effect.map(Supervisor.make(1_000), (supervisor) => [HookRunner.supervised(supervisor), HookRunner.beside(100), HookRunner.beside()])
+const modes = Effect.map(
+  Supervisor.make(1_000),
+  (supervisor) => [HookRunner.supervised(supervisor), HookRunner.beside(100), HookRunner.beside()]
+)
 
 class Greeting extends Context.Service<Greeting, string>()("test/Greeting") {}
 
@@ -46,10 +60,19 @@ describe("HookRunner.invoke", () => {
       }
       assert.deepStrictEqual(once(() => "ok"), { verdict: "ok" })
       assert.deepStrictEqual(once(() => 42), { kind: "bad_return" })
-      assert.deepStrictEqual(once(() => { throw new Error("secret") }), { kind: "raise" })
+      assert.deepStrictEqual(
+        once(() => {
+          throw new Error("secret")
+        }),
+        { kind: "raise" }
+      )
       const token = Object.freeze({ _tag: "Continue" })
       const pass = HookRunner.passing(token, "continue")
-      const answer = HookRunner.invoke(invocation(fibers, { pass, decode: () => HookRunner.BAD_RETURN }), () => token, 1_000)
+      const answer = HookRunner.invoke(
+        invocation(fibers, { pass, decode: () => HookRunner.BAD_RETURN }),
+        () => token,
+        1_000
+      )
       assert.strictEqual(answer, pass.settled, "the pass answer is settled without decoding or allocating")
       yield* Effect.void
     }))
@@ -60,23 +83,47 @@ describe("HookRunner.invoke", () => {
       assert.deepStrictEqual(yield* run(fibers, () => Promise.resolve("ok")), { verdict: "ok" })
       assert.deepStrictEqual(yield* run(fibers, () => Promise.resolve(7)), { kind: "bad_return" })
       assert.deepStrictEqual(yield* run(fibers, () => Promise.reject(new Error("secret"))), { kind: "raise" })
-      assert.deepStrictEqual(yield* run(fibers, () => ({ then: (resolve: (value: unknown) => void) => resolve("thenable") })), { verdict: "thenable" })
-      const trap = Object.defineProperty({}, "then", { get: () => { throw new Error("secret") } })
+      assert.deepStrictEqual(
+        yield* run(fibers, () => ({ then: (resolve: (value: unknown) => void) => resolve("thenable") })),
+        { verdict: "thenable" }
+      )
+      const trap = Object.defineProperty({}, "then", {
+        get: () => {
+          throw new Error("secret")
+        }
+      })
       const answer = HookRunner.invoke(invocation(fibers), () => trap, 1_000)
       assert.isTrue(HookRunner.isSettled(answer))
       assert.deepStrictEqual(view(answer as HookRunner.Settled<string>), { kind: "raise" })
-      assert.deepStrictEqual(yield* run(fibers, () => ({ then: () => { throw new Error("secret") } })), { kind: "raise" })
+      assert.deepStrictEqual(
+        yield* run(fibers, () => ({
+          then: () => {
+            throw new Error("secret")
+          }
+        })),
+        { kind: "raise" }
+      )
     }))
 
   it.effect("an Effect, in every fiber mode: success is decoded; Effect.fail and a defect are raises; self-interruption is an exit", () =>
     Effect.gen(function*() {
       for (const fibers of yield* modes) {
         assert.deepStrictEqual(yield* run(fibers, () => Effect.succeed("ok")), { verdict: "ok" }, fibers._tag)
-        assert.deepStrictEqual(yield* run(fibers, () => Effect.as(Effect.yieldNow, "later")), { verdict: "later" }, fibers._tag)
+        assert.deepStrictEqual(
+          yield* run(fibers, () => Effect.as(Effect.yieldNow, "later")),
+          { verdict: "later" },
+          fibers._tag
+        )
         assert.deepStrictEqual(yield* run(fibers, () => Effect.succeed(null)), { kind: "bad_return" }, fibers._tag)
         assert.deepStrictEqual(yield* run(fibers, () => Effect.fail("secret")), { kind: "raise" }, fibers._tag)
-        assert.deepStrictEqual(yield* run(fibers, () => Effect.die(new Error("secret"))), { kind: "raise" }, fibers._tag)
-        assert.deepStrictEqual(yield* run(fibers, () => Effect.andThen(Effect.yieldNow, Effect.die("secret"))), { kind: "raise" }, fibers._tag)
+        assert.deepStrictEqual(
+          yield* run(fibers, () => Effect.die(new Error("secret"))),
+          { kind: "raise" },
+          fibers._tag
+        )
+        assert.deepStrictEqual(yield* run(fibers, () => Effect.andThen(Effect.yieldNow, Effect.die("secret"))), {
+          kind: "raise"
+        }, fibers._tag)
         assert.deepStrictEqual(yield* run(fibers, () => Effect.interrupt), { kind: "exit" }, fibers._tag)
       }
     }))
@@ -85,9 +132,15 @@ describe("HookRunner.invoke", () => {
     Effect.gen(function*() {
       const raised = (error: unknown) => (error === "known" ? "answered by failing" : undefined)
       for (const fibers of yield* modes) {
-        assert.deepStrictEqual(yield* run(fibers, () => Effect.fail("known"), 1_000, { raised }), { verdict: "answered by failing" })
+        assert.deepStrictEqual(yield* run(fibers, () => Effect.fail("known"), 1_000, { raised }), {
+          verdict: "answered by failing"
+        })
         assert.deepStrictEqual(yield* run(fibers, () => Effect.fail("other"), 1_000, { raised }), { kind: "raise" })
-        assert.deepStrictEqual(yield* run(fibers, () => Effect.die("known"), 1_000, { raised }), { kind: "raise" }, "a defect is never an answer")
+        assert.deepStrictEqual(
+          yield* run(fibers, () => Effect.die("known"), 1_000, { raised }),
+          { kind: "raise" },
+          "a defect is never an answer"
+        )
       }
     }))
 
@@ -95,7 +148,9 @@ describe("HookRunner.invoke", () => {
     Effect.gen(function*() {
       const context = Context.make(Greeting, "hello") as Context.Context<never>
       for (const fibers of yield* modes) {
-        assert.deepStrictEqual(yield* run(fibers, () => Effect.service(Greeting), 1_000, { context }), { verdict: "hello" })
+        assert.deepStrictEqual(yield* run(fibers, () => Effect.service(Greeting), 1_000, { context }), {
+          verdict: "hello"
+        })
       }
     }))
 
@@ -139,7 +194,11 @@ describe("HookRunner.invoke", () => {
       for (const fibers of yield* modes) {
         let interrupted = false
         let started = false
-        const hook = () => Effect.sync(() => (started = true)).pipe(Effect.andThen(Effect.never), Effect.onInterrupt(() => Effect.sync(() => (interrupted = true))))
+        const hook = () =>
+          Effect.sync(() => (started = true)).pipe(
+            Effect.andThen(Effect.never),
+            Effect.onInterrupt(() => Effect.sync(() => (interrupted = true)))
+          )
         const fiber = yield* Effect.forkChild(run(fibers, hook))
         yield* Effect.yieldNow
         assert.isTrue(started)

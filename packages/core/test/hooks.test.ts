@@ -22,10 +22,22 @@ describe("Hooks.compile", () => {
         [{ preToolCal: [] }, "preToolCal", /unknown event/],
         [{ preToolCall: {} }, "preToolCall", /array/],
         [{ preToolCall: [{ match: "/tool", run: cont }] }, "preToolCall[0]", /match/],
-        [{ preToolCall: [{ match: "*", run: cont }, { match: 7, run: cont, id: "x" }] }, `preToolCall[1] (id "x")`, /match/],
+        [
+          { preToolCall: [{ match: "*", run: cont }, { match: 7, run: cont, id: "x" }] },
+          `preToolCall[1] (id "x")`,
+          /match/
+        ],
         [{ postToolCall: [{ match: "*", run: "not a function" }] }, "postToolCall[0]", /run must be a function/],
-        [{ preToolCall: [{ match: "*", run: (_a: unknown, _b: unknown, _c: unknown) => Verdict.continue }] }, "preToolCall[0]", /3 arguments/],
-        [{ preToolCall: [{ match: "*", run: cont, id: "a" }], postToolCall: [{ match: "*", run: cont, id: "a" }] }, `postToolCall[0] (id "a")`, /duplicate/],
+        [
+          { preToolCall: [{ match: "*", run: (_a: unknown, _b: unknown, _c: unknown) => Verdict.continue }] },
+          "preToolCall[0]",
+          /3 arguments/
+        ],
+        [
+          { preToolCall: [{ match: "*", run: cont, id: "a" }], postToolCall: [{ match: "*", run: cont, id: "a" }] },
+          `postToolCall[0] (id "a")`,
+          /duplicate/
+        ],
         [{ preToolCall: [{ match: "*", run: cont, onError: "ignore" }] }, "preToolCall[0]", /onError is not accepted/],
         [{ postToolCall: [{ match: "*", run: cont, onError: "maybe" }] }, "postToolCall[0]", /onError must be/],
         [{ preToolCall: [{ match: "*", run: cont, timeout: 0 }] }, "preToolCall[0]", /timeout/],
@@ -48,7 +60,12 @@ describe("Hooks.compile", () => {
   it.effect("accepts object and tuple entries, and passes a compiled value through unchanged", () =>
     Effect.gen(function*() {
       const compiled = yield* Hooks.compile({
-        preToolCall: [["*", cont], ["fs/*", cont, { id: "srv", timeout: "2 seconds" }], { match: "fs/read", run: cont, kind: "guard", required: true }],
+        preToolCall: [["*", cont], ["fs/*", cont, { id: "srv", timeout: "2 seconds" }], {
+          match: "fs/read",
+          run: cont,
+          kind: "guard",
+          required: true
+        }],
         postToolCall: [{ match: "*", run: cont, onError: "ignore" }]
       })
       assert.deepStrictEqual(compiled.byEvent.preToolCall.map((h) => h.id), ["preToolCall[0]", "srv", "preToolCall[2]"])
@@ -77,28 +94,42 @@ describe("Hooks.compile", () => {
       const order = ["global-1", "global-2", "server-1", "server-2", "tool-1", "tool-2"]
       assert.deepStrictEqual(compiled.byEvent.preToolCall.map((h) => h.id), order)
       assert.deepStrictEqual(compiled.byEvent.postToolCall.map((h) => h.id), order.map((id) => `post-${id}`).reverse())
-      assert.deepStrictEqual(compiled.byEvent.toolCallFailed.map((h) => h.id), order.map((id) => `failed-${id}`).reverse())
-    }))
-
-  it.effect.prop("any junk config gives a ConfigError, never a crash", [Schema.Unknown], ([junk]) =>
-    Effect.gen(function*() {
-      const exit = yield* Effect.exit(Hooks.compile({ preToolCall: [junk] } as HooksConfig))
-      assert.isTrue(Exit.isFailure(exit))
-      const whole = yield* Effect.exit(Hooks.compile(junk as HooksConfig))
-      if (Exit.isFailure(whole)) {
-        assert.strictEqual(whole.cause.reasons[0]._tag, "Fail")
-      } else {
-        // Only an object without events compiles: it has no hooks.
-        assert.isTrue(Hooks.isEmpty(whole.value))
-      }
+      assert.deepStrictEqual(
+        compiled.byEvent.toolCallFailed.map((h) => h.id),
+        order.map((id) => `failed-${id}`).reverse()
+      )
     }))
 
   it.effect.prop(
+    "any junk config gives a ConfigError, never a crash",
+    [Schema.Unknown],
+    ([junk]) =>
+      Effect.gen(function*() {
+        const exit = yield* Effect.exit(Hooks.compile({ preToolCall: [junk] } as HooksConfig))
+        assert.isTrue(Exit.isFailure(exit))
+        const whole = yield* Effect.exit(Hooks.compile(junk as HooksConfig))
+        if (Exit.isFailure(whole)) {
+          assert.strictEqual(whole.cause.reasons[0]._tag, "Fail")
+        } else {
+          // Only an object without events compiles: it has no hooks.
+          assert.isTrue(Hooks.isEmpty(whole.value))
+        }
+      })
+  )
+
+  it.effect.prop(
     "valid entries with random option values are accepted or rejected, never thrown",
-    [Schema.Struct({ id: Schema.optional(Schema.Unknown), timeout: Schema.optional(Schema.Unknown), onError: Schema.optional(Schema.Unknown), kind: Schema.optional(Schema.Unknown) })],
+    [Schema.Struct({
+      id: Schema.optional(Schema.Unknown),
+      timeout: Schema.optional(Schema.Unknown),
+      onError: Schema.optional(Schema.Unknown),
+      kind: Schema.optional(Schema.Unknown)
+    })],
     ([options]) =>
       Effect.gen(function*() {
-        const exit = yield* Effect.exit(Hooks.compile({ postToolCall: [{ match: "*", run: cont, ...(options as object) }] }))
+        const exit = yield* Effect.exit(
+          Hooks.compile({ postToolCall: [{ match: "*", run: cont, ...(options as object) }] })
+        )
         if (Exit.isFailure(exit)) {
           const reason = exit.cause.reasons[0]
           assert.strictEqual(reason._tag, "Fail")
@@ -111,7 +142,9 @@ describe("Hooks.compile", () => {
 
   it.effect("resolves a hook given as a service tag from the Layer's context", () =>
     Effect.gen(function*() {
-      class Audit extends Context.Service<Audit, (call: unknown, ctx: unknown) => typeof Verdict.continue>()("test/Audit") {}
+      class Audit
+        extends Context.Service<Audit, (call: unknown, ctx: unknown) => typeof Verdict.continue>()("test/Audit")
+      {}
       const seen: Array<string> = []
       const hooks = yield* Effect.provide(
         Effect.gen(function*() {

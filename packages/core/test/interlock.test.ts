@@ -24,7 +24,11 @@ describe("Interlock.layer", () => {
         [{ hooks: { preToolCall: [{ match: "*", run: 1 }] } }, "preToolCall[0]"]
       ]
       for (const [settings, path] of cases) {
-        const layer = Interlock.layer({ ...settings, policy: Policy.allowAll } as never) as Layer.Layer<ToolCalls, unknown, ToolTransport>
+        const layer = Interlock.layer({ ...settings, policy: Policy.allowAll } as never) as Layer.Layer<
+          ToolCalls,
+          unknown,
+          ToolTransport
+        >
         const error = yield* buildError(layer.pipe(Layer.provide(transport)))
         assert.instanceOf(error, ConfigError)
         assert.strictEqual(error.path, path)
@@ -35,7 +39,10 @@ describe("Interlock.layer", () => {
     Effect.gen(function*() {
       const events: Array<string> = []
       const { layer } = client({
-        preToolCall: [{ match: "*", run: () => Effect.never.pipe(Effect.onInterrupt(() => Effect.sync(() => events.push("interrupted")))) }]
+        preToolCall: [{
+          match: "*",
+          run: () => Effect.never.pipe(Effect.onInterrupt(() => Effect.sync(() => events.push("interrupted"))))
+        }]
       })
       const scope = yield* Scope.make()
       const context = yield* Layer.buildWithScope(layer, scope)
@@ -51,13 +58,16 @@ describe("Interlock.layer", () => {
     Effect.gen(function*() {
       const interrupted: Array<string> = []
       const transport = Layer.succeed(ToolTransport, {
-        callTool: (call) => Effect.never.pipe(Effect.onInterrupt(() => Effect.sync(() => interrupted.push(String(call.args.id))))),
+        callTool: (call) =>
+          Effect.never.pipe(Effect.onInterrupt(() => Effect.sync(() => interrupted.push(String(call.args.id))))),
         listTools: () => Effect.succeed([]),
         readResource: () => Effect.never,
         getPrompt: () => Effect.never,
         era: () => undefined
       })
-      const layer = Interlock.layer({ policy: Policy.allowAll, callTimeout: "30 seconds" }).pipe(Layer.provide(transport))
+      const layer = Interlock.layer({ policy: Policy.allowAll, callTimeout: "30 seconds" }).pipe(
+        Layer.provide(transport)
+      )
       yield* Effect.gen(function*() {
         const calls = yield* ToolCalls
         const first = yield* Effect.forkChild(calls.callTool({ serverId: "s", name: "t", args: { id: "interrupted" } }))
@@ -88,7 +98,11 @@ describe("Interlock.layer", () => {
         })
       const { layer, log } = client({ preToolCall: [{ match: "*", run: hook("a") }, { match: "*", run: hook("b") }] })
       const fiber = yield* Effect.forkChild(Effect.provide(
-        Effect.flatMap(ToolCalls, (calls) => Effect.all([1, 2, 3].map((n) => calls.callTool({ serverId: "srv", name: "echo", args: { n } })), { concurrency: "unbounded" })),
+        Effect.flatMap(ToolCalls, (calls) =>
+          Effect.all(
+            [1, 2, 3].map((n) => calls.callTool({ serverId: "srv", name: "echo", args: { n } })),
+            { concurrency: "unbounded" }
+          )),
         layer
       ))
       yield* TestClock.adjust(10)
@@ -96,22 +110,34 @@ describe("Interlock.layer", () => {
       yield* Fiber.join(fiber)
       assert.strictEqual(peak, 3)
       assert.strictEqual(log.calls.length, 3)
-      for (const n of [1, 2, 3]) assert.isBelow(order.indexOf(`a${n}`), order.indexOf(`b${n}`))
+      for (const n of [1, 2, 3]) {
+        assert.isBelow(order.indexOf(`a${n}`), order.indexOf(`b${n}`))
+      }
     }))
 
   it.effect("invalid calls are refused with a ProtocolError naming the field, before any hook runs", () =>
     Effect.gen(function*() {
       let ran = 0
-      const { layer, log } = client({ preToolCall: [{ match: "*", run: () => { ran++; return Verdict.continue } }] })
+      const { layer, log } = client({
+        preToolCall: [{
+          match: "*",
+          run: () => {
+            ran++
+            return Verdict.continue
+          }
+        }]
+      })
       yield* Effect.gen(function*() {
         const calls = yield* ToolCalls
-        for (const [input, detail] of [
-          [{ serverId: "", name: "x" }, /serverId/],
-          [{ serverId: "srv", name: 5 }, /name/],
-          [{ serverId: "srv", name: "echo", args: [1] }, /args must be a JSON object/],
-          [{ serverId: "srv", name: "echo", args: { f: () => 1 } }, /args/],
-          [null, /object/]
-        ] as const) {
+        for (
+          const [input, detail] of [
+            [{ serverId: "", name: "x" }, /serverId/],
+            [{ serverId: "srv", name: 5 }, /name/],
+            [{ serverId: "srv", name: "echo", args: [1] }, /args must be a JSON object/],
+            [{ serverId: "srv", name: "echo", args: { f: () => 1 } }, /args/],
+            [null, /object/]
+          ] as const
+        ) {
           const error = yield* Effect.flip(calls.callTool(input as never))
           assert.strictEqual(error._tag, "ProtocolError")
           assert.match(error.message, detail)
@@ -124,10 +150,14 @@ describe("Interlock.layer", () => {
   it.effect("records call and hook metrics by outcome and verdict", () =>
     Effect.gen(function*() {
       const { layer } = client({ preToolCall: [{ match: "srv/fail", id: "stop-fail", run: () => Verdict.deny("no") }] })
-      yield* Effect.provide(Effect.flatMap(ToolCalls, (calls) => Effect.all([
-        Effect.result(calls.callTool({ serverId: "srv", name: "echo" })),
-        Effect.result(calls.callTool({ serverId: "srv", name: "fail" }))
-      ])), layer)
+      yield* Effect.provide(
+        Effect.flatMap(ToolCalls, (calls) =>
+          Effect.all([
+            Effect.result(calls.callTool({ serverId: "srv", name: "echo" })),
+            Effect.result(calls.callTool({ serverId: "srv", name: "fail" }))
+          ])),
+        layer
+      )
       const snapshot = yield* Metric.snapshot
       const count = (id: string, attributes: Record<string, string>) =>
         snapshot.filter((m) => m.id === id && Object.entries(attributes).every(([k, v]) => m.attributes?.[k] === v))

@@ -19,7 +19,7 @@ describe("JsonCopy", () => {
   )
 
   it("a __proto__ key stays data; cycles, class instances and too-deep nesting are refused", () => {
-    const parsed = JSON.parse('{"__proto__":{"polluted":true},"a":[1,{"b":null}]}')
+    const parsed = JSON.parse("{\"__proto__\":{\"polluted\":true},\"a\":[1,{\"b\":null}]}")
     const copy = copyStrictJsonObject(parsed)
     assert.strictEqual(canonicalJson(copy), canonicalJson(parsed))
     assert.strictEqual(Object.getPrototypeOf(copy), Object.prototype)
@@ -32,10 +32,18 @@ describe("JsonCopy", () => {
     for (let i = 0; i < JSON_COPY_MAX_DEPTH + 1; i++) deep = [deep]
     assert.strictEqual(copyStrictJsonObject({ deep }), "too deep")
     const shared = { x: 1 }
-    assert.strictEqual(canonicalJson(copyStrictJsonObject({ a: shared, b: shared })), '{"a":{"x":1},"b":{"x":1}}')
+    assert.strictEqual(
+      canonicalJson(copyStrictJsonObject({ a: shared, b: shared })),
+      "{\"a\":{\"x\":1},\"b\":{\"x\":1}}"
+    )
     // Shared references 40 levels deep (2^40 paths) copy in linear work.
     let reads = 0
-    let dag: Record<string, unknown> = { get leaf() { reads++; return 1 } }
+    let dag: Record<string, unknown> = {
+      get leaf() {
+        reads++
+        return 1
+      }
+    }
     for (let i = 0; i < 40; i++) dag = { l: dag, r: dag }
     assert.notStrictEqual(typeof copyStrictJsonObject(dag), "string")
     assert.strictEqual(reads, 1)

@@ -29,7 +29,27 @@ const hasBackslashKey = (text: string) => /"[^"]*\\[^"]*"\s*:/.test(text)
 
 const Records = Schema.Record(Schema.String, Schema.Json)
 /** JSON text with at most one edit (a piece of JSON's alphabet put in, or a character taken out), so much of it is nearly JSON. */
-const PIECES = ["", "{", "}", "[", "]", ",", ":", "\"", "\\", "\\u00", "0", "-", ".", "e", " ", "\n", "\u0001", "true", "\"k\":"] as const
+const PIECES = [
+  "",
+  "{",
+  "}",
+  "[",
+  "]",
+  ",",
+  ":",
+  "\"",
+  "\\",
+  "\\u00",
+  "0",
+  "-",
+  ".",
+  "e",
+  " ",
+  "\n",
+  "\u0001",
+  "true",
+  "\"k\":"
+] as const
 const nearJson = Arbitrary.all([
   Arbitrary.schema(Schema.Json),
   Arbitrary.schema(Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 1 }))),
@@ -43,20 +63,26 @@ const nearJson = Arbitrary.all([
 
 describe("JsonText.parse", () => {
   it("reads an escaped key as written when a sibling object has the misread key", () => {
-    const text = "{\"a\":{\"k\":\"v\",\"x\\\\\":\"s\"},\"b\":{\"k\":\"v\",\"x\\n\":\"SECRET\"},\"c\":[{\"\\\\\":1},{\"\\\"\":2}]}"
+    const text =
+      "{\"a\":{\"k\":\"v\",\"x\\\\\":\"s\"},\"b\":{\"k\":\"v\",\"x\\n\":\"SECRET\"},\"c\":[{\"\\\\\":1},{\"\\\"\":2}]}"
     const value = JsonText.parse(text) as { b: Record<string, unknown>; c: Array<Record<string, unknown>> }
     assert.deepStrictEqual(Object.keys(value.b), ["k", "x\n"])
     assert.deepStrictEqual(Object.keys(value.c[1]!), ["\""])
   })
 
-  it.effect.prop("any JSON object beside its trap reads back with exactly its keys and values", [Records], ([record]) =>
-    Effect.sync(() => {
-      const text = JSON.stringify({ trap: trapOf(record), value: record, again: [trapOf(record), record] })
-      const read = JsonText.parse(text) as { value: Json; again: [Json, Json] }
-      assert.strictEqual(canonicalJson(read.value), canonicalJson(record))
-      assert.strictEqual(canonicalJson(read.again[1]), canonicalJson(record))
-      assert.deepStrictEqual(Object.keys(read.value as object), Object.keys(record))
-    }), { arbitrary: { runs: 300 } })
+  it.effect.prop(
+    "any JSON object beside its trap reads back with exactly its keys and values",
+    [Records],
+    ([record]) =>
+      Effect.sync(() => {
+        const text = JSON.stringify({ trap: trapOf(record), value: record, again: [trapOf(record), record] })
+        const read = JsonText.parse(text) as { value: Json; again: [Json, Json] }
+        assert.strictEqual(canonicalJson(read.value), canonicalJson(record))
+        assert.strictEqual(canonicalJson(read.again[1]), canonicalJson(record))
+        assert.deepStrictEqual(Object.keys(read.value as object), Object.keys(record))
+      }),
+    { arbitrary: { runs: 300 } }
+  )
 
   it("text without a backslash is JSON.parse's own value; bad text is JSON.parse's SyntaxError", () => {
     assert.deepStrictEqual(JsonText.parse("{\"a\":[1,-0.5e3,true,null,\"x\"]}"), { a: [1, -500, true, null, "x"] })
@@ -68,7 +94,10 @@ describe("JsonText.parse", () => {
 })
 
 describe("the strict parser", () => {
-  it.effect.prop("agrees with JSON.parse on any JSON value, in any layout", [Schema.Json, Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 4 }))], ([value, indent]) =>
+  it.effect.prop("agrees with JSON.parse on any JSON value, in any layout", [
+    Schema.Json,
+    Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 4 }))
+  ], ([value, indent]) =>
     Effect.sync(() => {
       const text = JSON.stringify(value, null, indent)
       assert.strictEqual(outcome(parseStrict, text), canonicalJson(value))
@@ -78,7 +107,9 @@ describe("the strict parser", () => {
     Effect.sync(() => {
       const native = outcome(JSON.parse, text)
       const strict = outcome(parseStrict, text)
-      if (native === "SyntaxError" || strict === "SyntaxError" || !hasBackslashKey(text)) assert.strictEqual(strict, native, text)
+      if (native === "SyntaxError" || strict === "SyntaxError" || !hasBackslashKey(text)) {
+        assert.strictEqual(strict, native, text)
+      }
     }), { arbitrary: { runs: 2000 } })
 
   it("keeps __proto__ as data, keeps the first place of a repeated key, and parses deep nesting without recursion", () => {

@@ -9,7 +9,9 @@ import { capturing, spanText } from "./capture.ts"
 import { client, SECRET } from "./fixtures.ts"
 
 const leakCheck = (label: string, value: unknown) => {
-  const text = typeof value === "string" ? value : JSON.stringify(value) + String(value) + String((value as Error)?.message)
+  const text = typeof value === "string"
+    ? value
+    : JSON.stringify(value) + String(value) + String((value as Error)?.message)
   assert.notInclude(text, SECRET, `${label} leaked the secret`)
 }
 
@@ -19,15 +21,49 @@ describe("no leaks", () => {
       Effect.gen(function*() {
         const { layer } = client({
           preToolCall: [
-            { match: "srv/echo", id: "thrower", kind: "observe", run: () => { throw new Error(`bad key ${SECRET}`) } },
+            {
+              match: "srv/echo",
+              id: "thrower",
+              kind: "observe",
+              run: () => {
+                throw new Error(`bad key ${SECRET}`)
+              }
+            },
             { match: "srv/fail", id: "raiser", run: (call) => Effect.fail(new Error(JSON.stringify(call.args))) }
           ],
           postToolCall: [{ match: "srv/secret", id: "post", run: (_c, result) => Effect.die(result.text) }],
-          toolCallFailed: [{ match: "*", id: "failer", run: (call) => Promise.reject(new Error(String(call.args.key))) }],
-          toolsListed: [{ match: "*", id: "lister", run: () => { throw SECRET } }],
+          toolCallFailed: [{
+            match: "*",
+            id: "failer",
+            run: (call) => Promise.reject(new Error(String(call.args.key)))
+          }],
+          toolsListed: [{
+            match: "*",
+            id: "lister",
+            run: () => {
+              throw SECRET
+            }
+          }],
           resourceRead: [{ match: "*", id: "reader", run: (uri) => Effect.die(uri) }],
-          promptGet: [{ match: "*", id: "prompter", run: (_n, args) => { throw args } }]
-        }, { policy: Policy.rules({ rules: [{ match: "srv/error", decision: "deny", when: (args) => { throw new Error(String(args.key)) } }], default: "allow" }) })
+          promptGet: [{
+            match: "*",
+            id: "prompter",
+            run: (_n, args) => {
+              throw args
+            }
+          }]
+        }, {
+          policy: Policy.rules({
+            rules: [{
+              match: "srv/error",
+              decision: "deny",
+              when: (args) => {
+                throw new Error(String(args.key))
+              }
+            }],
+            default: "allow"
+          })
+        })
         const outputs = yield* Effect.gen(function*() {
           const calls = yield* ToolCalls
           return yield* Effect.all([
@@ -64,10 +100,17 @@ describe("no leaks", () => {
   it.effect("a Deny reason is returned to the caller but never traced", () =>
     capturing((captured) =>
       Effect.gen(function*() {
-        const { layer } = client({ preToolCall: [{ match: "*", id: "gate", run: (call) => Verdict.deny(`no ${String(call.args.key)}`) }] })
-        const error = yield* Effect.flip(Effect.provide(Effect.flatMap(ToolCalls, (c) => c.callTool({ serverId: "srv", name: "echo", args: { key: SECRET } })), layer))
+        const { layer } = client({
+          preToolCall: [{ match: "*", id: "gate", run: (call) => Verdict.deny(`no ${String(call.args.key)}`) }]
+        })
+        const error = yield* Effect.flip(Effect.provide(
+          Effect.flatMap(ToolCalls, (c) => c.callTool({ serverId: "srv", name: "echo", args: { key: SECRET } })),
+          layer
+        ))
         assert.include(error.message, SECRET)
-        for (const span of captured.spans) leakCheck(`span ${span.name}`, spanText(span))
+        for (const span of captured.spans) {
+          leakCheck(`span ${span.name}`, spanText(span))
+        }
       })
     ))
 })

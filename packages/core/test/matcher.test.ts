@@ -59,26 +59,39 @@ describe("matchers", () => {
   })
 
   it("rejects bad matchers with a reason", () => {
-    for (const input of ["", "  ", "/tool", "server/", 42, null, [], { server: "fs" }, { server: "", regex: "x" }, { server: "fs", regex: "(" }, { server: "fs", regex: /x/, extra: 1 }]) {
+    for (
+      const input of ["", "  ", "/tool", "server/", 42, null, [], { server: "fs" }, { server: "", regex: "x" }, {
+        server: "fs",
+        regex: "("
+      }, { server: "fs", regex: /x/, extra: 1 }]
+    ) {
       const parsed = parseMatcher(input)
       assert.isTrue(Result.isFailure(parsed), `accepted ${JSON.stringify(input)}`)
     }
   })
 
-  it.effect.prop("levels and selection follow the pattern's shape", [segment, segment], ([server, tool]) =>
-    Effect.sync(() => {
-      assert.isTrue(ok(`${server}/*`).test(server.toUpperCase(), tool))
-      assert.isTrue(ok(`${server}/${tool}`).test(server, tool.toUpperCase()))
-      assert.isTrue(ok(tool).test(`${server}x`, tool))
-      assert.isTrue(ok(`${server}/${tool.slice(0, 1)}*`).test(server, tool))
-      assert.isFalse(ok(`${server}/${tool}`).test(`${server}x`, tool))
-      assert.isTrue(ok(`${server}/*`).test(server, `${tool}/sub`))
-      assert.isFalse(ok(`${server}/${tool}*`).test(server, `${tool}/sub`))
-    }))
+  it.effect.prop(
+    "levels and selection follow the pattern's shape",
+    [segment, segment],
+    ([server, tool]) =>
+      Effect.sync(() => {
+        assert.isTrue(ok(`${server}/*`).test(server.toUpperCase(), tool))
+        assert.isTrue(ok(`${server}/${tool}`).test(server, tool.toUpperCase()))
+        assert.isTrue(ok(tool).test(`${server}x`, tool))
+        assert.isTrue(ok(`${server}/${tool.slice(0, 1)}*`).test(server, tool))
+        assert.isFalse(ok(`${server}/${tool}`).test(`${server}x`, tool))
+        assert.isTrue(ok(`${server}/*`).test(server, `${tool}/sub`))
+        assert.isFalse(ok(`${server}/${tool}*`).test(server, `${tool}/sub`))
+      })
+  )
 
-  it.effect.prop("any input gives a matcher or a reason, never a throw", [Schema.Unknown], ([input]) =>
-    Effect.sync(() => {
-      const parsed = parseMatcher(input)
-      assert.isTrue(Result.isSuccess(parsed) || typeof parsed.failure === "string")
-    }))
+  it.effect.prop(
+    "any input gives a matcher or a reason, never a throw",
+    [Schema.Unknown],
+    ([input]) =>
+      Effect.sync(() => {
+        const parsed = parseMatcher(input)
+        assert.isTrue(Result.isSuccess(parsed) || typeof parsed.failure === "string")
+      })
+  )
 })

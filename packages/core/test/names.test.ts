@@ -18,11 +18,15 @@ describe("loose names", () => {
       assert.strictEqual(canonicalName(once), once)
     }))
 
-  it.effect.prop("case and separator spellings of a name compare equal", [Schema.String], ([name]) =>
-    Effect.sync(() => {
-      assert.isTrue(sameName(name, name.toUpperCase()))
-      assert.isTrue(sameName(name, name.replace(/_/g, "-").replace(/\./g, "_")))
-      assert.notInclude(canonicalName(name), "-")
-      assert.notInclude(canonicalName(name), ".")
-    }))
+  it.effect.prop(
+    "case and separator spellings of a name compare equal",
+    [Schema.String],
+    ([name]) =>
+      Effect.sync(() => {
+        assert.isTrue(sameName(name, name.toUpperCase()))
+        assert.isTrue(sameName(name, name.replace(/_/g, "-").replace(/\./g, "_")))
+        assert.notInclude(canonicalName(name), "-")
+        assert.notInclude(canonicalName(name), ".")
+      })
+  )
 })

@@ -3,10 +3,25 @@ import { Effect, Layer, Schema } from "effect"
 import { Interlock, NativeTool, Policy, ToolCalls, ToolResult, ToolTransport } from "../src/index.ts"
 import { addTool } from "./fixtures.ts"
 
-const failing = NativeTool.make({ name: "fails", parameters: Schema.Struct({}), run: () => Effect.fail(new Error("disk full")) })
-const dies = NativeTool.make({ name: "dies", parameters: Schema.Struct({}), run: () => Effect.die(new Error("secret internals")) })
-const shaped = NativeTool.make({ name: "shaped", description: "returns JSON", parameters: Schema.Struct({ n: Schema.Int }), run: ({ n }) => Promise.resolve({ doubled: n * 2 }) })
-const layer = Interlock.layer({ policy: Policy.allowAll }).pipe(Layer.provide(ToolTransport.fromTools([addTool, failing, dies, shaped])))
+const failing = NativeTool.make({
+  name: "fails",
+  parameters: Schema.Struct({}),
+  run: () => Effect.fail(new Error("disk full"))
+})
+const dies = NativeTool.make({
+  name: "dies",
+  parameters: Schema.Struct({}),
+  run: () => Effect.die(new Error("secret internals"))
+})
+const shaped = NativeTool.make({
+  name: "shaped",
+  description: "returns JSON",
+  parameters: Schema.Struct({ n: Schema.Int }),
+  run: ({ n }) => Promise.resolve({ doubled: n * 2 })
+})
+const layer = Interlock.layer({ policy: Policy.allowAll }).pipe(
+  Layer.provide(ToolTransport.fromTools([addTool, failing, dies, shaped]))
+)
 
 const run = (name: string, args: Record<string, unknown>) =>
   Effect.flatMap(ToolCalls, (calls) => Effect.result(calls.callTool({ serverId: "local", name, args: args as never })))

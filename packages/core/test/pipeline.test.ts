@@ -2,7 +2,20 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Fiber, Layer, Ref } from "effect"
 import { TestClock } from "effect/testing"
-import { Denied, HookFailed, Interlock, Policy, Tool, type ToolCall, ToolCalls, ToolResult, ToolTransport, TransportError, Verdict, WITHHELD_TEXT } from "../src/index.ts"
+import {
+  Denied,
+  HookFailed,
+  Interlock,
+  Policy,
+  Tool,
+  type ToolCall,
+  ToolCalls,
+  ToolResult,
+  ToolTransport,
+  TransportError,
+  Verdict,
+  WITHHELD_TEXT
+} from "../src/index.ts"
 import { capturing, spansNamed } from "./capture.ts"
 import { addTool, call, client, errorOf } from "./fixtures.ts"
 
@@ -10,7 +23,15 @@ const cont = () => Verdict.continue
 
 describe("seed rules", () => {
   it.effect("HK-1: a pre-hook that raises fails the call with HookFailed and sends nothing", () => {
-    const { layer, log } = client({ preToolCall: [{ match: "*", id: "boom", run: () => { throw new Error("boom") } }] })
+    const { layer, log } = client({
+      preToolCall: [{
+        match: "*",
+        id: "boom",
+        run: () => {
+          throw new Error("boom")
+        }
+      }]
+    })
     return Effect.gen(function*() {
       const error = errorOf(yield* call("echo"))
       assert.instanceOf(error, HookFailed)
@@ -83,7 +104,9 @@ describe("seed rules", () => {
 
   it.effect("HK-5: no hook can allow; an allow-like return is a bad_return and the policy still decides", () =>
     Effect.gen(function*() {
-      for (const allowish of [{ _tag: "Allow" }, { decision: "allow" }, "allow", true, { _tag: "Continue", allow: true }]) {
+      for (
+        const allowish of [{ _tag: "Allow" }, { decision: "allow" }, "allow", true, { _tag: "Continue", allow: true }]
+      ) {
         const { layer, log } = client({ preToolCall: [{ match: "*", id: "allow", run: () => allowish as never }] })
         const error = errorOf(yield* Effect.provide(call("echo"), layer))
         assert.deepInclude(error, { hookId: "allow", kind: "bad_return" })
@@ -101,8 +124,23 @@ describe("seed rules", () => {
       const digests: Array<string> = []
       const { layer, log } = client({
         preToolCall: [
-          { match: "*", id: "r1", run: (call) => { digests.push(call.digest); return Verdict.rewrite({ args: { n: 2 }, meta: { tagged: true } }) } },
-          { match: "*", id: "r2", run: (call) => { digests.push(call.digest); assert.deepStrictEqual(call.meta, { tagged: true }); return Verdict.continue } }
+          {
+            match: "*",
+            id: "r1",
+            run: (call) => {
+              digests.push(call.digest)
+              return Verdict.rewrite({ args: { n: 2 }, meta: { tagged: true } })
+            }
+          },
+          {
+            match: "*",
+            id: "r2",
+            run: (call) => {
+              digests.push(call.digest)
+              assert.deepStrictEqual(call.meta, { tagged: true })
+              return Verdict.continue
+            }
+          }
         ]
       })
       const ok = yield* Effect.provide(call("echo", { n: 1 }), layer)
@@ -111,16 +149,25 @@ describe("seed rules", () => {
       assert.deepStrictEqual(log.calls[0].args, { n: 2 })
       if (ok._tag === "Success") assert.strictEqual(ok.success.receipt?.digest, digests[1])
       for (const change of [{ serverId: "other" }, { name: "other" }, { callId: "other" }]) {
-        const bad = client({ preToolCall: [{ match: "*", id: "sneaky", run: () => Verdict.rewrite({ args: {}, ...change }) }] })
-        assert.deepInclude(errorOf(yield* Effect.provide(call("echo"), bad.layer)), { hookId: "sneaky", kind: "bad_return" })
+        const bad = client({
+          preToolCall: [{ match: "*", id: "sneaky", run: () => Verdict.rewrite({ args: {}, ...change }) }]
+        })
+        assert.deepInclude(errorOf(yield* Effect.provide(call("echo"), bad.layer)), {
+          hookId: "sneaky",
+          kind: "bad_return"
+        })
         assert.strictEqual(bad.log.calls.length, 0)
       }
-      const junkArgs = client({ preToolCall: [{ match: "*", id: "junk", run: () => Verdict.rewrite({ args: { f: (() => 1) as never } }) }] })
+      const junkArgs = client({
+        preToolCall: [{ match: "*", id: "junk", run: () => Verdict.rewrite({ args: { f: (() => 1) as never } }) }]
+      })
       assert.deepInclude(errorOf(yield* Effect.provide(call("echo"), junkArgs.layer)), { kind: "bad_return" })
     }))
 
   it.effect("deny: a pre-hook's Deny fails the call with Denied naming the hook, and nothing is sent", () => {
-    const { layer, log } = client({ preToolCall: [{ match: "srv/echo", id: "gate", run: () => Verdict.deny("not today") }] })
+    const { layer, log } = client({
+      preToolCall: [{ match: "srv/echo", id: "gate", run: () => Verdict.deny("not today") }]
+    })
     return Effect.gen(function*() {
       const error = errorOf(yield* call("echo"))
       assert.instanceOf(error, Denied)
@@ -133,8 +180,19 @@ describe("seed rules", () => {
   it.effect("halt: a synthetic result, no policy, no request; post-hooks still run", () => {
     const posts: Array<string> = []
     const { layer, log } = client({
-      preToolCall: [{ match: "*", id: "cache", run: () => Verdict.halt({ content: [{ type: "text", text: "cached" }] }) }],
-      postToolCall: [{ match: "*", id: "post", run: (_call, result) => { posts.push(result.text); return Verdict.continue } }]
+      preToolCall: [{
+        match: "*",
+        id: "cache",
+        run: () => Verdict.halt({ content: [{ type: "text", text: "cached" }] })
+      }],
+      postToolCall: [{
+        match: "*",
+        id: "post",
+        run: (_call, result) => {
+          posts.push(result.text)
+          return Verdict.continue
+        }
+      }]
     }, { policy: Policy.denyAll })
     return Effect.gen(function*() {
       const result = yield* call("echo")
@@ -151,7 +209,15 @@ describe("seed rules", () => {
   it.effect("withheld: a failing post-hook withholds the result (isError results too); onError ignore skips it", () =>
     Effect.gen(function*() {
       for (const tool of ["secret", "error"]) {
-        const { layer } = client({ postToolCall: [{ match: "*", id: "redact", run: () => { throw new Error("x") } }] })
+        const { layer } = client({
+          postToolCall: [{
+            match: "*",
+            id: "redact",
+            run: () => {
+              throw new Error("x")
+            }
+          }]
+        })
         const result = yield* Effect.provide(call(tool), layer)
         assert.strictEqual(result._tag, "Success")
         if (result._tag !== "Success") return
@@ -162,13 +228,21 @@ describe("seed rules", () => {
       const ignored = client({
         postToolCall: [
           { match: "*", id: "flaky", onError: "ignore", run: () => Promise.reject(new Error("x")) },
-          { match: "*", id: "wrap", run: (_c, r) => Verdict.replace({ content: [{ type: "text", text: `[${r.text}]` }] }) }
+          {
+            match: "*",
+            id: "wrap",
+            run: (_c, r) => Verdict.replace({ content: [{ type: "text", text: `[${r.text}]` }] })
+          }
         ]
       })
       const result = yield* Effect.provide(call("echo", { a: 1 }), ignored.layer)
       assert.strictEqual(result._tag === "Success" && result.success.text, `[{"a":1}]`)
       const runs = result._tag === "Success" ? result.success.receipt?.hooks ?? [] : []
-      assert.deepStrictEqual(runs.map((r) => [r.id, r.status, r.ignored]), [["wrap", "replace", false], ["flaky", "failed", true]])
+      assert.deepStrictEqual(runs.map((r) => [r.id, r.status, r.ignored]), [["wrap", "replace", false], [
+        "flaky",
+        "failed",
+        true
+      ]])
     }))
 
   it.effect("recover: a failure hook's Recover ends the chain; a failing failure hook returns the original error", () =>
@@ -176,15 +250,35 @@ describe("seed rules", () => {
       const later: Array<string> = []
       const recovering = client({
         toolCallFailed: [
-          { match: "*", id: "outer", run: () => { later.push("outer"); return Verdict.continue } },
-          { match: "srv/fail", id: "fallback", run: (_call, error) => Verdict.recover({ content: [{ type: "text", text: `fallback after ${error._tag}` }] }) }
+          {
+            match: "*",
+            id: "outer",
+            run: () => {
+              later.push("outer")
+              return Verdict.continue
+            }
+          },
+          {
+            match: "srv/fail",
+            id: "fallback",
+            run: (_call, error) =>
+              Verdict.recover({ content: [{ type: "text", text: `fallback after ${error._tag}` }] })
+          }
         ]
       })
       const result = yield* Effect.provide(call("fail"), recovering.layer)
       assert.strictEqual(result._tag === "Success" && result.success.text, "fallback after TransportError")
       assert.strictEqual(result._tag === "Success" && result.success.receipt?.outcome, "recovered")
       assert.deepStrictEqual(later, [])
-      const failing = client({ toolCallFailed: [{ match: "*", id: "bad", run: () => { throw new Error("no") } }] })
+      const failing = client({
+        toolCallFailed: [{
+          match: "*",
+          id: "bad",
+          run: () => {
+            throw new Error("no")
+          }
+        }]
+      })
       const error = errorOf(yield* Effect.provide(call("fail"), failing.layer))
       assert.instanceOf(error, TransportError)
       assert.deepStrictEqual(error.receipt?.hooks.map((h) => [h.id, h.failure]), [["bad", "raise"]])
@@ -193,10 +287,28 @@ describe("seed rules", () => {
   it.effect("failure hooks see denials, timeouts and hook failures too", () =>
     Effect.gen(function*() {
       const seen: Array<string> = []
-      const onFail = { match: "*", id: "seen", run: (_c: unknown, e: { _tag: string }) => { seen.push(e._tag); return Verdict.continue } }
+      const onFail = {
+        match: "*",
+        id: "seen",
+        run: (_c: unknown, e: { _tag: string }) => {
+          seen.push(e._tag)
+          return Verdict.continue
+        }
+      }
       yield* Effect.provide(call("echo"), client({ toolCallFailed: [onFail] }, { policy: Policy.denyAll }).layer)
-      yield* Effect.provide(call("echo"), client({ preToolCall: [{ match: "*", run: () => 1 as never }], toolCallFailed: [onFail] }).layer)
-      const fiber = yield* Effect.forkChild(Effect.provide(call("hang"), client({ toolCallFailed: [onFail] }, { settings: { callTimeout: 50 } }).layer))
+      yield* Effect.provide(
+        call("echo"),
+        client({
+          preToolCall: [{
+            match: "*",
+            run: () => 1 as never
+          }],
+          toolCallFailed: [onFail]
+        }).layer
+      )
+      const fiber = yield* Effect.forkChild(
+        Effect.provide(call("hang"), client({ toolCallFailed: [onFail] }, { settings: { callTimeout: 50 } }).layer)
+      )
       yield* TestClock.adjust(50)
       const timedOut = errorOf(yield* Fiber.join(fiber))
       assert.strictEqual(timedOut._tag, "Timeout")
@@ -208,31 +320,58 @@ describe("seed rules", () => {
       const given: Array<Array<string>> = []
       const { layer } = client({
         toolsListed: [
-          { match: "srv/e*", id: "shape", run: (tools) => {
-            given.push(tools.map((t) => t.name))
-            return Verdict.replaceTools(tools.filter((t) => t.name !== "error").map((t) => new Tool({ ...t, description: "annotated" })))
-          } }
+          {
+            match: "srv/e*",
+            id: "shape",
+            run: (tools) => {
+              given.push(tools.map((t) => t.name))
+              return Verdict.replaceTools(
+                tools.filter((t) => t.name !== "error").map((t) => new Tool({ ...t, description: "annotated" }))
+              )
+            }
+          }
         ]
       })
       const tools = yield* Effect.provide(Effect.flatMap(ToolCalls, (c) => c.listTools()), layer)
       assert.deepStrictEqual(given, [["echo", "error"]])
-      assert.deepStrictEqual(tools.map((t) => [t.name, t.description]), [["echo", "annotated"], ["fail", undefined], ["secret", undefined], ["hang", undefined]])
-      const inventing = client({ toolsListed: [{ match: "*", id: "invent", run: () => Verdict.replaceTools([new Tool({ serverId: "srv", name: "new", inputSchema: {} })]) }] })
+      assert.deepStrictEqual(tools.map((t) => [t.name, t.description]), [["echo", "annotated"], ["fail", undefined], [
+        "secret",
+        undefined
+      ], ["hang", undefined]])
+      const inventing = client({
+        toolsListed: [{
+          match: "*",
+          id: "invent",
+          run: () => Verdict.replaceTools([new Tool({ serverId: "srv", name: "new", inputSchema: {} })])
+        }]
+      })
       const error = yield* Effect.flip(Effect.provide(Effect.flatMap(ToolCalls, (c) => c.listTools()), inventing.layer))
       assert.deepInclude(error, { hookId: "invent", kind: "bad_return", event: "toolsListed" })
       // Nor by adding to the array it was given: the verdict is checked against the listing itself.
-      const smuggling = client({ toolsListed: [{ match: "*", id: "smuggle", run: (tools) => {
-        ;(tools as Array<Tool>).push(new Tool({ serverId: "srv", name: "new", inputSchema: {} }))
-        return Verdict.replaceTools(tools)
-      } }] })
-      const smuggled = yield* Effect.flip(Effect.provide(Effect.flatMap(ToolCalls, (c) => c.listTools()), smuggling.layer))
+      const smuggling = client({
+        toolsListed: [{
+          match: "*",
+          id: "smuggle",
+          run: (tools) => {
+            ;(tools as Array<Tool>).push(new Tool({ serverId: "srv", name: "new", inputSchema: {} }))
+            return Verdict.replaceTools(tools)
+          }
+        }]
+      })
+      const smuggled = yield* Effect.flip(
+        Effect.provide(Effect.flatMap(ToolCalls, (c) => c.listTools()), smuggling.layer)
+      )
       assert.deepInclude(smuggled, { hookId: "smuggle", kind: "bad_return", event: "toolsListed" })
     }))
 
   it.effect("gates: resourceRead and promptGet hooks deny, rewrite prompt args, and fail closed", () =>
     Effect.gen(function*() {
       const { layer, log } = client({
-        resourceRead: [{ match: { server: "srv", regex: /^secret:/ }, id: "no-secrets", run: () => Verdict.deny("private") }],
+        resourceRead: [{
+          match: { server: "srv", regex: /^secret:/ },
+          id: "no-secrets",
+          run: () => Verdict.deny("private")
+        }],
         promptGet: [
           { match: "srv/greet", id: "lang", run: (_name, args) => Verdict.rewrite({ args: { ...args, lang: "en" } }) },
           { match: "srv/admin", id: "admin", run: () => Verdict.deny("admins only") },
@@ -242,7 +381,11 @@ describe("seed rules", () => {
       yield* Effect.gen(function*() {
         const calls = yield* ToolCalls
         const denied = yield* Effect.flip(calls.readResource("srv", "secret://key"))
-        assert.deepStrictEqual((denied as Denied).reason, { _tag: "HookDenied", hookId: "no-secrets", message: "private" })
+        assert.deepStrictEqual((denied as Denied).reason, {
+          _tag: "HookDenied",
+          hookId: "no-secrets",
+          message: "private"
+        })
         const ok = yield* calls.readResource("srv", "file:///public")
         assert.strictEqual(ok.contents[0].uri, "file:///public")
         assert.deepStrictEqual(log.reads, ["file:///public"])
@@ -267,19 +410,41 @@ describe("seed rules", () => {
           postToolCall: [{ match: "srv/echo", id: "rep", run: () => Verdict.replace({ content: [] }) }],
           toolCallFailed: [
             { match: "srv/error", id: "rec", run: () => Verdict.recover({ content: [] }) },
-            { match: "srv/fail", id: "obs", kind: "observe", run: () => { throw new Error("x") } }
+            {
+              match: "srv/fail",
+              id: "obs",
+              kind: "observe",
+              run: () => {
+                throw new Error("x")
+              }
+            }
           ]
         })
         yield* Effect.provide(Effect.all([call("echo"), call("error"), call("secret"), call("fail")]), layer)
-        const hooks = spansNamed(captured, "interlock.hook").map((a) => `${a["interlock.hook_id"]}:${a["interlock.verdict"]}`)
+        const hooks = spansNamed(captured, "interlock.hook").map((a) =>
+          `${a["interlock.hook_id"]}:${a["interlock.verdict"]}`
+        )
         assert.deepStrictEqual(hooks, [
-          "pass:continue", "rw:rewrite", "rep:replace",
-          "pass:continue", "stop:deny", "rec:recover",
-          "pass:continue", "halt:halt",
-          "pass:continue", "obs:raise"
+          "pass:continue",
+          "rw:rewrite",
+          "rep:replace",
+          "pass:continue",
+          "stop:deny",
+          "rec:recover",
+          "pass:continue",
+          "halt:halt",
+          "pass:continue",
+          "obs:raise"
         ])
-        const calls = spansNamed(captured, "interlock.callTool").map((a) => `${a["interlock.tool"]}:${a["interlock.outcome"]}:${a["interlock.policy"]}:${a["interlock.sent"]}`)
-        assert.deepStrictEqual(calls, ["echo:ok:allow:true", "error:recovered:undefined:false", "secret:halted:undefined:false", "fail:failed:allow:true"])
+        const calls = spansNamed(captured, "interlock.callTool").map((a) =>
+          `${a["interlock.tool"]}:${a["interlock.outcome"]}:${a["interlock.policy"]}:${a["interlock.sent"]}`
+        )
+        assert.deepStrictEqual(calls, [
+          "echo:ok:allow:true",
+          "error:recovered:undefined:false",
+          "secret:halted:undefined:false",
+          "fail:failed:allow:true"
+        ])
       })
     ))
 })
@@ -309,23 +474,46 @@ describe("beyond the seed", () => {
       assert.strictEqual(result._tag, "Success")
       assert.strictEqual(log.calls.length, 1)
       const runs = result._tag === "Success" ? result.success.receipt!.hooks : []
-      assert.deepStrictEqual(runs.map((r) => [r.id, r.failure, r.ignored]), [["watch", "raise", true], ["meddle", "bad_return", true]])
+      assert.deepStrictEqual(runs.map((r) => [r.id, r.failure, r.ignored]), [["watch", "raise", true], [
+        "meddle",
+        "bad_return",
+        true
+      ]])
     }).pipe(Effect.provide(layer))
   })
 
   it.effect("required hooks fail closed even when their failure would be ignored", () =>
     Effect.gen(function*() {
-      const observer = client({ preToolCall: [{ match: "*", id: "audit", kind: "observe", required: true, run: () => { throw new Error() } }] })
-      assert.deepInclude(errorOf(yield* Effect.provide(call("echo"), observer.layer)), { hookId: "audit", kind: "raise" })
+      const observer = client({
+        preToolCall: [{
+          match: "*",
+          id: "audit",
+          kind: "observe",
+          required: true,
+          run: () => {
+            throw new Error()
+          }
+        }]
+      })
+      assert.deepInclude(errorOf(yield* Effect.provide(call("echo"), observer.layer)), {
+        hookId: "audit",
+        kind: "raise"
+      })
       assert.strictEqual(observer.log.calls.length, 0)
-      const post = client({ postToolCall: [{ match: "*", id: "scan", onError: "ignore", required: true, run: () => 7 as never }] })
+      const post = client({
+        postToolCall: [{ match: "*", id: "scan", onError: "ignore", required: true, run: () => 7 as never }]
+      })
       const result = yield* Effect.provide(call("secret"), post.layer)
       assert.strictEqual(result._tag === "Success" && result.success.text, WITHHELD_TEXT)
     }))
 
   it.effect("guards may only deny or halt; a guard's rewrite is a bad_return", () => {
-    const { layer } = client({ preToolCall: [{ match: "*", id: "g", kind: "guard", run: () => Verdict.rewrite({ args: {} }) }] })
-    return Effect.map(call("echo"), (r) => assert.deepInclude(errorOf(r), { hookId: "g", kind: "bad_return" })).pipe(Effect.provide(layer))
+    const { layer } = client({
+      preToolCall: [{ match: "*", id: "g", kind: "guard", run: () => Verdict.rewrite({ args: {} }) }]
+    })
+    return Effect.map(call("echo"), (r) => assert.deepInclude(errorOf(r), { hookId: "g", kind: "bad_return" })).pipe(
+      Effect.provide(layer)
+    )
   })
 
   it.effect("an Effect hook's services become requirements of the Layer", () =>
@@ -336,12 +524,16 @@ describe("beyond the seed", () => {
           preToolCall: [{
             match: "*",
             id: "blocklist",
-            run: (call: ToolCall) => Effect.map(Blocklist, (list) => (list.has(call.name) ? Verdict.deny("blocked") : Verdict.continue))
+            run: (call: ToolCall) =>
+              Effect.map(Blocklist, (list) => (list.has(call.name) ? Verdict.deny("blocked") : Verdict.continue))
           }]
         },
         policy: Policy.allowAll
       }).pipe(Layer.provide([ToolTransport.fromTools([addTool]), Layer.succeed(Blocklist, new Set(["add"]))]))
-      const error = yield* Effect.flip(Effect.provide(Effect.flatMap(ToolCalls, (c) => c.callTool({ serverId: "local", name: "add", args: { a: 1, b: 2 } })), layer))
+      const error = yield* Effect.flip(Effect.provide(
+        Effect.flatMap(ToolCalls, (c) => c.callTool({ serverId: "local", name: "add", args: { a: 1, b: 2 } })),
+        layer
+      ))
       assert.deepStrictEqual((error as Denied).reason, { _tag: "HookDenied", hookId: "blocklist", message: "blocked" })
     }))
 
@@ -349,7 +541,15 @@ describe("beyond the seed", () => {
     Effect.gen(function*() {
       const events: Array<string> = []
       const { layer, log } = client({
-        preToolCall: [{ match: "*", id: "slow", run: () => Effect.sleep(10_000).pipe(Effect.as(Verdict.continue), Effect.onInterrupt(() => Effect.sync(() => events.push("hook interrupted")))) }]
+        preToolCall: [{
+          match: "*",
+          id: "slow",
+          run: () =>
+            Effect.sleep(10_000).pipe(
+              Effect.as(Verdict.continue),
+              Effect.onInterrupt(() => Effect.sync(() => events.push("hook interrupted")))
+            )
+        }]
       })
       const fiber = yield* Effect.forkChild(Effect.provide(call("echo"), layer))
       yield* TestClock.adjust(10)
@@ -360,7 +560,9 @@ describe("beyond the seed", () => {
 
   it.effect("every result and every error carries a receipt of each hook and the policy decision", () =>
     Effect.gen(function*() {
-      const { layer } = client({ preToolCall: [{ match: "*", id: "a", run: cont }] }, { policy: Policy.rules({ rules: [{ id: "no-fail", match: "srv/fail", decision: "deny" }], default: "allow" }) })
+      const { layer } = client({ preToolCall: [{ match: "*", id: "a", run: cont }] }, {
+        policy: Policy.rules({ rules: [{ id: "no-fail", match: "srv/fail", decision: "deny" }], default: "allow" })
+      })
       const ok = yield* Effect.provide(call("echo"), layer)
       const receipt = ok._tag === "Success" ? ok.success.receipt : undefined
       assert.deepStrictEqual(receipt?.hooks.map((h) => h.id), ["a"])

@@ -6,12 +6,23 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
-import { type Denied, Interlock, NativeTool, Policy, type PolicyDecision, type PolicyShape, ToolCalls, ToolTransport } from "../src/index.ts"
+import {
+  type Denied,
+  Interlock,
+  NativeTool,
+  Policy,
+  type PolicyDecision,
+  type PolicyShape,
+  ToolCalls,
+  ToolTransport
+} from "../src/index.ts"
 
 const tools = ["a", "b", "c"].map((name) => NativeTool.make({ name, parameters: Schema.Struct({}), run: () => name }))
 
 const withPolicy = (shape: PolicyShape, hideDenied = false) =>
-  Interlock.layer({ policy: Layer.succeed(Policy, shape), hideDenied }).pipe(Layer.provide(ToolTransport.fromTools(tools)))
+  Interlock.layer({ policy: Layer.succeed(Policy, shape), hideDenied }).pipe(
+    Layer.provide(ToolTransport.fromTools(tools))
+  )
 
 const reasonOf = (error: unknown) => (error as Denied).reason
 
@@ -22,8 +33,12 @@ describe("policy over reads, gets and listings", () => {
       const layer = withPolicy({
         decide: () => Effect.succeed(Policy.allow()),
         decideOperation: (operation) => {
-          seen.push(operation._tag === "ReadResource" ? operation.uri : `${operation.name}:${JSON.stringify(operation.args)}`)
-          if (operation._tag === "ReadResource") return Effect.succeed(operation.uri.includes("secret") ? Policy.deny("no secrets", "r1") : Policy.allow())
+          seen.push(
+            operation._tag === "ReadResource" ? operation.uri : `${operation.name}:${JSON.stringify(operation.args)}`
+          )
+          if (operation._tag === "ReadResource") {
+            return Effect.succeed(operation.uri.includes("secret") ? Policy.deny("no secrets", "r1") : Policy.allow())
+          }
           return Effect.succeed(Policy.ask("a human", "p1"))
         }
       })
@@ -34,7 +49,11 @@ describe("policy over reads, gets and listings", () => {
       const passed = yield* Effect.flip(calls.readResource("local", "file:///public"))
       assert.notStrictEqual(passed._tag, "Denied")
       const asked = yield* Effect.flip(calls.getPrompt("local", "greet", { who: "x" }))
-      assert.deepStrictEqual(reasonOf(asked), { _tag: "PolicyDenied", rule: "p1", message: "approval is not available for this operation (a human)" })
+      assert.deepStrictEqual(reasonOf(asked), {
+        _tag: "PolicyDenied",
+        rule: "p1",
+        message: "approval is not available for this operation (a human)"
+      })
       assert.deepStrictEqual(seen, ["file:///secret", "file:///public", `greet:{"who":"x"}`])
     }))
 
@@ -44,9 +63,16 @@ describe("policy over reads, gets and listings", () => {
         throw new Error("thrown")
       })
       for (const answer of [Effect.die("boom"), throwing]) {
-        const calls = yield* Effect.provide(Effect.service(ToolCalls), withPolicy({ decide: () => Effect.succeed(Policy.allow()), decideOperation: () => answer }))
+        const calls = yield* Effect.provide(
+          Effect.service(ToolCalls),
+          withPolicy({ decide: () => Effect.succeed(Policy.allow()), decideOperation: () => answer })
+        )
         const error = yield* Effect.flip(calls.readResource("local", "u"))
-        assert.deepStrictEqual(reasonOf(error), { _tag: "PolicyDenied", rule: undefined, message: "the policy failed to decide" })
+        assert.deepStrictEqual(reasonOf(error), {
+          _tag: "PolicyDenied",
+          rule: undefined,
+          message: "the policy failed to decide"
+        })
       }
     }))
 
@@ -58,12 +84,21 @@ describe("policy over reads, gets and listings", () => {
         visible: () => false,
         visibleTools: (listed) => Effect.sync(() => (asked++, listed.filter((tool) => tool.name !== "b")))
       }
-      const hidden = yield* Effect.provide(Effect.flatMap(Effect.service(ToolCalls), (c) => c.listTools()), withPolicy(shape, true))
+      const hidden = yield* Effect.provide(
+        Effect.flatMap(Effect.service(ToolCalls), (c) => c.listTools()),
+        withPolicy(shape, true)
+      )
       assert.deepStrictEqual(hidden.map((tool) => tool.name), ["a", "c"])
-      const all = yield* Effect.provide(Effect.flatMap(Effect.service(ToolCalls), (c) => c.listTools()), withPolicy(shape, false))
+      const all = yield* Effect.provide(
+        Effect.flatMap(Effect.service(ToolCalls), (c) => c.listTools()),
+        withPolicy(shape, false)
+      )
       assert.deepStrictEqual(all.map((tool) => tool.name), ["a", "b", "c"])
       assert.strictEqual(asked, 1)
-      const failing = yield* Effect.provide(Effect.flatMap(Effect.service(ToolCalls), (c) => c.listTools()), withPolicy({ ...shape, visibleTools: () => Effect.die("boom") }, true))
+      const failing = yield* Effect.provide(
+        Effect.flatMap(Effect.service(ToolCalls), (c) => c.listTools()),
+        withPolicy({ ...shape, visibleTools: () => Effect.die("boom") }, true)
+      )
       assert.deepStrictEqual(failing, [])
     }))
 })

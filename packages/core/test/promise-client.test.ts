@@ -1,7 +1,7 @@
 /** Interlock.client: the Promise API over native tools, with the same hooks, policy, receipts and errors. */
 import { assert, describe, it } from "@effect/vitest"
-import { inspect } from "node:util"
 import { Context, Effect, Layer, Schema } from "effect"
+import { inspect } from "node:util"
 import {
   ClientClosed,
   ConfigError,
@@ -22,16 +22,28 @@ import * as PromiseClient from "../src/PromiseClient.ts"
 import { RecordingTransport, ScriptedApprover } from "../src/testing/index.ts"
 import { recordingTransport, SECRET } from "./fixtures.ts"
 
-const echo = NativeTool.make({ name: "echo", parameters: Schema.Struct({ text: Schema.String }), run: ({ text }) => `echo: ${text}` })
+const echo = NativeTool.make({
+  name: "echo",
+  parameters: Schema.Struct({ text: Schema.String }),
+  run: ({ text }) => `echo: ${text}`
+})
 
-const policy = Policy.rules({ rules: [{ id: "echo-ok", match: "local/echo", decision: "allow" }, { id: "ask-wait", match: "local/wait", decision: "ask" }], default: "deny" })
+const policy = Policy.rules({
+  rules: [{ id: "echo-ok", match: "local/echo", decision: "allow" }, {
+    id: "ask-wait",
+    match: "local/wait",
+    decision: "ask"
+  }],
+  default: "deny"
+})
 
 /** A rejection, or a failed assertion when the Promise resolved. */
 const rejected = (promise: Promise<unknown>): Promise<unknown> =>
   promise.then((value) => assert.fail(`expected a rejection, got ${inspect(value)}`), (error: unknown) => error)
 
 /** Every way an app might print an error. */
-const printed = (error: unknown): string => `${String(error)} ${inspect(error, { depth: 10 })} ${JSON.stringify(error)} ${(error as Error).stack}`
+const printed = (error: unknown): string =>
+  `${String(error)} ${inspect(error, { depth: 10 })} ${JSON.stringify(error)} ${(error as Error).stack}`
 
 /** A tool that never answers, and records that it was interrupted. */
 const hanging = (interrupted: Array<string>) =>
@@ -45,7 +57,13 @@ describe("Interlock.client", () => {
   it("calls a tool through a rewriting hook and the policy; the result carries its receipt", async () => {
     const recording = RecordingTransport.make([echo])
     const client = Interlock.client({
-      hooks: { preToolCall: [{ match: "*", id: "shout", run: (call) => Verdict.rewrite({ args: { text: String(call.args.text).toUpperCase() } }) }] },
+      hooks: {
+        preToolCall: [{
+          match: "*",
+          id: "shout",
+          run: (call) => Verdict.rewrite({ args: { text: String(call.args.text).toUpperCase() } })
+        }]
+      },
       policy,
       transport: recording.layer
     })
@@ -73,7 +91,11 @@ describe("Interlock.client", () => {
     if (!(error instanceof Denied)) return assert.fail("not Denied")
     assert.strictEqual(error._tag, "Denied")
     assert.strictEqual(error.message, "denied by policy: no policy rule allows this call")
-    assert.deepStrictEqual(error.reason, { _tag: "PolicyDenied", rule: undefined, message: "no policy rule allows this call" })
+    assert.deepStrictEqual(error.reason, {
+      _tag: "PolicyDenied",
+      rule: undefined,
+      message: "no policy rule allows this call"
+    })
     assert.strictEqual(error.receipt?.outcome, "denied")
     assert.isFalse(error.receipt?.sent)
     assert.strictEqual(error.receipt?.policy?.decision, "deny")
@@ -84,7 +106,13 @@ describe("Interlock.client", () => {
   it("a rejection holds neither the call's arguments nor what a hook raised", async () => {
     const recording = RecordingTransport.make([echo])
     const client = Interlock.client({
-      hooks: { preToolCall: [{ match: "local/echo", id: "boom", run: (call) => Promise.reject(new Error(`leaked ${SECRET} ${JSON.stringify(call.args)}`)) }] },
+      hooks: {
+        preToolCall: [{
+          match: "local/echo",
+          id: "boom",
+          run: (call) => Promise.reject(new Error(`leaked ${SECRET} ${JSON.stringify(call.args)}`))
+        }]
+      },
       policy,
       transport: recording.layer
     })
@@ -115,7 +143,12 @@ describe("Interlock.client", () => {
       readResource: () => Effect.die(SECRET),
       getPrompt: () => Effect.die(SECRET)
     }))
-    for (const operation of [defective.callTool({ serverId: "srv", name: "echo", args: { text: SECRET } }), defective.listTools()]) {
+    for (
+      const operation of [
+        defective.callTool({ serverId: "srv", name: "echo", args: { text: SECRET } }),
+        defective.listTools()
+      ]
+    ) {
       const error = await rejected(operation)
       assert.instanceOf(error, Defect)
       assert.strictEqual((error as Defect)._tag, "Defect")
@@ -129,7 +162,11 @@ describe("Interlock.client", () => {
     const transport = recordingTransport()
     const client = Interlock.client({
       hooks: {
-        resourceRead: [{ match: "*", id: "no-secrets", run: (uri) => (uri.includes("secret") ? Verdict.deny("not that one") : Verdict.continue) }],
+        resourceRead: [{
+          match: "*",
+          id: "no-secrets",
+          run: (uri) => (uri.includes("secret") ? Verdict.deny("not that one") : Verdict.continue)
+        }],
         promptGet: [{ match: "*", id: "city", run: () => Verdict.rewrite({ args: { city: "Lyon" } }) }]
       },
       policy: Policy.allowAll,
@@ -139,7 +176,11 @@ describe("Interlock.client", () => {
     assert.strictEqual(read.contents[0]?.text, "contents")
     const denied = await rejected(client.readResource("srv", "file:///secret.txt"))
     assert.instanceOf(denied, Denied)
-    assert.deepStrictEqual((denied as Denied).reason, { _tag: "HookDenied", hookId: "no-secrets", message: "not that one" })
+    assert.deepStrictEqual((denied as Denied).reason, {
+      _tag: "HookDenied",
+      hookId: "no-secrets",
+      message: "not that one"
+    })
     const prompt = await client.getPrompt("srv", "weather", { city: "Paris" })
     assert.deepStrictEqual(prompt.messages[0]?.content, { type: "text", text: JSON.stringify({ city: "Lyon" }) })
     assert.deepStrictEqual(transport.log.reads, ["file:///notes.txt"])
@@ -148,11 +189,16 @@ describe("Interlock.client", () => {
 
   it("runs many calls concurrently on one build of the Layers", async () => {
     let builds = 0
-    const counted = Layer.effect(ToolTransport, Effect.sync(() => builds++).pipe(Effect.andThen(Effect.service(ToolTransport)))).pipe(
+    const counted = Layer.effect(
+      ToolTransport,
+      Effect.sync(() => builds++).pipe(Effect.andThen(Effect.service(ToolTransport)))
+    ).pipe(
       Layer.provide(ToolTransport.fromTools([echo]))
     )
     const client = Interlock.client({ policy, transport: counted })
-    const texts = await Promise.all(Array.from({ length: 50 }, (_, i) => client.callTool({ serverId: "local", name: "echo", args: { text: `${i}` } })))
+    const texts = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => client.callTool({ serverId: "local", name: "echo", args: { text: `${i}` } }))
+    )
     assert.deepStrictEqual(texts.map((result) => result.text), Array.from({ length: 50 }, (_, i) => `echo: ${i}`))
     assert.strictEqual(builds, 1)
     await client.close()
@@ -161,7 +207,9 @@ describe("Interlock.client", () => {
   it("close interrupts calls in flight (ClientClosed), releases the Layers, and refuses later calls", async () => {
     const interrupted: Array<string> = []
     const events: Array<string> = []
-    const released = Layer.effectDiscard(Effect.addFinalizer(() => Effect.sync(() => events.push("transport released"))))
+    const released = Layer.effectDiscard(
+      Effect.addFinalizer(() => Effect.sync(() => events.push("transport released")))
+    )
     const recording = RecordingTransport.make([echo, hanging(interrupted)])
     const client = Interlock.client({
       policy: Policy.allowAll,
@@ -177,12 +225,14 @@ describe("Interlock.client", () => {
     assert.strictEqual((error as ClientClosed).message, "the Interlock client is closed")
     assert.deepStrictEqual(interrupted, ["wait"])
     assert.deepStrictEqual(events, ["transport released"])
-    for (const later of [
-      client.callTool({ serverId: "local", name: "echo", args: { text: "x" } }),
-      client.listTools(),
-      client.readResource("local", "file:///x"),
-      client.getPrompt("local", "p")
-    ]) {
+    for (
+      const later of [
+        client.callTool({ serverId: "local", name: "echo", args: { text: "x" } }),
+        client.listTools(),
+        client.readResource("local", "file:///x"),
+        client.getPrompt("local", "p")
+      ]
+    ) {
       const refused = await rejected(later)
       assert.instanceOf(refused, ClientClosed)
       assert.strictEqual((refused as ClientClosed)._tag, "ClientClosed")
@@ -192,7 +242,10 @@ describe("Interlock.client", () => {
 
   it("closing a client that never ran builds nothing", async () => {
     let builds = 0
-    const transport = Layer.effect(ToolTransport, Effect.sync(() => builds++).pipe(Effect.andThen(Effect.service(ToolTransport)))).pipe(
+    const transport = Layer.effect(
+      ToolTransport,
+      Effect.sync(() => builds++).pipe(Effect.andThen(Effect.service(ToolTransport)))
+    ).pipe(
       Layer.provide(ToolTransport.fromTools([echo]))
     )
     const client = Interlock.client({ policy, transport })
@@ -211,7 +264,12 @@ describe("Interlock.client", () => {
     controller.abort()
     assert.instanceOf(await call, Interrupted)
     assert.deepStrictEqual(interrupted, ["wait"])
-    assert.instanceOf(await rejected(client.callTool({ serverId: "local", name: "echo", args: { text: "x" } }, { signal: controller.signal })), Interrupted)
+    assert.instanceOf(
+      await rejected(
+        client.callTool({ serverId: "local", name: "echo", args: { text: "x" } }, { signal: controller.signal })
+      ),
+      Interrupted
+    )
     assert.strictEqual(recording.calls.length, 1)
     const ok = await client.callTool({ serverId: "local", name: "echo", args: { text: "after" } })
     assert.strictEqual(ok.text, "echo: after")
@@ -244,9 +302,18 @@ describe("Interlock.client", () => {
   })
 
   it("an Ask goes to the approvals Layer: a scripted allow lets the call through, and its receipt says so", async () => {
-    const approver = ScriptedApprover.make([{ decision: "allow", by: "alice" }, { decision: "deny", reason: "not twice" }])
-    const ask = Policy.rules({ rules: [{ id: "ask-echo", match: "local/echo", decision: "ask", reason: "echo needs a person" }] })
-    const client = Interlock.client({ policy: ask, approvals: approver.layer, transport: ToolTransport.fromTools([echo]) })
+    const approver = ScriptedApprover.make([{ decision: "allow", by: "alice" }, {
+      decision: "deny",
+      reason: "not twice"
+    }])
+    const ask = Policy.rules({
+      rules: [{ id: "ask-echo", match: "local/echo", decision: "ask", reason: "echo needs a person" }]
+    })
+    const client = Interlock.client({
+      policy: ask,
+      approvals: approver.layer,
+      transport: ToolTransport.fromTools([echo])
+    })
     const allowed = await client.callTool({ serverId: "local", name: "echo", args: { text: "a" } })
     assert.deepStrictEqual(allowed.receipt?.approval, { decision: "allow", source: "approver", by: "alice" })
     const refused = await rejected(client.callTool({ serverId: "local", name: "echo", args: { text: "b" } }))
@@ -262,11 +329,16 @@ describe("Interlock.client", () => {
     class Secrets extends Context.Service<Secrets, { readonly key: string }>()("test/Secrets") {}
     const needsSecrets = () => Effect.map(Effect.service(Secrets), () => Verdict.continue)
     const build = () =>
-      // @ts-expect-error: a Promise client cannot provide Secrets to its hooks
-      Interlock.client({ hooks: { preToolCall: [{ match: "*", run: needsSecrets }] }, policy, transport: ToolTransport.fromTools([echo]) })
+      Interlock.client({
+        // @ts-expect-error: a Promise client cannot provide Secrets to its hooks
+        hooks: { preToolCall: [{ match: "*", run: needsSecrets }] },
+        policy,
+        transport: ToolTransport.fromTools([echo])
+      })
     assert.isFunction(build)
   })
 })
 
 /** The fixture transport's shape, for a test that replaces one of its operations. */
-const recordingTransportShape = () => Effect.runSync(Effect.service(ToolTransport).pipe(Effect.provide(recordingTransport().layer)))
+const recordingTransportShape = () =>
+  Effect.runSync(Effect.service(ToolTransport).pipe(Effect.provide(recordingTransport().layer)))

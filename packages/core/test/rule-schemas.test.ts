@@ -24,7 +24,22 @@ const VALUES: Record<string, unknown> = {
   "hints-not-boolean": { openWorldHint: "no" }
 }
 const pick = (value: unknown): unknown => (typeof value === "string" && value in VALUES ? VALUES[value] : value)
-const Matchers = Schema.Literals(["*", "any", "fs/read_file", "Read-File", "fs/*", "/x", "x/", "", " ", 3, "regexp", "regexp-flag", "regexp-backref", "regex-extra"])
+const Matchers = Schema.Literals([
+  "*",
+  "any",
+  "fs/read_file",
+  "Read-File",
+  "fs/*",
+  "/x",
+  "x/",
+  "",
+  " ",
+  3,
+  "regexp",
+  "regexp-flag",
+  "regexp-backref",
+  "regex-extra"
+])
 
 const RuleRecord = Schema.Struct({
   id: Schema.optionalKey(Schema.Literals(["r", "", 1])),
@@ -64,19 +79,26 @@ const firstField = <A>(exit: Exit.Exit<A, Schema.SchemaError>): string | undefin
 }
 
 describe("core's rule Schemas", () => {
-  it.effect.prop("a policy rule compiles exactly when the PolicyRule Schema accepts it, and the error names the field it blames", [RuleRecord], ([record]) =>
-    Effect.sync(() => {
-      const rule = withValues(record)
-      const field = firstField(Schema.decodeUnknownExit(PolicyRule, { onExcessProperty: "error" })(rule))
-      const compiled = compileAny({ rules: [rule] })
-      assert.strictEqual(compiled instanceof ConfigError, field !== undefined, JSON.stringify(record))
-      if (compiled instanceof ConfigError && field !== undefined) {
-        assert.strictEqual(compiled.path, "policy.rules[0]")
-        assert.include(compiled.detail, field)
-      }
-    }))
+  it.effect.prop(
+    "a policy rule compiles exactly when the PolicyRule Schema accepts it, and the error names the field it blames",
+    [RuleRecord],
+    ([record]) =>
+      Effect.sync(() => {
+        const rule = withValues(record)
+        const field = firstField(Schema.decodeUnknownExit(PolicyRule, { onExcessProperty: "error" })(rule))
+        const compiled = compileAny({ rules: [rule] })
+        assert.strictEqual(compiled instanceof ConfigError, field !== undefined, JSON.stringify(record))
+        if (compiled instanceof ConfigError && field !== undefined) {
+          assert.strictEqual(compiled.path, "policy.rules[0]")
+          assert.include(compiled.detail, field)
+        }
+      })
+  )
 
-  it.effect.prop("a postToolCall entry compiles exactly when the HookEntry Schema accepts it, object or tuple", [EntryRecord, Schema.Boolean], ([record, asTuple]) =>
+  it.effect.prop("a postToolCall entry compiles exactly when the HookEntry Schema accepts it, object or tuple", [
+    EntryRecord,
+    Schema.Boolean
+  ], ([record, asTuple]) =>
     Effect.gen(function*() {
       const { match, run, ...options } = withValues(record)
       const entry = asTuple ? [match, run, options] : { match, run, ...options }
@@ -92,11 +114,18 @@ describe("core's rule Schemas", () => {
     }))
 
   it("MatcherInput refuses what parseMatcher refuses, in parseMatcher's words", () => {
-    for (const [input, words] of [["/x", "empty server part"], [{ server: "fs", regex: /(?=a)/ }, "linear time"], [" ", "must not be empty"]] as const) {
+    for (
+      const [input, words] of [["/x", "empty server part"], [{ server: "fs", regex: /(?=a)/ }, "linear time"], [
+        " ",
+        "must not be empty"
+      ]] as const
+    ) {
       const exit = Schema.decodeUnknownExit(MatcherInput)(input)
       assert.isTrue(Exit.isFailure(exit))
       const failure = Exit.isFailure(exit) ? exit.cause.reasons[0] : undefined
-      const message = failure?._tag === "Fail" ? SchemaIssue.makeFormatterStandardSchemaV1()(failure.error.issue).issues[0].message : ""
+      const message = failure?._tag === "Fail"
+        ? SchemaIssue.makeFormatterStandardSchemaV1()(failure.error.issue).issues[0].message
+        : ""
       assert.include(message, words)
     }
     assert.isTrue(Exit.isSuccess(Schema.decodeUnknownExit(MatcherInput)({ server: "fs", regex: /^read/ })))

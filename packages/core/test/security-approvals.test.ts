@@ -14,8 +14,14 @@ const askEverything = Policy.rules({ rules: [{ id: "ask", match: "*", decision: 
 const askedCall = (answer: unknown) =>
   Effect.gen(function*() {
     const transport = recordingTransport()
-    const layer = Interlock.layer({ policy: askEverything, approvals: Approvals.layer({ approver: () => answer as never }) }).pipe(Layer.provide(transport.layer))
-    const result = yield* Effect.provide(Effect.flatMap(ToolCalls, (calls) => Effect.result(calls.callTool({ serverId: "srv", name: "echo", args: {} }))), layer)
+    const layer = Interlock.layer({
+      policy: askEverything,
+      approvals: Approvals.layer({ approver: () => answer as never })
+    }).pipe(Layer.provide(transport.layer))
+    const result = yield* Effect.provide(
+      Effect.flatMap(ToolCalls, (calls) => Effect.result(calls.callTool({ serverId: "srv", name: "echo", args: {} }))),
+      layer
+    )
     const receipt = result._tag === "Success" ? result.success.receipt : result.failure.receipt
     return { approval: receipt?.approval, sent: transport.log.calls.length }
   })
@@ -34,7 +40,8 @@ describe("approval attribution", () => {
     [Schema.Struct({ via: Schema.Unknown, by: Schema.Unknown })],
     ([junk]) =>
       Effect.gen(function*() {
-        const valid = (junk.via === undefined || junk.via === "console" || junk.via === "elicitation") && (junk.by === undefined || typeof junk.by === "string")
+        const valid = (junk.via === undefined || junk.via === "console" || junk.via === "elicitation") &&
+          (junk.by === undefined || typeof junk.by === "string")
         const { approval, sent } = yield* askedCall({ decision: "allow", ...junk })
         assert.strictEqual(approval?.decision, valid ? "allow" : "deny")
         assert.strictEqual(sent, valid ? 1 : 0)

@@ -23,7 +23,10 @@ describe("security: listings", () => {
         if (result._tag === "Failure") {
           assert.strictEqual(result.failure._tag, "HookFailed")
           assert.strictEqual(result.failure._tag === "HookFailed" ? result.failure.kind : undefined, "bad_return")
-          assert.notInclude(JSON.stringify(result.failure), name === "Echo" ? "Echo" : JSON.stringify(name).slice(1, -1))
+          assert.notInclude(
+            JSON.stringify(result.failure),
+            name === "Echo" ? "Echo" : JSON.stringify(name).slice(1, -1)
+          )
         }
       }
     }))

@@ -7,12 +7,32 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Result, Schema } from "effect"
 import { makeSelector, SELECTION_CACHE_BYTES } from "../src/HookChain.ts"
 import { Hooks } from "../src/Hooks.ts"
-import { canonicalName, ConfigError, Interlock, parseMatcher, Policy, sameName, ToolCalls, Verdict } from "../src/index.ts"
+import {
+  canonicalName,
+  ConfigError,
+  Interlock,
+  parseMatcher,
+  Policy,
+  sameName,
+  ToolCalls,
+  Verdict
+} from "../src/index.ts"
 import { NAME_CACHE_BYTES, nameCacheBytes } from "../src/Names.ts"
 import { recordingTransport } from "./fixtures.ts"
 
 /** Default-ignorable code points and white space an attacker can slip into a name. */
-const IGNORABLES = ["\u200B", "\u200C", "\u200D", "\u00AD", "\u2060", "\uFEFF", "\u180E", "\uFE0F", "\u034F", "\u{E0061}"]
+const IGNORABLES = [
+  "\u200B",
+  "\u200C",
+  "\u200D",
+  "\u00AD",
+  "\u2060",
+  "\uFEFF",
+  "\u180E",
+  "\uFE0F",
+  "\u034F",
+  "\u{E0061}"
+]
 const SPACES = [" ", "\t", "\n", "\u00A0", "\u3000", "\u2003"]
 
 /** A plain tool name, as a config would write it. */
@@ -45,7 +65,24 @@ const disguise = (name: string, edits: ReadonlyArray<typeof Edit.Type>): string 
 
 /** Latin letters and a Cyrillic or Greek lookalike of each. */
 const LATIN_TO_LOOKALIKE: Readonly<Record<string, string>> = {
-  a: "а", e: "е", o: "ο", p: "р", c: "с", y: "у", x: "χ", s: "ѕ", i: "і", j: "ј", h: "һ", d: "ԁ", q: "ԛ", w: "ԝ", l: "ӏ", v: "ν", u: "υ", k: "κ"
+  a: "а",
+  e: "е",
+  o: "ο",
+  p: "р",
+  c: "с",
+  y: "у",
+  x: "χ",
+  s: "ѕ",
+  i: "і",
+  j: "ј",
+  h: "һ",
+  d: "ԁ",
+  q: "ԛ",
+  w: "ԝ",
+  l: "ӏ",
+  v: "ν",
+  u: "υ",
+  k: "κ"
 }
 
 /** Swaps the letters at `positions` (where they have a lookalike) for their lookalikes. */
@@ -62,14 +99,27 @@ const swapLookalikes = (name: string, positions: ReadonlyArray<number>): string 
 const denying = (name: string) => {
   const transport = recordingTransport()
   const layer = Interlock.layer({
-    policy: Policy.rules({ rules: [{ id: "deny-it", match: `srv/${name}`, decision: "deny" }, { id: "rest", match: "*", decision: "allow" }], default: "deny" })
+    policy: Policy.rules({
+      rules: [{ id: "deny-it", match: `srv/${name}`, decision: "deny" }, { id: "rest", match: "*", decision: "allow" }],
+      default: "deny"
+    })
   }).pipe(Layer.provide(transport.layer))
   return { log: transport.log, layer }
 }
 
 describe("security: names", () => {
   it("invisible characters, surrounding white space, case and width do not make a new name", () => {
-    for (const disguised of ["read\u200B_file", "\u00ADread_file", "read_fi\u200Dle", " read_file\t", "\uFEFFread_file", "ｒｅａｄ_ｆｉｌｅ", "READ-FILE"]) {
+    for (
+      const disguised of [
+        "read\u200B_file",
+        "\u00ADread_file",
+        "read_fi\u200Dle",
+        " read_file\t",
+        "\uFEFFread_file",
+        "ｒｅａｄ_ｆｉｌｅ",
+        "READ-FILE"
+      ]
+    ) {
       assert.strictEqual(canonicalName(disguised), canonicalName("read_file"), JSON.stringify(disguised))
     }
     assert.isFalse(sameName("read file", "read_file"))
@@ -85,9 +135,16 @@ describe("security: names", () => {
         const disguised = disguise(name, edits)
         assert.strictEqual(canonicalName(disguised), canonicalName(name))
         const { log, layer } = denying(name)
-        const error = yield* Effect.flip(Effect.flatMap(ToolCalls, (calls) => calls.callTool({ serverId: "srv", name: disguised })).pipe(Effect.provide(layer)))
+        const error = yield* Effect.flip(
+          Effect.flatMap(ToolCalls, (calls) => calls.callTool({ serverId: "srv", name: disguised })).pipe(
+            Effect.provide(layer)
+          )
+        )
         assert.strictEqual(error._tag, "Denied")
-        assert.strictEqual(error._tag === "Denied" && error.reason._tag === "PolicyDenied" ? error.reason.rule : undefined, "deny-it")
+        assert.strictEqual(
+          error._tag === "Denied" && error.reason._tag === "PolicyDenied" ? error.reason.rule : undefined,
+          "deny-it"
+        )
         // Nothing reached the transport.
         assert.deepStrictEqual(log.calls, [])
       }),
@@ -96,7 +153,13 @@ describe("security: names", () => {
 
   it.effect.prop(
     "a lookalike (Cyrillic/Greek letters) of a denied name is denied by the policy and by tools.deny; an allow rule does not allow it",
-    [PlainName, Schema.Array(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 40 }))).check(Schema.isMinLength(1), Schema.isMaxLength(4))],
+    [
+      PlainName,
+      Schema.Array(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 40 }))).check(
+        Schema.isMinLength(1),
+        Schema.isMaxLength(4)
+      )
+    ],
     ([name, positions]) =>
       Effect.gen(function*() {
         const lookalike = swapLookalikes(name, positions)
@@ -104,16 +167,38 @@ describe("security: names", () => {
         const plain = target === lookalike ? name : `o${name}`
         assert.notStrictEqual(canonicalName(target), canonicalName(plain))
         const denied = denying(plain)
-        const error = yield* Effect.flip(Effect.flatMap(ToolCalls, (calls) => calls.callTool({ serverId: "srv", name: target })).pipe(Effect.provide(denied.layer)))
-        assert.strictEqual(error._tag === "Denied" && error.reason._tag === "PolicyDenied" ? error.reason.rule : undefined, "deny-it")
+        const error = yield* Effect.flip(
+          Effect.flatMap(ToolCalls, (calls) => calls.callTool({ serverId: "srv", name: target })).pipe(
+            Effect.provide(denied.layer)
+          )
+        )
+        assert.strictEqual(
+          error._tag === "Denied" && error.reason._tag === "PolicyDenied" ? error.reason.rule : undefined,
+          "deny-it"
+        )
         const filtered = recordingTransport()
-        const hidden = Interlock.layer({ policy: Policy.allowAll, tools: { deny: [`srv/${plain}`] } }).pipe(Layer.provide(filtered.layer))
-        const notExposed = yield* Effect.flip(Effect.flatMap(ToolCalls, (calls) => calls.callTool({ serverId: "srv", name: target })).pipe(Effect.provide(hidden)))
+        const hidden = Interlock.layer({ policy: Policy.allowAll, tools: { deny: [`srv/${plain}`] } }).pipe(
+          Layer.provide(filtered.layer)
+        )
+        const notExposed = yield* Effect.flip(
+          Effect.flatMap(ToolCalls, (calls) => calls.callTool({ serverId: "srv", name: target })).pipe(
+            Effect.provide(hidden)
+          )
+        )
         assert.strictEqual(notExposed._tag === "Denied" ? notExposed.reason._tag : undefined, "NotExposed")
         const allowing = recordingTransport()
-        const onlyPlain = Interlock.layer({ policy: Policy.rules({ rules: [{ id: "plain", match: `srv/${plain}`, decision: "allow" }], default: "deny" }) }).pipe(Layer.provide(allowing.layer))
-        const refused = yield* Effect.flip(Effect.flatMap(ToolCalls, (calls) => calls.callTool({ serverId: "srv", name: target })).pipe(Effect.provide(onlyPlain)))
-        assert.strictEqual(refused._tag === "Denied" && refused.reason._tag === "PolicyDenied" ? refused.reason.rule : "allowed", undefined)
+        const onlyPlain = Interlock.layer({
+          policy: Policy.rules({ rules: [{ id: "plain", match: `srv/${plain}`, decision: "allow" }], default: "deny" })
+        }).pipe(Layer.provide(allowing.layer))
+        const refused = yield* Effect.flip(
+          Effect.flatMap(ToolCalls, (calls) => calls.callTool({ serverId: "srv", name: target })).pipe(
+            Effect.provide(onlyPlain)
+          )
+        )
+        assert.strictEqual(
+          refused._tag === "Denied" && refused.reason._tag === "PolicyDenied" ? refused.reason.rule : "allowed",
+          undefined
+        )
         assert.deepStrictEqual([...denied.log.calls, ...filtered.log.calls, ...allowing.log.calls], [])
       }),
     { arbitrary: { runs: 60 } }
@@ -129,7 +214,12 @@ describe("security: names", () => {
 
   it.effect("a burst of distinct long names leaves the hook selection cache under its byte bound", () =>
     Effect.gen(function*() {
-      const hooks = yield* Effect.provide(Effect.gen(function*() { return yield* Hooks }), Hooks.layer({ preToolCall: [{ match: "*", run: () => Verdict.continue }] }))
+      const hooks = yield* Effect.provide(
+        Effect.gen(function*() {
+          return yield* Hooks
+        }),
+        Hooks.layer({ preToolCall: [{ match: "*", run: () => Verdict.continue }] })
+      )
       const select = makeSelector(hooks.byEvent)
       const base = "n".repeat(1024 * 1024)
       for (let i = 0; i < 40; i++) assert.strictEqual(select("preToolCall", "srv", `${i}${base}`).length, 1)
@@ -162,7 +252,9 @@ describe("security: names", () => {
         }
       }
       const built = yield* Effect.flip(Effect.scoped(Layer.build(
-        Interlock.layer({ policy: Policy.allowAll, tools: { deny: [{ server: "srv", regex: /(?=a)b/ }] } }).pipe(Layer.provide(recordingTransport().layer))
+        Interlock.layer({ policy: Policy.allowAll, tools: { deny: [{ server: "srv", regex: /(?=a)b/ }] } }).pipe(
+          Layer.provide(recordingTransport().layer)
+        )
       )))
       assert.instanceOf(built, ConfigError)
       assert.strictEqual((built as ConfigError).path, "tools.deny[0]")
@@ -172,45 +264,96 @@ describe("security: names", () => {
 
 /** Uppercase Latin letters and a Cyrillic, Greek or Armenian uppercase lookalike of each. */
 const UPPER_LOOKALIKE: Readonly<Record<string, string>> = {
-  A: "А", B: "Β", C: "С", E: "Е", H: "Н", I: "І", J: "Ј", K: "Κ", M: "М", N: "Ν", O: "Օ", P: "Р", T: "Т", X: "Х", Y: "Υ", S: "Ѕ", Z: "Ζ"
+  A: "А",
+  B: "Β",
+  C: "С",
+  E: "Е",
+  H: "Н",
+  I: "І",
+  J: "Ј",
+  K: "Κ",
+  M: "М",
+  N: "Ν",
+  O: "Օ",
+  P: "Р",
+  T: "Т",
+  X: "Х",
+  Y: "Υ",
+  S: "Ѕ",
+  Z: "Ζ"
 }
 
 /** Regex deny rules, as tools.deny and as policy rules. */
 const regexDenying = (regex: RegExp) => {
   const transport = recordingTransport()
   const layer = Interlock.layer({
-    policy: Policy.rules({ rules: [{ id: "deny-re", match: { server: "srv", regex }, decision: "deny" }, { id: "rest", match: "*", decision: "allow" }], default: "deny" })
+    policy: Policy.rules({
+      rules: [{ id: "deny-re", match: { server: "srv", regex }, decision: "deny" }, {
+        id: "rest",
+        match: "*",
+        decision: "allow"
+      }],
+      default: "deny"
+    })
   }).pipe(Layer.provide(transport.layer))
   const hidden = recordingTransport()
-  const hiddenLayer = Interlock.layer({ policy: Policy.allowAll, tools: { deny: [{ server: "srv", regex }] } }).pipe(Layer.provide(hidden.layer))
+  const hiddenLayer = Interlock.layer({ policy: Policy.allowAll, tools: { deny: [{ server: "srv", regex }] } }).pipe(
+    Layer.provide(hidden.layer)
+  )
   return { log: () => [...transport.log.calls, ...hidden.log.calls], layer, hiddenLayer }
 }
 
 const callOn = (layer: ReturnType<typeof denying>["layer"], name: string) =>
-  Effect.flip(Effect.flatMap(ToolCalls, (calls) => calls.callTool({ serverId: "srv", name })).pipe(Effect.provide(layer)))
+  Effect.flip(
+    Effect.flatMap(ToolCalls, (calls) => calls.callTool({ serverId: "srv", name })).pipe(Effect.provide(layer))
+  )
 
 describe("security: uppercase lookalikes and regex rules", () => {
   it.effect("uppercase Cyrillic/Greek/Armenian lookalikes of a denied name are denied", () =>
     Effect.gen(function*() {
-      for (const [plain, target] of [["mkdir", "МKDIR"], ["mkdir", "ΜKDIR"], ["net_send", "ΝET_SEND"], ["net_send", "NEТ_SEND"], ["road_file", "rօad_file"], ["read_file", "rеad_file"]]) {
+      for (
+        const [plain, target] of [
+          ["mkdir", "МKDIR"],
+          ["mkdir", "ΜKDIR"],
+          ["net_send", "ΝET_SEND"],
+          ["net_send", "NEТ_SEND"],
+          ["road_file", "rօad_file"],
+          ["read_file", "rеad_file"]
+        ]
+      ) {
         const { log, layer } = denying(plain)
         const error = yield* callOn(layer, target)
-        assert.strictEqual(error._tag === "Denied" && error.reason._tag === "PolicyDenied" ? error.reason.rule : undefined, "deny-it", target)
+        assert.strictEqual(
+          error._tag === "Denied" && error.reason._tag === "PolicyDenied" ? error.reason.rule : undefined,
+          "deny-it",
+          target
+        )
         assert.deepStrictEqual(log.calls, [])
       }
     }))
 
   it.effect.prop(
     "an uppercase name with uppercase lookalikes swapped in is denied by a deny on the plain name",
-    [PlainName, Schema.Array(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 40 }))).check(Schema.isMinLength(1), Schema.isMaxLength(4))],
+    [
+      PlainName,
+      Schema.Array(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 40 }))).check(
+        Schema.isMinLength(1),
+        Schema.isMaxLength(4)
+      )
+    ],
     ([name, positions]) =>
       Effect.gen(function*() {
         const chars = [...name.toUpperCase()]
-        for (const at of positions) chars[at % chars.length] = UPPER_LOOKALIKE[chars[at % chars.length]] ?? chars[at % chars.length]
+        for (const at of positions) {
+          chars[at % chars.length] = UPPER_LOOKALIKE[chars[at % chars.length]] ?? chars[at % chars.length]
+        }
         const target = chars.join("")
         const { log, layer } = denying(name)
         const error = yield* callOn(layer, target)
-        assert.strictEqual(error._tag === "Denied" && error.reason._tag === "PolicyDenied" ? error.reason.rule : undefined, "deny-it")
+        assert.strictEqual(
+          error._tag === "Denied" && error.reason._tag === "PolicyDenied" ? error.reason.rule : undefined,
+          "deny-it"
+        )
         assert.deepStrictEqual(log.calls, [])
       }),
     { arbitrary: { runs: 60 } }
@@ -219,11 +362,28 @@ describe("security: uppercase lookalikes and regex rules", () => {
   it.effect("a regex deny rule is not escaped by ignorables, soft hyphens or lookalikes", () =>
     Effect.gen(function*() {
       const { log, layer, hiddenLayer } = regexDenying(/^delete-/)
-      for (const target of ["delete-all", "delete\u200B-all", "\u200Bdelete-all", "delete\u00AD-all", "dеlete-all", " delete-all"]) {
+      for (
+        const target of [
+          "delete-all",
+          "delete\u200B-all",
+          "\u200Bdelete-all",
+          "delete\u00AD-all",
+          "dеlete-all",
+          " delete-all"
+        ]
+      ) {
         const error = yield* callOn(layer, target)
-        assert.strictEqual(error._tag === "Denied" && error.reason._tag === "PolicyDenied" ? error.reason.rule : undefined, "deny-re", JSON.stringify(target))
+        assert.strictEqual(
+          error._tag === "Denied" && error.reason._tag === "PolicyDenied" ? error.reason.rule : undefined,
+          "deny-re",
+          JSON.stringify(target)
+        )
         const hidden = yield* callOn(hiddenLayer, target)
-        assert.strictEqual(hidden._tag === "Denied" ? hidden.reason._tag : undefined, "NotExposed", JSON.stringify(target))
+        assert.strictEqual(
+          hidden._tag === "Denied" ? hidden.reason._tag : undefined,
+          "NotExposed",
+          JSON.stringify(target)
+        )
       }
       assert.deepStrictEqual(log(), [])
     }))
@@ -232,10 +392,16 @@ describe("security: uppercase lookalikes and regex rules", () => {
     Effect.gen(function*() {
       const transport = recordingTransport()
       const layer = Interlock.layer({
-        policy: Policy.rules({ rules: [{ id: "allow-re", match: { server: "srv", regex: /^read-/ }, decision: "allow" }], default: "deny" })
+        policy: Policy.rules({
+          rules: [{ id: "allow-re", match: { server: "srv", regex: /^read-/ }, decision: "allow" }],
+          default: "deny"
+        })
       }).pipe(Layer.provide(transport.layer))
       const error = yield* callOn(layer, "rеad-file")
-      assert.strictEqual(error._tag === "Denied" && error.reason._tag === "PolicyDenied" ? error.reason.rule : "allowed", undefined)
+      assert.strictEqual(
+        error._tag === "Denied" && error.reason._tag === "PolicyDenied" ? error.reason.rule : "allowed",
+        undefined
+      )
       assert.deepStrictEqual(transport.log.calls, [])
     }))
 })

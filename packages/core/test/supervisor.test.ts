@@ -9,7 +9,6 @@ import { TestClock } from "effect/testing"
 import * as Supervisor from "../src/Supervisor.ts"
 import { atDeadline } from "./deadline.ts"
 
-
 const timedOut = (exit: Exit.Exit<Exit.Exit<unknown, unknown> | Supervisor.TimedOut, unknown>) =>
   Exit.isSuccess(exit) && Supervisor.isTimedOut(exit.value) ? exit.value : undefined
 
@@ -19,7 +18,11 @@ describe("Supervisor", () => {
       const scope = yield* Scope.make()
       const supervisor = yield* Scope.provide(Supervisor.make(1000), scope)
       let cleaned = false
-      const slowCleanup = Effect.never.pipe(Effect.ensuring(Effect.sleep(5).pipe(Effect.andThen(Effect.sync(() => { cleaned = true })))))
+      const slowCleanup = Effect.never.pipe(Effect.ensuring(
+        Effect.sleep(5).pipe(Effect.andThen(Effect.sync(() => {
+          cleaned = true
+        })))
+      ))
       const exit = yield* atDeadline(Supervisor.runWithin(supervisor, slowCleanup, 100), 100)
       assert.deepStrictEqual(timedOut(exit), { _tag: "TimedOut", detached: false })
       assert.strictEqual(supervisor.detached.size, 0)
@@ -47,7 +50,9 @@ describe("Supervisor", () => {
   it.effect("past the cap on detached fibers, a step fails closed at once and is never forked", () =>
     Effect.gen(function*() {
       const supervisor = yield* Supervisor.make(1000, 2)
-      for (let i = 0; i < 2; i++) yield* atDeadline(Supervisor.runWithin(supervisor, Effect.uninterruptible(Effect.never), 100), 100)
+      for (let i = 0; i < 2; i++) {
+        yield* atDeadline(Supervisor.runWithin(supervisor, Effect.uninterruptible(Effect.never), 100), 100)
+      }
       assert.strictEqual(supervisor.detached.size, 2)
       let ran = 0
       const fiber = yield* Effect.forkChild(Supervisor.runWithin(supervisor, Effect.sync(() => ++ran), 100))

@@ -1,8 +1,8 @@
 /** @interlock/core/testing itself: the recording transport, the scripted approver and the Arbitraries. */
 import { assert, describe, it } from "@effect/vitest"
-import { readFileSync } from "node:fs"
 import { Arbitrary, Effect, Fiber, Layer, Schema } from "effect"
 import { TestClock } from "effect/testing"
+import { readFileSync } from "node:fs"
 import { Canonical, canonicalName, Interlock, NativeTool, Policy, sameName, ToolCalls } from "../src/index.ts"
 import { Arbitraries, RecordingTransport, SCRIPT_EXHAUSTED, ScriptedApprover } from "../src/testing/index.ts"
 import { recordingTransport } from "./fixtures.ts"
@@ -15,18 +15,27 @@ const anyNamePair = Arbitrary.schema(Schema.String).pipe(
 const ask = Policy.rules({ rules: [{ id: "ask-all", match: "*", decision: "ask", reason: "check" }] })
 
 describe("Arbitraries", () => {
-  it.effect.prop("a loose variant of a tool name is the same name to core", [Arbitraries.looseNamePair], ([[name, variant]]) =>
-    Effect.sync(() => {
-      assert.isTrue(sameName(name, variant))
-      assert.strictEqual(canonicalName(variant), canonicalName(name))
-    }))
+  it.effect.prop(
+    "a loose variant of a tool name is the same name to core",
+    [Arbitraries.looseNamePair],
+    ([[name, variant]]) =>
+      Effect.sync(() => {
+        assert.isTrue(sameName(name, variant))
+        assert.strictEqual(canonicalName(variant), canonicalName(name))
+      })
+  )
 
-  it.effect.prop("a loose variant of any string is the same name to core", [anyNamePair], ([[name, variant]]) =>
-    Effect.sync(() => assert.isTrue(sameName(name, variant))))
+  it.effect.prop(
+    "a loose variant of any string is the same name to core",
+    [anyNamePair],
+    ([[name, variant]]) => Effect.sync(() => assert.isTrue(sameName(name, variant)))
+  )
 
   it.effect("variants respell case, width, separators, ignorables and padding", () =>
     Effect.gen(function*() {
-      const spellings = yield* Effect.orDie(Arbitrary.sampleEffect(Arbitraries.looseVariant("read_file"), { count: 200 }))
+      const spellings = yield* Effect.orDie(
+        Arbitrary.sampleEffect(Arbitraries.looseVariant("read_file"), { count: 200 })
+      )
       assert.isTrue(spellings.some((s) => s.includes("R") || s.includes("E")), "case")
       assert.isTrue(spellings.some((s) => /[\uFF01-\uFF5E]/.test(s)), "width")
       assert.isTrue(spellings.some((s) => s.includes("-") || s.includes(".")), "separators")
@@ -42,17 +51,25 @@ describe("Arbitraries", () => {
       assert.isTrue(Canonical.isJsonObject(input.args))
       const calls = yield* ToolCalls
       yield* calls.callTool(input)
-      assert.deepStrictEqual(recording.calls.map((call) => [call.serverId, call.name, call.callId]), [["local", "echo", input.callId]])
+      assert.deepStrictEqual(recording.calls.map((call) => [call.serverId, call.name, call.callId]), [[
+        "local",
+        "echo",
+        input.callId
+      ]])
       assert.deepStrictEqual(recording.calls[0]?.args, input.args)
     }).pipe(Effect.provide(Interlock.layer({ policy: Policy.allowAll }).pipe(Layer.provide(recording.layer))))
   })
 
-  it.effect.prop("a tool call carries the digest of its fields", [Arbitraries.toolCall({ name: Arbitraries.toolName })], ([call]) =>
-    Effect.sync(() => {
-      const text = Canonical.canonicalJson({ serverId: call.serverId, name: call.name, args: call.args })
-      assert.isString(text)
-      assert.strictEqual(call.digest, Canonical.sha256Hex(text as string))
-    }))
+  it.effect.prop(
+    "a tool call carries the digest of its fields",
+    [Arbitraries.toolCall({ name: Arbitraries.toolName })],
+    ([call]) =>
+      Effect.sync(() => {
+        const text = Canonical.canonicalJson({ serverId: call.serverId, name: call.name, args: call.args })
+        assert.isString(text)
+        assert.strictEqual(call.digest, Canonical.sha256Hex(text as string))
+      })
+  )
 })
 
 describe("RecordingTransport", () => {
@@ -81,16 +98,28 @@ describe("ScriptedApprover", () => {
       const first = yield* calls.callTool({ serverId: "local", name: "echo" })
       assert.deepStrictEqual(first.receipt?.approval, { decision: "allow", source: "approver" })
       assert.strictEqual(approver.remaining, 1)
-      const waiting = yield* Effect.forkChild(Effect.flip(calls.callTool({ serverId: "local", name: "echo", args: { n: 2 } })))
+      const waiting = yield* Effect.forkChild(
+        Effect.flip(calls.callTool({ serverId: "local", name: "echo", args: { n: 2 } }))
+      )
       yield* TestClock.adjust("10 seconds")
       const timedOut = yield* Fiber.join(waiting)
       assert.strictEqual(timedOut.receipt?.approval?.source, "timeout")
       const exhausted = yield* Effect.flip(calls.callTool({ serverId: "local", name: "echo", args: { n: 3 } }))
       assert.strictEqual(exhausted.message, `approval denied: ${SCRIPT_EXHAUSTED}`)
       const service = yield* ScriptedApprover
-      assert.deepStrictEqual(service.asked.map((request) => [request.rule, request.call.args]), [["ask-all", {}], ["ask-all", { n: 2 }], ["ask-all", { n: 3 }]])
+      assert.deepStrictEqual(service.asked.map((request) => [request.rule, request.call.args]), [["ask-all", {}], [
+        "ask-all",
+        { n: 2 }
+      ], ["ask-all", { n: 3 }]])
       assert.strictEqual(service.remaining, 0)
-    }).pipe(Effect.provide(Interlock.layer({ policy: ask, approvals: approver.layer }).pipe(Layer.provideMerge(approver.layer), Layer.provide(RecordingTransport.make([echo]).layer))))
+    }).pipe(
+      Effect.provide(
+        Interlock.layer({ policy: ask, approvals: approver.layer }).pipe(
+          Layer.provideMerge(approver.layer),
+          Layer.provide(RecordingTransport.make([echo]).layer)
+        )
+      )
+    )
   })
 })
 

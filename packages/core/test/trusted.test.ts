@@ -9,7 +9,10 @@ const sameInstance = <S extends Schema.Top & (new(fields: any) => any)>(schema: 
   const trusted = makeTrusted(schema, fields)
   assert.instanceOf(trusted, schema)
   assert.deepStrictEqual(Object.entries(trusted), Object.entries(made))
-  assert.deepStrictEqual(Schema.encodeUnknownSync(schema as any)(trusted), Schema.encodeUnknownSync(schema as any)(made))
+  assert.deepStrictEqual(
+    Schema.encodeUnknownSync(schema as any)(trusted),
+    Schema.encodeUnknownSync(schema as any)(made)
+  )
   assert.isTrue(Equal.equals(trusted, made))
 }
 
@@ -27,10 +30,14 @@ describe("makeTrusted", () => {
       assert.strictEqual(makeTrusted(ToolCall, fields).digest, new ToolCall(fields as any).digest)
     }))
 
-  it.effect.prop("builds the same ToolResult and HookContext as new", [Schema.String, Schema.Boolean, Schema.String], ([text, isError, serverId]) =>
-    Effect.sync(() => {
-      sameInstance(ToolResult, { content: [{ type: "text", text }], isError })
-      assert.strictEqual(makeTrusted(ToolResult, { content: [{ type: "text", text }] }).text, text)
-      sameInstance(HookContext, { client: "c", serverId, assigns: { text } })
-    }))
+  it.effect.prop(
+    "builds the same ToolResult and HookContext as new",
+    [Schema.String, Schema.Boolean, Schema.String],
+    ([text, isError, serverId]) =>
+      Effect.sync(() => {
+        sameInstance(ToolResult, { content: [{ type: "text", text }], isError })
+        assert.strictEqual(makeTrusted(ToolResult, { content: [{ type: "text", text }] }).text, text)
+        sameInstance(HookContext, { client: "c", serverId, assigns: { text } })
+      })
+  )
 })

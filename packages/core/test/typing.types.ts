@@ -10,7 +10,10 @@ class Clock2 extends Context.Service<Clock2, { readonly now: () => number }>()("
 export const inferred: Layer.Layer<ToolCalls, unknown, ToolTransport> = Interlock.layer({
   hooks: {
     preToolCall: [{ match: "*", run: (call, ctx) => Verdict.rewrite({ args: { ...call.args, client: ctx.client } }) }],
-    postToolCall: [{ match: "*", run: (_call, result) => (result.isError === true ? Verdict.continue : Verdict.replace(result)) }]
+    postToolCall: [{
+      match: "*",
+      run: (_call, result) => (result.isError === true ? Verdict.continue : Verdict.replace(result))
+    }]
   },
   policy: Policy.allowAll,
   approvals: Approvals.layer({ approver: (request) => ({ decision: request.reason.length > 0 ? "allow" : "deny" }) })

@@ -5,7 +5,10 @@ import { makeToolCall } from "../src/ToolCall.ts"
 import { BAD_RETURN, type DecodeInput, decodeVerdict } from "../src/VerdictDecoder.ts"
 
 const call = makeToolCall({ serverId: "s", name: "t", args: { a: 1 }, callId: "c" })
-const tools = [new Tool({ serverId: "s", name: "read_file", inputSchema: {} }), new Tool({ serverId: "s", name: "write", inputSchema: {} })]
+const tools = [
+  new Tool({ serverId: "s", name: "read_file", inputSchema: {} }),
+  new Tool({ serverId: "s", name: "write", inputSchema: {} })
+]
 const inputs: ReadonlyArray<DecodeInput> = [
   { event: "preToolCall", call },
   { event: "postToolCall" },
@@ -58,17 +61,51 @@ describe("verdict decoding", () => {
     assert.strictEqual(decodeVerdict(inputs[0], undefined, { _tag: "Deny", reason: 5 }), BAD_RETURN)
     assert.strictEqual(decodeVerdict(inputs[0], undefined, { _tag: "Deny", reason: "x", allow: true }), BAD_RETURN)
     assert.strictEqual(decodeVerdict(inputs[0], undefined, { _tag: "Rewrite" }), BAD_RETURN)
-    assert.strictEqual(decodeVerdict(inputs[3], undefined, Verdict.replaceTools([new Tool({ serverId: "other", name: "read_file", inputSchema: {} })])), BAD_RETURN)
+    assert.strictEqual(
+      decodeVerdict(
+        inputs[3],
+        undefined,
+        Verdict.replaceTools([new Tool({ serverId: "other", name: "read_file", inputSchema: {} })])
+      ),
+      BAD_RETURN
+    )
     // Issue 10: a listing hook may not rename a tool, not even to a loosely equal name.
-    assert.strictEqual(decodeVerdict(inputs[3], undefined, Verdict.replaceTools([new Tool({ serverId: "s", name: "Read-File", inputSchema: {} })])), BAD_RETURN)
-    assert.notStrictEqual(decodeVerdict(inputs[3], undefined, Verdict.replaceTools([new Tool({ serverId: "s", name: "read_file", inputSchema: {}, description: "annotated" })])), BAD_RETURN)
-    assert.strictEqual(decodeVerdict(inputs[5], undefined, Verdict.rewrite({ args: { a: 1 }, name: "other" })), BAD_RETURN)
-    const forged = decodeVerdict(inputs[1], undefined, Verdict.replace(new ToolResult({ content: [], receipt: undefined })))
+    assert.strictEqual(
+      decodeVerdict(
+        inputs[3],
+        undefined,
+        Verdict.replaceTools([new Tool({ serverId: "s", name: "Read-File", inputSchema: {} })])
+      ),
+      BAD_RETURN
+    )
+    assert.notStrictEqual(
+      decodeVerdict(
+        inputs[3],
+        undefined,
+        Verdict.replaceTools([
+          new Tool({ serverId: "s", name: "read_file", inputSchema: {}, description: "annotated" })
+        ])
+      ),
+      BAD_RETURN
+    )
+    assert.strictEqual(
+      decodeVerdict(inputs[5], undefined, Verdict.rewrite({ args: { a: 1 }, name: "other" })),
+      BAD_RETURN
+    )
+    const forged = decodeVerdict(
+      inputs[1],
+      undefined,
+      Verdict.replace(new ToolResult({ content: [], receipt: undefined }))
+    )
     assert.notStrictEqual(forged, BAD_RETURN)
   })
 
   it("a rewrite builds a new call whose digest follows the new args", () => {
-    const decoded = decodeVerdict(inputs[0], undefined, Verdict.rewrite({ args: { a: 2 }, serverId: "s", name: "t", callId: "c" }))
+    const decoded = decodeVerdict(
+      inputs[0],
+      undefined,
+      Verdict.rewrite({ args: { a: 2 }, serverId: "s", name: "t", callId: "c" })
+    )
     assert.notStrictEqual(decoded, BAD_RETURN)
     if (decoded === BAD_RETURN || decoded._tag !== "Rewrite") return
     assert.deepStrictEqual(decoded.call.args, { a: 2 })
@@ -76,20 +113,30 @@ describe("verdict decoding", () => {
     assert.notStrictEqual(decoded.call.digest, call.digest)
   })
 
-  it.effect.prop("anything that is not a tagged verdict is a bad_return for every event and kind", [Schema.Unknown], ([junk]) =>
-    Effect.sync(() => {
-      const tagged = typeof junk === "object" && junk !== null && "_tag" in junk
-      if (tagged) return
-      for (const input of inputs) {
-        for (const kind of [undefined, "guard", "transform", "observe"] as const) {
-          assert.strictEqual(decodeVerdict(input, kind, junk), BAD_RETURN)
+  it.effect.prop(
+    "anything that is not a tagged verdict is a bad_return for every event and kind",
+    [Schema.Unknown],
+    ([junk]) =>
+      Effect.sync(() => {
+        const tagged = typeof junk === "object" && junk !== null && "_tag" in junk
+        if (tagged) return
+        for (const input of inputs) {
+          for (const kind of [undefined, "guard", "transform", "observe"] as const) {
+            assert.strictEqual(decodeVerdict(input, kind, junk), BAD_RETURN)
+          }
         }
-      }
-    }))
+      })
+  )
 
   it.effect.prop(
     "objects with any tag and any payload decode to a verdict of the event, or to bad_return, never throw",
-    [Schema.Struct({ _tag: Schema.Literals(["Continue", "Allow", "Deny", "Halt", "Rewrite", "Replace", "Recover", "Ask", "allow"]), reason: Schema.optional(Schema.Unknown), args: Schema.optional(Schema.Unknown), result: Schema.optional(Schema.Unknown), tools: Schema.optional(Schema.Unknown) })],
+    [Schema.Struct({
+      _tag: Schema.Literals(["Continue", "Allow", "Deny", "Halt", "Rewrite", "Replace", "Recover", "Ask", "allow"]),
+      reason: Schema.optional(Schema.Unknown),
+      args: Schema.optional(Schema.Unknown),
+      result: Schema.optional(Schema.Unknown),
+      tools: Schema.optional(Schema.Unknown)
+    })],
     ([value]) =>
       Effect.sync(() => {
         for (const input of inputs) {

@@ -38,7 +38,13 @@ const BUILTIN_IMPORT = /import\s*(?:([\w$]+)\s*,?\s*)?(?:\*\s*as\s+([\w$]+)|\{([
  * (`node:fs` loads its streams, ~5 ms); the CommonJS object costs nothing. Builtins have no live
  * bindings, and the chunks import them first, so the values are the same.
  */
-export const builtinImport = (_match: string, defaultName: string | undefined, namespace: string | undefined, named: string | undefined, specifier: string): string => {
+export const builtinImport = (
+  _match: string,
+  defaultName: string | undefined,
+  namespace: string | undefined,
+  named: string | undefined,
+  specifier: string
+): string => {
   const module = `globalThis.process.getBuiltinModule(${JSON.stringify(specifier)})`
   const whole = defaultName ?? namespace
   const pairs = (named ?? "").split(",").map((entry) => entry.trim()).filter((entry) => entry !== "").map((entry) => {
@@ -47,7 +53,9 @@ export const builtinImport = (_match: string, defaultName: string | undefined, n
   })
   const declarations = whole === undefined ? [] : [`${whole}=${module}`]
   const source = whole ?? module
-  for (const { imported, local } of pairs) declarations.push(imported === "default" ? `${local}=${source}` : `${local}=${source}.${imported}`)
+  for (const { imported, local } of pairs) {
+    declarations.push(imported === "default" ? `${local}=${source}` : `${local}=${source}.${imported}`)
+  }
   return declarations.length === 0 ? `${module};` : `const ${declarations.join(",")};`
 }
 
@@ -66,14 +74,27 @@ export interface BundleOptions {
 export const bundle = async ({ from, outDir }: BundleOptions): Promise<void> => {
   await build({
     cwd: PACKAGE,
-    input: { Cli: from === "dist" ? path.join(PACKAGE, "dist", "cli", "Cli.js") : path.join(PACKAGE, "src", "cli", "Cli.ts") },
+    input: {
+      Cli: from === "dist" ? path.join(PACKAGE, "dist", "cli", "Cli.js") : path.join(PACKAGE, "src", "cli", "Cli.ts")
+    },
     platform: "node",
     external: [/^node:/, ...OPTIONAL_NATIVE, ...WASM_PACKAGES],
     treeshake: { moduleSideEffects: (id) => (pure(id) ? false : undefined) },
     logLevel: "warn",
-    plugins: [{ name: "builtins-without-esm-facade", renderChunk: (code) => code.replace(BUILTIN_IMPORT, builtinImport) }],
+    plugins: [{
+      name: "builtins-without-esm-facade",
+      renderChunk: (code) => code.replace(BUILTIN_IMPORT, builtinImport)
+    }],
     ...(from === "source" ? { resolve: { conditionNames: ["@interlock/source", "import", "default"] } } : {}),
-    output: { dir: outDir, format: "esm", sourcemap: true, minify: true, keepNames: true, chunkFileNames: "[name]-[hash].js", cleanDir: true }
+    output: {
+      dir: outDir,
+      format: "esm",
+      sourcemap: true,
+      minify: true,
+      keepNames: true,
+      chunkFileNames: "[name]-[hash].js",
+      cleanDir: true
+    }
   })
   // The maps keep their mappings and source paths (stack traces, the start-up test) but not a copy
   // of every source: that would make up most of the tarball.
@@ -82,7 +103,11 @@ export const bundle = async ({ from, outDir }: BundleOptions): Promise<void> => 
     delete map.sourcesContent
     writeFileSync(path.join(outDir, file), JSON.stringify(map))
   }
-  const help = execFileSync(process.execPath, ["--input-type=module", "-e", `(await import(${JSON.stringify(path.join(outDir, "Cli.js"))})).main(["--help"])`], {
+  const help = execFileSync(process.execPath, [
+    "--input-type=module",
+    "-e",
+    `(await import(${JSON.stringify(path.join(outDir, "Cli.js"))})).main(["--help"])`
+  ], {
     encoding: "utf8",
     env: { ...process.env, NO_COLOR: "1" }
   })
@@ -90,4 +115,6 @@ export const bundle = async ({ from, outDir }: BundleOptions): Promise<void> => 
   writeFileSync(path.join(outDir, "help.txt"), help)
 }
 
-if (import.meta.main) await bundle({ from: "dist", outDir: path.resolve(process.argv[2] ?? path.join(PACKAGE, "dist", "bundle")) })
+if (import.meta.main) {
+  await bundle({ from: "dist", outDir: path.resolve(process.argv[2] ?? path.join(PACKAGE, "dist", "bundle")) })
+}

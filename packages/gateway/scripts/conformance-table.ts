@@ -19,6 +19,8 @@ const table = [...TABLE_HEAD, ...rows.flat().map(tableRow)].join("\n")
 const text = readFileSync(README, "utf8")
 const start = text.indexOf(TABLE_MARKERS.start)
 const end = text.indexOf(TABLE_MARKERS.end)
-if (start < 0 || end < start) throw new Error(`README.md has no ${TABLE_MARKERS.start} ... ${TABLE_MARKERS.end} section`)
+if (start < 0 || end < start) {
+  throw new Error(`README.md has no ${TABLE_MARKERS.start} ... ${TABLE_MARKERS.end} section`)
+}
 writeFileSync(README, `${text.slice(0, start + TABLE_MARKERS.start.length)}\n${table}\n${text.slice(end)}`)
 process.stdout.write(`${table}\n`)

@@ -8,24 +8,24 @@
 import { type ConfigError, Principal, type TransportFailure } from "@interlock/core"
 import { McpHub, type McpHubShape, type ServerConfig as HubServer } from "@interlock/mcp"
 import { Context, Effect, FiberSet, Layer } from "effect"
-import { ApprovalQueue, type ApprovalQueueShape } from "./calls/ApprovalQueue.ts"
-import { type ConfigInForce, type Generation, makeConfigInForce } from "./config/ConfigGeneration.ts"
-import { type AuditError, AuditStore, type AuditStoreShape } from "./audit/AuditStore.ts"
-import { makeFeatureForwarder } from "./calls/FeatureForwarder.ts"
-import { DEFAULT_MAX_ARG_BYTES } from "./front/http/DoorLimits.ts"
-import type { FrontDeps } from "./front/FrontServer.ts"
-import { makeGatewayTasks } from "./calls/GatewayTasks.ts"
-import { cacheHintOf, listsPerPrincipal, mergeCacheHints } from "./calls/CacheHints.ts"
-import { HostSessions, hostRequestsLayer } from "./front/HostSessions.ts"
-import { mergedListing } from "./calls/MergedListing.ts"
-import { makeNamespace } from "./governance/Namespace.ts"
-import type { Plan, ServerPlan } from "./config/Plan.ts"
-import { redactingHostRequestsLayer } from "./front/RedactingHostRequests.ts"
-import { detectAll, type Redaction, redactText } from "./governance/Redactor.ts"
 import { auditLayer } from "./audit/AuditLayer.ts"
+import { type AuditError, AuditStore, type AuditStoreShape } from "./audit/AuditStore.ts"
+import { ApprovalQueue, type ApprovalQueueShape } from "./calls/ApprovalQueue.ts"
+import { cacheHintOf, listsPerPrincipal, mergeCacheHints } from "./calls/CacheHints.ts"
+import { makeFeatureForwarder } from "./calls/FeatureForwarder.ts"
+import { makeGatewayTasks } from "./calls/GatewayTasks.ts"
+import { mergedListing } from "./calls/MergedListing.ts"
+import { type ConfigInForce, type Generation, makeConfigInForce } from "./config/ConfigGeneration.ts"
+import type { Plan, ServerPlan } from "./config/Plan.ts"
+import type { FrontDeps } from "./front/FrontServer.ts"
+import { hostRequestsLayer, HostSessions } from "./front/HostSessions.ts"
+import { DEFAULT_MAX_ARG_BYTES } from "./front/http/DoorLimits.ts"
+import { redactingHostRequestsLayer } from "./front/RedactingHostRequests.ts"
+import { makeNamespace } from "./governance/Namespace.ts"
+import { detectAll, type Redaction, redactText } from "./governance/Redactor.ts"
+import { planSealLayer } from "./state/ApprovalStates.ts"
 import type { StateError } from "./state/StateError.ts"
 import { stateLayer } from "./state/StateLayer.ts"
-import { planSealLayer } from "./state/ApprovalStates.ts"
 import type { StateSeal } from "./state/StateSeal.ts"
 import type { UsedStates } from "./state/UsedStates.ts"
 import { VERSION } from "./Version.ts"
@@ -63,15 +63,24 @@ export class Gateway extends Context.Service<Gateway, GatewayShape>()("@interloc
    * The whole gateway for a plan: hub, audit store, approvals, calls. Closing the scope drains calls, then stops servers.
    * `states` replaces the plan's approval-state seal (tests pass a seal with one UsedStates shared between replicas).
    */
-  static layer(plan: Plan, states: Layer.Layer<StateSeal> | Layer.Layer<StateSeal | UsedStates> = planSealLayer(plan)): Layer.Layer<Gateway, ConfigError | TransportFailure | AuditError | StateError> {
+  static layer(
+    plan: Plan,
+    states: Layer.Layer<StateSeal> | Layer.Layer<StateSeal | UsedStates> = planSealLayer(plan)
+  ): Layer.Layer<Gateway, ConfigError | TransportFailure | AuditError | StateError> {
     return Layer.unwrap(Effect.sync(() => {
       // The hub outlives generations: what it redacts follows the generation in force, once there is one.
       const held: { inForce?: ConfigInForce } = {}
       const redactions = () => held.inForce?.current().plan.redactions ?? plan.redactions
       // The state replicas share (Postgres) or this process's own: approvals, pins, rate limits, used
       // states; opened after the audit store, so a database both use that cannot be opened is an AuditError.
-      const base = Layer.mergeAll(stateLayer(plan).pipe(Layer.provideMerge(auditLayer(plan))), HostSessions.layer, states)
-      const hub = Layer.unwrap(Effect.map(stderrLogger(redactions), (onStderr) => McpHub.layer({ servers: hubServers(plan, onStderr) }))).pipe(
+      const base = Layer.mergeAll(
+        stateLayer(plan).pipe(Layer.provideMerge(auditLayer(plan))),
+        HostSessions.layer,
+        states
+      )
+      const hub = Layer.unwrap(
+        Effect.map(stderrLogger(redactions), (onStderr) => McpHub.layer({ servers: hubServers(plan, onStderr) }))
+      ).pipe(
         Layer.provide(redactingHostRequestsLayer(redactions).pipe(Layer.provide(hostRequestsLayer)))
       )
       const stack = hub.pipe(Layer.provideMerge(base))
@@ -88,12 +97,29 @@ const hubServer = (server: ServerPlan, onStderr: ((tail: string) => void) | unde
   maxSessions: server.maxSessions,
   protocol: server.protocol === "2026-07-28" ? { pin: "2026-07-28" } : server.protocol,
   ...(server._tag === "stdio"
-    ? { stdio: { command: server.command, args: server.args, env: server.env, cwd: server.cwd, ...(onStderr === undefined ? {} : { onStderr }) } }
-    : { http: { url: server.url, headers: server.headers, ...(server.token === undefined ? {} : { bearer: server.token }) } })
+    ? {
+      stdio: {
+        command: server.command,
+        args: server.args,
+        env: server.env,
+        cwd: server.cwd,
+        ...(onStderr === undefined ? {} : { onStderr })
+      }
+    }
+    : {
+      http: {
+        url: server.url,
+        headers: server.headers,
+        ...(server.token === undefined ? {} : { bearer: server.token })
+      }
+    })
 })
 
 /** The hub's server configs for a plan; `stderrTo` (by server name) takes each stdio server's stderr instead of error messages. */
-export const hubServers = (plan: Plan, stderrTo?: (serverId: string) => (tail: string) => void): Record<string, HubServer> =>
+export const hubServers = (
+  plan: Plan,
+  stderrTo?: (serverId: string) => (tail: string) => void
+): Record<string, HubServer> =>
   Object.fromEntries([...plan.servers].map(([name, server]) => [name, hubServer(server, stderrTo?.(name))]))
 
 /**
@@ -103,7 +129,11 @@ export const hubServers = (plan: Plan, stderrTo?: (serverId: string) => (tail: s
 const stderrLogger = (redactions: () => ReadonlyArray<Redaction>) =>
   Effect.map(Effect.context<never>(), (context) => (serverId: string) => (tail: string) => {
     const text = redactText(tail, [...redactions(), ...detectAll()])
-    Effect.runForkWith(context)(Effect.logWarning(`MCP server process ended; its stderr: ${text}`).pipe(Effect.annotateLogs({ "interlock.server": serverId })))
+    Effect.runForkWith(context)(
+      Effect.logWarning(`MCP server process ended; its stderr: ${text}`).pipe(
+        Effect.annotateLogs({ "interlock.server": serverId })
+      )
+    )
   })
 
 const make = (plan: Plan, held: { inForce?: ConfigInForce }) =>
@@ -126,11 +156,16 @@ const make = (plan: Plan, held: { inForce?: ConfigInForce }) =>
     const namespace = makeNamespace(hub.serverIds, plan.namespace)
     const principals = new Map<string, Principal>()
     for (const [token, principal] of plan.listen.principals) {
-      principals.set(token, new Principal({ id: principal.id, ...(principal.roles === undefined ? {} : { roles: principal.roles }) }))
+      principals.set(
+        token,
+        new Principal({ id: principal.id, ...(principal.roles === undefined ? {} : { roles: principal.roles }) })
+      )
     }
     const listTools = (serverId?: string, options?: Parameters<typeof calls.listTools>[1]) =>
       Effect.tap(
-        serverId !== undefined ? calls.listTools(serverId, options) : mergedListing("tools/list", hub.serverIds, (id) => calls.listTools(id, options)),
+        serverId !== undefined
+          ? calls.listTools(serverId, options)
+          : mergedListing("tools/list", hub.serverIds, (id) => calls.listTools(id, options)),
         (tools) =>
           Effect.sync(() => {
             for (const tool of tools) namespace.own(tool.serverId, tool.name)
@@ -164,10 +199,13 @@ const make = (plan: Plan, held: { inForce?: ConfigInForce }) =>
         return redactions()
       },
       toolsCacheHint: () =>
-        mergeCacheHints(hub.serverIds.map((id) => {
-          const hint = hub.toolsCacheHint(id)
-          return hint === undefined ? undefined : cacheHintOf(hint)
-        }), listsPerPrincipal(inForce.current().plan)),
+        mergeCacheHints(
+          hub.serverIds.map((id) => {
+            const hint = hub.toolsCacheHint(id)
+            return hint === undefined ? undefined : cacheHintOf(hint)
+          }),
+          listsPerPrincipal(inForce.current().plan)
+        ),
       tasks: { registry: makeGatewayTasks(), request: hub.task }
     }
     return Gateway.of({

@@ -10,6 +10,7 @@ export const ADVERSARIAL_INPUTS: Record<string, (length: number) => string> = {
   spaces: (length) => repeat(" ", length),
   "bearer then spaces": (length) => `bearer${repeat(" ", length - 6)}`,
   "aws key then spaces": (length) => `aws secret key =${repeat(" ", length - 16)}`,
-  "near misses": (length) => repeat("aws_secret=AKIA1234 bearer x ghp_abc sk-1 eyJa.eyJb. -----BEGIN PRIVATE KEY----- ", length),
+  "near misses": (length) =>
+    repeat("aws_secret=AKIA1234 bearer x ghp_abc sk-1 eyJa.eyJb. -----BEGIN PRIVATE KEY----- ", length),
   letters: (length) => repeat("a", length)
 }

@@ -6,13 +6,13 @@
 import { assert } from "@effect/vitest"
 import { type CallError, type JsonObject, NativeTool, Principal, type ToolResult, ToolTransport } from "@interlock/core"
 import { Context, Effect, Layer, Redacted, Result, Schema } from "effect"
+import { type AuditError, AuditStore } from "../src/audit/AuditStore.ts"
+import * as SqliteAuditStore from "../src/audit/SqliteAuditStore.ts"
 import { ApprovalQueue } from "../src/calls/ApprovalQueue.ts"
 import { APPROVAL_INPUT } from "../src/calls/ApprovalRound.ts"
-import type { StateRefused } from "../src/calls/StateRefused.ts"
-import { type AuditError, AuditStore } from "../src/audit/AuditStore.ts"
 import { GatewayCalls } from "../src/calls/GatewayCalls.ts"
 import { HOST_INPUT_KEY, type InputRequired } from "../src/calls/InputRound.ts"
-import * as SqliteAuditStore from "../src/audit/SqliteAuditStore.ts"
+import type { StateRefused } from "../src/calls/StateRefused.ts"
 import { StateSeal } from "../src/state/StateSeal.ts"
 import { UsedStates } from "../src/state/UsedStates.ts"
 import { planOf } from "./fixtures.ts"
@@ -21,7 +21,9 @@ import { planOf } from "./fixtures.ts"
 export const who = (id: string) => new Principal({ id })
 
 /** The assigns of a first request of a 2026-07-28 host (no answers yet). */
-export const firstRequest = (): Record<string, unknown> => ({ [HOST_INPUT_KEY]: { inputResponses: {}, requestState: undefined } })
+export const firstRequest = (): Record<string, unknown> => ({
+  [HOST_INPUT_KEY]: { inputResponses: {}, requestState: undefined }
+})
 
 /** The assigns of a retry that answers the approval form with `answer`, echoing `requestState`. */
 export const retry = (requestState: string | undefined, answer: unknown): Record<string, unknown> => ({
@@ -38,16 +40,27 @@ export type Ended =
   | { readonly _tag: "Error"; readonly error: string }
 
 /** Runs a call and says how it ended. */
-export const ended = (call: Effect.Effect<ToolResult, CallError | AuditError | InputRequired | StateRefused>): Effect.Effect<Ended> =>
+export const ended = (
+  call: Effect.Effect<ToolResult, CallError | AuditError | InputRequired | StateRefused>
+): Effect.Effect<Ended> =>
   Effect.map(Effect.result(call), (result): Ended => {
-    if (Result.isSuccess(result)) return { _tag: "Ok", text: result.success.content.map((block) => ("text" in block ? String(block.text) : "")).join("") }
+    if (Result.isSuccess(result)) {
+      return {
+        _tag: "Ok",
+        text: result.success.content.map((block) => ("text" in block ? String(block.text) : "")).join("")
+      }
+    }
     const error = result.failure
-    return error._tag === "InputRequired" ? { _tag: "InputRequired", input: error } : { _tag: "Error", error: `${error._tag}: ${error.message}` }
+    return error._tag === "InputRequired"
+      ? { _tag: "InputRequired", input: error }
+      : { _tag: "Error", error: `${error._tag}: ${error.message}` }
   })
 
 /** The sealed state of a call that ended InputRequired (fails the test otherwise). */
 export const stateOf = (end: Ended): string =>
-  end._tag === "InputRequired" ? end.input.requestState : assert.fail(`expected InputRequired, the call ended ${JSON.stringify(end)}`)
+  end._tag === "InputRequired"
+    ? end.input.requestState
+    : assert.fail(`expected InputRequired, the call ended ${JSON.stringify(end)}`)
 
 /** The approvals.stateKey of the tests. */
 export const KEY = Redacted.make("the approval state key of the tests, long enough")
@@ -69,7 +82,10 @@ const transferTools = (runs: Array<unknown>) => [
 
 /** A config whose rule `rule` asks for every transfer. */
 export const askConfig = (rule = "money") => ({
-  policy: { default: "allow", rules: [{ id: rule, match: "files/transfer", decision: "ask", reason: "moving money needs a person" }] },
+  policy: {
+    default: "allow",
+    rules: [{ id: rule, match: "files/transfer", decision: "ask", reason: "moving money needs a person" }]
+  },
   redact: [{ pattern: "ACCT-[0-9]+" }],
   approvals: { timeoutSeconds: 60 }
 })
@@ -87,12 +103,25 @@ export const replica = (states: Layer.Layer<StateSeal | UsedStates> = keyed, rul
     const plan = yield* planOf(askConfig(rule))
     const context = yield* Layer.build(
       GatewayCalls.layer(plan).pipe(
-        Layer.provideMerge(Layer.mergeAll(ToolTransport.fromTools(transferTools(runs), { serverId: "files" }), SqliteAuditStore.layer(":memory:"), ApprovalQueue.layer, states))
+        Layer.provideMerge(
+          Layer.mergeAll(
+            ToolTransport.fromTools(transferTools(runs), { serverId: "files" }),
+            SqliteAuditStore.layer(":memory:"),
+            ApprovalQueue.layer,
+            states
+          )
+        )
       )
     )
     const calls = Context.get(context, GatewayCalls)
     /** A transfer by `principal` (bob) with the given assigns and arguments. */
     const transfer = (assigns: Record<string, unknown>, args: JsonObject = ARGS, principal = who("bob")) =>
       ended(calls.callTool({ serverId: "files", name: "transfer", args }, { principal, assigns }))
-    return { runs, calls, transfer, store: Context.get(context, AuditStore), queue: Context.get(context, ApprovalQueue) }
+    return {
+      runs,
+      calls,
+      transfer,
+      store: Context.get(context, AuditStore),
+      queue: Context.get(context, ApprovalQueue)
+    }
   })

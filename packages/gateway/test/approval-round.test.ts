@@ -23,17 +23,26 @@ describe("approvals of 2026-07-28 hosts", () => {
       assert.strictEqual(end._tag, "InputRequired")
       if (end._tag !== "InputRequired") return
       assert.deepStrictEqual(Object.keys(end.input.inputRequests), [APPROVAL_INPUT])
-      const request = end.input.inputRequests[APPROVAL_INPUT] as { method: string; params: { mode: string; message: string; requestedSchema: unknown } }
+      const request = end.input.inputRequests[APPROVAL_INPUT] as {
+        method: string
+        params: { mode: string; message: string; requestedSchema: unknown }
+      }
       assert.strictEqual(request.method, "elicitation/create")
       assert.strictEqual(request.params.mode, "form")
       assert.include(request.params.message, "moving money needs a person")
       assert.include(request.params.message, "files/transfer by bob")
       assert.include(request.params.message, "[REDACTED]")
       assert.notInclude(request.params.message, ACCOUNT)
-      assert.deepStrictEqual(request.params.requestedSchema, { type: "object", properties: { approve: { type: "boolean", title: "Approve this call" } }, required: ["approve"] })
+      assert.deepStrictEqual(request.params.requestedSchema, {
+        type: "object",
+        properties: { approve: { type: "boolean", title: "Approve this call" } },
+        required: ["approve"]
+      })
       // The state is encrypted: it shows neither the principal nor the rule nor the digest.
       for (const hidden of ["bob", "money", ACCOUNT]) assert.notInclude(end.input.requestState, hidden)
-      const opened = yield* Effect.gen(function*() { return yield* (yield* StateSeal).open(APPROVAL_PURPOSE, end.input.requestState) }).pipe(Effect.provide(StateSeal.fromSecret(KEY)))
+      const opened = yield* Effect.gen(function*() {
+        return yield* (yield* StateSeal).open(APPROVAL_PURPOSE, end.input.requestState)
+      }).pipe(Effect.provide(StateSeal.fromSecret(KEY)))
       assert.deepStrictEqual(Object.keys(opened.payload).sort(), ["digest", "principal", "rule"])
       assert.strictEqual(opened.payload.principal, "bob")
       assert.strictEqual(opened.payload.rule, "money")
@@ -64,7 +73,10 @@ describe("approvals of 2026-07-28 hosts", () => {
       const state = stateOf(yield* transfer(firstRequest()))
       yield* TestClock.adjust(60_000)
       const end = yield* transfer(retry(state, APPROVE))
-      assert.deepStrictEqual(end, { _tag: "Error", error: "StateRefused: the approval state was refused (expired): it has expired" })
+      assert.deepStrictEqual(end, {
+        _tag: "Error",
+        error: "StateRefused: the approval state was refused (expired): it has expired"
+      })
       assert.deepStrictEqual(runs, [])
       const [row] = yield* store.query()
       // Refused, not denied: the retry's state failed its checks, and nothing reached the server.
@@ -78,7 +90,10 @@ describe("approvals of 2026-07-28 hosts", () => {
       const { runs, transfer } = yield* replica()
       const state = stateOf(yield* transfer(firstRequest()))
       assert.strictEqual((yield* transfer(retry(state, APPROVE)))._tag, "Ok")
-      assert.deepStrictEqual(yield* transfer(retry(state, APPROVE)), { _tag: "Error", error: "StateRefused: the approval state was refused (replayed): it was used before" })
+      assert.deepStrictEqual(yield* transfer(retry(state, APPROVE)), {
+        _tag: "Error",
+        error: "StateRefused: the approval state was refused (replayed): it was used before"
+      })
       assert.strictEqual(runs.length, 1)
     }))
 
@@ -87,7 +102,11 @@ describe("approvals of 2026-07-28 hosts", () => {
       const { runs, transfer, store } = yield* replica()
       const state = stateOf(yield* transfer(firstRequest()))
       const changed = yield* transfer(retry(state, APPROVE), { to: ACCOUNT, amount: 10_000 })
-      assert.deepStrictEqual(changed, { _tag: "Error", error: "StateRefused: the approval state was refused (call): it belongs to another call (the tool, the request or its arguments differ)" })
+      assert.deepStrictEqual(changed, {
+        _tag: "Error",
+        error:
+          "StateRefused: the approval state was refused (call): it belongs to another call (the tool, the request or its arguments differ)"
+      })
       assert.deepStrictEqual(runs, [])
       // The refused reason quotes no arguments, in the answer or the row.
       const [row] = yield* store.query()
@@ -101,7 +120,10 @@ describe("approvals of 2026-07-28 hosts", () => {
       const { runs, transfer } = yield* replica()
       const state = stateOf(yield* transfer(firstRequest()))
       const end = yield* transfer(retry(state, APPROVE), ARGS, who("mallory"))
-      assert.deepStrictEqual(end, { _tag: "Error", error: "StateRefused: the approval state was refused (principal): it belongs to another principal" })
+      assert.deepStrictEqual(end, {
+        _tag: "Error",
+        error: "StateRefused: the approval state was refused (principal): it belongs to another principal"
+      })
       assert.deepStrictEqual(runs, [])
     }))
 
@@ -128,7 +150,12 @@ describe("approvals of 2026-07-28 hosts", () => {
         const state = stateOf(yield* transfer(firstRequest()))
         const end = yield* transfer(retry(state, answer))
         assert.strictEqual(end._tag, "Error")
-        if (end._tag === "Error") assert.match(end.error, /^Denied: approval denied: (the user declined|the approval form did not say approve: true|the host's answer is not an answer to the approval form)$/)
+        if (end._tag === "Error") {
+          assert.match(
+            end.error,
+            /^Denied: approval denied: (the user declined|the approval form did not say approve: true|the host's answer is not an answer to the approval form)$/
+          )
+        }
       }
       assert.deepStrictEqual(runs, [])
     }))
@@ -139,7 +166,10 @@ describe("approvals of 2026-07-28 hosts", () => {
       const state = stateOf(yield* transfer(firstRequest()))
       const again = yield* transfer({ [HOST_INPUT_KEY]: { inputResponses: { other: APPROVE }, requestState: state } })
       assert.strictEqual(again._tag, "InputRequired")
-      assert.deepStrictEqual(yield* transfer(retry(undefined, APPROVE)), { _tag: "Error", error: "StateRefused: the approval state was refused (missing): the retry carried no state" })
+      assert.deepStrictEqual(yield* transfer(retry(undefined, APPROVE)), {
+        _tag: "Error",
+        error: "StateRefused: the approval state was refused (missing): the retry carried no state"
+      })
       assert.deepStrictEqual(runs, [])
     }))
 
@@ -151,7 +181,10 @@ describe("approvals of 2026-07-28 hosts", () => {
       const b = yield* replica(shared)
       const state = stateOf(yield* a.transfer(firstRequest()))
       assert.deepStrictEqual(yield* b.transfer(retry(state, APPROVE)), { _tag: "Ok", text: "sent 10" })
-      assert.deepStrictEqual(yield* a.transfer(retry(state, APPROVE)), { _tag: "Error", error: "StateRefused: the approval state was refused (replayed): it was used before" })
+      assert.deepStrictEqual(yield* a.transfer(retry(state, APPROVE)), {
+        _tag: "Error",
+        error: "StateRefused: the approval state was refused (replayed): it was used before"
+      })
       assert.deepStrictEqual([a.runs.length, b.runs.length], [0, 1])
     }))
 
@@ -163,9 +196,13 @@ describe("approvals of 2026-07-28 hosts", () => {
       const state = stateOf(yield* a.transfer(firstRequest()))
       assert.deepStrictEqual(yield* generated.transfer(retry(state, APPROVE)), {
         _tag: "Error",
-        error: "StateRefused: the approval state was refused (tampered): it is not a state this gateway sealed, or it was changed"
+        error:
+          "StateRefused: the approval state was refused (tampered): it is not a state this gateway sealed, or it was changed"
       })
-      assert.deepStrictEqual(yield* reloaded.transfer(retry(state, APPROVE)), { _tag: "Error", error: "StateRefused: the approval state was refused (rule): it was asked by another rule" })
+      assert.deepStrictEqual(yield* reloaded.transfer(retry(state, APPROVE)), {
+        _tag: "Error",
+        error: "StateRefused: the approval state was refused (rule): it was asked by another rule"
+      })
       assert.deepStrictEqual([generated.runs, reloaded.runs], [[], []])
     }))
 })
@@ -187,7 +224,9 @@ describe("approvals of 2025 hosts stay as they were", () => {
   it.effect("a 2026-07-28 host without form elicitation waits in the console (auto), as a 2025 host without elicitation does", () =>
     Effect.gen(function*() {
       const { runs, transfer, queue } = yield* replica()
-      const call = yield* Effect.forkChild(transfer({ [HOST_INPUT_KEY]: { inputResponses: {}, requestState: undefined, elicitation: false } }))
+      const call = yield* Effect.forkChild(
+        transfer({ [HOST_INPUT_KEY]: { inputResponses: {}, requestState: undefined, elicitation: false } })
+      )
       yield* Effect.yieldNow
       const [pending] = queue.list()
       assert.strictEqual(pending.principal, "bob")

@@ -6,8 +6,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { ConfigError } from "@interlock/core"
 import { Effect, Layer, Redacted } from "effect"
 import { fromObject } from "../src/config/ConfigLoader.ts"
-import { Gateway } from "../src/Gateway.ts"
 import { makePlan, MIN_STATE_KEY_LENGTH } from "../src/config/Plan.ts"
+import { Gateway } from "../src/Gateway.ts"
 import { GENERATED_KEY_NOTICE } from "../src/state/ApprovalStates.ts"
 import { echoServer } from "./e2e.ts"
 import { recordingLogs } from "./leak-harness.ts"
@@ -15,7 +15,10 @@ import { recordingLogs } from "./leak-harness.ts"
 const LONG = "k".repeat(MIN_STATE_KEY_LENGTH)
 
 const planWith = (approvals: Record<string, unknown>, env: Record<string, string> = {}) =>
-  Effect.map(fromObject({ servers: { echo: echoServer }, audit: { path: ":memory:" }, approvals }, process.cwd()), (loaded) => makePlan(loaded, { env }))
+  Effect.map(
+    fromObject({ servers: { echo: echoServer }, audit: { path: ":memory:" }, approvals }, process.cwd()),
+    (loaded) => makePlan(loaded, { env })
+  )
 
 describe("approvals.stateKey", () => {
   it.effect("is read from the environment with env:NAME, as a Redacted", () =>

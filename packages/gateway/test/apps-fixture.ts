@@ -6,7 +6,10 @@ export { APP_MIME, RESOURCE_UI } from "./fixtures/app-ui.ts"
 
 const npmServer = (name: string) => ({
   command: NODE,
-  args: [path.join(import.meta.dirname, "..", "..", "..", "node_modules", "@modelcontextprotocol", name, "dist", "index.js"), "--stdio"]
+  args: [
+    path.join(import.meta.dirname, "..", "..", "..", "node_modules", "@modelcontextprotocol", name, "dist", "index.js"),
+    "--stdio"
+  ]
 })
 
 /** `@modelcontextprotocol/server-basic-react` (tool get-time, page ui://get-time/mcp-app.html). */
@@ -21,4 +24,3 @@ export const appServer = (name: string, uri = "ui://app/index.html", leak = fals
   args: [path.join(import.meta.dirname, "fixtures", "app-server.ts")],
   env: { APP_NAME: name, APP_URI: uri, ...(leak ? { APP_LEAK: "1" } : {}) }
 })
-

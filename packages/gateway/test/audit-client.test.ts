@@ -32,32 +32,45 @@ const callTwice = (client: Client, tool: string) =>
   })
 
 describe("the audit row's client", () => {
-  it.live("over HTTP: a 2025 host's from initialize, a 2026-07-28 host's from its request, a long name cut", () =>
-    Effect.gen(function*() {
-      const { gateway, http } = yield* startGateway({ servers: { echo: echoServer }, policy: { default: "allow" } })
-      yield* callTwice(yield* legacyHttpClient(http.mcpUrl, "desk-host"), "echo")
-      yield* callTwice(yield* modernHttpClient(http.mcpUrl, { name: "modern-desk" }), "echo")
-      const long = `${"x".repeat(10_000)}\u202e`
-      yield* callTwice(yield* legacyHttpClient(http.mcpUrl, long), "echo")
-      const rows = [...(yield* gateway.store.query())].reverse()
-      assert.deepStrictEqual(rows.map((row) => [row.tool, row.outcome, row.client]), [
-        ["echo", "ok", "desk-host/3.1.4"],
-        ["no-such-tool", "failed", "desk-host/3.1.4"],
-        ["echo", "ok", "modern-desk/2.0.0"],
-        ["no-such-tool", "failed", "modern-desk/2.0.0"],
-        ["echo", "ok", `${"x".repeat(200)}/3.1.4`],
-        ["no-such-tool", "failed", `${"x".repeat(200)}/3.1.4`]
-      ])
-    }), 60_000)
+  it.live(
+    "over HTTP: a 2025 host's from initialize, a 2026-07-28 host's from its request, a long name cut",
+    () =>
+      Effect.gen(function*() {
+        const { gateway, http } = yield* startGateway({ servers: { echo: echoServer }, policy: { default: "allow" } })
+        yield* callTwice(yield* legacyHttpClient(http.mcpUrl, "desk-host"), "echo")
+        yield* callTwice(yield* modernHttpClient(http.mcpUrl, { name: "modern-desk" }), "echo")
+        const long = `${"x".repeat(10_000)}\u202e`
+        yield* callTwice(yield* legacyHttpClient(http.mcpUrl, long), "echo")
+        const rows = [...(yield* gateway.store.query())].reverse()
+        assert.deepStrictEqual(rows.map((row) => [row.tool, row.outcome, row.client]), [
+          ["echo", "ok", "desk-host/3.1.4"],
+          ["no-such-tool", "failed", "desk-host/3.1.4"],
+          ["echo", "ok", "modern-desk/2.0.0"],
+          ["no-such-tool", "failed", "modern-desk/2.0.0"],
+          ["echo", "ok", `${"x".repeat(200)}/3.1.4`],
+          ["no-such-tool", "failed", `${"x".repeat(200)}/3.1.4`]
+        ])
+      }),
+    60_000
+  )
 
   it.live("over the bin's stdio front, in either era, into the audit file", () =>
     Effect.gen(function*() {
       const { dir, writeConfig } = cliIn("interlock-audit-client-")
       const db = path.join(dir, "audit.db")
-      const file = writeConfig("interlock.config.json", { servers: { echo: echoServer }, policy: { default: "allow" }, audit: { path: db } })
+      const file = writeConfig("interlock.config.json", {
+        servers: { echo: echoServer },
+        policy: { default: "allow" },
+        audit: { path: db }
+      })
       for (const era of ["legacy", "modern"] as const) {
         yield* Effect.scoped(Effect.gen(function*() {
-          const client = yield* stdioClient(NODE, ["--conditions=@interlock/source", BIN, "serve", "--stdio", "--config", file], era, dir)
+          const client = yield* stdioClient(
+            NODE,
+            ["--conditions=@interlock/source", BIN, "serve", "--stdio", "--config", file],
+            era,
+            dir
+          )
           yield* callTwice(client, "echo")
         }))
       }

@@ -6,7 +6,9 @@ import type { AuditStoreShape } from "../src/audit/AuditStore.ts"
 
 /** The first release's CREATE TABLE (before `sent` and `instance`). */
 export const OLD_TABLE = (dialect: "sqlite" | "postgres", table: string): string => {
-  const id = dialect === "sqlite" ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
+  const id = dialect === "sqlite"
+    ? "INTEGER PRIMARY KEY AUTOINCREMENT"
+    : "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
   const time = dialect === "sqlite" ? "INTEGER NOT NULL" : "BIGINT NOT NULL"
   const duration = dialect === "sqlite" ? "REAL NOT NULL" : "DOUBLE PRECISION NOT NULL"
   return `CREATE TABLE ${table} (id ${id}, time ${time}, call_id TEXT NOT NULL, principal TEXT, server TEXT NOT NULL, tool TEXT NOT NULL,
@@ -21,12 +23,39 @@ export const OLD_ROW = (table: string): string =>
 export const assertMigrated = (store: AuditStoreShape) =>
   Effect.gen(function*() {
     const [old] = yield* store.query()
-    assert.deepStrictEqual({ ...old }, { id: 1, time: 1000, callId: "old-call", server: "files", tool: "read_file", outcome: "ok", durationMs: 2.5, args: { path: "/a" } })
-    const row = { time: 2000, callId: "new-call", server: "files", tool: "read_file", durationMs: 0, sent: true, instance: "test", toolUseId: "toolu_01", sessionId: "session-1" }
+    assert.deepStrictEqual({ ...old }, {
+      id: 1,
+      time: 1000,
+      callId: "old-call",
+      server: "files",
+      tool: "read_file",
+      outcome: "ok",
+      durationMs: 2.5,
+      args: { path: "/a" }
+    })
+    const row = {
+      time: 2000,
+      callId: "new-call",
+      server: "files",
+      tool: "read_file",
+      durationMs: 0,
+      sent: true,
+      instance: "test",
+      toolUseId: "toolu_01",
+      sessionId: "session-1"
+    }
     const id = yield* store.begin(new AuditRecord({ ...row, outcome: "pending" }))
-    assert.deepStrictEqual((yield* store.query({ afterId: 1 })).map((r) => [r.id, r.outcome, r.sent, r.instance]), [[id, "pending", true, "test"]])
+    assert.deepStrictEqual((yield* store.query({ afterId: 1 })).map((r) => [r.id, r.outcome, r.sent, r.instance]), [[
+      id,
+      "pending",
+      true,
+      "test"
+    ]])
     yield* store.complete(id, new AuditRecord({ ...row, outcome: "ok", durationMs: 4 }))
-    assert.deepStrictEqual((yield* store.query({ afterId: 1 })).map((r) => [r.id, r.outcome, r.durationMs, r.toolUseId, r.sessionId]), [[id, "ok", 4, "toolu_01", "session-1"]])
+    assert.deepStrictEqual(
+      (yield* store.query({ afterId: 1 })).map((r) => [r.id, r.outcome, r.durationMs, r.toolUseId, r.sessionId]),
+      [[id, "ok", 4, "toolu_01", "session-1"]]
+    )
   })
 
 /** The table as gateways wrote it before the one audit record: the first release's plus sent, instance, tool_use_id, session_id. */
@@ -62,7 +91,14 @@ export const assertBridgeMigrated = (store: AuditStoreShape) =>
       ["gw-1", "withheld", null],
       ["gw-2", "ok", null]
     ])
-    assert.deepInclude({ ...rows[0] }, { decision: "deny", rule: "no-rm", error: "rm is not allowed", toolUseId: "toolu_1", sessionId: "s-1", principal: "claude-code" })
+    assert.deepInclude({ ...rows[0] }, {
+      decision: "deny",
+      rule: "no-rm",
+      error: "rm is not allowed",
+      toolUseId: "toolu_1",
+      sessionId: "s-1",
+      principal: "claude-code"
+    })
   })
 
 /** The table as gateways wrote it before the config hash: the bridge era's plus event, claude_decision, rewritten. */
@@ -74,6 +110,16 @@ export const assertConfigHashMigrated = (store: AuditStoreShape) =>
   Effect.gen(function*() {
     const [old] = yield* store.query()
     assert.notProperty(old, "configHash")
-    yield* store.record(new AuditRecord({ time: 2000, callId: "new-call", server: "files", tool: "read_file", outcome: "ok", durationMs: 1, configHash: "ab".repeat(32) }))
+    yield* store.record(
+      new AuditRecord({
+        time: 2000,
+        callId: "new-call",
+        server: "files",
+        tool: "read_file",
+        outcome: "ok",
+        durationMs: 1,
+        configHash: "ab".repeat(32)
+      })
+    )
     assert.deepStrictEqual((yield* store.query()).map((row) => row.configHash ?? null), ["ab".repeat(32), null])
   })

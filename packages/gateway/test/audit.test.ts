@@ -1,23 +1,38 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Receipt } from "@interlock/core"
+import { ToolTransport } from "@interlock/core"
 import { Effect } from "effect"
+import { Layer } from "effect"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { AuditRecord } from "../src/audit/AuditRecord.ts"
 import { AuditStore } from "../src/audit/AuditStore.ts"
-import { GatewayCalls } from "../src/calls/GatewayCalls.ts"
 import * as SqliteAuditStore from "../src/audit/SqliteAuditStore.ts"
-import { planOf } from "./fixtures.ts"
-import { Layer } from "effect"
-import { ToolTransport } from "@interlock/core"
-import { approvalLayers, filesTools } from "./fixtures.ts"
-import { assertBridgeMigrated, assertMigrated, BRIDGE_ERA_ROWS, BRIDGE_ERA_TABLE, OLD_ROW, OLD_TABLE } from "./audit-migration.ts"
+import { GatewayCalls } from "../src/calls/GatewayCalls.ts"
+import {
+  assertBridgeMigrated,
+  assertMigrated,
+  BRIDGE_ERA_ROWS,
+  BRIDGE_ERA_TABLE,
+  OLD_ROW,
+  OLD_TABLE
+} from "./audit-migration.ts"
 import { assertConfigHashMigrated, HASHLESS_TABLE } from "./audit-migration.ts"
 import { assertBothWritersRoundTrip } from "./audit-writers.ts"
+import { planOf } from "./fixtures.ts"
+import { approvalLayers, filesTools } from "./fixtures.ts"
 
-const receipt = new Receipt({ callId: "c1", serverId: "files", name: "read_file", hooks: [], sent: true, outcome: "ok", policy: { decision: "allow" } })
+const receipt = new Receipt({
+  callId: "c1",
+  serverId: "files",
+  name: "read_file",
+  hooks: [],
+  sent: true,
+  outcome: "ok",
+  policy: { decision: "allow" }
+})
 
 /** A SQLite file as an older gateway left it: the statements run on it, then closed. */
 const oldDatabase = (file: string, ...statements: ReadonlyArray<string>): string => {
@@ -35,7 +50,13 @@ describe("SQLite audit store", () => {
       const file = path.join(dir, "wal.db")
       const plan = yield* planOf({ policy: { default: "allow" } })
       const layer = GatewayCalls.layer(plan).pipe(
-        Layer.provideMerge(Layer.mergeAll(ToolTransport.fromTools(filesTools, { serverId: "files" }), SqliteAuditStore.layer(file), approvalLayers))
+        Layer.provideMerge(
+          Layer.mergeAll(
+            ToolTransport.fromTools(filesTools, { serverId: "files" }),
+            SqliteAuditStore.layer(file),
+            approvalLayers
+          )
+        )
       )
       yield* Effect.gen(function*() {
         const calls = yield* GatewayCalls
@@ -55,7 +76,18 @@ describe("SQLite audit store", () => {
     Effect.gen(function*() {
       const store = yield* AuditStore
       for (const tool of ["a", "b", "c"]) {
-        yield* store.record(new AuditRecord({ time: 1000, callId: tool, server: "s", tool, outcome: "ok", durationMs: 1.5, receipt, decision: "allow" }))
+        yield* store.record(
+          new AuditRecord({
+            time: 1000,
+            callId: tool,
+            server: "s",
+            tool,
+            outcome: "ok",
+            durationMs: 1.5,
+            receipt,
+            decision: "allow"
+          })
+        )
       }
       const rows = yield* store.query({ limit: 2 })
       assert.deepStrictEqual(rows.map((row) => row.tool), ["c", "b"])
@@ -68,7 +100,8 @@ describe("SQLite audit store", () => {
   it.effect("buckets count calls and denials per tool and time bucket", () =>
     Effect.gen(function*() {
       const store = yield* AuditStore
-      const row = (time: number, tool: string, outcome: string) => new AuditRecord({ time, callId: "x", server: "s", tool, outcome, durationMs: 1 })
+      const row = (time: number, tool: string, outcome: string) =>
+        new AuditRecord({ time, callId: "x", server: "s", tool, outcome, durationMs: 1 })
       yield* store.record(row(60_000, "a", "ok"))
       yield* store.record(row(61_000, "a", "denied"))
       yield* store.record(row(125_000, "a", "ok"))
@@ -84,7 +117,12 @@ describe("SQLite audit store", () => {
     Effect.gen(function*() {
       const blocker = path.join(dir, "a-file")
       writeFileSync(blocker, "not a directory")
-      const error = yield* Effect.flip(Effect.provide(Effect.gen(function*() { return yield* AuditStore }), SqliteAuditStore.layer(path.join(blocker, "audit.db"))))
+      const error = yield* Effect.flip(Effect.provide(
+        Effect.gen(function*() {
+          return yield* AuditStore
+        }),
+        SqliteAuditStore.layer(path.join(blocker, "audit.db"))
+      ))
       assert.strictEqual(error._tag, "AuditError")
     }))
 

@@ -19,7 +19,17 @@ import { toolText } from "./cli-process.ts"
 import { echoServer, httpClient, NODE, startGateway } from "./e2e.ts"
 import { planOf, withGateway } from "./fixtures.ts"
 
-const FILESYSTEM = path.join(import.meta.dirname, "..", "..", "..", "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
+const FILESYSTEM = path.join(
+  import.meta.dirname,
+  "..",
+  "..",
+  "..",
+  "node_modules",
+  "@modelcontextprotocol",
+  "server-filesystem",
+  "dist",
+  "index.js"
+)
 
 const tempDir = () => realpathSync(mkdtempSync(path.join(tmpdir(), "interlock-cedar-")))
 
@@ -44,57 +54,72 @@ forbid(principal, action == Interlock::Action::"callTool", resource == Interlock
 `
 
 describe("a Cedar policy over the real gateway", () => {
-  it.live("a forbid with an args condition stops a real server-filesystem write; an allowed write lands", () =>
-    Effect.gen(function*() {
-      const root = tempDir()
-      mkdirSync(path.join(root, "sandbox"))
-      mkdirSync(path.join(root, "private"))
-      const { gateway, http } = yield* startGateway({
-        servers: { fs: { command: NODE, args: [FILESYSTEM, root], cwd: root } },
-        policy: { cedar: policyFile(FS_POLICY) }
-      })
-      const client = yield* httpClient(http.mcpUrl)
-      const ok = yield* Effect.promise(() => client.callTool({ name: "write_file", arguments: { path: "sandbox/ok.txt", content: "fine" } }))
-      assert.notStrictEqual(ok.isError, true, toolText(ok))
-      assert.strictEqual(readFileSync(path.join(root, "sandbox", "ok.txt"), "utf8"), "fine")
-      const denied = yield* Effect.promise(() => client.callTool({ name: "write_file", arguments: { path: "private/p.txt", content: "pwned" } }))
-      assert.isTrue(denied.isError)
-      assert.include(toolText(denied), "private is off limits")
-      assert.isFalse(existsSync(path.join(root, "private", "p.txt")))
-      // The listing hides the tool no call could be permitted, and keeps the one an args condition restricts.
-      const names = (yield* Effect.promise(() => client.listTools())).tools.map((tool) => tool.name)
-      assert.include(names, "write_file")
-      assert.include(names, "read_text_file")
-      assert.notInclude(names, "move_file")
-      const rows = yield* gateway.store.query()
-      const refused = rows.find((row) => row.outcome === "denied")
-      assert.strictEqual(refused?.rule, "no-private")
-      assert.strictEqual(refused?.decision, "deny")
-      assert.strictEqual(rows.find((row) => row.outcome === "ok")?.rule, "fs-calls")
-    }), 120_000)
+  it.live(
+    "a forbid with an args condition stops a real server-filesystem write; an allowed write lands",
+    () =>
+      Effect.gen(function*() {
+        const root = tempDir()
+        mkdirSync(path.join(root, "sandbox"))
+        mkdirSync(path.join(root, "private"))
+        const { gateway, http } = yield* startGateway({
+          servers: { fs: { command: NODE, args: [FILESYSTEM, root], cwd: root } },
+          policy: { cedar: policyFile(FS_POLICY) }
+        })
+        const client = yield* httpClient(http.mcpUrl)
+        const ok = yield* Effect.promise(() =>
+          client.callTool({ name: "write_file", arguments: { path: "sandbox/ok.txt", content: "fine" } })
+        )
+        assert.notStrictEqual(ok.isError, true, toolText(ok))
+        assert.strictEqual(readFileSync(path.join(root, "sandbox", "ok.txt"), "utf8"), "fine")
+        const denied = yield* Effect.promise(() =>
+          client.callTool({ name: "write_file", arguments: { path: "private/p.txt", content: "pwned" } })
+        )
+        assert.isTrue(denied.isError)
+        assert.include(toolText(denied), "private is off limits")
+        assert.isFalse(existsSync(path.join(root, "private", "p.txt")))
+        // The listing hides the tool no call could be permitted, and keeps the one an args condition restricts.
+        const names = (yield* Effect.promise(() => client.listTools())).tools.map((tool) => tool.name)
+        assert.include(names, "write_file")
+        assert.include(names, "read_text_file")
+        assert.notInclude(names, "move_file")
+        const rows = yield* gateway.store.query()
+        const refused = rows.find((row) => row.outcome === "denied")
+        assert.strictEqual(refused?.rule, "no-private")
+        assert.strictEqual(refused?.decision, "deny")
+        assert.strictEqual(rows.find((row) => row.outcome === "ok")?.rule, "fs-calls")
+      }),
+    120_000
+  )
 })
 
 describe("one Cedar policy over reads and gets too", () => {
-  it.live("resources/read and prompts/get through the real gateway are decided by the policy", () =>
-    Effect.gen(function*() {
-      const { http } = yield* startGateway({
-        servers: { echo: echoServer },
-        policy: {
-          cedar: policyFile(`
+  it.live(
+    "resources/read and prompts/get through the real gateway are decided by the policy",
+    () =>
+      Effect.gen(function*() {
+        const { http } = yield* startGateway({
+          servers: { echo: echoServer },
+          policy: {
+            cedar: policyFile(`
 @id("tools") permit(principal, action == Interlock::Action::"callTool", resource);
 @id("notes") permit(principal, action == Interlock::Action::"readResource", resource) when { resource.uri like "echo://notes/*" && resource.server == "echo" };
 @id("no-today") @reason("not today") forbid(principal, action == Interlock::Action::"readResource", resource == Interlock::Resource::"echo://notes/today");
 @id("note-0") permit(principal, action == Interlock::Action::"getPrompt", resource == Interlock::Prompt::"echo/note_0");
 `)
-        }
-      })
-      const client = yield* httpClient(http.mcpUrl)
-      const read = yield* Effect.promise(() => client.readResource({ uri: "echo://notes/today" }).then(() => "read", (error: Error) => error.message))
-      assert.include(read, "not today")
-      const prompt = (name: string) => Effect.promise(() => client.getPrompt({ name }).then(() => "got", (error: Error) => error.message))
-      assert.strictEqual(yield* prompt("note-0"), "got")
-      assert.include(yield* prompt("note-9"), "no Cedar policy permits this request")
-    }), 60_000)
+          }
+        })
+        const client = yield* httpClient(http.mcpUrl)
+        const read = yield* Effect.promise(() =>
+          client.readResource({ uri: "echo://notes/today" }).then(() => "read", (error: Error) => error.message)
+        )
+        assert.include(read, "not today")
+        const prompt = (name: string) =>
+          Effect.promise(() => client.getPrompt({ name }).then(() => "got", (error: Error) => error.message))
+        assert.strictEqual(yield* prompt("note-0"), "got")
+        assert.include(yield* prompt("note-9"), "no Cedar policy permits this request")
+      }),
+    60_000
+  )
 })
 
 const call = (name: string, args: Record<string, string>) =>
@@ -112,20 +137,23 @@ permit(principal, action == Interlock::Action::"callTool", resource == Interlock
   it.effect("an @ask permit goes through an approval; the receipt names the policy", () =>
     Effect.gen(function*() {
       const config = { policy: policy() }
-      yield* withGateway(config, Effect.gen(function*() {
-        const queue = yield* ApprovalQueue
-        const fiber = yield* Effect.forkChild(call("write_file", { path: "./sandbox/n.txt", content: "hello" }))
-        while (queue.list().length === 0) yield* Effect.yieldNow
-        const [pending] = queue.list()
-        assert.strictEqual(pending.rule, "writes-ask")
-        assert.isTrue(yield* queue.answer(pending.id, { decision: "allow" }))
-        const result = yield* Fiber.join(fiber)
-        assert.strictEqual(result.text, "wrote ./sandbox/n.txt")
-        assert.deepStrictEqual(result.receipt?.policy, { decision: "ask", rule: "writes-ask" })
-        assert.deepStrictEqual(result.receipt?.approval, { decision: "allow", source: "console" })
-        const denied = yield* Effect.flip(call("get-env", {}))
-        assert.include(denied.message, "no Cedar policy permits this request")
-      }))
+      yield* withGateway(
+        config,
+        Effect.gen(function*() {
+          const queue = yield* ApprovalQueue
+          const fiber = yield* Effect.forkChild(call("write_file", { path: "./sandbox/n.txt", content: "hello" }))
+          while (queue.list().length === 0) yield* Effect.yieldNow
+          const [pending] = queue.list()
+          assert.strictEqual(pending.rule, "writes-ask")
+          assert.isTrue(yield* queue.answer(pending.id, { decision: "allow" }))
+          const result = yield* Fiber.join(fiber)
+          assert.strictEqual(result.text, "wrote ./sandbox/n.txt")
+          assert.deepStrictEqual(result.receipt?.policy, { decision: "ask", rule: "writes-ask" })
+          assert.deepStrictEqual(result.receipt?.approval, { decision: "allow", source: "console" })
+          const denied = yield* Effect.flip(call("get-env", {}))
+          assert.include(denied.message, "no Cedar policy permits this request")
+        })
+      )
     }))
 
   it.effect("cedar with rules is a config error; a broken or missing file fails the gateway closed", () =>
@@ -137,14 +165,26 @@ permit(principal, action == Interlock::Action::"callTool", resource == Interlock
       const error = yield* Effect.flip(withGateway({ policy: { cedar: broken } }, call("read_file", { path: "x" })))
       assert.strictEqual(error._tag, "ConfigError")
       assert.include(error.message, `${broken}:2:`)
-      const missing = yield* Effect.flip(withGateway({ policy: { cedar: path.join(tempDir(), "absent.cedar") } }, call("read_file", { path: "x" })))
+      const missing = yield* Effect.flip(
+        withGateway({ policy: { cedar: path.join(tempDir(), "absent.cedar") } }, call("read_file", { path: "x" }))
+      )
       assert.include(missing.message, "could not be read")
     }))
 })
 
 describe("replay with Cedar", () => {
   const row = (tool: string, args: Record<string, string>, decision: "allow" | "deny", id: number) =>
-    new AuditRecord({ id, time: 1_700_000_000_000 + id, callId: `c${id}`, server: "fs", tool, decision, outcome: decision === "allow" ? "ok" : "denied", durationMs: 1, args })
+    new AuditRecord({
+      id,
+      time: 1_700_000_000_000 + id,
+      callId: `c${id}`,
+      server: "fs",
+      tool,
+      decision,
+      outcome: decision === "allow" ? "ok" : "denied",
+      durationMs: 1,
+      args
+    })
   const rows = [
     row("write_file", { path: "/etc/passwd" }, "allow", 1),
     row("write_file", { path: "/tmp/x" }, "allow", 2),
@@ -154,14 +194,36 @@ describe("replay with Cedar", () => {
 
   it.effect("a Cedar candidate against the recorded traffic, against JSON rules, and against another Cedar policy", () =>
     Effect.gen(function*() {
-      const cedar = yield* loaded({ cedar: policyFile(`@id("all") permit(principal, action, resource);\n@id("no-etc") forbid(principal, action, resource == Interlock::Tool::"fs/write_file") when { context.args.path like "/etc/*" };`) })
+      const cedar = yield* loaded({
+        cedar: policyFile(
+          `@id("all") permit(principal, action, resource);\n@id("no-etc") forbid(principal, action, resource == Interlock::Tool::"fs/write_file") when { context.args.path like "/etc/*" };`
+        )
+      })
       const recorded = yield* replay(rows, cedar)
-      assert.deepStrictEqual(recorded.map((change) => [change.id, change.before, change.after, change.rule]), [[1, "allow", "deny", "no-etc"], [3, "deny", "allow", "all"]])
-      const json = yield* loaded({ default: "allow", rules: [{ id: "no-writes", match: "fs/write_file", decision: "deny" }] })
+      assert.deepStrictEqual(recorded.map((change) => [change.id, change.before, change.after, change.rule]), [[
+        1,
+        "allow",
+        "deny",
+        "no-etc"
+      ], [3, "deny", "allow", "all"]])
+      const json = yield* loaded({
+        default: "allow",
+        rules: [{ id: "no-writes", match: "fs/write_file", decision: "deny" }]
+      })
       const againstJson = yield* replay(rows, cedar, json)
-      assert.deepStrictEqual(againstJson.map((change) => [change.id, change.before, change.after]), [[2, "deny", "allow"]])
-      const stricter = yield* loaded({ cedar: policyFile(`@id("reads") permit(principal, action, resource == Interlock::Tool::"fs/read_file");`) })
+      assert.deepStrictEqual(againstJson.map((change) => [change.id, change.before, change.after]), [[
+        2,
+        "deny",
+        "allow"
+      ]])
+      const stricter = yield* loaded({
+        cedar: policyFile(`@id("reads") permit(principal, action, resource == Interlock::Tool::"fs/read_file");`)
+      })
       const againstCedar = yield* replay(rows, stricter, cedar)
-      assert.deepStrictEqual(againstCedar.map((change) => [change.id, change.before, change.after]), [[2, "allow", "deny"]])
+      assert.deepStrictEqual(againstCedar.map((change) => [change.id, change.before, change.after]), [[
+        2,
+        "allow",
+        "deny"
+      ]])
     }))
 })

@@ -13,7 +13,10 @@ import { compileRedactions, type Redaction } from "../src/governance/Redactor.ts
 
 /** Runs `command` as Claude Code does (eval in a fresh shell), then prints its status and where it ended. */
 const run = (shell: string, command: string) => {
-  const out = spawnSync(shell, ["-c", `exec 2>&1; eval "$1"; echo "[status=$? pwd=$(pwd)]"`, shell, command], { encoding: "utf8", cwd: "/" })
+  const out = spawnSync(shell, ["-c", `exec 2>&1; eval "$1"; echo "[status=$? pwd=$(pwd)]"`, shell, command], {
+    encoding: "utf8",
+    cwd: "/"
+  })
   return { stdout: out.stdout, status: out.status }
 }
 
@@ -29,14 +32,25 @@ const runModuloLines = (shell: string, command: string) => {
 }
 
 // Text without NUL (no argv holds one), and without the heredoc's end line.
-const Text = Schema.String.pipe(Schema.check(Schema.makeFilter((text: string) => !text.includes("\0") && !/(^|\n)END(\n|$)/.test(text))))
+const Text = Schema.String.pipe(
+  Schema.check(Schema.makeFilter((text: string) => !text.includes("\0") && !/(^|\n)END(\n|$)/.test(text)))
+)
 const Step = Schema.Union([
   Schema.Struct({ kind: Schema.Literals(["printf", "stderr", "heredoc", "comment", "subst"]), text: Text }),
-  Schema.Struct({ kind: Schema.Literals(["cd", "status", "exit", "raw"]), n: Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 4 }))) })
+  Schema.Struct({
+    kind: Schema.Literals(["cd", "status", "exit", "raw"]),
+    n: Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 4 })))
+  })
 ])
 const Join = Schema.Literals(["; ", "\n", " && ", " || "])
 
-const RAW = [`echo "a'b" 'c"d' \\$HOME \`echo x\``, "printf '%s|' a\\ b \"c  d\"; echo", "for i in 1 2; do echo $i; done", "f() { echo in-f; return 3; }; f", "sleep 0 & wait"]
+const RAW = [
+  `echo "a'b" 'c"d' \\$HOME \`echo x\``,
+  "printf '%s|' a\\ b \"c  d\"; echo",
+  "for i in 1 2; do echo $i; done",
+  "f() { echo in-f; return 3; }; f",
+  "sleep 0 & wait"
+]
 const DIRS = ["/tmp", "/", "/usr", "..", "/etc"]
 
 const render = (step: typeof Step.Type): string => {
@@ -63,25 +77,54 @@ const render = (step: typeof Step.Type): string => {
 }
 
 const commandOf = (steps: ReadonlyArray<typeof Step.Type>, joins: ReadonlyArray<typeof Join.Type>): string =>
-  steps.map((step, i) => `${render(step)}${i < steps.length - 1 ? (step.kind === "heredoc" || step.kind === "comment" ? "" : joins[i % Math.max(joins.length, 1)] ?? "; ") : ""}`).join("")
+  steps.map((step, i) =>
+    `${render(step)}${
+      i < steps.length - 1
+        ? (step.kind === "heredoc" || step.kind === "comment" ? "" : joins[i % Math.max(joins.length, 1)] ?? "; ")
+        : ""
+    }`
+  ).join("")
 
 const Steps = Schema.Array(Step).pipe(Schema.check(Schema.isMaxLength(6)))
 const Joins = Schema.Array(Join).pipe(Schema.check(Schema.isMinLength(1), Schema.isMaxLength(3)))
 
 describe("the Bash rewrite", () => {
   for (const shell of ["sh", "bash"]) {
-    it.effect.prop(`${shell}: the rewritten command does exactly what the original does`, [Steps, Joins], ([steps, joins]) =>
-      Effect.sync(() => {
-        const command = commandOf(steps, joins)
-        assert.deepStrictEqual(runModuloLines(shell, throughFilter(command, "cat")), runModuloLines(shell, command), command)
-      }), { timeout: 60_000, arbitrary: { runs: 40 } })
+    it.effect.prop(
+      `${shell}: the rewritten command does exactly what the original does`,
+      [Steps, Joins],
+      ([steps, joins]) =>
+        Effect.sync(() => {
+          const command = commandOf(steps, joins)
+          assert.deepStrictEqual(
+            runModuloLines(shell, throughFilter(command, "cat")),
+            runModuloLines(shell, command),
+            command
+          )
+        }),
+      { timeout: 60_000, arbitrary: { runs: 40 } }
+    )
   }
 
   it("keeps the status of a failing command, exit and cd, on fixed cases", () => {
-    for (const command of ["false", "exit 7", "cd /tmp; false", "echo 'it''s'; (exit 5)", "set -e; false; echo not-here", "", "exec 3>&1; echo via-fd-3 >&3", "cat <<'X'\nno newline at the end\nX"]) {
+    for (
+      const command of [
+        "false",
+        "exit 7",
+        "cd /tmp; false",
+        "echo 'it''s'; (exit 5)",
+        "set -e; false; echo not-here",
+        "",
+        "exec 3>&1; echo via-fd-3 >&3",
+        "cat <<'X'\nno newline at the end\nX"
+      ]
+    ) {
       assert.deepStrictEqual(run("sh", throughFilter(command, "cat")), run("sh", command), command)
     }
-    assert.strictEqual(run("bash", throughFilter("cd /tmp && ls /nonexistent-dir", "cat")).stdout.split("\n").at(-2), "[status=2 pwd=/tmp]")
+    assert.strictEqual(
+      run("bash", throughFilter("cd /tmp && ls /nonexistent-dir", "cat")).stdout.split("\n").at(-2),
+      "[status=2 pwd=/tmp]"
+    )
   })
 
   it("a filter that fails shows none of the output, and its status stands", () => {
@@ -95,8 +138,11 @@ describe("the Bash rewrite", () => {
 
   it("rewrites Bash only when a redaction applies to claude/Bash, and every time", () => {
     const redactions = compileRedactions([{ match: "claude/Bash", pattern: "s3cr3t" }]) as ReadonlyArray<Redaction>
-    const call = (serverId: string, name: string, command: string) => new ToolCall({ serverId, name, args: { command, description: "d" }, callId: "c" })
-    assert.isUndefined(bashRewrite(compileRedactions([{ match: "claude/Read", pattern: "x" }]) as ReadonlyArray<Redaction>, "cat"))
+    const call = (serverId: string, name: string, command: string) =>
+      new ToolCall({ serverId, name, args: { command, description: "d" }, callId: "c" })
+    assert.isUndefined(
+      bashRewrite(compileRedactions([{ match: "claude/Read", pattern: "x" }]) as ReadonlyArray<Redaction>, "cat")
+    )
     const rewrite = bashRewrite(redactions, "cat")!
     const args = rewrite(call("claude", "Bash", "cat secret.env"))!
     assert.strictEqual(args.description, "d")
@@ -111,7 +157,10 @@ describe("the Bash rewrite, attacked (the command is the model's, so an attacker
   const redactions = compileRedactions([{ match: "claude/Bash", pattern: "s3cr3t" }]) as ReadonlyArray<Redaction>
   const rewrite = bashRewrite(redactions, "sed s/s3cr3t/REDACTED/g")!
   // What Claude Code runs: the rewrite, or the command as it is when the bridge leaves it.
-  const rewritten = (command: string) => (rewrite(new ToolCall({ serverId: "claude", name: "Bash", args: { command }, callId: "c" }))?.command as string | undefined) ?? command
+  const rewritten = (command: string) =>
+    (rewrite(new ToolCall({ serverId: "claude", name: "Bash", args: { command }, callId: "c" }))?.command as
+      | string
+      | undefined) ?? command
   const ATTACKS = [
     // Looks rewritten already: it must be filtered all the same.
     `${REWRITE_MARK}echo s3cr3t`,
@@ -132,7 +181,10 @@ describe("the Bash rewrite, attacked (the command is the model's, so an attacker
   for (const shell of ["sh", "bash"]) {
     it(`${shell}: no command gets its output past the filter`, () => {
       for (const attack of ATTACKS) {
-        const out = spawnSync(shell, ["-c", `exec 2>&1; eval "$1"`, shell, rewritten(attack)], { encoding: "utf8", cwd: "/" })
+        const out = spawnSync(shell, ["-c", `exec 2>&1; eval "$1"`, shell, rewritten(attack)], {
+          encoding: "utf8",
+          cwd: "/"
+        })
         assert.notInclude(out.stdout + out.stderr, "s3cr3t", attack)
       }
     })

@@ -15,7 +15,13 @@ truncateSync(path.join(dir, "huge.bin"), MAX_CHECKED_BYTES + 1)
 
 const redactions = compileRedactions([{ pattern: "sk-live-[a-z0-9]+" }]) as ReadonlyArray<Redaction>
 const guard = (file_path: unknown) => {
-  const call = new ToolCall({ serverId: "claude", name: "Read", args: { file_path } as never, callId: "c", meta: undefined })
+  const call = new ToolCall({
+    serverId: "claude",
+    name: "Read",
+    args: { file_path } as never,
+    callId: "c",
+    meta: undefined
+  })
   const ctx = new HookContext({ client: "claude-code", serverId: "claude", assigns: { claude: { cwd: dir } } })
   return readGuard(redactions)(call, ctx) as Promise<{ readonly _tag: string; readonly reason?: string }>
 }
@@ -27,7 +33,9 @@ describe("fileGuardHooks", () => {
   })
 
   it("lets a clean file, a missing file, a directory and a bad argument through (Claude Code's Read decides)", async () => {
-    for (const target of ["clean.txt", "missing.txt", dir, 42]) assert.strictEqual((await guard(target))._tag, "Continue", String(target))
+    for (const target of ["clean.txt", "missing.txt", dir, 42]) {
+      assert.strictEqual((await guard(target))._tag, "Continue", String(target))
+    }
   })
 
   it("denies a file too large to check", async () => {
@@ -35,15 +43,33 @@ describe("fileGuardHooks", () => {
   })
 
   it("adds no hook when no redaction applies to claude/Read", () => {
-    assert.deepStrictEqual(fileGuardHooks(compileRedactions([{ match: "fs/*", pattern: "x" }]) as ReadonlyArray<Redaction>), {})
+    assert.deepStrictEqual(
+      fileGuardHooks(compileRedactions([{ match: "fs/*", pattern: "x" }]) as ReadonlyArray<Redaction>),
+      {}
+    )
     assert.deepStrictEqual(fileGuardHooks([]), {})
     assert.lengthOf(fileGuardHooks(redactions).preToolCall ?? [], 2)
-    assert.deepStrictEqual((fileGuardHooks(compileRedactions([{ match: "claude/Grep", pattern: "x" }]) as ReadonlyArray<Redaction>).preToolCall ?? []).map((hook) => (hook as { id?: string }).id), ["redact-grep"])
+    assert.deepStrictEqual(
+      (fileGuardHooks(compileRedactions([{ match: "claude/Grep", pattern: "x" }]) as ReadonlyArray<Redaction>)
+        .preToolCall ?? []).map((hook) => (hook as { id?: string }).id),
+      ["redact-grep"]
+    )
   })
 
   it("denies a Grep that prints matching lines; paths and counts pass", () => {
-    const grep = (args: { readonly output_mode?: string }) => grepGuard(new ToolCall({ serverId: "claude", name: "Grep", args: { pattern: "TOKEN", ...args }, callId: "c", meta: undefined }))
+    const grep = (args: { readonly output_mode?: string }) =>
+      grepGuard(
+        new ToolCall({
+          serverId: "claude",
+          name: "Grep",
+          args: { pattern: "TOKEN", ...args },
+          callId: "c",
+          meta: undefined
+        })
+      )
     assert.strictEqual(grep({ output_mode: "content" })._tag, "Deny")
-    for (const mode of [{}, { output_mode: "files_with_matches" }, { output_mode: "count" }]) assert.strictEqual(grep(mode)._tag, "Continue")
+    for (const mode of [{}, { output_mode: "files_with_matches" }, { output_mode: "count" }]) {
+      assert.strictEqual(grep(mode)._tag, "Continue")
+    }
   })
 })

@@ -16,10 +16,16 @@ export const cliIn = (prefix: string) => {
   const cli = (args: ReadonlyArray<string>, stdin?: string, env: Record<string, string> = {}) =>
     Effect.promise(() =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-        const child = execFile(NODE, [BIN, ...args], { cwd: dir, timeout: 30_000, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
-          resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr }))
+        const child = execFile(
+          NODE,
+          [BIN, ...args],
+          { cwd: dir, timeout: 30_000, env: { ...process.env, ...env } },
+          (error, stdout, stderr) =>
+            resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr })
+        )
         if (stdin !== undefined) child.stdin?.end(stdin)
-      }))
+      })
+    )
   /** Writes a JSON config into the directory; its path. */
   const writeConfig = (name: string, config: unknown) => {
     const file = path.join(dir, name)
@@ -37,12 +43,21 @@ export const toolText = (result: unknown): string =>
  * A real `interlock serve` on 127.0.0.1:0 in `dir` (env added to this process's), with its MCP and
  * console URLs and a kill -9 that waits for the exit; killed with the scope.
  */
-export const serveHttp = (dir: string, config: Record<string, unknown>, env: Record<string, string> = {}, name = "interlock.config.json") =>
+export const serveHttp = (
+  dir: string,
+  config: Record<string, unknown>,
+  env: Record<string, string> = {},
+  name = "interlock.config.json"
+) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       const file = path.join(dir, name)
       writeFileSync(file, JSON.stringify(config))
-      const child = spawn(NODE, [BIN, "serve", "--config", file, "--http", "127.0.0.1:0"], { cwd: dir, stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, ...env } })
+      const child = spawn(NODE, [BIN, "serve", "--config", file, "--http", "127.0.0.1:0"], {
+        cwd: dir,
+        stdio: ["ignore", "pipe", "ignore"],
+        env: { ...process.env, ...env }
+      })
       const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
       const [url, consoleUrl] = await new Promise<[string, string]>((resolve, reject) => {
         let out = ""

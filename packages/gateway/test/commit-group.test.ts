@@ -18,7 +18,8 @@ const databases = () => {
   const db = new DatabaseSync(file)
   db.exec("PRAGMA journal_mode = WAL; CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)")
   const reader = new DatabaseSync(file, { readOnly: true })
-  const committed = () => (reader.prepare("SELECT v FROM t ORDER BY id").all() as Array<{ v: string }>).map((row) => row.v)
+  const committed = () =>
+    (reader.prepare("SELECT v FROM t ORDER BY id").all() as Array<{ v: string }>).map((row) => row.v)
   return { db, committed }
 }
 
@@ -35,11 +36,15 @@ describe("group commit", () => {
         group.write(() => {
           inTransaction.push(db.isTransaction)
           return Number(insert.run(v).lastInsertRowid)
-        }, () => false, failed)
+        }, () =>
+          false, failed)
       const fibers = yield* Effect.forEach(["a", "b", "c"], (v) => Effect.forkChild(write(v)))
       // Queued, not made yet: the reader sees nothing.
       assert.deepStrictEqual(committed(), [])
-      const ids = yield* Effect.forEach(fibers, (fiber) => Effect.map(Fiber.join(fiber), (id) => ({ id, seen: committed() })))
+      const ids = yield* Effect.forEach(
+        fibers,
+        (fiber) => Effect.map(Fiber.join(fiber), (id) => ({ id, seen: committed() }))
+      )
       assert.deepStrictEqual(ids.map(({ id }) => id), [1, 2, 3])
       // Each writer, once resumed, finds every row of its group committed.
       for (const { seen } of ids) assert.deepStrictEqual(seen, ["a", "b", "c"])
@@ -51,10 +56,14 @@ describe("group commit", () => {
       const { db, committed } = databases()
       const group = commitGroup(db)
       let inTransaction: boolean | undefined
-      const id = yield* group.write(() => {
-        inTransaction = db.isTransaction
-        return Number(db.prepare("INSERT INTO t (v) VALUES ('alone')").run().lastInsertRowid)
-      }, () => true, failed)
+      const id = yield* group.write(
+        () => {
+          inTransaction = db.isTransaction
+          return Number(db.prepare("INSERT INTO t (v) VALUES ('alone')").run().lastInsertRowid)
+        },
+        () => true,
+        failed
+      )
       assert.strictEqual(id, 1)
       assert.strictEqual(inTransaction, false)
       assert.deepStrictEqual(committed(), ["alone"])
@@ -84,7 +93,9 @@ describe("group commit", () => {
         group.write(() => insert.run(null), () => false, failed),
         group.write(() => insert.run("kept-2"), () => false, failed)
       ]
-      const outcomes = yield* Effect.forEach(writes, (write) => Effect.forkChild(Effect.result(write))).pipe(Effect.flatMap((fibers) => Effect.forEach(fibers, Fiber.join)))
+      const outcomes = yield* Effect.forEach(writes, (write) => Effect.forkChild(Effect.result(write))).pipe(
+        Effect.flatMap((fibers) => Effect.forEach(fibers, Fiber.join))
+      )
       assert.deepStrictEqual(outcomes.map((outcome) => outcome._tag), ["Success", "Failure", "Success"])
       assert.deepStrictEqual(committed(), ["kept-1", "kept-2"])
       assert.isFalse(db.isTransaction)
@@ -95,7 +106,10 @@ describe("group commit", () => {
       const { db } = databases()
       const group = commitGroup(db)
       const insert = db.prepare("INSERT INTO t (v) VALUES (?)")
-      const fibers = yield* Effect.forEach(["a", "b"], (v) => Effect.forkChild(Effect.flip(group.write(() => insert.run(v), () => false, failed))))
+      const fibers = yield* Effect.forEach(
+        ["a", "b"],
+        (v) => Effect.forkChild(Effect.flip(group.write(() => insert.run(v), () => false, failed)))
+      )
       db.close()
       const errors = yield* Effect.forEach(fibers, Fiber.join)
       assert.deepStrictEqual(errors, ["failed", "failed"])

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigError, JsonText } from "@interlock/core"
 import { Effect, Redacted, Schema } from "effect"
-import { readFileSync, writeFileSync, mkdtempSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { GatewayConfig, jsonSchema } from "../src/config/Config.ts"
@@ -42,12 +42,21 @@ describe("config validation", () => {
     Effect.gen(function*() {
       const cases: Array<[unknown, string]> = [
         [{ ...base, policy: { rules: [{ match: "a/b", decision: "maybe" }] } }, "policy.rules[0].decision"],
-        [{ ...base, policy: { rules: [{ match: "a/b", decision: "deny" }, { match: "a", decision: "deny", whn: 1 }] } }, "policy.rules[1].whn"],
+        [
+          {
+            ...base,
+            policy: { rules: [{ match: "a/b", decision: "deny" }, { match: "a", decision: "deny", whn: 1 }] }
+          },
+          "policy.rules[1].whn"
+        ],
         [{ ...base, maxResultBytes: -3 }, "maxResultBytes"],
         [{ servers: { files: { command: 7 } } }, "servers.files.command"],
         [{}, "servers"],
         [{ ...base, listen: { principals: { alice: {} } } }, "listen.principals.alice.token"],
-        [{ ...base, policy: { rules: [{ match: "x", decision: "deny", when: { args: { path: { startsWith: 3 } } } }] } }, "policy.rules[0].when.args.path.startsWith"]
+        [{
+          ...base,
+          policy: { rules: [{ match: "x", decision: "deny", when: { args: { path: { startsWith: 3 } } } }] }
+        }, "policy.rules[0].when.args.path.startsWith"]
       ]
       for (const [raw, where] of cases) {
         const error = yield* errorOf(raw)
@@ -62,12 +71,16 @@ describe("config validation", () => {
       assert.notInclude(error.message, "12345678901")
     }))
 
-  it.effect.prop("any JSON either decodes or fails with a ConfigError, never throws", [Schema.Json], ([json]) =>
-    Effect.gen(function*() {
-      const result = yield* Effect.result(decodeConfig(json))
-      if (result._tag === "Failure") assert.instanceOf(result.failure, ConfigError)
-      else assert.isObject(result.success.servers)
-    }))
+  it.effect.prop(
+    "any JSON either decodes or fails with a ConfigError, never throws",
+    [Schema.Json],
+    ([json]) =>
+      Effect.gen(function*() {
+        const result = yield* Effect.result(decodeConfig(json))
+        if (result._tag === "Failure") assert.instanceOf(result.failure, ConfigError)
+        else assert.isObject(result.success.servers)
+      })
+  )
 
   it.effect.prop("any valid config decodes to itself", [GatewayConfig], ([config]) =>
     Effect.gen(function*() {
@@ -109,7 +122,7 @@ describe("config files and plans", () => {
   it.effect("a JSON file with a syntax error says where, without quoting it", () =>
     Effect.gen(function*() {
       const file = path.join(dir, "bad.json")
-      writeFileSync(file, '{ "servers": { "a": { "command": "sk-secretsecretsecret" } }, }')
+      writeFileSync(file, "{ \"servers\": { \"a\": { \"command\": \"sk-secretsecretsecret\" } }, }")
       const error = yield* Effect.flip(loadConfig(file))
       assert.include(error.message, "not valid JSON")
       assert.notInclude(error.message, "sk-secret")
@@ -119,12 +132,15 @@ describe("config files and plans", () => {
     Effect.gen(function*() {
       const file = path.join(dir, "interlock.config.ts")
       const entry = path.join(import.meta.dirname, "..", "src", "index.ts")
-      writeFileSync(file, `import { defineConfig } from ${JSON.stringify(entry)}
+      writeFileSync(
+        file,
+        `import { defineConfig } from ${JSON.stringify(entry)}
 export default defineConfig({
   servers: { files: { command: "npx" } },
   policy: { default: "allow", rules: [{ match: "files/*", decision: "deny", when: (args) => args.path === "/etc" }] },
   hooks: { preToolCall: [{ match: "*", id: "mine", run: () => ({ _tag: "Continue" }) }] }
-})`)
+})`
+      )
       const loaded = yield* loadConfig(file)
       assert.strictEqual(loaded.predicates.size, 1)
       assert.strictEqual(loaded.hooks.preToolCall?.length, 1)
@@ -133,13 +149,22 @@ export default defineConfig({
 
   it.effect("refuses a non-loopback bind without a token, and says why", () =>
     Effect.gen(function*() {
-      const loaded = yield* Effect.map(decodeConfig({ ...base, listen: { http: "0.0.0.0:7331" } }), (config) => ({ config, hooks: {}, predicates: new Map(), baseDir: dir, file: undefined }))
+      const loaded = yield* Effect.map(
+        decodeConfig({ ...base, listen: { http: "0.0.0.0:7331" } }),
+        (config) => ({ config, hooks: {}, predicates: new Map(), baseDir: dir, file: undefined })
+      )
       const error = makePlan(loaded, { env: {} })
       assert.instanceOf(error, ConfigError)
       assert.include((error as ConfigError).message, "not loopback")
-      const badOtlp = makePlan({ ...loaded, config: { ...loaded.config, listen: {}, telemetry: { otlp: "localhost:4318" } } }, { env: {} })
+      const badOtlp = makePlan({
+        ...loaded,
+        config: { ...loaded.config, listen: {}, telemetry: { otlp: "localhost:4318" } }
+      }, { env: {} })
       assert.strictEqual((badOtlp as ConfigError).path, "telemetry.otlp")
-      const ok = makePlan({ ...loaded, config: { ...loaded.config, listen: { http: "0.0.0.0:7331", token: "env:T" } } }, { env: { T: "tok" } })
+      const ok = makePlan(
+        { ...loaded, config: { ...loaded.config, listen: { http: "0.0.0.0:7331", token: "env:T" } } },
+        { env: { T: "tok" } }
+      )
       assert.notInstanceOf(ok, ConfigError)
     }))
 })

@@ -57,7 +57,9 @@ const modernPost = (url: string, method: string, params: Record<string, unknown>
     const body = await response.text()
     // An SSE answer: the data line of the response to our id.
     const json = (response.headers.get("content-type") ?? "").includes("text/event-stream")
-      ? body.split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trim()).find((data) => data.includes("\"id\":7")) ?? ""
+      ? body.split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trim()).find((data) =>
+        data.includes("\"id\":7")
+      ) ?? ""
       : body
     return { status: response.status, raw: json, message: JSON.parse(json) as { result?: Record<string, unknown> } }
   })
@@ -65,41 +67,62 @@ const modernPost = (url: string, method: string, params: Record<string, unknown>
 describe("the conformance fixture by itself", () => {
   // Both requirement sets against the fixture alone, as it is and with --omit-result-type, run in
   // conformance.test.ts's matrix (its direct runs), which holds them to passing.
-  it.live("with --omit-result-type a 2026-07-28 scenario fails its wire-schema check, for the missing resultType", () =>
-    Effect.gen(function*() {
-      const omitting = yield* fixtureOverHttp(["--omit-result-type"])
-      const simple = yield* runScenario(omitting.url, "2026-07-28", "tools-call-simple-text")
-      assert.strictEqual(simple.failed, 1, simple.output)
-      assert.include(simple.output, "must have required property 'resultType'")
-    }), 120_000)
+  it.live(
+    "with --omit-result-type a 2026-07-28 scenario fails its wire-schema check, for the missing resultType",
+    () =>
+      Effect.gen(function*() {
+        const omitting = yield* fixtureOverHttp(["--omit-result-type"])
+        const simple = yield* runScenario(omitting.url, "2026-07-28", "tools-call-simple-text")
+        assert.strictEqual(simple.failed, 1, simple.output)
+        assert.include(simple.output, "must have required property 'resultType'")
+      }),
+    120_000
+  )
 
-  it.live("--omit-result-type drops resultType \"complete\" from 2026-07-28 results and keeps \"input_required\"", () =>
-    Effect.gen(function*() {
-      const plain = yield* fixtureOverHttp()
-      const omitting = yield* fixtureOverHttp(["--omit-result-type"])
-      const call = { name: "test_simple_text", arguments: {} }
-      const complete = yield* modernPost(plain.url, "tools/call", call)
-      assert.strictEqual(complete.message.result?.resultType, "complete", complete.raw)
-      const stripped = yield* modernPost(omitting.url, "tools/call", call)
-      assert.strictEqual(stripped.status, 200)
-      assert.notInclude(stripped.raw, "resultType")
-      assert.deepStrictEqual(stripped.message.result?.content, [{ type: "text", text: "This is a simple text response for testing." }])
-      // A streamed answer (progress before the result) loses it too.
-      const streamed = yield* modernPost(omitting.url, "tools/call", { name: "test_tool_with_progress", arguments: {}, _meta: { progressToken: "p1" } })
-      assert.isDefined(streamed.message.result?.content, streamed.raw)
-      assert.notInclude(streamed.raw, "resultType")
-      const listed = yield* modernPost(omitting.url, "tools/list", {})
-      assert.isAbove((listed.message.result?.tools as ReadonlyArray<unknown>).length, 10)
-      assert.notProperty(listed.message.result, "resultType")
-      const asking = yield* modernPost(omitting.url, "tools/call", { name: "test_input_required_result_elicitation", arguments: {} })
-      assert.strictEqual(asking.message.result?.resultType, "input_required", asking.raw)
-    }), 60_000)
+  it.live(
+    "--omit-result-type drops resultType \"complete\" from 2026-07-28 results and keeps \"input_required\"",
+    () =>
+      Effect.gen(function*() {
+        const plain = yield* fixtureOverHttp()
+        const omitting = yield* fixtureOverHttp(["--omit-result-type"])
+        const call = { name: "test_simple_text", arguments: {} }
+        const complete = yield* modernPost(plain.url, "tools/call", call)
+        assert.strictEqual(complete.message.result?.resultType, "complete", complete.raw)
+        const stripped = yield* modernPost(omitting.url, "tools/call", call)
+        assert.strictEqual(stripped.status, 200)
+        assert.notInclude(stripped.raw, "resultType")
+        assert.deepStrictEqual(stripped.message.result?.content, [{
+          type: "text",
+          text: "This is a simple text response for testing."
+        }])
+        // A streamed answer (progress before the result) loses it too.
+        const streamed = yield* modernPost(omitting.url, "tools/call", {
+          name: "test_tool_with_progress",
+          arguments: {},
+          _meta: { progressToken: "p1" }
+        })
+        assert.isDefined(streamed.message.result?.content, streamed.raw)
+        assert.notInclude(streamed.raw, "resultType")
+        const listed = yield* modernPost(omitting.url, "tools/list", {})
+        assert.isAbove((listed.message.result?.tools as ReadonlyArray<unknown>).length, 10)
+        assert.notProperty(listed.message.result, "resultType")
+        const asking = yield* modernPost(omitting.url, "tools/call", {
+          name: "test_input_required_result_elicitation",
+          arguments: {}
+        })
+        assert.strictEqual(asking.message.result?.resultType, "input_required", asking.raw)
+      }),
+    60_000
+  )
 
   it.live("over stdio it answers server/discover and serves a 2026-07-28 client", () =>
     Effect.gen(function*() {
       const client = yield* Effect.acquireRelease(
         Effect.promise(async () => {
-          const client = new Client({ name: "fixture-test", version: "1.0.0" }, { capabilities: {}, versionNegotiation: { mode: { pin: "2026-07-28" } } })
+          const client = new Client({ name: "fixture-test", version: "1.0.0" }, {
+            capabilities: {},
+            versionNegotiation: { mode: { pin: "2026-07-28" } }
+          })
           await client.connect(new StdioClientTransport({ command: NODE, args: [FIXTURE], stderr: "ignore" }))
           return client
         }),

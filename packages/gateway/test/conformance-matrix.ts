@@ -8,7 +8,13 @@ import { Effect, type Scope } from "effect"
 import { spawn } from "node:child_process"
 import { createServer } from "node:net"
 import * as path from "node:path"
-import { type RequirementsRun, runRequirements, runScenario, type ScenarioOutcome, type SuiteSet } from "./conformance-suite.ts"
+import {
+  type RequirementsRun,
+  runRequirements,
+  runScenario,
+  type ScenarioOutcome,
+  type SuiteSet
+} from "./conformance-suite.ts"
 import { everythingServer, NODE, startGateway } from "./e2e.ts"
 
 const FIXTURE = path.join(import.meta.dirname, "fixtures", "conformance-server.ts")
@@ -18,7 +24,11 @@ const EVERYTHING = everythingServer.args[0]
 export const REVISIONS: ReadonlyArray<SuiteSet> = ["2025-06-18", "2025-11-25", "2026-07-28"]
 
 /** A child process serving Streamable HTTP on 127.0.0.1, killed with the scope. */
-const serving = (args: ReadonlyArray<string>, env: Record<string, string>, ready: (line: string) => string | undefined) =>
+const serving = (
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  ready: (line: string) => string | undefined
+) =>
   Effect.acquireRelease(
     Effect.callback<{ readonly url: string; readonly kill: () => void }, Error>((resume) => {
       const child = spawn(NODE, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } })
@@ -54,8 +64,15 @@ const freePort = Effect.callback<number, Error>((resume) => {
 })
 
 /** `@modelcontextprotocol/server-everything` from npm, on its own Streamable HTTP transport (2025 revisions). */
-export const everythingHttp = Effect.flatMap(freePort, (port) =>
-  serving([EVERYTHING, "streamableHttp"], { PORT: String(port) }, (seen) => (seen.includes("listening on port") ? `http://localhost:${port}/mcp` : undefined)))
+export const everythingHttp = Effect.flatMap(
+  freePort,
+  (port) =>
+    serving(
+      [EVERYTHING, "streamableHttp"],
+      { PORT: String(port) },
+      (seen) => (seen.includes("listening on port") ? `http://localhost:${port}/mcp` : undefined)
+    )
+)
 
 /** One way the gateway reaches the server: a label for the table, and its `servers.<id>` config (given the direct URL). */
 export interface Route {
@@ -79,7 +96,10 @@ export const SERVERS: ReadonlyArray<MatrixServer> = [
     direct: fixtureHttp(),
     routes: [
       { label: "stdio, 2026-07-28 toward the server", server: () => ({ command: NODE, args: [FIXTURE] }) },
-      { label: "HTTP, 2025-11-25 toward the server, per-host", server: (url) => ({ url, protocol: "legacy", sessions: "per-host" }) },
+      {
+        label: "HTTP, 2025-11-25 toward the server, per-host",
+        server: (url) => ({ url, protocol: "legacy", sessions: "per-host" })
+      },
       { label: "HTTP, 2026-07-28 toward the server", server: (url) => ({ url, protocol: "2026-07-28" }) }
     ]
   },
@@ -98,7 +118,8 @@ export const SERVERS: ReadonlyArray<MatrixServer> = [
 ]
 
 /** A scenario passes: it ran checks and failed none. */
-export const passes = (outcome: ScenarioOutcome | undefined): boolean => outcome !== undefined && outcome.failed === 0 && outcome.passed > 0
+export const passes = (outcome: ScenarioOutcome | undefined): boolean =>
+  outcome !== undefined && outcome.failed === 0 && outcome.passed > 0
 
 /** The checks that succeeded in `before` and not (as often) in `after`. */
 const lostChecks = (before: ReadonlyArray<string>, after: ReadonlyArray<string>): ReadonlyArray<string> => {
@@ -128,7 +149,8 @@ const LEGACY_TOWARD_SERVER = "HTTP, 2025-11-25 toward the server, per-host"
 
 /** Why a check of a 2026-07-28 scenario cannot hold when the server speaks 2025-11-25 to the gateway. */
 const ERA_BOUND = {
-  key: "a 2025 server's request has no key of its own: the gateway names a held request's key itself (elicitation-1), and the scenario checks for the key the server chose in its 2026-07-28 era (user_name)",
+  key:
+    "a 2025 server's request has no key of its own: the gateway names a held request's key itself (elicitation-1), and the scenario checks for the key the server chose in its 2026-07-28 era (user_name)",
   capability:
     "a 2025 server learns the host's capabilities from its session's initialize (which the gateway declares from the host's request), and answers a tool that needs one the host lacks with a tool error: the 2025 wire has no -32021 to pass on"
 }
@@ -142,17 +164,27 @@ export const KNOWN_GAPS: ReadonlyArray<KnownGap> = [
     scenario: "server-sse-polling",
     check: "server-sse-disconnect-resume",
     revision: "2025-11-25",
-    why: "the fixture's test_reconnection tool closes its own SSE stream mid-call; the gateway's hub resumes that stream downstream, and the host's stream to the gateway stays open (the scenario is pending and unscored in the 2025-11-25 set)"
+    why:
+      "the fixture's test_reconnection tool closes its own SSE stream mid-call; the gateway's hub resumes that stream downstream, and the host's stream to the gateway stays open (the scenario is pending and unscored in the 2025-11-25 set)"
   },
-  { scenario: "input-required-result-basic-elicitation", check: "*", revision: "2026-07-28", route: LEGACY_TOWARD_SERVER, why: ERA_BOUND.key },
+  {
+    scenario: "input-required-result-basic-elicitation",
+    check: "*",
+    revision: "2026-07-28",
+    route: LEGACY_TOWARD_SERVER,
+    why: ERA_BOUND.key
+  },
   {
     scenario: "input-required-result-ignore-extra-params",
     check: "sep-2322-ignore-unexpected-params",
     revision: "2026-07-28",
     route: LEGACY_TOWARD_SERVER,
-    why: `${ERA_BOUND.key}; so answers sent before anything was asked, keyed by the server's 2026-07-28 names, answer nothing, and the call asks`
+    why:
+      `${ERA_BOUND.key}; so answers sent before anything was asked, keyed by the server's 2026-07-28 names, answer nothing, and the call asks`
   },
-  ...["sep-2575-server-rejects-undeclared-capability", "sep-2575-missing-capability-http-400"].map((check): KnownGap => ({
+  ...["sep-2575-server-rejects-undeclared-capability", "sep-2575-missing-capability-http-400"].map((
+    check
+  ): KnownGap => ({
     scenario: "server-stateless",
     check,
     revision: "2026-07-28",
@@ -165,23 +197,34 @@ export const KNOWN_GAPS: ReadonlyArray<KnownGap> = [
     revision: "2026-07-28",
     route: LEGACY_TOWARD_SERVER,
     sometimes: true,
-    why: "the scenario changes the tool list with a tool call, which a 2026-07-28 host's call on a per-host server makes on a session of its own; that session closes with the call, and a list_changed it carried after its answer is dropped with it, so the listen stream's SHOULD check (1.5 s) sometimes warns"
+    why:
+      "the scenario changes the tool list with a tool call, which a 2026-07-28 host's call on a per-host server makes on a session of its own; that session closes with the call, and a list_changed it carried after its answer is dropped with it, so the listen stream's SHOULD check (1.5 s) sometimes warns"
   },
   ...[
-    "tasks-lifecycle", "tasks-capability-negotiation", "tasks-wire-fields", "tasks-request-state-removal", "tasks-mrtr-input",
-    "tasks-request-headers", "tasks-dispatch-and-envelope", "tasks-required-task-error", "tasks-mrtr-composition"
+    "tasks-lifecycle",
+    "tasks-capability-negotiation",
+    "tasks-wire-fields",
+    "tasks-request-state-removal",
+    "tasks-mrtr-input",
+    "tasks-request-headers",
+    "tasks-dispatch-and-envelope",
+    "tasks-required-task-error",
+    "tasks-mrtr-composition"
   ].map((scenario): KnownGap => ({
     scenario,
     check: "*",
     revision: "2026-07-28",
     route: LEGACY_TOWARD_SERVER,
-    why: "the Tasks extension (SEP-2663) belongs to 2026-07-28: a server the gateway speaks a 2025 revision to offers it none (the fixture serves tasks in its 2026-07-28 era only)"
+    why:
+      "the Tasks extension (SEP-2663) belongs to 2026-07-28: a server the gateway speaks a 2025 revision to offers it none (the fixture serves tasks in its 2026-07-28 era only)"
   }))
 ]
 
 /** The gaps of a scenario in a cell. */
 const gapsOf = (scenario: string, revision: SuiteSet | undefined, route: string | undefined) =>
-  KNOWN_GAPS.filter((gap) => gap.scenario === scenario && gap.revision === revision && (gap.route === undefined || gap.route === route))
+  KNOWN_GAPS.filter((gap) =>
+    gap.scenario === scenario && gap.revision === revision && (gap.route === undefined || gap.route === route)
+  )
 
 /**
  * Where a run through the gateway is worse than the direct run, scenario by scenario: one that
@@ -203,9 +246,17 @@ export const worseThrough = (
     const unknown = lost.filter((check) => !known.has(check))
     // A scenario that fails through only by known gaps' checks is explained by them.
     if (passes(before) && !passes(after) && (lost.length === 0 || unknown.length > 0)) {
-      return [`${before.scenario}: passes directly, ${after.passed} passed and ${after.failed} failed through the gateway`]
+      return [
+        `${before.scenario}: passes directly, ${after.passed} passed and ${after.failed} failed through the gateway`
+      ]
     }
-    return unknown.length === 0 ? [] : [`${before.scenario}: checks that succeed directly and not through the gateway: ${[...new Set(unknown)].join(", ")}`]
+    return unknown.length === 0
+      ? []
+      : [
+        `${before.scenario}: checks that succeed directly and not through the gateway: ${
+          [...new Set(unknown)].join(", ")
+        }`
+      ]
   })
 
 /** The "Failed Checks" part of a verbose scenario run (its check names and errors), or its tail. */
@@ -234,21 +285,35 @@ export const runServer = (server: MatrixServer): Effect.Effect<ReadonlyArray<Mat
     for (const route of server.routes) {
       const outputs = yield* Effect.scoped(Effect.gen(function*() {
         // Resumable streams: server-sse-polling tests the gateway's own HTTP front.
-        const { http } = yield* startGateway({ servers: { [server.id]: route.server(url) }, policy: { default: "allow" }, listen: { resumable: true } })
+        const { http } = yield* startGateway({
+          servers: { [server.id]: route.server(url) },
+          policy: { default: "allow" },
+          listen: { resumable: true }
+        })
         const front = http.mcpUrl.replace("127.0.0.1", "localhost")
         const runs: Array<readonly [SuiteSet, RequirementsRun]> = []
         for (const revision of REVISIONS) {
           const run = yield* runRequirements(front, revision)
           // A scenario worse through the gateway is run again alone and verbosely, for the checks that failed.
-          const worse = worseThrough(directRuns.get(revision) ?? [], run.outcomes, revision, route.label).map((line) => line.slice(0, line.indexOf(":")))
+          const worse = worseThrough(directRuns.get(revision) ?? [], run.outcomes, revision, route.label).map((line) =>
+            line.slice(0, line.indexOf(":"))
+          )
           const again = yield* Effect.forEach(worse.slice(0, 4), (scenario) => runScenario(front, revision, scenario))
-          const details = again.map((one) => `${one.scenario} alone: ${one.failed} failed\n${failedChecks(one.output)}`).join("\n")
+          const details = again.map((one) => `${one.scenario} alone: ${one.failed} failed\n${failedChecks(one.output)}`)
+            .join("\n")
           runs.push([revision, { outcomes: run.outcomes, output: details === "" ? run.output : details }])
         }
         return runs
       }))
       for (const [revision, run] of outputs) {
-        cells.push({ server, route, revision, direct: directRuns.get(revision) ?? [], through: run.outcomes, output: run.output })
+        cells.push({
+          server,
+          route,
+          revision,
+          direct: directRuns.get(revision) ?? [],
+          through: run.outcomes,
+          output: run.output
+        })
       }
     }
     return cells
@@ -266,9 +331,9 @@ export const tableRow = (cell: MatrixCell): string => {
     const { passed, total } = tally(outcomes, scored)
     return `${passed}/${total}`
   }
-  return `| ${cell.server.label} | ${cell.route.label} | ${cell.revision} | ${cellOf(cell.direct, true)} | ${cellOf(cell.through, true)} | ${
-    cellOf(cell.direct, false)
-  } | ${cellOf(cell.through, false)} |`
+  return `| ${cell.server.label} | ${cell.route.label} | ${cell.revision} | ${cellOf(cell.direct, true)} | ${
+    cellOf(cell.through, true)
+  } | ${cellOf(cell.direct, false)} | ${cellOf(cell.through, false)} |`
 }
 
 /** The table's header rows. */
@@ -278,4 +343,7 @@ export const TABLE_HEAD = [
 ]
 
 /** The README markers between which scripts/conformance-table.ts writes the table. */
-export const TABLE_MARKERS = { start: "<!-- conformance-table:start -->", end: "<!-- conformance-table:end -->" } as const
+export const TABLE_MARKERS = {
+  start: "<!-- conformance-table:start -->",
+  end: "<!-- conformance-table:end -->"
+} as const

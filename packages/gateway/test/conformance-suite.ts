@@ -44,7 +44,9 @@ export interface ScenarioRun {
 }
 
 /** The server scenarios a requirement set scores and those it runs unscored, from the suite's requirements/REVISION.yaml. */
-export const requirementSet = (revision: Revision): { readonly scored: ReadonlyArray<string>; readonly notScored: ReadonlyArray<string> } => {
+export const requirementSet = (
+  revision: Revision
+): { readonly scored: ReadonlyArray<string>; readonly notScored: ReadonlyArray<string> } => {
   const lines = readFileSync(path.join(PACKAGE, "requirements", `${revision}.yaml`), "utf8").split("\n")
   const section = (name: string) => {
     const start = lines.indexOf(`${name}:`)
@@ -63,16 +65,23 @@ export const requirementSet = (revision: Revision): { readonly scored: ReadonlyA
 
 const run = (args: ReadonlyArray<string>, timeoutMs: number) =>
   Effect.callback<string>((resume, signal) => {
-    execFile(NODE, [CONFORMANCE, ...args], { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, signal }, (_error, stdout, stderr) => {
-      // A failing scenario exits non-zero: the output says what failed, so it is the answer either way.
-      resume(Effect.succeed(`${stdout}${stderr}`))
-    })
+    execFile(
+      NODE,
+      [CONFORMANCE, ...args],
+      { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, signal },
+      (_error, stdout, stderr) => {
+        // A failing scenario exits non-zero: the output says what failed, so it is the answer either way.
+        resume(Effect.succeed(`${stdout}${stderr}`))
+      }
+    )
   })
 
 /** Parses a requirement-set run: `✓|✗ NAME: P passed, F failed` per scenario, and the "Not scored" section's names. */
 export const parseRequirements = (output: string): ReadonlyArray<ScenarioOutcome> => {
   const notScoredAt = output.search(/^Not scored for /m)
-  const notScored = new Set(notScoredAt < 0 ? [] : [...output.slice(notScoredAt).matchAll(/^\s+[✓✗] (\S+) \(/gm)].map((match) => match[1]))
+  const notScored = new Set(
+    notScoredAt < 0 ? [] : [...output.slice(notScoredAt).matchAll(/^\s+[✓✗] (\S+) \(/gm)].map((match) => match[1])
+  )
   return [...output.matchAll(/^[✓✗] (\S+): (\d+) passed, (\d+) failed/gm)].map((match) => ({
     scenario: match[1],
     passed: Number(match[2]),
@@ -90,7 +99,9 @@ const succeededChecks = (dir: string): ReadonlyMap<string, ReadonlyArray<string>
     // A scenario that ended before writing its checks (a server that hung up, say) has none.
     const file = path.join(dir, entry, "checks.json")
     if (scenario === undefined || !existsSync(file)) continue
-    const checks = JSON.parse(readFileSync(file, "utf8")) as ReadonlyArray<{ readonly id: string; readonly status: string }>
+    const checks = JSON.parse(readFileSync(file, "utf8")) as ReadonlyArray<
+      { readonly id: string; readonly status: string }
+    >
     out.set(scenario, checks.filter((check) => check.status === "SUCCESS").map((check) => check.id))
   }
   return out
@@ -100,7 +111,9 @@ const succeededChecks = (dir: string): ReadonlyMap<string, ReadonlyArray<string>
 export type SuiteSet = Revision | "2025-06-18"
 
 /** The suite's arguments for a set. */
-const setArgs = (set: SuiteSet): ReadonlyArray<string> => (set === "2025-06-18" ? ["--spec-version", set] : ["--requirements", set])
+const setArgs = (
+  set: SuiteSet
+): ReadonlyArray<string> => (set === "2025-06-18" ? ["--spec-version", set] : ["--requirements", set])
 
 /** Runs a set of server scenarios against `url` (bounded by `timeoutMs`, ten minutes unless told), with each scenario's checks. */
 export const runRequirements = (url: string, set: SuiteSet, timeoutMs = 600_000): Effect.Effect<RequirementsRun> =>
@@ -109,15 +122,40 @@ export const runRequirements = (url: string, set: SuiteSet, timeoutMs = 600_000)
     (dir) =>
       Effect.map(run(["server", "--url", url, ...setArgs(set), "-o", dir], timeoutMs), (output) => {
         const checks = succeededChecks(dir)
-        return { outcomes: parseRequirements(output).map((outcome) => ({ ...outcome, succeeded: checks.get(outcome.scenario) ?? [] })), output }
+        return {
+          outcomes: parseRequirements(output).map((outcome) => ({
+            ...outcome,
+            succeeded: checks.get(outcome.scenario) ?? []
+          })),
+          output
+        }
       }),
     (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
   )
 
 /** Runs one scenario at `specVersion` with `--verbose`, which prints every check and its error; `force` runs an extension's scenario, which is on no spec timeline. */
-export const runScenario = (url: string, specVersion: SuiteSet, scenario: string, timeoutMs = 120_000, force = false): Effect.Effect<ScenarioRun> =>
-  Effect.map(run(["server", "--url", url, "--spec-version", specVersion, "--scenario", scenario, "--verbose", ...(force ? ["--force"] : [])], timeoutMs), (output) => {
-    const counts = /Passed: (\d+)\/\d+, (\d+) failed, (\d+) warnings/.exec(output)
-    const [passed, failed, warnings] = counts === null ? [0, -1, -1] : counts.slice(1).map(Number)
-    return { scenario, passed, failed, warnings, output }
-  })
+export const runScenario = (
+  url: string,
+  specVersion: SuiteSet,
+  scenario: string,
+  timeoutMs = 120_000,
+  force = false
+): Effect.Effect<ScenarioRun> =>
+  Effect.map(
+    run([
+      "server",
+      "--url",
+      url,
+      "--spec-version",
+      specVersion,
+      "--scenario",
+      scenario,
+      "--verbose",
+      ...(force ? ["--force"] : [])
+    ], timeoutMs),
+    (output) => {
+      const counts = /Passed: (\d+)\/\d+, (\d+) failed, (\d+) warnings/.exec(output)
+      const [passed, failed, warnings] = counts === null ? [0, -1, -1] : counts.slice(1).map(Number)
+      return { scenario, passed, failed, warnings, output }
+    }
+  )

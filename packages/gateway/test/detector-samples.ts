@@ -14,4 +14,10 @@ export const SAMPLES: Record<string, string> = {
 
 /** The part of a detector's sample that redaction must remove. */
 export const secretPart = (name: string): string =>
-  name === "aws-secret-key" ? "wJalrXUtnFEMI" : name === "bearer-token" ? "abcdef0123456789" : name === "private-key" ? "MIIEpAIBAAKCAQEA" : SAMPLES[name]
+  name === "aws-secret-key"
+    ? "wJalrXUtnFEMI"
+    : name === "bearer-token"
+    ? "abcdef0123456789"
+    : name === "private-key"
+    ? "MIIEpAIBAAKCAQEA"
+    : SAMPLES[name]

@@ -3,9 +3,9 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { Context, Effect, Layer } from "effect"
 import * as path from "node:path"
 import { fromObject } from "../src/config/ConfigLoader.ts"
-import { Gateway } from "../src/Gateway.ts"
-import { HttpFront } from "../src/front/http/HttpFront.ts"
 import { makePlan } from "../src/config/Plan.ts"
+import { HttpFront } from "../src/front/http/HttpFront.ts"
+import { Gateway } from "../src/Gateway.ts"
 import { telemetryLayer } from "../src/telemetry/OtlpExport.ts"
 
 /** Node 24 from the workspace, for spawning TypeScript fixtures. */
@@ -17,7 +17,19 @@ export const echoServer = { command: NODE, args: [path.join(import.meta.dirname,
 /** server-everything from npm as a stdio server config. */
 export const everythingServer = {
   command: NODE,
-  args: [path.join(import.meta.dirname, "..", "..", "..", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")]
+  args: [
+    path.join(
+      import.meta.dirname,
+      "..",
+      "..",
+      "..",
+      "node_modules",
+      "@modelcontextprotocol",
+      "server-everything",
+      "dist",
+      "index.js"
+    )
+  ]
 }
 
 /** Starts a gateway with HTTP on 127.0.0.1:0 in the current scope. */
@@ -27,16 +39,24 @@ export const startGateway = (raw: Record<string, unknown>, env: Record<string, s
     const loaded = yield* fromObject({ audit: { path: ":memory:" }, ...raw, listen }, process.cwd())
     const plan = makePlan(loaded, { env })
     if (!("servers" in plan)) return yield* Effect.fail(plan)
-    const context = yield* Layer.build(HttpFront.layer.pipe(Layer.provideMerge(Gateway.layer(plan).pipe(Layer.provide(telemetryLayer(plan))))))
+    const context = yield* Layer.build(
+      HttpFront.layer.pipe(Layer.provideMerge(Gateway.layer(plan).pipe(Layer.provide(telemetryLayer(plan)))))
+    )
     return { gateway: Context.get(context, Gateway), http: Context.get(context, HttpFront) }
   })
 
 /** An SDK client connected to the gateway over Streamable HTTP; closed with the scope. */
-export const httpClient = (url: string, options: { readonly token?: string; readonly capabilities?: Record<string, unknown> } = {}) =>
+export const httpClient = (
+  url: string,
+  options: { readonly token?: string; readonly capabilities?: Record<string, unknown> } = {}
+) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       const client = new Client({ name: "test-host", version: "1.0.0" }, { capabilities: options.capabilities ?? {} })
-      const transport = new StreamableHTTPClientTransport(new URL(url), options.token === undefined ? {} : { requestInit: { headers: { authorization: `Bearer ${options.token}` } } })
+      const transport = new StreamableHTTPClientTransport(
+        new URL(url),
+        options.token === undefined ? {} : { requestInit: { headers: { authorization: `Bearer ${options.token}` } } }
+      )
       await client.connect(transport)
       return client
     }),

@@ -8,8 +8,23 @@ import { Effect, Schema } from "effect"
 import { isModernRequest } from "../src/front/http/mcp/EraRouting.ts"
 import { envelope } from "./modern-wire.ts"
 
-const Version = Schema.Literals(["2024-11-05", "2025-06-18", "2025-11-25", "2026-07-28", "2099-01-01", " 2026-07-28 ", "junk"])
-const Method = Schema.Literals(["initialize", "tools/call", "tools/list", "server/discover", "subscriptions/listen", "notifications/initialized"])
+const Version = Schema.Literals([
+  "2024-11-05",
+  "2025-06-18",
+  "2025-11-25",
+  "2026-07-28",
+  "2099-01-01",
+  " 2026-07-28 ",
+  "junk"
+])
+const Method = Schema.Literals([
+  "initialize",
+  "tools/call",
+  "tools/list",
+  "server/discover",
+  "subscriptions/listen",
+  "notifications/initialized"
+])
 const Meta = Schema.Union([
   Schema.Literal("none"),
   Schema.Literal("envelope"),
@@ -18,7 +33,11 @@ const Meta = Schema.Union([
 
 /** A request built from the drawn parts: the method, an id or none, `_meta`, and the three headers. */
 const request = (method: string, id: boolean, meta: Schema.Schema.Type<typeof Meta>, name: string | undefined) => {
-  const _meta = meta === "none" ? undefined : meta === "envelope" ? envelope() : { [PROTOCOL_VERSION_META_KEY]: meta.claim, extra: meta.extra }
+  const _meta = meta === "none"
+    ? undefined
+    : meta === "envelope"
+    ? envelope()
+    : { [PROTOCOL_VERSION_META_KEY]: meta.claim, extra: meta.extra }
   return {
     jsonrpc: "2.0",
     ...(id ? { id: 1 } : {}),
@@ -60,10 +79,29 @@ describe("era routing", () => {
   it.effect("initialize, a session's request and a batch are 2025; an envelope or a modern header is 2026-07-28", () =>
     Effect.sync(() => {
       assert.isFalse(isModernRequest({}, request("initialize", true, "none", undefined)))
-      assert.isFalse(isModernRequest({ "mcp-session-id": "s", "mcp-protocol-version": "2025-11-25" }, request("tools/call", true, "none", "echo")))
+      assert.isFalse(
+        isModernRequest(
+          { "mcp-session-id": "s", "mcp-protocol-version": "2025-11-25" },
+          request("tools/call", true, "none", "echo")
+        )
+      )
       assert.isFalse(isModernRequest({}, [request("tools/list", true, "envelope", undefined)]))
-      assert.isTrue(isModernRequest({ "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" }, request("tools/list", true, "envelope", undefined)))
-      assert.isTrue(isModernRequest({ "mcp-protocol-version": "2026-07-28" }, request("tools/list", true, "none", undefined)), "a modern header without an envelope is refused there")
-      assert.isTrue(isModernRequest({ "mcp-protocol-version": "2025-11-25", "mcp-method": "tools/list" }, request("tools/list", true, "envelope", undefined)), "a header that disagrees is refused there")
+      assert.isTrue(
+        isModernRequest(
+          { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" },
+          request("tools/list", true, "envelope", undefined)
+        )
+      )
+      assert.isTrue(
+        isModernRequest({ "mcp-protocol-version": "2026-07-28" }, request("tools/list", true, "none", undefined)),
+        "a modern header without an envelope is refused there"
+      )
+      assert.isTrue(
+        isModernRequest(
+          { "mcp-protocol-version": "2025-11-25", "mcp-method": "tools/list" },
+          request("tools/list", true, "envelope", undefined)
+        ),
+        "a header that disagrees is refused there"
+      )
     }))
 })

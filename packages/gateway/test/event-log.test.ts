@@ -5,7 +5,9 @@ import { EventLog } from "../src/audit/EventLog.ts"
 const between = (minimum: number, maximum: number) => Schema.Int.check(Schema.isBetween({ minimum, maximum }))
 
 /** Appends on up to four streams; no data is a priming event. */
-const Appends = Schema.Array(Schema.Struct({ stream: between(0, 3), data: Schema.optional(Schema.String.check(Schema.isMaxLength(30))) })).check(
+const Appends = Schema.Array(
+  Schema.Struct({ stream: between(0, 3), data: Schema.optional(Schema.String.check(Schema.isMaxLength(30))) })
+).check(
   Schema.isMaxLength(60)
 )
 
@@ -20,7 +22,9 @@ interface Sent {
 const kept = (sent: ReadonlyArray<Sent>, maxEvents: number, maxBytes: number): ReadonlyArray<Sent> => {
   let bytes = 0
   let from = sent.length
-  while (from > 0 && sent.length - from < maxEvents && bytes + sent[from - 1].bytes <= maxBytes) bytes += sent[--from].bytes
+  while (from > 0 && sent.length - from < maxEvents && bytes + sent[from - 1].bytes <= maxBytes) {
+    bytes += sent[--from].bytes
+  }
   return sent.slice(from)
 }
 
@@ -40,7 +44,10 @@ describe("EventLog", () => {
           assert.isAtMost(log.size.bytes, maxBytes)
         }
         const held = kept(sent, maxEvents, maxBytes)
-        assert.deepStrictEqual(log.size, { events: held.length, bytes: held.reduce((sum, event) => sum + event.bytes, 0) })
+        assert.deepStrictEqual(log.size, {
+          events: held.length,
+          bytes: held.reduce((sum, event) => sum + event.bytes, 0)
+        })
         for (const [i, event] of sent.entries()) {
           const replay = log.after(event.id)
           if (!held.includes(event)) {
@@ -49,9 +56,14 @@ describe("EventLog", () => {
           }
           const later = sent.slice(i + 1).filter((next) => next.stream === event.stream && next.data !== undefined)
           assert.strictEqual(replay?.stream, event.stream)
-          assert.deepStrictEqual(replay?.events.map((next) => [next.id, next.data]), later.map((next) => [next.id, next.data]))
+          assert.deepStrictEqual(
+            replay?.events.map((next) => [next.id, next.data]),
+            later.map((next) => [next.id, next.data])
+          )
         }
-        for (const unknown of [String(sent.length), "-1", "", "01", "x", "1e3", " 0"]) assert.isUndefined(log.after(unknown), `id ${JSON.stringify(unknown)}`)
+        for (const unknown of [String(sent.length), "-1", "", "01", "x", "1e3", " 0"]) {
+          assert.isUndefined(log.after(unknown), `id ${JSON.stringify(unknown)}`)
+        }
       }),
     { arbitrary: { runs: 200 } }
   )

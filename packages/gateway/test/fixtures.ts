@@ -1,12 +1,12 @@
 /** Test fixtures: native tools standing in for a files server, and a plan over them. */
 import { NativeTool, ToolResult, ToolTransport } from "@interlock/core"
 import { Effect, Layer, Schema } from "effect"
-import { ApprovalQueue } from "../src/calls/ApprovalQueue.ts"
 import { AuditStore } from "../src/audit/AuditStore.ts"
-import { fromObject } from "../src/config/ConfigLoader.ts"
-import { GatewayCalls } from "../src/calls/GatewayCalls.ts"
-import { makePlan, type Plan } from "../src/config/Plan.ts"
 import * as SqliteAuditStore from "../src/audit/SqliteAuditStore.ts"
+import { ApprovalQueue } from "../src/calls/ApprovalQueue.ts"
+import { GatewayCalls } from "../src/calls/GatewayCalls.ts"
+import { fromObject } from "../src/config/ConfigLoader.ts"
+import { makePlan, type Plan } from "../src/config/Plan.ts"
 import { StateSeal } from "../src/state/StateSeal.ts"
 import { UsedStates } from "../src/state/UsedStates.ts"
 
@@ -54,7 +54,13 @@ export const approvalLayers = Layer.mergeAll(ApprovalQueue.layer, StateSeal.gene
 /** GatewayCalls over the native files tools, an in-memory SQLite store and {@link approvalLayers}. */
 export const callsLayer = (plan: Plan) =>
   GatewayCalls.layer(plan).pipe(
-    Layer.provideMerge(Layer.mergeAll(ToolTransport.fromTools(filesTools, { serverId: "files" }), SqliteAuditStore.layer(":memory:"), approvalLayers))
+    Layer.provideMerge(
+      Layer.mergeAll(
+        ToolTransport.fromTools(filesTools, { serverId: "files" }),
+        SqliteAuditStore.layer(":memory:"),
+        approvalLayers
+      )
+    )
   )
 
 /** Runs `body` with GatewayCalls, AuditStore and ApprovalQueue for a config object. */

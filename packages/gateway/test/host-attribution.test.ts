@@ -24,34 +24,52 @@ describe("attribution of a server's own messages", () => {
     }))
 
   const samplingHost = (url: string, seen: Array<string>, name: string) =>
-    Effect.tap(httpClient(url, { capabilities: { sampling: {} } }), (client: Client) =>
-      Effect.sync(() =>
-        client.setRequestHandler("sampling/createMessage", async (request: CreateMessageRequest) => {
-          seen.push(name)
-          return { role: "assistant", content: { type: "text", text: `answer for ${name}: ${JSON.stringify(request.params.messages).length}` }, model: "test" }
-        })))
+    Effect.tap(
+      httpClient(url, { capabilities: { sampling: {} } }),
+      (client: Client) =>
+        Effect.sync(() =>
+          client.setRequestHandler("sampling/createMessage", async (request: CreateMessageRequest) => {
+            seen.push(name)
+            return {
+              role: "assistant",
+              content: { type: "text", text: `answer for ${name}: ${JSON.stringify(request.params.messages).length}` },
+              model: "test"
+            }
+          })
+        )
+    )
 
-  it.live("a sampling request goes to the host whose call asked, and is refused while another host's call runs there", () =>
-    Effect.scoped(Effect.gen(function*() {
-      const { http } = yield* startGateway({ servers: { everything: everythingServer }, policy: { default: "allow" } })
-      const seen: Array<string> = []
-      const alice = yield* samplingHost(http.mcpUrl, seen, "alice")
-      const bob = yield* samplingHost(http.mcpUrl, seen, "bob")
-      const sample = (client: Client) => client.callTool({ name: "trigger-sampling-request", arguments: { prompt: "hello", maxTokens: 10 } })
+  it.live(
+    "a sampling request goes to the host whose call asked, and is refused while another host's call runs there",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const { http } = yield* startGateway({
+          servers: { everything: everythingServer },
+          policy: { default: "allow" }
+        })
+        const seen: Array<string> = []
+        const alice = yield* samplingHost(http.mcpUrl, seen, "alice")
+        const bob = yield* samplingHost(http.mcpUrl, seen, "bob")
+        const sample = (client: Client) =>
+          client.callTool({ name: "trigger-sampling-request", arguments: { prompt: "hello", maxTokens: 10 } })
 
-      const alone = yield* Effect.promise(() => sample(bob))
-      assert.notStrictEqual(alone.isError, true)
-      assert.deepStrictEqual(seen, ["bob"])
+        const alone = yield* Effect.promise(() => sample(bob))
+        assert.notStrictEqual(alone.isError, true)
+        assert.deepStrictEqual(seen, ["bob"])
 
-      // Alice's long call is running on the same server: Bob's sampling request cannot be attributed.
-      const long = alice.callTool({ name: "trigger-long-running-operation", arguments: { duration: 2, steps: 2 } })
-      yield* Effect.sleep("300 millis")
-      const refused = yield* Effect.promise(() => sample(bob).then((result) => JSON.stringify(result), (error: Error) => error.message))
-      assert.include(refused, "several hosts have calls in flight")
-      assert.deepStrictEqual(seen, ["bob"], "alice was never asked")
-      yield* Effect.promise(() => long)
+        // Alice's long call is running on the same server: Bob's sampling request cannot be attributed.
+        const long = alice.callTool({ name: "trigger-long-running-operation", arguments: { duration: 2, steps: 2 } })
+        yield* Effect.sleep("300 millis")
+        const refused = yield* Effect.promise(() =>
+          sample(bob).then((result) => JSON.stringify(result), (error: Error) => error.message)
+        )
+        assert.include(refused, "several hosts have calls in flight")
+        assert.deepStrictEqual(seen, ["bob"], "alice was never asked")
+        yield* Effect.promise(() => long)
 
-      yield* Effect.promise(() => sample(alice))
-      assert.deepStrictEqual(seen, ["bob", "alice"])
-    })), 60_000)
+        yield* Effect.promise(() => sample(alice))
+        assert.deepStrictEqual(seen, ["bob", "alice"])
+      })),
+    60_000
+  )
 })

@@ -42,21 +42,43 @@ describe("HostStdioTransport", () => {
   it.effect("delivers each valid frame once, parsed with every key as sent; invalid frames are answered and never delivered", () =>
     Effect.gen(function*() {
       const t = yield* started(200)
-      const trapped: JSONRPCMessage = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "echo", arguments: { a: { "x\\": 1 }, b: { "x\n": 2 }, c: [{ "\\": 3 }, { "\"": 4 }] } } }
-      t.input.write(`${JSON.stringify(ping(1))}\nnot json\n${JSON.stringify({ jsonrpc: "2.0", id: "bad", method: 5 })}\n`)
-      t.input.write(`${JSON.stringify([ping("b1")])}\n{"jsonrpc":"2.0","id":"big","method":"ping","params":{"x":"${"a".repeat(300)}"}}\n`)
+      const trapped: JSONRPCMessage = {
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: { name: "echo", arguments: { a: { "x\\": 1 }, b: { "x\n": 2 }, c: [{ "\\": 3 }, { "\"": 4 }] } }
+      }
+      t.input.write(
+        `${JSON.stringify(ping(1))}\nnot json\n${JSON.stringify({ jsonrpc: "2.0", id: "bad", method: 5 })}\n`
+      )
+      t.input.write(
+        `${JSON.stringify([ping("b1")])}\n{"jsonrpc":"2.0","id":"big","method":"ping","params":{"x":"${
+          "a".repeat(300)
+        }"}}\n`
+      )
       t.input.write(`${JSON.stringify(trapped).slice(0, 20)}`)
       t.input.write(`${JSON.stringify(trapped).slice(20)}\r\n`)
       yield* settled
       assert.deepStrictEqual(t.messages, [ping(1), trapped])
-      assert.deepStrictEqual(t.written().map((line) => [line.id, line.error.code]), [[null, -32700], ["bad", -32600], ["b1", -32600], [null, -32600]])
+      assert.deepStrictEqual(t.written().map((line) => [line.id, line.error.code]), [[null, -32700], ["bad", -32600], [
+        "b1",
+        -32600
+      ], [null, -32600]])
       assert.deepStrictEqual(t.errors, [])
     }))
 
-  it.effect.prop("any arguments, in any chunks, reach onmessage exactly as the host wrote them", [Schema.Record(Schema.String, Schema.Json), Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 48 }))], ([args, cut]) =>
+  it.effect.prop("any arguments, in any chunks, reach onmessage exactly as the host wrote them", [
+    Schema.Record(Schema.String, Schema.Json),
+    Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 48 }))
+  ], ([args, cut]) =>
     Effect.gen(function*() {
       const t = yield* started()
-      const sent: JSONRPCMessage = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { a: { "x\\": 1 }, args } } }
+      const sent: JSONRPCMessage = {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "echo", arguments: { a: { "x\\": 1 }, args } }
+      }
       const bytes = Buffer.from(`${JSON.stringify(sent)}\n`, "utf8")
       for (let i = 0; i < bytes.length; i += cut) t.input.write(bytes.subarray(i, i + cut))
       yield* settled
@@ -79,7 +101,9 @@ describe("HostStdioTransport", () => {
       const transport = new HostStdioTransport(input, output)
       yield* Effect.promise(() => transport.start())
       let sent = false
-      const sending = transport.send({ jsonrpc: "2.0", id: 1, result: { text: "a".repeat(1000) } }).then(() => void (sent = true))
+      const sending = transport.send({ jsonrpc: "2.0", id: 1, result: { text: "a".repeat(1000) } }).then(() =>
+        void (sent = true)
+      )
       yield* settled
       assert.isFalse(sent, "resolved before the output drained")
       output.resume()
@@ -94,7 +118,9 @@ describe("HostStdioTransport", () => {
       yield* settled
       assert.strictEqual(t.closes(), 1)
       assert.deepStrictEqual(t.messages, [ping(1)])
-      const refused = yield* Effect.promise(() => t.transport.send(ping(2)).then(() => "sent", (error: Error) => error.message))
+      const refused = yield* Effect.promise(() =>
+        t.transport.send(ping(2)).then(() => "sent", (error: Error) => error.message)
+      )
       assert.include(refused, "closed")
       yield* Effect.promise(() => t.transport.close())
       assert.strictEqual(t.closes(), 1, "a second close does nothing")
@@ -135,7 +161,9 @@ describe("HostStdioTransport", () => {
   it.effect("a second start rejects, and a handler that throws is reported without ending the session", () =>
     Effect.gen(function*() {
       const t = yield* started()
-      const again = yield* Effect.promise(() => t.transport.start().then(() => "started", (error: Error) => error.message))
+      const again = yield* Effect.promise(() =>
+        t.transport.start().then(() => "started", (error: Error) => error.message)
+      )
       assert.include(again, "already started")
       t.transport.onmessage = (message) => {
         if ("id" in message && message.id === 1) throw new Error("handler failed")

@@ -6,14 +6,22 @@ import { hostToolUseId } from "../src/calls/GatewayCalls.ts"
 describe("hostToolUseId", () => {
   it("takes Claude Code's claudecode/toolUseId; anything else is dropped", () => {
     assert.strictEqual(hostToolUseId({ "claudecode/toolUseId": "toolu_01AbC-9", progressToken: 1 }), "toolu_01AbC-9")
-    for (const meta of [undefined, {}, { "claudecode/toolUseId": 42 }, { "claudecode/toolUseId": "" }, { "claudecode/toolUseId": "x".repeat(201) }, { "claudecode/toolUseId": "a b" }]) {
+    for (
+      const meta of [undefined, {}, { "claudecode/toolUseId": 42 }, { "claudecode/toolUseId": "" }, {
+        "claudecode/toolUseId": "x".repeat(201)
+      }, { "claudecode/toolUseId": "a b" }]
+    ) {
       assert.isUndefined(hostToolUseId(meta), JSON.stringify(meta))
     }
   })
 
-  it.effect.prop("whatever the client sends, what passes is letters, digits, _ and - only", [Schema.String], ([id]) =>
-    Effect.sync(() => {
-      const taken = hostToolUseId({ "claudecode/toolUseId": id })
-      assert.isTrue(taken === undefined || (taken === id && /^[A-Za-z0-9_-]{1,200}$/.test(taken)))
-    }))
+  it.effect.prop(
+    "whatever the client sends, what passes is letters, digits, _ and - only",
+    [Schema.String],
+    ([id]) =>
+      Effect.sync(() => {
+        const taken = hostToolUseId({ "claudecode/toolUseId": id })
+        assert.isTrue(taken === undefined || (taken === id && /^[A-Za-z0-9_-]{1,200}$/.test(taken)))
+      })
+  )
 })

@@ -4,70 +4,122 @@ import { McpServer } from "@modelcontextprotocol/server"
 import { Effect, Schema } from "effect"
 import { createServer, request } from "node:http"
 import type { AddressInfo } from "node:net"
-import { readBody } from "../src/front/http/RequestBody.ts"
 import { HttpSessionTransport, type HttpSessionTransportOptions } from "../src/front/http/mcp/HttpSessionTransport.ts"
+import { readBody } from "../src/front/http/RequestBody.ts"
 
-const object = <S extends Schema.Codec<any, any, never, never>>(schema: S) => Schema.toStandardJSONSchemaV1(Schema.toStandardSchemaV1(schema))
+const object = <S extends Schema.Codec<any, any, never, never>>(schema: S) =>
+  Schema.toStandardJSONSchemaV1(Schema.toStandardSchemaV1(schema))
 
 /** A real SDK server with five tools, on one HttpSessionTransport (so one session) behind node:http on 127.0.0.1. */
-const serveWith = (options: HttpSessionTransportOptions = {}) => Effect.acquireRelease(
-  Effect.promise(async () => {
-    const transport = new HttpSessionTransport(options)
-    const server = new McpServer({ name: "transport-test", version: "1.0.0" })
-    server.registerTool("echo", { description: "Echoes", inputSchema: object(Schema.Struct({ text: Schema.String })) }, async ({ text }) => ({
-      content: [{ type: "text", text }]
-    }))
-    server.registerTool("steps", { description: "Reports progress, then answers", inputSchema: object(Schema.Struct({})) }, async (_args, ctx) => {
-      const token = ctx.mcpReq._meta?.progressToken ?? "none"
-      for (let i = 1; i <= 3; i++) await ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress: i, total: 3 } })
-      return { content: [{ type: "text", text: "done" }] }
-    })
-    server.registerTool("wait", { description: "Answers after a while", inputSchema: object(Schema.Struct({})) }, async () => {
-      await new Promise((resolve) => setTimeout(resolve, 150))
-      return { content: [{ type: "text", text: "waited" }] }
-    })
-    server.registerTool("pause", { description: "Reports progress, answers a while later", inputSchema: object(Schema.Struct({})) }, async (_args, ctx) => {
-      await ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: ctx.mcpReq._meta?.progressToken ?? "none", progress: 1 } })
-      await new Promise((resolve) => setTimeout(resolve, 300))
-      return { content: [{ type: "text", text: "paused" }] }
-    })
-    server.registerTool("cut", { description: "Reports progress, closes its stream, answers later", inputSchema: object(Schema.Struct({})) }, async (_args, ctx) => {
-      await ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: ctx.mcpReq._meta?.progressToken ?? "none", progress: 1 } })
-      ctx.http?.closeSSE?.()
-      await new Promise((resolve) => setTimeout(resolve, 150))
-      return { content: [{ type: "text", text: "resumed" }] }
-    })
-    server.registerTool("ask", { description: "Asks the host mid-call", inputSchema: object(Schema.Struct({})) }, async (_args, ctx) => {
-      const answer = await ctx.mcpReq.elicitInput({ mode: "form", message: "continue?", requestedSchema: { type: "object", properties: {} } })
-      return { content: [{ type: "text", text: answer.action }] }
-    })
-    let hung: () => void = () => undefined
-    const hanging = new Promise<void>((resolve) => (hung = resolve))
-    let cancelled: (id: unknown) => void = () => undefined
-    const hangCancelled = new Promise<unknown>((resolve) => (cancelled = resolve))
-    server.registerTool("hang", { description: "Never answers", inputSchema: object(Schema.Struct({})) }, (_args, ctx) => {
-      ctx.mcpReq.signal.addEventListener("abort", () => cancelled(ctx.mcpReq.id))
-      hung()
-      return new Promise(() => undefined)
-    })
-    await server.connect(transport)
-    const resumes: Array<string> = []
-    const http = createServer(async (req, res) => {
-      const lastEventId = req.headers["last-event-id"]
-      if (typeof lastEventId === "string") resumes.push(lastEventId)
-      const body = req.method === "POST" ? await readBody(req, 1 << 20) : undefined
-      transport.handleRequest(req, res, body === undefined || body.length === 0 ? undefined : JSON.parse(body.toString("utf8")))
-    })
-    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve))
-    return { transport, http, hanging, hangCancelled, resumes, url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp` }
-  }),
-  ({ http, transport }) =>
+const serveWith = (options: HttpSessionTransportOptions = {}) =>
+  Effect.acquireRelease(
     Effect.promise(async () => {
-      await transport.close()
-      http.closeAllConnections()
-      await new Promise((resolve) => http.close(resolve))
-    })
-)
+      const transport = new HttpSessionTransport(options)
+      const server = new McpServer({ name: "transport-test", version: "1.0.0" })
+      server.registerTool("echo", {
+        description: "Echoes",
+        inputSchema: object(Schema.Struct({ text: Schema.String }))
+      }, async ({ text }) => ({
+        content: [{ type: "text", text }]
+      }))
+      server.registerTool("steps", {
+        description: "Reports progress, then answers",
+        inputSchema: object(Schema.Struct({}))
+      }, async (_args, ctx) => {
+        const token = ctx.mcpReq._meta?.progressToken ?? "none"
+        for (let i = 1; i <= 3; i++) {
+          await ctx.mcpReq.notify({
+            method: "notifications/progress",
+            params: { progressToken: token, progress: i, total: 3 }
+          })
+        }
+        return { content: [{ type: "text", text: "done" }] }
+      })
+      server.registerTool(
+        "wait",
+        { description: "Answers after a while", inputSchema: object(Schema.Struct({})) },
+        async () => {
+          await new Promise((resolve) => setTimeout(resolve, 150))
+          return { content: [{ type: "text", text: "waited" }] }
+        }
+      )
+      server.registerTool("pause", {
+        description: "Reports progress, answers a while later",
+        inputSchema: object(Schema.Struct({}))
+      }, async (_args, ctx) => {
+        await ctx.mcpReq.notify({
+          method: "notifications/progress",
+          params: { progressToken: ctx.mcpReq._meta?.progressToken ?? "none", progress: 1 }
+        })
+        await new Promise((resolve) => setTimeout(resolve, 300))
+        return { content: [{ type: "text", text: "paused" }] }
+      })
+      server.registerTool("cut", {
+        description: "Reports progress, closes its stream, answers later",
+        inputSchema: object(Schema.Struct({}))
+      }, async (_args, ctx) => {
+        await ctx.mcpReq.notify({
+          method: "notifications/progress",
+          params: { progressToken: ctx.mcpReq._meta?.progressToken ?? "none", progress: 1 }
+        })
+        ctx.http?.closeSSE?.()
+        await new Promise((resolve) => setTimeout(resolve, 150))
+        return { content: [{ type: "text", text: "resumed" }] }
+      })
+      server.registerTool(
+        "ask",
+        { description: "Asks the host mid-call", inputSchema: object(Schema.Struct({})) },
+        async (_args, ctx) => {
+          const answer = await ctx.mcpReq.elicitInput({
+            mode: "form",
+            message: "continue?",
+            requestedSchema: { type: "object", properties: {} }
+          })
+          return { content: [{ type: "text", text: answer.action }] }
+        }
+      )
+      let hung: () => void = () => undefined
+      const hanging = new Promise<void>((resolve) => (hung = resolve))
+      let cancelled: (id: unknown) => void = () => undefined
+      const hangCancelled = new Promise<unknown>((resolve) => (cancelled = resolve))
+      server.registerTool(
+        "hang",
+        { description: "Never answers", inputSchema: object(Schema.Struct({})) },
+        (_args, ctx) => {
+          ctx.mcpReq.signal.addEventListener("abort", () => cancelled(ctx.mcpReq.id))
+          hung()
+          return new Promise(() => undefined)
+        }
+      )
+      await server.connect(transport)
+      const resumes: Array<string> = []
+      const http = createServer(async (req, res) => {
+        const lastEventId = req.headers["last-event-id"]
+        if (typeof lastEventId === "string") resumes.push(lastEventId)
+        const body = req.method === "POST" ? await readBody(req, 1 << 20) : undefined
+        transport.handleRequest(
+          req,
+          res,
+          body === undefined || body.length === 0 ? undefined : JSON.parse(body.toString("utf8"))
+        )
+      })
+      await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve))
+      return {
+        transport,
+        http,
+        hanging,
+        hangCancelled,
+        resumes,
+        url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`
+      }
+    }),
+    ({ http, transport }) =>
+      Effect.promise(async () => {
+        await transport.close()
+        http.closeAllConnections()
+        await new Promise((resolve) => http.close(resolve))
+      })
+  )
 
 const serve = serveWith()
 
@@ -99,10 +151,16 @@ const raw = (url: string, method: string, headers: Record<string, string>, body?
       })
       req.on("error", reject)
       req.end(body === undefined ? undefined : JSON.stringify(body))
-    }))
+    })
+  )
 
 const ACCEPT = { "content-type": "application/json", accept: "application/json, text/event-stream" }
-const init = (protocolVersion: string) => ({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion, capabilities: {}, clientInfo: { name: "raw", version: "1" } } })
+const init = (protocolVersion: string) => ({
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: "raw", version: "1" } }
+})
 const INIT = init("2025-06-18")
 const call = (id: number, name: string, meta?: Record<string, unknown>) => ({
   jsonrpc: "2.0",
@@ -114,12 +172,17 @@ const call = (id: number, name: string, meta?: Record<string, unknown>) => ({
 /** Initializes a session over raw HTTP at `version`; the headers its later requests carry. */
 const rawSession = (url: string, version = "2025-06-18") =>
   Effect.gen(function*() {
-    const answer = yield* Effect.promise(() => fetch(url, { method: "POST", headers: ACCEPT, body: JSON.stringify(init(version)) }))
+    const answer = yield* Effect.promise(() =>
+      fetch(url, { method: "POST", headers: ACCEPT, body: JSON.stringify(init(version)) })
+    )
     const session = answer.headers.get("mcp-session-id")
     assert.isString(session)
     yield* Effect.promise(() => answer.text())
     const headers = { ...ACCEPT, "mcp-session-id": session as string, "mcp-protocol-version": version }
-    assert.strictEqual((yield* raw(url, "POST", headers, { jsonrpc: "2.0", method: "notifications/initialized" })).status, 202)
+    assert.strictEqual(
+      (yield* raw(url, "POST", headers, { jsonrpc: "2.0", method: "notifications/initialized" })).status,
+      202
+    )
     return headers
   })
 
@@ -131,7 +194,11 @@ describe("HttpSessionTransport", () => {
       const answer = yield* raw(url, "POST", headers, call(1, "echo"))
       assert.strictEqual(answer.status, 200)
       assert.strictEqual(answer.type, "application/json")
-      assert.deepStrictEqual(JSON.parse(answer.body), { jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "hi" }] } })
+      assert.deepStrictEqual(JSON.parse(answer.body), {
+        jsonrpc: "2.0",
+        id: 1,
+        result: { content: [{ type: "text", text: "hi" }] }
+      })
       const client = yield* connect((yield* serve).url)
       const echoed = yield* Effect.promise(() => client.callTool({ name: "echo", arguments: { text: "hello" } }))
       assert.deepStrictEqual(echoed.content, [{ type: "text", text: "hello" }])
@@ -143,11 +210,22 @@ describe("HttpSessionTransport", () => {
       const headers = yield* rawSession(url)
       const answer = yield* raw(url, "POST", headers, call(2, "steps", { progressToken: "t" }))
       assert.strictEqual(answer.type, "text/event-stream")
-      const events = answer.body.split("\n\n").filter((block) => block.startsWith("event: message")).map((block) => JSON.parse(block.split("data: ")[1]))
-      assert.deepStrictEqual(events.map((event) => event.params?.progress ?? `result ${event.id}`), [1, 2, 3, "result 2"])
+      const events = answer.body.split("\n\n").filter((block) => block.startsWith("event: message")).map((block) =>
+        JSON.parse(block.split("data: ")[1])
+      )
+      assert.deepStrictEqual(events.map((event) => event.params?.progress ?? `result ${event.id}`), [
+        1,
+        2,
+        3,
+        "result 2"
+      ])
       const client = yield* connect((yield* serve).url)
       const seen: Array<number> = []
-      const result = yield* Effect.promise(() => client.callTool({ name: "steps", arguments: {} }, { onprogress: (progress) => void seen.push(progress.progress) }))
+      const result = yield* Effect.promise(() =>
+        client.callTool({ name: "steps", arguments: {} }, {
+          onprogress: (progress) => void seen.push(progress.progress)
+        })
+      )
       assert.deepStrictEqual(result.content, [{ type: "text", text: "done" }])
       assert.deepStrictEqual(seen, [1, 2, 3])
     }))
@@ -192,7 +270,13 @@ describe("HttpSessionTransport", () => {
         ["POST", headers, { jsonrpc: "1.0", id: 1 }, 400, "Invalid JSON-RPC message"],
         ["POST", headers, INIT, 400, "Server already initialized"],
         ["POST", { ...headers, "mcp-session-id": "someone-else" }, call(1, "echo"), 404, "Session not found"],
-        ["POST", { ...headers, "mcp-protocol-version": "1999-01-01" }, call(1, "echo"), 400, "Unsupported protocol version: 1999-01-01"],
+        [
+          "POST",
+          { ...headers, "mcp-protocol-version": "1999-01-01" },
+          call(1, "echo"),
+          400,
+          "Unsupported protocol version: 1999-01-01"
+        ],
         ["PUT", headers, undefined, 405, "Method not allowed"],
         ["GET", { ...headers, accept: "application/json" }, undefined, 406, "Client must accept text/event-stream"]
       ]
@@ -238,7 +322,11 @@ describe("HttpSessionTransport", () => {
       const open = raw(url, "POST", headers, call(5, "hang")).pipe(Effect.runPromise)
       yield* Effect.promise(() => hanging)
       assert.isTrue(transport.busy)
-      const cancel = yield* raw(url, "POST", headers, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5, reason: "host gave up" } })
+      const cancel = yield* raw(url, "POST", headers, {
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: 5, reason: "host gave up" }
+      })
       assert.strictEqual(cancel.status, 202)
       assert.strictEqual(yield* Effect.promise(() => hangCancelled), 5)
       const ended = yield* Effect.promise(() => open)
@@ -265,17 +353,20 @@ describe("HttpSessionTransport", () => {
 type Sse = Readonly<Record<string, string>>
 
 const parseEvents = (text: string): Array<Sse> =>
-  text.split("\n\n").map((block) => block.split("\n").filter((line) => line.length > 0 && !line.startsWith(":"))).filter((lines) => lines.length > 0).map((lines) =>
-    Object.fromEntries(lines.map((line) => {
-      const at = line.indexOf(":")
-      return [line.slice(0, at), line.slice(at + 1).replace(/^ /, "")]
-    }))
-  )
+  text.split("\n\n").map((block) => block.split("\n").filter((line) => line.length > 0 && !line.startsWith(":")))
+    .filter((lines) => lines.length > 0).map((lines) =>
+      Object.fromEntries(lines.map((line) => {
+        const at = line.indexOf(":")
+        return [line.slice(0, at), line.slice(at + 1).replace(/^ /, "")]
+      }))
+    )
 
 /** A POST whose event stream is read as it arrives: wait for the first `count` events, or drop the connection. */
 const openStream = (url: string, headers: Record<string, string>, body: unknown) =>
   Effect.promise(() =>
-    new Promise<{ readonly status: number; readonly first: (count: number) => Promise<Array<Sse>>; readonly drop: () => void }>((resolve, reject) => {
+    new Promise<
+      { readonly status: number; readonly first: (count: number) => Promise<Array<Sse>>; readonly drop: () => void }
+    >((resolve, reject) => {
       const req = request(url, { method: "POST", headers }, (res) => {
         let text = ""
         let wake = () => undefined as void
@@ -286,7 +377,9 @@ const openStream = (url: string, headers: Record<string, string>, body: unknown)
         })
         res.on("error", () => undefined)
         const first = async (count: number) => {
-          while (parseEvents(text.slice(0, text.lastIndexOf("\n\n") + 2)).length < count) await new Promise<void>((resolve) => (wake = resolve))
+          while (parseEvents(text.slice(0, text.lastIndexOf("\n\n") + 2)).length < count) {
+            await new Promise<void>((resolve) => (wake = resolve))
+          }
           return parseEvents(text).slice(0, count)
         }
         resolve({ status: res.statusCode ?? 0, first, drop: () => req.destroy() })
@@ -294,7 +387,8 @@ const openStream = (url: string, headers: Record<string, string>, body: unknown)
       req.on("error", () => undefined)
       req.once("error", reject)
       req.end(JSON.stringify(body))
-    }))
+    })
+  )
 
 const message = (event: Sse | undefined) => JSON.parse(event?.data ?? "null")
 
@@ -317,7 +411,11 @@ describe("HttpSessionTransport, resumable", () => {
       assert.deepInclude(resumed, { status: 200, type: "text/event-stream" })
       const events = parseEvents(resumed.body)
       assert.deepStrictEqual(events.map((event) => event.id), [progress.id, events[1]?.id])
-      assert.deepStrictEqual(message(events[1]), { jsonrpc: "2.0", id: 7, result: { content: [{ type: "text", text: "paused" }] } })
+      assert.deepStrictEqual(message(events[1]), {
+        jsonrpc: "2.0",
+        id: 7,
+        result: { content: [{ type: "text", text: "paused" }] }
+      })
       // The call is over: a second resume from the progress event gets just the answer, and the stream ends.
       const again = yield* raw(url, "GET", { ...get, "last-event-id": progress.id })
       assert.deepStrictEqual(parseEvents(again.body).map(message), [message(events[1])])
@@ -328,7 +426,9 @@ describe("HttpSessionTransport, resumable", () => {
       const { url, resumes } = yield* serveWith({ resumable: true, retryMs: 20 })
       const client = yield* connect(url)
       const seen: Array<number> = []
-      const result = yield* Effect.promise(() => client.callTool({ name: "cut", arguments: {} }, { onprogress: (progress) => void seen.push(progress.progress) }))
+      const result = yield* Effect.promise(() =>
+        client.callTool({ name: "cut", arguments: {} }, { onprogress: (progress) => void seen.push(progress.progress) })
+      )
       assert.deepStrictEqual(result.content, [{ type: "text", text: "resumed" }])
       assert.deepStrictEqual(seen, [1], "the progress is not delivered twice")
       assert.lengthOf(resumes, 1)
@@ -351,7 +451,9 @@ describe("HttpSessionTransport, resumable", () => {
       assert.strictEqual(conflict.status, 409)
       assert.include(conflict.body, "Stream already has an active connection")
       // Past the log's cap the priming event is gone: resuming from it is refused like an unknown id.
-      for (let i = 0; i < 5; i++) assert.strictEqual((yield* raw(url, "POST", headers, call(20 + i, "echo"))).status, 200)
+      for (let i = 0; i < 5; i++) {
+        assert.strictEqual((yield* raw(url, "POST", headers, call(20 + i, "echo"))).status, 200)
+      }
       post.drop()
       yield* Effect.sleep(20)
       const evicted = yield* raw(url, "GET", { ...get, "last-event-id": priming.id })
@@ -370,7 +472,9 @@ describe("HttpSessionTransport, resumable", () => {
       assert.isString(echoed.id)
 
       const second = (yield* serveWith({ resumable: true })).url
-      const older = parseEvents((yield* raw(second, "POST", yield* rawSession(second, "2025-06-18"), call(10, "echo"))).body)
+      const older = parseEvents(
+        (yield* raw(second, "POST", yield* rawSession(second, "2025-06-18"), call(10, "echo"))).body
+      )
       assert.deepStrictEqual(older.map((event) => message(event).id), [10], "no priming event in a 2025-06-18 session")
       assert.isString(older[0].id)
 
@@ -382,7 +486,11 @@ describe("HttpSessionTransport, resumable", () => {
       // The SDK's client takes the priming events in its stride.
       const client = yield* connect((yield* serveWith({ resumable: true })).url)
       const seen: Array<number> = []
-      const result = yield* Effect.promise(() => client.callTool({ name: "steps", arguments: {} }, { onprogress: (progress) => void seen.push(progress.progress) }))
+      const result = yield* Effect.promise(() =>
+        client.callTool({ name: "steps", arguments: {} }, {
+          onprogress: (progress) => void seen.push(progress.progress)
+        })
+      )
       assert.deepStrictEqual(result.content, [{ type: "text", text: "done" }])
       assert.deepStrictEqual(seen, [1, 2, 3])
     }))

@@ -6,7 +6,13 @@ import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import { originAllowed, parseOrigin } from "../src/front/http/HttpGuard.ts"
-import { type LiveSession, SessionCapReached, type SessionLimits, SessionTable, sweepIdle } from "../src/front/http/mcp/HttpSessions.ts"
+import {
+  type LiveSession,
+  SessionCapReached,
+  type SessionLimits,
+  SessionTable,
+  sweepIdle
+} from "../src/front/http/mcp/HttpSessions.ts"
 
 const between = (minimum: number, maximum: number) => Schema.Int.check(Schema.isBetween({ minimum, maximum }))
 
@@ -30,7 +36,9 @@ const LIMITS: SessionLimits = { idleMs: 60_000, maxSessions: 5, maxPerPrincipal:
 const Step = Schema.Struct({ principal: between(0, 3), end: Schema.Boolean, which: between(0, 9) })
 
 describe("the HTTP session table", () => {
-  it.effect.prop("no principal ever has more than its cap, nor the gateway more than its own, whatever hosts do", [Schema.Array(Step)], ([steps]) =>
+  it.effect.prop("no principal ever has more than its cap, nor the gateway more than its own, whatever hosts do", [
+    Schema.Array(Step)
+  ], ([steps]) =>
     Effect.sync(() => {
       const table = new SessionTable<FakeSession>(LIMITS, () => 0)
       const open: Array<{ readonly id: string; readonly principal: string | undefined }> = []
@@ -47,7 +55,10 @@ describe("the HTTP session table", () => {
         if (reservation instanceof SessionCapReached) {
           // Refused exactly when a cap is reached, naming the cap that is.
           assert.isTrue(mine >= LIMITS.maxPerPrincipal || open.length >= LIMITS.maxSessions)
-          assert.strictEqual(reservation.cap, mine >= LIMITS.maxPerPrincipal ? "maxSessionsPerPrincipal" : "maxSessions")
+          assert.strictEqual(
+            reservation.cap,
+            mine >= LIMITS.maxPerPrincipal ? "maxSessionsPerPrincipal" : "maxSessions"
+          )
           assert.include(reservation.message, `listen.${reservation.cap}`)
           continue
         }
@@ -94,7 +105,11 @@ describe("the HTTP session table", () => {
 })
 
 describe("allowed origins", () => {
-  it.effect.prop("an origin admits its own scheme, host and port only", [between(1, 65535), between(1, 65535), Schema.Literals(["localhost", "127.0.0.1", "[::1]", "example.com"])], ([allowedPort, port, host]) =>
+  it.effect.prop("an origin admits its own scheme, host and port only", [
+    between(1, 65535),
+    between(1, 65535),
+    Schema.Literals(["localhost", "127.0.0.1", "[::1]", "example.com"])
+  ], ([allowedPort, port, host]) =>
     Effect.sync(() => {
       const allowed = [parseOrigin(`http://${host}:${allowedPort}`)!]
       assert.strictEqual(originAllowed(`http://${host}:${port}`, allowed), port === allowedPort)
@@ -105,7 +120,16 @@ describe("allowed origins", () => {
   it.effect("a default port is the same origin, and what is not an origin is refused", () =>
     Effect.sync(() => {
       assert.strictEqual(parseOrigin("HTTP://LocalHost:80"), "http://localhost")
-      for (const junk of ["localhost", "null", "http://localhost:3000/app", "http://user@localhost:3000", "file:///etc", "http://localhost:3000?x"]) {
+      for (
+        const junk of [
+          "localhost",
+          "null",
+          "http://localhost:3000/app",
+          "http://user@localhost:3000",
+          "file:///etc",
+          "http://localhost:3000?x"
+        ]
+      ) {
         assert.isUndefined(parseOrigin(junk), junk)
         assert.isFalse(originAllowed(junk, ["http://localhost:3000"]), junk)
       }

@@ -18,7 +18,11 @@ describe("a request's inputResponses, checked at the door", () => {
     }
   })
 
-  it.effect.prop("any object of objects passes; one answer that is not an object is refused", [Schema.Record(Schema.String, Schema.Record(Schema.String, Schema.Number)), Schema.String, Schema.Union([Schema.Number, Schema.String, Schema.Null])], ([answers, key, bad]) =>
+  it.effect.prop("any object of objects passes; one answer that is not an object is refused", [
+    Schema.Record(Schema.String, Schema.Record(Schema.String, Schema.Number)),
+    Schema.String,
+    Schema.Union([Schema.Number, Schema.String, Schema.Null])
+  ], ([answers, key, bad]) =>
     Effect.sync(() => {
       assert.isUndefined(inputResponsesProblem({ inputResponses: answers }))
       assert.isString(inputResponsesProblem({ inputResponses: { ...answers, [key]: bad } }))

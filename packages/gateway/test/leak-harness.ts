@@ -3,12 +3,19 @@
  * everything they receive (raw bytes and every JSON-RPC message) over the gateway's HTTP front or
  * its stdio front (serveStdio on in-process streams), plus a logger that records the gateway's logs.
  */
-import { Client, type JSONRPCMessage, ReadBuffer, serializeMessage, StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client"
+import {
+  Client,
+  type JSONRPCMessage,
+  ReadBuffer,
+  serializeMessage,
+  StreamableHTTPClientTransport,
+  type Transport
+} from "@modelcontextprotocol/client"
 import { Effect, Logger } from "effect"
 import * as path from "node:path"
 import { PassThrough } from "node:stream"
-import { Gateway, type GatewayShape } from "../src/Gateway.ts"
 import { serveStdio } from "../src/front/stdio/StdioFront.ts"
+import { Gateway, type GatewayShape } from "../src/Gateway.ts"
 import { NODE } from "./e2e.ts"
 
 /** The secret-server fixture as a stdio server config. */
@@ -107,9 +114,15 @@ class StreamTransport implements Transport {
 const connected = (transport: Transport, options: ConstructorParameters<typeof Client>[1] = {}) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
-      const client = new Client({ name: "leak-host", version: "1.0.0" }, { capabilities: { sampling: {}, elicitation: { form: {} } }, ...options })
+      const client = new Client({ name: "leak-host", version: "1.0.0" }, {
+        capabilities: { sampling: {}, elicitation: { form: {} } },
+        ...options
+      })
       // The host answers a server's own requests (what it was asked is recorded with every other message).
-      client.setRequestHandler("sampling/createMessage", () => ({ role: "assistant", content: { type: "text", text: "summary" }, model: "test" }))
+      client.setRequestHandler(
+        "sampling/createMessage",
+        () => ({ role: "assistant", content: { type: "text", text: "summary" }, model: "test" })
+      )
       client.setRequestHandler("elicitation/create", () => ({ action: "decline" }))
       await client.connect(transport)
       return client
@@ -143,7 +156,9 @@ export const recordingModernHttpClient = (url: string) =>
   Effect.gen(function*() {
     const received: Received = { raw: [], messages: [] }
     const transport = new StreamableHTTPClientTransport(new URL(url), { fetch: recordingFetch(received.raw) })
-    const client = yield* connected(new Recording(transport, received), { versionNegotiation: { mode: { pin: "2026-07-28" } } })
+    const client = yield* connected(new Recording(transport, received), {
+      versionNegotiation: { mode: { pin: "2026-07-28" } }
+    })
     return { client, received }
   })
 
@@ -163,5 +178,7 @@ export const recordingStdioClient = (gateway: GatewayShape, modern = false) =>
 export const recordingLogs = <A, E, R>(lines: Array<string>, body: Effect.Effect<A, E, R>) =>
   Effect.provide(
     body,
-    Logger.layer([Logger.make((entry) => void lines.push(JSON.stringify({ message: entry.message, cause: String(entry.cause) })))])
+    Logger.layer([
+      Logger.make((entry) => void lines.push(JSON.stringify({ message: entry.message, cause: String(entry.cause) })))
+    ])
   )

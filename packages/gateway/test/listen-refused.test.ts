@@ -26,8 +26,14 @@ const listenBody = (answer: ListenAnswer, id: unknown): string =>
   )
 
 const build = () => {
-  const server = new McpServer({ name: "no-listen", version: "1.0.0" }, { capabilities: { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true } } })
-  server.registerTool("ping", { description: "Answers pong" }, async () => ({ content: [{ type: "text", text: "pong" }] }))
+  const server = new McpServer({ name: "no-listen", version: "1.0.0" }, {
+    capabilities: { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true } }
+  })
+  server.registerTool(
+    "ping",
+    { description: "Answers pong" },
+    async () => ({ content: [{ type: "text", text: "pong" }] })
+  )
   return server
 }
 
@@ -42,7 +48,9 @@ const noListenServer = (answer: ListenAnswer) =>
         req.on("data", (chunk: Buffer) => chunks.push(chunk))
         req.on("end", () => {
           const text = Buffer.concat(chunks).toString()
-          const message = text === "" ? undefined : JSON.parse(text) as { readonly id?: unknown; readonly method?: unknown }
+          const message = text === ""
+            ? undefined
+            : JSON.parse(text) as { readonly id?: unknown; readonly method?: unknown }
           if (message?.method !== "subscriptions/listen") return void handler(req, res, message)
           listens += 1
           if (answer === "accepted") return void res.writeHead(202).end()
@@ -52,27 +60,41 @@ const noListenServer = (answer: ListenAnswer) =>
           setTimeout(() => res.end(body.slice(10)), 20)
         })
       })
-      http.listen(0, "127.0.0.1", () => resume(Effect.succeed({ url: `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`, http, listens: () => listens })))
+      http.listen(0, "127.0.0.1", () =>
+        resume(
+          Effect.succeed({
+            url: `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`,
+            http,
+            listens: () => listens
+          })
+        ))
     }),
     ({ http }) => Effect.promise(() => new Promise<void>((done) => http.close(() => done())))
   )
 
 describe("a 2026-07-28 server that answers subscriptions/listen with JSON", () => {
   for (const answer of ["error", "result", "stray", "accepted"] as const) {
-    it.live(`(${answer}) the first tools/list through the gateway completes at the server's own pace`, () =>
-      Effect.gen(function*() {
-        const server = yield* noListenServer(answer)
-        const { http } = yield* startGateway({ servers: { quiet: { url: server.url } }, policy: { default: "allow" } })
-        const client = yield* httpClient(http.mcpUrl)
-        const started = Date.now()
-        const tools = yield* Effect.promise(() => client.listTools())
-        const took = Date.now() - started
-        assert.deepStrictEqual(tools.tools.map((tool) => tool.name), ["ping"])
-        // Generous: the listen's ack timeout is 30 s; the server itself answers in milliseconds.
-        assert.isBelow(took, 10_000, `the first tools/list took ${took} ms`)
-        const result = yield* Effect.promise(() => client.callTool({ name: "ping", arguments: {} }))
-        assert.deepStrictEqual(result.content, [{ type: "text", text: "pong" }])
-        assert.isAtLeast(server.listens(), 1, "the gateway asked for a listen stream")
-      }), 60_000)
+    it.live(
+      `(${answer}) the first tools/list through the gateway completes at the server's own pace`,
+      () =>
+        Effect.gen(function*() {
+          const server = yield* noListenServer(answer)
+          const { http } = yield* startGateway({
+            servers: { quiet: { url: server.url } },
+            policy: { default: "allow" }
+          })
+          const client = yield* httpClient(http.mcpUrl)
+          const started = Date.now()
+          const tools = yield* Effect.promise(() => client.listTools())
+          const took = Date.now() - started
+          assert.deepStrictEqual(tools.tools.map((tool) => tool.name), ["ping"])
+          // Generous: the listen's ack timeout is 30 s; the server itself answers in milliseconds.
+          assert.isBelow(took, 10_000, `the first tools/list took ${took} ms`)
+          const result = yield* Effect.promise(() => client.callTool({ name: "ping", arguments: {} }))
+          assert.deepStrictEqual(result.content, [{ type: "text", text: "pong" }])
+          assert.isAtLeast(server.listens(), 1, "the gateway asked for a listen stream")
+        }),
+      60_000
+    )
   }
 })

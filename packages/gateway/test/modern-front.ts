@@ -6,15 +6,23 @@
 import type { Principal } from "@interlock/core"
 import { Client, type ElicitResult, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { Context, Effect, Layer, type Scope } from "effect"
-import { Gateway, type GatewayShape } from "../src/Gateway.ts"
 import { HttpFront } from "../src/front/http/HttpFront.ts"
+import { Gateway, type GatewayShape } from "../src/Gateway.ts"
 
 /** The bearer tokens of the tests' principals; a gateway the fronts serve names them in `listen.principals`. */
-export const PRINCIPAL_TOKENS: Readonly<Record<string, string>> = { bob: "bob-token-approval-1", mallory: "mallory-token-approval-1" }
+export const PRINCIPAL_TOKENS: Readonly<Record<string, string>> = {
+  bob: "bob-token-approval-1",
+  mallory: "mallory-token-approval-1"
+}
 
 /** `listen.principals` and the env that defines PRINCIPAL_TOKENS, for a gateway's config. */
 export const principalsConfig = {
-  listen: { http: "127.0.0.1:0", principals: Object.fromEntries(Object.keys(PRINCIPAL_TOKENS).map((id) => [id, { token: `env:TOKEN_${id.toUpperCase()}` }])) },
+  listen: {
+    http: "127.0.0.1:0",
+    principals: Object.fromEntries(
+      Object.keys(PRINCIPAL_TOKENS).map((id) => [id, { token: `env:TOKEN_${id.toUpperCase()}` }])
+    )
+  },
   env: Object.fromEntries(Object.entries(PRINCIPAL_TOKENS).map(([id, token]) => [`TOKEN_${id.toUpperCase()}`, token]))
 }
 
@@ -32,7 +40,10 @@ export const modernFront = (gateway: GatewayShape, principal: Principal): Effect
   }))
 
 /** The params of a tools/call as a host sends them (a retry carries inputResponses and requestState). */
-export type CallParams = Record<string, unknown> & { readonly inputResponses?: Record<string, unknown>; readonly requestState?: string }
+export type CallParams = Record<string, unknown> & {
+  readonly inputResponses?: Record<string, unknown>
+  readonly requestState?: string
+}
 
 /** Options of {@link modernClient}. */
 export interface ModernClientOptions {
@@ -50,17 +61,32 @@ export interface ModernClientOptions {
 export const modernClient = (front: Front, options: ModernClientOptions) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
-      const client = new Client({ name: "modern-host", version: "1.0.0" }, { capabilities: options.capabilities ?? { elicitation: {} }, versionNegotiation: { mode: { pin: "2026-07-28" } } })
+      const client = new Client({ name: "modern-host", version: "1.0.0" }, {
+        capabilities: options.capabilities ?? { elicitation: {} },
+        versionNegotiation: { mode: { pin: "2026-07-28" } }
+      })
       const capabilities = options.capabilities ?? { elicitation: {} }
-      if (capabilities.elicitation !== undefined) client.setRequestHandler("elicitation/create", (request) => Promise.resolve(options.answer(request.params as { readonly message: string })))
+      if (capabilities.elicitation !== undefined) {
+        client.setRequestHandler(
+          "elicitation/create",
+          (request) => Promise.resolve(options.answer(request.params as { readonly message: string }))
+        )
+      }
       const fetcher = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-        const body = typeof init?.body === "string" ? JSON.parse(init.body) as { method?: string; params?: CallParams } : undefined
+        const body = typeof init?.body === "string"
+          ? JSON.parse(init.body) as { method?: string; params?: CallParams }
+          : undefined
         if (body?.method !== "tools/call" || body.params === undefined) return fetch(input, init)
         const round = body.params.inputResponses === undefined ? 0 : 1
         const params = round === 1 && options.retry !== undefined ? options.retry(body.params) : body.params
         return fetch(options.route?.(round) ?? input, { ...init, body: JSON.stringify({ ...body, params }) })
       }
-      await client.connect(new StreamableHTTPClientTransport(new URL(front.url), { fetch: fetcher, requestInit: { headers: { authorization: `Bearer ${front.token}` } } }))
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(front.url), {
+          fetch: fetcher,
+          requestInit: { headers: { authorization: `Bearer ${front.token}` } }
+        })
+      )
       return client
     }),
     (client) => Effect.promise(() => client.close().catch(() => undefined))
@@ -70,6 +96,13 @@ export const modernClient = (front: Front, options: ModernClientOptions) =>
 export const callText = (client: Client, name: string, args: Record<string, unknown>) =>
   Effect.promise(() =>
     client.callTool({ name, arguments: args }).then(
-      (result) => ({ isError: result.isError === true, text: (result.content as Array<{ text?: string }>).map((block) => block.text ?? "").join("") }),
-      (error: unknown) => ({ isError: true, text: `client error: ${error instanceof Error ? error.message : String(error)}` })
-    ))
+      (result) => ({
+        isError: result.isError === true,
+        text: (result.content as Array<{ text?: string }>).map((block) => block.text ?? "").join("")
+      }),
+      (error: unknown) => ({
+        isError: true,
+        text: `client error: ${error instanceof Error ? error.message : String(error)}`
+      })
+    )
+  )

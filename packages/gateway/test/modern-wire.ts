@@ -5,7 +5,11 @@
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
-import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY } from "@modelcontextprotocol/server"
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  PROTOCOL_VERSION_META_KEY
+} from "@modelcontextprotocol/server"
 import { Effect } from "effect"
 
 /** The revision the modern tests speak. */
@@ -27,7 +31,11 @@ export interface RawAnswer {
 }
 
 /** POSTs one JSON-RPC message to `url`; the standard headers follow the body unless `headers` overrides them (undefined drops one). */
-export const modernPost = (url: string, message: Record<string, unknown>, headers: Record<string, string | undefined> = {}) =>
+export const modernPost = (
+  url: string,
+  message: Record<string, unknown>,
+  headers: Record<string, string | undefined> = {}
+) =>
   Effect.promise(async (): Promise<RawAnswer> => {
     const params = message.params as { name?: string; uri?: string } | undefined
     const base: Record<string, string | undefined> = {
@@ -35,10 +43,20 @@ export const modernPost = (url: string, message: Record<string, unknown>, header
       accept: "application/json, text/event-stream",
       "mcp-protocol-version": MODERN,
       "mcp-method": String(message.method),
-      ...(params?.name !== undefined ? { "mcp-name": params.name } : params?.uri !== undefined ? { "mcp-name": params.uri } : {})
+      ...(params?.name !== undefined
+        ? { "mcp-name": params.name }
+        : params?.uri !== undefined
+        ? { "mcp-name": params.uri }
+        : {})
     }
-    const sent = Object.fromEntries(Object.entries({ ...base, ...headers }).filter((entry): entry is [string, string] => entry[1] !== undefined))
-    const response = await fetch(url, { method: "POST", headers: sent, body: JSON.stringify({ jsonrpc: "2.0", ...message }) })
+    const sent = Object.fromEntries(
+      Object.entries({ ...base, ...headers }).filter((entry): entry is [string, string] => entry[1] !== undefined)
+    )
+    const response = await fetch(url, {
+      method: "POST",
+      headers: sent,
+      body: JSON.stringify({ jsonrpc: "2.0", ...message })
+    })
     const text = await response.text()
     let json: unknown = undefined
     try {
@@ -65,11 +83,20 @@ export interface ModernClientOptions {
 
 /** An SDK 2.4 client pinned to 2026-07-28 (no fallback), for `transport`'s gateway. */
 export const modernClient = (options: ModernClientOptions = {}) =>
-  new Client({ name: options.name ?? "modern-host", version: "2.0.0" }, { capabilities: options.capabilities ?? {}, versionNegotiation: { mode: { pin: MODERN } } })
+  new Client({ name: options.name ?? "modern-host", version: "2.0.0" }, {
+    capabilities: options.capabilities ?? {},
+    versionNegotiation: { mode: { pin: MODERN } }
+  })
 
 /** A modern client on the gateway's HTTP front; closed with the scope. */
 export const modernHttpClient = (url: string, options: ModernClientOptions = {}) =>
-  connect(modernClient(options), new StreamableHTTPClientTransport(new URL(url), options.token === undefined ? {} : { requestInit: { headers: { authorization: `Bearer ${options.token}` } } }))
+  connect(
+    modernClient(options),
+    new StreamableHTTPClientTransport(
+      new URL(url),
+      options.token === undefined ? {} : { requestInit: { headers: { authorization: `Bearer ${options.token}` } } }
+    )
+  )
 
 /** A client on a stdio child process: pinned to 2026-07-28, or a plain 2025 client; closed with the scope. */
 export const stdioClient = (command: string, args: ReadonlyArray<string>, era: "modern" | "legacy", cwd?: string) =>

@@ -7,7 +7,11 @@ const ServerName = Schema.String.check(Schema.isPattern(/^[A-Za-z0-9-]+(?:_[A-Za
 const ToolName = Schema.NonEmptyString
 
 describe("namespacing", () => {
-  it.effect.prop("with several servers, resolve(expose(server, tool)) gives back the server and tool", [ServerName, ServerName, ToolName], ([a, b, tool]) =>
+  it.effect.prop("with several servers, resolve(expose(server, tool)) gives back the server and tool", [
+    ServerName,
+    ServerName,
+    ToolName
+  ], ([a, b, tool]) =>
     Effect.sync(() => {
       if (a === b) return
       const ns = makeNamespace([a, b], "auto")
@@ -16,12 +20,16 @@ describe("namespacing", () => {
       assert.deepStrictEqual(ns.resolve(ns.expose(a, tool)), { serverId: a, name: tool })
     }))
 
-  it.effect.prop("with one server and auto, names pass through unchanged", [ServerName, ToolName], ([server, tool]) =>
-    Effect.sync(() => {
-      const ns = makeNamespace([server], "auto")
-      assert.strictEqual(ns.expose(server, tool), tool)
-      assert.deepStrictEqual(ns.resolve(tool), { serverId: server, name: tool })
-    }))
+  it.effect.prop(
+    "with one server and auto, names pass through unchanged",
+    [ServerName, ToolName],
+    ([server, tool]) =>
+      Effect.sync(() => {
+        const ns = makeNamespace([server], "auto")
+        assert.strictEqual(ns.expose(server, tool), tool)
+        assert.deepStrictEqual(ns.resolve(tool), { serverId: server, name: tool })
+      })
+  )
 
   it("always prefixes one server; never routes by owner; unknown prefixes resolve to nothing", () => {
     const always = makeNamespace(["fs"], "always")

@@ -29,13 +29,17 @@ const setup = Effect.gen(function*() {
   return { auth, bank, http }
 })
 
-const transportFor = (url: string, host: DesktopHost) => new StreamableHTTPClientTransport(new URL(url), { authProvider: host, fetch: host.fetch })
+const transportFor = (url: string, host: DesktopHost) =>
+  new StreamableHTTPClientTransport(new URL(url), { authProvider: host, fetch: host.fetch })
 
 /** A host's first connection: refused for want of a token; the SDK has registered and asked the host to open the authorization URL. */
 const firstConnect = (url: string, host: DesktopHost) =>
   Effect.promise(async () => {
     const transport = transportFor(url, host)
-    const failure = await new Client({ name: "desktop-host", version: "1.0.0" }).connect(transport).then(() => undefined, (error: unknown) => error)
+    const failure = await new Client({ name: "desktop-host", version: "1.0.0" }).connect(transport).then(
+      () => undefined,
+      (error: unknown) => error
+    )
     return { transport, failure }
   })
 
@@ -64,7 +68,10 @@ const signIn = (url: string, auth: AuthServer, host: DesktopHost, user: string) 
 const call = (client: Client, name: string, args: Record<string, unknown>) =>
   Effect.promise(() =>
     client.callTool({ name, arguments: args }).then(
-      (result) => ({ isError: result.isError === true, text: (result.content as Array<{ text?: string }>).map((block) => block.text ?? "").join("") }),
+      (result) => ({
+        isError: result.isError === true,
+        text: (result.content as Array<{ text?: string }>).map((block) => block.text ?? "").join("")
+      }),
       (error: unknown) => ({ isError: true, text: String(error) })
     )
   )
@@ -75,7 +82,11 @@ const accessClaims = (host: DesktopHost) => decodeJwt(host.tokens()?.access_toke
 const seenBy = (host: DesktopHost, mcpUrl: string, issuer: string, from = 0) => {
   const gateway = new URL(mcpUrl).origin
   const where = (url: string) =>
-    url.startsWith(issuer) ? `issuer ${url.slice(issuer.length)}` : url.startsWith(gateway) ? `gateway ${url.slice(gateway.length)}` : url
+    url.startsWith(issuer)
+      ? `issuer ${url.slice(issuer.length)}`
+      : url.startsWith(gateway)
+      ? `gateway ${url.slice(gateway.length)}`
+      : url
   return host.sent.slice(from).map((sent) => `${sent.method} ${where(sent.url)} ${sent.status}`)
 }
 
@@ -95,7 +106,12 @@ describe("OAuth: a desktop host's authorization-code flow with PKCE and dynamic 
         "POST issuer /reg 201",
         "POST issuer /token 200"
       ])
-      assert.isTrue(seen.some((line) => /^GET issuer \/\.well-known\/(oauth-authorization-server|openid-configuration) 200$/.test(line)), seen.join("\n"))
+      assert.isTrue(
+        seen.some((line) =>
+          /^GET issuer \/\.well-known\/(oauth-authorization-server|openid-configuration) 200$/.test(line)
+        ),
+        seen.join("\n")
+      )
       assert.isBelow(seen.indexOf("POST issuer /reg 201"), seen.indexOf("POST issuer /token 200"))
       const discovery = host.discoveryState() ?? assert.fail("no discovery state")
       assert.strictEqual(discovery.resourceMetadataUrl, `${gateway}/.well-known/oauth-protected-resource/mcp`)
@@ -134,7 +150,10 @@ describe("OAuth: a desktop host's authorization-code flow with PKCE and dynamic 
       const client = yield* connect(http.mcpUrl, host)
       const tools = yield* Effect.promise(() => client.listTools())
       assert.includeMembers(tools.tools.map((tool) => tool.name), ["echo__echo", "bank__transfer_funds"])
-      assert.deepStrictEqual(yield* call(client, "echo__echo", { text: "signed in as alice" }), { isError: false, text: "signed in as alice" })
+      assert.deepStrictEqual(yield* call(client, "echo__echo", { text: "signed in as alice" }), {
+        isError: false,
+        text: "signed in as alice"
+      })
     }))
 
   it.live("mallory signs in through the same flow: she is mallory to the policy, her call is denied and never reaches the server", () =>
@@ -145,7 +164,10 @@ describe("OAuth: a desktop host's authorization-code flow with PKCE and dynamic 
       assert.strictEqual(accessClaims(malloryHost).sub, "mallory")
       const mallory = yield* connect(http.mcpUrl, malloryHost)
       const denied = yield* call(mallory, "bank__transfer_funds", { to: "ACCT-M", memo: "mallory" })
-      assert.deepStrictEqual(denied, { isError: true, text: "Interlock: denied by policy: no policy rule allows this call" })
+      assert.deepStrictEqual(denied, {
+        isError: true,
+        text: "Interlock: denied by policy: no policy rule allows this call"
+      })
       assert.isTrue((yield* call(mallory, "echo__echo", { text: "hello" })).isError)
       assert.strictEqual(bank.received(), "")
 
@@ -153,8 +175,14 @@ describe("OAuth: a desktop host's authorization-code flow with PKCE and dynamic 
       const aliceHost = new DesktopHost()
       yield* signIn(http.mcpUrl, auth, aliceHost, "alice")
       const alice = yield* connect(http.mcpUrl, aliceHost)
-      assert.deepStrictEqual(yield* call(alice, "bank__transfer_funds", { to: "ACCT-A", memo: "alice" }), { isError: false, text: "sent to ACCT-A" })
-      assert.deepStrictEqual(bank.received().trim().split("\n").map((line) => JSON.parse(line)), [{ name: "transfer_funds", args: { to: "ACCT-A", memo: "alice" } }])
+      assert.deepStrictEqual(yield* call(alice, "bank__transfer_funds", { to: "ACCT-A", memo: "alice" }), {
+        isError: false,
+        text: "sent to ACCT-A"
+      })
+      assert.deepStrictEqual(bank.received().trim().split("\n").map((line) => JSON.parse(line)), [{
+        name: "transfer_funds",
+        args: { to: "ACCT-A", memo: "alice" }
+      }])
     }))
 })
 
@@ -182,9 +210,17 @@ describe("OAuth: PKCE is required, S256 only", () => {
       const callback = yield* auth.authorize(host.authorizations[0]!, "alice")
       const code = callback.searchParams.get("code") ?? assert.fail(`no code: ${callback}`)
       const without = yield* redeem(auth, host, code, http.mcpUrl, {})
-      assert.deepStrictEqual([without.status, without.body.error, without.body.access_token], [400, "invalid_grant", undefined])
+      assert.deepStrictEqual([without.status, without.body.error, without.body.access_token], [
+        400,
+        "invalid_grant",
+        undefined
+      ])
       const other = yield* redeem(auth, host, code, http.mcpUrl, { code_verifier: "x".repeat(43) })
-      assert.deepStrictEqual([other.status, other.body.error, other.body.access_token], [400, "invalid_grant", undefined])
+      assert.deepStrictEqual([other.status, other.body.error, other.body.access_token], [
+        400,
+        "invalid_grant",
+        undefined
+      ])
       assert.isUndefined(host.tokens())
       // The failed attempts left the code unused: the SDK redeems it with the verifier it kept.
       yield* Effect.promise(() => transport.finishAuth(callback.searchParams))
@@ -192,8 +228,14 @@ describe("OAuth: PKCE is required, S256 only", () => {
       const client = yield* connect(http.mcpUrl, host)
       assert.strictEqual((yield* call(client, "echo__echo", { text: "verified" })).text, "verified")
       // A code is single use: replayed with the right verifier, it is refused.
-      const replayed = yield* redeem(auth, host, code, http.mcpUrl, { code_verifier: yield* Effect.promise(async () => host.codeVerifier()) })
-      assert.deepStrictEqual([replayed.status, replayed.body.error, replayed.body.access_token], [400, "invalid_grant", undefined])
+      const replayed = yield* redeem(auth, host, code, http.mcpUrl, {
+        code_verifier: yield* Effect.promise(async () => host.codeVerifier())
+      })
+      assert.deepStrictEqual([replayed.status, replayed.body.error, replayed.body.access_token], [
+        400,
+        "invalid_grant",
+        undefined
+      ])
     }))
 
   it.live("a code the person granted for another resource gives a token the gateway refuses, and nothing reaches a server", () =>
@@ -205,15 +247,30 @@ describe("OAuth: PKCE is required, S256 only", () => {
       const url = new URL(host.authorizations[0]!)
       url.searchParams.set("resource", elsewhere)
       const code = (yield* auth.authorize(url, "alice")).searchParams.get("code") ?? assert.fail("no code")
-      const issued = yield* redeem(auth, host, code, elsewhere, { code_verifier: yield* Effect.promise(async () => host.codeVerifier()) })
+      const issued = yield* redeem(auth, host, code, elsewhere, {
+        code_verifier: yield* Effect.promise(async () => host.codeVerifier())
+      })
       const token = issued.body.access_token ?? assert.fail(`no token: ${JSON.stringify(issued.body)}`)
       assert.deepStrictEqual([decodeJwt(token).aud, decodeJwt(token).sub], [elsewhere, "alice"])
       const refused = yield* Effect.promise(() =>
         fetch(http.mcpUrl, {
           method: "POST",
-          headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "bank__transfer_funds", arguments: { to: "ACCT-X", memo: "x" } } })
-        }).then(async (res) => ({ status: res.status, challenge: res.headers.get("www-authenticate") ?? "", body: await res.text() }))
+          headers: {
+            authorization: `Bearer ${token}`,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream"
+          },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "tools/call",
+            params: { name: "bank__transfer_funds", arguments: { to: "ACCT-X", memo: "x" } }
+          })
+        }).then(async (res) => ({
+          status: res.status,
+          challenge: res.headers.get("www-authenticate") ?? "",
+          body: await res.text()
+        }))
       )
       assert.strictEqual(refused.status, 401)
       assert.include(refused.challenge, `error="invalid_token"`)
@@ -255,7 +312,10 @@ describe("OAuth: refresh tokens", () => {
       host.spoilAccessToken()
       const logins = host.authorizations.length
       const sentBefore = host.sent.length
-      assert.deepStrictEqual(yield* call(client, "echo__echo", { text: "after refresh" }), { isError: false, text: "after refresh" })
+      assert.deepStrictEqual(yield* call(client, "echo__echo", { text: "after refresh" }), {
+        isError: false,
+        text: "after refresh"
+      })
       const renewed = accessClaims(host)
       assert.strictEqual(host.authorizations.length, logins)
       assert.notStrictEqual(renewed.jti, first.jti)
@@ -265,12 +325,22 @@ describe("OAuth: refresh tokens", () => {
       assert.include(during, "POST gateway /mcp 401")
       // auth() from the SDK renews again on request, as a host's reconnect does.
       const second = host.tokens()?.refresh_token
-      assert.strictEqual(yield* Effect.promise(() => sdkAuth(host, { serverUrl: http.mcpUrl, fetchFn: host.fetch })), "AUTHORIZED")
+      assert.strictEqual(
+        yield* Effect.promise(() => sdkAuth(host, { serverUrl: http.mcpUrl, fetchFn: host.fetch })),
+        "AUTHORIZED"
+      )
       assert.strictEqual(host.authorizations.length, logins)
       assert.notStrictEqual(host.tokens()?.refresh_token, second)
       // The refresh token is rotated (a public client's is), and a spent one no longer works.
-      const spent = yield* tokenRequest(auth, host, http.mcpUrl, { grant_type: "refresh_token", refresh_token: firstRefresh ?? "" })
+      const spent = yield* tokenRequest(auth, host, http.mcpUrl, {
+        grant_type: "refresh_token",
+        refresh_token: firstRefresh ?? ""
+      })
       assert.notStrictEqual(host.tokens()?.refresh_token, firstRefresh)
-      assert.deepStrictEqual([spent.status, spent.body.error, spent.body.access_token], [400, "invalid_grant", undefined])
+      assert.deepStrictEqual([spent.status, spent.body.error, spent.body.access_token], [
+        400,
+        "invalid_grant",
+        undefined
+      ])
     }))
 })

@@ -9,8 +9,10 @@ const servers = { files: { command: "npx", args: ["x"] } }
 
 /** The plan of a config with this `listen` (and `extra` keys), or its error. */
 const planOf = (listen: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
-  Effect.map(Effect.result(fromObject({ servers, audit: { enabled: false }, listen, ...extra }, process.cwd())), (loaded) =>
-    loaded._tag === "Failure" ? loaded.failure : makePlan(loaded.success, { env: {} }))
+  Effect.map(
+    Effect.result(fromObject({ servers, audit: { enabled: false }, listen, ...extra }, process.cwd())),
+    (loaded) => loaded._tag === "Failure" ? loaded.failure : makePlan(loaded.success, { env: {} })
+  )
 
 const errorPath = (result: Plan | ConfigError): string => result instanceof ConfigError ? result.path : "accepted"
 
@@ -31,10 +33,18 @@ describe("listen.oauth", () => {
 
   it.effect("refuses an issuer or key set URL that is not https (http only on loopback) or carries credentials, and an unknown key", () =>
     Effect.gen(function*() {
-      assert.strictEqual(errorPath(yield* planOf({ oauth: { issuer: "http://auth.example.com" } })), "listen.oauth.issuer")
+      assert.strictEqual(
+        errorPath(yield* planOf({ oauth: { issuer: "http://auth.example.com" } })),
+        "listen.oauth.issuer"
+      )
       assert.strictEqual(errorPath(yield* planOf({ oauth: { issuer: "not a url" } })), "listen.oauth.issuer")
       assert.strictEqual(errorPath(yield* planOf({ oauth: { issuer: "http://127.0.0.1:9000" } })), "accepted")
-      assert.strictEqual(errorPath(yield* planOf({ oauth: { issuer: "https://auth.example.com", jwksUri: "https://u:p@auth.example.com/keys" } })), "listen.oauth.jwksUri")
+      assert.strictEqual(
+        errorPath(
+          yield* planOf({ oauth: { issuer: "https://auth.example.com", jwksUri: "https://u:p@auth.example.com/keys" } })
+        ),
+        "listen.oauth.jwksUri"
+      )
       const typo = yield* planOf({ oauth: { issuer: "https://auth.example.com", principalClain: "email" } })
       assert.include(errorPath(typo), "listen.oauth")
     }))
@@ -44,15 +54,24 @@ describe("listen.oauth", () => {
       const oauth = { issuer: "https://auth.example.com" }
       assert.strictEqual(errorPath(yield* planOf({ http: "0.0.0.0:7331" })), "listen.http")
       assert.strictEqual(errorPath(yield* planOf({ http: "0.0.0.0:7331", oauth })), "listen.publicUrl")
-      assert.strictEqual(errorPath(yield* planOf({ http: "0.0.0.0:7331", oauth, publicUrl: "https://mcp.example.com/mcp" })), "listen.publicUrl")
+      assert.strictEqual(
+        errorPath(yield* planOf({ http: "0.0.0.0:7331", oauth, publicUrl: "https://mcp.example.com/mcp" })),
+        "listen.publicUrl"
+      )
       const plan = (yield* planOf({ http: "0.0.0.0:7331", oauth, publicUrl: "https://mcp.example.com" })) as Plan
-      assert.deepStrictEqual([plan.listen.publicUrl, plan.listen.allowedHosts], ["https://mcp.example.com", ["0.0.0.0", "mcp.example.com"]])
+      assert.deepStrictEqual([plan.listen.publicUrl, plan.listen.allowedHosts], ["https://mcp.example.com", [
+        "0.0.0.0",
+        "mcp.example.com"
+      ]])
     }))
 
   it.effect("approvers may name principals the authorization server names, only with OAuth", () =>
     Effect.gen(function*() {
       const approvals = { approvers: ["alice@example.com", "role:security"] }
       assert.strictEqual(errorPath(yield* planOf({ token: "t0ken-value" }, { approvals })), "approvals.approvers[0]")
-      assert.strictEqual(errorPath(yield* planOf({ oauth: { issuer: "https://auth.example.com" } }, { approvals })), "accepted")
+      assert.strictEqual(
+        errorPath(yield* planOf({ oauth: { issuer: "https://auth.example.com" } }, { approvals })),
+        "accepted"
+      )
     }))
 })

@@ -4,7 +4,13 @@
  * redirect URI, keeps what the SDK hands it in memory, and, where a host would open the browser,
  * records the authorization URL for the test to visit. Its fetch records every request it makes.
  */
-import type { OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, StoredOAuthClientInformation, StoredOAuthTokens } from "@modelcontextprotocol/client"
+import type {
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens
+} from "@modelcontextprotocol/client"
 
 /** The host's loopback redirect URI; the test's browser stops at it, so nothing listens there. */
 export const REDIRECT_URI = "http://127.0.0.1:33418/oauth/callback"
@@ -46,7 +52,11 @@ export class DesktopHost implements OAuthClientProvider {
   readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const response = await fetch(input, init)
     const url = input instanceof Request ? input.url : String(input)
-    this.sent.push({ method: init?.method ?? (input instanceof Request ? input.method : "GET"), url, status: response.status })
+    this.sent.push({
+      method: init?.method ?? (input instanceof Request ? input.method : "GET"),
+      url,
+      status: response.status
+    })
     return response
   }
 

@@ -10,9 +10,9 @@
  */
 import { Effect } from "effect"
 import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from "jose"
-import Provider from "oidc-provider"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import Provider from "oidc-provider"
 
 /** A client of the authorization server: its credentials, the scopes it may ask for and the roles its tokens carry. */
 export interface AuthClient {
@@ -71,7 +71,15 @@ const providerFor = (issuer: string, keys: ReadonlyArray<JWK>, clients: Readonly
     })),
     jwks: { keys },
     scopes: [...SCOPES, "offline_access"],
-    ttl: { ClientCredentials: 300, AccessToken: 300, AuthorizationCode: 60, RefreshToken: 3600, Grant: 3600, Interaction: 600, Session: 3600 },
+    ttl: {
+      ClientCredentials: 300,
+      AccessToken: 300,
+      AuthorizationCode: 60,
+      RefreshToken: 3600,
+      Grant: 3600,
+      Interaction: 600,
+      Session: 3600
+    },
     pkce: { required: () => true },
     cookies: { keys: [COOKIE_KEY] },
     findAccount: (_ctx: unknown, sub: string) => ({ accountId: sub, claims: () => ({ sub }) }),
@@ -91,14 +99,19 @@ const providerFor = (issuer: string, keys: ReadonlyArray<JWK>, clients: Readonly
         })
       }
     },
-    extraTokenClaims: (_ctx: unknown, token: { readonly clientId?: string }) => ({ roles: roles.get(token.clientId ?? "") ?? [] })
+    extraTokenClaims: (_ctx: unknown, token: { readonly clientId?: string }) => ({
+      roles: roles.get(token.clientId ?? "") ?? []
+    })
   })
 }
 
 const readBody = (req: IncomingMessage) =>
   new Promise<string>((resolve, reject) => {
     const chunks: Array<Buffer> = []
-    req.on("data", (chunk: Buffer) => chunks.push(chunk)).on("end", () => resolve(Buffer.concat(chunks).toString("utf8"))).on("error", reject)
+    req.on("data", (chunk: Buffer) => chunks.push(chunk)).on(
+      "end",
+      () => resolve(Buffer.concat(chunks).toString("utf8"))
+    ).on("error", reject)
   })
 
 /**
@@ -113,11 +126,19 @@ const interact = async (provider: Provider, req: IncomingMessage, res: ServerRes
     return provider.interactionFinished(req, res, { login: { accountId: user } }, { mergeWithLastSubmission: false })
   }
   const found = details.grantId === undefined ? undefined : await provider.Grant.find(details.grantId)
-  const grant = found ?? new provider.Grant({ accountId: details.session?.accountId ?? "", clientId: String(details.params.client_id) })
-  const missing = details.prompt.details as { missingOIDCScope?: ReadonlyArray<string>; missingResourceScopes?: Record<string, ReadonlyArray<string>> }
+  const grant = found ??
+    new provider.Grant({ accountId: details.session?.accountId ?? "", clientId: String(details.params.client_id) })
+  const missing = details.prompt.details as {
+    missingOIDCScope?: ReadonlyArray<string>
+    missingResourceScopes?: Record<string, ReadonlyArray<string>>
+  }
   if (missing.missingOIDCScope !== undefined) grant.addOIDCScope(missing.missingOIDCScope.join(" "))
-  for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(resource, scopes.join(" "))
-  return provider.interactionFinished(req, res, { consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: true })
+  for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
+    grant.addResourceScope(resource, scopes.join(" "))
+  }
+  return provider.interactionFinished(req, res, { consent: { grantId: await grant.save() } }, {
+    mergeWithLastSubmission: true
+  })
 }
 
 /** A browser's visit, as `AuthServer.authorize` describes it. */
@@ -130,7 +151,10 @@ const visit = async (issuer: string, url: URL, user: string) => {
     const res = await fetch(next, {
       method: form ? "POST" : "GET",
       redirect: "manual",
-      headers: { cookie: [...jar].map(([name, value]) => `${name}=${value}`).join("; "), ...(form ? { "content-type": "application/x-www-form-urlencoded" } : {}) },
+      headers: {
+        cookie: [...jar].map(([name, value]) => `${name}=${value}`).join("; "),
+        ...(form ? { "content-type": "application/x-www-form-urlencoded" } : {})
+      },
       ...(form ? { body: new URLSearchParams({ user }) } : {})
     })
     for (const cookie of res.headers.getSetCookie()) {
@@ -141,7 +165,9 @@ const visit = async (issuer: string, url: URL, user: string) => {
     }
     const location = res.headers.get("location")
     const text = await res.text()
-    if (res.status < 300 || res.status >= 400 || location === null) throw new Error(`the authorization stopped at ${next.pathname}: ${res.status} ${text}`)
+    if (res.status < 300 || res.status >= 400 || location === null) {
+      throw new Error(`the authorization stopped at ${next.pathname}: ${res.status} ${text}`)
+    }
     next = new URL(location, next)
   }
   throw new Error("the authorization redirected more than 16 times")
@@ -164,10 +190,11 @@ export const startAuthServer = (clients: ReadonlyArray<AuthClient>) =>
       Effect.callback<number>((resume) => {
         server.listen(0, "127.0.0.1", () => resume(Effect.succeed((server.address() as AddressInfo).port)))
       }),
-      () => Effect.callback<void>((resume) => {
-        server.closeAllConnections()
-        server.close(() => resume(Effect.void))
-      })
+      () =>
+        Effect.callback<void>((resume) => {
+          server.closeAllConnections()
+          server.close(() => resume(Effect.void))
+        })
     )
     const issuer = `http://127.0.0.1:${port}`
     const keys = [yield* newKey()]
@@ -189,18 +216,29 @@ export const startAuthServer = (clients: ReadonlyArray<AuthClient>) =>
         Effect.promise(async () => {
           const response = await fetch(`${issuer}/token`, {
             method: "POST",
-            headers: { authorization: `Basic ${btoa(`${client.id}:${client.secret}`)}`, "content-type": "application/x-www-form-urlencoded" },
-            body: new URLSearchParams({ grant_type: "client_credentials", resource, ...(scope === undefined ? {} : { scope }) })
+            headers: {
+              authorization: `Basic ${btoa(`${client.id}:${client.secret}`)}`,
+              "content-type": "application/x-www-form-urlencoded"
+            },
+            body: new URLSearchParams({
+              grant_type: "client_credentials",
+              resource,
+              ...(scope === undefined ? {} : { scope })
+            })
           })
           const body = await response.json() as { access_token?: string }
-          if (response.status !== 200 || body.access_token === undefined) throw new Error(`token endpoint answered ${response.status}`)
+          if (response.status !== 200 || body.access_token === undefined) {
+            throw new Error(`token endpoint answered ${response.status}`)
+          }
           return body.access_token
         }),
       authorize: (url, user) => Effect.promise(() => visit(issuer, url, user)),
       sign: (claims, header = {}) =>
         Effect.promise(async () => {
           const key = keys[0]!
-          return new SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: key.kid, typ: "at+jwt", ...header }).sign(await importJWK(key, "RS256"))
+          return new SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: key.kid, typ: "at+jwt", ...header }).sign(
+            await importJWK(key, "RS256")
+          )
         })
     }
     return auth

@@ -11,9 +11,23 @@ import { TestClock } from "effect/testing"
 import { createLocalJWKSet, exportJWK, generateKeyPair, type JWK, SignJWT } from "jose"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { ALGORITHMS, CLOCK_SKEW_SECONDS, principalFromClaims, verifyAccessToken } from "../src/front/http/auth/AccessToken.ts"
+import {
+  ALGORITHMS,
+  CLOCK_SKEW_SECONDS,
+  principalFromClaims,
+  verifyAccessToken
+} from "../src/front/http/auth/AccessToken.ts"
 import { challengeHeader } from "../src/front/http/auth/BearerChallenge.ts"
-import { type KeySetShape, makeKeySet, MAX_AGE_MS, metadataUrls, REFETCH_WINDOW_MS, refetchAllowed, RETRY_MS, UNKNOWN_KEY_REFETCHES } from "../src/front/http/auth/KeySet.ts"
+import {
+  type KeySetShape,
+  makeKeySet,
+  MAX_AGE_MS,
+  metadataUrls,
+  REFETCH_WINDOW_MS,
+  refetchAllowed,
+  RETRY_MS,
+  UNKNOWN_KEY_REFETCHES
+} from "../src/front/http/auth/KeySet.ts"
 import { listClaim } from "../src/front/http/auth/TokenClaims.ts"
 import { TokenRefused } from "../src/front/http/auth/TokenRefused.ts"
 import { cachedVerify, VERIFIED_TTL_MS } from "../src/front/http/auth/VerifiedTokens.ts"
@@ -34,7 +48,9 @@ const issuerServer = (keys: () => ReadonlyArray<JWK>, metadataIssuer?: string) =
     const server = createServer((req, res) => {
       if (down) return res.writeHead(500).end()
       if (req.url === "/.well-known/openid-configuration") {
-        return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ issuer: metadataIssuer ?? issuer, jwks_uri: `${issuer}/keys` }))
+        return res.writeHead(200, { "content-type": "application/json" }).end(
+          JSON.stringify({ issuer: metadataIssuer ?? issuer, jwks_uri: `${issuer}/keys` })
+        )
       }
       if (req.url === "/keys") {
         jwks++
@@ -43,14 +59,22 @@ const issuerServer = (keys: () => ReadonlyArray<JWK>, metadataIssuer?: string) =
       res.writeHead(404).end()
     })
     const port = yield* Effect.acquireRelease(
-      Effect.callback<number>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.succeed((server.address() as AddressInfo).port)))),
+      Effect.callback<number>((resume) =>
+        void server.listen(0, "127.0.0.1", () => resume(Effect.succeed((server.address() as AddressInfo).port)))
+      ),
       () => Effect.callback<void>((resume) => void server.close(() => resume(Effect.void)))
     )
     issuer = `http://127.0.0.1:${port}`
     return { issuer, requests: () => jwks, setDown: (value: boolean) => (down = value) }
   })
 
-const RULES = { issuer: "https://issuer.example", audience: "https://gw.example/mcp", principalClaim: "sub", rolesClaim: "roles", requiredScopes: [] }
+const RULES = {
+  issuer: "https://issuer.example",
+  audience: "https://gw.example/mcp",
+  principalClaim: "sub",
+  rolesClaim: "roles",
+  requiredScopes: []
+}
 
 /** A key set that holds `keys` and never fetches. */
 const localKeys = (keys: ReadonlyArray<JWK>): KeySetShape => {
@@ -95,7 +119,9 @@ describe("KeySet", () => {
   it.effect("concurrent requests for the same unknown kid share one fetch", () =>
     Effect.gen(function*() {
       const { first, issuer, keySet } = yield* cachedIssuer(true)
-      const all = yield* Effect.forEach(Array.from({ length: 30 }), () => keySet.refreshFor(first), { concurrency: "unbounded" })
+      const all = yield* Effect.forEach(Array.from({ length: 30 }), () => keySet.refreshFor(first), {
+        concurrency: "unbounded"
+      })
       assert.strictEqual(issuer.requests(), 2)
       assert.isTrue(all.every((keys) => keys?.generation === 2))
     }))
@@ -128,7 +154,10 @@ describe("KeySet", () => {
       assert.deepStrictEqual([error._tag, error.detail], ["KeysUnavailable", "metadata names another issuer"])
       const down = yield* issuerServer(() => [key.jwk])
       down.setDown(true)
-      assert.strictEqual((yield* Effect.flip((yield* makeKeySet({ issuer: down.issuer, jwksUri: undefined })).current))._tag, "KeysUnavailable")
+      assert.strictEqual(
+        (yield* Effect.flip((yield* makeKeySet({ issuer: down.issuer, jwksUri: undefined })).current))._tag,
+        "KeysUnavailable"
+      )
     }))
 
   it("metadataUrls: RFC 8414 inserts the issuer's path, OpenID appends it", () => {
@@ -136,10 +165,15 @@ describe("KeySet", () => {
       "https://auth.example/.well-known/oauth-authorization-server/tenant/1",
       "https://auth.example/tenant/1/.well-known/openid-configuration"
     ])
-    assert.deepStrictEqual(metadataUrls("https://auth.example"), ["https://auth.example/.well-known/oauth-authorization-server", "https://auth.example/.well-known/openid-configuration"])
+    assert.deepStrictEqual(metadataUrls("https://auth.example"), [
+      "https://auth.example/.well-known/oauth-authorization-server",
+      "https://auth.example/.well-known/openid-configuration"
+    ])
   })
 
-  it.effect.prop("refetchAllowed never lets more than UNKNOWN_KEY_REFETCHES through in any window", [Schema.Array(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 200_000 })))], ([gaps]) =>
+  it.effect.prop("refetchAllowed never lets more than UNKNOWN_KEY_REFETCHES through in any window", [
+    Schema.Array(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 200_000 })))
+  ], ([gaps]) =>
     Effect.sync(() => {
       const taken: Array<number> = []
       let now = 0
@@ -147,7 +181,12 @@ describe("KeySet", () => {
         now += gap
         if (refetchAllowed(taken, now)) taken.push(now)
       }
-      for (const at of taken) assert.isAtMost(taken.filter((other) => other >= at && other - at < REFETCH_WINDOW_MS).length, UNKNOWN_KEY_REFETCHES)
+      for (const at of taken) {
+        assert.isAtMost(
+          taken.filter((other) => other >= at && other - at < REFETCH_WINDOW_MS).length,
+          UNKNOWN_KEY_REFETCHES
+        )
+      }
     }))
 })
 
@@ -158,12 +197,21 @@ describe("verifyAccessToken", () => {
       assert.notStrictEqual(yield* refusal(verifyAccessToken(token, RULES, localKeys([key.jwk]))), "accepted")
     }))
 
-  it.effect.prop("an algorithm outside the allow-list is refused before any key is looked up", [Schema.String], ([alg]) =>
-    Effect.gen(function*() {
-      const header = Buffer.from(JSON.stringify({ alg: (ALGORITHMS as ReadonlyArray<string>).includes(alg) ? `${alg}x` : alg })).toString("base64url")
-      const noKeys: KeySetShape = { current: Effect.die("no key may be looked up"), refreshFor: () => Effect.die("no key may be looked up") }
-      assert.strictEqual(yield* refusal(verifyAccessToken(`${header}.e30.`, RULES, noKeys)), "algorithm")
-    }))
+  it.effect.prop(
+    "an algorithm outside the allow-list is refused before any key is looked up",
+    [Schema.String],
+    ([alg]) =>
+      Effect.gen(function*() {
+        const header = Buffer.from(
+          JSON.stringify({ alg: (ALGORITHMS as ReadonlyArray<string>).includes(alg) ? `${alg}x` : alg })
+        ).toString("base64url")
+        const noKeys: KeySetShape = {
+          current: Effect.die("no key may be looked up"),
+          refreshFor: () => Effect.die("no key may be looked up")
+        }
+        assert.strictEqual(yield* refusal(verifyAccessToken(`${header}.e30.`, RULES, noKeys)), "algorithm")
+      })
+  )
 
   it.effect("exp and nbf hold with a skew of CLOCK_SKEW_SECONDS on Effect's Clock", () =>
     Effect.gen(function*() {
@@ -185,9 +233,18 @@ describe("verifyAccessToken", () => {
   it.effect("an unknown kid is refused once the budget says no, and accepted once a refetch brings its key", () =>
     Effect.gen(function*() {
       const [old, rotated] = [yield* signingKey(), yield* signingKey()]
-      const token = yield* sign(rotated.privateKey, rotated.kid, { iss: RULES.issuer, aud: RULES.audience, sub: "alice", exp: 10_000 })
+      const token = yield* sign(rotated.privateKey, rotated.kid, {
+        iss: RULES.issuer,
+        aud: RULES.audience,
+        sub: "alice",
+        exp: 10_000
+      })
       assert.strictEqual(yield* refusal(verifyAccessToken(token, RULES, localKeys([old.jwk]))), "unknown-key")
-      const refreshing: KeySetShape = { ...localKeys([old.jwk]), refreshFor: () => Effect.succeed({ generation: 2, resolve: createLocalJWKSet({ keys: [old.jwk, rotated.jwk] }) }) }
+      const refreshing: KeySetShape = {
+        ...localKeys([old.jwk]),
+        refreshFor: () =>
+          Effect.succeed({ generation: 2, resolve: createLocalJWKSet({ keys: [old.jwk, rotated.jwk] }) })
+      }
       assert.strictEqual(yield* refusal(verifyAccessToken(token, RULES, refreshing)), "accepted")
     }))
 })
@@ -201,8 +258,12 @@ describe("cachedVerify", () => {
           checked.push(token)
           return token === "bad"
             ? Effect.fail("refused")
-            : Effect.succeed({ principal: new Principal({ id: token }), validUntilMs: token === "short" ? 5_000 : 3_600_000 })
-        }))
+            : Effect.succeed({
+              principal: new Principal({ id: token }),
+              validUntilMs: token === "short" ? 5_000 : 3_600_000
+            })
+        })
+      )
       for (const token of ["long", "long", "short", "short", "bad", "bad"]) yield* Effect.exit(verify(token))
       assert.deepStrictEqual(checked, ["long", "short", "bad", "bad"])
       yield* TestClock.adjust(5_000)
@@ -218,9 +279,19 @@ describe("cachedVerify", () => {
 describe("token claims", () => {
   it("the principal claim, nested and string roles, scp scopes; a wrong shape is refused", () => {
     const rules = { ...RULES, principalClaim: "email", rolesClaim: "realm_access.roles", requiredScopes: ["mcp"] }
-    const principal = principalFromClaims({ email: "a@example.com", realm_access: { roles: ["ops"] }, scp: ["mcp", "x"] }, rules)
-    assert.deepStrictEqual(principal instanceof TokenRefused ? principal.reason : { id: principal.id, roles: principal.roles }, { id: "a@example.com", roles: ["ops"] })
-    const spaced = principalFromClaims({ email: "b@example.com", "realm_access.roles": "ops  dev", scope: "mcp" }, rules)
+    const principal = principalFromClaims({
+      email: "a@example.com",
+      realm_access: { roles: ["ops"] },
+      scp: ["mcp", "x"]
+    }, rules)
+    assert.deepStrictEqual(
+      principal instanceof TokenRefused ? principal.reason : { id: principal.id, roles: principal.roles },
+      { id: "a@example.com", roles: ["ops"] }
+    )
+    const spaced = principalFromClaims(
+      { email: "b@example.com", "realm_access.roles": "ops  dev", scope: "mcp" },
+      rules
+    )
     assert.deepStrictEqual(spaced instanceof TokenRefused ? spaced.reason : spaced.roles, ["ops", "dev"])
     const reasons = [
       { email: "", scope: "mcp" },
@@ -235,15 +306,23 @@ describe("token claims", () => {
     assert.deepStrictEqual(reasons, ["claims", "claims", "claims", "claims", "scope"])
   })
 
-  it.effect.prop("a space-separated list claim reads back as its words", [Schema.Array(Schema.String.check(Schema.isPattern(/^[a-z:]{1,12}$/)))], ([items]) =>
+  it.effect.prop("a space-separated list claim reads back as its words", [
+    Schema.Array(Schema.String.check(Schema.isPattern(/^[a-z:]{1,12}$/)))
+  ], ([items]) =>
     Effect.sync(() => {
       assert.deepStrictEqual(listClaim(items.join(" ")), items)
       assert.deepStrictEqual(listClaim(items), items)
     }))
 
   it("challenges: no token, a bad one, a scope short", () => {
-    const info = { resourceMetadataUrl: "https://gw.example/.well-known/oauth-protected-resource/mcp", requiredScopes: ["mcp:tools"] }
-    assert.strictEqual(challengeHeader(info), `Bearer scope="mcp:tools", resource_metadata="https://gw.example/.well-known/oauth-protected-resource/mcp"`)
+    const info = {
+      resourceMetadataUrl: "https://gw.example/.well-known/oauth-protected-resource/mcp",
+      requiredScopes: ["mcp:tools"]
+    }
+    assert.strictEqual(
+      challengeHeader(info),
+      `Bearer scope="mcp:tools", resource_metadata="https://gw.example/.well-known/oauth-protected-resource/mcp"`
+    )
     assert.strictEqual(
       challengeHeader({ ...info, requiredScopes: [] }, { code: "invalid_token", description: "the token has expired" }),
       `Bearer error="invalid_token", error_description="the token has expired", resource_metadata="https://gw.example/.well-known/oauth-protected-resource/mcp"`

@@ -19,7 +19,9 @@ const NODE_OLD = "20.19.0"
 const CONSUMER_DEPS = ["effect@4.1.0", "@types/node@24.19.4"]
 
 /** The machine's PATH without any node_modules/.bin, so a child finds only the node put before it. */
-const SYSTEM_PATH = (process.env.PATH ?? "").split(path.delimiter).filter((dir) => !dir.includes("node_modules")).join(path.delimiter)
+const SYSTEM_PATH = (process.env.PATH ?? "").split(path.delimiter).filter((dir) => !dir.includes("node_modules")).join(
+  path.delimiter
+)
 const pathWith = (bin: string) => `${bin}${path.delimiter}${SYSTEM_PATH}`
 
 interface Ran {
@@ -32,10 +34,16 @@ interface Ran {
  * This process's environment less NODE_OPTIONS (the tests' source condition) and the variables an
  * outer `npm test` sets (npm_*), so a child sees what a user's shell would (proxy and CA settings too).
  */
-const USER_ENV = Object.fromEntries(Object.entries(process.env).filter(([key]) => key !== "NODE_OPTIONS" && !/^npm_/i.test(key)))
+const USER_ENV = Object.fromEntries(
+  Object.entries(process.env).filter(([key]) => key !== "NODE_OPTIONS" && !/^npm_/i.test(key))
+)
 
 /** Runs a command in the user's environment with the PATH (and variables) given; its exit code and output. */
-const run = (command: string, args: ReadonlyArray<string>, options: { cwd: string; path: string; input?: string; env?: Record<string, string> }) =>
+const run = (
+  command: string,
+  args: ReadonlyArray<string>,
+  options: { cwd: string; path: string; input?: string; env?: Record<string, string> }
+) =>
   new Promise<Ran>((resolve) => {
     const child = execFile(command, args, {
       cwd: options.cwd,
@@ -45,7 +53,8 @@ const run = (command: string, args: ReadonlyArray<string>, options: { cwd: strin
     }, (error, stdout, stderr) =>
       resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr }))
     // A child may exit before it reads its input (the bin on an old Node does): its exit code tells.
-    child.stdin?.on("error", () => undefined)
+    child.stdin?.on("error", () =>
+      undefined)
     child.stdin?.end(options.input ?? "")
   })
 
@@ -78,42 +87,64 @@ afterAll(() => rmSync(work, { recursive: true, force: true }), 120_000)
 beforeAll(async () => {
   for (const dir of [tarballs, app, old]) mkdirSync(dir)
   const workspaces = PACKAGES.flatMap((name) => ["--workspace", `packages/${name}`])
-  const pack = await ok(run("npm", ["pack", "--json", "--pack-destination", tarballs, ...workspaces], { cwd: ROOT, path: pathWith(path.join(ROOT, "node_modules", ".bin")) }), "npm pack")
+  const pack = await ok(
+    run("npm", ["pack", "--json", "--pack-destination", tarballs, ...workspaces], {
+      cwd: ROOT,
+      path: pathWith(path.join(ROOT, "node_modules", ".bin"))
+    }),
+    "npm pack"
+  )
   packed = JSON.parse(pack.stdout)
-  const manifest = (name: string) => JSON.stringify({ name, private: true, type: "module", allowScripts: { node: true } })
+  const manifest = (name: string) =>
+    JSON.stringify({ name, private: true, type: "module", allowScripts: { node: true } })
   writeFileSync(path.join(app, "package.json"), manifest("interlock-packaging-app"))
   writeFileSync(path.join(old, "package.json"), manifest("interlock-packaging-old-node"))
   // npm itself runs on the workspace's Node 24; what it installs runs on the Node it installs.
   const npmPath = pathWith(path.join(ROOT, "node_modules", ".bin"))
   const install = (cwd: string, specs: ReadonlyArray<string>) =>
-    ok(run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--save-exact", ...specs], { cwd, path: npmPath }), `npm install in ${cwd}`)
+    ok(
+      run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--save-exact", ...specs], {
+        cwd,
+        path: npmPath
+      }),
+      `npm install in ${cwd}`
+    )
   await Promise.all([
     install(app, [`node@${NODE_FLOOR}`, ...CONSUMER_DEPS, ...packed.map((p) => path.join(tarballs, p.filename))]),
     install(old, [`node@${NODE_OLD}`])
   ])
   cpSync(path.join(import.meta.dirname, "packaging"), app, { recursive: true })
-  writeFileSync(path.join(app, "tsconfig.json"), JSON.stringify({
-    compilerOptions: {
-      target: "ES2024",
-      module: "NodeNext",
-      moduleResolution: "NodeNext",
-      // Effect's own declarations name CryptoKey, JsonWebKey and Transferable from the DOM lib.
-      lib: ["ES2024", "DOM"],
-      types: ["node"],
-      strict: true,
-      exactOptionalPropertyTypes: true,
-      noUncheckedIndexedAccess: true,
-      skipLibCheck: false,
-      verbatimModuleSyntax: true,
-      noEmit: true
-    },
-    include: ["consumer.ts"]
-  }))
-  writeFileSync(path.join(app, "interlock.config.json"), JSON.stringify({
-    servers: {},
-    audit: { path: "audit.db" },
-    policy: { default: "allow", rules: [{ id: "no-fetch", match: "claude/WebFetch", decision: "deny", reason: "no network" }] }
-  }))
+  writeFileSync(
+    path.join(app, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        target: "ES2024",
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        // Effect's own declarations name CryptoKey, JsonWebKey and Transferable from the DOM lib.
+        lib: ["ES2024", "DOM"],
+        types: ["node"],
+        strict: true,
+        exactOptionalPropertyTypes: true,
+        noUncheckedIndexedAccess: true,
+        skipLibCheck: false,
+        verbatimModuleSyntax: true,
+        noEmit: true
+      },
+      include: ["consumer.ts"]
+    })
+  )
+  writeFileSync(
+    path.join(app, "interlock.config.json"),
+    JSON.stringify({
+      servers: {},
+      audit: { path: "audit.db" },
+      policy: {
+        default: "allow",
+        rules: [{ id: "no-fetch", match: "claude/WebFetch", decision: "deny", reason: "no network" }]
+      }
+    })
+  )
 }, 420_000)
 
 /** The package.json of an installed package. */
@@ -135,18 +166,37 @@ describe("the packed packages, installed outside the workspace", () => {
     assert.deepStrictEqual(packed.map((p) => p.name).sort(), PACKAGES.map((name) => `@interlock/${name}`).sort())
     for (const p of packed) {
       const files = p.files.map((file) => file.path)
-      for (const needed of ["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts", "dist/index.js.map"]) {
+      for (
+        const needed of [
+          "package.json",
+          "README.md",
+          "LICENSE",
+          "dist/index.js",
+          "dist/index.d.ts",
+          "dist/index.js.map"
+        ]
+      ) {
         assert.include(files, needed, `${p.name} lacks ${needed}`)
       }
-      if (p.name === "@interlock/core") for (const needed of ["dist/testing/index.js", "dist/testing/index.d.ts"]) assert.include(files, needed, `${p.name} lacks ${needed}`)
-      assert.deepStrictEqual(files.filter((file) => /^(src|test|bin\/.*\.ts$)|vitest\.config|tsconfig|tsbuildinfo/.test(file)), [], p.name)
+      if (p.name === "@interlock/core") {
+        for (const needed of ["dist/testing/index.js", "dist/testing/index.d.ts"]) {
+          assert.include(files, needed, `${p.name} lacks ${needed}`)
+        }
+      }
+      assert.deepStrictEqual(
+        files.filter((file) => /^(src|test|bin\/.*\.ts$)|vitest\.config|tsconfig|tsbuildinfo/.test(file)),
+        [],
+        p.name
+      )
       assert.deepStrictEqual(files.filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts")), [], p.name)
     }
   })
 
   it("the gateway's tarball holds the CLI's bundle and its rendered help", () => {
     const files = packed.find((p) => p.name === "@interlock/gateway")?.files.map((file) => file.path) ?? []
-    for (const needed of ["bin/interlock.js", "dist/bundle/Cli.js", "dist/bundle/help.txt", "dist/cli/Cli.js"]) assert.include(files, needed)
+    for (const needed of ["bin/interlock.js", "dist/bundle/Cli.js", "dist/bundle/help.txt", "dist/cli/Cli.js"]) {
+      assert.include(files, needed)
+    }
   })
 
   it("each package.json promises Node 22.19, names its repository, points only at built files and pins our packages exactly", () => {
@@ -163,7 +213,9 @@ describe("the packed packages, installed outside the workspace", () => {
         assert.isTrue(existsSync(path.join(dir, target)), `${name}: ${target} is not in the tarball`)
       }
       for (const [dependency, range] of Object.entries<string>(json.dependencies ?? {})) {
-        if (dependency.startsWith("@interlock/")) assert.strictEqual(range, versions.get(dependency), `${name} -> ${dependency}`)
+        if (dependency.startsWith("@interlock/")) {
+          assert.strictEqual(range, versions.get(dependency), `${name} -> ${dependency}`)
+        }
       }
     }
   })
@@ -190,35 +242,78 @@ describe("the packed packages, installed outside the workspace", () => {
   }, 60_000)
 
   it("@interlock/cedar's WASM module loads from the installed tarball and decides on Node 22.19", async () => {
-    const { stdout } = await ok(run(node22, ["cedar-app.js"], { cwd: app, path: pathWith(appBin) }), "node cedar-app.js")
-    assert.deepStrictEqual(JSON.parse(stdout), { text: "echo: hi", rule: "echo-ok", denied: "denied by policy rule no-secret: no secrets", node: NODE_FLOOR })
+    const { stdout } = await ok(
+      run(node22, ["cedar-app.js"], { cwd: app, path: pathWith(appBin) }),
+      "node cedar-app.js"
+    )
+    assert.deepStrictEqual(JSON.parse(stdout), {
+      text: "echo: hi",
+      rule: "echo-ok",
+      denied: "denied by policy rule no-secret: no secrets",
+      node: NODE_FLOOR
+    })
   }, 60_000)
 
-  it("the installed bin checks a Cedar policy (file:line:column on an error) and claude-hook decides by it on Node 22.19", async () => {
-    const env = { cwd: app, path: pathWith(appBin) }
-    writeFileSync(path.join(app, "policy.cedar"), `@id("no-fetch") @reason("no network") forbid(principal, action, resource == Interlock::Tool::"claude/webfetch");
+  it(
+    "the installed bin checks a Cedar policy (file:line:column on an error) and claude-hook decides by it on Node 22.19",
+    async () => {
+      const env = { cwd: app, path: pathWith(appBin) }
+      writeFileSync(
+        path.join(app, "policy.cedar"),
+        `@id("no-fetch") @reason("no network") forbid(principal, action, resource == Interlock::Tool::"claude/webfetch");
 @id("rest") permit(principal, action, resource);
-`)
-    writeFileSync(path.join(app, "cedar.config.json"), JSON.stringify({ servers: {}, audit: { path: "cedar-audit.db" }, policy: { cedar: "policy.cedar" } }))
-    const check = await ok(run("interlock", ["check", "--config", "cedar.config.json"], env), "interlock check (cedar)")
-    assert.include(check.stdout, "Policy: Cedar policy.cedar")
-    const event = { session_id: "s1", transcript_path: "/t.jsonl", cwd: app, permission_mode: "default", hook_event_name: "PreToolUse", tool_name: "WebFetch", tool_input: { url: "https://example.invalid" }, tool_use_id: "toolu_3" }
-    const hook = await ok(run("interlock", ["claude-hook", "--config", "cedar.config.json"], { ...env, input: JSON.stringify(event) }), "interlock claude-hook (cedar)")
-    assert.deepInclude(JSON.parse(hook.stdout).hookSpecificOutput, { permissionDecision: "deny", permissionDecisionReason: "no network" })
-    writeFileSync(path.join(app, "policy.cedar"), `permit(principal, action, resource)
+`
+      )
+      writeFileSync(
+        path.join(app, "cedar.config.json"),
+        JSON.stringify({ servers: {}, audit: { path: "cedar-audit.db" }, policy: { cedar: "policy.cedar" } })
+      )
+      const check = await ok(
+        run("interlock", ["check", "--config", "cedar.config.json"], env),
+        "interlock check (cedar)"
+      )
+      assert.include(check.stdout, "Policy: Cedar policy.cedar")
+      const event = {
+        session_id: "s1",
+        transcript_path: "/t.jsonl",
+        cwd: app,
+        permission_mode: "default",
+        hook_event_name: "PreToolUse",
+        tool_name: "WebFetch",
+        tool_input: { url: "https://example.invalid" },
+        tool_use_id: "toolu_3"
+      }
+      const hook = await ok(
+        run("interlock", ["claude-hook", "--config", "cedar.config.json"], { ...env, input: JSON.stringify(event) }),
+        "interlock claude-hook (cedar)"
+      )
+      assert.deepInclude(JSON.parse(hook.stdout).hookSpecificOutput, {
+        permissionDecision: "deny",
+        permissionDecisionReason: "no network"
+      })
+      writeFileSync(
+        path.join(app, "policy.cedar"),
+        `permit(principal, action, resource)
   when { context.args.url like };
-`)
-    const broken = await run("interlock", ["check", "--config", "cedar.config.json"], env)
-    assert.strictEqual(broken.code, 1)
-    assert.include(broken.stderr, `${path.join(app, "policy.cedar")}:2:`)
-  }, 120_000)
+`
+      )
+      const broken = await run("interlock", ["check", "--config", "cedar.config.json"], env)
+      assert.strictEqual(broken.code, 1)
+      assert.include(broken.stderr, `${path.join(app, "policy.cedar")}:2:`)
+    },
+    120_000
+  )
 
-  it("a TypeScript consumer with strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess and skipLibCheck false type-checks", async () => {
-    const tsc = path.join(ROOT, "node_modules", "typescript", "bin", "tsc")
-    const result = await run(node22, [tsc, "-p", "."], { cwd: app, path: pathWith(appBin) })
-    assert.strictEqual(result.stdout + result.stderr, "")
-    assert.strictEqual(result.code, 0)
-  }, 120_000)
+  it(
+    "a TypeScript consumer with strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess and skipLibCheck false type-checks",
+    async () => {
+      const tsc = path.join(ROOT, "node_modules", "typescript", "bin", "tsc")
+      const result = await run(node22, [tsc, "-p", "."], { cwd: app, path: pathWith(appBin) })
+      assert.strictEqual(result.stdout + result.stderr, "")
+      assert.strictEqual(result.code, 0)
+    },
+    120_000
+  )
 
   it("the installed bin runs --help, check and claude-hook on Node 22.19, the only node on its PATH", async () => {
     const env = { cwd: app, path: pathWith(appBin) }
@@ -227,69 +322,129 @@ describe("the packed packages, installed outside the workspace", () => {
     const check = await ok(run("interlock", ["check", "--config", "interlock.config.json"], env), "interlock check")
     assert.include(check.stdout, "Config OK")
     assert.include(check.stdout, "no-fetch")
-    const event = { session_id: "s1", transcript_path: "/t.jsonl", cwd: app, permission_mode: "default", hook_event_name: "PreToolUse", tool_name: "WebFetch", tool_input: { url: "https://example.invalid" }, tool_use_id: "toolu_1" }
-    const hook = await ok(run("interlock", ["claude-hook", "--config", "interlock.config.json"], { ...env, input: JSON.stringify(event) }), "interlock claude-hook")
-    assert.deepInclude(JSON.parse(hook.stdout).hookSpecificOutput, { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "no network" })
+    const event = {
+      session_id: "s1",
+      transcript_path: "/t.jsonl",
+      cwd: app,
+      permission_mode: "default",
+      hook_event_name: "PreToolUse",
+      tool_name: "WebFetch",
+      tool_input: { url: "https://example.invalid" },
+      tool_use_id: "toolu_1"
+    }
+    const hook = await ok(
+      run("interlock", ["claude-hook", "--config", "interlock.config.json"], { ...env, input: JSON.stringify(event) }),
+      "interlock claude-hook"
+    )
+    assert.deepInclude(JSON.parse(hook.stdout).hookSpecificOutput, {
+      hookEventName: "PreToolUse",
+      permissionDecision: "deny",
+      permissionDecisionReason: "no network"
+    })
     // A config written as code imports @interlock/core itself: the bin runs the unbundled dist for it, so both share one core.
-    writeFileSync(path.join(app, "code.config.js"), [
-      `import { Verdict } from "@interlock/core"`,
-      `export default { servers: {}, audit: { path: "code-audit.db" },`,
-      `  hooks: { preToolCall: [{ match: "*", id: "shell", run: (call) => String(call.args.command).includes("rm -rf") ? Verdict.deny("no rm -rf") : Verdict.continue }] },`,
-      `  policy: { default: "allow" } }`
-    ].join("\n"))
+    writeFileSync(
+      path.join(app, "code.config.js"),
+      [
+        `import { Verdict } from "@interlock/core"`,
+        `export default { servers: {}, audit: { path: "code-audit.db" },`,
+        `  hooks: { preToolCall: [{ match: "*", id: "shell", run: (call) => String(call.args.command).includes("rm -rf") ? Verdict.deny("no rm -rf") : Verdict.continue }] },`,
+        `  policy: { default: "allow" } }`
+      ].join("\n")
+    )
     const shell = { ...event, tool_name: "Bash", tool_input: { command: "rm -rf /" } }
-    const coded = await ok(run("interlock", ["claude-hook", "--config", "code.config.js"], { ...env, input: JSON.stringify(shell) }), "interlock claude-hook on a code config")
-    assert.deepInclude(JSON.parse(coded.stdout).hookSpecificOutput, { permissionDecision: "deny", permissionDecisionReason: "no rm -rf" })
+    const coded = await ok(
+      run("interlock", ["claude-hook", "--config", "code.config.js"], { ...env, input: JSON.stringify(shell) }),
+      "interlock claude-hook on a code config"
+    )
+    assert.deepInclude(JSON.parse(coded.stdout).hookSpecificOutput, {
+      permissionDecision: "deny",
+      permissionDecisionReason: "no rm -rf"
+    })
   }, 120_000)
 
-  it("the installed bin's claude-hook --gateway answers through a gateway the installed bin serves, and exits 2 once it is gone", async () => {
-    const env = { cwd: app, path: pathWith(appBin) }
-    const token = "packaging-token-0123456789"
-    writeFileSync(path.join(app, "gateway.json"), JSON.stringify({
-      servers: {},
-      audit: { path: "gateway-audit.db" },
-      listen: { http: "127.0.0.1:0", principals: { packager: { token: "env:PACKAGING_TOKEN" } } },
-      policy: { default: "allow", rules: [{ id: "no-fetch", match: "claude/WebFetch", decision: "deny", reason: "no network" }] }
-    }))
-    const gateway = spawn("interlock", ["serve", "--config", "gateway.json"], {
-      cwd: app,
-      env: { ...USER_ENV, PATH: env.path, PACKAGING_TOKEN: token },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    const exited = new Promise((resolve) => gateway.once("exit", resolve))
-    try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = ""
-        gateway.stdout.on("data", (chunk: Buffer) => {
-          out += chunk.toString("utf8")
-          const found = /MCP endpoint: (http:\/\/\S+)\/mcp/.exec(out)
-          if (found !== null) resolve(found[1])
+  it(
+    "the installed bin's claude-hook --gateway answers through a gateway the installed bin serves, and exits 2 once it is gone",
+    async () => {
+      const env = { cwd: app, path: pathWith(appBin) }
+      const token = "packaging-token-0123456789"
+      writeFileSync(
+        path.join(app, "gateway.json"),
+        JSON.stringify({
+          servers: {},
+          audit: { path: "gateway-audit.db" },
+          listen: { http: "127.0.0.1:0", principals: { packager: { token: "env:PACKAGING_TOKEN" } } },
+          policy: {
+            default: "allow",
+            rules: [{ id: "no-fetch", match: "claude/WebFetch", decision: "deny", reason: "no network" }]
+          }
         })
-        gateway.once("exit", (code) => reject(new Error(`interlock serve exited ${code}: ${out}`)))
+      )
+      const gateway = spawn("interlock", ["serve", "--config", "gateway.json"], {
+        cwd: app,
+        env: { ...USER_ENV, PATH: env.path, PACKAGING_TOKEN: token },
+        stdio: ["ignore", "pipe", "pipe"]
       })
-      const event = { session_id: "s1", transcript_path: "/t.jsonl", cwd: app, permission_mode: "default", hook_event_name: "PreToolUse", tool_name: "WebFetch", tool_input: { url: "https://example.invalid" }, tool_use_id: "toolu_2" }
-      const forwarded = await run("interlock", ["claude-hook", "--gateway", url], { ...env, input: JSON.stringify(event), env: { INTERLOCK_TOKEN: token } })
-      assert.strictEqual(forwarded.code, 0, forwarded.stderr)
-      assert.deepInclude(JSON.parse(forwarded.stdout).hookSpecificOutput, { permissionDecision: "deny", permissionDecisionReason: "no network" })
-      gateway.kill()
-      await exited
-      const down = await run("interlock", ["claude-hook", "--gateway", url, "--timeout", "5"], { ...env, input: JSON.stringify(event) })
-      assert.strictEqual(down.code, 2)
-      assert.strictEqual(down.stdout, "")
-      assert.include(down.stderr, "cannot reach the gateway")
-    } finally {
-      gateway.kill()
-    }
-  }, 120_000)
+      const exited = new Promise((resolve) => gateway.once("exit", resolve))
+      try {
+        const url = await new Promise<string>((resolve, reject) => {
+          let out = ""
+          gateway.stdout.on("data", (chunk: Buffer) => {
+            out += chunk.toString("utf8")
+            const found = /MCP endpoint: (http:\/\/\S+)\/mcp/.exec(out)
+            if (found !== null) resolve(found[1])
+          })
+          gateway.once("exit", (code) => reject(new Error(`interlock serve exited ${code}: ${out}`)))
+        })
+        const event = {
+          session_id: "s1",
+          transcript_path: "/t.jsonl",
+          cwd: app,
+          permission_mode: "default",
+          hook_event_name: "PreToolUse",
+          tool_name: "WebFetch",
+          tool_input: { url: "https://example.invalid" },
+          tool_use_id: "toolu_2"
+        }
+        const forwarded = await run("interlock", ["claude-hook", "--gateway", url], {
+          ...env,
+          input: JSON.stringify(event),
+          env: { INTERLOCK_TOKEN: token }
+        })
+        assert.strictEqual(forwarded.code, 0, forwarded.stderr)
+        assert.deepInclude(JSON.parse(forwarded.stdout).hookSpecificOutput, {
+          permissionDecision: "deny",
+          permissionDecisionReason: "no network"
+        })
+        gateway.kill()
+        await exited
+        const down = await run("interlock", ["claude-hook", "--gateway", url, "--timeout", "5"], {
+          ...env,
+          input: JSON.stringify(event)
+        })
+        assert.strictEqual(down.code, 2)
+        assert.strictEqual(down.stdout, "")
+        assert.include(down.stderr, "cannot reach the gateway")
+      } finally {
+        gateway.kill()
+      }
+    },
+    120_000
+  )
 
   it("the installed bin on Node 20 exits 1 (claude-hook: 2) with one line that names the Node it needs", async () => {
     const oldBin = path.join(old, "node_modules", ".bin")
-    const result = await run("interlock", ["--help"], { cwd: app, path: `${oldBin}${path.delimiter}${appBin}${path.delimiter}${SYSTEM_PATH}` })
+    const result = await run("interlock", ["--help"], {
+      cwd: app,
+      path: `${oldBin}${path.delimiter}${appBin}${path.delimiter}${SYSTEM_PATH}`
+    })
     assert.strictEqual(result.code, 1)
     assert.strictEqual(result.stdout, "")
     assert.strictEqual(result.stderr, `interlock needs Node.js 22.19 or newer; this is Node.js ${NODE_OLD}\n`)
     // As a Claude Code hook it exits 2 instead, which blocks the tool (exit 1 would let it run).
-    const hook = await run("interlock", ["claude-hook", "--config", "interlock.config.json"], { cwd: app, path: `${oldBin}${path.delimiter}${appBin}${path.delimiter}${SYSTEM_PATH}` })
+    const hook = await run("interlock", ["claude-hook", "--config", "interlock.config.json"], {
+      cwd: app,
+      path: `${oldBin}${path.delimiter}${appBin}${path.delimiter}${SYSTEM_PATH}`
+    })
     assert.strictEqual(hook.code, 2)
     assert.strictEqual(hook.stdout, "")
   }, 60_000)

@@ -51,31 +51,45 @@ const headers = (entries: Record<string, string | ReadonlyArray<string>>) => (na
   return found === undefined ? undefined : typeof found === "string" ? [found] : found
 }
 
-const faultOf = (declared: ReadonlyArray<ParamHeader>, args: unknown, sent: Record<string, string | ReadonlyArray<string>>) =>
-  checkParamHeaders(declared, args, headers(sent))?.fault
+const faultOf = (
+  declared: ReadonlyArray<ParamHeader>,
+  args: unknown,
+  sent: Record<string, string | ReadonlyArray<string>>
+) => checkParamHeaders(declared, args, headers(sent))?.fault
 
 describe("Mcp-Param-* headers", () => {
-  it.effect.prop("a header built by the rule from any text is accepted, and decodes to that text", [Codes], ([codes]) =>
-    Effect.sync(() => {
-      const text = codes.map(charOf).join("")
-      const header = encodeParamValue(text)
-      assert.strictEqual(decodeParamValue(header), text)
-      assert.isUndefined(checkParamHeaders(REGION, { region: text }, headers({ "Mcp-Param-Region": header })))
-    }))
+  it.effect.prop(
+    "a header built by the rule from any text is accepted, and decodes to that text",
+    [Codes],
+    ([codes]) =>
+      Effect.sync(() => {
+        const text = codes.map(charOf).join("")
+        const header = encodeParamValue(text)
+        assert.strictEqual(decodeParamValue(header), text)
+        assert.isUndefined(checkParamHeaders(REGION, { region: text }, headers({ "Mcp-Param-Region": header })))
+      })
+  )
 
-  it.effect.prop("every one-character change of such a header is refused", [ShortCodes], ([codes]) =>
-    Effect.sync(() => {
-      const text = codes.map(charOf).join("")
-      const header = encodeParamValue(text)
-      for (let index = 0; index < header.length; index++) {
-        for (const replacement of REPLACEMENTS) {
-          const changed = header.slice(0, index) + replacement + header.slice(index + 1)
-          if (changed === header) continue
-          assert.notStrictEqual(decodeParamValue(changed), text, changed)
-          assert.isDefined(checkParamHeaders(REGION, { region: text }, headers({ "Mcp-Param-Region": changed })), changed)
+  it.effect.prop(
+    "every one-character change of such a header is refused",
+    [ShortCodes],
+    ([codes]) =>
+      Effect.sync(() => {
+        const text = codes.map(charOf).join("")
+        const header = encodeParamValue(text)
+        for (let index = 0; index < header.length; index++) {
+          for (const replacement of REPLACEMENTS) {
+            const changed = header.slice(0, index) + replacement + header.slice(index + 1)
+            if (changed === header) continue
+            assert.notStrictEqual(decodeParamValue(changed), text, changed)
+            assert.isDefined(
+              checkParamHeaders(REGION, { region: text }, headers({ "Mcp-Param-Region": changed })),
+              changed
+            )
+          }
         }
-      }
-    }))
+      })
+  )
 
   it("follows the revision's table: a value needs its header; null or absent expects none", () => {
     assert.strictEqual(faultOf(REGION, { region: "us-west1" }, {}), "missing")
@@ -86,7 +100,10 @@ describe("Mcp-Param-* headers", () => {
     // A header for an argument the body does not carry disagrees with it.
     assert.strictEqual(faultOf(REGION, {}, { "Mcp-Param-Region": "us-west1" }), "mismatch")
     assert.strictEqual(faultOf(REGION, { region: "us-east1" }, { "Mcp-Param-Region": "us-west1" }), "mismatch")
-    assert.strictEqual(faultOf(REGION, { region: "us-west1" }, { "Mcp-Param-Region": ["us-west1", "us-west1"] }), "repeated")
+    assert.strictEqual(
+      faultOf(REGION, { region: "us-west1" }, { "Mcp-Param-Region": ["us-west1", "us-west1"] }),
+      "repeated"
+    )
     // Header values are case-sensitive; surrounding spaces are the field's, not the value's.
     assert.strictEqual(faultOf(REGION, { region: "us-west1" }, { "Mcp-Param-Region": "US-WEST1" }), "mismatch")
     assert.isUndefined(faultOf(REGION, { region: "us-west1" }, { "Mcp-Param-Region": "  us-west1\t" }))
@@ -95,7 +112,10 @@ describe("Mcp-Param-* headers", () => {
   it("decodes Base64 strictly: padding, alphabet, pad bits and UTF-8", () => {
     assert.isUndefined(faultOf(REGION, { region: "Hello" }, { "Mcp-Param-Region": "=?base64?SGVsbG8=?=" }))
     assert.strictEqual(faultOf(REGION, { region: "Hello" }, { "Mcp-Param-Region": "=?base64?SGVsbG8?=" }), "invalid")
-    assert.strictEqual(faultOf(REGION, { region: "Hello" }, { "Mcp-Param-Region": "=?base64?SGVs!!!bG8=?=" }), "invalid")
+    assert.strictEqual(
+      faultOf(REGION, { region: "Hello" }, { "Mcp-Param-Region": "=?base64?SGVs!!!bG8=?=" }),
+      "invalid"
+    )
     // "SGVsbG9=" drops a set bit: the same bytes, so it is not canonical.
     assert.strictEqual(faultOf(REGION, { region: "Hello" }, { "Mcp-Param-Region": "=?base64?SGVsbG9=?=" }), "invalid")
     assert.strictEqual(faultOf(REGION, { region: "\uFFFD" }, { "Mcp-Param-Region": "=?base64?/w==?=" }), "invalid")
@@ -116,7 +136,10 @@ describe("Mcp-Param-* headers", () => {
     const long = "a".repeat(MAX_PARAM_HEADER_LENGTH + 1)
     assert.strictEqual(faultOf(REGION, { region: long }, { "Mcp-Param-Region": long }), "invalid")
     const huge = `=?base64?${"QUFB".repeat(MAX_PARAM_HEADER_LENGTH)}?=`
-    assert.strictEqual(faultOf(REGION, { region: "A".repeat(3 * MAX_PARAM_HEADER_LENGTH) }, { "Mcp-Param-Region": huge }), "invalid")
+    assert.strictEqual(
+      faultOf(REGION, { region: "A".repeat(3 * MAX_PARAM_HEADER_LENGTH) }, { "Mcp-Param-Region": huge }),
+      "invalid"
+    )
   })
 
   it("mirrors integers and booleans as the revision converts them, integers compared numerically", () => {
@@ -151,15 +174,24 @@ describe("Mcp-Param-* headers", () => {
       { path: ["target", "zone"], name: "Zone" },
       { path: ["constructor"], name: "Ctor" }
     ])
-    assert.isUndefined(faultOf(declared, { region: "r", target: { zone: "z" } }, { "Mcp-Param-Region": "r", "Mcp-Param-Zone": "z" }))
-    assert.strictEqual(faultOf(declared, { region: "r", target: { zone: "z" } }, { "Mcp-Param-Region": "r" }), "missing")
+    assert.isUndefined(
+      faultOf(declared, { region: "r", target: { zone: "z" } }, { "Mcp-Param-Region": "r", "Mcp-Param-Zone": "z" })
+    )
+    assert.strictEqual(
+      faultOf(declared, { region: "r", target: { zone: "z" } }, { "Mcp-Param-Region": "r" }),
+      "missing"
+    )
     // `constructor` is not an argument just because every object inherits one.
     assert.isUndefined(faultOf(declared, { region: "r" }, { "Mcp-Param-Region": "r" }))
     assert.deepStrictEqual(declaredHeaders(undefined), [])
   })
 
   it("names the header in its message, never the value", () => {
-    const refused = checkParamHeaders(REGION, { region: "secret-value" }, headers({ "Mcp-Param-Region": "other-secret" }))
+    const refused = checkParamHeaders(
+      REGION,
+      { region: "secret-value" },
+      headers({ "Mcp-Param-Region": "other-secret" })
+    )
     assert.include(refused?.message, "Mcp-Param-Region")
     assert.notInclude(refused?.message, "secret")
   })

@@ -34,7 +34,10 @@ interface Round {
 }
 
 /** A 2026-07-28 host that takes each round itself (no auto-fulfil), so a test decides when and how it answers. */
-const rawHost = (front: { readonly url: string; readonly token: string }, capabilities: Record<string, unknown> = { elicitation: {} }) =>
+const rawHost = (
+  front: { readonly url: string; readonly token: string },
+  capabilities: Record<string, unknown> = { elicitation: {} }
+) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       const client = new Client({ name: "raw-host", version: "1.0.0" }, {
@@ -42,7 +45,11 @@ const rawHost = (front: { readonly url: string; readonly token: string }, capabi
         versionNegotiation: { mode: { pin: "2026-07-28" } },
         inputRequired: { autoFulfill: false }
       })
-      await client.connect(new StreamableHTTPClientTransport(new URL(front.url), { requestInit: { headers: { authorization: `Bearer ${front.token}` } } }))
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(front.url), {
+          requestInit: { headers: { authorization: `Bearer ${front.token}` } }
+        })
+      )
       return client
     }),
     (client) => Effect.promise(() => client.close().catch(() => undefined))
@@ -53,8 +60,10 @@ const leg = (client: Client, params: Record<string, unknown>) =>
   Effect.promise(() =>
     client.callTool(params as never, { allowInputRequired: true } as never).then(
       (result) => result as Round,
-      (error: { readonly code?: number; readonly message?: string }) => ({ error: error.code ?? -1, message: error.message }) as Round & { readonly error: number }
-    ))
+      (error: { readonly code?: number; readonly message?: string }) =>
+        ({ error: error.code ?? -1, message: error.message }) as Round & { readonly error: number }
+    )
+  )
 
 const textOf = (round: Round): string => (round.content ?? []).map((block) => block.text ?? "").join("")
 const accept = (name: string) => ({ action: "accept" as const, content: { name } })
@@ -65,7 +74,10 @@ describe("a 2026-07-28 host's call to a server spoken to in 2025", () => {
       const { gateway, bob, mallory } = yield* setup()
       const idle = yield* httpClient(mallory.url, { token: mallory.token, capabilities: { elicitation: {} } })
       const askedIdle: Array<unknown> = []
-      idle.setRequestHandler("elicitation/create", (request) => (askedIdle.push(request.params), Promise.resolve(accept("mallory"))))
+      idle.setRequestHandler(
+        "elicitation/create",
+        (request) => (askedIdle.push(request.params), Promise.resolve(accept("mallory")))
+      )
       yield* Effect.promise(() => idle.listTools())
       const shown: Array<string> = []
       const client = yield* modernClient(bob, { answer: (params) => (shown.push(params.message), accept("carol")) })
@@ -76,7 +88,9 @@ describe("a 2026-07-28 host's call to a server spoken to in 2025", () => {
       assert.include(shown[0], "Who confirms ship?")
       assert.notInclude(shown[0], SECRET)
       assert.deepStrictEqual(askedIdle, [])
-      const rows = (yield* gateway.store.query()).filter((row) => row.tool === "confirm").map((row) => [row.outcome, row.principal])
+      const rows = (yield* gateway.store.query()).filter((row) => row.tool === "confirm").map((
+        row
+      ) => [row.outcome, row.principal])
       assert.deepStrictEqual(rows, [["ok", "bob"], ["input_required", "bob"]])
     }))
 
@@ -89,13 +103,28 @@ describe("a 2026-07-28 host's call to a server spoken to in 2025", () => {
       const [key] = Object.keys(round.inputRequests ?? {})
       assert.isDefined(key)
       const hers = yield* rawHost(mallory)
-      const stolen = yield* leg(hers, { name: "confirm", arguments: { text: "ship" }, inputResponses: { [key!]: accept("mallory") }, requestState: round.requestState })
+      const stolen = yield* leg(hers, {
+        name: "confirm",
+        arguments: { text: "ship" },
+        inputResponses: { [key!]: accept("mallory") },
+        requestState: round.requestState
+      })
       assert.notInclude(JSON.stringify(stolen), "confirmed by mallory")
       assert.notStrictEqual(stolen.resultType, "complete")
-      const done = yield* leg(bobs, { name: "confirm", arguments: { text: "ship" }, inputResponses: { [key!]: accept("carol") }, requestState: round.requestState })
+      const done = yield* leg(bobs, {
+        name: "confirm",
+        arguments: { text: "ship" },
+        inputResponses: { [key!]: accept("carol") },
+        requestState: round.requestState
+      })
       assert.strictEqual(textOf(done), "ship confirmed by carol (state state-for-ship)")
       // A replay of bob's own state finds nothing left to continue.
-      const replay = yield* leg(bobs, { name: "confirm", arguments: { text: "ship" }, inputResponses: { [key!]: accept("eve") }, requestState: round.requestState })
+      const replay = yield* leg(bobs, {
+        name: "confirm",
+        arguments: { text: "ship" },
+        inputResponses: { [key!]: accept("eve") },
+        requestState: round.requestState
+      })
       assert.notInclude(JSON.stringify(replay), "confirmed by eve")
     }))
 
@@ -107,13 +136,21 @@ describe("a 2026-07-28 host's call to a server spoken to in 2025", () => {
       assert.strictEqual(round.resultType, "input_required")
       const other = yield* httpClient(mallory.url, { token: mallory.token, capabilities: { elicitation: {} } })
       const shownToOther: Array<string> = []
-      other.setRequestHandler("elicitation/create", (request) => (shownToOther.push(String(request.params.message)), Promise.resolve(accept("mallory"))))
+      other.setRequestHandler(
+        "elicitation/create",
+        (request) => (shownToOther.push(String(request.params.message)), Promise.resolve(accept("mallory")))
+      )
       const hers = yield* Effect.promise(() => other.callTool({ name: "confirm", arguments: { text: "hers" } }))
       assert.isTrue(hers.isError === true)
       assert.notInclude(JSON.stringify(hers), "confirmed by")
       assert.deepStrictEqual(shownToOther, [])
       const [key] = Object.keys(round.inputRequests ?? {})
-      const done = yield* leg(bobs, { name: "confirm", arguments: { text: "launch" }, inputResponses: { [key!]: accept("carol") }, requestState: round.requestState })
+      const done = yield* leg(bobs, {
+        name: "confirm",
+        arguments: { text: "launch" },
+        inputResponses: { [key!]: accept("carol") },
+        requestState: round.requestState
+      })
       assert.strictEqual(textOf(done), "launch confirmed by carol (state state-for-launch)")
     }))
 
@@ -121,7 +158,9 @@ describe("a 2026-07-28 host's call to a server spoken to in 2025", () => {
     Effect.gen(function*() {
       const { bob } = yield* setup()
       const bare = yield* rawHost(bob, {})
-      const answer = yield* leg(bare, { name: "confirm", arguments: { text: "ship" } }) as Effect.Effect<Round & { readonly error?: number }>
+      const answer = yield* leg(bare, { name: "confirm", arguments: { text: "ship" } }) as Effect.Effect<
+        Round & { readonly error?: number }
+      >
       assert.strictEqual(answer.error, -32021)
       assert.notInclude(JSON.stringify(answer), SECRET)
     }))
@@ -132,10 +171,20 @@ describe("a 2026-07-28 host's call to a server spoken to in 2025", () => {
       const bobs = yield* rawHost(bob)
       const round = yield* leg(bobs, { name: "confirm", arguments: { text: "ship" } })
       const [key] = Object.keys(round.inputRequests ?? {})
-      const again = yield* leg(bobs, { name: "confirm", arguments: { text: "ship" }, inputResponses: { "not-asked": accept("eve") }, requestState: round.requestState })
+      const again = yield* leg(bobs, {
+        name: "confirm",
+        arguments: { text: "ship" },
+        inputResponses: { "not-asked": accept("eve") },
+        requestState: round.requestState
+      })
       assert.strictEqual(again.resultType, "input_required")
       assert.deepStrictEqual(Object.keys(again.inputRequests ?? {}), [key])
-      const done = yield* leg(bobs, { name: "confirm", arguments: { text: "ship" }, inputResponses: { [key!]: accept("carol") }, requestState: again.requestState })
+      const done = yield* leg(bobs, {
+        name: "confirm",
+        arguments: { text: "ship" },
+        inputResponses: { [key!]: accept("carol") },
+        requestState: again.requestState
+      })
       assert.strictEqual(textOf(done), "ship confirmed by carol (state state-for-ship)")
     }))
 
@@ -148,7 +197,12 @@ describe("a 2026-07-28 host's call to a server spoken to in 2025", () => {
       const [key] = Object.keys(round.inputRequests ?? {})
       process.kill(pid, "SIGKILL")
       yield* Effect.sleep("300 millis")
-      const retry = yield* leg(bobs, { name: "confirm", arguments: { text: "ship" }, inputResponses: { [key!]: accept("carol") }, requestState: round.requestState })
+      const retry = yield* leg(bobs, {
+        name: "confirm",
+        arguments: { text: "ship" },
+        inputResponses: { [key!]: accept("carol") },
+        requestState: round.requestState
+      })
       assert.notInclude(JSON.stringify(retry), "confirmed by")
       assert.include(JSON.stringify(retry), "no longer running")
       const finished = (yield* gateway.store.query()).filter((row) => row.tool === "confirm" && row.outcome === "ok")
@@ -169,8 +223,18 @@ describe("a 2026-07-28 host's call to a server spoken to in 2025", () => {
       assert.include(Object.values(first.inputRequests ?? {})[0]?.params.message, "bob-thing")
       assert.include(Object.values(second.inputRequests ?? {})[0]?.params.message, "her-thing")
       const [bobDone, herDone] = yield* Effect.all([
-        leg(bobs, { name: "confirm", arguments: { text: "bob-thing" }, inputResponses: { [Object.keys(first.inputRequests!)[0]!]: accept("bob") }, requestState: first.requestState }),
-        leg(hers, { name: "confirm", arguments: { text: "her-thing" }, inputResponses: { [Object.keys(second.inputRequests!)[0]!]: accept("mallory") }, requestState: second.requestState })
+        leg(bobs, {
+          name: "confirm",
+          arguments: { text: "bob-thing" },
+          inputResponses: { [Object.keys(first.inputRequests!)[0]!]: accept("bob") },
+          requestState: first.requestState
+        }),
+        leg(hers, {
+          name: "confirm",
+          arguments: { text: "her-thing" },
+          inputResponses: { [Object.keys(second.inputRequests!)[0]!]: accept("mallory") },
+          requestState: second.requestState
+        })
       ], { concurrency: 2 })
       assert.strictEqual(textOf(bobDone), "bob-thing confirmed by bob (state state-for-bob-thing)")
       assert.strictEqual(textOf(herDone), "her-thing confirmed by mallory (state state-for-her-thing)")

@@ -12,10 +12,21 @@ import { policyLayer } from "../src/governance/PolicyLayer.ts"
 import { serverPaths, settingsOf } from "../src/governance/ServerPaths.ts"
 
 const POSIX: PathSettings = { base: "/srv/app", platform: "posix", home: "/home/u", tilde: "either", links: undefined }
-const WIN32: PathSettings = { base: "C:\\srv\\app", platform: "win32", home: undefined, tilde: "either", links: undefined }
+const WIN32: PathSettings = {
+  base: "C:\\srv\\app",
+  platform: "win32",
+  home: undefined,
+  tilde: "either",
+  links: undefined
+}
 
 /** The model: a stack of segments from the base; `..` pops (never past the root); absolute restarts. */
-const resolveModel = (base: ReadonlyArray<string>, absolute: boolean, segments: ReadonlyArray<string>, fold: (s: string) => string) => {
+const resolveModel = (
+  base: ReadonlyArray<string>,
+  absolute: boolean,
+  segments: ReadonlyArray<string>,
+  fold: (s: string) => string
+) => {
   const stack = absolute ? [] : [...base]
   for (const segment of segments) {
     if (segment === "" || segment === ".") continue
@@ -28,10 +39,27 @@ const resolveModel = (base: ReadonlyArray<string>, absolute: boolean, segments: 
 const startsWith = (stack: ReadonlyArray<string>, prefix: ReadonlyArray<string>) =>
   stack.length >= prefix.length && prefix.every((segment, index) => stack[index] === segment)
 
-const Segment = Schema.Literals([".", "..", "", "\\", "a\\b", "private", "PRIVATE", "privé", "prive\u0301", "sandbox", "x", "日本", "private.", "private "])
+const Segment = Schema.Literals([
+  ".",
+  "..",
+  "",
+  "\\",
+  "a\\b",
+  "private",
+  "PRIVATE",
+  "privé",
+  "prive\u0301",
+  "sandbox",
+  "x",
+  "日本",
+  "private.",
+  "private "
+])
 
 describe("isWithin on POSIX", () => {
-  it.effect.prop("agrees with the model: `\\` is a filename character, `.`/`..`/empty resolve, names compare in NFC", [Schema.Array(Segment)], ([segments]) =>
+  it.effect.prop("agrees with the model: `\\` is a filename character, `.`/`..`/empty resolve, names compare in NFC", [
+    Schema.Array(Segment)
+  ], ([segments]) =>
     Effect.sync(() => {
       const value = segments.join("/")
       const fold = (s: string) => s.normalize("NFC")
@@ -42,7 +70,15 @@ describe("isWithin on POSIX", () => {
     }))
 
   it("the reviewed bypasses are inside; `private\\x` is beside private", () => {
-    for (const value of ["private/p.txt", "./private/p.txt", "sandbox/../private/p.txt", "/srv/app/private", "sandbox//..//private/"]) {
+    for (
+      const value of [
+        "private/p.txt",
+        "./private/p.txt",
+        "sandbox/../private/p.txt",
+        "/srv/app/private",
+        "sandbox//..//private/"
+      ]
+    ) {
       assert.isTrue(isWithin(value, "private", POSIX), value)
     }
     assert.isFalse(isWithin("private\\x", "private", POSIX))
@@ -52,7 +88,10 @@ describe("isWithin on POSIX", () => {
 })
 
 describe("isWithin on win32", () => {
-  it.effect.prop("agrees with the model: `\\` and `/` separate, case and trailing dots or spaces do not count", [Schema.Array(Segment), Schema.Boolean], ([segments, slash]) =>
+  it.effect.prop("agrees with the model: `\\` and `/` separate, case and trailing dots or spaces do not count", [
+    Schema.Array(Segment),
+    Schema.Boolean
+  ], ([segments, slash]) =>
     Effect.sync(() => {
       const names = ["sandbox", ...segments.flatMap((s) => s.split("\\"))]
       const value = names.join(slash ? "/" : "\\")
@@ -80,7 +119,9 @@ describe("isWithin on win32", () => {
 
 /** A fake filesystem: the existing entries, and symlinks by path. */
 const fakeLinks = (present: ReadonlyArray<string>, links: Readonly<Record<string, string>>): LinkReader => ({
-  kind: (absolute) => (absolute in links ? "link" : present.includes(absolute) || absolute === "/" ? "present" : "missing"),
+  kind: (
+    absolute
+  ) => (absolute in links ? "link" : present.includes(absolute) || absolute === "/" ? "present" : "missing"),
   readlink: (absolute) => links[absolute]
 })
 
@@ -126,16 +167,20 @@ describe("readings the gateway cannot settle alone", () => {
 })
 
 describe("conditions and the policy", () => {
-  it.effect.prop("notWithin is the negation of within whenever within is decided", [Schema.Array(Segment)], ([segments]) =>
-    Effect.sync(() => {
-      const paths = () => POSIX
-      const within = compileArgConditions({ p: { within: "private" } }, "c", paths)
-      const outside = compileArgConditions({ p: { notWithin: "private" } }, "c", paths)
-      if (typeof within !== "function" || typeof outside !== "function") return assert.fail("did not compile")
-      const args = { p: segments.join("/") }
-      const inside = within(args)
-      assert.strictEqual(outside(args), inside === undefined ? undefined : !inside)
-    }))
+  it.effect.prop(
+    "notWithin is the negation of within whenever within is decided",
+    [Schema.Array(Segment)],
+    ([segments]) =>
+      Effect.sync(() => {
+        const paths = () => POSIX
+        const within = compileArgConditions({ p: { within: "private" } }, "c", paths)
+        const outside = compileArgConditions({ p: { notWithin: "private" } }, "c", paths)
+        if (typeof within !== "function" || typeof outside !== "function") return assert.fail("did not compile")
+        const args = { p: segments.join("/") }
+        const inside = within(args)
+        assert.strictEqual(outside(args), inside === undefined ? undefined : !inside)
+      })
+  )
 
   it("an array of paths: within when every element is, not when none is, undecided when they differ", () => {
     const within = compileArgConditions({ p: { within: "private" } }, "c", () => POSIX)
@@ -149,21 +194,41 @@ describe("conditions and the policy", () => {
       [[], false, true],
       [7, false, true]
     ]
-    for (const [value, inside, notInside] of cases) assert.deepStrictEqual([within({ p: value as never }), outside({ p: value as never })], [inside, notInside], JSON.stringify(value))
+    for (const [value, inside, notInside] of cases) {
+      assert.deepStrictEqual(
+        [within({ p: value as never }), outside({ p: value as never })],
+        [inside, notInside],
+        JSON.stringify(value)
+      )
+    }
   })
 
   it.effect("an undecided path denies the call even under an allow rule, naming the rule", () =>
     Effect.gen(function*() {
       const config = {
         servers: { remote: { url: "http://127.0.0.1:1/mcp", paths: { base: "/srv" } } },
-        policy: { default: "deny" as const, rules: [{ id: "sandbox", match: "remote/*", decision: "allow" as const, when: { args: { path: { within: "sandbox" } } } }] }
+        policy: {
+          default: "deny" as const,
+          rules: [{
+            id: "sandbox",
+            match: "remote/*",
+            decision: "allow" as const,
+            when: { args: { path: { within: "sandbox" } } }
+          }]
+        }
       }
       const policy = yield* Effect.provide(Effect.service(Policy), policyLayer(config, undefined, "/etc/interlock"))
       const decide = (path: string) =>
-        policy.decide(new ToolCall({ serverId: "remote", name: "write", args: { path }, callId: "1" }), new HookContext({ client: "t", serverId: "remote", assigns: {} }))
+        policy.decide(
+          new ToolCall({ serverId: "remote", name: "write", args: { path }, callId: "1" }),
+          new HookContext({ client: "t", serverId: "remote", assigns: {} })
+        )
       assert.strictEqual((yield* decide("sandbox/a.txt"))._tag, "Allow")
       const denied = yield* decide("~/sandbox/a.txt")
-      assert.deepStrictEqual([denied._tag, denied._tag === "Deny" && denied.reason], ["Deny", "the condition of rule sandbox failed"])
+      assert.deepStrictEqual([denied._tag, denied._tag === "Deny" && denied.reason], [
+        "Deny",
+        "the condition of rule sandbox failed"
+      ])
     }))
 
   it("matches runs on RE2: a backreference or a lookahead is a ConfigError naming the rule's path", () => {
@@ -183,11 +248,26 @@ describe("per-server path settings", () => {
 
   it("a stdio server: its cwd, symlinks resolved, its HOME; an HTTP server: the gateway's cwd, no symlinks, no home", () => {
     const stdio = settingsOf("fs", { command: "x", cwd: "work", env: { HOME: "/home/s" } }, "/etc/conf", host)
-    assert.deepStrictEqual(stdio instanceof ConfigError ? stdio : [stdio.base, stdio.platform, stdio.home, stdio.links !== undefined], ["/etc/conf/work", "posix", "/home/s", true])
+    assert.deepStrictEqual(
+      stdio instanceof ConfigError ? stdio : [stdio.base, stdio.platform, stdio.home, stdio.links !== undefined],
+      ["/etc/conf/work", "posix", "/home/s", true]
+    )
     const http = settingsOf("web", { url: "http://127.0.0.1:1/mcp" }, "/etc/conf", host)
-    assert.deepStrictEqual(http instanceof ConfigError ? http : [http.base, http.home, http.links], ["/gateway", undefined, undefined])
-    const based = settingsOf("web", { url: "http://127.0.0.1:1/mcp", paths: { base: "data", resolveSymlinks: true, home: "/home/w" } }, "/etc/conf", host)
-    assert.deepStrictEqual(based instanceof ConfigError ? based : [based.base, based.links !== undefined, based.home, based.tilde], ["/etc/conf/data", true, "/home/w", "expand"])
+    assert.deepStrictEqual(http instanceof ConfigError ? http : [http.base, http.home, http.links], [
+      "/gateway",
+      undefined,
+      undefined
+    ])
+    const based = settingsOf(
+      "web",
+      { url: "http://127.0.0.1:1/mcp", paths: { base: "data", resolveSymlinks: true, home: "/home/w" } },
+      "/etc/conf",
+      host
+    )
+    assert.deepStrictEqual(
+      based instanceof ConfigError ? based : [based.base, based.links !== undefined, based.home, based.tilde],
+      ["/etc/conf/data", true, "/home/w", "expand"]
+    )
     assert.strictEqual(stdio instanceof ConfigError ? stdio : stdio.tilde, "either")
   })
 
@@ -203,12 +283,20 @@ describe("per-server path settings", () => {
       assert.instanceOf(error, ConfigError)
       assert.strictEqual((error as ConfigError).path, at)
     }
-    const ok = settingsOf("w", { url: "http://127.0.0.1:1/mcp", paths: { platform: "win32", base: "C:\\srv" } }, "/etc/conf", host)
+    const ok = settingsOf(
+      "w",
+      { url: "http://127.0.0.1:1/mcp", paths: { platform: "win32", base: "C:\\srv" } },
+      "/etc/conf",
+      host
+    )
     assert.deepStrictEqual(ok instanceof ConfigError ? ok : [ok.base, ok.platform], ["C:\\srv", "win32"])
   })
 
   it("calls to an unconfigured server use the gateway's defaults", () => {
     const paths = serverPaths({ servers: {} }, "/etc/conf", host)
-    assert.deepStrictEqual(paths instanceof ConfigError ? paths : [paths("nope").base, paths(undefined).links], [process.cwd(), undefined])
+    assert.deepStrictEqual(paths instanceof ConfigError ? paths : [paths("nope").base, paths(undefined).links], [
+      process.cwd(),
+      undefined
+    ])
   })
 })

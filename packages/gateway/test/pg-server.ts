@@ -32,10 +32,14 @@ const ROOT = "/usr/lib/postgresql"
 /** The newest Debian Postgres bin directory, or an Error that says how to get one. */
 export const findBinDir = (): string => {
   const versions = existsSync(ROOT)
-    ? readdirSync(ROOT).filter((v) => existsSync(path.join(ROOT, v, "bin", "initdb"))).sort((a, b) => Number(b) - Number(a))
+    ? readdirSync(ROOT).filter((v) => existsSync(path.join(ROOT, v, "bin", "initdb"))).sort((a, b) =>
+      Number(b) - Number(a)
+    )
     : []
   if (versions.length === 0) {
-    throw new Error(`the Postgres tests need a Postgres server: no ${ROOT}/*/bin/initdb here (install Debian's postgresql package; .ci/run does)`)
+    throw new Error(
+      `the Postgres tests need a Postgres server: no ${ROOT}/*/bin/initdb here (install Debian's postgresql package; .ci/run does)`
+    )
   }
   return path.join(ROOT, versions[0], "bin")
 }
@@ -67,7 +71,9 @@ export const startPostgres = async (): Promise<PgServer> => {
         return Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8", stdio: "pipe" }).trim())
       } catch {
         rmSync(dir, { recursive: true, force: true })
-        throw new Error("Postgres refuses to run as root, and there is no `postgres` user to run it as (Debian's postgresql package creates one)")
+        throw new Error(
+          "Postgres refuses to run as root, and there is no `postgres` user to run it as (Debian's postgresql package creates one)"
+        )
       }
     }
     const uid = id("-u")
@@ -76,8 +82,21 @@ export const startPostgres = async (): Promise<PgServer> => {
     chownSync(pwfile, uid, gid)
   }
   const command = (program: string, args: ReadonlyArray<string>): [string, Array<string>] =>
-    asRoot ? ["runuser", ["-u", "postgres", "--", path.join(bin, program), ...args]] : [path.join(bin, program), [...args]]
-  const [initdb, initArgs] = command("initdb", ["-D", data, "-U", "postgres", "--auth=scram-sha-256", `--pwfile=${pwfile}`, "-E", "UTF8", "--locale=C", "-N"])
+    asRoot
+      ? ["runuser", ["-u", "postgres", "--", path.join(bin, program), ...args]]
+      : [path.join(bin, program), [...args]]
+  const [initdb, initArgs] = command("initdb", [
+    "-D",
+    data,
+    "-U",
+    "postgres",
+    "--auth=scram-sha-256",
+    `--pwfile=${pwfile}`,
+    "-E",
+    "UTF8",
+    "--locale=C",
+    "-N"
+  ])
   try {
     execFileSync(initdb, initArgs, { stdio: "pipe", timeout: 60_000 })
   } catch (error) {
@@ -85,13 +104,14 @@ export const startPostgres = async (): Promise<PgServer> => {
     throw new Error(`initdb failed: ${String((error as { stderr?: unknown }).stderr ?? error)}`)
   }
   // A port found free can be taken before postgres binds it: then postgres exits, and we try another.
-  for (let attempt = 1; ; attempt++) {
+  for (let attempt = 1;; attempt++) {
     const started = await launch(command, data, dir, await freePort(), path.join(bin, "pg_isready"))
     if (typeof started !== "string") {
       return {
         port: started.port,
         password,
-        url: (database = "postgres", login = { user: "postgres", password }) => `postgres://${login.user}:${login.password}@127.0.0.1:${started.port}/${database}`,
+        url: (database = "postgres", login = { user: "postgres", password }) =>
+          `postgres://${login.user}:${login.password}@127.0.0.1:${started.port}/${database}`,
         stop: async () => {
           await started.stop()
           rmSync(dir, { recursive: true, force: true })
@@ -113,7 +133,18 @@ const launch = async (
   port: number,
   isready: string
 ): Promise<{ readonly port: number; readonly stop: () => Promise<void> } | string> => {
-  const [postgres, args] = command("postgres", ["-D", data, "-p", String(port), "-k", socketDir, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"])
+  const [postgres, args] = command("postgres", [
+    "-D",
+    data,
+    "-p",
+    String(port),
+    "-k",
+    socketDir,
+    "-c",
+    "listen_addresses=127.0.0.1",
+    "-c",
+    "fsync=off"
+  ])
   const child: ChildProcess = spawn(postgres, args, { stdio: ["ignore", "ignore", "pipe"] })
   let log = ""
   child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (log = (log + chunk).slice(-4000)))
@@ -145,7 +176,10 @@ const launch = async (
       child.kill("SIGINT")
     }
     let timer: ReturnType<typeof setTimeout> | undefined
-    const done = await Promise.race([exited.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 15_000)))])
+    const done = await Promise.race([
+      exited.then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 15_000)))
+    ])
     clearTimeout(timer)
     if (!done) {
       if (pid !== undefined) process.kill(pid, "SIGKILL")
@@ -154,7 +188,7 @@ const launch = async (
     }
   }
 
-  for (let waited = 0; ; waited += 100) {
+  for (let waited = 0;; waited += 100) {
     if (!running) {
       await stop()
       return `postgres exited before accepting connections: ${log}`
@@ -171,4 +205,3 @@ const launch = async (
     }
   }
 }
-

@@ -14,7 +14,10 @@ export { findBinDir, type Login, type PgServer, startPostgres } from "./pg-serve
 /** The server of a test file, with helpers; valid inside tests. */
 export interface TestPostgres extends PgServer {
   /** Runs statements as the admin on `database` (each in autocommit); their rows. */
-  readonly admin: (database: string, ...statements: ReadonlyArray<string>) => Effect.Effect<Array<ReadonlyArray<Record<string, unknown>>>>
+  readonly admin: (
+    database: string,
+    ...statements: ReadonlyArray<string>
+  ) => Effect.Effect<Array<ReadonlyArray<Record<string, unknown>>>>
   /** Creates a fresh, empty database; its name. */
   readonly freshDatabase: () => Effect.Effect<string>
 }
@@ -42,7 +45,9 @@ export const usePostgres = (): TestPostgres => {
   }
   const admin = (database: string, ...statements: ReadonlyArray<string>) =>
     Effect.scoped(Effect.gen(function*() {
-      const sql = yield* PgClient.make({ url: Redacted.make(current().url(database)), maxConnections: 1 }).pipe(Effect.provide(Reactivity.layer))
+      const sql = yield* PgClient.make({ url: Redacted.make(current().url(database)), maxConnections: 1 }).pipe(
+        Effect.provide(Reactivity.layer)
+      )
       const results: Array<ReadonlyArray<Record<string, unknown>>> = []
       for (const statement of statements) results.push(yield* sql.unsafe<Record<string, unknown>>(statement))
       return results
@@ -57,10 +62,11 @@ export const usePostgres = (): TestPostgres => {
     url: (database, login) => current().url(database, login),
     stop: () => current().stop(),
     admin,
-    freshDatabase: () => Effect.suspend(() => {
-      const name = `audit_${++databases}`
-      return Effect.as(admin("postgres", `CREATE DATABASE ${name}`), name)
-    })
+    freshDatabase: () =>
+      Effect.suspend(() => {
+        const name = `audit_${++databases}`
+        return Effect.as(admin("postgres", `CREATE DATABASE ${name}`), name)
+      })
   }
 }
 
@@ -78,7 +84,10 @@ export const assertHides = (error: { readonly message: string }, secrets: Readon
  * wrong `password`, and asserts it failed as it should: an AuditError at open that names the
  * server and the reason, and shows neither the password nor any of `secrets`. The error.
  */
-export const expectLoginRefused = <E extends { readonly _tag: string; readonly message: string; readonly operation?: unknown }, R>(
+export const expectLoginRefused = <
+  E extends { readonly _tag: string; readonly message: string; readonly operation?: unknown },
+  R
+>(
   server: TestPostgres,
   password: string,
   open: (url: string) => Effect.Effect<unknown, E, R>,

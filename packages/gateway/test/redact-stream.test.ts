@@ -13,7 +13,9 @@ import { compileRedactions, type Redaction, redactText } from "../src/governance
 import { streamRedactor } from "../src/governance/RedactStream.ts"
 import { INTERLOCK } from "./claude-code/harness.ts"
 
-const redactions = compileRedactions([{ pattern: "s3cr3t-[0-9]{6}" }, { detectors: ["github-token"] }]) as ReadonlyArray<Redaction>
+const redactions = compileRedactions([{ pattern: "s3cr3t-[0-9]{6}" }, {
+  detectors: ["github-token"]
+}]) as ReadonlyArray<Redaction>
 const SECRETS = ["s3cr3t-123456", `ghp_${"a1B2".repeat(9)}`]
 
 /** Streams `text` in pieces cut at `cuts` (positions, any order) through a redactor with `window`. */
@@ -34,18 +36,25 @@ const Parts = Schema.Array(Schema.Struct({ filler: Filler, secret: Schema.Litera
 const Cuts = Schema.Array(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 10_000 }))))
 
 describe("the streaming redactor", () => {
-  it.effect.prop("any chunking gives what redacting the whole text gives, and no secret survives", [Parts, Cuts], ([parts, cuts]) =>
-    Effect.sync(() => {
-      const text = parts.map((part) => `${part.filler} ${part.secret === 2 ? "" : SECRETS[part.secret]} `).join("")
-      const out = streamed(text, cuts, 48)
-      assert.strictEqual(out, redactText(text, redactions))
-      for (const secret of SECRETS) assert.notInclude(out, secret)
-    }), { arbitrary: { runs: 200 } })
+  it.effect.prop(
+    "any chunking gives what redacting the whole text gives, and no secret survives",
+    [Parts, Cuts],
+    ([parts, cuts]) =>
+      Effect.sync(() => {
+        const text = parts.map((part) => `${part.filler} ${part.secret === 2 ? "" : SECRETS[part.secret]} `).join("")
+        const out = streamed(text, cuts, 48)
+        assert.strictEqual(out, redactText(text, redactions))
+        for (const secret of SECRETS) assert.notInclude(out, secret)
+      }),
+    { arbitrary: { runs: 200 } }
+  )
 
   it("holds at most a few windows: a long stream is written as it comes", () => {
     const redactor = streamRedactor(redactions, 1024)
     let written = 0
-    for (let i = 0; i < 1000; i++) written += redactor.push(`line ${i} s3cr3t-${String(i).padStart(6, "0")}\n`.repeat(10)).length
+    for (let i = 0; i < 1000; i++) {
+      written += redactor.push(`line ${i} s3cr3t-${String(i).padStart(6, "0")}\n`.repeat(10)).length
+    }
     const total = written + redactor.end().length
     assert.isAbove(written, total - 3 * 1024)
   })
@@ -63,7 +72,13 @@ describe("the streaming redactor", () => {
 describe("interlock redact (the process)", () => {
   const dir = mkdtempSync(path.join(tmpdir(), "interlock-redact-"))
   const config = path.join(dir, "interlock.config.json")
-  writeFileSync(config, JSON.stringify({ servers: {}, redact: [{ match: "claude/Bash", pattern: "s3cr3t-[0-9]{6}" }, { match: "claude/Read", pattern: "clean" }] }))
+  writeFileSync(
+    config,
+    JSON.stringify({
+      servers: {},
+      redact: [{ match: "claude/Bash", pattern: "s3cr3t-[0-9]{6}" }, { match: "claude/Read", pattern: "clean" }]
+    })
+  )
   const filter = (args: ReadonlyArray<string>, input: string) =>
     spawnSync(INTERLOCK[0]!, [...INTERLOCK.slice(1), "redact", ...args], { input, encoding: "utf8", timeout: 30_000 })
 
@@ -78,7 +93,14 @@ describe("interlock redact (the process)", () => {
 
   it("fails closed: a config that does not load or a bad --tool prints nothing of stdin and exits 2", () => {
     writeFileSync(path.join(dir, "bad.json"), "{ not json")
-    for (const args of [["--config", path.join(dir, "bad.json"), "--tool", "claude/Bash"], ["--config", path.join(dir, "missing.json"), "--tool", "claude/Bash"], ["--config", config, "--tool", "Bash"]]) {
+    for (
+      const args of [["--config", path.join(dir, "bad.json"), "--tool", "claude/Bash"], [
+        "--config",
+        path.join(dir, "missing.json"),
+        "--tool",
+        "claude/Bash"
+      ], ["--config", config, "--tool", "Bash"]]
+    ) {
       const out = filter(args, "s3cr3t-123456 and more")
       assert.strictEqual(out.status, 2, args.join(" "))
       assert.strictEqual(out.stdout, "")

@@ -10,18 +10,19 @@ import type { ElicitResult } from "@modelcontextprotocol/client"
 import { Effect } from "effect"
 import { startGateway } from "./e2e.ts"
 import { inputServer, SECRET } from "./input-fixture.ts"
-import { callText, type CallParams, modernClient, PRINCIPAL_TOKENS, principalsConfig } from "./modern-front.ts"
+import { type CallParams, callText, modernClient, PRINCIPAL_TOKENS, principalsConfig } from "./modern-front.ts"
 
-const setupWith = (policy: Record<string, unknown>, ...flags: ReadonlyArray<string>) => Effect.gen(function*() {
-  const { gateway, http } = yield* startGateway({
-    servers: { desk: inputServer(...flags) },
-    policy,
-    redact: [{ detectors: "all" }],
-    listen: principalsConfig.listen
-  }, principalsConfig.env)
-  const front = (id: string) => ({ url: http.mcpUrl, token: PRINCIPAL_TOKENS[id]! })
-  return { gateway, bob: front("bob"), mallory: front("mallory") }
-})
+const setupWith = (policy: Record<string, unknown>, ...flags: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const { gateway, http } = yield* startGateway({
+      servers: { desk: inputServer(...flags) },
+      policy,
+      redact: [{ detectors: "all" }],
+      listen: principalsConfig.listen
+    }, principalsConfig.env)
+    const front = (id: string) => ({ url: http.mcpUrl, token: PRINCIPAL_TOKENS[id]! })
+    return { gateway, bob: front("bob"), mallory: front("mallory") }
+  })
 
 const setup = setupWith({ default: "allow" })
 
@@ -30,13 +31,17 @@ describe("a 2026-07-28 server's question through the 2026-07-28 front", () => {
     Effect.gen(function*() {
       const { gateway, bob } = yield* setup
       const shown: Array<string> = []
-      const client = yield* modernClient(bob, { answer: (params) => (shown.push(params.message), { action: "accept", content: { name: "carol" } }) })
+      const client = yield* modernClient(bob, {
+        answer: (params) => (shown.push(params.message), { action: "accept", content: { name: "carol" } })
+      })
       const result = yield* callText(client, "confirm", { text: "ship" })
       assert.deepStrictEqual(result, { isError: false, text: "ship confirmed by carol (state state-for-ship)" })
       assert.lengthOf(shown, 1)
       assert.include(shown[0], "Who confirms ship?")
       assert.notInclude(shown[0], SECRET)
-      const rows = (yield* gateway.store.query()).filter((row) => row.tool === "confirm").map((row) => [row.outcome, row.principal])
+      const rows = (yield* gateway.store.query()).filter((row) => row.tool === "confirm").map((
+        row
+      ) => [row.outcome, row.principal])
       assert.deepStrictEqual(rows, [["ok", "bob"], ["input_required", "bob"]])
     }))
 
@@ -46,7 +51,9 @@ describe("a 2026-07-28 server's question through the 2026-07-28 front", () => {
       const stolen: Array<string> = []
       const bobs = yield* modernClient(bob, {
         answer: () => ({ action: "accept", content: { name: "carol" } }),
-        retry: (params: CallParams) => (stolen.push(params.requestState ?? ""), { ...params, requestState: "sabotaged" })
+        retry: (
+          params: CallParams
+        ) => (stolen.push(params.requestState ?? ""), { ...params, requestState: "sabotaged" })
       })
       yield* callText(bobs, "confirm", { text: "ship" })
       assert.lengthOf(stolen, 1)
@@ -66,17 +73,27 @@ describe("a 2026-07-28 server's question through the 2026-07-28 front", () => {
 
   it.live("a call the policy asks about, whose server then asks too: the person approves once, answers the server, and the call finishes", () =>
     Effect.gen(function*() {
-      const { gateway, bob } = yield* setupWith({ default: "allow", rules: [{ id: "confirming", match: "desk/confirm", decision: "ask", reason: "confirmations need a person" }] })
+      const { gateway, bob } = yield* setupWith({
+        default: "allow",
+        rules: [{ id: "confirming", match: "desk/confirm", decision: "ask", reason: "confirmations need a person" }]
+      })
       const shown: Array<string> = []
       const client = yield* modernClient(bob, {
         answer: (params): ElicitResult => {
           shown.push(params.message)
-          return { action: "accept", content: params.message.includes("Who confirms") ? { name: "carol" } : { approve: true } }
+          return {
+            action: "accept",
+            content: params.message.includes("Who confirms") ? { name: "carol" } : { approve: true }
+          }
         }
       })
       const result = yield* callText(client, "confirm", { text: "ship" })
       assert.deepStrictEqual(result, { isError: false, text: "ship confirmed by carol (state state-for-ship)" })
-      assert.strictEqual(shown.filter((message) => message.includes("confirmations need a person")).length, 1, "approved once")
+      assert.strictEqual(
+        shown.filter((message) => message.includes("confirmations need a person")).length,
+        1,
+        "approved once"
+      )
       assert.strictEqual(shown.filter((message) => message.includes("Who confirms ship?")).length, 1)
       const rows = (yield* gateway.store.query()).filter((row) => row.tool === "confirm").map((row) => row.outcome)
       assert.deepStrictEqual(rows, ["ok", "input_required", "input_required"])

@@ -8,15 +8,22 @@ const Uri = Schema.String.check(Schema.isPattern(/^[a-z]{1,5}:\/\/[a-z0-9/]{0,12
 const Claims = Schema.Tuple([Schema.Boolean, Schema.Boolean, Schema.Boolean])
 
 describe("resource routes", () => {
-  it.effect.prop("a listed URI routes to the first server in config order that listed it, or nowhere", [Uri, Claims], ([uri, claims]) =>
-    Effect.sync(() => {
-      const routes = new ResourceRoutes(SERVERS)
-      SERVERS.forEach((id, at) => routes.listed(id, claims[at] ? [uri, `${uri}-other`] : [`${uri}-other`]))
-      const first = SERVERS.find((_id, at) => claims[at])
-      assert.strictEqual(routes.route(uri), first)
-    }))
+  it.effect.prop(
+    "a listed URI routes to the first server in config order that listed it, or nowhere",
+    [Uri, Claims],
+    ([uri, claims]) =>
+      Effect.sync(() => {
+        const routes = new ResourceRoutes(SERVERS)
+        SERVERS.forEach((id, at) => routes.listed(id, claims[at] ? [uri, `${uri}-other`] : [`${uri}-other`]))
+        const first = SERVERS.find((_id, at) => claims[at])
+        assert.strictEqual(routes.route(uri), first)
+      })
+  )
 
-  it.effect.prop("listing beats a link, a link beats a template, whatever the server order", [Uri, Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 2 }))], ([uri, at]) =>
+  it.effect.prop("listing beats a link, a link beats a template, whatever the server order", [
+    Uri,
+    Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 2 }))
+  ], ([uri, at]) =>
     Effect.sync(() => {
       const routes = new ResourceRoutes(SERVERS)
       const [templated, linker, lister] = [SERVERS[at], SERVERS[(at + 1) % 3], SERVERS[(at + 2) % 3]]
@@ -30,14 +37,18 @@ describe("resource routes", () => {
       assert.strictEqual(routes.route(uri), linker, "a new listing replaces the old one")
     }))
 
-  it.effect.prop("junk templates and URIs never throw; they just do not route", [Schema.String, Schema.String], ([template, uri]) =>
-    Effect.sync(() => {
-      const routes = new ResourceRoutes(["only"])
-      routes.templates("only", [template])
-      const routed = routes.route(uri)
-      assert.isTrue(routed === undefined || routed === "only")
-      assert.strictEqual(routes.templateOwner(template), "only")
-    }))
+  it.effect.prop(
+    "junk templates and URIs never throw; they just do not route",
+    [Schema.String, Schema.String],
+    ([template, uri]) =>
+      Effect.sync(() => {
+        const routes = new ResourceRoutes(["only"])
+        routes.templates("only", [template])
+        const routed = routes.route(uri)
+        assert.isTrue(routed === undefined || routed === "only")
+        assert.strictEqual(routes.templateOwner(template), "only")
+      })
+  )
 
   it("routes by URI template variables, and names a template's owner by its exact text", () => {
     const routes = new ResourceRoutes(SERVERS)

@@ -17,7 +17,10 @@ const RuleRecord = Schema.Struct({
   id: Schema.optionalKey(Schema.Literals(["r1", "", 7])),
   match: Schema.optionalKey(Schema.Union([
     Schema.Literals(["*", "all", "fs/read_file", "fs/*", "Read-File", "s*/t*", "/x", "a/", "", "  ", 5]),
-    Schema.Struct({ server: Schema.Literals(["fs", "", "*"]), regex: Schema.Literals(["^read", "(?=a)", "(a)\\1", ""]) }),
+    Schema.Struct({
+      server: Schema.Literals(["fs", "", "*"]),
+      regex: Schema.Literals(["^read", "(?=a)", "(a)\\1", ""])
+    }),
     Schema.Struct({ server: Schema.Literal("fs") })
   ])),
   decision: Schema.optionalKey(Schema.Literals(["allow", "deny", "ask", "maybe", 1])),
@@ -43,7 +46,9 @@ const built = Effect.gen(function*() {
 const layerExit = (rule: unknown) => Effect.exit(Effect.provide(built, Policy.rules({ rules: [rule as PolicyRule] })))
 
 describe("one set of rule Schemas", () => {
-  it.effect.prop("core and the gateway config accept and refuse the same rules, and blame the same fields", [RuleRecord], ([rule]) =>
+  it.effect.prop("core and the gateway config accept and refuse the same rules, and blame the same fields", [
+    RuleRecord
+  ], ([rule]) =>
     Effect.gen(function*() {
       const core = decodeCore(rule)
       const gateway = decodeGateway({ servers: {}, policy: { rules: [rule] } })
@@ -59,7 +64,10 @@ describe("one set of rule Schemas", () => {
         assert.instanceOf(error?._tag === "Fail" ? error.error : undefined, ConfigError)
         const configError = (error as { error: ConfigError }).error
         assert.strictEqual(configError.path, "policy.rules[0]")
-        assert.isTrue(coreFields.some((field) => configError.detail.includes(field)), `${configError.detail} names none of ${coreFields.join(", ")}`)
+        assert.isTrue(
+          coreFields.some((field) => configError.detail.includes(field)),
+          `${configError.detail} names none of ${coreFields.join(", ")}`
+        )
       }
     }))
 

@@ -21,7 +21,11 @@ export interface ServeProcess {
 }
 
 /** Polls `check` (every 25 ms, at most `timeoutMs`) until it answers a value; fails naming `what` otherwise. */
-export const waitUntil = <A>(what: string, check: () => Effect.Effect<A | undefined> | A | undefined, timeoutMs = 30_000) =>
+export const waitUntil = <A>(
+  what: string,
+  check: () => Effect.Effect<A | undefined> | A | undefined,
+  timeoutMs = 30_000
+) =>
   Effect.gen(function*() {
     const deadline = Date.now() + timeoutMs
     while (true) {
@@ -70,7 +74,10 @@ export const hashInForce = (serve: ServeProcess) =>
 
 /** Waits until the console shows `hash` in force. */
 export const waitForHash = (serve: ServeProcess, hash: string) =>
-  waitUntil(`config ${hash.slice(0, 12)} in force`, () => Effect.map(hashInForce(serve), (shown) => (shown === hash ? shown : undefined)))
+  waitUntil(
+    `config ${hash.slice(0, 12)} in force`,
+    () => Effect.map(hashInForce(serve), (shown) => (shown === hash ? shown : undefined))
+  )
 
 /** Waits until the output has `count` lines containing `needle`; those lines. */
 export const waitForLines = (serve: ServeProcess, needle: string, count = 1) =>

@@ -19,10 +19,12 @@ const RECORDER = path.join(import.meta.dirname, "fixtures", "record-modules.ts")
 
 /** What the hook path must not load, by what it is; each pattern is tested on module URLs and on the bundle's original sources. */
 const FORBIDDEN: Record<string, RegExp> = {
-  "the HTTP server": /^node:https?$|[\\/]gateway[\\/](src|dist)[\\/](?:[\w-]+[\\/])*(HttpFront|FrontServer|HttpSessionTransport)\.|@modelcontextprotocol[\\/]node|NodeHttpServer/,
+  "the HTTP server":
+    /^node:https?$|[\\/]gateway[\\/](src|dist)[\\/](?:[\w-]+[\\/])*(HttpFront|FrontServer|HttpSessionTransport)\.|@modelcontextprotocol[\\/]node|NodeHttpServer/,
   "Postgres": /@effect[\\/]sql-pg|[\\/]node_modules[\\/]pg(-[a-z-]+)?[\\/]|[\\/]PgAuditStore\./,
   "the MCP client": /@modelcontextprotocol[\\/](client|core|server)|[\\/]packages[\\/]mcp[\\/]|[\\/]McpHub\./,
-  "OTLP": /observability[\\/]Otlp|@effect[\\/]opentelemetry|[\\/]gateway[\\/](src|dist)[\\/](?:[\w-]+[\\/])*OtlpExport\./
+  "OTLP":
+    /observability[\\/]Otlp|@effect[\\/]opentelemetry|[\\/]gateway[\\/](src|dist)[\\/](?:[\w-]+[\\/])*OtlpExport\./
 }
 
 const CONFIG = {
@@ -30,11 +32,20 @@ const CONFIG = {
   audit: { path: "audit.db" },
   redact: [{ match: "*", pattern: "sk-[A-Za-z0-9]{20,}", replacement: "[REDACTED]" }],
   rateLimits: [{ match: "*", perMinute: 600 }],
-  policy: { default: "allow", rules: [{ id: "no-fetch", match: "claude/WebFetch", decision: "deny", reason: "no network" }] }
+  policy: {
+    default: "allow",
+    rules: [{ id: "no-fetch", match: "claude/WebFetch", decision: "deny", reason: "no network" }]
+  }
 }
 const EVENT = JSON.stringify({
-  session_id: "s1", transcript_path: "/t.jsonl", cwd: "/", permission_mode: "default", hook_event_name: "PreToolUse",
-  tool_name: "WebFetch", tool_input: { url: "https://example.invalid" }, tool_use_id: "toolu_1"
+  session_id: "s1",
+  transcript_path: "/t.jsonl",
+  cwd: "/",
+  permission_mode: "default",
+  hook_event_name: "PreToolUse",
+  tool_name: "WebFetch",
+  tool_input: { url: "https://example.invalid" },
+  tool_use_id: "toolu_1"
 })
 
 const work = mkdtempSync(path.join(tmpdir(), "interlock-startup-graph-"))
@@ -42,13 +53,24 @@ const bundled = path.join(work, "bundle")
 afterAll(() => rmSync(work, { recursive: true, force: true }))
 beforeAll(async () => {
   await bundle({ from: "source", outDir: bundled })
-  writeFileSync(path.join(work, "run.mjs"), `(await import(${JSON.stringify(path.join(bundled, "Cli.js"))})).main(process.argv.slice(2))\n`)
+  writeFileSync(
+    path.join(work, "run.mjs"),
+    `(await import(${JSON.stringify(path.join(bundled, "Cli.js"))})).main(process.argv.slice(2))\n`
+  )
   writeFileSync(path.join(work, "sqlite.json"), JSON.stringify(CONFIG))
-  writeFileSync(path.join(work, "postgres.json"), JSON.stringify({ ...CONFIG, audit: { postgres: "postgres://interlock@127.0.0.1:1/audit" } }))
+  writeFileSync(
+    path.join(work, "postgres.json"),
+    JSON.stringify({ ...CONFIG, audit: { postgres: "postgres://interlock@127.0.0.1:1/audit" } })
+  )
 }, 120_000)
 
 /** Runs `node [flags] script claude-hook --config <config>` (or `args`) on the event with the recorder; its stdout and the modules it loaded. */
-const loadedBy = (flags: ReadonlyArray<string>, script: string, config: string, args = ["claude-hook", "--config", path.join(work, config)]) =>
+const loadedBy = (
+  flags: ReadonlyArray<string>,
+  script: string,
+  config: string,
+  args = ["claude-hook", "--config", path.join(work, config)]
+) =>
   new Promise<{ stdout: string; stderr: string; modules: ReadonlyArray<string> }>((resolve, reject) => {
     const record = path.join(work, `${path.basename(script)}-${config}-${args[0]}.txt`)
     const child = execFile(NODE, [...flags, "--import", RECORDER, script, ...args], {
@@ -73,7 +95,9 @@ const originals = (modules: ReadonlyArray<string>): ReadonlyArray<string> =>
   })
 
 const forbiddenIn = (modules: ReadonlyArray<string>) =>
-  Object.entries(FORBIDDEN).flatMap(([what, pattern]) => modules.filter((module) => pattern.test(module)).map((module) => `${what}: ${module}`))
+  Object.entries(FORBIDDEN).flatMap(([what, pattern]) =>
+    modules.filter((module) => pattern.test(module)).map((module) => `${what}: ${module}`)
+  )
 
 const denied = (stdout: string) => JSON.parse(stdout).hookSpecificOutput?.permissionDecision
 
@@ -82,7 +106,10 @@ describe("what claude-hook loads", () => {
     const { modules, stdout } = await loadedBy(["--conditions=@interlock/source"], BIN, "sqlite.json")
     assert.strictEqual(denied(stdout), "deny")
     assert.include(modules, "node:sqlite")
-    assert.isTrue(modules.some((url) => url.endsWith("/gateway/src/audit/SqliteAuditStore.ts")), "the recorder saw the audit store")
+    assert.isTrue(
+      modules.some((url) => url.endsWith("/gateway/src/audit/SqliteAuditStore.ts")),
+      "the recorder saw the audit store"
+    )
     assert.deepStrictEqual(forbiddenIn(modules), [])
   }, 60_000)
 
@@ -91,22 +118,47 @@ describe("what claude-hook loads", () => {
     assert.strictEqual(denied(stdout), "deny")
     const sources = originals(modules)
     assert.include(sources, "node:sqlite")
-    assert.isTrue(sources.some((source) => source.endsWith(path.join("gateway", "src", "audit", "SqliteAuditStore.ts"))), "the source maps name the audit store")
+    assert.isTrue(
+      sources.some((source) => source.endsWith(path.join("gateway", "src", "audit", "SqliteAuditStore.ts"))),
+      "the source maps name the audit store"
+    )
     assert.deepStrictEqual(forbiddenIn(sources), [])
   }, 60_000)
 
-  it("claude-hook --gateway (the forwarding client) loads no effect and no package of ours but itself; with no gateway it denies", async () => {
-    const { modules, stderr } = await loadedBy([], BIN, "none", ["claude-hook", "--gateway", "http://127.0.0.1:9", "--timeout", "5"])
-    assert.include(stderr, "cannot reach the gateway")
-    const ours = modules.filter((url) => url.startsWith("file:") && !url.includes("record-modules"))
-    assert.deepStrictEqual(ours.map((url) => path.basename(fileURLToPath(url))).sort(), ["ClaudeHookForward.ts", "interlock.js", "interlock.ts"])
-    assert.deepStrictEqual(modules.filter((url) => /effect|@interlock|@modelcontextprotocol/.test(url)), [])
-  }, 60_000)
+  it(
+    "claude-hook --gateway (the forwarding client) loads no effect and no package of ours but itself; with no gateway it denies",
+    async () => {
+      const { modules, stderr } = await loadedBy([], BIN, "none", [
+        "claude-hook",
+        "--gateway",
+        "http://127.0.0.1:9",
+        "--timeout",
+        "5"
+      ])
+      assert.include(stderr, "cannot reach the gateway")
+      const ours = modules.filter((url) => url.startsWith("file:") && !url.includes("record-modules"))
+      assert.deepStrictEqual(ours.map((url) => path.basename(fileURLToPath(url))).sort(), [
+        "ClaudeHookForward.ts",
+        "interlock.js",
+        "interlock.ts"
+      ])
+      assert.deepStrictEqual(modules.filter((url) => /effect|@interlock|@modelcontextprotocol/.test(url)), [])
+    },
+    60_000
+  )
 
   it("check on the bundle's direct path loads no effect/cli parser", async () => {
-    const { modules, stdout } = await loadedBy([], path.join(work, "run.mjs"), "sqlite.json", ["check", "--config", path.join(work, "sqlite.json"), "--no-connect"])
+    const { modules, stdout } = await loadedBy([], path.join(work, "run.mjs"), "sqlite.json", [
+      "check",
+      "--config",
+      path.join(work, "sqlite.json"),
+      "--no-connect"
+    ])
     assert.include(stdout, "Config OK")
-    assert.deepStrictEqual(originals(modules).filter((source) => /effect[\\/]dist[\\/]cli[\\/](Command|Flag|Argument)\.js$/.test(source)), [])
+    assert.deepStrictEqual(
+      originals(modules).filter((source) => /effect[\\/]dist[\\/]cli[\\/](Command|Flag|Argument)\.js$/.test(source)),
+      []
+    )
   }, 60_000)
 
   it("a config whose audit store is Postgres loads Postgres, and still answers", async () => {

@@ -6,7 +6,10 @@ import { UsedStates } from "../src/state/UsedStates.ts"
 
 const seal = StateSeal.fromSecret(Redacted.make("a secret long enough to derive a key from"))
 const refusal = <A, E>(effect: Effect.Effect<A, E>) =>
-  Effect.map(Effect.result(effect), (result) => Result.isFailure(result) ? (result.failure as { readonly reason?: string }).reason : "opened")
+  Effect.map(
+    Effect.result(effect),
+    (result) => Result.isFailure(result) ? (result.failure as { readonly reason?: string }).reason : "opened"
+  )
 
 describe("StateSeal", () => {
   it.effect("opens what it sealed, for the same purpose, until it expires", () =>
@@ -24,12 +27,20 @@ describe("StateSeal", () => {
 
   it.effect("refuses a state sealed with another key", () =>
     Effect.gen(function*() {
-      const other = yield* Effect.provide(Effect.gen(function*() { return yield* (yield* StateSeal).seal("approval", { digest: "d1" }, 60_000) }), StateSeal.generated)
+      const other = yield* Effect.provide(
+        Effect.gen(function*() {
+          return yield* (yield* StateSeal).seal("approval", { digest: "d1" }, 60_000)
+        }),
+        StateSeal.generated
+      )
       const states = yield* StateSeal
       assert.strictEqual(yield* refusal(states.open("approval", other)), "malformed")
     }).pipe(Effect.provide(seal)))
 
-  it.effect.prop("refuses every change to a sealed state", [Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 10_000 })), Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 63 }))], ([at, flip]) =>
+  it.effect.prop("refuses every change to a sealed state", [
+    Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 10_000 })),
+    Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 63 }))
+  ], ([at, flip]) =>
     Effect.gen(function*() {
       const states = yield* StateSeal
       const state = yield* states.seal("approval", { digest: "d1", principal: "alice" }, 60_000)
@@ -39,8 +50,9 @@ describe("StateSeal", () => {
       const changed = state.slice(0, index) + replaced + state.slice(index + 1)
       const result = yield* refusal(states.open("approval", changed))
       // A changed character in the unused bits of a base64url segment's last character may decode to the same bytes.
-      if (result === "opened") assert.deepStrictEqual((yield* states.open("approval", changed)).payload, { digest: "d1", principal: "alice" })
-      else assert.strictEqual(result, "malformed")
+      if (result === "opened") {
+        assert.deepStrictEqual((yield* states.open("approval", changed)).payload, { digest: "d1", principal: "alice" })
+      } else assert.strictEqual(result, "malformed")
     }).pipe(Effect.provide(seal)))
 })
 
@@ -57,7 +69,15 @@ describe("UsedStates", () => {
 
   it.effect.prop(
     "agrees with the plain rule (once per id while its mark lives) for any claims over time",
-    [Schema.Array(Schema.Tuple([Schema.Literals(["a", "b", "c"]), Schema.Int.check(Schema.isBetween({ minimum: -500, maximum: 3_000 })), Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 1_500 }))])).check(Schema.isMaxLength(60))],
+    [
+      Schema.Array(
+        Schema.Tuple([
+          Schema.Literals(["a", "b", "c"]),
+          Schema.Int.check(Schema.isBetween({ minimum: -500, maximum: 3_000 })),
+          Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 1_500 }))
+        ])
+      ).check(Schema.isMaxLength(60))
+    ],
     ([steps]) =>
       Effect.gen(function*() {
         const used = yield* Layer.build(UsedStates.memory).pipe(Effect.map(Context.get(UsedStates)))

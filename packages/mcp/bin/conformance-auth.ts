@@ -109,7 +109,11 @@ const scenarioContext = (): ScenarioContext => {
 /** Pre-registered client credentials, when the scenario gives them. */
 const preRegistered = (context: ScenarioContext): StoredOAuthClientInformation | undefined =>
   typeof context.client_id === "string"
-    ? { client_id: context.client_id, client_secret: context.client_secret, redirect_uris: [REDIRECT] } as StoredOAuthClientInformation
+    ? {
+      client_id: context.client_id,
+      client_secret: context.client_secret,
+      redirect_uris: [REDIRECT]
+    } as StoredOAuthClientInformation
     : undefined
 
 const withOAuth = (provider: ConformanceProvider, serverUrl: string): FetchLike => {
@@ -123,7 +127,9 @@ const withOAuth = (provider: ConformanceProvider, serverUrl: string): FetchLike 
     const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response)
     const options = { serverUrl, resourceMetadataUrl, scope, fetchFn: fetch }
     let result = await auth(provider, options)
-    if (result === "REDIRECT") result = await auth(provider, { ...options, authorizationCode: provider.code, iss: provider.iss })
+    if (result === "REDIRECT") {
+      result = await auth(provider, { ...options, authorizationCode: provider.code, iss: provider.iss })
+    }
     if (result !== "AUTHORIZED") throw new UnauthorizedError(`authorization ended with ${result}`)
   }
   return async (input, init) => {

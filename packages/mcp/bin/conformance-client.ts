@@ -29,14 +29,18 @@ const ARGUMENTS: Record<string, JsonObject> = { add_numbers: { a: 2, b: 3 } }
 
 /** Tools whose arguments are made from the listing: the echo tool takes the schema the client observed for another one. */
 const FROM_LISTING: Record<string, (tools: ReadonlyArray<Tool>) => JsonObject> = {
-  json_schema_echo: (tools) => ({ schema: tools.find((tool) => tool.name === "json_schema_2020_12_tool")?.inputSchema ?? {} })
+  json_schema_echo: (tools) => ({
+    schema: tools.find((tool) => tool.name === "json_schema_2020_12_tool")?.inputSchema ?? {}
+  })
 }
 
 /** Scenarios that only list: their server answers nothing else (`json-schema-ref-no-deref` has no tools/call). */
 const LIST_ONLY = new Set(["initialize", "json-schema-ref-no-deref"])
 
 /** The tool calls a scenario asks for in MCP_CONFORMANCE_CONTEXT (`toolCalls`), if any. */
-const plannedCalls = (raw: string | undefined): ReadonlyArray<{ readonly name: string; readonly arguments: JsonObject }> | undefined => {
+const plannedCalls = (
+  raw: string | undefined
+): ReadonlyArray<{ readonly name: string; readonly arguments: JsonObject }> | undefined => {
   const calls: unknown = raw === undefined ? undefined : (JSON.parse(raw) as { toolCalls?: unknown }).toolCalls
   return Array.isArray(calls) ? calls : undefined
 }
@@ -71,10 +75,15 @@ const program = Effect.gen(function*() {
   const tools = yield* calls.listTools("conformance")
   if (!LIST_ONLY.has(scenario)) {
     const plan = planned ??
-      tools.map((tool) => ({ name: tool.name, arguments: FROM_LISTING[tool.name]?.(tools) ?? ARGUMENTS[tool.name] ?? {} }))
+      tools.map((tool) => ({
+        name: tool.name,
+        arguments: FROM_LISTING[tool.name]?.(tools) ?? ARGUMENTS[tool.name] ?? {}
+      }))
     for (const call of plan) {
       const result = yield* calls.callTool({ serverId: "conformance", name: call.name, args: call.arguments })
-      process.stdout.write(`${call.name}: ${result.isError === true ? "error result" : "ok"} (${result.receipt?.outcome})\n`)
+      process.stdout.write(
+        `${call.name}: ${result.isError === true ? "error result" : "ok"} (${result.receipt?.outcome})\n`
+      )
     }
     // What the server offers besides tools is read once each, through the same governed program.
     for (const resource of yield* features.listResources("conformance")) {
@@ -84,13 +93,17 @@ const program = Effect.gen(function*() {
       yield* calls.getPrompt("conformance", prompt.name, {})
     }
   }
-  process.stdout.write(`scenario ${scenario}: ${tools.length} tools listed, ${seen.calls} calls audited, ${seen.listings} listings seen\n`)
+  process.stdout.write(
+    `scenario ${scenario}: ${tools.length} tools listed, ${seen.calls} calls audited, ${seen.listings} listings seen\n`
+  )
 })
 
 const exit = await Effect.runPromiseExit(program.pipe(Effect.provide(governed)))
 if (exit._tag === "Failure") {
   const error = exit.cause.reasons.find((reason) => reason._tag === "Fail")
-  process.stderr.write(`conformance client failed: ${error?._tag === "Fail" ? String((error.error as Error).message) : "defect"}\n`)
+  process.stderr.write(
+    `conformance client failed: ${error?._tag === "Fail" ? String((error.error as Error).message) : "defect"}\n`
+  )
   process.exit(1)
 }
 process.exit(0)

@@ -28,6 +28,12 @@ export const listenForChanges = (client: Client, timeoutMs: number): Effect.Effe
   if (filter === undefined) return Effect.succeed(undefined)
   return Effect.tryPromise(() => client.listen(filter, { timeout: timeoutMs })).pipe(
     Effect.catch(() =>
-      Effect.as(Effect.logDebug("MCP server gave no subscriptions/listen stream for its list changes; they reach hosts on their next listing"), undefined))
+      Effect.as(
+        Effect.logDebug(
+          "MCP server gave no subscriptions/listen stream for its list changes; they reach hosts on their next listing"
+        ),
+        undefined
+      )
+    )
   )
 }

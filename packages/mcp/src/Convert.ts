@@ -3,8 +3,8 @@
  * result, which the SDK has already validated against the protocol's CallToolResult schema, is
  * built without a second parse on the hot path.
  */
-import type { CallToolResult, GetPromptResult, ReadResourceResult, Tool as SdkTool } from "@modelcontextprotocol/client"
 import { PromptResult, ProtocolError, ResourceContents, Tool, ToolResult } from "@interlock/core"
+import type { CallToolResult, GetPromptResult, ReadResourceResult, Tool as SdkTool } from "@modelcontextprotocol/client"
 import { Exit, Schema } from "effect"
 import { carriedTask, TASK_META } from "./TaskResult.ts"
 
@@ -19,7 +19,9 @@ const isPlainObject = (u: unknown): u is Record<string, never> =>
 export const toToolResult = (result: CallToolResult): ToolResult => {
   // A CreateTaskResult (SEP-2663), as carryTask rewrote it: no content yet, the server's task in meta.
   const task = carriedTask(result._meta)
-  if (task !== undefined) return Object.assign(Object.create(ToolResult.prototype), { content: [], meta: { [TASK_META]: task } })
+  if (task !== undefined) {
+    return Object.assign(Object.create(ToolResult.prototype), { content: [], meta: { [TASK_META]: task } })
+  }
   return Object.assign(Object.create(ToolResult.prototype), {
     content: result.content,
     structuredContent: isPlainObject(result.structuredContent) ? result.structuredContent : undefined,
@@ -45,7 +47,11 @@ export const toTools = (serverId: string, tools: ReadonlyArray<SdkTool>): Array<
       meta: tool._meta
     })
     if (Exit.isFailure(decoded)) {
-      return new ProtocolError({ serverId, code: -32603, detail: `tool ${JSON.stringify(tool.name)} has a definition that is not valid JSON` })
+      return new ProtocolError({
+        serverId,
+        code: -32603,
+        detail: `tool ${JSON.stringify(tool.name)} has a definition that is not valid JSON`
+      })
     }
     out.push(decoded.value)
   }

@@ -3,9 +3,14 @@
  * with its code and message; everything about delivery (spawn, connection, close, HTTP status)
  * becomes a TransportError. Details are written here and never include arguments or results.
  */
-import { TASKS_EXTENSION } from "./TaskResult.ts"
-import { ProtocolError as SdkProtocolError, SdkError, SdkErrorCode, UnauthorizedError } from "@modelcontextprotocol/client"
 import { ProtocolError, TransportError } from "@interlock/core"
+import {
+  ProtocolError as SdkProtocolError,
+  SdkError,
+  SdkErrorCode,
+  UnauthorizedError
+} from "@modelcontextprotocol/client"
+import { TASKS_EXTENSION } from "./TaskResult.ts"
 
 /** Extra words about the connection's end (for example how a child process exited). */
 export type Describe = () => string | undefined
@@ -21,10 +26,12 @@ const systemCode = (error: unknown): string | undefined => {
 
 /** Whether another connection attempt could succeed (a missing command or a bad address will not). */
 export const isRetryable = (error: TransportError | ProtocolError): boolean =>
-  error._tag === "TransportError" && !/\b(ENOENT|EACCES|ENOTDIR|EINVAL)\b|protocol version|HTTP 40[13]\b/.test(error.detail)
+  error._tag === "TransportError" &&
+  !/\b(ENOENT|EACCES|ENOTDIR|EINVAL)\b|protocol version|HTTP 40[13]\b/.test(error.detail)
 
 /** Whether the SDK gave up waiting (its request timeout, which carries the call's deadline). */
-export const isTimeout = (error: unknown): boolean => error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout
+export const isTimeout = (error: unknown): boolean =>
+  error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout
 
 /** Whether a request never reached the server (fetch failed, connection refused or reset). */
 export const isUnreachable = (error: unknown): boolean =>
@@ -34,7 +41,10 @@ export const isUnreachable = (error: unknown): boolean =>
 export const spawnFailed = (serverId: string, command: string, error: unknown): TransportError => {
   const code = systemCode(error)
   const what = code === "ENOENT" ? "command not found" : code === "EACCES" ? "permission denied" : "spawn failed"
-  return new TransportError({ serverId, detail: `cannot start server process ${JSON.stringify(command)}: ${what}${code === undefined ? "" : ` (${code})`}` })
+  return new TransportError({
+    serverId,
+    detail: `cannot start server process ${JSON.stringify(command)}: ${what}${code === undefined ? "" : ` (${code})`}`
+  })
 }
 
 /** The 2026-07-28 revision's MissingRequiredClientCapability error code. */
@@ -52,15 +62,27 @@ const capabilityNames = (data: unknown): ReadonlyArray<string> | undefined => {
   if (typeof required !== "object" || required === null || Array.isArray(required)) return undefined
   // The one extension the hub carries is named by its identifier (TaskResult.ts); other extensions stay "extensions".
   const tasks = (required as { extensions?: Record<string, unknown> }).extensions?.[TASKS_EXTENSION] !== undefined
-  const names = Object.keys(required).filter((name) => CAPABILITY_NAME.test(name)).map((name) => (name === "extensions" && tasks ? TASKS_EXTENSION : name)).slice(0, 8)
+  const names = Object.keys(required).filter((name) => CAPABILITY_NAME.test(name)).map((
+    name
+  ) => (name === "extensions" && tasks ? TASKS_EXTENSION : name)).slice(0, 8)
   return names.length === 0 ? undefined : names
 }
 
 /** Maps an error thrown by an SDK request (or connect) to a core error. */
-export const fromSdk = (serverId: string, error: unknown, describe: Describe, phase: string): TransportError | ProtocolError => {
+export const fromSdk = (
+  serverId: string,
+  error: unknown,
+  describe: Describe,
+  phase: string
+): TransportError | ProtocolError => {
   if (error instanceof SdkProtocolError) {
     const required = error.code === MISSING_CLIENT_CAPABILITY ? capabilityNames(error.data) : undefined
-    return new ProtocolError({ serverId, code: error.code, detail: clip(error.message), ...(required === undefined ? {} : { requiredCapabilities: required }) })
+    return new ProtocolError({
+      serverId,
+      code: error.code,
+      detail: clip(error.message),
+      ...(required === undefined ? {} : { requiredCapabilities: required })
+    })
   }
   if (error instanceof UnauthorizedError) {
     return new TransportError({ serverId, detail: `the server refused the credentials ${phase} (HTTP 401)` })
@@ -71,12 +93,19 @@ export const fromSdk = (serverId: string, error: unknown, describe: Describe, ph
       case SdkErrorCode.NotConnected:
       case SdkErrorCode.SendFailed: {
         const end = describe()
-        return new TransportError({ serverId, detail: `connection closed ${phase}${end === undefined ? "" : `: ${end}`}` })
+        return new TransportError({
+          serverId,
+          detail: `connection closed ${phase}${end === undefined ? "" : `: ${end}`}`
+        })
       }
       case SdkErrorCode.RequestTimeout:
         return new TransportError({ serverId, detail: `no answer ${phase} in time` })
       case SdkErrorCode.InvalidResult:
-        return new ProtocolError({ serverId, code: -32603, detail: `the server's answer ${phase} is not valid: ${clip(error.message)}` })
+        return new ProtocolError({
+          serverId,
+          code: -32603,
+          detail: `the server's answer ${phase} is not valid: ${clip(error.message)}`
+        })
       case SdkErrorCode.CapabilityNotSupported:
       case SdkErrorCode.MethodNotSupportedByProtocolVersion:
         return new ProtocolError({ serverId, code: -32601, detail: clip(error.message) })
@@ -85,9 +114,9 @@ export const fromSdk = (serverId: string, error: unknown, describe: Describe, ph
         const end = describe()
         return new TransportError({
           serverId,
-          detail: `${error.code.toLowerCase().replace(/_/g, " ")} ${phase}${typeof status === "number" ? ` (HTTP ${status})` : ""}: ${
-            clip(error.message)
-          }${end === undefined ? "" : `; ${end}`}`
+          detail: `${error.code.toLowerCase().replace(/_/g, " ")} ${phase}${
+            typeof status === "number" ? ` (HTTP ${status})` : ""
+          }: ${clip(error.message)}${end === undefined ? "" : `; ${end}`}`
         })
       }
     }
@@ -97,6 +126,8 @@ export const fromSdk = (serverId: string, error: unknown, describe: Describe, ph
   const base = error instanceof Error ? clip(error.message) : "unknown failure"
   return new TransportError({
     serverId,
-    detail: `${phase === "" ? "" : `${phase}: `}${base}${code === undefined || base.includes(code) ? "" : ` (${code})`}${end === undefined ? "" : `; ${end}`}`
+    detail: `${phase === "" ? "" : `${phase}: `}${base}${
+      code === undefined || base.includes(code) ? "" : ` (${code})`
+    }${end === undefined ? "" : `; ${end}`}`
   })
 }

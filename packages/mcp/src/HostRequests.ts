@@ -14,7 +14,10 @@ import { Context, Effect, Layer } from "effect"
 
 /** What `Sampling` provides: answers a server's `sampling/createMessage`. */
 export interface SamplingShape {
-  readonly createMessage: (serverId: string, params: CreateMessageRequestParams) => Effect.Effect<CreateMessageResult, unknown>
+  readonly createMessage: (
+    serverId: string,
+    params: CreateMessageRequestParams
+  ) => Effect.Effect<CreateMessageResult, unknown>
 }
 
 /** Answers sampling requests (a server asking the host's model for a completion). */
@@ -44,7 +47,8 @@ export class Elicitation extends Context.Service<Elicitation, ElicitationShape>(
 
   /** Accepts every form with empty content, so the schema's defaults apply; declines URL elicitations. */
   static readonly acceptDefaults: Layer.Layer<Elicitation> = Elicitation.layer(
-    (_serverId, params) => Effect.succeed(params.mode === "url" ? { action: "decline" } : { action: "accept", content: {} }),
+    (_serverId, params) =>
+      Effect.succeed(params.mode === "url" ? { action: "decline" } : { action: "accept", content: {} }),
     { applyDefaults: true }
   )
 

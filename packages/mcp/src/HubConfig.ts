@@ -3,9 +3,17 @@
  * in-process SDK server), which of their tools are exposed, and how connections behave.
  * `compileHub` checks all of it at Layer build time and answers with a ConfigError naming the place.
  */
+import {
+  canonicalName,
+  ConfigError,
+  type Interlock,
+  isDeadline,
+  type Matcher,
+  parseMatcher,
+  toMillis
+} from "@interlock/core"
 import type { AuthProvider, FetchLike, OAuthClientProvider } from "@modelcontextprotocol/client"
 import type { McpServer } from "@modelcontextprotocol/server"
-import { ConfigError, type Interlock, isDeadline, type Matcher, canonicalName, parseMatcher, toMillis } from "@interlock/core"
 import { type Duration, Redacted, Result, Schedule } from "effect"
 
 /** A server started as a child process that speaks MCP over its stdin and stdout. */
@@ -151,7 +159,11 @@ const compileMatchers = (path: string, list: unknown): Array<Matcher> | ConfigEr
 }
 
 /** Compiles a per-server tools filter; matchers see the server's own id, so "srv/write_*" and "write_*" both work. */
-export const compileFilter = (path: string, serverId: string, filter: unknown): ((name: string) => boolean) | ConfigError => {
+export const compileFilter = (
+  path: string,
+  serverId: string,
+  filter: unknown
+): ((name: string) => boolean) | ConfigError => {
   if (filter === undefined) return () => true
   if (!isRecord(filter)) return new ConfigError({ path, detail: "must be an object with `allow` and/or `deny`" })
   const unknownKeys = Object.keys(filter).filter((key) => key !== "allow" && key !== "deny")
@@ -161,7 +173,8 @@ export const compileFilter = (path: string, serverId: string, filter: unknown): 
   const deny = compileMatchers(`${path}.deny`, filter.deny)
   if (deny instanceof ConfigError) return deny
   return (name) =>
-    (allow === undefined || allow.some((m) => m.test(serverId, name))) && !(deny ?? []).some((m) => m.test(serverId, name))
+    (allow === undefined || allow.some((m) => m.test(serverId, name))) &&
+    !(deny ?? []).some((m) => m.test(serverId, name))
 }
 
 const compileStdio = (path: string, stdio: unknown): Endpoint | ConfigError => {
@@ -216,7 +229,10 @@ const compileHttp = (path: string, http: unknown): Endpoint | ConfigError => {
 
 const compileMemory = (path: string, memory: unknown): Endpoint | ConfigError => {
   if (!isRecord(memory) || (typeof memory.server !== "function" && !isRecord(memory.server))) {
-    return new ConfigError({ path, detail: "must be an object with `server`: an McpServer or a function that builds one" })
+    return new ConfigError({
+      path,
+      detail: "must be an object with `server`: an McpServer or a function that builds one"
+    })
   }
   // The one field MemoryOptions has was checked above.
   return { _tag: "memory", options: memory as unknown as MemoryOptions }
@@ -225,11 +241,27 @@ const compileMemory = (path: string, memory: unknown): Endpoint | ConfigError =>
 const compileNegotiation = (path: string, input: unknown): Negotiation | ConfigError => {
   if (input === undefined) return "auto"
   if (input === "auto" || input === "legacy") return input
-  if (isRecord(input) && typeof input.pin === "string" && /^\d{4}-\d{2}-\d{2}$/.test(input.pin)) return { pin: input.pin }
+  if (isRecord(input) && typeof input.pin === "string" && /^\d{4}-\d{2}-\d{2}$/.test(input.pin)) {
+    return { pin: input.pin }
+  }
   return new ConfigError({ path, detail: `must be "auto", "legacy" or { pin: "YYYY-MM-DD" }` })
 }
 
-const SERVER_KEYS = new Set(["stdio", "http", "memory", "tools", "connect", "protocol", "reconnect", "connectTimeout", "requestTimeout", "progressExtendsDeadline", "maxCallDuration", "sessions", "maxSessions"])
+const SERVER_KEYS = new Set([
+  "stdio",
+  "http",
+  "memory",
+  "tools",
+  "connect",
+  "protocol",
+  "reconnect",
+  "connectTimeout",
+  "requestTimeout",
+  "progressExtendsDeadline",
+  "maxCallDuration",
+  "sessions",
+  "maxSessions"
+])
 
 const compileServer = (
   id: string,
@@ -243,7 +275,10 @@ const compileServer = (
   if (unknownKeys.length > 0) return new ConfigError({ path, detail: `unknown keys: ${unknownKeys.join(", ")}` })
   const kinds = (["stdio", "http", "memory"] as const).filter((kind) => config[kind] !== undefined)
   if (kinds.length !== 1) {
-    return new ConfigError({ path, detail: `needs exactly one of stdio, http or memory, got ${kinds.length === 0 ? "none" : kinds.join(" and ")}` })
+    return new ConfigError({
+      path,
+      detail: `needs exactly one of stdio, http or memory, got ${kinds.length === 0 ? "none" : kinds.join(" and ")}`
+    })
   }
   const kind = kinds[0]
   const endpoint = kind === "stdio"
@@ -262,9 +297,17 @@ const compileServer = (
   if (config.reconnect !== undefined && !Schedule.isSchedule(config.reconnect)) {
     return new ConfigError({ path: `${path}.reconnect`, detail: "must be a Schedule" })
   }
-  const connectTimeoutMs = millis(`${path}.connectTimeout`, config.connectTimeout as Duration.Input | undefined, defaults.connectMs)
+  const connectTimeoutMs = millis(
+    `${path}.connectTimeout`,
+    config.connectTimeout as Duration.Input | undefined,
+    defaults.connectMs
+  )
   if (connectTimeoutMs instanceof ConfigError) return connectTimeoutMs
-  const requestTimeoutMs = millis(`${path}.requestTimeout`, config.requestTimeout as Duration.Input | undefined, defaults.requestMs)
+  const requestTimeoutMs = millis(
+    `${path}.requestTimeout`,
+    config.requestTimeout as Duration.Input | undefined,
+    defaults.requestMs
+  )
   if (requestTimeoutMs instanceof ConfigError) return requestTimeoutMs
   if (config.progressExtendsDeadline !== undefined && typeof config.progressExtendsDeadline !== "boolean") {
     return new ConfigError({ path: `${path}.progressExtendsDeadline`, detail: "must be a boolean" })
@@ -284,7 +327,8 @@ const compileServer = (
     exposed,
     eager: config.connect === "eager",
     negotiation,
-    reconnect: (config.reconnect as Schedule.Schedule<unknown, unknown> | undefined) ?? hub.reconnect ?? defaultReconnect,
+    reconnect: (config.reconnect as Schedule.Schedule<unknown, unknown> | undefined) ?? hub.reconnect ??
+      defaultReconnect,
     connectTimeoutMs,
     requestTimeoutMs,
     progress: { extendsDeadline: config.progressExtendsDeadline === true, maxCallMs },
@@ -313,12 +357,18 @@ export const compileHub = (options: HubOptions): CompiledHub | ConfigError => {
   const seen = new Map<string, string>()
   for (const [id, config] of Object.entries(options.servers)) {
     if (id.trim().length === 0 || id.includes("/") || id.trim() !== id) {
-      return new ConfigError({ path: `servers.${JSON.stringify(id)}`, detail: "a server id must be non-empty, without surrounding spaces, and contain no \"/\"" })
+      return new ConfigError({
+        path: `servers.${JSON.stringify(id)}`,
+        detail: "a server id must be non-empty, without surrounding spaces, and contain no \"/\""
+      })
     }
     const loose = canonicalName(id)
     const clash = seen.get(loose)
     if (clash !== undefined) {
-      return new ConfigError({ path: `servers.${id}`, detail: `the id is the same as "${clash}" under loose name comparison` })
+      return new ConfigError({
+        path: `servers.${id}`,
+        detail: `the id is the same as "${clash}" under loose name comparison`
+      })
     }
     seen.set(loose, id)
     const compiled = compileServer(id, config, options, { connectMs, requestMs })

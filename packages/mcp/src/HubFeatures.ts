@@ -15,11 +15,11 @@ import type {
   ServerCapabilities
 } from "@modelcontextprotocol/client"
 import { Effect } from "effect"
-import { currentCaller } from "./TracedCaller.ts"
 import type { HubListener } from "./HubNotification.ts"
 import { requestMeta, withMeta } from "./RequestMeta.ts"
 import { type ServerSlot, withSession } from "./ServerSlot.ts"
 import type { Session } from "./Session.ts"
+import { currentCaller } from "./TracedCaller.ts"
 
 /** The features of the hub's servers, by serverId. */
 export interface HubFeaturesShape {
@@ -28,11 +28,16 @@ export interface HubFeaturesShape {
   /** Every resource a server lists (all pages); empty when it offers no resources. */
   readonly listResources: (serverId: string) => Effect.Effect<ReadonlyArray<Resource>, TransportFailure>
   /** Every resource template a server lists (all pages). */
-  readonly listResourceTemplates: (serverId: string) => Effect.Effect<ReadonlyArray<ResourceTemplateType>, TransportFailure>
+  readonly listResourceTemplates: (
+    serverId: string
+  ) => Effect.Effect<ReadonlyArray<ResourceTemplateType>, TransportFailure>
   /** Every prompt a server lists (all pages). */
   readonly listPrompts: (serverId: string) => Effect.Effect<ReadonlyArray<Prompt>, TransportFailure>
   /** Asks a server to complete a prompt or resource-template argument. */
-  readonly complete: (serverId: string, params: CompleteRequestParams) => Effect.Effect<CompleteResult, TransportFailure>
+  readonly complete: (
+    serverId: string,
+    params: CompleteRequestParams
+  ) => Effect.Effect<CompleteResult, TransportFailure>
   /** Subscribes to a resource's updates (kept across reconnects). */
   readonly subscribe: (serverId: string, uri: string) => Effect.Effect<void, TransportFailure>
   /** Ends a subscription. */
@@ -49,7 +54,10 @@ const unsupported = (serverId: string, what: string) =>
   new ProtocolError({ serverId, code: -32601, detail: `the server does not offer ${what}` })
 
 /** The features over the hub's slots; `listeners` receive every server's notifications. */
-export const makeHubFeatures = (slots: ReadonlyMap<string, ServerSlot>, listeners: Set<HubListener>): HubFeaturesShape => {
+export const makeHubFeatures = (
+  slots: ReadonlyMap<string, ServerSlot>,
+  listeners: Set<HubListener>
+): HubFeaturesShape => {
   const capabilitiesOf = (session: Session): ServerCapabilities => session.client.getServerCapabilities() ?? {}
   // A server that does not advertise the capability is not asked (the SDK would print a debug line
   // to stdout, which is the host's channel when the gateway serves stdio): its list is empty.
@@ -62,7 +70,11 @@ export const makeHubFeatures = (slots: ReadonlyMap<string, ServerSlot>, listener
   (serverId: string) =>
     withSession(slots, serverId, (slot, session) =>
       offered(capabilitiesOf(session))
-        ? slot.request(session, phase, (signal) => run(session, { signal, timeout: slot.config.requestTimeoutMs, cacheMode: "refresh" }))
+        ? slot.request(
+          session,
+          phase,
+          (signal) => run(session, { signal, timeout: slot.config.requestTimeoutMs, cacheMode: "refresh" })
+        )
         : Effect.succeed(empty))
   const hasResources = (capabilities: ServerCapabilities) => capabilities.resources !== undefined
   // A 2026-07-28 server's discover may leave out completions and resource subscriptions that it
@@ -70,12 +82,27 @@ export const makeHubFeatures = (slots: ReadonlyMap<string, ServerSlot>, listener
   // the server's own answer (Method not found, say) goes back. A 2025 session follows initialize.
   const completable = (session: Session) => session.modern || capabilitiesOf(session).completions !== undefined
   const subscribable = (session: Session) =>
-    session.modern ? capabilitiesOf(session).resources !== undefined : capabilitiesOf(session).resources?.subscribe === true
-  const listResources = list("during resources/list", hasResources, { resources: [] }, (session, options) => session.client.listResources(undefined, options))
-  const listTemplates = list("during resources/templates/list", hasResources, { resourceTemplates: [] }, (session, options) =>
-    session.client.listResourceTemplates(undefined, options))
-  const listPrompts = list("during prompts/list", (capabilities) => capabilities.prompts !== undefined, { prompts: [] }, (session, options) =>
-    session.client.listPrompts(undefined, options))
+    session.modern
+      ? capabilitiesOf(session).resources !== undefined
+      : capabilitiesOf(session).resources?.subscribe === true
+  const listResources = list(
+    "during resources/list",
+    hasResources,
+    { resources: [] },
+    (session, options) => session.client.listResources(undefined, options)
+  )
+  const listTemplates = list(
+    "during resources/templates/list",
+    hasResources,
+    { resourceTemplates: [] },
+    (session, options) => session.client.listResourceTemplates(undefined, options)
+  )
+  const listPrompts = list(
+    "during prompts/list",
+    (capabilities) => capabilities.prompts !== undefined,
+    { prompts: [] },
+    (session, options) => session.client.listPrompts(undefined, options)
+  )
   const setSubscription = (serverId: string, uri: string, on: boolean) =>
     withSession(slots, serverId, (slot, session) => {
       if (!subscribable(session)) return Effect.fail(unsupported(serverId, "resource subscriptions"))
@@ -85,7 +112,11 @@ export const makeHubFeatures = (slots: ReadonlyMap<string, ServerSlot>, listener
       const timeout = slot.config.requestTimeoutMs
       const apply = on || session.modern
         ? slot.applySubscriptions(session, on ? [uri] : [])
-        : slot.request(session, "during resources/unsubscribe", (signal) => session.client.unsubscribeResource({ uri }, { signal, timeout }))
+        : slot.request(
+          session,
+          "during resources/unsubscribe",
+          (signal) => session.client.unsubscribeResource({ uri }, { signal, timeout })
+        )
       // A subscription the server refused is not kept (and not restored later).
       return apply.pipe(
         Effect.asVoid,
@@ -93,7 +124,8 @@ export const makeHubFeatures = (slots: ReadonlyMap<string, ServerSlot>, listener
       )
     })
   return {
-    capabilities: (serverId) => withSession(slots, serverId, (_slot, session) => Effect.succeed(capabilitiesOf(session))),
+    capabilities: (serverId) =>
+      withSession(slots, serverId, (_slot, session) => Effect.succeed(capabilitiesOf(session))),
     listResources: (serverId) => Effect.map(listResources(serverId), (result) => result.resources),
     listResourceTemplates: (serverId) => Effect.map(listTemplates(serverId), (result) => result.resourceTemplates),
     listPrompts: (serverId) => Effect.map(listPrompts(serverId), (result) => result.prompts),
@@ -103,7 +135,10 @@ export const makeHubFeatures = (slots: ReadonlyMap<string, ServerSlot>, listener
           !completable(session)
             ? Effect.fail(unsupported(serverId, "completions"))
             : slot.request(session, "during completion/complete", (signal) =>
-              session.client.complete(withMeta(params, requestMeta(caller, session.modern, params._meta, slot.loggingLevel)), { signal, timeout: slot.config.requestTimeoutMs })))),
+              session.client.complete(
+                withMeta(params, requestMeta(caller, session.modern, params._meta, slot.loggingLevel)),
+                { signal, timeout: slot.config.requestTimeoutMs }
+              )))),
     subscribe: (serverId, uri) => setSubscription(serverId, uri, true),
     unsubscribe: (serverId, uri) => setSubscription(serverId, uri, false),
     setLoggingLevel: (serverId, level) =>

@@ -14,8 +14,16 @@ export const LIST_CHANGED = [
 /** A notification from one server, named by the MCP method it arrived as. */
 export type HubNotification =
   | { readonly serverId: string; readonly method: (typeof LIST_CHANGED)[number] }
-  | { readonly serverId: string; readonly method: "notifications/resources/updated"; readonly params: ResourceUpdatedNotificationParams }
-  | { readonly serverId: string; readonly method: "notifications/message"; readonly params: LoggingMessageNotificationParams }
+  | {
+    readonly serverId: string
+    readonly method: "notifications/resources/updated"
+    readonly params: ResourceUpdatedNotificationParams
+  }
+  | {
+    readonly serverId: string
+    readonly method: "notifications/message"
+    readonly params: LoggingMessageNotificationParams
+  }
 
 /** Receives hub notifications; it must not throw. */
 export type HubListener = (notification: HubNotification) => void

@@ -14,16 +14,16 @@ import {
   type ResourceContents,
   Timeout,
   type Tool,
-  type TransportCallOptions,
   ToolTransport,
   type ToolTransportShape,
+  type TransportCallOptions,
   type TransportFailure
 } from "@interlock/core"
 import { Context, Effect, FiberSet, Layer, Metric, Option } from "effect"
 import type { Caller } from "./Caller.ts"
-import { compileHub, type HubOptions } from "./HubConfig.ts"
 import { toPromptResult, toResourceContents, toToolResult } from "./Convert.ts"
 import { Elicitation, Roots, Sampling } from "./HostRequests.ts"
+import { compileHub, type HubOptions } from "./HubConfig.ts"
 import { type HubFeaturesShape, makeHubFeatures } from "./HubFeatures.ts"
 import type { HubListener } from "./HubNotification.ts"
 import { requestMeta, withMeta } from "./RequestMeta.ts"
@@ -31,9 +31,9 @@ import { withResume } from "./RoundTrip.ts"
 import { type ListCacheHint, noSuchServer, ServerSlot, withSession } from "./ServerSlot.ts"
 import { NO_SDK_TIMEOUT, type Session } from "./Session.ts"
 import { SharedPins } from "./SharedPins.ts"
-import { currentCaller } from "./TracedCaller.ts"
-import { type ToolChange, ToolPins } from "./ToolPins.ts"
 import { makeTaskRequest, type TaskRequest } from "./TaskRequests.ts"
+import { type ToolChange, ToolPins } from "./ToolPins.ts"
+import { currentCaller } from "./TracedCaller.ts"
 
 /** What the hub knows about one server's connection. */
 export interface ServerStatus {
@@ -67,13 +67,21 @@ export interface McpHubShape {
 export const TOOL_CHANGES_METRIC = "interlock_mcp_tool_changes_total"
 
 const notExposed = (serverId: string, name: string) =>
-  new ProtocolError({ serverId, code: -32602, detail: `tool ${JSON.stringify(name)} is not exposed by this server (hub tools filter)` })
+  new ProtocolError({
+    serverId,
+    code: -32602,
+    detail: `tool ${JSON.stringify(name)} is not exposed by this server (hub tools filter)`
+  })
 
 const promptArguments = (serverId: string, args: JsonObject): Record<string, string> | ProtocolError => {
   const out: Record<string, string> = {}
   for (const [key, value] of Object.entries(args)) {
     if (typeof value !== "string") {
-      return new ProtocolError({ serverId, code: -32602, detail: `prompt argument ${JSON.stringify(key)} must be a string` })
+      return new ProtocolError({
+        serverId,
+        code: -32602,
+        detail: `prompt argument ${JSON.stringify(key)} must be a string`
+      })
     }
     out[key] = value
   }
@@ -110,7 +118,8 @@ const withCallerSession = <A, E>(
     const slot = slots.get(serverId)
     const useFor = (slot: ServerSlot, session: Session) => use(slot, session, caller)
     if (slot === undefined || slot.config.sessions === "shared") return withSession(slots, serverId, useFor)
-    return Effect.flatMap(slot.forCaller(caller), (target) => withSession(new Map([[serverId, target]]), serverId, useFor))
+    return Effect.flatMap(slot.forCaller(caller), (target) =>
+      withSession(new Map([[serverId, target]]), serverId, useFor))
   })
 
 const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): ToolTransportShape => {
@@ -126,14 +135,22 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
       const requestOptions = callOptions(slot, options)
       const millis = requestOptions.timeout
       const send = (target: ServerSlot, session: Session, timeout: number, caller: Caller | undefined) => {
-        const params = withMeta({ name: call.name, arguments: call.args }, requestMeta(caller, session.modern, call.meta, target.loggingLevel))
+        const params = withMeta(
+          { name: call.name, arguments: call.args },
+          requestMeta(caller, session.modern, call.meta, target.loggingLevel)
+        )
         return target.exchange(
           session,
           { serverId: call.serverId, method: "tools/call", digest: call.digest },
           "during tools/call",
           (resume, signal, left, on) =>
             on.modern
-              ? on.client.callTool(withResume(params, resume), { ...requestOptions, timeout: left ?? timeout, signal, allowInputRequired: true })
+              ? on.client.callTool(withResume(params, resume), {
+                ...requestOptions,
+                timeout: left ?? timeout,
+                signal,
+                allowInputRequired: true
+              })
               : on.client.callTool(params, { ...requestOptions, timeout: left ?? timeout, signal }),
           timeout
         ).pipe(Effect.map(toToolResult))
@@ -170,7 +187,10 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
           { serverId, method: "resources/read", digest: digestOf({ serverId, uri }) },
           "during resources/read",
           (resume, signal, _left, on) =>
-            on.client.readResource(withResume(withMeta({ uri }, requestMeta(caller, session.modern, undefined, slot.loggingLevel)), resume), { signal, timeout: slot.config.requestTimeoutMs, cacheMode: "bypass", allowInputRequired: true })
+            on.client.readResource(
+              withResume(withMeta({ uri }, requestMeta(caller, session.modern, undefined, slot.loggingLevel)), resume),
+              { signal, timeout: slot.config.requestTimeoutMs, cacheMode: "bypass", allowInputRequired: true }
+            )
         ).pipe(
           Effect.flatMap((result) => {
             const contents = toResourceContents(serverId, result)
@@ -186,7 +206,16 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
           { serverId, method: "prompts/get", digest: digestOf({ serverId, name, args: stringArgs }) },
           "during prompts/get",
           (resume, signal, _left, on) =>
-            on.client.getPrompt(withResume(withMeta({ name, arguments: stringArgs }, requestMeta(caller, session.modern, undefined, slot.loggingLevel)), resume), { signal, timeout: slot.config.requestTimeoutMs, allowInputRequired: true })
+            on.client.getPrompt(
+              withResume(
+                withMeta(
+                  { name, arguments: stringArgs },
+                  requestMeta(caller, session.modern, undefined, slot.loggingLevel)
+                ),
+                resume
+              ),
+              { signal, timeout: slot.config.requestTimeoutMs, allowInputRequired: true }
+            )
         ).pipe(
           Effect.flatMap((result) => {
             const prompt = toPromptResult(serverId, result)
@@ -210,10 +239,11 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
 }
 
 const reportChange = (change: ToolChange) =>
-  Metric.update(Metric.counter(TOOL_CHANGES_METRIC, { attributes: { server: change.serverId, tool: change.name } }), 1).pipe(
-    Effect.andThen(Effect.logWarning("MCP tool definition changed since it was pinned")),
-    Effect.annotateLogs({ "interlock.server": change.serverId, "interlock.tool": change.name })
-  )
+  Metric.update(Metric.counter(TOOL_CHANGES_METRIC, { attributes: { server: change.serverId, tool: change.name } }), 1)
+    .pipe(
+      Effect.andThen(Effect.logWarning("MCP tool definition changed since it was pinned")),
+      Effect.annotateLogs({ "interlock.server": change.serverId, "interlock.tool": change.name })
+    )
 
 /** Builds the hub in the current scope. */
 const make = (options: HubOptions) =>
@@ -280,12 +310,19 @@ const make = (options: HubOptions) =>
         const session = slot.session
         const connected = session !== undefined && session.alive
         const pid = connected ? (session.transport as { pid?: unknown }).pid : undefined
-        return { serverId, connected, era: session?.era ?? slot.lastEra, pid: typeof pid === "number" ? pid : undefined }
+        return {
+          serverId,
+          connected,
+          era: session?.era ?? slot.lastEra,
+          pid: typeof pid === "number" ? pid : undefined
+        }
       },
       transport,
       features: makeHubFeatures(slots, listeners),
       toolsCacheHint: (serverId) => slots.get(serverId)?.toolsCacheHint,
-      task: makeTaskRequest((serverId, use) => withCallerSession(slots, serverId, (slot, session) => use(slot, session)))
+      task: makeTaskRequest((serverId, use) =>
+        withCallerSession(slots, serverId, (slot, session) => use(slot, session))
+      )
     })
   })
 

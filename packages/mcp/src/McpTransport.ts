@@ -13,8 +13,9 @@ export type Settings = Omit<ServerConfig, "stdio" | "http" | "memory">
 /** The Layer of a single-server hub. */
 export type SingleLayer = Layer.Layer<McpHub | ToolTransport, ConfigError | TransportFailure>
 
-const single = <O>(kind: "stdio" | "http" | "memory") => (serverId: string, options: O, settings: Settings = {}): SingleLayer =>
-  McpHub.layer({ servers: { [serverId]: { ...settings, [kind]: options } } })
+const single =
+  <O>(kind: "stdio" | "http" | "memory") => (serverId: string, options: O, settings: Settings = {}): SingleLayer =>
+    McpHub.layer({ servers: { [serverId]: { ...settings, [kind]: options } } })
 
 /** A server spawned as a child process, speaking MCP over stdio. */
 export const stdio: (serverId: string, options: StdioOptions, settings?: Settings) => SingleLayer = single("stdio")

@@ -91,12 +91,17 @@ export class ParkedCall<A> implements Exchange {
   hold(request: HostRequest, signal: AbortSignal): Promise<unknown> {
     if (!declares(this.caller, request.method)) {
       const capability = CAPABILITY[request.method] ?? request.method
-      Deferred.doneUnsafe(this.missing, Exit.fail(new ProtocolError({
-        serverId: this.serverId,
-        code: MISSING_CAPABILITY,
-        detail: `the server needs the client capability ${capability}, which the calling host did not declare`,
-        requiredCapabilities: [capability]
-      })))
+      Deferred.doneUnsafe(
+        this.missing,
+        Exit.fail(
+          new ProtocolError({
+            serverId: this.serverId,
+            code: MISSING_CAPABILITY,
+            detail: `the server needs the client capability ${capability}, which the calling host did not declare`,
+            requiredCapabilities: [capability]
+          })
+        )
+      )
       return Promise.reject(new Error(`the calling host did not declare ${capability}`))
     }
     const key = `${CAPABILITY[request.method] ?? "request"}-${++this.asked}`
@@ -140,12 +145,17 @@ export class ParkedCall<A> implements Exchange {
       Effect.fail(new TransportError({ serverId: this.serverId, detail: "the parked request was cancelled" }))
     )
     const run = Effect.raceFirst(send(this), abandoned).pipe(
-      Effect.timeoutOrElse({ duration: PARK_LIFETIME_MS, orElse: () => Effect.fail(new Timeout({ millis: PARK_LIFETIME_MS })) }),
+      Effect.timeoutOrElse({
+        duration: PARK_LIFETIME_MS,
+        orElse: () => Effect.fail(new Timeout({ millis: PARK_LIFETIME_MS }))
+      }),
       Effect.exit,
       Effect.flatMap((exit) => Deferred.done(this.outcome, exit)),
       Effect.ensuring(Effect.sync(() => {
         forget()
-        for (const held of this.held.values()) Deferred.doneUnsafe(held.answer, Exit.fail(new Error("the request the server asked within has ended")))
+        for (const held of this.held.values()) {
+          Deferred.doneUnsafe(held.answer, Exit.fail(new Error("the request the server asked within has ended")))
+        }
         this.held.clear()
       }))
     )
@@ -155,7 +165,9 @@ export class ParkedCall<A> implements Exchange {
   }
 
   /** The outcome, or the round of held requests, whichever comes first; within `deadlineMs` when given. */
-  next(deadlineMs: number | undefined): Effect.Effect<{ readonly done: A } | { readonly round: InputRound }, TransportFailure | Timeout> {
+  next(
+    deadlineMs: number | undefined
+  ): Effect.Effect<{ readonly done: A } | { readonly round: InputRound }, TransportFailure | Timeout> {
     const done = Effect.map(Deferred.await(this.outcome), (value) => ({ done: value }))
     const round = Deferred.await(this.arrived).pipe(
       Effect.andThen(Effect.sleep(GATHER)),
@@ -164,7 +176,10 @@ export class ParkedCall<A> implements Exchange {
     const first = Effect.raceFirst(Effect.raceFirst(done, round), Deferred.await(this.missing))
     return deadlineMs === undefined
       ? first
-      : Effect.timeoutOrElse(first, { duration: deadlineMs, orElse: () => Effect.fail(new Timeout({ millis: deadlineMs })) })
+      : Effect.timeoutOrElse(first, {
+        duration: deadlineMs,
+        orElse: () => Effect.fail(new Timeout({ millis: deadlineMs }))
+      })
   }
 
   private round(): InputRound {
@@ -198,14 +213,18 @@ export const parkedExchange = <A>(
         return yield* new ProtocolError({
           serverId: op.serverId,
           code: -32603,
-          detail: "the request these answers belong to is no longer running (it ended, or its session did); send it again without them"
+          detail:
+            "the request these answers belong to is no longer running (it ended, or its session did); send it again without them"
         })
       }
       park = found
       park.answer(resume.inputResponses ?? {})
     } else {
       if (parks.size >= MAX_PARKED) {
-        return yield* new TransportError({ serverId: op.serverId, detail: `the server already has ${MAX_PARKED} requests parked for their hosts' answers` })
+        return yield* new TransportError({
+          serverId: op.serverId,
+          detail: `the server already has ${MAX_PARKED} requests parked for their hosts' answers`
+        })
       }
       park = new ParkedCall<A>(op.serverId, caller)
       parks.set(park.id, park as ParkedCall<unknown>)
@@ -218,7 +237,11 @@ export const parkedExchange = <A>(
     if ("done" in next) return next.done
     if (rounds > MAX_INPUT_ROUNDS) {
       park.cancel()
-      return yield* new ProtocolError({ serverId: op.serverId, code: -32603, detail: `the server still asked for input after ${MAX_INPUT_ROUNDS} rounds` })
+      return yield* new ProtocolError({
+        serverId: op.serverId,
+        code: -32603,
+        detail: `the server still asked for input after ${MAX_INPUT_ROUNDS} rounds`
+      })
     }
     // The request stays parked for the retry: until then, or until PARK_LIFETIME_MS (the relay's states live as long).
     return yield* relay.suspend(op, next.round, rounds)

@@ -4,12 +4,21 @@
  * only to a 2026-07-28 session, where they take the place of the hub's own, so that a server is
  * never promised more than the calling host can do; the protocol version is the session's own.
  */
-import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY } from "@modelcontextprotocol/client"
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  LOG_LEVEL_META_KEY,
+  PROTOCOL_VERSION_META_KEY
+} from "@modelcontextprotocol/client"
 import type { LoggingLevel } from "@modelcontextprotocol/client"
 import type { Caller } from "./Caller.ts"
 
 /** The envelope keys that mean something only to a 2026-07-28 server. */
-const MODERN_ONLY: ReadonlySet<string> = new Set([CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, LOG_LEVEL_META_KEY])
+const MODERN_ONLY: ReadonlySet<string> = new Set([
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  LOG_LEVEL_META_KEY
+])
 
 /**
  * The `_meta` to send: the caller's keys that fit the session's era, then the request's own (which

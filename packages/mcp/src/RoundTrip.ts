@@ -26,15 +26,26 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 export const readRound = (serverId: string, result: InputRequiredResult): InputRound | ProtocolError => {
   const raw: unknown = result.inputRequests ?? {}
   const requests: Record<string, HostRequest> = {}
-  if (!isRecord(raw)) return new ProtocolError({ serverId, code: -32603, detail: "the server's input requests are not an object" })
+  if (!isRecord(raw)) {
+    return new ProtocolError({ serverId, code: -32603, detail: "the server's input requests are not an object" })
+  }
   for (const [key, entry] of Object.entries(raw)) {
-    if (!isRecord(entry) || typeof entry.method !== "string" || !EMBEDDED.has(entry.method) || (entry.params !== undefined && !isRecord(entry.params))) {
-      return new ProtocolError({ serverId, code: -32603, detail: "the server sent an input request that is not elicitation, sampling or roots" })
+    if (
+      !isRecord(entry) || typeof entry.method !== "string" || !EMBEDDED.has(entry.method) ||
+      (entry.params !== undefined && !isRecord(entry.params))
+    ) {
+      return new ProtocolError({
+        serverId,
+        code: -32603,
+        detail: "the server sent an input request that is not elicitation, sampling or roots"
+      })
     }
     requests[key] = { method: entry.method, params: entry.params as Record<string, unknown> | undefined }
   }
   const state = result.requestState
-  if (state !== undefined && typeof state !== "string") return new ProtocolError({ serverId, code: -32603, detail: "the server's request state is not a string" })
+  if (state !== undefined && typeof state !== "string") {
+    return new ProtocolError({ serverId, code: -32603, detail: "the server's request state is not a string" })
+  }
   return { inputRequests: requests, requestState: state }
 }
 
@@ -43,11 +54,17 @@ const askServices = (host: HostHandlers, serverId: string, request: HostRequest)
   const params = (request.params ?? {}) as never
   switch (request.method) {
     case "elicitation/create":
-      return host.elicitation === undefined ? Effect.fail(new Error("no elicitation service")) : host.elicitation.elicit(serverId, params)
+      return host.elicitation === undefined
+        ? Effect.fail(new Error("no elicitation service"))
+        : host.elicitation.elicit(serverId, params)
     case "sampling/createMessage":
-      return host.sampling === undefined ? Effect.fail(new Error("no sampling service")) : host.sampling.createMessage(serverId, params)
+      return host.sampling === undefined
+        ? Effect.fail(new Error("no sampling service"))
+        : host.sampling.createMessage(serverId, params)
     default:
-      return host.roots === undefined ? Effect.fail(new Error("no roots service")) : Effect.map(host.roots.list(serverId), (roots) => ({ roots: [...roots] }))
+      return host.roots === undefined
+        ? Effect.fail(new Error("no roots service"))
+        : Effect.map(host.roots.list(serverId), (roots) => ({ roots: [...roots] }))
   }
 }
 
@@ -55,7 +72,9 @@ const unanswered = (serverId: string, method: string, error: unknown) =>
   new ProtocolError({
     serverId,
     code: -32603,
-    detail: `the host could not answer the server's ${method} request${error instanceof Error ? `: ${error.message.slice(0, 200)}` : ""}`
+    detail: `the host could not answer the server's ${method} request${
+      error instanceof Error ? `: ${error.message.slice(0, 200)}` : ""
+    }`
   })
 
 /** Answers every request of a round at once; the first failure ends the others. */
@@ -63,9 +82,11 @@ const answerRound = (caller: Caller | undefined, host: HostHandlers, serverId: s
   Effect.map(
     Effect.forEach(Object.entries(round.inputRequests), ([key, request]) => {
       const asked = caller === undefined ? askServices(host, serverId, request) : caller.ask(serverId, request)
-      return Effect.map(Effect.mapError(asked, (error) => unanswered(serverId, request.method, error)), (answer) => [key, answer] as const)
+      return Effect.map(Effect.mapError(asked, (error) => unanswered(serverId, request.method, error)), (answer) =>
+        [key, answer] as const)
     }, { concurrency: "unbounded" }),
-    (entries): Record<string, unknown> => Object.fromEntries(entries)
+    (entries): Record<string, unknown> =>
+      Object.fromEntries(entries)
   )
 
 /**
@@ -88,7 +109,11 @@ export const roundTrip = <A>(
       if (!isInputRequiredResult(answer)) return answer as A
       rounds += 1
       if (rounds > MAX_INPUT_ROUNDS) {
-        return yield* new ProtocolError({ serverId: op.serverId, code: -32603, detail: `the server still asked for input after ${MAX_INPUT_ROUNDS} rounds` })
+        return yield* new ProtocolError({
+          serverId: op.serverId,
+          code: -32603,
+          detail: `the server still asked for input after ${MAX_INPUT_ROUNDS} rounds`
+        })
       }
       const round = readRound(op.serverId, answer)
       if (round instanceof ProtocolError) return yield* round
@@ -105,6 +130,8 @@ export const withResume = <P extends object>(params: P, resume: Resume | undefin
     ? params
     : {
       ...params,
-      ...(resume.inputResponses === undefined || Object.keys(resume.inputResponses).length === 0 ? {} : { inputResponses: resume.inputResponses }),
+      ...(resume.inputResponses === undefined || Object.keys(resume.inputResponses).length === 0
+        ? {}
+        : { inputResponses: resume.inputResponses }),
       ...(resume.requestState === undefined ? {} : { requestState: resume.requestState })
     }

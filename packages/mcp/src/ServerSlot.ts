@@ -6,19 +6,27 @@
  * the server ended.
  */
 import { ProtocolError, Timeout, type Tool, TransportError, type TransportFailure } from "@interlock/core"
-import { Cause, Deferred, Effect, Exit } from "effect"
 import type { InputRequiredResult, LoggingLevel, Tool as SdkTool } from "@modelcontextprotocol/client"
+import { Cause, Deferred, Effect, Exit } from "effect"
 import type { Caller, Operation, Resume } from "./Caller.ts"
-import type { CompiledServer } from "./HubConfig.ts"
+import { listenForChanges } from "./ChangeListen.ts"
 import { toTools } from "./Convert.ts"
 import { fromSdk, isRetryable, isTimeout, isUnreachable, spawnFailed } from "./Failures.ts"
+import type { CompiledServer } from "./HubConfig.ts"
 import type { HubListener } from "./HubNotification.ts"
-import { listenForChanges } from "./ChangeListen.ts"
 import { callerCapabilities, PARK_LIFETIME_MS, type ParkedCall, parkedExchange } from "./ParkedCall.ts"
 import { roundTrip } from "./RoundTrip.ts"
-import { currentCaller } from "./TracedCaller.ts"
-import { type Exchange, type HostHandlers, OpenFailed, openSession, registered, type Session, type SessionEvents } from "./Session.ts"
+import {
+  type Exchange,
+  type HostHandlers,
+  OpenFailed,
+  openSession,
+  registered,
+  type Session,
+  type SessionEvents
+} from "./Session.ts"
 import type { ToolChange, ToolPins } from "./ToolPins.ts"
+import { currentCaller } from "./TracedCaller.ts"
 
 /** What every slot shares with the hub. */
 export interface HubRuntime {
@@ -90,7 +98,9 @@ export class ServerSlot {
           if (--session.refreshing === 0) Deferred.doneUnsafe(session.refreshed, Exit.void)
           if (session.alive) this.hub.notify({ serverId: this.config.id, method: "notifications/tools/list_changed" })
         })
-        if (!this.hub.fork(this.fetchTools(session).pipe(Effect.ignore, Effect.ensuring(settle)))) Effect.runSync(settle)
+        if (!this.hub.fork(this.fetchTools(session).pipe(Effect.ignore, Effect.ensuring(settle)))) {
+          Effect.runSync(settle)
+        }
       },
       onNotification: (_session, notification) => this.hub.notify(notification)
     }
@@ -154,20 +164,26 @@ export class ServerSlot {
     })
     // The session is handed out once its tools are pinned, including a refresh that a
     // tools/list_changed sent right after initialize started (so calls do not see a stale list).
-    const settled = (session: Session) =>
-      session.refreshing === 0 ? Effect.void : Deferred.await(session.refreshed)
+    const settled = (session: Session) => session.refreshing === 0 ? Effect.void : Deferred.await(session.refreshed)
     // A 2026-07-28 server's list changes come on a listen stream, opened beside the first requests, never before them.
     const listen = (session: Session) =>
       session.modern
-        ? void this.hub.fork(listenForChanges(session.client, this.config.requestTimeoutMs).pipe(Effect.annotateLogs({ "interlock.server": this.config.id })))
+        ? void this.hub.fork(
+          listenForChanges(session.client, this.config.requestTimeoutMs).pipe(
+            Effect.annotateLogs({ "interlock.server": this.config.id })
+          )
+        )
         : undefined
-    return Effect.flatMap(Effect.tap(open, (session) => Effect.sync(() => listen(session))), (session) =>
-      this.fetchTools(session).pipe(
-        Effect.andThen(Effect.suspend(() => settled(session))),
-        Effect.andThen(this.restore(session)),
-        Effect.as(session),
-        Effect.onError(() => Effect.promise(() => session.close()))
-      ))
+    return Effect.flatMap(
+      Effect.tap(open, (session) => Effect.sync(() => listen(session))),
+      (session) =>
+        this.fetchTools(session).pipe(
+          Effect.andThen(Effect.suspend(() => settled(session))),
+          Effect.andThen(this.restore(session)),
+          Effect.as(session),
+          Effect.onError(() => Effect.promise(() => session.close()))
+        )
+    )
   }
 
   /**
@@ -180,12 +196,22 @@ export class ServerSlot {
     const steps: Array<Effect.Effect<unknown, TransportFailure>> = []
     if (this.subscriptions.size > 0) steps.push(this.applySubscriptions(session, [...this.subscriptions]))
     if (level !== undefined && !session.modern) {
-      steps.push(this.request(session, "during logging/setLevel", (signal) => session.client.setLoggingLevel(level, { signal, timeout: this.config.requestTimeoutMs })))
-    }
-    return Effect.forEach(steps, (step) =>
-      step.pipe(Effect.catch(() => Effect.logWarning("MCP server refused a restored subscription or logging level"))), { discard: true }).pipe(
-        Effect.annotateLogs({ "interlock.server": this.config.id })
+      steps.push(
+        this.request(
+          session,
+          "during logging/setLevel",
+          (signal) => session.client.setLoggingLevel(level, { signal, timeout: this.config.requestTimeoutMs })
+        )
       )
+    }
+    return Effect.forEach(
+      steps,
+      (step) =>
+        step.pipe(Effect.catch(() => Effect.logWarning("MCP server refused a restored subscription or logging level"))),
+      { discard: true }
+    ).pipe(
+      Effect.annotateLogs({ "interlock.server": this.config.id })
+    )
   }
 
   /**
@@ -195,8 +221,16 @@ export class ServerSlot {
   applySubscriptions(session: Session, uris: ReadonlyArray<string>): Effect.Effect<void, TransportFailure> {
     const timeout = this.config.requestTimeoutMs
     if (!session.modern) {
-      return Effect.forEach(uris, (uri) =>
-        this.request(session, "during resources/subscribe", (signal) => session.client.subscribeResource({ uri }, { signal, timeout })), { discard: true })
+      return Effect.forEach(
+        uris,
+        (uri) =>
+          this.request(
+            session,
+            "during resources/subscribe",
+            (signal) => session.client.subscribeResource({ uri }, { signal, timeout })
+          ),
+        { discard: true }
+      )
     }
     return this.request(session, "during subscriptions/listen", async (signal) => {
       const previous = session.listen
@@ -223,8 +257,12 @@ export class ServerSlot {
     const offered = session.client.getServerCapabilities()?.tools !== undefined
     const listed: Effect.Effect<{ readonly tools: ReadonlyArray<SdkTool> } & ListCacheHint, TransportFailure> = !offered
       ? Effect.succeed({ tools: [] })
-      : this.request(session, "during tools/list", (signal) =>
-        session.client.listTools(undefined, { signal, timeout: this.config.requestTimeoutMs, cacheMode: "refresh" }))
+      : this.request(
+        session,
+        "during tools/list",
+        (signal) =>
+          session.client.listTools(undefined, { signal, timeout: this.config.requestTimeoutMs, cacheMode: "refresh" })
+      )
     return listed.pipe(
       Effect.flatMap((listed): Effect.Effect<ReadonlyArray<Tool>, TransportFailure> => {
         const tools = toTools(id, listed.tools)
@@ -242,7 +280,11 @@ export class ServerSlot {
    * Runs one SDK request on a session, mapping its failure; interruption aborts it on the wire.
    * With `deadlineMs`, the SDK's request timeout is the call's deadline and becomes core's Timeout.
    */
-  request<A>(session: Session, phase: string, run: (signal: AbortSignal) => Promise<A>): Effect.Effect<A, TransportFailure>
+  request<A>(
+    session: Session,
+    phase: string,
+    run: (signal: AbortSignal) => Promise<A>
+  ): Effect.Effect<A, TransportFailure>
   request<A, B>(
     session: Session,
     phase: string,
@@ -261,7 +303,9 @@ export class ServerSlot {
       run(signal).then(
         (value) => resume(Effect.succeed(map === undefined ? value : map(value))),
         (error) => {
-          if (deadlineMs !== undefined && isTimeout(error)) return resume(Effect.fail(new Timeout({ millis: deadlineMs })))
+          if (deadlineMs !== undefined && isTimeout(error)) {
+            return resume(Effect.fail(new Timeout({ millis: deadlineMs })))
+          }
           // An HTTP request that could not be delivered at all: give the session up, so the next call reconnects.
           if (isUnreachable(error)) session.lose(`the server could not be reached ${phase}`)
           resume(Effect.fail(fromSdk(this.config.id, error, () => session.describeEnd(), phase)))
@@ -283,7 +327,12 @@ export class ServerSlot {
       const own = this.perHost.get(key)
       if (own !== undefined) return Effect.succeed(own)
       if (this.perHost.size >= this.config.maxSessions) {
-        return Effect.fail(new TransportError({ serverId: this.config.id, detail: `the server already has its ${this.config.maxSessions} per-host sessions open (maxSessions)` }))
+        return Effect.fail(
+          new TransportError({
+            serverId: this.config.id,
+            detail: `the server already has its ${this.config.maxSessions} per-host sessions open (maxSessions)`
+          })
+        )
       }
       const slot = new ServerSlot(this.config, { ...this.hub, host: callerHandlers(this.hub.host, caller) })
       this.perHost.set(key, slot)
@@ -295,11 +344,19 @@ export class ServerSlot {
    * Runs `use` on a session opened for it alone, with `host`'s capabilities, and closes it after;
    * it counts against maxSessions with the per-host sessions.
    */
-  private onOwnSession<A, E>(host: HostHandlers, use: (session: Session) => Effect.Effect<A, E>): Effect.Effect<A, E | TransportFailure> {
+  private onOwnSession<A, E>(
+    host: HostHandlers,
+    use: (session: Session) => Effect.Effect<A, E>
+  ): Effect.Effect<A, E | TransportFailure> {
     return Effect.acquireUseRelease(
       Effect.suspend(() => {
         if (this.perHost.size + this.ownCount >= this.config.maxSessions) {
-          return Effect.fail(new TransportError({ serverId: this.config.id, detail: `the server already has its ${this.config.maxSessions} per-host sessions open (maxSessions)` }))
+          return Effect.fail(
+            new TransportError({
+              serverId: this.config.id,
+              detail: `the server already has its ${this.config.maxSessions} per-host sessions open (maxSessions)`
+            })
+          )
         }
         this.ownCount++
         return Effect.succeed(new ServerSlot(this.config, { ...this.hub, host }))
@@ -333,7 +390,12 @@ export class ServerSlot {
     session: Session,
     op: Operation,
     phase: string,
-    run: (resume: Resume | undefined, signal: AbortSignal, timeout: number | undefined, on: Session) => Promise<A | InputRequiredResult>,
+    run: (
+      resume: Resume | undefined,
+      signal: AbortSignal,
+      timeout: number | undefined,
+      on: Session
+    ) => Promise<A | InputRequiredResult>,
     deadlineMs?: number
   ): Effect.Effect<A, TransportFailure | Timeout> {
     const until = deadlineMs === undefined ? undefined : Date.now() + deadlineMs
@@ -347,19 +409,33 @@ export class ServerSlot {
     if (!session.modern) {
       return Effect.flatMap(currentCaller, (caller) => {
         const relay = caller?.relay
-        if (caller === undefined || relay === undefined) return registered(session, {}, leg(undefined) as Effect.Effect<A, TransportFailure | Timeout>)
+        if (caller === undefined || relay === undefined) {
+          return registered(session, {}, leg(undefined) as Effect.Effect<A, TransportFailure | Timeout>)
+        }
         const parked = (exchange: Exchange) => (on: Session) =>
-          registered(on, exchange, this.request(on, phase, (signal) => run(undefined, signal, PARK_LIFETIME_MS, on)) as Effect.Effect<A, TransportFailure>)
+          registered(
+            on,
+            exchange,
+            this.request(on, phase, (signal) => run(undefined, signal, PARK_LIFETIME_MS, on)) as Effect.Effect<
+              A,
+              TransportFailure
+            >
+          )
         // On a per-host server the request gets a session of its own, declaring its host's capabilities.
         const send = (exchange: Exchange) =>
-          this.config.sessions === "per-host" ? this.onOwnSession(callerCapabilities(this.hub.host, caller), parked(exchange)) : parked(exchange)(session)
+          this.config.sessions === "per-host"
+            ? this.onOwnSession(callerCapabilities(this.hub.host, caller), parked(exchange))
+            : parked(exchange)(session)
         return parkedExchange(this.parks, op, caller, relay, send, this.hub.fork, deadlineMs)
       })
     }
     const rounds = roundTrip<A>(op, this.hub.host, leg)
     return deadlineMs === undefined
       ? rounds
-      : Effect.timeoutOrElse(rounds, { duration: deadlineMs, orElse: () => Effect.fail(new Timeout({ millis: deadlineMs })) })
+      : Effect.timeoutOrElse(rounds, {
+        duration: deadlineMs,
+        orElse: () => Effect.fail(new Timeout({ millis: deadlineMs }))
+      })
   }
 
   /** Closes every session this slot opened (the hub's finalizer). */
@@ -369,7 +445,11 @@ export class ServerSlot {
     const children = [...this.perHost.values()]
     this.sessions.clear()
     this.perHost.clear()
-    return Promise.all([...all.map((session) => session.close()), ...children.map((slot) => slot.closeAll()), ...this.closing]).then(() => undefined)
+    return Promise.all([
+      ...all.map((session) => session.close()),
+      ...children.map((slot) => slot.closeAll()),
+      ...this.closing
+    ]).then(() => undefined)
   }
 }
 
@@ -380,14 +460,26 @@ export class ServerSlot {
  */
 const callerHandlers = (host: HostHandlers, caller: Caller): HostHandlers => {
   const ask = <A>(serverId: string, method: string, params: object | undefined) =>
-    caller.ask(serverId, { method, params: params as Readonly<Record<string, unknown>> | undefined }) as Effect.Effect<A, unknown>
+    caller.ask(serverId, { method, params: params as Readonly<Record<string, unknown>> | undefined }) as Effect.Effect<
+      A,
+      unknown
+    >
   const rootsOf = (answer: { readonly roots?: unknown }) => (Array.isArray(answer.roots) ? answer.roots : [])
   return {
-    sampling: host.sampling === undefined ? undefined : { createMessage: (serverId, params) => ask(serverId, "sampling/createMessage", params) },
+    sampling: host.sampling === undefined
+      ? undefined
+      : { createMessage: (serverId, params) => ask(serverId, "sampling/createMessage", params) },
     elicitation: host.elicitation === undefined
       ? undefined
-      : { elicit: (serverId, params) => ask(serverId, "elicitation/create", params), applyDefaults: host.elicitation.applyDefaults },
-    roots: host.roots === undefined ? undefined : { list: (serverId) => Effect.map(ask<{ readonly roots?: unknown }>(serverId, "roots/list", undefined), rootsOf) },
+      : {
+        elicit: (serverId, params) => ask(serverId, "elicitation/create", params),
+        applyDefaults: host.elicitation.applyDefaults
+      },
+    roots: host.roots === undefined
+      ? undefined
+      : {
+        list: (serverId) => Effect.map(ask<{ readonly roots?: unknown }>(serverId, "roots/list", undefined), rootsOf)
+      },
     run: host.run
   }
 }

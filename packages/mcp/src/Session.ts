@@ -3,12 +3,18 @@
  * negotiated. It knows its protocol era, notices its own end, and answers server-initiated
  * requests through the host's services. Opening is a Promise (the SDK's world); the hub wraps it.
  */
-import { Client, InMemoryTransport, type McpSubscription, StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client"
+import {
+  Client,
+  InMemoryTransport,
+  type McpSubscription,
+  StreamableHTTPClientTransport,
+  type Transport
+} from "@modelcontextprotocol/client"
 import type { McpServer } from "@modelcontextprotocol/server"
 import { Deferred, Effect, Redacted } from "effect"
-import type { CompiledServer } from "./HubConfig.ts"
 import type { HostRequest } from "./Caller.ts"
 import type { ElicitationShape, RootsShape, SamplingShape } from "./HostRequests.ts"
+import type { CompiledServer } from "./HubConfig.ts"
 import type { HubNotification } from "./HubNotification.ts"
 import { defaultResultType } from "./ResultTypeDefault.ts"
 import { StdioTransport } from "./StdioTransport.ts"
@@ -32,19 +38,31 @@ export interface Exchange {
  * in flight, refused while a parked one is among several (it might be any of theirs), else to the
  * host's services (undefined).
  */
-const heldBy = (exchanges: ReadonlySet<Exchange>, request: HostRequest, signal: AbortSignal): Promise<unknown> | undefined => {
+const heldBy = (
+  exchanges: ReadonlySet<Exchange>,
+  request: HostRequest,
+  signal: AbortSignal
+): Promise<unknown> | undefined => {
   if (exchanges.size === 1) {
     const [only] = exchanges
     return only.hold?.(request, signal)
   }
   for (const exchange of exchanges) {
-    if (exchange.hold !== undefined) return Promise.reject(new Error("several requests are in flight on this session; the server's request cannot be attributed to one"))
+    if (exchange.hold !== undefined) {
+      return Promise.reject(
+        new Error("several requests are in flight on this session; the server's request cannot be attributed to one")
+      )
+    }
   }
   return undefined
 }
 
 /** Runs `effect` with `exchange` among the session's requests in flight (Session.exchanges). */
-export const registered = <A, E>(session: Session, exchange: Exchange, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+export const registered = <A, E>(
+  session: Session,
+  exchange: Exchange,
+  effect: Effect.Effect<A, E>
+): Effect.Effect<A, E> =>
   Effect.acquireUseRelease(
     Effect.sync(() => session.exchanges.add(exchange)),
     () => effect,
@@ -164,26 +182,50 @@ const capabilities = (host: HostHandlers) => ({
   ...(host.sampling === undefined ? {} : { sampling: {} }),
   ...(host.elicitation === undefined
     ? {}
-    : { elicitation: { form: host.elicitation.applyDefaults ? { applyDefaults: true } : {}, url: {} } as Record<string, Record<string, boolean>> }),
+    : {
+      elicitation: { form: host.elicitation.applyDefaults ? { applyDefaults: true } : {}, url: {} } as Record<
+        string,
+        Record<string, boolean>
+      >
+    }),
   ...(host.roots === undefined ? {} : { roots: {} })
 })
 
-const answerHostRequests = (client: Client, serverId: string, host: HostHandlers, exchanges: () => ReadonlySet<Exchange>): void => {
+const answerHostRequests = (
+  client: Client,
+  serverId: string,
+  host: HostHandlers,
+  exchanges: () => ReadonlySet<Exchange>
+): void => {
   const { sampling, elicitation, roots } = host
   // The SDK checks what a held request is answered against the protocol's schema before the server gets it.
   const held = (method: string, params: object | undefined, signal: AbortSignal) =>
-    heldBy(exchanges(), { method, params: params as Readonly<Record<string, unknown>> | undefined }, signal) as Promise<never> | undefined
+    heldBy(exchanges(), { method, params: params as Readonly<Record<string, unknown>> | undefined }, signal) as
+      | Promise<never>
+      | undefined
   if (sampling !== undefined) {
-    client.setRequestHandler("sampling/createMessage", (request, extra) =>
-      held(request.method, request.params, extra.mcpReq.signal) ?? host.run(serverId, () => sampling.createMessage(serverId, request.params)))
+    client.setRequestHandler(
+      "sampling/createMessage",
+      (request, extra) =>
+        held(request.method, request.params, extra.mcpReq.signal) ??
+          host.run(serverId, () => sampling.createMessage(serverId, request.params))
+    )
   }
   if (elicitation !== undefined) {
-    client.setRequestHandler("elicitation/create", (request, extra) =>
-      held(request.method, request.params, extra.mcpReq.signal) ?? host.run(serverId, () => elicitation.elicit(serverId, request.params)))
+    client.setRequestHandler(
+      "elicitation/create",
+      (request, extra) =>
+        held(request.method, request.params, extra.mcpReq.signal) ??
+          host.run(serverId, () => elicitation.elicit(serverId, request.params))
+    )
   }
   if (roots !== undefined) {
-    client.setRequestHandler("roots/list", (request, extra) =>
-      held(request.method, request.params, extra.mcpReq.signal) ?? host.run(serverId, () => roots.list(serverId)).then((list) => ({ roots: [...list] })))
+    client.setRequestHandler(
+      "roots/list",
+      (request, extra) =>
+        held(request.method, request.params, extra.mcpReq.signal) ??
+          host.run(serverId, () => roots.list(serverId)).then((list) => ({ roots: [...list] }))
+    )
   }
 }
 
@@ -209,22 +251,38 @@ export const openSession = async (
   const negotiation = server.negotiation
   const client = new Client(clientInfo, {
     capabilities: capabilities(host),
-    ...(negotiation === "legacy" ? {} : { versionNegotiation: { mode: negotiation === "auto" ? "auto" : negotiation } }),
+    ...(negotiation === "legacy"
+      ? {}
+      : { versionNegotiation: { mode: negotiation === "auto" ? "auto" : negotiation } }),
     // The hub drives input_required rounds itself, for the request's caller (RoundTrip.ts).
     inputRequired: { autoFulfill: false }
     // No `listChanged`: on a 2026-07-28 connection the SDK would hold connect until the server
     // acknowledged its listen stream; the slot opens that stream in the background (ChangeListen.ts).
   })
-  client.setNotificationHandler("notifications/tools/list_changed", () => void (session.alive && events.onToolsListChanged(session)))
-  client.setNotificationHandler("notifications/prompts/list_changed", () => notify({ serverId: server.id, method: "notifications/prompts/list_changed" }))
-  client.setNotificationHandler("notifications/resources/list_changed", () => notify({ serverId: server.id, method: "notifications/resources/list_changed" }))
+  client.setNotificationHandler(
+    "notifications/tools/list_changed",
+    () => void (session.alive && events.onToolsListChanged(session))
+  )
+  client.setNotificationHandler(
+    "notifications/prompts/list_changed",
+    () => notify({ serverId: server.id, method: "notifications/prompts/list_changed" })
+  )
+  client.setNotificationHandler(
+    "notifications/resources/list_changed",
+    () => notify({ serverId: server.id, method: "notifications/resources/list_changed" })
+  )
   const notify = (notification: HubNotification) => {
     if (session.alive) events.onNotification(session, notification)
   }
-  client.setNotificationHandler("notifications/resources/updated", (notification) =>
-    notify({ serverId: server.id, method: "notifications/resources/updated", params: notification.params }))
-  client.setNotificationHandler("notifications/message", (notification) =>
-    notify({ serverId: server.id, method: "notifications/message", params: notification.params }))
+  client.setNotificationHandler(
+    "notifications/resources/updated",
+    (notification) =>
+      notify({ serverId: server.id, method: "notifications/resources/updated", params: notification.params })
+  )
+  client.setNotificationHandler(
+    "notifications/message",
+    (notification) => notify({ serverId: server.id, method: "notifications/message", params: notification.params })
+  )
   answerHostRequests(client, server.id, host, () => session.exchanges)
   let made: { transport: Transport; memoryServer?: McpServer }
   try {
@@ -243,7 +301,9 @@ export const openSession = async (
   // after the SDK's own stream reconnection attempts does: closing the session fails every
   // in-flight request at once instead of leaving it to its deadline.
   client.onerror = (error) => {
-    if (session.alive && CONNECTION_LOST.test(error.message)) session.lose("the server stopped answering (its event stream could not be re-established)")
+    if (session.alive && CONNECTION_LOST.test(error.message)) {
+      session.lose("the server stopped answering (its event stream could not be re-established)")
+    }
   }
   client.onclose = () => {
     if (!session.alive) return

@@ -12,7 +12,10 @@ export interface SharedPinsShape {
    * atomically (the first pin wins); answers every one's pin. Fails with a reason that carries no
    * tool definition.
    */
-  readonly pin: (serverId: string, fingerprints: ReadonlyMap<string, string>) => Effect.Effect<ReadonlyMap<string, string>, { readonly message: string }>
+  readonly pin: (
+    serverId: string,
+    fingerprints: ReadonlyMap<string, string>
+  ) => Effect.Effect<ReadonlyMap<string, string>, { readonly message: string }>
 }
 
 /** Where a hub keeps its pins when they are shared. */

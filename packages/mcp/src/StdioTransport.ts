@@ -4,10 +4,10 @@
  * Closing it ends the whole process group (SIGTERM, then SIGKILL) and waits for the exit, so no
  * child or grandchild survives. A malformed line is reported to `onerror` and skipped.
  */
+import { type JSONRPCMessage, ReadBuffer, serializeMessage, type Transport } from "@modelcontextprotocol/client"
+import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio"
 import { type ChildProcess, spawn } from "node:child_process"
 import type { Readable } from "node:stream"
-import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio"
-import { type JSONRPCMessage, ReadBuffer, serializeMessage, type Transport } from "@modelcontextprotocol/client"
 import type { StdioOptions } from "./HubConfig.ts"
 import { StderrTail } from "./StderrTail.ts"
 
@@ -91,7 +91,9 @@ export class StdioTransport implements Transport {
         message = this.buffer.readMessage()
       } catch (error) {
         // A line that is not a JSON-RPC message: report it and keep reading.
-        this.onerror?.(new Error(`malformed message from the server (${error instanceof Error ? error.name : "error"})`))
+        this.onerror?.(
+          new Error(`malformed message from the server (${error instanceof Error ? error.name : "error"})`)
+        )
         continue
       }
       if (message === null) return

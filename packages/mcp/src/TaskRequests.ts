@@ -15,29 +15,45 @@ import { TASKS_EXTENSION } from "./TaskResult.ts"
 export type TaskMethod = "tasks/get" | "tasks/update" | "tasks/cancel"
 
 /** Sends a tasks method to one server: the server's result, or why it failed. */
-export type TaskRequest = (serverId: string, method: TaskMethod, params: JsonObject) => Effect.Effect<JsonObject, TransportFailure>
+export type TaskRequest = (
+  serverId: string,
+  method: TaskMethod,
+  params: JsonObject
+) => Effect.Effect<JsonObject, TransportFailure>
 
 // The server's result is handed on after the serving layer redacts it: any JSON object is taken.
 const anyResult: StandardSchemaV1<unknown, JsonObject> = {
   "~standard": {
     version: 1,
     vendor: "interlock",
-    validate: (value) => (typeof value === "object" && value !== null && !Array.isArray(value) ? { value: value as JsonObject } : { issues: [{ message: "not an object" }] })
+    validate: (
+      value
+    ) => (typeof value === "object" && value !== null && !Array.isArray(value)
+      ? { value: value as JsonObject }
+      : { issues: [{ message: "not an object" }] })
   }
 }
 
 /** The TaskRequest of a hub, over its way to the session of a request's caller. */
 export const makeTaskRequest = (
-  withSession: <A>(serverId: string, use: (slot: ServerSlot, session: Session) => Effect.Effect<A, TransportFailure>) => Effect.Effect<A, TransportFailure>
+  withSession: <A>(
+    serverId: string,
+    use: (slot: ServerSlot, session: Session) => Effect.Effect<A, TransportFailure>
+  ) => Effect.Effect<A, TransportFailure>
 ): TaskRequest =>
 (serverId, method, params) =>
   withSession(serverId, (slot, session) =>
     session.modern
       ? slot.request(session, `during ${method}`, (signal) =>
         session.client.request(
-          { method, params: { ...params, _meta: { [CLIENT_CAPABILITIES_META_KEY]: { extensions: { [TASKS_EXTENSION]: {} } } } } },
+          {
+            method,
+            params: { ...params, _meta: { [CLIENT_CAPABILITIES_META_KEY]: { extensions: { [TASKS_EXTENSION]: {} } } } }
+          },
           anyResult,
           { signal, timeout: slot.config.requestTimeoutMs }
         ))
       // A 2025 session has no such tasks: nothing is sent.
-      : Effect.fail(new TransportError({ serverId, detail: "the server's session has no io.modelcontextprotocol/tasks" })))
+      : Effect.fail(
+        new TransportError({ serverId, detail: "the server's session has no io.modelcontextprotocol/tasks" })
+      ))

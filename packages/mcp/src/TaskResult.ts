@@ -14,9 +14,18 @@ export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 export const TASK_META = "interlock/task"
 
 /** The Task fields of a CreateTaskResult (SEP-2663), which the hub keeps. */
-const TASK_FIELDS = ["taskId", "status", "statusMessage", "createdAt", "lastUpdatedAt", "ttlMs", "pollIntervalMs"] as const
+const TASK_FIELDS = [
+  "taskId",
+  "status",
+  "statusMessage",
+  "createdAt",
+  "lastUpdatedAt",
+  "ttlMs",
+  "pollIntervalMs"
+] as const
 
-const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> => typeof value === "object" && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** The server's task of a result that is a CreateTaskResult (`resultType: "task"` and a string taskId); otherwise undefined. */
 const createdTask = (result: unknown): JsonObject | undefined => {

@@ -33,10 +33,14 @@ export class ToolPins {
   record(serverId: string, tools: ReadonlyArray<Tool>): Effect.Effect<Array<ToolChange>, TransportError> {
     const shared = this.shared
     const pins = this.pinned.get(serverId)
-    const unpinned = new Map(tools.filter((tool) => pins?.get(tool.name) === undefined).map((tool) => [tool.name, tool.fingerprint]))
+    const unpinned = new Map(
+      tools.filter((tool) => pins?.get(tool.name) === undefined).map((tool) => [tool.name, tool.fingerprint])
+    )
     if (shared === undefined || unpinned.size === 0) return Effect.sync(() => this.observe(serverId, tools))
     return shared.pin(serverId, unpinned).pipe(
-      Effect.mapError((error) => new TransportError({ serverId, detail: `the shared tool pins could not be read: ${error.message}` })),
+      Effect.mapError((error) =>
+        new TransportError({ serverId, detail: `the shared tool pins could not be read: ${error.message}` })
+      ),
       Effect.map((found) => {
         let own = this.pinned.get(serverId)
         if (own === undefined) {
@@ -64,7 +68,9 @@ export class ToolPins {
       now.set(tool.name, fingerprint)
       const pin = pins.get(tool.name)
       if (pin === undefined) pins.set(tool.name, fingerprint)
-      else if (pin !== fingerprint && before?.get(tool.name) !== fingerprint) changed.push({ serverId, name: tool.name })
+      else if (pin !== fingerprint && before?.get(tool.name) !== fingerprint) {
+        changed.push({ serverId, name: tool.name })
+      }
     }
     this.current.set(serverId, now)
     return changed

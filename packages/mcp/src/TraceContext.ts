@@ -75,6 +75,7 @@ export const isBaggage = (value: unknown): value is string => {
   return members.every((member) => {
     const [pair, ...properties] = member.split(";")
     const at = pair.indexOf("=")
-    return at > 0 && TOKEN.test(pair.slice(0, at).trim()) && BAGGAGE_VALUE.test(pair.slice(at + 1).trim()) && properties.every(isProperty)
+    return at > 0 && TOKEN.test(pair.slice(0, at).trim()) && BAGGAGE_VALUE.test(pair.slice(at + 1).trim()) &&
+      properties.every(isProperty)
   })
 }

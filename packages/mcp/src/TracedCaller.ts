@@ -18,7 +18,9 @@ const ownTraceparent = (fiber: Fiber.Fiber<unknown, unknown>): string | undefine
 
 /** `caller` with its `traceparent` naming `traceparent` instead (same key, so per-host sessions are unchanged). */
 export const continueTrace = (caller: Caller | undefined, traceparent: string | undefined): Caller | undefined =>
-  caller === undefined || traceparent === undefined ? caller : { ...caller, meta: { ...caller.meta, [TRACEPARENT_META_KEY]: traceparent } }
+  caller === undefined || traceparent === undefined
+    ? caller
+    : { ...caller, meta: { ...caller.meta, [TRACEPARENT_META_KEY]: traceparent } }
 
 /** The current caller (CurrentCaller), its trace continued from the fiber's span. */
 export const currentCaller: Effect.Effect<Caller | undefined> = Effect.withFiber((fiber) =>

@@ -3,17 +3,15 @@
  * official MCP SDK 2, offered as Layers that provide core's ToolTransport.
  */
 
-export { type Caller, CurrentCaller, type HostRequest, type InputRound, type Operation, type Relay, type Resume } from "./Caller.ts"
-export { MAX_INPUT_ROUNDS } from "./RoundTrip.ts"
-export type {
-  HttpOptions,
-  HubOptions,
-  MemoryOptions,
-  Negotiation,
-  ServerConfig,
-  StdioOptions
-} from "./HubConfig.ts"
-export { defaultReconnect } from "./HubConfig.ts"
+export {
+  type Caller,
+  CurrentCaller,
+  type HostRequest,
+  type InputRound,
+  type Operation,
+  type Relay,
+  type Resume
+} from "./Caller.ts"
 export {
   Elicitation,
   type ElicitationShape,
@@ -22,11 +20,22 @@ export {
   Sampling,
   type SamplingShape
 } from "./HostRequests.ts"
+export type { HttpOptions, HubOptions, MemoryOptions, Negotiation, ServerConfig, StdioOptions } from "./HubConfig.ts"
+export { defaultReconnect } from "./HubConfig.ts"
 export type { HubFeaturesShape } from "./HubFeatures.ts"
 export { type HubListener, type HubNotification, LIST_CHANGED } from "./HubNotification.ts"
-export { SharedPins, type SharedPinsShape } from "./SharedPins.ts"
-export { carriedTask, TASK_META, TASKS_EXTENSION } from "./TaskResult.ts"
-export type { TaskMethod, TaskRequest } from "./TaskRequests.ts"
 export { McpHub, type McpHubShape, type ServerStatus, TOOL_CHANGES_METRIC } from "./McpHub.ts"
 export * as McpTransport from "./McpTransport.ts"
-export { formatTraceparent, isBaggage, isTracestate, MAX_BAGGAGE, MAX_TRACESTATE, parseTraceparent, type TraceParent } from "./TraceContext.ts"
+export { MAX_INPUT_ROUNDS } from "./RoundTrip.ts"
+export { SharedPins, type SharedPinsShape } from "./SharedPins.ts"
+export type { TaskMethod, TaskRequest } from "./TaskRequests.ts"
+export { carriedTask, TASK_META, TASKS_EXTENSION } from "./TaskResult.ts"
+export {
+  formatTraceparent,
+  isBaggage,
+  isTracestate,
+  MAX_BAGGAGE,
+  MAX_TRACESTATE,
+  parseTraceparent,
+  type TraceParent
+} from "./TraceContext.ts"

@@ -24,7 +24,11 @@ describe("hub configuration", () => {
       [{ servers: { a: { stdio: { command: "x", stderrBytes: -1 } } } }, "servers.a.stdio.stderrBytes", "integer"],
       [{ servers: { a: { http: { url: "ftp://127.0.0.1/" } } } }, "servers.a.http.url", "http or https, not ftp:"],
       [{ servers: { a: { http: { url: "not a url" } } } }, "servers.a.http.url", "absolute"],
-      [{ servers: { a: { http: { url: "http://127.0.0.1/", bearer: "plain" } } } }, "servers.a.http.bearer", "Redacted"],
+      [
+        { servers: { a: { http: { url: "http://127.0.0.1/", bearer: "plain" } } } },
+        "servers.a.http.bearer",
+        "Redacted"
+      ],
       [{ servers: { a: { memory: {} } } }, "servers.a.memory", "McpServer"],
       [{ servers: { a: { ...stdio, tools: { deny: [""] } } } }, "servers.a.tools.deny[0]", "empty"],
       [{ servers: { a: { ...stdio, tools: { allow: "x" } } } }, "servers.a.tools.allow", "array"],
@@ -80,19 +84,28 @@ describe("hub configuration", () => {
       return i === 0 ? cased : `${"-_."[seed % 3]}${cased}`
     }).join("")
 
-  it.effect.prop("a deny rule covers every loose spelling of the name", [words, spelling, spelling], ([parts, a, b]) =>
-    Effect.sync(() => {
-      const written = spell(parts, a)
-      const called = spell(parts, b)
-      const exposed = compileFilter("tools", "srv", { deny: [written] })
-      assert.notInstanceOf(exposed, ConfigError)
-      assert.isFalse((exposed as (name: string) => boolean)(called), `${written} must cover ${called}`)
-      const allowOnly = compileFilter("tools", "srv", { allow: [`srv/${written}`] }) as (name: string) => boolean
-      assert.isTrue(allowOnly(called))
-      assert.isFalse(allowOnly(`${called}_extra`))
-    }))
+  it.effect.prop(
+    "a deny rule covers every loose spelling of the name",
+    [words, spelling, spelling],
+    ([parts, a, b]) =>
+      Effect.sync(() => {
+        const written = spell(parts, a)
+        const called = spell(parts, b)
+        const exposed = compileFilter("tools", "srv", { deny: [written] })
+        assert.notInstanceOf(exposed, ConfigError)
+        assert.isFalse((exposed as (name: string) => boolean)(called), `${written} must cover ${called}`)
+        const allowOnly = compileFilter("tools", "srv", { allow: [`srv/${written}`] }) as (name: string) => boolean
+        assert.isTrue(allowOnly(called))
+        assert.isFalse(allowOnly(`${called}_extra`))
+      })
+  )
 
-  it.effect.prop("server ids that are the same loose name are rejected, others accepted", [words, spelling, spelling, words], ([parts, a, b, other]) =>
+  it.effect.prop("server ids that are the same loose name are rejected, others accepted", [
+    words,
+    spelling,
+    spelling,
+    words
+  ], ([parts, a, b, other]) =>
     Effect.sync(() => {
       const first = spell(parts, a)
       const second = spell(parts, b)

@@ -1,9 +1,9 @@
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import { type Dirent, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { afterAll, assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
 import { noProcessLeft } from "./helpers.ts"
 
 const ROOT = new URL("../../../", import.meta.url).pathname
@@ -17,7 +17,8 @@ interface Check {
 }
 
 /** Where a scenario's results go: one folder per scenario and wire version. */
-const folderOf = (scenario: string, version: string | undefined) => join(out, `${version ?? "default"}-${scenario.replace(/\W/g, "_")}`)
+const folderOf = (scenario: string, version: string | undefined) =>
+  join(out, `${version ?? "default"}-${scenario.replace(/\W/g, "_")}`)
 
 /**
  * Runs one scenario of the official conformance CLI against `npm run --silent conformance-client`,
@@ -60,7 +61,13 @@ const checksOf = (scenario: string, version: string | undefined): Array<Check> =
  * the CLI's default (an extension scenario is not on a revision's timeline, so a version skips it).
  */
 const SCENARIOS: ReadonlyArray<readonly [scenario: string, version: string | undefined]> = [
-  ...["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry", "json-schema-2020-12-preservation"].map((s) => [s, "2025-11-25"] as const),
+  ...[
+    "initialize",
+    "tools_call",
+    "elicitation-sep1034-client-defaults",
+    "sse-retry",
+    "json-schema-2020-12-preservation"
+  ].map((s) => [s, "2025-11-25"] as const),
   ...[
     "tools_call",
     "request-metadata",
@@ -86,7 +93,10 @@ describe("official MCP conformance suite (client scenarios), offline", () => {
         assert.isAbove(checks.filter((check) => check.status === "SUCCESS").length, 0)
         assert.deepStrictEqual(checks.filter((check) => check.status === "FAILURE"), [])
         // A reconnection a little later than the server's retry hint is a WARNING on a loaded machine; nothing else may warn.
-        assert.deepStrictEqual(checks.filter((check) => check.status === "WARNING" && check.id !== "client-sse-retry-timing"), [])
+        assert.deepStrictEqual(
+          checks.filter((check) => check.status === "WARNING" && check.id !== "client-sse-retry-timing"),
+          []
+        )
       }), 60_000)
   }
 

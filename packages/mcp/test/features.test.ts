@@ -1,12 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Interlock, ToolCalls } from "@interlock/core"
-import { createMcpHandler, McpServer } from "@modelcontextprotocol/server"
 import { toNodeHandler } from "@modelcontextprotocol/node"
-import { createServer } from "node:http"
+import { createMcpHandler, McpServer } from "@modelcontextprotocol/server"
 import { Effect, Layer } from "effect"
+import { createServer } from "node:http"
 import { type HubNotification, McpHub, McpTransport } from "../src/index.ts"
 import { textResult } from "./fixtures/schema.ts"
-import { allowAll, EVERYTHING, eventually, NODE, noProcessLeft } from "./helpers.ts"
+import { allowAll, eventually, EVERYTHING, NODE, noProcessLeft } from "./helpers.ts"
 
 const everything = Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(McpHub.layer({
   servers: { everything: { stdio: { command: NODE, args: [EVERYTHING] } } }
@@ -32,7 +32,9 @@ describe("hub features beyond tools (server-everything over stdio)", () => {
       assert.isTrue(caps.resources?.subscribe)
       const resources = yield* features.listResources("everything")
       assert.isAbove(resources.length, 1)
-      assert.isTrue(resources.every((resource) => typeof resource.uri === "string" && typeof resource.name === "string"))
+      assert.isTrue(
+        resources.every((resource) => typeof resource.uri === "string" && typeof resource.name === "string")
+      )
       const templates = yield* features.listResourceTemplates("everything")
       assert.include(templates.map((template) => template.uriTemplate), "demo://resource/dynamic/text/{resourceId}")
       const prompts = (yield* features.listPrompts("everything")).map((prompt) => prompt.name)
@@ -47,55 +49,63 @@ describe("hub features beyond tools (server-everything over stdio)", () => {
     }).pipe(Effect.provide(everything)))
 
   it.live("forwards log messages at the level set, and keeps a subscription across a server crash", () =>
-    Effect.scoped(Effect.gen(function*() {
-      const hub = yield* McpHub
-      const calls = yield* ToolCalls
-      const seen = yield* collect
-      yield* hub.features.setLoggingLevel("everything", "debug")
-      yield* calls.callTool({ serverId: "everything", name: "toggle-simulated-logging" })
-      yield* eventually(() => seen.some((n) => n.method === "notifications/message" && n.serverId === "everything"))
+    Effect.scoped(
+      Effect.gen(function*() {
+        const hub = yield* McpHub
+        const calls = yield* ToolCalls
+        const seen = yield* collect
+        yield* hub.features.setLoggingLevel("everything", "debug")
+        yield* calls.callTool({ serverId: "everything", name: "toggle-simulated-logging" })
+        yield* eventually(() => seen.some((n) => n.method === "notifications/message" && n.serverId === "everything"))
 
-      const uri = "demo://resource/static/document/architecture.md"
-      yield* hub.features.subscribe("everything", uri)
-      yield* calls.callTool({ serverId: "everything", name: "toggle-subscriber-updates" })
-      yield* eventually(() => updatesOf(seen, uri) >= 1)
+        const uri = "demo://resource/static/document/architecture.md"
+        yield* hub.features.subscribe("everything", uri)
+        yield* calls.callTool({ serverId: "everything", name: "toggle-subscriber-updates" })
+        yield* eventually(() => updatesOf(seen, uri) >= 1)
 
-      // A crash: the next call reconnects, and the new session carries the subscription again.
-      const pid = hub.status("everything")?.pid
-      assert.isNumber(pid)
-      process.kill(pid!, "SIGKILL")
-      yield* eventually(() => hub.status("everything")?.connected === false)
-      const before = updatesOf(seen, uri)
-      yield* calls.callTool({ serverId: "everything", name: "toggle-subscriber-updates" })
-      assert.notStrictEqual(hub.status("everything")?.pid, pid)
-      yield* eventually(() => updatesOf(seen, uri) > before)
+        // A crash: the next call reconnects, and the new session carries the subscription again.
+        const pid = hub.status("everything")?.pid
+        assert.isNumber(pid)
+        process.kill(pid!, "SIGKILL")
+        yield* eventually(() => hub.status("everything")?.connected === false)
+        const before = updatesOf(seen, uri)
+        yield* calls.callTool({ serverId: "everything", name: "toggle-subscriber-updates" })
+        assert.notStrictEqual(hub.status("everything")?.pid, pid)
+        yield* eventually(() => updatesOf(seen, uri) > before)
 
-      yield* hub.features.unsubscribe("everything", uri)
-    }).pipe(Effect.provide(everything))))
+        yield* hub.features.unsubscribe("everything", uri)
+      }).pipe(Effect.provide(everything))
+    ))
 
   it.live("leaves no process behind", noProcessLeft)
 })
 
 describe("hub features on an in-process server", () => {
-  const mcp = new McpServer({ name: "plain", version: "1.0.0" }, { capabilities: { tools: { listChanged: true }, prompts: { listChanged: true } } })
+  const mcp = new McpServer({ name: "plain", version: "1.0.0" }, {
+    capabilities: { tools: { listChanged: true }, prompts: { listChanged: true } }
+  })
   mcp.registerTool("grow", {}, async () => {
     mcp.registerTool(`grown-${Date.now()}`, {}, async () => textResult("new"))
     mcp.registerPrompt(`prompt-${Date.now()}`, {}, () => ({ messages: [] }))
     return textResult("grew")
   })
-  const layer = Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(McpHub.layer({ servers: { plain: { memory: { server: mcp } } } })))
+  const layer = Interlock.layer({ policy: allowAll }).pipe(
+    Layer.provideMerge(McpHub.layer({ servers: { plain: { memory: { server: mcp } } } }))
+  )
 
   it.live("tool and prompt list changes reach the listeners; the tool listing is refreshed first", () =>
-    Effect.scoped(Effect.gen(function*() {
-      const seen = yield* collect
-      const calls = yield* ToolCalls
-      const before = (yield* calls.listTools("plain")).length
-      yield* calls.callTool({ serverId: "plain", name: "grow" })
-      yield* eventually(() => seen.some((n) => n.method === "notifications/prompts/list_changed"))
-      yield* eventually(() => seen.some((n) => n.method === "notifications/tools/list_changed"))
-      assert.isTrue(seen.every((n) => n.serverId === "plain"))
-      assert.strictEqual((yield* calls.listTools("plain")).length, before + 1)
-    }).pipe(Effect.provide(layer))))
+    Effect.scoped(
+      Effect.gen(function*() {
+        const seen = yield* collect
+        const calls = yield* ToolCalls
+        const before = (yield* calls.listTools("plain")).length
+        yield* calls.callTool({ serverId: "plain", name: "grow" })
+        yield* eventually(() => seen.some((n) => n.method === "notifications/prompts/list_changed"))
+        yield* eventually(() => seen.some((n) => n.method === "notifications/tools/list_changed"))
+        assert.isTrue(seen.every((n) => n.serverId === "plain"))
+        assert.strictEqual((yield* calls.listTools("plain")).length, before + 1)
+      }).pipe(Effect.provide(layer))
+    ))
 
   it.live("what the server does not offer is a ProtocolError naming it, and an empty listing", () =>
     Effect.gen(function*() {
@@ -104,7 +114,9 @@ describe("hub features on an in-process server", () => {
       const subscribe = yield* Effect.flip(features.subscribe("plain", "x://y"))
       assert.strictEqual(subscribe._tag, "ProtocolError")
       assert.include(subscribe.message, "resource subscriptions")
-      const complete = yield* Effect.flip(features.complete("plain", { ref: { type: "ref/prompt", name: "p" }, argument: { name: "a", value: "" } }))
+      const complete = yield* Effect.flip(
+        features.complete("plain", { ref: { type: "ref/prompt", name: "p" }, argument: { name: "a", value: "" } })
+      )
       assert.include(complete.message, "completions")
       // A server without logging is skipped rather than failing the host's setLevel.
       yield* features.setLoggingLevel("plain", "info")
@@ -115,8 +127,15 @@ describe("hub features on an in-process server", () => {
 const modernServer = Effect.acquireRelease(
   Effect.promise(() => {
     const handler = createMcpHandler(() => {
-      const server = new McpServer({ name: "modern", version: "1.0.0" }, { capabilities: { resources: { subscribe: true, listChanged: true } } })
-      server.registerResource("board", "board://main", { mimeType: "text/plain" }, async (uri) => ({ contents: [{ uri: uri.href, text: "v1" }] }))
+      const server = new McpServer({ name: "modern", version: "1.0.0" }, {
+        capabilities: { resources: { subscribe: true, listChanged: true } }
+      })
+      server.registerResource(
+        "board",
+        "board://main",
+        { mimeType: "text/plain" },
+        async (uri) => ({ contents: [{ uri: uri.href, text: "v1" }] })
+      )
       return server
     })
     const node = toNodeHandler(handler)
@@ -127,12 +146,16 @@ const modernServer = Effect.acquireRelease(
         resolve({
           url: `http://127.0.0.1:${port}/mcp`,
           notify: handler.notify,
-          close: () => handler.close().then(() => new Promise((done) => {
-            http.close(() => done())
-            http.closeAllConnections()
-          }))
+          close: () =>
+            handler.close().then(() =>
+              new Promise((done) => {
+                http.close(() => done())
+                http.closeAllConnections()
+              })
+            )
         })
-      }))
+      })
+    )
   }),
   (server) => Effect.promise(() => server.close())
 )
@@ -157,6 +180,12 @@ describe("hub features on a 2026-07-28 connection", () => {
         server.notify.resourcesChanged()
         yield* eventually(() => seen.filter((n) => n.method === "notifications/resources/list_changed").length === 2)
         assert.strictEqual(updatesOf(seen, "board://main"), 1, "no update after unsubscribing")
-      }).pipe(Effect.provide(Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(McpTransport.http("modern", { url: server.url })))))
+      }).pipe(
+        Effect.provide(
+          Interlock.layer({ policy: allowAll }).pipe(
+            Layer.provideMerge(McpTransport.http("modern", { url: server.url }))
+          )
+        )
+      )
     })))
 })

@@ -1,8 +1,8 @@
 /** Test helpers: child-process accounting, polling, free ports and the policies the tests use. */
-import { readdirSync, readFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { Policy } from "@interlock/core"
 import { Effect } from "effect"
+import { readdirSync, readFileSync } from "node:fs"
+import { createServer } from "node:net"
 
 /** Pids of every live descendant of this process (from /proc), zombies included. */
 export const descendants = (root = process.pid): Array<number> => {
@@ -57,7 +57,9 @@ export const freePort = (): Promise<number> =>
     server.once("error", reject)
     server.listen(0, "127.0.0.1", () => {
       const address = server.address()
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))))
+      server.close(
+        () => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port")))
+      )
     })
   })
 

@@ -40,7 +40,10 @@ const host = Layer.mergeAll(
     return Effect.succeed({
       model: "fake-model",
       role: "assistant" as const,
-      content: { type: "text" as const, text: first !== undefined && "text" in first && first.text === "2+2?" ? "4" : "?" }
+      content: {
+        type: "text" as const,
+        text: first !== undefined && "text" in first && first.text === "2+2?" ? "4" : "?"
+      }
     })
   }),
   Roots.fixed([{ uri: "file:///work/project", name: "project" }])
@@ -72,7 +75,11 @@ describe("server-initiated requests", () => {
   it.live("server-everything over stdio asks for sampling and gets the host's answer", () =>
     Effect.gen(function*() {
       const calls = yield* ToolCalls
-      const result = yield* calls.callTool({ serverId: "everything", name: "trigger-sampling-request", args: { prompt: "2+2?" } })
+      const result = yield* calls.callTool({
+        serverId: "everything",
+        name: "trigger-sampling-request",
+        args: { prompt: "2+2?" }
+      })
       assert.include(result.text, "fake-model")
       assert.include(askedBy, "everything")
     }).pipe(Effect.provide(governed(

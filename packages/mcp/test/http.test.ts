@@ -1,10 +1,10 @@
-import { spawn } from "node:child_process"
-import { createServer, type IncomingMessage } from "node:http"
 import { assert, describe, it } from "@effect/vitest"
 import { Interlock, ToolCalls } from "@interlock/core"
-import { McpServer, createMcpHandler } from "@modelcontextprotocol/server"
 import { toNodeHandler } from "@modelcontextprotocol/node"
+import { createMcpHandler, McpServer } from "@modelcontextprotocol/server"
 import { Effect, Layer, Redacted, Schedule, Schema } from "effect"
+import { spawn } from "node:child_process"
+import { createServer, type IncomingMessage } from "node:http"
 import { McpHub, McpTransport } from "../src/index.ts"
 import { exerciseEverything } from "./everything.ts"
 import { standard, textResult } from "./fixtures/schema.ts"
@@ -48,8 +48,11 @@ const modernServer = (token: string) =>
       const seen: Array<string | undefined> = []
       const handler = toNodeHandler(createMcpHandler(() => {
         const server = new McpServer({ name: "modern", version: "1.0.0" }, { capabilities: { tools: {} } })
-        server.registerTool("shout", { inputSchema: standard(Schema.Struct({ text: Schema.String })) }, async ({ text }: any) =>
-          textResult(String(text).toUpperCase()))
+        server.registerTool(
+          "shout",
+          { inputSchema: standard(Schema.Struct({ text: Schema.String })) },
+          async ({ text }: any) => textResult(String(text).toUpperCase())
+        )
         return server
       }))
       const http = createServer((req: IncomingMessage, res) => {
@@ -66,12 +69,14 @@ const modernServer = (token: string) =>
           resolve({
             url: `http://127.0.0.1:${address.port}/mcp`,
             seen,
-            close: () => new Promise((done) => {
-              http.close(() => done())
-              http.closeAllConnections()
-            })
+            close: () =>
+              new Promise((done) => {
+                http.close(() => done())
+                http.closeAllConnections()
+              })
           })
-        }))
+        })
+      )
     }),
     (server) => Effect.promise(() => server.close())
   )
@@ -81,7 +86,9 @@ describe("Streamable HTTP", () => {
     Effect.gen(function*() {
       const { url } = yield* everythingOverHttp
       yield* exerciseEverything("web").pipe(
-        Effect.provide(Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(McpTransport.http("web", { url }))))
+        Effect.provide(
+          Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(McpTransport.http("web", { url })))
+        )
       )
     }))
 
@@ -102,15 +109,21 @@ describe("Streamable HTTP", () => {
         assert.isBelow(Date.now() - started, 20_000)
         const next = yield* Effect.flip(calls.callTool({ serverId: "web", name: "echo", args: { message: "down" } }))
         assert.strictEqual(next._tag, "TransportError")
-      }).pipe(Effect.provide(Interlock.layer({ policy: allowAll }).pipe(
-        Layer.provideMerge(McpTransport.http("web", { url }, { reconnect: Schedule.recurs(0) }))
-      )))
+      }).pipe(Effect.provide(
+        Interlock.layer({ policy: allowAll }).pipe(
+          Layer.provideMerge(McpTransport.http("web", { url }, { reconnect: Schedule.recurs(0) }))
+        )
+      ))
     }))
 
   it.live("a bearer token typed as Redacted and custom headers reach the server; the modern revision is negotiated, or legacy when asked", () =>
     Effect.gen(function*() {
       const server = yield* modernServer("s3cret")
-      const good = McpTransport.http("modern", { url: server.url, bearer: Redacted.make("s3cret"), headers: { "x-tenant": "acme" } })
+      const good = McpTransport.http("modern", {
+        url: server.url,
+        bearer: Redacted.make("s3cret"),
+        headers: { "x-tenant": "acme" }
+      })
       yield* Effect.gen(function*() {
         const calls = yield* ToolCalls
         const result = yield* calls.callTool({ serverId: "modern", name: "shout", args: { text: "hey" } })
@@ -118,10 +131,15 @@ describe("Streamable HTTP", () => {
         assert.strictEqual((yield* McpHub).status("modern")?.era, "modern/2026-07-28")
         assert.include(server.seen, "acme")
       }).pipe(Effect.provide(Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(good))))
-      const legacy = McpTransport.http("modern", { url: server.url, bearer: Redacted.make("s3cret") }, { protocol: "legacy" })
+      const legacy = McpTransport.http("modern", { url: server.url, bearer: Redacted.make("s3cret") }, {
+        protocol: "legacy"
+      })
       yield* Effect.gen(function*() {
         const calls = yield* ToolCalls
-        assert.strictEqual((yield* calls.callTool({ serverId: "modern", name: "shout", args: { text: "old" } })).text, "OLD")
+        assert.strictEqual(
+          (yield* calls.callTool({ serverId: "modern", name: "shout", args: { text: "old" } })).text,
+          "OLD"
+        )
         assert.match((yield* McpHub).status("modern")?.era ?? "", /^legacy\/2025-/)
       }).pipe(Effect.provide(Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(legacy))))
       const bad = McpTransport.http("modern", { url: server.url, bearer: Redacted.make("wrong") })

@@ -30,12 +30,14 @@ describe("hub of several servers", () => {
       assert.isUndefined(hub.status("gamma"))
       const unknown = yield* Effect.flip(hub.connect("gamma"))
       assert.include(unknown.message, "no such server")
-    }).pipe(Effect.provide(Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(McpHub.layer({
-      servers: {
-        alpha: { memory: { server: server("alpha", ["read_note", "delete_note"]) }, tools: { deny: ["delete_*"] } },
-        beta: { memory: { server: server("beta", ["read_note", "delete_note"]) }, connect: "eager" }
-      }
-    }))))))
+    }).pipe(Effect.provide(
+      Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(McpHub.layer({
+        servers: {
+          alpha: { memory: { server: server("alpha", ["read_note", "delete_note"]) }, tools: { deny: ["delete_*"] } },
+          beta: { memory: { server: server("beta", ["read_note", "delete_note"]) }, connect: "eager" }
+        }
+      })))
+    )))
 
   it.effect("a failed connection is retried on the server's Schedule (TestClock), then succeeds", () => {
     let attempts = 0
@@ -56,9 +58,16 @@ describe("hub of several servers", () => {
       const result = yield* Fiber.join(fiber)
       assert.strictEqual(result.text, "flaky:ping")
       assert.strictEqual(attempts, 3)
-    }).pipe(Effect.provide(Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(McpHub.layer({
-      servers: { flaky: { memory: { server: flaky }, reconnect: Schedule.max([Schedule.exponential("1 second"), Schedule.recurs(5)]) } }
-    })))))
+    }).pipe(Effect.provide(
+      Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(McpHub.layer({
+        servers: {
+          flaky: {
+            memory: { server: flaky },
+            reconnect: Schedule.max([Schedule.exponential("1 second"), Schedule.recurs(5)])
+          }
+        }
+      })))
+    ))
   })
 
   it.effect("when the Schedule gives up, the last TransportError is returned", () =>
@@ -71,16 +80,18 @@ describe("hub of several servers", () => {
       const error = yield* Fiber.join(fiber)
       assert.strictEqual(error._tag, "TransportError")
       assert.include(error.message, "not ready")
-    }).pipe(Effect.provide(Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(McpHub.layer({
-      servers: {
-        down: {
-          memory: {
-            server: () => {
-              throw new Error("not ready")
-            }
-          },
-          reconnect: Schedule.max([Schedule.spaced("1 second"), Schedule.recurs(1)])
+    }).pipe(Effect.provide(
+      Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(McpHub.layer({
+        servers: {
+          down: {
+            memory: {
+              server: () => {
+                throw new Error("not ready")
+              }
+            },
+            reconnect: Schedule.max([Schedule.spaced("1 second"), Schedule.recurs(1)])
+          }
         }
-      }
-    }))))))
+      })))
+    )))
 })

@@ -8,21 +8,38 @@ import { allowAll, eventually } from "./helpers.ts"
 
 /** An in-process server: echo, a slow tool that records cancellation, a resource and a prompt. */
 const makeServer = (log: { cancelled: Array<string>; progress: number }) => {
-  const server = new McpServer({ name: "memory", version: "1.0.0" }, { capabilities: { tools: {}, resources: {}, prompts: {} } })
-  server.registerTool("echo", { inputSchema: standard(Schema.Struct({ text: Schema.String })) }, async ({ text }: any) => textResult(text))
-  server.registerTool("write_note", { inputSchema: standard(Schema.Struct({ text: Schema.String })) }, async () => textResult("written"))
-  server.registerTool("slow", { inputSchema: standard(Schema.Struct({ tag: Schema.String })) }, ({ tag }: any, ctx: any) =>
-    new Promise((resolve) => {
-      ctx.mcpReq.signal.addEventListener("abort", () => {
-        log.cancelled.push(tag)
-        resolve({ content: [] })
+  const server = new McpServer({ name: "memory", version: "1.0.0" }, {
+    capabilities: { tools: {}, resources: {}, prompts: {} }
+  })
+  server.registerTool(
+    "echo",
+    { inputSchema: standard(Schema.Struct({ text: Schema.String })) },
+    async ({ text }: any) => textResult(text)
+  )
+  server.registerTool(
+    "write_note",
+    { inputSchema: standard(Schema.Struct({ text: Schema.String })) },
+    async () => textResult("written")
+  )
+  server.registerTool(
+    "slow",
+    { inputSchema: standard(Schema.Struct({ tag: Schema.String })) },
+    ({ tag }: any, ctx: any) =>
+      new Promise((resolve) => {
+        ctx.mcpReq.signal.addEventListener("abort", () => {
+          log.cancelled.push(tag)
+          resolve({ content: [] })
+        })
       })
-    }))
+  )
   server.registerTool("steps", {}, async (ctx: any) => {
     const token = ctx.mcpReq._meta?.progressToken
     for (let i = 1; i <= 3; i++) {
       if (token !== undefined) {
-        await ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress: i, total: 3 } })
+        await ctx.mcpReq.notify({
+          method: "notifications/progress",
+          params: { progressToken: token, progress: i, total: 3 }
+        })
       }
     }
     log.progress++
@@ -39,7 +56,10 @@ const makeServer = (log: { cancelled: Array<string>; progress: number }) => {
     for (let i = 1; i <= 6; i++) {
       await new Promise((resolve) => setTimeout(resolve, 100))
       if (token !== undefined) {
-        await ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress: i, total: 6 } })
+        await ctx.mcpReq.notify({
+          method: "notifications/progress",
+          params: { progressToken: token, progress: i, total: 6 }
+        })
       }
     }
     return textResult("ticked 6")
@@ -84,7 +104,11 @@ describe("in-memory SDK McpServer", () => {
   it.live("hands ctx.era to hooks", () => {
     const seen: Array<string | undefined> = []
     const { layer } = setup({
-      preToolCall: [{ match: "*", id: "era", run: (_call: ToolCall, ctx: HookContext) => (seen.push(ctx.era), Verdict.continue) }]
+      preToolCall: [{
+        match: "*",
+        id: "era",
+        run: (_call: ToolCall, ctx: HookContext) => (seen.push(ctx.era), Verdict.continue)
+      }]
     })
     return Effect.gen(function*() {
       const calls = yield* ToolCalls
@@ -97,7 +121,11 @@ describe("in-memory SDK McpServer", () => {
 
   it.live("reads resources and gets prompts through the gates", () => {
     const { layer } = setup({
-      resourceRead: [{ match: { server: "mem", regex: "^item:" }, id: "no-items", run: () => Verdict.deny("items are private") }],
+      resourceRead: [{
+        match: { server: "mem", regex: "^item:" },
+        id: "no-items",
+        run: () => Verdict.deny("items are private")
+      }],
       promptGet: [{ match: "mem/greet", id: "rename", run: () => Verdict.rewrite({ args: { who: "Ada" } }) }]
     })
     return Effect.gen(function*() {
@@ -134,7 +162,9 @@ describe("in-memory SDK McpServer", () => {
     return Effect.gen(function*() {
       const calls = yield* ToolCalls
       yield* calls.callTool({ serverId: "mem", name: "echo", args: { text: "warm" } })
-      const error = yield* Effect.flip(calls.callTool({ serverId: "mem", name: "slow", args: { tag: "late" } }, { timeout: "150 millis" }))
+      const error = yield* Effect.flip(
+        calls.callTool({ serverId: "mem", name: "slow", args: { tag: "late" } }, { timeout: "150 millis" })
+      )
       assert.strictEqual(error._tag, "Timeout")
       assert.strictEqual((error as { millis?: number }).millis, 150)
       assert.strictEqual(error.receipt?.outcome, "failed")
@@ -164,8 +194,10 @@ describe("in-memory SDK McpServer", () => {
     return Effect.gen(function*() {
       const calls = yield* ToolCalls
       yield* calls.callTool({ serverId: "mem", name: "echo", args: { text: "warm" } })
-      const slow = yield* Effect.forEach(["x", "y"], (tag) =>
-        Effect.forkChild(Effect.flip(calls.callTool({ serverId: "mem", name: "slow", args: { tag } }))))
+      const slow = yield* Effect.forEach(
+        ["x", "y"],
+        (tag) => Effect.forkChild(Effect.flip(calls.callTool({ serverId: "mem", name: "slow", args: { tag } })))
+      )
       const died = yield* Effect.flip(calls.callTool({ serverId: "mem", name: "die" }))
       for (const error of [died, ...(yield* Effect.forEach(slow, Fiber.join))]) {
         assert.strictEqual(error._tag, "TransportError")

@@ -8,7 +8,9 @@ import { allowAll } from "./helpers.ts"
 
 /** A server whose `fetch` tool changes its definition (and notifies) when `mutate` is called. */
 const changing = () => {
-  const server = new McpServer({ name: "changing", version: "1.0.0" }, { capabilities: { tools: { listChanged: true } } })
+  const server = new McpServer({ name: "changing", version: "1.0.0" }, {
+    capabilities: { tools: { listChanged: true } }
+  })
   const fetchTool: RegisteredTool = server.registerTool(
     "fetch",
     { description: "Fetch a URL", inputSchema: standard(Schema.Struct({ url: Schema.String })) },

@@ -23,7 +23,11 @@ const start = () => {
   const client = Interlock.client({
     client: "promise-app",
     hooks: {
-      preToolCall: [{ match: "everything/echo", id: "sign", run: (call) => Verdict.rewrite({ args: { message: `${String(call.args.message)} (signed)` } }) }]
+      preToolCall: [{
+        match: "everything/echo",
+        id: "sign",
+        run: (call) => Verdict.rewrite({ args: { message: `${String(call.args.message)} (signed)` } })
+      }]
     },
     policy,
     transport: recording.layer
@@ -49,8 +53,12 @@ describe("Interlock.client over server-everything on stdio", () => {
       assert.isTrue(denied instanceof InterlockError)
       assert.strictEqual((denied as Denied)._tag, "Denied")
       assert.isFalse((denied as Denied).receipt?.sent)
-      assert.deepStrictEqual(recording.calls.map((call) => [call.name, call.args]), [["echo", { message: "hi (signed)" }]])
-      const sums = await Promise.all([1, 2, 3, 4, 5].map((n) => client.callTool({ serverId: "everything", name: "get-sum", args: { a: n, b: 100 } })))
+      assert.deepStrictEqual(recording.calls.map((call) => [call.name, call.args]), [["echo", {
+        message: "hi (signed)"
+      }]])
+      const sums = await Promise.all(
+        [1, 2, 3, 4, 5].map((n) => client.callTool({ serverId: "everything", name: "get-sum", args: { a: n, b: 100 } }))
+      )
       assert.deepStrictEqual(sums.map((sum) => sum.text.match(/\d+(?=\D*$)/)?.[0]), ["101", "102", "103", "104", "105"])
       const tools = await client.listTools("everything")
       assert.includeMembers(tools.map((tool) => tool.name), ["echo", "get-sum", "get-env"])
@@ -69,7 +77,11 @@ describe("Interlock.client over server-everything on stdio", () => {
     await client.callTool({ serverId: "everything", name: "echo", args: { message: "up" } })
     const spawned = descendants().filter((pid) => !before.has(pid))
     assert.isAbove(spawned.length, 0)
-    const long = client.callTool({ serverId: "everything", name: "trigger-long-running-operation", args: { duration: 60, steps: 60 } }).then(
+    const long = client.callTool({
+      serverId: "everything",
+      name: "trigger-long-running-operation",
+      args: { duration: 60, steps: 60 }
+    }).then(
       () => "resolved",
       (error: unknown) => error
     )
@@ -78,7 +90,10 @@ describe("Interlock.client over server-everything on stdio", () => {
     const ended = await long
     assert.instanceOf(ended, ClientClosed)
     assert.deepStrictEqual(spawned.filter(alive), [])
-    const later = await client.callTool({ serverId: "everything", name: "echo", args: { message: "again" } }).then(() => "resolved", (error: unknown) => error)
+    const later = await client.callTool({ serverId: "everything", name: "echo", args: { message: "again" } }).then(
+      () => "resolved",
+      (error: unknown) => error
+    )
     assert.instanceOf(later, ClientClosed)
     assert.strictEqual(recording.calls.length, 2)
   })

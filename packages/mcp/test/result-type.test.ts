@@ -17,12 +17,23 @@ import { serveHttp } from "./fixtures/serve-http.ts"
 import { allowAll } from "./helpers.ts"
 
 const build = () => {
-  const server = new McpServer({ name: "bare", version: "1.0.0" }, { capabilities: { tools: {}, prompts: {}, resources: {} } })
-  server.registerTool("echo", { inputSchema: standard(Schema.Struct({ text: Schema.String })) }, async ({ text }: any) => textResult(text))
+  const server = new McpServer({ name: "bare", version: "1.0.0" }, {
+    capabilities: { tools: {}, prompts: {}, resources: {} }
+  })
+  server.registerTool(
+    "echo",
+    { inputSchema: standard(Schema.Struct({ text: Schema.String })) },
+    async ({ text }: any) => textResult(text)
+  )
   server.registerTool("odd", { inputSchema: standard(Schema.Struct({})) }, async () => textResult("odd"))
   registerWho(server)
   server.registerPrompt("greet", {}, () => ({ messages: [{ role: "user", content: { type: "text", text: "hi" } }] }))
-  server.registerResource("note", "note://one", { mimeType: "text/plain" }, async (uri: URL) => ({ contents: [{ uri: uri.href, text: "v1" }] }))
+  server.registerResource(
+    "note",
+    "note://one",
+    { mimeType: "text/plain" },
+    async (uri: URL) => ({ contents: [{ uri: uri.href, text: "v1" }] })
+  )
   return server
 }
 
@@ -63,21 +74,27 @@ const strippingFetch = (stripped: Map<string, number>): FetchLike => async (url,
   return new Response(body, { status: response.status, headers })
 }
 
-const textOf = (result: { readonly content: ReadonlyArray<unknown> }) => result.content.map((block) => (block as { text?: string }).text).join("")
+const textOf = (result: { readonly content: ReadonlyArray<unknown> }) =>
+  result.content.map((block) => (block as { text?: string }).text).join("")
 
 describe("a missing resultType is complete on a 2026-07-28 connection", () => {
   it.live("tools/call, prompts/get, resources/read and the listings succeed through the hub", () =>
     Effect.scoped(Effect.gen(function*() {
       const server = yield* bareServer
       const stripped = new Map<string, number>()
-      const hub = McpTransport.http("bare", { url: server.url, fetch: strippingFetch(stripped) }, { protocol: { pin: "2026-07-28" } })
+      const hub = McpTransport.http("bare", { url: server.url, fetch: strippingFetch(stripped) }, {
+        protocol: { pin: "2026-07-28" }
+      })
       yield* Effect.gen(function*() {
         const calls = yield* ToolCalls
         const { features, status } = yield* McpHub
         const tools = yield* calls.listTools("bare")
         assert.deepStrictEqual(tools.map((tool) => tool.name).sort(), ["echo", "odd", "who"])
         assert.strictEqual(status("bare")?.era, "modern/2026-07-28")
-        assert.strictEqual(textOf(yield* calls.callTool({ serverId: "bare", name: "echo", args: { text: "plain" } })), "plain")
+        assert.strictEqual(
+          textOf(yield* calls.callTool({ serverId: "bare", name: "echo", args: { text: "plain" } })),
+          "plain"
+        )
         const prompt = yield* calls.getPrompt("bare", "greet", {})
         assert.strictEqual(prompt.messages.length, 1)
         const read = yield* calls.readResource("bare", "note://one")
@@ -85,7 +102,16 @@ describe("a missing resultType is complete on a 2026-07-28 connection", () => {
         assert.deepStrictEqual((yield* features.listPrompts("bare")).map((p) => p.name), ["greet"])
         assert.deepStrictEqual((yield* features.listResources("bare")).map((r) => r.uri), ["note://one"])
         // Each of them really came without a resultType.
-        for (const method of ["tools/list", "tools/call", "prompts/get", "resources/read", "prompts/list", "resources/list"]) {
+        for (
+          const method of [
+            "tools/list",
+            "tools/call",
+            "prompts/get",
+            "resources/read",
+            "prompts/list",
+            "resources/list"
+          ]
+        ) {
           assert.isAbove(stripped.get(method) ?? 0, 0, method)
         }
       }).pipe(Effect.provide(Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(hub))))
@@ -94,17 +120,21 @@ describe("a missing resultType is complete on a 2026-07-28 connection", () => {
   it.live("input_required still runs its rounds, and a non-string resultType is still refused", () =>
     Effect.scoped(Effect.gen(function*() {
       const server = yield* bareServer
-      const hub = McpTransport.http("bare", { url: server.url, fetch: strippingFetch(new Map()) }, { protocol: { pin: "2026-07-28" } })
+      const hub = McpTransport.http("bare", { url: server.url, fetch: strippingFetch(new Map()) }, {
+        protocol: { pin: "2026-07-28" }
+      })
       yield* Effect.gen(function*() {
         const calls = yield* ToolCalls
         assert.strictEqual(textOf(yield* calls.callTool({ serverId: "bare", name: "who", args: {} })), "hello service")
         const odd = yield* Effect.flip(calls.callTool({ serverId: "bare", name: "odd", args: {} }))
         assert.strictEqual(odd._tag, "ProtocolError")
         assert.include(odd.message, "non-string resultType")
-      }).pipe(Effect.provide(Interlock.layer({ policy: allowAll }).pipe(
-        Layer.provideMerge(hub),
-        Layer.provide(Elicitation.layer(() => Effect.succeed({ action: "accept", content: { name: "service" } })))
-      )))
+      }).pipe(Effect.provide(
+        Interlock.layer({ policy: allowAll }).pipe(
+          Layer.provideMerge(hub),
+          Layer.provide(Elicitation.layer(() => Effect.succeed({ action: "accept", content: { name: "service" } })))
+        )
+      ))
     })))
 })
 
@@ -132,7 +162,12 @@ describe("withDefaultResultType", () => {
   it("applies to what a transport delivers only while the connection is modern", () => {
     let modern = false
     const seen: Array<unknown> = []
-    const transport = { onmessage: undefined, start: async () => {}, send: async () => {}, close: async () => {} } as unknown as Transport
+    const transport = {
+      onmessage: undefined,
+      start: async () => {},
+      send: async () => {},
+      close: async () => {}
+    } as unknown as Transport
     defaultResultType(transport, () => modern)
     transport.onmessage = (message) => void seen.push(message)
     transport.onmessage?.(response({ content: [] }))

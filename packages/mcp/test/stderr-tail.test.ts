@@ -5,7 +5,10 @@ import { StderrTail } from "../src/StderrTail.ts"
 const chunk = Schema.String.check(Schema.isPattern(/^[a-z0-9]{0,40}$/))
 
 describe("StderrTail", () => {
-  it.effect.prop("keeps exactly the last `limit` bytes, whatever the chunking", [Schema.Array(chunk), Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 64 }))], ([chunks, limit]) =>
+  it.effect.prop("keeps exactly the last `limit` bytes, whatever the chunking", [
+    Schema.Array(chunk),
+    Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 64 }))
+  ], ([chunks, limit]) =>
     Effect.sync(() => {
       const tail = new StderrTail(limit)
       for (const text of chunks) tail.push(Buffer.from(text))

@@ -15,9 +15,13 @@ describe("a stdio server's stderr with onStderr", () => {
       assert.notInclude(crash.message, "fatal")
       assert.notInclude(crash.message, "stderr")
       yield* eventually(() => tails.some((tail) => tail.includes("fatal: the crash tool was called")))
-    }).pipe(Effect.provide(Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(McpHub.layer({
-      servers: { faulty: { stdio: { command: NODE, args: [FAULT_SERVER], onStderr: (tail) => void tails.push(tail) } } }
-    })))))
+    }).pipe(Effect.provide(
+      Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(McpHub.layer({
+        servers: {
+          faulty: { stdio: { command: NODE, args: [FAULT_SERVER], onStderr: (tail) => void tails.push(tail) } }
+        }
+      })))
+    ))
   })
 
   it("a sink that is not a function is a ConfigError naming it", () =>

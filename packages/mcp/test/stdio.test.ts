@@ -19,11 +19,16 @@ describe("server-everything over stdio", () => {
     Effect.gen(function*() {
       const before = descendants().length
       const scope = yield* Scope.make()
-      const context = yield* Layer.buildWithScope(Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(everything)), scope)
+      const context = yield* Layer.buildWithScope(
+        Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(everything)),
+        scope
+      )
       const calls = Context.get(context, ToolCalls)
       const names = yield* calls.listTools("everything")
       assert.notInclude(names.map((tool) => tool.name), "gzip-file-as-resource")
-      const hidden = yield* Effect.flip(calls.callTool({ serverId: "everything", name: "gzip-file-as-resource", args: {} }))
+      const hidden = yield* Effect.flip(
+        calls.callTool({ serverId: "everything", name: "gzip-file-as-resource", args: {} })
+      )
       assert.strictEqual(hidden._tag, "ProtocolError")
       const pid = Context.get(context, McpHub).status("everything")?.pid
       assert.isNumber(pid)
@@ -40,7 +45,11 @@ describe("server-everything over stdio", () => {
       const status = hub.status("everything")
       assert.isTrue(status?.connected)
       assert.match(status?.era ?? "", /^legacy\//)
-    }).pipe(Effect.provide(McpHub.layer({ servers: { everything: { stdio: { command: NODE, args: [EVERYTHING] }, connect: "eager" } } }))))
+    }).pipe(
+      Effect.provide(
+        McpHub.layer({ servers: { everything: { stdio: { command: NODE, args: [EVERYTHING] }, connect: "eager" } } })
+      )
+    ))
 
   it.live("leaves no process behind", noProcessLeft)
 })

@@ -4,11 +4,11 @@
  * invalid declaration is left out of the listing, and an input schema reaches the hub's users with
  * its whole JSON Schema 2020-12 vocabulary, its `$ref` to a network URI never fetched.
  */
-import type { IncomingHttpHeaders } from "node:http"
 import { assert, describe, it } from "@effect/vitest"
 import { Interlock, type JsonObject, ToolCalls } from "@interlock/core"
 import { fromJsonSchema, type JsonSchemaType, McpServer } from "@modelcontextprotocol/server"
 import { Effect, Layer } from "effect"
+import type { IncomingHttpHeaders } from "node:http"
 import { McpTransport } from "../src/index.ts"
 import { textResult } from "./fixtures/schema.ts"
 import { serveHttp } from "./fixtures/serve-http.ts"
@@ -32,7 +32,9 @@ const BROKEN = { type: "object", properties: { data: { type: "object", "x-mcp-he
 const rich = (canary: string): JsonObject => ({
   $schema: "https://json-schema.org/draft/2020-12/schema",
   type: "object",
-  $defs: { range: { $anchor: "rangeDef", type: "object", properties: { from: { type: "integer" }, to: { type: "integer" } } } },
+  $defs: {
+    range: { $anchor: "rangeDef", type: "object", properties: { from: { type: "integer" }, to: { type: "integer" } } }
+  },
   properties: {
     kind: { type: "string", enum: ["day", "span"] },
     day: { type: "string" },
@@ -46,7 +48,9 @@ const rich = (canary: string): JsonObject => ({
   additionalProperties: false
 })
 
-const acceptAnything = { getValidator: () => (input: unknown) => ({ valid: true, data: input, errorMessage: undefined }) } as never
+const acceptAnything = {
+  getValidator: () => (input: unknown) => ({ valid: true, data: input, errorMessage: undefined })
+} as never
 const raw = (schema: object) => fromJsonSchema(schema as JsonSchemaType, acceptAnything)
 
 /** The server over HTTP on 127.0.0.1, recording the headers of every tools/call and every canary fetch. */
@@ -85,7 +89,11 @@ describe("tool definitions on a 2026-07-28 connection", () => {
         assert.deepStrictEqual(tools.map((tool) => tool.name).sort(), ["regional", "rich"])
         const listed = tools.find((tool) => tool.name === "rich")
         assert.deepStrictEqual(listed?.inputSchema, rich(server.canaryUrl))
-        yield* calls.callTool({ serverId: "defs", name: "regional", args: { region: "eu-west1", label: "Grüße ", verbose: null, note: "not a header" } })
+        yield* calls.callTool({
+          serverId: "defs",
+          name: "regional",
+          args: { region: "eu-west1", label: "Grüße ", verbose: null, note: "not a header" }
+        })
         assert.strictEqual(server.calls.length, 1)
         const headers = server.calls[0]
         assert.strictEqual(headers["mcp-param-region"], "eu-west1")

@@ -2,11 +2,11 @@
  * A fake LLM server for tests: real HTTP on 127.0.0.1, port 0, speaking the OpenAI Chat
  * Completions or Anthropic Messages wire format. A script decides each answer from the request.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
-import { Effect, Layer, Redacted } from "effect"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Policy } from "@interlock/core"
+import { Effect, Layer, Redacted } from "effect"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
 import { Agent, type AgentOptions, AnthropicMessages, OpenAiChat } from "../../src/index.ts"
 
 /** One request the server received. */
@@ -40,7 +40,11 @@ export const fake = (script: (body: any, index: number, seen: Seen) => Reply) =>
           let raw = ""
           req.on("data", (chunk) => (raw += chunk))
           req.on("end", () => {
-            const seen: Seen = { path: req.url ?? "", headers: req.headers, body: raw.length > 0 ? JSON.parse(raw) : undefined }
+            const seen: Seen = {
+              path: req.url ?? "",
+              headers: req.headers,
+              body: raw.length > 0 ? JSON.parse(raw) : undefined
+            }
             requests.push(seen)
             const reply = script(seen.body, requests.length - 1, seen)
             if ("hang" in reply) {
@@ -57,10 +61,11 @@ export const fake = (script: (body: any, index: number, seen: Seen) => Reply) =>
             url: `http://127.0.0.1:${port}`,
             requests,
             abandoned,
-            close: () => new Promise<void>((done) => {
-              server.closeAllConnections()
-              server.close(() => done())
-            })
+            close: () =>
+              new Promise<void>((done) => {
+                server.closeAllConnections()
+                server.close(() => done())
+              })
           })
         })
       })
@@ -69,7 +74,10 @@ export const fake = (script: (body: any, index: number, seen: Seen) => Reply) =>
   )
 
 /** A Chat Completions answer with tool calls. */
-export const toolCalls = (calls: ReadonlyArray<{ id: string; name: string; args: unknown }>, usage = { prompt_tokens: 4, completion_tokens: 2 }) => ({
+export const toolCalls = (
+  calls: ReadonlyArray<{ id: string; name: string; args: unknown }>,
+  usage = { prompt_tokens: 4, completion_tokens: 2 }
+) => ({
   json: {
     id: "chatcmpl-1",
     model: "gpt-x",
@@ -79,7 +87,14 @@ export const toolCalls = (calls: ReadonlyArray<{ id: string; name: string; args:
       message: {
         role: "assistant",
         content: null,
-        tool_calls: calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: typeof call.args === "string" ? call.args : JSON.stringify(call.args) } }))
+        tool_calls: calls.map((call) => ({
+          id: call.id,
+          type: "function",
+          function: {
+            name: call.name,
+            arguments: typeof call.args === "string" ? call.args : JSON.stringify(call.args)
+          }
+        }))
       }
     }],
     usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens }
@@ -98,15 +113,22 @@ export const text = (content: string, usage = { prompt_tokens: 3, completion_tok
 
 /** The OpenAI-compatible model of a fake server, over real HTTP (undici). */
 export const openAi = (server: Fake, config: Partial<OpenAiChat.OpenAiChatConfig> = {}) =>
-  OpenAiChat.layer("gpt-x", { baseUrl: `${server.url}/v1`, apiKey: Redacted.make("test-key"), ...config }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+  OpenAiChat.layer("gpt-x", { baseUrl: `${server.url}/v1`, apiKey: Redacted.make("test-key"), ...config }).pipe(
+    Layer.provide(NodeHttpClient.layerUndici)
+  )
 
 /** Runs `prompt` on the fake server's OpenAI-compatible model under Policy.allowAll, with the test's other options. */
-export const runOn = (server: Fake, prompt: string, options: Omit<AgentOptions, "model" | "policy"> & Agent.RunOptions = {}) =>
-  Agent.run(prompt, { model: openAi(server), policy: Policy.allowAll, ...options })
+export const runOn = (
+  server: Fake,
+  prompt: string,
+  options: Omit<AgentOptions, "model" | "policy"> & Agent.RunOptions = {}
+) => Agent.run(prompt, { model: openAi(server), policy: Policy.allowAll, ...options })
 
 /** The Anthropic model of a fake server, over real HTTP (undici). */
 export const anthropic = (server: Fake, config: Partial<AnthropicMessages.AnthropicConfig> = {}) =>
-  AnthropicMessages.layer("claude-x", { baseUrl: `${server.url}/v1`, apiKey: Redacted.make("test-key"), ...config }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+  AnthropicMessages.layer("claude-x", { baseUrl: `${server.url}/v1`, apiKey: Redacted.make("test-key"), ...config })
+    .pipe(Layer.provide(NodeHttpClient.layerUndici))
 
 /** Answers the turns in order, then repeats the last one. */
-export const turns = (...replies: ReadonlyArray<Reply>) => (_body: unknown, index: number): Reply => replies[Math.min(index, replies.length - 1)]
+export const turns = (...replies: ReadonlyArray<Reply>) => (_body: unknown, index: number): Reply =>
+  replies[Math.min(index, replies.length - 1)]

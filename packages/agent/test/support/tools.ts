@@ -1,6 +1,6 @@
 /** Native tools for tests. */
-import { Effect, Schema } from "effect"
 import { NativeTool } from "@interlock/core"
+import { Effect, Schema } from "effect"
 
 /** add(a, b) = a + b. */
 export const add = NativeTool.make({
@@ -30,7 +30,11 @@ export const blocked = NativeTool.make({
  * A tool `name({ n })` answering `${prefix}${n}` that counts its calls in flight: `peak()` is the most
  * at once. `during(n, inFlight)` runs while the call is counted.
  */
-export const inFlightTool = (name: string, prefix: string, during: (n: number, inFlight: number) => Effect.Effect<void>) => {
+export const inFlightTool = (
+  name: string,
+  prefix: string,
+  during: (n: number, inFlight: number) => Effect.Effect<void>
+) => {
   let inFlight = 0
   let peak = 0
   const tool = NativeTool.make({

@@ -52,10 +52,20 @@ const EMPTY_ASSIGNS: Record<string, unknown> = Object.freeze({}) as Record<strin
  * without a principal or assigns share one context per server (it is immutable), which spares a
  * Schema construction on every call.
  */
-export const hookContext = (client: ClientState, serverId: string, options: OperationOptions | undefined): HookContext => {
+export const hookContext = (
+  client: ClientState,
+  serverId: string,
+  options: OperationOptions | undefined
+): HookContext => {
   const era = serverId === "*" ? undefined : client.transport.era(serverId)
   if (options?.principal !== undefined || options?.assigns !== undefined) {
-    return makeTrusted(HookContext, { client: client.name, serverId, era, assigns: options.assigns ?? EMPTY_ASSIGNS, principal: options.principal })
+    return makeTrusted(HookContext, {
+      client: client.name,
+      serverId,
+      era,
+      assigns: options.assigns ?? EMPTY_ASSIGNS,
+      principal: options.principal
+    })
   }
   let ctx = client.contexts.get(serverId)
   if (ctx === undefined || ctx.era !== era) {

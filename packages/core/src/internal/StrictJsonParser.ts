@@ -17,12 +17,22 @@ const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y
 const HEX4 = /^[0-9a-fA-F]{4}$/
 
 /** What the one-character escapes after a backslash stand for (`\u` is read apart). */
-const SIMPLE_ESCAPES: Readonly<Record<string, string>> = { "\"": "\"", "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" }
+const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
+  "\"": "\"",
+  "\\": "\\",
+  "/": "/",
+  b: "\b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t"
+}
 
 /** Sets a property as JSON.parse does: an own data property, even for `__proto__`. */
 const define = (target: Record<string, unknown>, key: string, value: unknown) => {
-  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
-  else target[key] = value
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+  } else target[key] = value
 }
 
 /** Parses JSON text; throws a SyntaxError for text that is not JSON. */

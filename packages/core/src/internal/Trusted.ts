@@ -15,4 +15,5 @@ type Constructor<Self> = new(fields: any, options?: { readonly disableChecks?: b
  * Builds an instance of a Schema class without re-running its checks. The caller vouches for
  * `fields`: an object literal of the class's fields (never one with an own `__proto__` key).
  */
-export const makeTrusted = <Self>(self: Constructor<Self>, fields: object): Self => Object.assign(Object.create(self.prototype), fields)
+export const makeTrusted = <Self>(self: Constructor<Self>, fields: object): Self =>
+  Object.assign(Object.create(self.prototype), fields)

@@ -27,7 +27,9 @@ const respell = (char: string, spelling: number): string => {
   const index = SEPARATORS.indexOf(char)
   if (index >= 0 && spelling >= 4) return SEPARATORS[(index + spelling - 3) % SEPARATORS.length]!
   if (!isAsciiPrintable(char)) return char
-  const cased = spelling % 2 === 1 && isAsciiLetter(char) ? (char === char.toUpperCase() ? char.toLowerCase() : char.toUpperCase()) : char
+  const cased = spelling % 2 === 1 && isAsciiLetter(char)
+    ? (char === char.toUpperCase() ? char.toLowerCase() : char.toUpperCase())
+    : char
   if (spelling === 2 || spelling === 3) return fullWidth(cased)
   if (spelling >= 4) return IGNORABLES[spelling - 4]! + char
   return cased

@@ -21,7 +21,9 @@ export interface Recording<E = never, R = never> extends RecordingShape {
 }
 
 /** The recording, as a service, for Effect tests: `const { calls } = yield* RecordingTransport`. */
-export class RecordingTransport extends Context.Service<RecordingTransport, RecordingShape>()("@interlock/core/testing/RecordingTransport") {
+export class RecordingTransport
+  extends Context.Service<RecordingTransport, RecordingShape>()("@interlock/core/testing/RecordingTransport")
+{
   /**
    * Records the calls that reach any transport Layer (native tools, an `@interlock/mcp` transport).
    * The recording lives outside the Layer: every build of it records into the same one, so make one
@@ -48,7 +50,10 @@ export class RecordingTransport extends Context.Service<RecordingTransport, Reco
   }
 
   /** Native tools served as one server (`serverId` default "local"), recorded. */
-  static make<R = never>(tools: ReadonlyArray<NativeTool<R>>, options?: { readonly serverId?: string }): Recording<never, R> {
+  static make<R = never>(
+    tools: ReadonlyArray<NativeTool<R>>,
+    options?: { readonly serverId?: string }
+  ): Recording<never, R> {
     return RecordingTransport.record(ToolTransport.fromTools(tools, options))
   }
 }

@@ -26,7 +26,9 @@ export interface ScriptedApproval extends ScriptedApproverShape {
 export const SCRIPT_EXHAUSTED = "the approval script has no answer left"
 
 /** The scripted approver, as a service, for Effect tests: `const { asked } = yield* ScriptedApprover`. */
-export class ScriptedApprover extends Context.Service<ScriptedApprover, ScriptedApproverShape>()("@interlock/core/testing/ScriptedApprover") {
+export class ScriptedApprover
+  extends Context.Service<ScriptedApprover, ScriptedApproverShape>()("@interlock/core/testing/ScriptedApprover")
+{
   /**
    * Answers each ask with the script's next step; once it has run out, denies with
    * {@link SCRIPT_EXHAUSTED}. Built on `Approvals.layer`, so deadlines and remembered allows work as
@@ -43,7 +45,9 @@ export class ScriptedApprover extends Context.Service<ScriptedApprover, Scripted
         if (step === undefined) return Effect.succeed({ decision: "deny", reason: SCRIPT_EXHAUSTED })
         return step === "never" ? Effect.never : Effect.succeed(step)
       })
-    const approvals = Approvals.layer(options?.timeout === undefined ? { approver } : { approver, timeout: options.timeout })
+    const approvals = Approvals.layer(
+      options?.timeout === undefined ? { approver } : { approver, timeout: options.timeout }
+    )
     const self: ScriptedApproval = {
       get asked() {
         return asked.slice()

@@ -5,5 +5,11 @@
  */
 
 export * as Arbitraries from "./Arbitraries.ts"
-export { type Recording, RecordingTransport, type RecordingShape } from "./RecordingTransport.ts"
-export { SCRIPT_EXHAUSTED, type ScriptedApproval, ScriptedApprover, type ScriptedApproverShape, type ScriptStep } from "./ScriptedApprover.ts"
+export { type Recording, type RecordingShape, RecordingTransport } from "./RecordingTransport.ts"
+export {
+  SCRIPT_EXHAUSTED,
+  type ScriptedApproval,
+  ScriptedApprover,
+  type ScriptedApproverShape,
+  type ScriptStep
+} from "./ScriptedApprover.ts"

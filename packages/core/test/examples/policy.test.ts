@@ -55,20 +55,32 @@ describe("the app's policy", () => {
     const { recording, layer } = app()
     return Effect.gen(function*() {
       const calls = yield* ToolCalls
-      const result = yield* calls.callTool({ serverId: "fs", name: "read_file", args: { path: "/notes.txt", token: "sk-123" } })
+      const result = yield* calls.callTool({
+        serverId: "fs",
+        name: "read_file",
+        args: { path: "/notes.txt", token: "sk-123" }
+      })
       assert.strictEqual(result.text, "read_file /notes.txt")
       assert.deepStrictEqual(recording.calls.map((call) => call.args), [{ path: "/notes.txt" }])
     }).pipe(Effect.provide(layer))
   })
 
   it.effect("asks a person before deleting, and a refusal stops the call", () => {
-    const { recording, approver, layer } = app(undefined, ScriptedApprover.make([{ decision: "deny", reason: "not today" }]))
+    const { recording, approver, layer } = app(
+      undefined,
+      ScriptedApprover.make([{ decision: "deny", reason: "not today" }])
+    )
     return Effect.gen(function*() {
       const calls = yield* ToolCalls
-      const error = yield* Effect.flip(calls.callTool({ serverId: "fs", name: "delete_file", args: { path: "/notes.txt" } }))
+      const error = yield* Effect.flip(
+        calls.callTool({ serverId: "fs", name: "delete_file", args: { path: "/notes.txt" } })
+      )
       assert.strictEqual(error._tag, "Denied")
       assert.strictEqual(error.message, "approval denied: not today")
-      assert.deepStrictEqual(approver.asked.map((ask) => [ask.rule, ask.reason]), [["ask-delete", "deleting needs a person"]])
+      assert.deepStrictEqual(approver.asked.map((ask) => [ask.rule, ask.reason]), [[
+        "ask-delete",
+        "deleting needs a person"
+      ]])
       assert.deepStrictEqual(recording.calls, [])
     }).pipe(Effect.provide(layer))
   })

@@ -8,7 +8,9 @@ import { AuditRecord } from "@interlock/core"
 export { AuditRecord, ReceiptData } from "@interlock/core"
 
 /** The fields of an AuditRecord, as a writer assembles them before the record is made. */
-export type AuditFields = { -readonly [K in keyof ConstructorParameters<typeof AuditRecord>[0]]: ConstructorParameters<typeof AuditRecord>[0][K] }
+export type AuditFields = {
+  -readonly [K in keyof ConstructorParameters<typeof AuditRecord>[0]]: ConstructorParameters<typeof AuditRecord>[0][K]
+}
 
 /**
  * An AuditRecord made from fields whose types the compiler checked, without the constructor's
@@ -18,7 +20,8 @@ export type AuditFields = { -readonly [K in keyof ConstructorParameters<typeof A
  * JSON it captured), so it only assigns them on the class's prototype, which is all the constructor
  * does once its input is parsed. Rows read back from a store are still decoded in full.
  */
-export const trustedRecord = (fields: AuditFields): AuditRecord => Object.assign(Object.create(AuditRecord.prototype) as AuditRecord, fields)
+export const trustedRecord = (fields: AuditFields): AuditRecord =>
+  Object.assign(Object.create(AuditRecord.prototype) as AuditRecord, fields)
 
 /** The outcome of a write-ahead row that was not completed (yet). */
 export const PENDING = "pending"

@@ -84,17 +84,23 @@ export interface AuditSql {
 export const auditSql = (dialect: Dialect, table: string): AuditSql => {
   const p = (n: number) => (dialect === "sqlite" ? "?" : `$${n}`)
   const columns = [["id", "id"] as const, ...COLUMNS].map(([name, type]) => `  ${name} ${TYPES[type][dialect]}`)
-  const insert = `INSERT INTO ${table} (${COLUMNS.map(([name]) => name).join(", ")}) VALUES (${COLUMNS.map((_, i) => p(i + 1)).join(", ")})`
+  const insert = `INSERT INTO ${table} (${COLUMNS.map(([name]) => name).join(", ")}) VALUES (${
+    COLUMNS.map((_, i) => p(i + 1)).join(", ")
+  })`
   return {
     createTable: `CREATE TABLE IF NOT EXISTS ${table} (\n${columns.join(",\n")}\n)`,
     index: { name: `${table}_time`, create: `CREATE INDEX IF NOT EXISTS ${table}_time ON ${table}(time)` },
     insert,
     begin: `${insert} RETURNING id`,
-    complete: `UPDATE ${table} SET ${COMPLETED.map(([name], i) => `${name} = ${p(i + 1)}`).join(", ")} WHERE id = ${p(COMPLETED.length + 1)}`,
+    complete: `UPDATE ${table} SET ${COMPLETED.map(([name], i) => `${name} = ${p(i + 1)}`).join(", ")} WHERE id = ${
+      p(COMPLETED.length + 1)
+    }`,
     newest: `SELECT ${SELECTED} FROM ${table} ORDER BY id DESC LIMIT ${p(1)}`,
     after: `SELECT ${SELECTED} FROM ${table} WHERE id > ${p(1)} ORDER BY id DESC LIMIT ${p(2)}`,
     byCall: `SELECT ${SELECTED} FROM ${table} WHERE call_id = ${p(1)} AND id > ${p(2)} ORDER BY id DESC LIMIT ${p(3)}`,
-    buckets: `SELECT server, tool, (time / CAST(${p(1)} AS BIGINT)) * CAST(${p(2)} AS BIGINT) AS start, COUNT(*) AS calls,
+    buckets: `SELECT server, tool, (time / CAST(${p(1)} AS BIGINT)) * CAST(${
+      p(2)
+    } AS BIGINT) AS start, COUNT(*) AS calls,
       SUM(CASE WHEN outcome IN ('denied', 'refused') THEN 1 ELSE 0 END) AS denied
       FROM ${table} WHERE time >= ${p(3)} GROUP BY server, tool, start`
   }
@@ -125,7 +131,9 @@ const claudeDecisions = (table: string): ReadonlyArray<string> => [
  * when it lacks `claude_decision`, the statements that move the bridge's answers there.
  */
 export const addColumns = (dialect: Dialect, table: string, existing: ReadonlySet<string>): ReadonlyArray<string> => [
-  ...COLUMNS.filter(([name]) => !existing.has(name)).map(([name, type]) => `ALTER TABLE ${table} ADD COLUMN ${name} ${TYPES[type][dialect]}`),
+  ...COLUMNS.filter(([name]) => !existing.has(name)).map(([name, type]) =>
+    `ALTER TABLE ${table} ADD COLUMN ${name} ${TYPES[type][dialect]}`
+  ),
   ...(existing.has("claude_decision") ? [] : claudeDecisions(table))
 ]
 
@@ -165,13 +173,20 @@ export const insertParams = (row: AuditRecord): Array<string | number | null> =>
 ]
 
 /** The parameters of `complete`: the row's values but its time, then the id of the row to complete. */
-export const completeParams = (row: AuditRecord, id: number): Array<string | number | null> => [...insertParams(row).slice(1), id]
+export const completeParams = (
+  row: AuditRecord,
+  id: number
+): Array<string | number | null> => [...insertParams(row).slice(1), id]
 
 /** Which read a query runs, and its parameters (at most 10,000 rows, default 100). */
-export const readOf = (query: AuditQuery = {}): { readonly statement: "newest" | "after" | "byCall"; readonly params: ReadonlyArray<number | string> } => {
+export const readOf = (
+  query: AuditQuery = {}
+): { readonly statement: "newest" | "after" | "byCall"; readonly params: ReadonlyArray<number | string> } => {
   const limit = Math.max(1, Math.min(10_000, Math.floor(query.limit ?? 100)))
   if (query.callId !== undefined) return { statement: "byCall", params: [query.callId, query.afterId ?? 0, limit] }
-  return query.afterId === undefined ? { statement: "newest", params: [limit] } : { statement: "after", params: [query.afterId, limit] }
+  return query.afterId === undefined
+    ? { statement: "newest", params: [limit] }
+    : { statement: "after", params: [query.afterId, limit] }
 }
 
 /** The bucket query's parameters: the bucket size (at least 1 ms, whole) twice, then `since`. */

@@ -10,7 +10,17 @@ import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Layer, Redacted, type Scope } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import type { SqlError } from "effect/sql/SqlError"
-import { addColumns, auditSql, bucketParams, completeParams, insertParams, readOf, type Row, toBuckets, toRecord } from "./AuditRows.ts"
+import {
+  addColumns,
+  auditSql,
+  bucketParams,
+  completeParams,
+  insertParams,
+  readOf,
+  type Row,
+  toBuckets,
+  toRecord
+} from "./AuditRows.ts"
 import { AuditError, AuditStore, type AuditStoreShape } from "./AuditStore.ts"
 import { describeUrl } from "./PostgresUrl.ts"
 
@@ -26,7 +36,8 @@ const CREATE_LOCK = "SELECT pg_advisory_xact_lock(7331000001)"
 const EXISTING = "SELECT to_regclass($1)::text AS table_name, to_regclass($2)::text AS index_name"
 
 // The table's columns (the one to_regclass found: the first schema of the search_path that has it).
-const COLUMN_NAMES = `SELECT attname AS name FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped`
+const COLUMN_NAMES =
+  `SELECT attname AS name FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped`
 
 /** How long one statement may take before the store gives up (and a call fails closed). */
 export const STATEMENT_TIMEOUT = Duration.seconds(10)
@@ -46,7 +57,9 @@ const run = <A, R>(
       duration: STATEMENT_TIMEOUT,
       orElse: () => Effect.fail(new AuditError({ operation, detail: `${what}: timed out` }))
     }),
-    Effect.mapError((error) => error._tag === "AuditError" ? error : new AuditError({ operation, detail: `${what} (${reasonOf(error)})` }))
+    Effect.mapError((error) =>
+      error._tag === "AuditError" ? error : new AuditError({ operation, detail: `${what} (${reasonOf(error)})` })
+    )
   )
 
 /** Connects, creates the table if missing, and returns the store; the pool closes with the scope. */
@@ -65,16 +78,24 @@ export const make = (url: Redacted.Redacted<string>): Effect.Effect<AuditStoreSh
       if (found.index_name === null) yield* sql.unsafe(SQL.index.create)
       // The migration of an older table: only missing columns are added (ALTER needs the table's owner).
       const columns = yield* sql.unsafe<Row>(COLUMN_NAMES, [TABLE])
-      for (const statement of addColumns("postgres", TABLE, new Set(columns.map((row) => String(row.name))))) yield* sql.unsafe(statement)
+      for (const statement of addColumns("postgres", TABLE, new Set(columns.map((row) => String(row.name))))) {
+        yield* sql.unsafe(statement)
+      }
     })
     yield* run(sql.withTransaction(create), "open", `could not open the audit store at ${where}`)
     return {
-      record: (row) => run(sql.unsafe(SQL.insert, insertParams(row)).pipe(Effect.asVoid), "write", "the row could not be inserted"),
+      record: (row) =>
+        run(sql.unsafe(SQL.insert, insertParams(row)).pipe(Effect.asVoid), "write", "the row could not be inserted"),
       begin: (row) =>
         run(sql.unsafe<Row>(SQL.begin, insertParams(row)), "write", "the write-ahead row could not be inserted").pipe(
           Effect.map((rows) => Number(rows[0].id))
         ),
-      complete: (id, row) => run(sql.unsafe(SQL.complete, completeParams(row, id)).pipe(Effect.asVoid), "write", "the row could not be completed"),
+      complete: (id, row) =>
+        run(
+          sql.unsafe(SQL.complete, completeParams(row, id)).pipe(Effect.asVoid),
+          "write",
+          "the row could not be completed"
+        ),
       query: (query) => {
         const read = readOf(query)
         return run(sql.unsafe<Row>(SQL[read.statement], read.params), "read", "the rows could not be read").pipe(
@@ -89,4 +110,5 @@ export const make = (url: Redacted.Redacted<string>): Effect.Effect<AuditStoreSh
   })
 
 /** The Postgres AuditStore Layer for a connection URL (a secret); the pool closes with the Layer's scope. */
-export const layer = (url: Redacted.Redacted<string>): Layer.Layer<AuditStore, AuditError> => Layer.effect(AuditStore, make(url))
+export const layer = (url: Redacted.Redacted<string>): Layer.Layer<AuditStore, AuditError> =>
+  Layer.effect(AuditStore, make(url))

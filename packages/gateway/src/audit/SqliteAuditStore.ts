@@ -10,7 +10,17 @@ import { Effect, Layer, type Scope } from "effect"
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs"
 import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
-import { addColumns, auditSql, bucketParams, completeParams, insertParams, readOf, type Row, toBuckets, toRecord } from "./AuditRows.ts"
+import {
+  addColumns,
+  auditSql,
+  bucketParams,
+  completeParams,
+  insertParams,
+  readOf,
+  type Row,
+  toBuckets,
+  toRecord
+} from "./AuditRows.ts"
 import { AuditError, AuditStore, type AuditStoreShape } from "./AuditStore.ts"
 import { commitGroup } from "./CommitGroup.ts"
 
@@ -44,7 +54,9 @@ export const open = (file: string): AuditStoreShape & { readonly close: () => vo
   db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;")
   db.exec(SQL.createTable)
   db.exec(SQL.index.create)
-  const existing = new Set((db.prepare("SELECT name FROM pragma_table_info('calls')").all() as Array<Row>).map((row) => String(row.name)))
+  const existing = new Set(
+    (db.prepare("SELECT name FROM pragma_table_info('calls')").all() as Array<Row>).map((row) => String(row.name))
+  )
   for (const statement of addColumns("sqlite", "calls", existing)) db.exec(statement)
   if (file !== ":memory:") tighten(file)
   const insert = db.prepare(SQL.insert)
@@ -57,16 +69,28 @@ export const open = (file: string): AuditStoreShape & { readonly close: () => vo
   let open = 0
   const writeError = (detail: string) => () => new AuditError({ operation: "write", detail })
   return {
-    record: (row) => group.write(() => void insert.run(...insertParams(row)), () => open === 0, writeError("the row could not be inserted")),
+    record: (row) =>
+      group.write(
+        () => void insert.run(...insertParams(row)),
+        () => open === 0,
+        writeError("the row could not be inserted")
+      ),
     begin: (row) =>
       Effect.tap(
-        group.write(() => Number((begin.get(...insertParams(row)) as Row).id), () => open === 0, writeError("the write-ahead row could not be inserted")),
-        () => Effect.sync(() => void open++)
+        group.write(() => Number((begin.get(...insertParams(row)) as Row).id), () =>
+          open === 0, writeError("the write-ahead row could not be inserted")),
+        () =>
+          Effect.sync(() =>
+            void open++
+          )
       ),
     complete: (id, row) =>
       Effect.ensuring(
-        group.write(() => void complete.run(...completeParams(row, id)), () => open <= 1, writeError("the row could not be completed")),
-        Effect.sync(() => void (open = Math.max(0, open - 1)))
+        group.write(() => void complete.run(...completeParams(row, id)), () =>
+          open <= 1, writeError("the row could not be completed")),
+        Effect.sync(() =>
+          void (open = Math.max(0, open - 1))
+        )
       ),
     query: (query) =>
       Effect.try({

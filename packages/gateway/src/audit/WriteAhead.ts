@@ -22,8 +22,13 @@ export const CurrentWriteAhead = Context.Reference<WriteAhead | undefined>("@int
 export const writeAheadTransport = (transport: ToolTransportShape): ToolTransportShape => ({
   ...transport,
   callTool: (call, options) =>
-    Effect.flatMap(Effect.service(CurrentWriteAhead), (step) =>
-      step === undefined ? transport.callTool(call, options) : Effect.andThen(step.begin(call), transport.callTool(call, options)))
+    Effect.flatMap(
+      Effect.service(CurrentWriteAhead),
+      (step) =>
+        step === undefined
+          ? transport.callTool(call, options)
+          : Effect.andThen(step.begin(call), transport.callTool(call, options))
+    )
 })
 
 /** Wraps the ToolTransport it is given with {@link writeAheadTransport}. */

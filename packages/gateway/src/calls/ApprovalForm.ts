@@ -4,8 +4,8 @@
  * the redacted arguments), its schema, and how its answer reads. Only `accept` with `approve`
  * exactly `true` allows.
  */
-import type { ElicitRequestFormParams } from "@modelcontextprotocol/server"
 import type { ApprovalAnswer, ApprovalRequest } from "@interlock/core"
+import type { ElicitRequestFormParams } from "@modelcontextprotocol/server"
 
 /** The approval form's schema. No default: a host that fills a form with its defaults must not approve anything. */
 export const APPROVAL_SCHEMA: ElicitRequestFormParams["requestedSchema"] = {
@@ -20,8 +20,12 @@ export const elicitationAnswer = (
   by: string
 ): ApprovalAnswer => {
   const content = answer.content
-  const approve = typeof content === "object" && content !== null ? (content as { readonly approve?: unknown }).approve : undefined
-  if (answer.action === "accept" && approve === true) return { decision: "allow", remember: "once", via: "elicitation", by }
+  const approve = typeof content === "object" && content !== null
+    ? (content as { readonly approve?: unknown }).approve
+    : undefined
+  if (answer.action === "accept" && approve === true) {
+    return { decision: "allow", remember: "once", via: "elicitation", by }
+  }
   const reason = answer.action === "accept" ? "the approval form did not say approve: true" : "the user declined"
   return { decision: "deny", reason, via: "elicitation", by }
 }

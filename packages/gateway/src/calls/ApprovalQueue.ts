@@ -38,10 +38,15 @@ export interface ApprovalQueueShape {
 }
 
 /** The pending approvals of one gateway. */
-export class ApprovalQueue extends Context.Service<ApprovalQueue, ApprovalQueueShape>()("@interlock/gateway/ApprovalQueue") {
+export class ApprovalQueue
+  extends Context.Service<ApprovalQueue, ApprovalQueueShape>()("@interlock/gateway/ApprovalQueue")
+{
   /** An in-memory queue. */
   static readonly layer: Layer.Layer<ApprovalQueue> = Layer.sync(ApprovalQueue, () => {
-    const entries = new Map<string, { readonly pending: PendingApproval; readonly deferred: Deferred.Deferred<ApprovalAnswer> }>()
+    const entries = new Map<
+      string,
+      { readonly pending: PendingApproval; readonly deferred: Deferred.Deferred<ApprovalAnswer> }
+    >()
     const list = () => [...entries.values()].map((entry) => entry.pending)
     return {
       wait: (request) =>
@@ -57,7 +62,9 @@ export class ApprovalQueue extends Context.Service<ApprovalQueue, ApprovalQueueS
       answer: (id, answer, digest) =>
         Effect.suspend(() => {
           const entry = entries.get(id)
-          if (entry === undefined || (digest !== undefined && digest !== entry.pending.digest)) return Effect.succeed(false)
+          if (entry === undefined || (digest !== undefined && digest !== entry.pending.digest)) {
+            return Effect.succeed(false)
+          }
           entries.delete(id)
           return Deferred.succeed(entry.deferred, answer)
         })

@@ -8,12 +8,12 @@
  */
 import type { ApprovalAnswer, ApprovalRequest } from "@interlock/core"
 import { Effect, Schema } from "effect"
-import { APPROVAL_SCHEMA, describeRequest, elicitationAnswer } from "./ApprovalForm.ts"
-import { grantApproval, type HostInput, InputRequired } from "./InputRound.ts"
-import { RELAY_PURPOSE } from "./InputRelay.ts"
-import { refuseState, type StateRefusal, StateRefused } from "./StateRefused.ts"
 import { type SealRefused, StateSeal } from "../state/StateSeal.ts"
 import { UsedStates } from "../state/UsedStates.ts"
+import { APPROVAL_SCHEMA, describeRequest, elicitationAnswer } from "./ApprovalForm.ts"
+import { RELAY_PURPOSE } from "./InputRelay.ts"
+import { grantApproval, type HostInput, InputRequired } from "./InputRound.ts"
+import { refuseState, type StateRefusal, StateRefused } from "./StateRefused.ts"
 
 /** The purpose approval states are sealed for (a state sealed for another purpose is refused). */
 export const APPROVAL_PURPOSE = "approval"
@@ -35,7 +35,11 @@ export const bindingOf = (request: ApprovalRequest): ApprovalBinding => ({
   rule: request.rule ?? null
 })
 
-const SealedBinding = Schema.Struct({ digest: Schema.String, principal: Schema.NullOr(Schema.String), rule: Schema.NullOr(Schema.String) })
+const SealedBinding = Schema.Struct({
+  digest: Schema.String,
+  principal: Schema.NullOr(Schema.String),
+  rule: Schema.NullOr(Schema.String)
+})
 const decodeBinding = Schema.decodeUnknownOption(SealedBinding)
 
 /** Which binding of an opened state's payload differs from `expected` (digest first), or undefined when it binds exactly that. */
@@ -73,12 +77,19 @@ export const hostAnswer = (answer: unknown, by: string): ApprovalAnswer => {
 export const answersApproval = (input: HostInput): boolean => Object.hasOwn(input.inputResponses, APPROVAL_INPUT)
 
 /** The first round: the approval form (`args` already redacted) and a state sealed for `ttlMs`. */
-export const askHost = (request: ApprovalRequest, args: unknown, ttlMs: number): Effect.Effect<InputRequired, never, StateSeal> =>
+export const askHost = (
+  request: ApprovalRequest,
+  args: unknown,
+  ttlMs: number
+): Effect.Effect<InputRequired, never, StateSeal> =>
   Effect.gen(function*() {
     const seal = yield* StateSeal
     const requestState = yield* seal.seal(APPROVAL_PURPOSE, { ...bindingOf(request) }, ttlMs)
     const form = { mode: "form", message: describeRequest(request, args), requestedSchema: APPROVAL_SCHEMA }
-    return new InputRequired({ inputRequests: { [APPROVAL_INPUT]: { method: "elicitation/create", params: form } }, requestState })
+    return new InputRequired({
+      inputRequests: { [APPROVAL_INPUT]: { method: "elicitation/create", params: form } },
+      requestState
+    })
   })
 
 /**
@@ -86,7 +97,11 @@ export const askHost = (request: ApprovalRequest, args: unknown, ttlMs: number):
  * used. A refused state denies, and is recorded for the call (StateRefused), which the host is then
  * answered with.
  */
-export const checkRetry = (request: ApprovalRequest, input: HostInput, by: string): Effect.Effect<ApprovalAnswer, never, StateSeal | UsedStates> =>
+export const checkRetry = (
+  request: ApprovalRequest,
+  input: HostInput,
+  by: string
+): Effect.Effect<ApprovalAnswer, never, StateSeal | UsedStates> =>
   Effect.gen(function*() {
     const refused = (refusal: StateRefusal): ApprovalAnswer => {
       const error = new StateRefused({ of: "approval", refusal })
@@ -115,11 +130,17 @@ export const checkRetry = (request: ApprovalRequest, input: HostInput, by: strin
  * it binds exactly this call, principal and rule. The relay claims the state once (InputRelay), so
  * the approval cannot be replayed with it.
  */
-export const carriedApproval = (request: ApprovalRequest, input: HostInput, by: string): Effect.Effect<ApprovalAnswer | undefined, never, StateSeal> =>
+export const carriedApproval = (
+  request: ApprovalRequest,
+  input: HostInput,
+  by: string
+): Effect.Effect<ApprovalAnswer | undefined, never, StateSeal> =>
   Effect.gen(function*() {
     if (input.requestState === undefined) return undefined
     const opened = yield* Effect.result((yield* StateSeal).open(RELAY_PURPOSE, input.requestState))
-    if (opened._tag === "Failure" || bindingRefusal(opened.success.payload.a, bindingOf(request)) !== undefined) return undefined
+    if (
+      opened._tag === "Failure" || bindingRefusal(opened.success.payload.a, bindingOf(request)) !== undefined
+    ) return undefined
     grantApproval(request.ctx.assigns, bindingOf(request))
     return { decision: "allow", via: "elicitation", by }
   })

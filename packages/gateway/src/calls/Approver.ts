@@ -5,15 +5,15 @@
  * (ApprovalRound). Only an explicit `approve: true` allows, for this call's digest only. Arguments
  * shown to the person are redacted. Approvals' timeout means deny.
  */
-import type { ElicitRequestFormParams } from "@modelcontextprotocol/server"
 import type { ApprovalAnswer, ApprovalRequest } from "@interlock/core"
+import type { ElicitRequestFormParams } from "@modelcontextprotocol/server"
 import { Effect } from "effect"
+import { LOCAL_USER } from "../console/ConsoleAccess.ts"
+import { type Redaction, redactionsFor, redactJson } from "../governance/Redactor.ts"
 import { APPROVAL_SCHEMA, describeRequest, elicitationAnswer } from "./ApprovalForm.ts"
 import { ApprovalQueue } from "./ApprovalQueue.ts"
 import { answersApproval, askHost, carriedApproval, checkRetry } from "./ApprovalRound.ts"
 import { hostInput, requireInput } from "./InputRound.ts"
-import { LOCAL_USER } from "../console/ConsoleAccess.ts"
-import { type Redaction, redactionsFor, redactJson } from "../governance/Redactor.ts"
 
 export { describeRequest, elicitationAnswer } from "./ApprovalForm.ts"
 
@@ -33,35 +33,40 @@ export type ApprovalRoute = "auto" | "elicitation" | "console"
 export const ASKED_HOST = "approval asked of the host"
 
 /** Builds the approver function for `Approvals.layer`; `ttlMs` bounds a 2026-07-28 host's answer. */
-export const makeApprover = (redactions: ReadonlyArray<Redaction>, route: ApprovalRoute, ttlMs: number) => (request: ApprovalRequest) =>
-  Effect.gen(function*() {
-    const args = redactJson(request.call.args, redactionsFor(redactions, request.call.serverId, request.call.name))
-    // The caller's own host answers: it is the caller (or the local user) who confirms.
-    const by = request.ctx.principal?.id ?? LOCAL_USER
-    const input = hostInput(request.ctx.assigns)
-    const elicit = request.ctx.assigns[ELICIT_KEY]
-    if (route !== "console" && input !== undefined && input.elicitation !== false) {
-      if (answersApproval(input)) return yield* checkRetry(request, input, by)
-      const carried = yield* carriedApproval(request, input, by)
-      if (carried !== undefined) return carried
-      requireInput(request.ctx.assigns, yield* askHost(request, args, ttlMs))
-      return { decision: "deny", reason: ASKED_HOST, via: "elicitation" } as ApprovalAnswer
-    }
-    if (route !== "console" && input === undefined && typeof elicit === "function") {
-      const answer = yield* Effect.tryPromise(() => (elicit as Elicit)({ message: describeRequest(request, args), requestedSchema: APPROVAL_SCHEMA }))
-      return elicitationAnswer(answer, by)
-    }
-    if (route === "elicitation") return { decision: "deny", reason: "the host does not support elicitation" } as ApprovalAnswer
-    const queue = yield* ApprovalQueue
-    // The queue's entry is this call's: an answer to it binds exactly this digest.
-    const answer = yield* queue.wait({
-      server: request.call.serverId,
-      tool: request.call.name,
-      principal: request.ctx.principal?.id,
-      reason: request.reason,
-      rule: request.rule,
-      digest: request.call.digest,
-      args
+export const makeApprover =
+  (redactions: ReadonlyArray<Redaction>, route: ApprovalRoute, ttlMs: number) => (request: ApprovalRequest) =>
+    Effect.gen(function*() {
+      const args = redactJson(request.call.args, redactionsFor(redactions, request.call.serverId, request.call.name))
+      // The caller's own host answers: it is the caller (or the local user) who confirms.
+      const by = request.ctx.principal?.id ?? LOCAL_USER
+      const input = hostInput(request.ctx.assigns)
+      const elicit = request.ctx.assigns[ELICIT_KEY]
+      if (route !== "console" && input !== undefined && input.elicitation !== false) {
+        if (answersApproval(input)) return yield* checkRetry(request, input, by)
+        const carried = yield* carriedApproval(request, input, by)
+        if (carried !== undefined) return carried
+        requireInput(request.ctx.assigns, yield* askHost(request, args, ttlMs))
+        return { decision: "deny", reason: ASKED_HOST, via: "elicitation" } as ApprovalAnswer
+      }
+      if (route !== "console" && input === undefined && typeof elicit === "function") {
+        const answer = yield* Effect.tryPromise(() =>
+          (elicit as Elicit)({ message: describeRequest(request, args), requestedSchema: APPROVAL_SCHEMA })
+        )
+        return elicitationAnswer(answer, by)
+      }
+      if (route === "elicitation") {
+        return { decision: "deny", reason: "the host does not support elicitation" } as ApprovalAnswer
+      }
+      const queue = yield* ApprovalQueue
+      // The queue's entry is this call's: an answer to it binds exactly this digest.
+      const answer = yield* queue.wait({
+        server: request.call.serverId,
+        tool: request.call.name,
+        principal: request.ctx.principal?.id,
+        reason: request.reason,
+        rule: request.rule,
+        digest: request.call.digest,
+        args
+      })
+      return { ...answer, via: "console" as const }
     })
-    return { ...answer, via: "console" as const }
-  })

@@ -17,8 +17,11 @@ export interface CacheHint {
 export const NO_CACHE: CacheHint = { ttlMs: 0, cacheScope: "private" }
 
 /** A server's hint as its result carried it, when it is a valid one (ttl a non-negative safe integer). */
-export const cacheHintOf = (result: { readonly ttlMs?: unknown; readonly cacheScope?: unknown }): CacheHint | undefined =>
-  Number.isSafeInteger(result.ttlMs) && (result.ttlMs as number) >= 0 && (result.cacheScope === "public" || result.cacheScope === "private")
+export const cacheHintOf = (
+  result: { readonly ttlMs?: unknown; readonly cacheScope?: unknown }
+): CacheHint | undefined =>
+  Number.isSafeInteger(result.ttlMs) && (result.ttlMs as number) >= 0 &&
+    (result.cacheScope === "public" || result.cacheScope === "private")
     ? { ttlMs: result.ttlMs as number, cacheScope: result.cacheScope }
     : undefined
 

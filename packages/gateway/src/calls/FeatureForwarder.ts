@@ -9,18 +9,25 @@
  */
 import type { JsonObject, OperationOptions, PromptResult, ResourceContents, TransportFailure } from "@interlock/core"
 import type { HubFeaturesShape, HubNotification } from "@interlock/mcp"
-import type { CompleteRequestParams, CompleteResult, LoggingLevel, Prompt, Resource, ResourceTemplateType } from "@modelcontextprotocol/server"
+import type {
+  CompleteRequestParams,
+  CompleteResult,
+  LoggingLevel,
+  Prompt,
+  Resource,
+  ResourceTemplateType
+} from "@modelcontextprotocol/server"
 import { Effect, Schema } from "effect"
-import type { GatewayCallsShape, ReadFailure } from "./GatewayCalls.ts"
 import type { HostSession, HostSessionsShape } from "../front/HostSessions.ts"
-import type { Namespace } from "../governance/Namespace.ts"
-import { redactDefinition, redactPrompt, redactResourceContents } from "../governance/ContentRedaction.ts"
+import { linkedUris, ResourceRoutes } from "../front/http/ResourceRoutes.ts"
 import { redactingFeatures } from "../front/RedactingFeatures.ts"
+import { exposeContentsUris, exposeUiUri, exposeUriAt, resolveUiUri, type UiTarget } from "../governance/AppUris.ts"
+import { redactDefinition, redactPrompt, redactResourceContents } from "../governance/ContentRedaction.ts"
+import type { Namespace } from "../governance/Namespace.ts"
 import { type Redaction, redactionsFor, redactJson } from "../governance/Redactor.ts"
+import type { GatewayCallsShape, ReadFailure } from "./GatewayCalls.ts"
 import { belowLevel, mostVerbose } from "./LogLevels.ts"
 import { mergedListing } from "./MergedListing.ts"
-import { linkedUris, ResourceRoutes } from "../front/http/ResourceRoutes.ts"
-import { exposeContentsUris, exposeUiUri, exposeUriAt, resolveUiUri, type UiTarget } from "../governance/AppUris.ts"
 
 /** No server claims what the host named (a resource URI, a prompt, a completion reference). */
 export class Unrouted extends Schema.TaggedError<Unrouted>()("Unrouted", {
@@ -42,7 +49,11 @@ export interface FeatureForwarderShape {
   readonly subscribe: (host: HostSession, uri: string) => Effect.Effect<void, TransportFailure | Unrouted>
   readonly unsubscribe: (host: HostSession, uri: string) => Effect.Effect<void, TransportFailure>
   readonly listPrompts: () => Effect.Effect<ReadonlyArray<Prompt>, TransportFailure>
-  readonly getPrompt: (name: string, args: JsonObject, options: OperationOptions) => Effect.Effect<PromptResult, GateFailure>
+  readonly getPrompt: (
+    name: string,
+    args: JsonObject,
+    options: OperationOptions
+  ) => Effect.Effect<PromptResult, GateFailure>
   readonly complete: (params: CompleteRequestParams) => Effect.Effect<CompleteResult, TransportFailure | Unrouted>
   readonly setLoggingLevel: (host: HostSession, level: LoggingLevel) => Effect.Effect<void, TransportFailure>
   /** Remembers the resources a tool result of `serverId` pointed at, so the host can read them. */
@@ -66,27 +77,43 @@ export interface ForwarderDeps {
 }
 
 /** Builds the forwarder and starts following the servers' notifications; returns it and its stop. */
-export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder: FeatureForwarderShape; readonly stop: () => void } => {
+export const makeFeatureForwarder = (
+  deps: ForwarderDeps
+): { readonly forwarder: FeatureForwarderShape; readonly stop: () => void } => {
   const { serverIds, hosts } = deps
   const features = redactingFeatures(deps.features, () => deps.redactions)
   const routes = new ResourceRoutes(serverIds)
   // By the URI the host subscribed to; `uri` is the one the server knows (they differ for a namespaced `ui://` URI).
-  const subscribers = new Map<string, { readonly serverId: string; readonly uri: string; readonly hosts: Set<HostSession> }>()
+  const subscribers = new Map<
+    string,
+    { readonly serverId: string; readonly uri: string; readonly hosts: Set<HostSession> }
+  >()
   const levels = new Map<HostSession, LoggingLevel>()
   let appliedLevel: LoggingLevel | undefined
 
   // Listings are routed on what the server sent, and reach hosts redacted (a redacted URI then simply does not route).
-  const redactListed = <A extends object>(serverId: string, items: ReadonlyArray<A>, name: (item: A) => string): ReadonlyArray<A> =>
-    items.map((item) => redactJson(item, redactionsFor(deps.redactions, serverId, name(item))))
+  const redactListed = <A extends object>(
+    serverId: string,
+    items: ReadonlyArray<A>,
+    name: (item: A) => string
+  ): ReadonlyArray<A> => items.map((item) => redactJson(item, redactionsFor(deps.redactions, serverId, name(item))))
   const listResourcesOf = (serverId: string) =>
     Effect.map(
-      Effect.tap(features.listResources(serverId), (resources) => Effect.sync(() => routes.listed(serverId, resources.map((r) => r.uri)))),
-      (resources) => redactListed(serverId, resources, (r) => r.uri).map((r) => exposeUriAt(deps.prompts, serverId, r, "uri"))
+      Effect.tap(features.listResources(serverId), (resources) =>
+        Effect.sync(() => routes.listed(serverId, resources.map((r) => r.uri)))),
+      (resources) =>
+        redactListed(serverId, resources, (r) =>
+          r.uri).map((r) => exposeUriAt(deps.prompts, serverId, r, "uri"))
     )
   const listTemplatesOf = (serverId: string) =>
     Effect.map(
-      Effect.tap(features.listResourceTemplates(serverId), (templates) => Effect.sync(() => routes.templates(serverId, templates.map((t) => t.uriTemplate)))),
-      (templates) => redactListed(serverId, templates, (t) => t.uriTemplate).map((t) => exposeUriAt(deps.prompts, serverId, t, "uriTemplate"))
+      Effect.tap(features.listResourceTemplates(serverId), (templates) =>
+        Effect.sync(() => routes.templates(serverId, templates.map((t) => t.uriTemplate)))),
+      (templates) =>
+        redactListed(serverId, templates, (t) =>
+          t.uriTemplate).map((t) =>
+            exposeUriAt(deps.prompts, serverId, t, "uriTemplate")
+          )
     )
 
   /** Routes by what is known; on a miss, asks every reachable server again once. */
@@ -94,7 +121,8 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
     Effect.suspend(() => {
       const known = find()
       if (known !== undefined) return Effect.succeed(known)
-      const refresh = Effect.forEach(serverIds, (id) => Effect.ignore(Effect.all([listResourcesOf(id), listTemplatesOf(id)])), {
+      const refresh = Effect.forEach(serverIds, (id) =>
+        Effect.ignore(Effect.all([listResourcesOf(id), listTemplatesOf(id)])), {
         concurrency: "unbounded",
         discard: true
       })
@@ -116,18 +144,27 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
           "resources" in offered && offered.resources !== undefined ? Effect.succeed(sole) : Effect.fail(unrouted)))
 
   /** The server of a host-side resource URI and the URI it knows: a namespaced `ui://` URI by its prefix, any other by the routes. */
-  const routedUri = (uri: string, what: Unrouted["what"] = "resource"): Effect.Effect<UiTarget, TransportFailure | Unrouted> => {
+  const routedUri = (
+    uri: string,
+    what: Unrouted["what"] = "resource"
+  ): Effect.Effect<UiTarget, TransportFailure | Unrouted> => {
     const ui = resolveUiUri(deps.prompts, uri)
     if (ui === "Unnamed") return Effect.fail(new Unrouted({ what }))
     if (ui !== undefined) return Effect.succeed(ui)
-    return Effect.map(what === "resource" ? routeResource(uri) : routed(() => routes.templateOwner(uri), what), (serverId) => ({ serverId, uri }))
+    return Effect.map(
+      what === "resource" ? routeResource(uri) : routed(() => routes.templateOwner(uri), what),
+      (serverId) => ({ serverId, uri })
+    )
   }
 
   const applyLevel = () => {
     const level = mostVerbose(levels.values())
     if (level === undefined || level === appliedLevel) return Effect.void
     appliedLevel = level
-    return Effect.forEach(serverIds, (id) => features.setLoggingLevel(id, level), { concurrency: "unbounded", discard: true })
+    return Effect.forEach(serverIds, (id) => features.setLoggingLevel(id, level), {
+      concurrency: "unbounded",
+      discard: true
+    })
   }
 
   const send = (host: HostSession, method: string, params?: Record<string, unknown>) =>
@@ -140,21 +177,31 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
         const entry = subscribers.get(uri)
         if (entry !== undefined && entry.serverId === notification.serverId) {
           // The URI is the one the hosts subscribed to; anything else the server added passes the redactions.
-          const params = redactJson(notification.params, redactionsFor(deps.redactions, entry.serverId, notification.params.uri))
+          const params = redactJson(
+            notification.params,
+            redactionsFor(deps.redactions, entry.serverId, notification.params.uri)
+          )
           for (const host of entry.hosts) send(host, notification.method, { ...params, uri })
         }
         return
       }
       case "notifications/message": {
         const { serverId, params } = notification
-        const logger = deps.prompts.prefixed ? (params.logger === undefined ? serverId : `${serverId}/${params.logger}`) : params.logger
-        const message = redactJson(logger === undefined ? params : { ...params, logger }, redactionsFor(deps.redactions, serverId, params.logger ?? "log"))
+        const logger = deps.prompts.prefixed
+          ? (params.logger === undefined ? serverId : `${serverId}/${params.logger}`)
+          : params.logger
+        const message = redactJson(
+          logger === undefined ? params : { ...params, logger },
+          redactionsFor(deps.redactions, serverId, params.logger ?? "log")
+        )
         const owner = hosts.attribute(serverId)
         if (owner._tag === "Ambiguous") {
           // Several hosts' calls are running on that server: whose message this is cannot be told.
-          deps.fork(Effect.logWarning("a server's log message could not be attributed to one host and was not forwarded").pipe(
-            Effect.annotateLogs({ "interlock.server": serverId })
-          ))
+          deps.fork(
+            Effect.logWarning("a server's log message could not be attributed to one host and was not forwarded").pipe(
+              Effect.annotateLogs({ "interlock.server": serverId })
+            )
+          )
           return
         }
         // A message sent while one host's calls to that server run goes on that host's latest call stream.
@@ -184,12 +231,15 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
     listResources: () => mergedListing("resources/list", serverIds, listResourcesOf),
     listResourceTemplates: () => mergedListing("resources/templates/list", serverIds, listTemplatesOf),
     readResource: (uri, options) =>
-      Effect.flatMap(routedUri(uri), (target) =>
-        Effect.map(deps.calls.readResource(target.serverId, target.uri, options), (contents) => {
-          const read = redactResourceContents(contents, redactionsFor(deps.redactions, target.serverId, target.uri))
-          const shown = exposeContentsUris(deps.prompts, target.serverId, read.contents)
-          return shown === read.contents ? read : { ...read, contents: shown }
-        })),
+      Effect.flatMap(
+        routedUri(uri),
+        (target) =>
+          Effect.map(deps.calls.readResource(target.serverId, target.uri, options), (contents) => {
+            const read = redactResourceContents(contents, redactionsFor(deps.redactions, target.serverId, target.uri))
+            const shown = exposeContentsUris(deps.prompts, target.serverId, read.contents)
+            return shown === read.contents ? read : { ...read, contents: shown }
+          })
+      ),
     subscribe: (host, uri) =>
       Effect.flatMap(routedUri(uri), (target) => {
         const entry = subscribers.get(uri)
@@ -206,18 +256,27 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
       }),
     unsubscribe: release,
     listPrompts: () =>
-      mergedListing("prompts/list", serverIds, (serverId) =>
-        Effect.map(features.listPrompts(serverId), (prompts) =>
-          prompts.flatMap((prompt) => {
-            deps.prompts.own(serverId, prompt.name)
-            const listed = redactDefinition({ ...prompt, name: deps.prompts.expose(serverId, prompt.name) }, redactionsFor(deps.redactions, serverId, prompt.name))
-            return listed === undefined ? [] : [listed]
-          }))),
+      mergedListing(
+        "prompts/list",
+        serverIds,
+        (serverId) =>
+          Effect.map(features.listPrompts(serverId), (prompts) =>
+            prompts.flatMap((prompt) => {
+              deps.prompts.own(serverId, prompt.name)
+              const listed = redactDefinition(
+                { ...prompt, name: deps.prompts.expose(serverId, prompt.name) },
+                redactionsFor(deps.redactions, serverId, prompt.name)
+              )
+              return listed === undefined ? [] : [listed]
+            }))
+      ),
     getPrompt: (name, args, options) => {
       const target = deps.prompts.resolve(name)
       if (target === undefined) return Effect.fail(new Unrouted({ what: "prompt" }))
-      return Effect.map(deps.calls.getPrompt(target.serverId, target.name, args, options), (prompt) =>
-        redactPrompt(prompt, redactionsFor(deps.redactions, target.serverId, target.name)))
+      return Effect.map(
+        deps.calls.getPrompt(target.serverId, target.name, args, options),
+        (prompt) => redactPrompt(prompt, redactionsFor(deps.redactions, target.serverId, target.name))
+      )
     },
     complete: (params) => {
       const ref = params.ref
@@ -226,7 +285,10 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
         if (target === undefined) return Effect.fail(new Unrouted({ what: "reference" }))
         return features.complete(target.serverId, { ...params, ref: { ...ref, name: target.name } })
       }
-      return Effect.flatMap(routedUri(ref.uri, "reference"), (target) => features.complete(target.serverId, { ...params, ref: { ...ref, uri: target.uri } }))
+      return Effect.flatMap(
+        routedUri(ref.uri, "reference"),
+        (target) => features.complete(target.serverId, { ...params, ref: { ...ref, uri: target.uri } })
+      )
     },
     setLoggingLevel: (host, level) =>
       Effect.suspend(() => {
@@ -241,7 +303,9 @@ export const makeFeatureForwarder = (deps: ForwarderDeps): { readonly forwarder:
       levels.delete(host)
       deps.features.releaseHost(host)
       const uris = [...subscribers].filter(([, entry]) => entry.hosts.has(host)).map(([uri]) => uri)
-      if (uris.length > 0) deps.fork(Effect.forEach(uris, (uri) => Effect.ignore(release(host, uri)), { discard: true }))
+      if (uris.length > 0) {
+        deps.fork(Effect.forEach(uris, (uri) => Effect.ignore(release(host, uri)), { discard: true }))
+      }
     }
   }
   return { forwarder, stop }

@@ -20,31 +20,31 @@ import {
   type PromptResult,
   type Receipt,
   type ResourceContents,
+  type ToolCall,
   ToolCalls,
   type ToolCallsShape,
-  type ToolCall,
   type ToolResult,
   type ToolTransport,
   TransportError,
   type TransportFailure
 } from "@interlock/core"
 import { Cause, Clock, Context, Effect, Exit, Layer } from "effect"
+import { type AuditFields, GATEWAY_INSTANCE, PENDING, trustedRecord } from "../audit/AuditRecord.ts"
+import { type AuditError, AuditStore } from "../audit/AuditStore.ts"
+import { CurrentWriteAhead, writeAheadLayer } from "../audit/WriteAhead.ts"
+import type { Plan } from "../config/Plan.ts"
+import { redactingTransportLayer } from "../front/RedactingTransport.ts"
+import { redactResultParts } from "../governance/ContentRedaction.ts"
+import { planPolicyLayer } from "../governance/PolicyLayer.ts"
+import { detectAll, redactionsFor, redactJson, redactText } from "../governance/Redactor.ts"
+import type { StateSeal } from "../state/StateSeal.ts"
+import type { UsedStates } from "../state/UsedStates.ts"
+import { ApprovalQueue } from "./ApprovalQueue.ts"
 import { makeApprover } from "./Approver.ts"
 import { makeInputRelay, relayed as relayedRead } from "./InputRelay.ts"
-import { ApprovalQueue } from "./ApprovalQueue.ts"
 import { hostInput, type InputRequired, requiredInput } from "./InputRound.ts"
 import { refusedState, type StateRefused } from "./StateRefused.ts"
 import { taskAuditOf, type TaskEnding } from "./TaskAudit.ts"
-import { type AuditFields, GATEWAY_INSTANCE, PENDING, trustedRecord } from "../audit/AuditRecord.ts"
-import { type AuditError, AuditStore } from "../audit/AuditStore.ts"
-import type { Plan } from "../config/Plan.ts"
-import { planPolicyLayer } from "../governance/PolicyLayer.ts"
-import { redactResultParts } from "../governance/ContentRedaction.ts"
-import { redactingTransportLayer } from "../front/RedactingTransport.ts"
-import { detectAll, redactionsFor, redactJson, redactText } from "../governance/Redactor.ts"
-import { CurrentWriteAhead, writeAheadLayer } from "../audit/WriteAhead.ts"
-import type { StateSeal } from "../state/StateSeal.ts"
-import type { UsedStates } from "../state/UsedStates.ts"
 
 /** A call the gateway refused before the pipeline: what the host named, and why it was refused. */
 export interface RefusedCall {
@@ -71,32 +71,55 @@ export type ReadFailure = Denied | HookFailed | TransportFailure | InputRequired
  * answer `input_required`, or StateRefused when its retry's state was refused (a JSON-RPC error).
  */
 export interface GatewayCallsShape extends Omit<ToolCallsShape, "callTool" | "readResource" | "getPrompt"> {
-  readonly callTool: (input: CallInput, options?: CallOptions) => Effect.Effect<ToolResult, CallError | AuditError | InputRequired | StateRefused>
+  readonly callTool: (
+    input: CallInput,
+    options?: CallOptions
+  ) => Effect.Effect<ToolResult, CallError | AuditError | InputRequired | StateRefused>
   /** Reads a resource through core's gate; a 2026-07-28 host's read is relayed as a tool call is. */
-  readonly readResource: (serverId: string, uri: string, options?: OperationOptions) => Effect.Effect<ResourceContents, ReadFailure>
+  readonly readResource: (
+    serverId: string,
+    uri: string,
+    options?: OperationOptions
+  ) => Effect.Effect<ResourceContents, ReadFailure>
   /** Gets a prompt through core's gate; a 2026-07-28 host's get is relayed as a tool call is. */
-  readonly getPrompt: (serverId: string, name: string, args?: JsonObject, options?: OperationOptions) => Effect.Effect<PromptResult, ReadFailure>
+  readonly getPrompt: (
+    serverId: string,
+    name: string,
+    args?: JsonObject,
+    options?: OperationOptions
+  ) => Effect.Effect<PromptResult, ReadFailure>
   /** Records a call refused before the pipeline (outcome `refused`); committed when it succeeds. */
   readonly refuse: (call: RefusedCall, options?: CallOptions) => Effect.Effect<void, AuditError>
 }
 
 /** The audited, governed calls of one gateway. */
-export class GatewayCalls extends Context.Service<GatewayCalls, GatewayCallsShape>()("@interlock/gateway/GatewayCalls") {
+export class GatewayCalls
+  extends Context.Service<GatewayCalls, GatewayCallsShape>()("@interlock/gateway/GatewayCalls")
+{
   /** Builds the calls from a plan over a transport, an audit store, an approval queue and the approval states' seal and marks. */
-  static layer(plan: Plan): Layer.Layer<GatewayCalls, ConfigError, ToolTransport | AuditStore | ApprovalQueue | StateSeal | UsedStates> {
+  static layer(
+    plan: Plan
+  ): Layer.Layer<GatewayCalls, ConfigError, ToolTransport | AuditStore | ApprovalQueue | StateSeal | UsedStates> {
     // Core sends through the write-ahead audit, which sends through the redaction of server errors.
     const transport = writeAheadLayer.pipe(Layer.provide(redactingTransportLayer(plan.redactions)))
-    return Layer.effect(GatewayCalls, make(plan)).pipe(Layer.provide(governedLayer(plan).pipe(Layer.provide(transport))))
+    return Layer.effect(GatewayCalls, make(plan)).pipe(
+      Layer.provide(governedLayer(plan).pipe(Layer.provide(transport)))
+    )
   }
 }
 
 /** Core's ToolCalls for a plan (hooks, policy, approvals, settings); provide a ToolTransport, an ApprovalQueue, a StateSeal and UsedStates. */
-export const governedLayer = (plan: Plan): Layer.Layer<ToolCalls, ConfigError, ToolTransport | ApprovalQueue | StateSeal | UsedStates> =>
+export const governedLayer = (
+  plan: Plan
+): Layer.Layer<ToolCalls, ConfigError, ToolTransport | ApprovalQueue | StateSeal | UsedStates> =>
   Interlock.layer({
     client: "interlock-gateway",
     hooks: plan.hooks,
     policy: planPolicyLayer(plan, plan.loaded.baseDir),
-    approvals: Approvals.layer({ approver: makeApprover(plan.redactions, plan.approvals.route, plan.approvals.timeoutMs), timeout: plan.approvals.timeoutMs }),
+    approvals: Approvals.layer({
+      approver: makeApprover(plan.redactions, plan.approvals.route, plan.approvals.timeoutMs),
+      timeout: plan.approvals.timeoutMs
+    }),
     pinTools: plan.pinTools,
     // A Cedar policy also governs listings: a tool no call to which could be permitted is not listed.
     hideDenied: plan.loaded.config.policy?.cedar !== undefined,
@@ -104,7 +127,11 @@ export const governedLayer = (plan: Plan): Layer.Layer<ToolCalls, ConfigError, T
     ...(plan.callTimeoutMs === undefined ? {} : { callTimeout: plan.callTimeoutMs })
   })
 
-const errorText = (error: CallError): string => (error._tag === "Denied" || error._tag === "HookFailed" || error._tag === "Timeout" ? `${error._tag}: ${error.message}` : error._tag)
+const errorText = (
+  error: CallError
+): string => (error._tag === "Denied" || error._tag === "HookFailed" || error._tag === "Timeout"
+  ? `${error._tag}: ${error.message}`
+  : error._tag)
 
 /** The outcome of a call's row when the call ended asking the host for input (a 2026-07-28 approval). */
 export const INPUT_REQUIRED = "input_required"
@@ -182,9 +209,25 @@ const make = (plan: Plan) =>
     const full = plan.audit.capture === "full"
     const relay = yield* makeInputRelay(plan.redactions)
     // Captured data is always scrubbed by the built-in detectors, on top of the configured redactions.
-    const redactionsOf = (serverId: string, name: string) => [...redactionsFor(plan.redactions, serverId, name), ...detectAll()]
-    const base = (serverId: string, name: string, callId: string, options: CallOptions | undefined, started: number): CallFields => {
-      const fields: CallFields = { time: started, callId, server: serverId, tool: name, instance: GATEWAY_INSTANCE, configHash: plan.configHash }
+    const redactionsOf = (
+      serverId: string,
+      name: string
+    ) => [...redactionsFor(plan.redactions, serverId, name), ...detectAll()]
+    const base = (
+      serverId: string,
+      name: string,
+      callId: string,
+      options: CallOptions | undefined,
+      started: number
+    ): CallFields => {
+      const fields: CallFields = {
+        time: started,
+        callId,
+        server: serverId,
+        tool: name,
+        instance: GATEWAY_INSTANCE,
+        configHash: plan.configHash
+      }
       if (options?.principal !== undefined) fields.principal = options.principal.id
       const toolUseId = options?.assigns?.[HOST_TOOL_USE_KEY]
       if (typeof toolUseId === "string") fields.toolUseId = toolUseId
@@ -192,17 +235,26 @@ const make = (plan: Plan) =>
       if (client !== undefined) fields.client = client
       return fields
     }
-    const callTool = (input: CallInput, given?: CallOptions): Effect.Effect<ToolResult, CallError | AuditError | InputRequired | StateRefused> =>
+    const callTool = (
+      input: CallInput,
+      given?: CallOptions
+    ): Effect.Effect<ToolResult, CallError | AuditError | InputRequired | StateRefused> =>
       Effect.uninterruptibleMask((restore) =>
         Effect.gen(function*() {
           const started = yield* Clock.currentTimeMillis
           // A 2026-07-28 host's call gets assigns of its own: what it needs from the host is recorded against them.
-          const options = given?.assigns !== undefined && hostInput(given.assigns) !== undefined ? { ...given, assigns: { ...given.assigns } } : given
+          const options = given?.assigns !== undefined && hostInput(given.assigns) !== undefined
+            ? { ...given, assigns: { ...given.assigns } }
+            : given
           // The gateway names the call, so that its write-ahead row and its completion agree.
-          const named = input.callId === undefined && typeof input === "object" && input !== null ? { ...input, callId: crypto.randomUUID() } : input
+          const named = input.callId === undefined && typeof input === "object" && input !== null
+            ? { ...input, callId: crypto.randomUUID() }
+            : input
           const callId = typeof named.callId === "string" ? named.callId : ""
           let args: AuditFields["args"] = undefined
-          const argsOf = () => (args ??= captured(() => redactJson(input.args ?? {}, redactionsOf(input.serverId, input.name))))
+          const argsOf = () => (args ??= captured(() =>
+            redactJson(input.args ?? {}, redactionsOf(input.serverId, input.name))
+          ))
           const row = (extra: Pick<AuditFields, "outcome" | "durationMs"> & Partial<AuditFields>) => {
             const fields: AuditFields = { ...base(input.serverId, input.name, callId, options, started), ...extra }
             if (full) fields.args = argsOf()
@@ -214,42 +266,68 @@ const make = (plan: Plan) =>
             store.begin(row({ outcome: PENDING, sent: true, durationMs: 0, digest: call.digest })).pipe(
               Effect.tap((id) => Effect.sync(() => (rowId = id))),
               Effect.tapError((error) => Effect.sync(() => (failed = error))),
-              Effect.mapError(() => new TransportError({ serverId: call.serverId, detail: "the audit row could not be written, so the request was not sent" })),
+              Effect.mapError(() =>
+                new TransportError({
+                  serverId: call.serverId,
+                  detail: "the audit row could not be written, so the request was not sent"
+                })
+              ),
               Effect.asVoid
             )
           // The call's host answers its servers' own requests (InputRelay); a round left for the host ends the call with InputRequired.
           const relayed = relay.begin(input.serverId, options)
-          const exit = yield* Effect.exit(restore(relayed.provide(Effect.provideService(calls.callTool(named, options), CurrentWriteAhead, { begin }))))
+          const exit = yield* Effect.exit(
+            restore(
+              relayed.provide(Effect.provideService(calls.callTool(named, options), CurrentWriteAhead, { begin }))
+            )
+          )
           if (failed !== undefined) return yield* Effect.fail(failed)
           const ended = yield* Clock.currentTimeMillis
           // Completes the call's row (written ahead, or recorded now if it never was) with how it ended, at `at`.
           const complete = (ending: Ending, at = ended) => {
             // A refused retry never reached the server, whatever the write-ahead row said before its state was checked.
             const sent = ending.outcome === REFUSED ? false : (ending.receipt?.sent ?? ending.sent)
-            const fields: Pick<AuditFields, "outcome" | "durationMs"> & Partial<AuditFields> = { outcome: ending.outcome ?? ending.receipt?.outcome ?? "failed", sent, durationMs: at - started }
+            const fields: Pick<AuditFields, "outcome" | "durationMs"> & Partial<AuditFields> = {
+              outcome: ending.outcome ?? ending.receipt?.outcome ?? "failed",
+              sent,
+              durationMs: at - started
+            }
             if (ending.receipt !== undefined) receiptFields(fields, ending.receipt)
             // Asking the host is no answer: the row names none (the retry's row does).
             if (ending.outcome === INPUT_REQUIRED) delete fields.approval
             if (ending.error !== undefined) fields.error = ending.error
             if (full && ending.result !== undefined) {
               const { content, structuredContent, isError } = ending.result
-              fields.result = captured(() => ({ ...redactResultParts({ content, ...(structuredContent === undefined ? {} : { structuredContent }) }, redactionsOf(input.serverId, input.name)), isError: isError === true }))
+              fields.result = captured(() => ({
+                ...redactResultParts(
+                  { content, ...(structuredContent === undefined ? {} : { structuredContent }) },
+                  redactionsOf(input.serverId, input.name)
+                ),
+                isError: isError === true
+              }))
             }
             if (full && ending.task !== undefined) {
               const result = ending.task
-              fields.result = captured(() => redactJson(result, redactionsOf(input.serverId, input.name)) as AuditFields["result"])
+              fields.result = captured(() =>
+                redactJson(result, redactionsOf(input.serverId, input.name)) as AuditFields["result"]
+              )
             }
             const record = row(fields)
             return rowId === undefined ? store.record(record) : store.complete(rowId, record)
           }
           const sent = rowId !== undefined
-          const task = Exit.isSuccess(exit) && rowId !== undefined ? taskAuditOf(options?.assigns, exit.value.meta) : undefined
+          const task = Exit.isSuccess(exit) && rowId !== undefined
+            ? taskAuditOf(options?.assigns, exit.value.meta)
+            : undefined
           if (Exit.isSuccess(exit) && task !== undefined) {
             // A server's task: the row stays pending until the task ends (TaskAudit.ts), and then says how.
             const receipt = exit.value.receipt
             task.settle = (ending) =>
               Effect.flatMap(Clock.currentTimeMillis, (now) =>
-                complete({ receipt, outcome: ending.outcome, sent: true, error: ending.error, task: ending.result }, now))
+                complete(
+                  { receipt, outcome: ending.outcome, sent: true, error: ending.error, task: ending.result },
+                  now
+                ))
             return exit.value
           }
           if (Exit.isSuccess(exit)) {
@@ -258,26 +336,45 @@ const make = (plan: Plan) =>
           }
           const failure = Cause.findErrorOption(exit.cause)
           // A retry whose state the relay or the approval refused: nothing reached the server, and the host gets a JSON-RPC error.
-          const stateRefused = relayed.refused() ?? (failure._tag === "Some" && failure.value._tag === "Denied" ? refusedState(options?.assigns) : undefined)
+          const stateRefused = relayed.refused() ??
+            (failure._tag === "Some" && failure.value._tag === "Denied" ? refusedState(options?.assigns) : undefined)
           if (stateRefused !== undefined) {
-            yield* complete({ receipt: failure._tag === "Some" ? failure.value.receipt : undefined, outcome: REFUSED, sent: false, error: stateRefused.message })
+            yield* complete({
+              receipt: failure._tag === "Some" ? failure.value.receipt : undefined,
+              outcome: REFUSED,
+              sent: false,
+              error: stateRefused.message
+            })
             return yield* Effect.fail(stateRefused)
           }
           const relayAsked = relayed.raised()
           if (relayAsked !== undefined) {
             // A server's own request for the host, left for the host to answer (InputRelay); its retry is a new call and row.
-            yield* complete({ receipt: failure._tag === "Some" ? failure.value.receipt : undefined, outcome: INPUT_REQUIRED, sent })
+            yield* complete({
+              receipt: failure._tag === "Some" ? failure.value.receipt : undefined,
+              outcome: INPUT_REQUIRED,
+              sent
+            })
             return yield* Effect.fail(relayAsked)
           }
           const asked = requiredInput(options?.assigns)
           if (failure._tag === "Some" && failure.value._tag === "Denied" && asked !== undefined) {
             // Not an ending yet: the host is asked (the approval form), and its retry is a new call and row.
-            yield* complete({ receipt: failure.value.receipt, outcome: INPUT_REQUIRED, sent, error: `${asked._tag}: ${asked.message}` })
+            yield* complete({
+              receipt: failure.value.receipt,
+              outcome: INPUT_REQUIRED,
+              sent,
+              error: `${asked._tag}: ${asked.message}`
+            })
             return yield* Effect.fail(asked)
           }
           if (failure._tag === "Some") {
             // A hook's deny reason may quote what it saw: the row keeps it only redacted.
-            yield* complete({ receipt: failure.value.receipt, sent, error: redactText(errorText(failure.value), redactionsOf(input.serverId, input.name)) })
+            yield* complete({
+              receipt: failure.value.receipt,
+              sent,
+              error: redactText(errorText(failure.value), redactionsOf(input.serverId, input.name))
+            })
             return yield* Effect.fail(failure.value)
           }
           // Interrupted (the host cancelled, or the gateway is stopping) or a defect: the row still says so.
@@ -287,8 +384,16 @@ const make = (plan: Plan) =>
       )
     const refuse = (call: RefusedCall, options?: CallOptions): Effect.Effect<void, AuditError> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const fields: AuditFields = { ...base(call.serverId, call.name, call.callId ?? crypto.randomUUID(), options, now), outcome: REFUSED, sent: false, durationMs: 0, error: call.reason }
-        if (full && call.args !== undefined) fields.args = captured(() => redactJson(call.args, redactionsOf(call.serverId, call.name)))
+        const fields: AuditFields = {
+          ...base(call.serverId, call.name, call.callId ?? crypto.randomUUID(), options, now),
+          outcome: REFUSED,
+          sent: false,
+          durationMs: 0,
+          error: call.reason
+        }
+        if (full && call.args !== undefined) {
+          fields.args = captured(() => redactJson(call.args, redactionsOf(call.serverId, call.name)))
+        }
         return store.record(trustedRecord(fields))
       })
     return GatewayCalls.of({
@@ -296,7 +401,9 @@ const make = (plan: Plan) =>
       refuse,
       listTools: calls.listTools,
       // A 2026-07-28 host's reads and gets are relayed as its tool calls are; a 2025 host is asked over its session.
-      readResource: (serverId, uri, options) => relayedRead(relay, serverId, options, calls.readResource(serverId, uri, options)),
-      getPrompt: (serverId, name, args, options) => relayedRead(relay, serverId, options, calls.getPrompt(serverId, name, args, options))
+      readResource: (serverId, uri, options) =>
+        relayedRead(relay, serverId, options, calls.readResource(serverId, uri, options)),
+      getPrompt: (serverId, name, args, options) =>
+        relayedRead(relay, serverId, options, calls.getPrompt(serverId, name, args, options))
     })
   })

@@ -31,7 +31,8 @@ export const ASKED: ReadonlyArray<Carried> = ["sampling", "elicitation"]
 /** What the gateway carries to a 2026-07-28 host within a relayed round. */
 export const RELAYED: ReadonlyArray<Carried> = ["sampling", "elicitation", "roots"]
 
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
 
 /**
  * The `_meta` keys to pass on: the host's declared capabilities among those `carried` (each as the
@@ -47,7 +48,9 @@ export const hostMeta = (
   if (isRecord(declared)) {
     for (const name of carried) if (isRecord(declared[name])) capabilities[name] = declared[name]
     // The tasks extension, when the gateway carries it for this host (a 2026-07-28 one: TaskFront.ts).
-    if (tasks && isRecord(declared.extensions) && isRecord(declared.extensions[TASKS_EXTENSION])) capabilities.extensions = { [TASKS_EXTENSION]: {} }
+    if (tasks && isRecord(declared.extensions) && isRecord(declared.extensions[TASKS_EXTENSION])) {
+      capabilities.extensions = { [TASKS_EXTENSION]: {} }
+    }
   }
   return client === undefined
     ? { [CLIENT_CAPABILITIES_META_KEY]: capabilities }
@@ -73,7 +76,9 @@ export const pickHostMeta = (meta: unknown, logLevel: unknown): Readonly<Record<
 }
 
 /** The checked keys a call's assigns carry (HOST_META_KEY), for the hub's Caller. */
-export const hostMetaOf = (assigns: Readonly<Record<string, unknown>> | undefined): Readonly<Record<string, unknown>> | undefined => {
+export const hostMetaOf = (
+  assigns: Readonly<Record<string, unknown>> | undefined
+): Readonly<Record<string, unknown>> | undefined => {
   const meta = assigns?.[HOST_META_KEY]
   return isRecord(meta) ? meta : undefined
 }
@@ -85,7 +90,10 @@ export const hostSpanOf = (assigns: Readonly<Record<string, unknown>> | undefine
 }
 
 /** Runs `effect` under the host's span, when the call's host sent a traceparent. */
-export const withHostSpan = <A, E, R>(effect: Effect.Effect<A, E, R>, assigns: Readonly<Record<string, unknown>> | undefined): Effect.Effect<A, E, R> => {
+export const withHostSpan = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  assigns: Readonly<Record<string, unknown>> | undefined
+): Effect.Effect<A, E, R> => {
   const span = hostSpanOf(assigns)
   return span === undefined ? effect : Effect.provideService(effect, Tracer.ParentSpan, span)
 }

@@ -13,16 +13,32 @@
  * Tool calls, resource reads and prompt gets are relayed alike (`relayed` for the latter two).
  */
 import { type OperationOptions, TransportError, type TransportFailure } from "@interlock/core"
-import { type Caller, CurrentCaller, type HostRequest, type InputRound, type Operation, type Relay, type Resume } from "@interlock/mcp"
+import {
+  type Caller,
+  CurrentCaller,
+  type HostRequest,
+  type InputRound,
+  type Operation,
+  type Relay,
+  type Resume
+} from "@interlock/mcp"
 import { Effect, Option } from "effect"
-import { hostMetaOf, withHostSpan } from "./HostMeta.ts"
-import { type GrantedApproval, grantedApproval, hostInput, InputRequired } from "./InputRound.ts"
-import { askHost, HOST_SESSION_KEY, HOSTLESS, type HostSession, hostSessionOf, HostSessions, type HostSessionsShape } from "../front/HostSessions.ts"
+import {
+  askHost,
+  HOST_SESSION_KEY,
+  HOSTLESS,
+  type HostSession,
+  hostSessionOf,
+  HostSessions,
+  type HostSessionsShape
+} from "../front/HostSessions.ts"
 import { redactHostRequest } from "../front/RedactingHostRequests.ts"
 import type { Redaction } from "../governance/Redactor.ts"
-import { type StateRefusal, StateRefused } from "./StateRefused.ts"
 import { type SealRefused, StateSeal } from "../state/StateSeal.ts"
 import { UsedStates } from "../state/UsedStates.ts"
+import { hostMetaOf, withHostSpan } from "./HostMeta.ts"
+import { type GrantedApproval, grantedApproval, hostInput, InputRequired } from "./InputRound.ts"
+import { type StateRefusal, StateRefused } from "./StateRefused.ts"
 
 /** The purpose relayed states are sealed for (a state sealed for another purpose is not one). */
 export const RELAY_PURPOSE = "relay"
@@ -69,8 +85,11 @@ interface Sealed {
 }
 
 const isSealed = (u: Readonly<Record<string, unknown>>): u is Readonly<Record<string, unknown>> & Sealed =>
-  typeof u.s === "string" && typeof u.m === "string" && typeof u.d === "string" && (u.p === null || typeof u.p === "string") &&
-  (u.r === null || typeof u.r === "string") && typeof u.n === "number" && Array.isArray(u.k) && u.k.every((key) => typeof key === "string")
+  typeof u.s === "string" && typeof u.m === "string" && typeof u.d === "string" &&
+  (u.p === null || typeof u.p === "string") &&
+  (u.r === null || typeof u.r === "string") && typeof u.n === "number" && Array.isArray(u.k) && u.k.every((key) =>
+    typeof key === "string"
+  )
 
 /** Which binding of a relayed state differs from the retried operation and principal, or undefined when it binds exactly them. */
 const bindingMismatch = (payload: Sealed, op: Operation, principal: string | null): StateRefusal | undefined => {
@@ -109,7 +128,11 @@ export const makeInputRelay = (redactions: ReadonlyArray<Redaction>) =>
     const used = yield* UsedStates
     const hosts = Option.getOrUndefined(yield* Effect.serviceOption(HostSessions))
 
-    const relayFor = (options: OperationOptions | undefined, raise: (error: InputRequired) => void, refuse: (error: StateRefused) => void): Relay => {
+    const relayFor = (
+      options: OperationOptions | undefined,
+      raise: (error: InputRequired) => void,
+      refuse: (error: StateRefused) => void
+    ): Relay => {
       const principal = options?.principal?.id ?? null
       // The call fails in the transport (its channel has room for nothing else); the refusal is what the host is answered.
       const refused = (serverId: string, refusal: StateRefusal) => {
@@ -139,26 +162,50 @@ export const makeInputRelay = (redactions: ReadonlyArray<Redaction>) =>
                 first
                   ? Effect.succeed<Resume>({
                     // Only the answers to what the server asked are passed on.
-                    inputResponses: Object.fromEntries(payload.k.filter((key) => Object.hasOwn(input.inputResponses, key)).map((key) => [key, input.inputResponses[key]])),
+                    inputResponses: Object.fromEntries(
+                      payload.k.filter((key) => Object.hasOwn(input.inputResponses, key)).map((
+                        key
+                      ) => [key, input.inputResponses[key]])
+                    ),
                     requestState: payload.r ?? undefined,
                     rounds: payload.n
                   })
-                  : Effect.fail(refused(op.serverId, "replayed")))
+                  : Effect.fail(refused(op.serverId, "replayed"))
+              )
             )
           })
         )
       }
       const suspend = (op: Operation, round: InputRound, rounds: number): Effect.Effect<never, TransportFailure> => {
         if ((round.requestState?.length ?? 0) > MAX_RELAYED_STATE) {
-          return Effect.fail(new TransportError({ serverId: op.serverId, detail: `the server's request state is longer than ${MAX_RELAYED_STATE} characters` }))
+          return Effect.fail(
+            new TransportError({
+              serverId: op.serverId,
+              detail: `the server's request state is longer than ${MAX_RELAYED_STATE} characters`
+            })
+          )
         }
         const keys = Object.keys(round.inputRequests)
-        const sealed: Sealed = { s: op.serverId, m: op.method, d: op.digest, p: principal, r: round.requestState ?? null, n: rounds, k: keys, a: grantedApproval(options?.assigns) ?? null }
+        const sealed: Sealed = {
+          s: op.serverId,
+          m: op.method,
+          d: op.digest,
+          p: principal,
+          r: round.requestState ?? null,
+          n: rounds,
+          k: keys,
+          a: grantedApproval(options?.assigns) ?? null
+        }
         return Effect.flatMap(seal.seal(RELAY_PURPOSE, { ...sealed }, RELAY_TTL_MS), (state) => {
           const requests: Record<string, HostRequest> = {}
           for (const key of keys) requests[key] = redactHostRequest(round.inputRequests[key], redactions)
           raise(new InputRequired({ inputRequests: requests, requestState: state }))
-          return Effect.fail(new TransportError({ serverId: op.serverId, detail: "the server needs input from the host (input_required)" }))
+          return Effect.fail(
+            new TransportError({
+              serverId: op.serverId,
+              detail: "the server needs input from the host (input_required)"
+            })
+          )
         })
       }
       return { resume, suspend }
@@ -179,10 +226,18 @@ export const makeInputRelay = (redactions: ReadonlyArray<Redaction>) =>
         const meta = hostMetaOf(options?.assigns)
         const caller = host !== undefined
           ? { ...callerOf(host), meta }
-          : { ...HOSTLESS_CALLER, relay: relayFor(options, (error) => (raised = error), (error) => (refusal = error)), meta }
+          : {
+            ...HOSTLESS_CALLER,
+            relay: relayFor(options, (error) => (raised = error), (error) => (refusal = error)),
+            meta
+          }
         // A 2026-07-28 host's front has put its tools/call in flight itself (its server's notifications reach it; askHost refuses it requests).
         const inFlight = frontMarked && options?.assigns?.[HOST_SESSION_KEY] !== undefined ? undefined : hosts
-        return { provide: (effect) => withHostSpan(withCaller(effect, caller, serverId, inFlight), options?.assigns), raised: () => raised, refused: () => refusal }
+        return {
+          provide: (effect) => withHostSpan(withCaller(effect, caller, serverId, inFlight), options?.assigns),
+          raised: () => raised,
+          refused: () => refusal
+        }
       }
     } satisfies InputRelayShape
   })
@@ -194,10 +249,18 @@ const askingCaller = (host: HostSession, redactions: ReadonlyArray<Redaction>): 
 })
 
 /** A caller whose host has no channel for a server's requests, and no relay: each such request fails. */
-const HOSTLESS_CALLER: Caller = { key: undefined, ask: () => Effect.fail(new Error("the calling host cannot answer a server's requests")) }
+const HOSTLESS_CALLER: Caller = {
+  key: undefined,
+  ask: () => Effect.fail(new Error("the calling host cannot answer a server's requests"))
+}
 
 /** Runs `effect` for `caller`; a caller without a host connection is also marked in flight to `serverId` (see HOSTLESS). */
-const withCaller = <A, E, R>(effect: Effect.Effect<A, E, R>, caller: Caller, serverId: string, hosts: HostSessionsShape | undefined) => {
+const withCaller = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  caller: Caller,
+  serverId: string,
+  hosts: HostSessionsShape | undefined
+) => {
   const provided = Effect.provideService(effect, CurrentCaller, caller)
   return caller.key !== undefined || hosts === undefined ? provided : marked(hosts, serverId, provided)
 }

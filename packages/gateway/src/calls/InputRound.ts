@@ -37,7 +37,8 @@ export interface HostInput {
   readonly elicitation?: boolean | undefined
 }
 
-const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> => typeof value === "object" && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /**
  * The host input of a call's assigns: defined exactly for a 2026-07-28 host's request. The values
@@ -80,4 +81,5 @@ const granted = new WeakMap<object, GrantedApproval>()
 export const grantApproval = (assigns: object, approval: GrantedApproval): void => void granted.set(assigns, approval)
 
 /** The approval granted within the call of `assigns`, if any. */
-export const grantedApproval = (assigns: object | undefined): GrantedApproval | undefined => assigns === undefined ? undefined : granted.get(assigns)
+export const grantedApproval = (assigns: object | undefined): GrantedApproval | undefined =>
+  assigns === undefined ? undefined : granted.get(assigns)

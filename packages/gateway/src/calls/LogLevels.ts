@@ -6,7 +6,16 @@
 import type { LoggingLevel } from "@modelcontextprotocol/server"
 
 /** MCP's log levels, most verbose first. */
-export const LOG_LEVELS: ReadonlyArray<LoggingLevel> = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+export const LOG_LEVELS: ReadonlyArray<LoggingLevel> = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency"
+]
 
 /** `value` when it is one of MCP's log levels. */
 export const logLevelOf = (value: unknown): LoggingLevel | undefined =>

@@ -9,7 +9,17 @@
 import { Schema } from "effect"
 
 /** Why a state was refused. */
-export const STATE_REFUSALS = ["missing", "tampered", "expired", "purpose", "call", "principal", "rule", "replayed", "unrecorded"] as const
+export const STATE_REFUSALS = [
+  "missing",
+  "tampered",
+  "expired",
+  "purpose",
+  "call",
+  "principal",
+  "rule",
+  "replayed",
+  "unrecorded"
+] as const
 
 /** Why a state was refused, as a type. */
 export type StateRefusal = typeof STATE_REFUSALS[number]
@@ -39,7 +49,9 @@ export class StateRefused extends Schema.TaggedError<StateRefused>()("StateRefus
   refusal: Schema.Literals(STATE_REFUSALS)
 }) {
   override get message(): string {
-    return `the ${this.of === "approval" ? "approval" : "relayed request"} state was refused (${this.refusal}): ${REFUSAL_TEXT[this.refusal]}`
+    return `the ${this.of === "approval" ? "approval" : "relayed request"} state was refused (${this.refusal}): ${
+      REFUSAL_TEXT[this.refusal]
+    }`
   }
 
   /** The JSON-RPC error code the host is answered with. */

@@ -17,7 +17,11 @@ export interface TaskEnding {
   /** Interlock's words (never the server's data). */
   readonly error?: string
   /** The task's result, for a row with `capture: "full"` (redacted there). */
-  readonly result?: { readonly content: ReadonlyArray<unknown>; readonly structuredContent?: unknown; readonly isError?: boolean }
+  readonly result?: {
+    readonly content: ReadonlyArray<unknown>
+    readonly structuredContent?: unknown
+    readonly isError?: boolean
+  }
 }
 
 /** The holder: `settle` completes the row, set by GatewayCalls when the call's result is a task. */
@@ -26,7 +30,10 @@ export interface TaskAudit {
 }
 
 /** The call's holder when its result is a server's task and its front passed one; otherwise undefined. */
-export const taskAuditOf = (assigns: Readonly<Record<string, unknown>> | undefined, meta: unknown): TaskAudit | undefined => {
+export const taskAuditOf = (
+  assigns: Readonly<Record<string, unknown>> | undefined,
+  meta: unknown
+): TaskAudit | undefined => {
   const holder = assigns?.[TASK_AUDIT_KEY]
   const isTask = typeof meta === "object" && meta !== null && TASK_META in meta
   return isTask && typeof holder === "object" && holder !== null ? holder as TaskAudit : undefined

@@ -8,8 +8,13 @@
 import type { Tool } from "@interlock/core"
 
 /** `tools` in the listing order: by the position of their server in `serverOrder`, stably (a server's own order kept). */
-export const orderTools = <T extends Pick<Tool, "serverId">>(tools: ReadonlyArray<T>, serverOrder: ReadonlyArray<string>): ReadonlyArray<T> => {
+export const orderTools = <T extends Pick<Tool, "serverId">>(
+  tools: ReadonlyArray<T>,
+  serverOrder: ReadonlyArray<string>
+): ReadonlyArray<T> => {
   const rank = new Map(serverOrder.map((serverId, at) => [serverId, at]))
   const of = (tool: T) => rank.get(tool.serverId) ?? serverOrder.length
-  return tools.map((tool, at) => ({ tool, at })).sort((a, b) => of(a.tool) - of(b.tool) || a.at - b.at).map(({ tool }) => tool)
+  return tools.map((tool, at) => ({ tool, at })).sort((a, b) => of(a.tool) - of(b.tool) || a.at - b.at).map((
+    { tool }
+  ) => tool)
 }

@@ -43,12 +43,15 @@ export const parsesWhole = (command: string): boolean => {
 }
 
 /** What runs instead of a command that does not parse as a whole: a refusal on stderr, exit status 2. */
-export const REFUSAL = `printf '%s\\n' 'interlock: this command does not parse as a whole shell program, so it was not run (its output must pass the redactor)' >&2; (exit 2)`
+export const REFUSAL =
+  `printf '%s\\n' 'interlock: this command does not parse as a whole shell program, so it was not run (its output must pass the redactor)' >&2; (exit 2)`
 
 /** `command` rewritten so that its output passes through `filter` (a shell command line), as the header explains. */
 export const throughFilter = (command: string, filter: string): string =>
   // The eval is on the first line, so that bash's error messages give the command's own line numbers.
-  `${REWRITE_MARK}{ __il_r=$( { ( trap '__il_s=$?; printf "%s %s %s" "$__il_s" "$__il_how" "$(pwd -P)" >&8' EXIT; __il_how=exit; __il_c=$(printf '%b.' ${shellQuote(oneLine(command))}); eval "\${__il_c%.}"
+  `${REWRITE_MARK}{ __il_r=$( { ( trap '__il_s=$?; printf "%s %s %s" "$__il_s" "$__il_how" "$(pwd -P)" >&8' EXIT; __il_how=exit; __il_c=$(printf '%b.' ${
+    shellQuote(oneLine(command))
+  }); eval "\${__il_c%.}"
   __il_s=$?; __il_how=end; exit "$__il_s"
 ) 2>&1 | ${filter} >&9; } 8>&1 ); } 9>&1
 __il_f=$?
@@ -63,8 +66,10 @@ fi
 (exit "$__il_s")`
 
 /** The filter command line: this process's own bin (`interlock redact`) on `config`, for `claude/Bash`. */
-export const filterCommand = (config: string, bin: ReadonlyArray<string> = [process.execPath, ...process.execArgv, process.argv[1] ?? ""]): string =>
-  [...bin, "redact", "--config", config, "--tool", "claude/Bash"].map(shellQuote).join(" ")
+export const filterCommand = (
+  config: string,
+  bin: ReadonlyArray<string> = [process.execPath, ...process.execArgv, process.argv[1] ?? ""]
+): string => [...bin, "redact", "--config", config, "--tool", "claude/Bash"].map(shellQuote).join(" ")
 
 /**
  * The bridge's last rewrite of a Bash call it lets run, when a redaction applies to `claude/Bash`

@@ -6,7 +6,7 @@
  * Claude Code (whose Read then fails too); one too large to check is denied. A Grep that would
  * print matching lines is denied when a redaction applies to `claude/Grep`.
  */
-import { type HooksConfig, type HookContext, type ToolCall, Verdict } from "@interlock/core"
+import { type HookContext, type HooksConfig, type ToolCall, Verdict } from "@interlock/core"
 import { readFile, stat } from "node:fs/promises"
 import * as path from "node:path"
 import { type Redaction, redactionsFor, redactText } from "../governance/Redactor.ts"
@@ -23,7 +23,10 @@ const targetOf = (call: ToolCall, ctx: HookContext): string | undefined => {
 }
 
 /** Whether the file's text would change under `redactions`; undefined when it cannot be read. */
-const wouldRedact = async (file: string, redactions: ReadonlyArray<Redaction>): Promise<boolean | "too large" | undefined> => {
+const wouldRedact = async (
+  file: string,
+  redactions: ReadonlyArray<Redaction>
+): Promise<boolean | "too large" | undefined> => {
   try {
     const info = await stat(file)
     if (!info.isFile()) return undefined
@@ -36,14 +39,22 @@ const wouldRedact = async (file: string, redactions: ReadonlyArray<Redaction>): 
 }
 
 /** The guard's verdict on one Read under `redactions` (those that apply to `claude/Read`). */
-export const readGuard = (redactions: ReadonlyArray<Redaction>) => async (call: ToolCall, ctx: HookContext): Promise<Verdict.PreToolCallVerdict> => {
-  const file = targetOf(call, ctx)
-  const found = file === undefined ? undefined : await wouldRedact(file, redactions)
-  if (found === "too large") return Verdict.deny(`Interlock: this file is over ${MAX_CHECKED_BYTES} bytes, too large to check for text it redacts, so it is not read`)
-  return found === true
-    ? Verdict.deny("Interlock: this file holds text that Interlock redacts, and Claude Code cannot redact a built-in tool's output, so it is not read")
-    : Verdict.continue
-}
+export const readGuard =
+  (redactions: ReadonlyArray<Redaction>) =>
+  async (call: ToolCall, ctx: HookContext): Promise<Verdict.PreToolCallVerdict> => {
+    const file = targetOf(call, ctx)
+    const found = file === undefined ? undefined : await wouldRedact(file, redactions)
+    if (found === "too large") {
+      return Verdict.deny(
+        `Interlock: this file is over ${MAX_CHECKED_BYTES} bytes, too large to check for text it redacts, so it is not read`
+      )
+    }
+    return found === true
+      ? Verdict.deny(
+        "Interlock: this file holds text that Interlock redacts, and Claude Code cannot redact a built-in tool's output, so it is not read"
+      )
+      : Verdict.continue
+  }
 
 /**
  * The guard on one Grep: its `content` mode prints the matching lines of any file, which Claude Code
@@ -51,7 +62,9 @@ export const readGuard = (redactions: ReadonlyArray<Redaction>) => async (call: 
  */
 export const grepGuard = (call: ToolCall): Verdict.PreToolCallVerdict =>
   call.args.output_mode === "content"
-    ? Verdict.deny("Interlock: Grep's matching lines cannot be redacted, so output_mode content is refused; search with files_with_matches and Read the files")
+    ? Verdict.deny(
+      "Interlock: Grep's matching lines cannot be redacted, so output_mode content is refused; search with files_with_matches and Read the files"
+    )
     : Verdict.continue
 
 /** The bridge's preToolCall guards on `claude/Read` and `claude/Grep`, each when a redaction applies to it (else none). */
@@ -61,8 +74,12 @@ export const fileGuardHooks = (redactions: ReadonlyArray<Redaction>): HooksConfi
   if (read.length === 0 && grep.length === 0) return {}
   return {
     preToolCall: [
-      ...(read.length === 0 ? [] : [{ match: "claude/Read", id: "redact-read", kind: "guard" as const, run: readGuard(read) }]),
-      ...(grep.length === 0 ? [] : [{ match: "claude/Grep", id: "redact-grep", kind: "guard" as const, run: grepGuard }])
+      ...(read.length === 0
+        ? []
+        : [{ match: "claude/Read", id: "redact-read", kind: "guard" as const, run: readGuard(read) }]),
+      ...(grep.length === 0
+        ? []
+        : [{ match: "claude/Grep", id: "redact-grep", kind: "guard" as const, run: grepGuard }])
     ]
   }
 }

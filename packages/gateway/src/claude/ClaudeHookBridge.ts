@@ -4,17 +4,17 @@
  * The local `interlock claude-hook` (cli/ClaudeHookAnswer.ts) and a running gateway's
  * `POST /claude/hook` (ClaudeHookRoute.ts) both answer through it, so they answer alike.
  */
-import { Hooks } from "@interlock/core"
 import { AuditSink, Bridge, compileSettings, settingsHooks } from "@interlock/claude"
+import { Hooks } from "@interlock/core"
 import { type Duration, Effect, Layer } from "effect"
 import * as path from "node:path"
 import { AuditRecord } from "../audit/AuditRecord.ts"
 import { AuditStore } from "../audit/AuditStore.ts"
+import type { Plan } from "../config/Plan.ts"
 import { mergeHooks } from "../governance/BuiltinHooks.ts"
+import { planPolicyLayer } from "../governance/PolicyLayer.ts"
 import { bashRewrite, filterCommand } from "./ClaudeBashGuard.ts"
 import { fileGuardHooks } from "./ClaudeFileGuard.ts"
-import type { Plan } from "../config/Plan.ts"
-import { planPolicyLayer } from "../governance/PolicyLayer.ts"
 
 /** The principal of the local bridge's audit rows, and of a forwarded event on a gateway without tokens. */
 export const CLAUDE_PRINCIPAL = "claude-code"
@@ -27,7 +27,8 @@ export const auditSinkFor = (principal: string, configHash?: string): Layer.Laye
   Layer.effect(
     AuditSink,
     Effect.map(Effect.service(AuditStore), (store) => ({
-      record: (row) => store.record(new AuditRecord({ ...row, principal, ...(configHash === undefined ? {} : { configHash }) }))
+      record: (row) =>
+        store.record(new AuditRecord({ ...row, principal, ...(configHash === undefined ? {} : { configHash }) }))
     }))
   )
 
@@ -44,7 +45,11 @@ export interface AnswerOptions {
  * principal's events never weigh on another's. Never fails: a `claude` section that does not
  * compile answers closed.
  */
-export const answerEvent = (stdin: string, plan: Plan, options: AnswerOptions = {}): Effect.Effect<Bridge.BridgeResult, never, AuditStore> =>
+export const answerEvent = (
+  stdin: string,
+  plan: Plan,
+  options: AnswerOptions = {}
+): Effect.Effect<Bridge.BridgeResult, never, AuditStore> =>
   Effect.gen(function*() {
     // The config's `claude` section (a settings.json hooks section) adds Claude Code command hooks:
     // tool-level ones join the config's hooks, the agent-level ones (UserPromptSubmit, Stop, ...) go to the bridge.
@@ -59,10 +64,19 @@ export const answerEvent = (stdin: string, plan: Plan, options: AnswerOptions = 
     )
     // Bash's output cannot be redacted afterwards: a redaction on claude/Bash pipes the command through `interlock redact`.
     const file = plan.loaded.file
-    const rewriteInput = file === undefined ? undefined : bashRewrite(plan.redactions, filterCommand(path.resolve(file)))
-    return yield* Effect.provide(Bridge.run(stdin, {
-      rewriteInput,
-      ...(options.deadline === undefined ? {} : { deadline: options.deadline }),
-      ...(agentHooks === undefined ? {} : { agentHooks })
-    }), services)
-  }).pipe(Effect.catch((error) => Effect.succeed(Bridge.failure(stdin, `interlock could not load its config: ${error.message}`))))
+    const rewriteInput = file === undefined
+      ? undefined
+      : bashRewrite(plan.redactions, filterCommand(path.resolve(file)))
+    return yield* Effect.provide(
+      Bridge.run(stdin, {
+        rewriteInput,
+        ...(options.deadline === undefined ? {} : { deadline: options.deadline }),
+        ...(agentHooks === undefined ? {} : { agentHooks })
+      }),
+      services
+    )
+  }).pipe(
+    Effect.catch((error) =>
+      Effect.succeed(Bridge.failure(stdin, `interlock could not load its config: ${error.message}`))
+    )
+  )

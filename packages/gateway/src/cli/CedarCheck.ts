@@ -17,26 +17,35 @@ const loadCedar = Effect.tryPromise({
 
 /** The tools every server of the plan lists (its tools filter applied, the policy not), connecting them first. */
 export const liveTools = (plan: Plan): Effect.Effect<ReadonlyArray<Tool>, ConfigError> =>
-  plan.servers.size === 0 ? Effect.succeed([]) : Effect.flatMap(Effect.promise(() => import("../Gateway.ts")), ({ Gateway }) =>
-    Effect.gen(function*() {
-      const gateway = yield* Gateway
-      for (const serverId of gateway.hub.serverIds) {
-        yield* progress(`  connecting ${serverId}...`)
-        yield* gateway.hub.connect(serverId)
-      }
-      return yield* gateway.hub.transport.listTools(undefined)
-    }).pipe(
-      Effect.mapError((error) => new ConfigError({ path: "servers", detail: `could not list the tools: ${error.message}` })),
-      Effect.provide(Gateway.layer({ ...plan, audit: { ...plan.audit, path: undefined, postgres: undefined } }).pipe(Layer.orDie)),
-      Effect.scoped
-    ))
+  plan.servers.size === 0 ?
+    Effect.succeed([]) :
+    Effect.flatMap(Effect.promise(() => import("../Gateway.ts")), ({ Gateway }) =>
+      Effect.gen(function*() {
+        const gateway = yield* Gateway
+        for (const serverId of gateway.hub.serverIds) {
+          yield* progress(`  connecting ${serverId}...`)
+          yield* gateway.hub.connect(serverId)
+        }
+        return yield* gateway.hub.transport.listTools(undefined)
+      }).pipe(
+        Effect.mapError((error) =>
+          new ConfigError({ path: "servers", detail: `could not list the tools: ${error.message}` })
+        ),
+        Effect.provide(
+          Gateway.layer({ ...plan, audit: { ...plan.audit, path: undefined, postgres: undefined } }).pipe(Layer.orDie)
+        ),
+        Effect.scoped
+      ))
 
 /**
  * Checks the plan's Cedar policy file, if it has one: against the listing `tools`, or (undefined:
  * `--no-connect`) only that it parses. Prints every error as `file:line:column: message` and
  * fails when there is one.
  */
-export const checkCedarPolicy = (plan: Plan, tools: ReadonlyArray<Tool> | undefined): Effect.Effect<void, ConfigError> =>
+export const checkCedarPolicy = (
+  plan: Plan,
+  tools: ReadonlyArray<Tool> | undefined
+): Effect.Effect<void, ConfigError> =>
   Effect.gen(function*() {
     const file = cedarPolicyFile(plan.loaded.config, plan.loaded.baseDir)
     if (file === undefined) return
@@ -48,9 +57,18 @@ export const checkCedarPolicy = (plan: Plan, tools: ReadonlyArray<Tool> | undefi
     )
     for (const error of errors) yield* Console.error(error.message)
     if (errors.length > 0) {
-      return yield* Effect.fail(new ConfigError({ path: "policy.cedar", detail: `${errors.length} error${errors.length === 1 ? "" : "s"} in ${file}` }))
+      return yield* Effect.fail(
+        new ConfigError({
+          path: "policy.cedar",
+          detail: `${errors.length} error${errors.length === 1 ? "" : "s"} in ${file}`
+        })
+      )
     }
-    yield* Console.log(tools === undefined ? `Cedar policy parses: ${file}` : `Cedar policy valid against the schema of ${tools.length} listed tool${tools.length === 1 ? "" : "s"}`)
+    yield* Console.log(
+      tools === undefined
+        ? `Cedar policy parses: ${file}`
+        : `Cedar policy valid against the schema of ${tools.length} listed tool${tools.length === 1 ? "" : "s"}`
+    )
   })
 
 /** The Cedar schema of the plan's live listing, in Cedar's schema text. */
@@ -58,5 +76,7 @@ export const cedarSchemaOf = (plan: Plan): Effect.Effect<string, ConfigError> =>
   Effect.gen(function*() {
     const tools = yield* liveTools(plan)
     const cedar = yield* loadCedar
-    return yield* cedar.CedarTools.schemaText(tools).pipe(Effect.mapError((error) => new ConfigError({ path: "policy.cedar", detail: error.message })))
+    return yield* cedar.CedarTools.schemaText(tools).pipe(
+      Effect.mapError((error) => new ConfigError({ path: "policy.cedar", detail: error.message }))
+    )
   })

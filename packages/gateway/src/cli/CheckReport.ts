@@ -5,31 +5,47 @@
  * `check [--config F] [--no-connect]` directly.
  */
 import { Console, Effect, Layer, type Option } from "effect"
+import { describeUrl } from "../audit/PostgresUrl.ts"
 import type { RuleConfig } from "../config/Config.ts"
 import type { AuditPlan, Plan } from "../config/Plan.ts"
-import { describeUrl } from "../audit/PostgresUrl.ts"
 import { checkCedarPolicy } from "./CedarCheck.ts"
-import { formatTable } from "./TextTable.ts"
 import { planFrom, progress } from "./Shared.ts"
+import { formatTable } from "./TextTable.ts"
 
 /** Which audit store a plan uses, without the Postgres password. */
 export const describeAudit = (audit: AuditPlan): string =>
-  audit.postgres !== undefined ? `Postgres ${describeUrl(audit.postgres)}` : audit.path === undefined ? "off" : `SQLite ${audit.path}`
+  audit.postgres !== undefined
+    ? `Postgres ${describeUrl(audit.postgres)}`
+    : audit.path === undefined
+    ? "off"
+    : `SQLite ${audit.path}`
 
 const indent = (lines: ReadonlyArray<string>): ReadonlyArray<string> => lines.map((line) => `  ${line}`)
 
-const ruleMatch = (rule: RuleConfig): string => (typeof rule.match === "string" ? rule.match : `${rule.match.server}/${rule.match.regex}`)
+const ruleMatch = (
+  rule: RuleConfig
+): string => (typeof rule.match === "string" ? rule.match : `${rule.match.server}/${rule.match.regex}`)
 
 /** The plan described in lines: servers and rules as aligned tables, the listen address, the audit store, the shared state. */
 export const describePlan = (plan: Plan): ReadonlyArray<string> => {
   const lines = [`Config OK: ${plan.loaded.file ?? "(inline)"}`, "Servers:"]
-  lines.push(...indent(formatTable([...plan.servers].map(([name, server]) =>
-    server._tag === "stdio" ? [name, "stdio", [server.command, ...server.args].join(" ")] : [name, "http", server.url]
-  ))))
+  lines.push(
+    ...indent(
+      formatTable([...plan.servers].map(([name, server]) =>
+        server._tag === "stdio"
+          ? [name, "stdio", [server.command, ...server.args].join(" ")]
+          : [name, "http", server.url]
+      ))
+    )
+  )
   const rules = plan.loaded.config.policy?.rules ?? []
   const cedar = plan.loaded.config.policy?.cedar
   if (cedar !== undefined) lines.push(`Policy: Cedar ${cedar}`)
-  else lines.push(`Policy (default ${plan.loaded.config.policy?.default ?? "deny"}, ${rules.length} rule${rules.length === 1 ? "" : "s"}):`)
+  else {lines.push(
+      `Policy (default ${plan.loaded.config.policy?.default ?? "deny"}, ${rules.length} rule${
+        rules.length === 1 ? "" : "s"
+      }):`
+    )}
   if (rules.length > 0) {
     const rows = rules.map((rule, index) => {
       const extras = [
@@ -44,9 +60,13 @@ export const describePlan = (plan: Plan): ReadonlyArray<string> => {
   }
   const tokens = plan.listen.principals.size === 0 ? [] : [`${plan.listen.principals.size} token(s)`]
   const auth = [...tokens, ...(plan.listen.oauth === undefined ? [] : [`OAuth from ${plan.listen.oauth.issuer}`])]
-  lines.push(`Listen: http://${plan.listen.host}:${plan.listen.port}/mcp (${auth.length === 0 ? "no token" : auth.join(", ")})`)
+  lines.push(
+    `Listen: http://${plan.listen.host}:${plan.listen.port}/mcp (${auth.length === 0 ? "no token" : auth.join(", ")})`
+  )
   lines.push(`Audit: ${describeAudit(plan.audit)} (capture ${plan.audit.capture})`)
-  if (plan.statePostgres !== undefined) lines.push(`State: shared by replicas in Postgres ${describeUrl(plan.statePostgres)}`)
+  if (plan.statePostgres !== undefined) {
+    lines.push(`State: shared by replicas in Postgres ${describeUrl(plan.statePostgres)}`)
+  }
   return lines
 }
 
@@ -58,20 +78,30 @@ const printExposed = (names: ReadonlyArray<string>) =>
 
 // The gateway (MCP hub and SDK client) is loaded only when there are servers to connect.
 const listExposed = (plan: Plan) =>
-  plan.servers.size === 0 ? printExposed([]) : Effect.flatMap(Effect.promise(() => import("../Gateway.ts")), ({ Gateway }) =>
-    Effect.gen(function*() {
-      const gateway = yield* Gateway
-      for (const serverId of gateway.hub.serverIds) {
-        yield* progress(`  connecting ${serverId}...`)
-        yield* gateway.hub.connect(serverId)
-      }
-      // Which protocol era each server got (2026-07-28 when it offers server/discover, else its 2025 revision).
-      yield* Console.log("Server protocols:")
-      for (const serverId of gateway.hub.serverIds) yield* Console.log(`  ${serverId}  ${gateway.hub.status(serverId)?.era ?? "unknown"}`)
-      const tools = yield* gateway.deps.calls.listTools()
-      yield* printExposed(tools.map((tool) => gateway.deps.namespace.expose(tool.serverId, tool.name)).sort())
-      if (plan.loaded.config.policy?.cedar !== undefined) yield* checkCedarPolicy(plan, yield* gateway.hub.transport.listTools(undefined))
-    }).pipe(Effect.provide(Gateway.layer({ ...plan, audit: { ...plan.audit, path: undefined, postgres: undefined } }).pipe(Layer.orDie))))
+  plan.servers.size === 0 ?
+    printExposed([]) :
+    Effect.flatMap(Effect.promise(() => import("../Gateway.ts")), ({ Gateway }) =>
+      Effect.gen(function*() {
+        const gateway = yield* Gateway
+        for (const serverId of gateway.hub.serverIds) {
+          yield* progress(`  connecting ${serverId}...`)
+          yield* gateway.hub.connect(serverId)
+        }
+        // Which protocol era each server got (2026-07-28 when it offers server/discover, else its 2025 revision).
+        yield* Console.log("Server protocols:")
+        for (const serverId of gateway.hub.serverIds) {
+          yield* Console.log(`  ${serverId}  ${gateway.hub.status(serverId)?.era ?? "unknown"}`)
+        }
+        const tools = yield* gateway.deps.calls.listTools()
+        yield* printExposed(tools.map((tool) => gateway.deps.namespace.expose(tool.serverId, tool.name)).sort())
+        if (plan.loaded.config.policy?.cedar !== undefined) {
+          yield* checkCedarPolicy(plan, yield* gateway.hub.transport.listTools(undefined))
+        }
+      }).pipe(
+        Effect.provide(
+          Gateway.layer({ ...plan, audit: { ...plan.audit, path: undefined, postgres: undefined } }).pipe(Layer.orDie)
+        )
+      ))
 
 /** Checks the config named by --config (or found), listing the exposed tools when `connect`; fails with what is wrong. */
 export const checkConfig = (config: Option.Option<string>, connect: boolean) =>

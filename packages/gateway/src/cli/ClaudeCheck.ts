@@ -18,6 +18,13 @@ export const checkClaudeSettings = (file: string): Effect.Effect<void, ConfigErr
     const findings = SettingsCheck.checkSettings(text, existsSync)
     for (const finding of findings) yield* Console.log(`${finding.level.padEnd(7)} ${finding.path}: ${finding.message}`)
     const errors = findings.filter((finding) => finding.level === "error").length
-    if (errors > 0) return yield* Effect.fail(new ConfigError({ path: "--claude", detail: `${file}: ${errors} hook problem${errors === 1 ? "" : "s"} that could fail open` }))
+    if (errors > 0) {
+      return yield* Effect.fail(
+        new ConfigError({
+          path: "--claude",
+          detail: `${file}: ${errors} hook problem${errors === 1 ? "" : "s"} that could fail open`
+        })
+      )
+    }
     yield* Console.log(`Claude Code settings OK: ${file} (every tool event runs the bridge, failures block)`)
   })

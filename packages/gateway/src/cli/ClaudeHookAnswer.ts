@@ -19,7 +19,9 @@ export const auditSinkLayer = auditSinkFor(CLAUDE_PRINCIPAL)
 const answer = (config: Option.Option<string>, stdin: string, deadline: Duration.Duration) =>
   planFrom(config).pipe(
     Effect.flatMap((plan) => Effect.provide(answerEvent(stdin, plan, { deadline }), auditLayer(plan))),
-    Effect.catch((error) => Effect.succeed(Bridge.failure(stdin, `interlock could not load its config: ${error.message}`)))
+    Effect.catch((error) =>
+      Effect.succeed(Bridge.failure(stdin, `interlock could not load its config: ${error.message}`))
+    )
   )
 
 /** What the process prints and its exit code; the first call wins, later ones (the watchdog's, or the answer's) do nothing. */
@@ -37,7 +39,11 @@ const finisher = () => {
 }
 
 /** The closed result when stdin has not (fully) come: exit 2, Claude Code's blocking exit. */
-const NO_EVENT: Bridge.BridgeResult = { stdout: "", exitCode: 2, stderr: "interlock claude-hook: no event on stdin before the deadline\n" }
+const NO_EVENT: Bridge.BridgeResult = {
+  stdout: "",
+  exitCode: 2,
+  stderr: "interlock claude-hook: no event on stdin before the deadline\n"
+}
 
 /**
  * Answers the hook event on stdin with the config named by --config (or found), before the hook's
@@ -54,7 +60,16 @@ export const answerHook = (config: Option.Option<string>, timeout: Option.Option
     let stdin: string | undefined
     const seconds = typeof parsed === "number" ? parsed : HookDeadline.DEFAULT_HOOK_TIMEOUT_SECONDS
     const left = HookDeadline.remaining(seconds, process.uptime() * 1_000)
-    const watchdog = setTimeout(() => finish(stdin === undefined ? NO_EVENT : Bridge.failure(stdin, "Interlock did not decide before its deadline, so this is refused"), true), Duration.toMillis(left))
+    const watchdog = setTimeout(
+      () =>
+        finish(
+          stdin === undefined
+            ? NO_EVENT
+            : Bridge.failure(stdin, "Interlock did not decide before its deadline, so this is refused"),
+          true
+        ),
+      Duration.toMillis(left)
+    )
     const result = yield* Effect.gen(function*() {
       const read = yield* Effect.promise(() => text(process.stdin))
       stdin = read
@@ -62,8 +77,16 @@ export const answerHook = (config: Option.Option<string>, timeout: Option.Option
       // The bridge's own deadline is a little earlier than the watchdog's, so that its closed answer is audited.
       return yield* answer(config, read, Duration.times(HookDeadline.remaining(seconds, process.uptime() * 1_000), 0.9))
     }).pipe(
-      Effect.catchCause(() => Effect.succeed(stdin === undefined ? NO_EVENT : Bridge.failure(stdin, "Interlock failed to evaluate this event")))
+      Effect.catchCause(() =>
+        Effect.succeed(
+          stdin === undefined ? NO_EVENT : Bridge.failure(stdin, "Interlock failed to evaluate this event")
+        )
+      )
     )
     clearTimeout(watchdog)
     finish(result, false)
-  }).pipe(Effect.catchCause(() => Effect.sync(() => { process.exitCode = 2 })))
+  }).pipe(Effect.catchCause(() =>
+    Effect.sync(() => {
+      process.exitCode = 2
+    })
+  ))

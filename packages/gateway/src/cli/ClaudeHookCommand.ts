@@ -17,18 +17,34 @@ export { auditSinkLayer } from "./ClaudeHookAnswer.ts"
 export const claudeHookCommand = Command.make(
   "claude-hook",
   {
-    config: Flag.String("config").pipe(Flag.withAlias("c"), Flag.withDescription("The gateway config whose hooks and policy apply"), Flag.optional),
+    config: Flag.String("config").pipe(
+      Flag.withAlias("c"),
+      Flag.withDescription("The gateway config whose hooks and policy apply"),
+      Flag.optional
+    ),
     timeout: Flag.String("timeout").pipe(
-      Flag.withDescription(`The hook's timeout in settings.json, in seconds (default ${HookDeadline.DEFAULT_HOOK_TIMEOUT_SECONDS}); the bridge answers before it`),
+      Flag.withDescription(
+        `The hook's timeout in settings.json, in seconds (default ${HookDeadline.DEFAULT_HOOK_TIMEOUT_SECONDS}); the bridge answers before it`
+      ),
       Flag.optional
     ),
     gateway: Flag.String("gateway").pipe(
-      Flag.withDescription(`Forward the event to the gateway running at this URL (its token in ${TOKEN_ENV}); deny (exit 2) when it does not answer`),
+      Flag.withDescription(
+        `Forward the event to the gateway running at this URL (its token in ${TOKEN_ENV}); deny (exit 2) when it does not answer`
+      ),
       Flag.optional
     )
   },
   ({ config, timeout, gateway }) =>
     Option.isSome(gateway)
-      ? Effect.promise(() => forwardHook(["--gateway", gateway.value, ...Option.match(timeout, { onNone: () => [], onSome: (s) => ["--timeout", s] })]))
+      ? Effect.promise(() =>
+        forwardHook([
+          "--gateway",
+          gateway.value,
+          ...Option.match(timeout, { onNone: () => [], onSome: (s) => ["--timeout", s] })
+        ])
+      )
       : answerHook(config, timeout)
-).pipe(Command.withDescription("Answer one Claude Code hook event (stdin) with the gateway's hooks and policy; never exit 1"))
+).pipe(
+  Command.withDescription("Answer one Claude Code hook event (stdin) with the gateway's hooks and policy; never exit 1")
+)

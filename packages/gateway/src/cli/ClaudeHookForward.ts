@@ -46,7 +46,11 @@ export interface ForwardOptions {
 const PREFIX = "interlock claude-hook: "
 
 /** The closed answer: exit 2, one line on stderr ending in what was denied. */
-export const denied = (reason: string): ForwardResult => ({ stdout: "", stderr: `${PREFIX}${reason.replace(/\s*\n\s*/g, "; ")}; denied\n`, exitCode: 2 })
+export const denied = (reason: string): ForwardResult => ({
+  stdout: "",
+  stderr: `${PREFIX}${reason.replace(/\s*\n\s*/g, "; ")}; denied\n`,
+  exitCode: 2
+})
 
 /** Each flag the client takes (`--flag value` or `--flag=value`), by the option it sets. */
 const FLAGS: Record<string, "gateway" | "timeout"> = { "--gateway": "gateway", "--timeout": "timeout" }
@@ -56,7 +60,10 @@ export const forwards = (args: ReadonlyArray<string>): boolean =>
   args[0] === "claude-hook" && args.some((arg) => arg === "--gateway" || arg.startsWith("--gateway="))
 
 /** Reads the arguments after `claude-hook`; a string names what is wrong. */
-export const parseForward = (args: ReadonlyArray<string>, env: Record<string, string | undefined>): ForwardOptions | string => {
+export const parseForward = (
+  args: ReadonlyArray<string>,
+  env: Record<string, string | undefined>
+): ForwardOptions | string => {
   const given: Partial<Record<"gateway" | "timeout", string>> = {}
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]
@@ -76,9 +83,13 @@ export const parseForward = (args: ReadonlyArray<string>, env: Record<string, st
   } catch {
     return `--gateway ${JSON.stringify(given.gateway)} is not a URL`
   }
-  if (gateway.protocol !== "http:" && gateway.protocol !== "https:") return `--gateway must be an http or https URL, not ${gateway.protocol}`
+  if (gateway.protocol !== "http:" && gateway.protocol !== "https:") {
+    return `--gateway must be an http or https URL, not ${gateway.protocol}`
+  }
   const seconds = given.timeout === undefined ? DEFAULT_TIMEOUT_S : Number(given.timeout)
-  if (!Number.isFinite(seconds) || seconds <= 0) return `--timeout must be a positive number of seconds, not ${JSON.stringify(given.timeout)}`
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    return `--timeout must be a positive number of seconds, not ${JSON.stringify(given.timeout)}`
+  }
   const token = env[TOKEN_ENV]
   return { gateway, timeoutMs: deadlineMillis(seconds), token: token === undefined || token === "" ? undefined : token }
 }
@@ -145,8 +156,15 @@ const post = async (options: ForwardOptions, event: string, signal: AbortSignal)
         resolve(answerOf(body) ?? denied("the gateway's answer is not a hook answer"))
       }, () => resolve(denied("the gateway's answer was cut off")))
     })
-    req.on("error", (error: NodeJS.ErrnoException) =>
-      resolve(denied(signal.aborted ? "the gateway did not answer in time" : `cannot reach the gateway at ${options.gateway.origin} (${error.code ?? error.message})`)))
+    req.on(
+      "error",
+      (error: NodeJS.ErrnoException) =>
+        resolve(denied(
+          signal.aborted
+            ? "the gateway did not answer in time"
+            : `cannot reach the gateway at ${options.gateway.origin} (${error.code ?? error.message})`
+        ))
+    )
     req.end(event)
   })
 }
@@ -155,7 +173,11 @@ const post = async (options: ForwardOptions, event: string, signal: AbortSignal)
  * Forwards the event on `stdin` as `args` (after `claude-hook`) say; never rejects. The deadline
  * covers reading stdin, connecting and the answer.
  */
-export const forward = async (args: ReadonlyArray<string>, stdin: NodeJS.ReadableStream, env: Record<string, string | undefined>): Promise<ForwardResult> => {
+export const forward = async (
+  args: ReadonlyArray<string>,
+  stdin: NodeJS.ReadableStream,
+  env: Record<string, string | undefined>
+): Promise<ForwardResult> => {
   const options = parseForward(args, env)
   if (typeof options === "string") return denied(options)
   const controller = new AbortController()
@@ -167,7 +189,9 @@ export const forward = async (args: ReadonlyArray<string>, stdin: NodeJS.Readabl
     }, options.timeoutMs)
   })
   const answer = readAll(stdin, MAX_ANSWER_BYTES).then(
-    (event) => (event === undefined ? denied("the event on stdin is too large") : post(options, event, controller.signal)),
+    (
+      event
+    ) => (event === undefined ? denied("the event on stdin is too large") : post(options, event, controller.signal)),
     () => denied("cannot read the event on stdin")
   )
   try {

@@ -5,8 +5,8 @@
  * hooks are kept; an event already wired to `claude-hook` is left as it is; a file that is not a
  * JSON object is refused, never overwritten.
  */
-import { ConfigError } from "@interlock/core"
 import { bridgeSettings } from "@interlock/claude"
+import { ConfigError } from "@interlock/core"
 import * as path from "node:path"
 import { shellQuote } from "../claude/ClaudeBashGuard.ts"
 
@@ -17,7 +17,9 @@ export const CLAUDE_SETTINGS = path.join(".claude", "settings.json")
 export const CLAUDE_RULES: ReadonlyArray<string> = [
   `      // Claude Code's built-ins are server "claude". Reading and searching are allowed (redaction below guards them);`,
   `      // a Bash command runs only when a rule allows it: list yours here.`,
-  ...["Read", "Glob", "Grep"].map((tool) => `      { "id": "claude-${tool.toLowerCase()}", "match": "claude/${tool}", "decision": "allow" },`),
+  ...["Read", "Glob", "Grep"].map((tool) =>
+    `      { "id": "claude-${tool.toLowerCase()}", "match": "claude/${tool}", "decision": "allow" },`
+  ),
   `      { "id": "claude-bash-status", "match": "claude/Bash", "decision": "allow", "when": { "args": { "command": { "in": ["ls", "pwd", "git status", "git diff"] } } } },`
 ]
 
@@ -31,7 +33,9 @@ export const CLAUDE_REDACT: ReadonlyArray<string> = [
 /** A path as the hook's shell should see it: under `$CLAUDE_PROJECT_DIR` when it is inside `project`, else absolute. */
 const inProject = (project: string, file: string): string => {
   const relative = path.relative(project, path.resolve(project, file))
-  return relative.startsWith("..") || path.isAbsolute(relative) ? shellQuote(path.resolve(project, file)) : `"$CLAUDE_PROJECT_DIR"/${shellQuote(relative)}`
+  return relative.startsWith("..") || path.isAbsolute(relative)
+    ? shellQuote(path.resolve(project, file))
+    : `"$CLAUDE_PROJECT_DIR"/${shellQuote(relative)}`
 }
 
 /** The hook's bin: this CLI's own script (with this Node and its flags, when it was given any). */
@@ -42,13 +46,18 @@ export const hookBin = (project: string): string => {
     : [process.execPath, ...process.execArgv, script].map(shellQuote).join(" ")
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /**
  * `existing` (the settings file's text, if any) with the bridge's hooks for `config` added: each
  * event's entry appended to that event's list, unless one of its hooks already runs `claude-hook`.
  */
-export const mergeClaudeSettings = (existing: string | undefined, bin: string, config: string): string | ConfigError => {
+export const mergeClaudeSettings = (
+  existing: string | undefined,
+  bin: string,
+  config: string
+): string | ConfigError => {
   let settings: unknown = {}
   if (existing !== undefined) {
     try {
@@ -58,7 +67,10 @@ export const mergeClaudeSettings = (existing: string | undefined, bin: string, c
     }
   }
   if (!isObject(settings) || (settings.hooks !== undefined && !isObject(settings.hooks))) {
-    return new ConfigError({ path: CLAUDE_SETTINGS, detail: "is not a JSON object with an object `hooks`; init leaves it alone: fix it or move it away" })
+    return new ConfigError({
+      path: CLAUDE_SETTINGS,
+      detail: "is not a JSON object with an object `hooks`; init leaves it alone: fix it or move it away"
+    })
   }
   const hooks: Record<string, unknown> = { ...(settings.hooks as Record<string, unknown> | undefined) }
   for (const [event, groups] of Object.entries(bridgeSettings({ bin, config }).hooks)) {

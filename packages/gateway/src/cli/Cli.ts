@@ -50,19 +50,24 @@ export const commandsFor = (args: ReadonlyArray<string>): ReadonlyArray<CommandN
 }
 
 /** A flag's value as effect/cli gives it to a command: Some(value), or None when not given. */
-const valueOf = (given: string | true | undefined): Option.Option<string> => Option.fromUndefinedOr(typeof given === "string" ? given : undefined)
+const valueOf = (given: string | true | undefined): Option.Option<string> =>
+  Option.fromUndefinedOr(typeof given === "string" ? given : undefined)
 
 /**
  * The flags of a plain `claude-hook` with at most `--config F` (`-c F`, `--config=F`) and
  * `--timeout S` (`--timeout=S`), each once; undefined for any other arguments, which effect/cli parses.
  */
-export const directClaudeHook = (args: ReadonlyArray<string>): { readonly config: Option.Option<string>; readonly timeout: Option.Option<string> } | undefined => {
+export const directClaudeHook = (
+  args: ReadonlyArray<string>
+): { readonly config: Option.Option<string>; readonly timeout: Option.Option<string> } | undefined => {
   const given = directArgs(args, "claude-hook")
   return given === undefined ? undefined : { config: valueOf(given.config), timeout: valueOf(given.timeout) }
 }
 
 /** The config and connect flag of a plain `check [--config F] [--no-connect]`; undefined for any other arguments. */
-export const directCheck = (args: ReadonlyArray<string>): { readonly config: Option.Option<string>; readonly connect: boolean } | undefined => {
+export const directCheck = (
+  args: ReadonlyArray<string>
+): { readonly config: Option.Option<string>; readonly connect: boolean } | undefined => {
   const given = directArgs(args, "check")
   return given === undefined
     ? undefined
@@ -73,9 +78,13 @@ export const directCheck = (args: ReadonlyArray<string>): { readonly config: Opt
  * The flags of a plain `redact --config F --tool T` (both given, each once), as the bridge's Bash
  * rewrite runs it; undefined for any other arguments, which effect/cli parses.
  */
-export const directRedact = (args: ReadonlyArray<string>): { readonly config: string; readonly tool: string } | undefined => {
+export const directRedact = (
+  args: ReadonlyArray<string>
+): { readonly config: string; readonly tool: string } | undefined => {
   const given = directArgs(args, "redact")
-  return typeof given?.config === "string" && typeof given.tool === "string" ? { config: given.config, tool: given.tool } : undefined
+  return typeof given?.config === "string" && typeof given.tool === "string"
+    ? { config: given.config, tool: given.tool }
+    : undefined
 }
 
 /** Runs `args` through effect/cli with the Node services, loading only the commands they name. */
@@ -88,7 +97,10 @@ const viaEffectCli = (args: ReadonlyArray<string>) =>
     ])
   ).pipe(
     Effect.flatMap(([Command, NodeServices, commands]) => {
-      const root = Command.make("interlock").pipe(Command.withDescription(DESCRIPTION), Command.withSubcommands(commands))
+      const root = Command.make("interlock").pipe(
+        Command.withDescription(DESCRIPTION),
+        Command.withSubcommands(commands)
+      )
       return Command.runWith(root, { version: VERSION })(args).pipe(Effect.scoped, Effect.provide(NodeServices.layer))
     })
   )
@@ -96,7 +108,12 @@ const viaEffectCli = (args: ReadonlyArray<string>) =>
 /** Runs the CLI on `args` (the process's arguments after the script). */
 export const run = (args: ReadonlyArray<string>): Effect.Effect<void, unknown> => {
   const hook = directClaudeHook(args)
-  if (hook !== undefined) return Effect.flatMap(Effect.promise(() => import("./ClaudeHookAnswer.ts")), ({ answerHook }) => answerHook(hook.config, hook.timeout))
+  if (hook !== undefined) {
+    return Effect.flatMap(
+      Effect.promise(() => import("./ClaudeHookAnswer.ts")),
+      ({ answerHook }) => answerHook(hook.config, hook.timeout)
+    )
+  }
   const check = directCheck(args)
   if (check !== undefined) {
     return Effect.flatMap(
@@ -107,15 +124,20 @@ export const run = (args: ReadonlyArray<string>): Effect.Effect<void, unknown> =
   const filter = directRedact(args)
   return filter === undefined
     ? viaEffectCli(args)
-    : Effect.flatMap(Effect.promise(() => import("./RedactFilter.ts")), ({ redactFilter }) => redactFilter(Option.some(filter.config), filter.tool))
+    : Effect.flatMap(
+      Effect.promise(() => import("./RedactFilter.ts")),
+      ({ redactFilter }) => redactFilter(Option.some(filter.config), filter.tool)
+    )
 }
 
 /** The bin's entry: runs `args`; the process exits with the command's outcome. */
 export const main = (args: ReadonlyArray<string>): void => {
   // Claude Code lets a tool run when its hook exits 1: claude-hook's own failures before the bridge
   // answers (a flag effect/cli rejects, say) exit 2, its blocking exit, instead.
-  if (args[0] === "claude-hook") process.once("exit", () => {
-    if (process.exitCode === 1) process.exitCode = 2
-  })
+  if (args[0] === "claude-hook") {
+    process.once("exit", () => {
+      if (process.exitCode === 1) process.exitCode = 2
+    })
+  }
   NodeRuntime.runMain(run(args))
 }

@@ -2,4 +2,5 @@
 import * as Flag from "effect/cli/Flag"
 
 /** The optional `--config`/`-c` flag, described for its command. */
-export const configFlag = (description: string) => Flag.String("config").pipe(Flag.withAlias("c"), Flag.withDescription(description), Flag.optional)
+export const configFlag = (description: string) =>
+  Flag.String("config").pipe(Flag.withAlias("c"), Flag.withDescription(description), Flag.optional)

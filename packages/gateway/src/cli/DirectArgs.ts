@@ -27,13 +27,18 @@ export type DirectCommand = keyof typeof DIRECT_FLAGS
 export type DirectValues<C extends DirectCommand> = { readonly [K in keyof (typeof DIRECT_FLAGS)[C]]?: string | true }
 
 /** The flags of `args` when they are a plain form of `command` (its name first, then only its flags, each once); undefined otherwise. */
-export const directArgs = <C extends DirectCommand>(args: ReadonlyArray<string>, command: C): DirectValues<C> | undefined => {
+export const directArgs = <C extends DirectCommand>(
+  args: ReadonlyArray<string>,
+  command: C
+): DirectValues<C> | undefined => {
   if (args[0] !== command) return undefined
   const flags: Record<string, DirectFlag> = DIRECT_FLAGS[command]
   const given: Record<string, string | true> = {}
   for (let i = 1; i < args.length; i++) {
     const arg = args[i]
-    const found = Object.entries(flags).find(([, flag]) => flag.names.some((name) => arg === name || (flag.value && name.startsWith("--") && arg.startsWith(`${name}=`))))
+    const found = Object.entries(flags).find(([, flag]) =>
+      flag.names.some((name) => arg === name || (flag.value && name.startsWith("--") && arg.startsWith(`${name}=`)))
+    )
     if (found === undefined || Object.hasOwn(given, found[0])) return undefined
     const [key, flag] = found
     if (!flag.value) {

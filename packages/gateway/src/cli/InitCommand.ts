@@ -15,7 +15,15 @@ import * as path from "node:path"
 import { fromObject } from "../config/ConfigLoader.ts"
 import { blankComments } from "../config/JsonComments.ts"
 import { DEFAULT_AUDIT_PATH, DEFAULT_LISTEN } from "../config/Plan.ts"
-import { CLAUDE_REDACT, CLAUDE_RULES, CLAUDE_SETTINGS, claudeConfigPath, claudeNextSteps, hookBin, mergeClaudeSettings } from "./ClaudeInit.ts"
+import {
+  CLAUDE_REDACT,
+  CLAUDE_RULES,
+  CLAUDE_SETTINGS,
+  claudeConfigPath,
+  claudeNextSteps,
+  hookBin,
+  mergeClaudeSettings
+} from "./ClaudeInit.ts"
 import { userFacing } from "./UserFacing.ts"
 
 /** The file `init` writes when --config is not given. */
@@ -37,7 +45,11 @@ export const parseServer = (text: string): StarterServer | ConfigError => {
   const name = equals < 0 ? "" : text.slice(0, equals).trim()
   const [command, ...args] = text.slice(equals + 1).trim().split(/\s+/).filter((word) => word.length > 0)
   if (!/^[A-Za-z][\w-]*$/.test(name) || name.includes("__") || command === undefined) {
-    return new ConfigError({ path: "--server", detail: "must be NAME=COMMAND ARGS..., a name of letters, digits, - and _ (no __), for example fs=npx -y @modelcontextprotocol/server-filesystem ./sandbox" })
+    return new ConfigError({
+      path: "--server",
+      detail:
+        "must be NAME=COMMAND ARGS..., a name of letters, digits, - and _ (no __), for example fs=npx -y @modelcontextprotocol/server-filesystem ./sandbox"
+    })
   }
   return { name, command, args }
 }
@@ -45,10 +57,14 @@ export const parseServer = (text: string): StarterServer | ConfigError => {
 const json = (value: unknown): string => JSON.stringify(value)
 
 const serverEntry = (server: StarterServer, last: boolean): string =>
-  `    ${json(server.name)}: { "command": ${json(server.command)}, "args": [${server.args.map(json).join(", ")}] }${last ? "" : ","}`
+  `    ${json(server.name)}: { "command": ${json(server.command)}, "args": [${server.args.map(json).join(", ")}] }${
+    last ? "" : ","
+  }`
 
 const askRule = (server: StarterServer, last: boolean): string =>
-  `      { "id": ${json(`${server.name}-ask`)}, "match": ${json(`${server.name}/*`)}, "decision": "ask", "reason": "every call asks until you allow its tools" }${last ? "" : ","}`
+  `      { "id": ${json(`${server.name}-ask`)}, "match": ${
+    json(`${server.name}/*`)
+  }, "decision": "ask", "reason": "every call asks until you allow its tools" }${last ? "" : ","}`
 
 /** The starter config's text: JSON with `//` comments, which `interlock check` and `serve` read. */
 export const starterConfig = (servers: ReadonlyArray<StarterServer>, claude = false): string => {
@@ -63,7 +79,9 @@ export const starterConfig = (servers: ReadonlyArray<StarterServer>, claude = fa
     "  // Relative paths (cwd, args the server reads) start in this file's folder.",
     "  \"servers\": {",
     ...(servers.length === 0
-      ? ["    // \"fs\": { \"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \".\"] }"]
+      ? [
+        "    // \"fs\": { \"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \".\"] }"
+      ]
       : servers.map((server, i) => serverEntry(server, i === servers.length - 1))),
     "  },",
     "  // The policy fails closed: the first rule that matches decides, and a call no rule matches is denied.",
@@ -73,7 +91,12 @@ export const starterConfig = (servers: ReadonlyArray<StarterServer>, claude = fa
     "  \"policy\": {",
     "    \"default\": \"deny\",",
     "    \"rules\": [",
-    ...(claude ? CLAUDE_RULES.map((line, i) => (i === CLAUDE_RULES.length - 1 && servers.length === 0 ? line.replace(/,$/, "") : line)) : []),
+    ...(claude
+      ? CLAUDE_RULES.map((
+        line,
+        i
+      ) => (i === CLAUDE_RULES.length - 1 && servers.length === 0 ? line.replace(/,$/, "") : line))
+      : []),
     ...servers.map((server, i) => askRule(server, i === servers.length - 1)),
     "    ]",
     "  },",
@@ -112,18 +135,30 @@ export const nextSteps = (file: string, bin: string): ReadonlyArray<string> => {
 export const initCommand = Command.make(
   "init",
   {
-    config: Flag.String("config").pipe(Flag.withAlias("c"), Flag.withDescription(`The file to write (default ${DEFAULT_INIT_FILE})`), Flag.optional),
+    config: Flag.String("config").pipe(
+      Flag.withAlias("c"),
+      Flag.withDescription(`The file to write (default ${DEFAULT_INIT_FILE})`),
+      Flag.optional
+    ),
     server: Flag.String("server").pipe(
       Flag.withDescription("A stdio server, NAME=COMMAND ARGS... (split at spaces); repeat for more"),
       Flag.atLeast(0)
     ),
-    name: Flag.String("name").pipe(Flag.withDescription("The name of the server given after --"), Flag.withDefault("server")),
+    name: Flag.String("name").pipe(
+      Flag.withDescription("The name of the server given after --"),
+      Flag.withDefault("server")
+    ),
     force: Flag.Boolean("force").pipe(Flag.withDescription("Overwrite the file if it exists"), Flag.withDefault(false)),
     claude: Flag.Boolean("claude").pipe(
-      Flag.withDescription(`Also merge Claude Code's hooks for this config into ${CLAUDE_SETTINGS}, and add rules and redactions for its built-in tools`),
+      Flag.withDescription(
+        `Also merge Claude Code's hooks for this config into ${CLAUDE_SETTINGS}, and add rules and redactions for its built-in tools`
+      ),
       Flag.withDefault(false)
     ),
-    command: Argument.String("command").pipe(Argument.withDescription("After --: one server's command and arguments"), Argument.variadic())
+    command: Argument.String("command").pipe(
+      Argument.withDescription("After --: one server's command and arguments"),
+      Argument.variadic()
+    )
   },
   ({ claude, command, config, force, name, server }) =>
     userFacing(Effect.gen(function*() {
@@ -139,15 +174,32 @@ export const initCommand = Command.make(
         servers.push({ ...parsed, args: command.slice(1) })
       }
       const names = new Set(servers.map((entry) => entry.name))
-      if (names.size < servers.length) return yield* new ConfigError({ path: "--server", detail: "names a server twice" })
+      if (names.size < servers.length) {
+        return yield* new ConfigError({ path: "--server", detail: "names a server twice" })
+      }
       const file = Option.getOrElse(config, () => DEFAULT_INIT_FILE)
-      if (!/\.jsonc?$/.test(file)) return yield* new ConfigError({ path: "--config", detail: "must end in .jsonc or .json (init writes JSON with comments)" })
+      if (!/\.jsonc?$/.test(file)) {
+        return yield* new ConfigError({
+          path: "--config",
+          detail: "must end in .jsonc or .json (init writes JSON with comments)"
+        })
+      }
       const text = starterConfig(servers, claude)
       // What init writes must load: the same check `interlock check` runs first.
       yield* fromObject(JsonText.parse(blankComments(text) ?? "null"), path.dirname(path.resolve(file)))
-      if (existsSync(file) && !force) return yield* new ConfigError({ path: file, detail: "exists already: pass --force to overwrite it" })
-      const settings = claude ? mergeClaudeSettings(existsSync(CLAUDE_SETTINGS) ? readFileSync(CLAUDE_SETTINGS, "utf8") : undefined, hookBin(process.cwd()), claudeConfigPath(process.cwd(), file)) : undefined
-      if (settings instanceof ConfigError) return yield* settings
+      if (existsSync(file) && !force) {
+        return yield* new ConfigError({ path: file, detail: "exists already: pass --force to overwrite it" })
+      }
+      const settings = claude
+        ? mergeClaudeSettings(
+          existsSync(CLAUDE_SETTINGS) ? readFileSync(CLAUDE_SETTINGS, "utf8") : undefined,
+          hookBin(process.cwd()),
+          claudeConfigPath(process.cwd(), file)
+        )
+        : undefined
+      if (settings instanceof ConfigError) {
+        return yield* settings
+      }
       yield* Effect.try({
         try: () => writeFileSync(file, text, { mode: 0o644 }),
         catch: () => new ConfigError({ path: file, detail: "could not be written" })
@@ -162,6 +214,12 @@ export const initCommand = Command.make(
         })
       }
       for (const line of nextSteps(file, binCommand())) yield* Console.log(line)
-      if (settings !== undefined) for (const line of claudeNextSteps(CLAUDE_SETTINGS, file, binCommand())) yield* Console.log(line)
+      if (settings !== undefined) {
+        for (const line of claudeNextSteps(CLAUDE_SETTINGS, file, binCommand())) yield* Console.log(line)
+      }
     }))
-).pipe(Command.withDescription("Write a commented starter config (servers from --server or after --, a fail-closed policy, an audit path) and print the next commands"))
+).pipe(
+  Command.withDescription(
+    "Write a commented starter config (servers from --server or after --, a fail-closed policy, an audit path) and print the next commands"
+  )
+)

@@ -14,13 +14,20 @@ import { streamRedactor } from "../governance/RedactStream.ts"
 import { loadFrom } from "./Shared.ts"
 
 /** The redactions of the config named by `config` (or found) that apply to `tool` (`server/name`). */
-export const filterRedactions = (config: Option.Option<string>, tool: string): Effect.Effect<ReadonlyArray<Redaction>, ConfigError> =>
+export const filterRedactions = (
+  config: Option.Option<string>,
+  tool: string
+): Effect.Effect<ReadonlyArray<Redaction>, ConfigError> =>
   Effect.gen(function*() {
     const slash = tool.indexOf("/")
-    if (slash <= 0 || slash === tool.length - 1) return yield* new ConfigError({ path: "--tool", detail: "must be server/name, such as claude/Bash" })
+    if (slash <= 0 || slash === tool.length - 1) {
+      return yield* new ConfigError({ path: "--tool", detail: "must be server/name, such as claude/Bash" })
+    }
     const loaded = yield* loadFrom(config)
     const redactions = compileRedactions(loaded.config.redact ?? [])
-    if (redactions instanceof ConfigError) return yield* redactions
+    if (redactions instanceof ConfigError) {
+      return yield* redactions
+    }
     return redactionsFor(redactions, tool.slice(0, slash), tool.slice(slash + 1))
   })
 
@@ -31,7 +38,9 @@ const pipeThrough = async (redactions: ReadonlyArray<Redaction>): Promise<void> 
   const write = async (text: string) => {
     if (text !== "" && !process.stdout.write(text)) await once(process.stdout, "drain")
   }
-  for await (const chunk of process.stdin) await write(redactor.push(decoder.decode(chunk as Uint8Array, { stream: true })))
+  for await (const chunk of process.stdin) {
+    await write(redactor.push(decoder.decode(chunk as Uint8Array, { stream: true })))
+  }
   await write(redactor.push(decoder.decode()) + redactor.end())
 }
 

@@ -14,7 +14,10 @@ import { userFacing } from "./UserFacing.ts"
 export const schemaCommand = Command.make(
   "schema",
   {
-    cedar: Flag.Boolean("cedar").pipe(Flag.withDescription("Print the Cedar schema of the config's live tool listing instead"), Flag.withDefault(false)),
+    cedar: Flag.Boolean("cedar").pipe(
+      Flag.withDescription("Print the Cedar schema of the config's live tool listing instead"),
+      Flag.withDefault(false)
+    ),
     config: configFlag("With --cedar: the config whose servers are listed (default: interlock.config.* here)")
   },
   ({ cedar, config }) =>
@@ -24,4 +27,8 @@ export const schemaCommand = Command.make(
         yield* Console.log(yield* cedarSchemaOf(yield* planFrom(config)))
       }))
       : Console.log(JSON.stringify(jsonSchema(), null, 2))
-).pipe(Command.withDescription("Print the JSON Schema of interlock.config.json, for editors (--cedar: the Cedar schema of the live listing)"))
+).pipe(
+  Command.withDescription(
+    "Print the JSON Schema of interlock.config.json, for editors (--cedar: the Cedar schema of the live listing)"
+  )
+)

@@ -5,11 +5,11 @@
  */
 import { Console, Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
-import { Gateway } from "../Gateway.ts"
 import { reloadSignals, serveReloads } from "../config/ReloadTriggers.ts"
 import { HttpFront } from "../front/http/HttpFront.ts"
 import { serveStdio } from "../front/stdio/StdioFront.ts"
 import { claimStdout } from "../front/stdio/StdoutClaim.ts"
+import { Gateway } from "../Gateway.ts"
 import { telemetryLayer } from "../telemetry/OtlpExport.ts"
 import { planFrom, progress } from "./Shared.ts"
 import { userFacing } from "./UserFacing.ts"
@@ -19,7 +19,9 @@ export const banner = (mcpUrl: string, consoleUrl: string, hasToken: boolean): R
   "Interlock gateway is running.",
   `  MCP endpoint: ${mcpUrl}`,
   `  Web console:  ${!hasToken ? consoleUrl : `${consoleUrl}?token=<your token>`}`,
-  `  Connect:      claude mcp add --transport http interlock ${mcpUrl}${!hasToken ? "" : ` --header "Authorization: Bearer $INTERLOCK_TOKEN"`}`,
+  `  Connect:      claude mcp add --transport http interlock ${mcpUrl}${
+    !hasToken ? "" : ` --header "Authorization: Bearer $INTERLOCK_TOKEN"`
+  }`,
   "Press Ctrl-C to stop."
 ]
 
@@ -29,7 +31,13 @@ export const connectAll = (gateway: Gateway["Service"]) =>
     progress(`  connecting ${serverId}...`).pipe(
       Effect.andThen(gateway.hub.connect(serverId)),
       Effect.andThen(Effect.sync(() => gateway.hub.status(serverId))),
-      Effect.flatMap((status) => progress(`  ${serverId}: connected, ${status?.era ?? "unknown protocol"}${status?.pid === undefined ? "" : ` (pid ${status.pid})`}`)),
+      Effect.flatMap((status) =>
+        progress(
+          `  ${serverId}: connected, ${status?.era ?? "unknown protocol"}${
+            status?.pid === undefined ? "" : ` (pid ${status.pid})`
+          }`
+        )
+      ),
       Effect.catch((error) => Console.error(`  ${serverId}: not connected (${error.message}); will retry on first use`))
     ), { discard: true, concurrency: "unbounded" })
 
@@ -37,10 +45,20 @@ export const connectAll = (gateway: Gateway["Service"]) =>
 export const serveCommand = Command.make(
   "serve",
   {
-    config: Flag.String("config").pipe(Flag.withAlias("c"), Flag.withDescription("The config file (default: interlock.config.* here)"), Flag.optional),
-    stdio: Flag.Boolean("stdio").pipe(Flag.withDescription("Serve one host over stdin/stdout instead of HTTP"), Flag.withDefault(false)),
+    config: Flag.String("config").pipe(
+      Flag.withAlias("c"),
+      Flag.withDescription("The config file (default: interlock.config.* here)"),
+      Flag.optional
+    ),
+    stdio: Flag.Boolean("stdio").pipe(
+      Flag.withDescription("Serve one host over stdin/stdout instead of HTTP"),
+      Flag.withDefault(false)
+    ),
     http: Flag.String("http").pipe(Flag.withDescription("Listen on HOST:PORT (overrides listen.http)"), Flag.optional),
-    watch: Flag.Boolean("watch").pipe(Flag.withDescription("Reload the config when its file (or its Cedar file) changes; SIGHUP always reloads"), Flag.withDefault(false))
+    watch: Flag.Boolean("watch").pipe(
+      Flag.withDescription("Reload the config when its file (or its Cedar file) changes; SIGHUP always reloads"),
+      Flag.withDefault(false)
+    )
   },
   ({ config, http, stdio, watch }) =>
     userFacing(Effect.scoped(Effect.gen(function*() {
@@ -49,7 +67,9 @@ export const serveCommand = Command.make(
       const plan = yield* planFrom(config, options)
       // The plan came from a file (planFrom found or was given one): reloads read it again, with the same options.
       const reloads = (gateway: Gateway["Service"]) =>
-        plan.loaded.file === undefined ? Effect.void : serveReloads(triggers, gateway, { file: plan.loaded.file, options }, watch)
+        plan.loaded.file === undefined
+          ? Effect.void
+          : serveReloads(triggers, gateway, { file: plan.loaded.file, options }, watch)
       yield* progress(`Starting ${plan.servers.size} server(s)...`)
       const gateway = Gateway.layer(plan).pipe(Layer.provide(telemetryLayer(plan)))
       if (stdio) {
@@ -67,7 +87,9 @@ export const serveCommand = Command.make(
         yield* reloads(yield* Gateway)
         yield* connectAll(yield* Gateway)
         const address = yield* HttpFront
-        for (const line of banner(address.mcpUrl, address.consoleUrl, plan.listen.principals.size > 0)) yield* Console.log(line)
+        for (const line of banner(address.mcpUrl, address.consoleUrl, plan.listen.principals.size > 0)) {
+          yield* Console.log(line)
+        }
         return yield* Effect.never
       })).pipe(Effect.provide(HttpFront.layer.pipe(Layer.provideMerge(gateway))))
     })))

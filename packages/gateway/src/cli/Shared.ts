@@ -3,7 +3,7 @@ import { ConfigError } from "@interlock/core"
 import { Effect, Option } from "effect"
 import { existsSync } from "node:fs"
 import * as path from "node:path"
-import { CONFIG_NAMES, type LoadedConfig, loadConfig } from "../config/ConfigLoader.ts"
+import { CONFIG_NAMES, loadConfig, type LoadedConfig } from "../config/ConfigLoader.ts"
 import { makePlan, type Plan, type PlanOptions } from "../config/Plan.ts"
 
 /** The config file: the given one, or the first interlock.config.* in the working directory. */
@@ -13,11 +13,17 @@ export const findConfig = (given: Option.Option<string>): Effect.Effect<string, 
     const file = path.resolve(name)
     if (existsSync(file)) return Effect.succeed(file)
   }
-  return Effect.fail(new ConfigError({ path: "--config", detail: `no config given and none of ${CONFIG_NAMES.join(", ")} in ${process.cwd()}` }))
+  return Effect.fail(
+    new ConfigError({
+      path: "--config",
+      detail: `no config given and none of ${CONFIG_NAMES.join(", ")} in ${process.cwd()}`
+    })
+  )
 }
 
 /** Loads the config named by --config (or found). */
-export const loadFrom = (given: Option.Option<string>): Effect.Effect<LoadedConfig, ConfigError> => Effect.flatMap(findConfig(given), loadConfig)
+export const loadFrom = (given: Option.Option<string>): Effect.Effect<LoadedConfig, ConfigError> =>
+  Effect.flatMap(findConfig(given), loadConfig)
 
 /** Loads the config named by --config (or found) and resolves it into a plan. */
 export const planFrom = (given: Option.Option<string>, options?: PlanOptions): Effect.Effect<Plan, ConfigError> =>

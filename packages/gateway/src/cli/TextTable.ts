@@ -18,12 +18,22 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g
 
 /** A cell as printed: control characters escaped (`\x1b`, `\n`). */
 export const cellText = (value: string): string =>
-  value.replace(CONTROL, (char) => char === "\n" ? "\\n" : char === "\t" ? "\\t" : `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`)
+  value.replace(
+    CONTROL,
+    (char) => char === "\n" ? "\\n" : char === "\t" ? "\\t" : `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`
+  )
 
-const cut = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, Math.max(1, max - 1))}…`)
+const cut = (
+  text: string,
+  max: number
+): string => (text.length <= max ? text : `${text.slice(0, Math.max(1, max - 1))}…`)
 
 /** The width of each column over `rows` (cells already escaped), each within its cap; at least `floor`. */
-export const columnWidths = (rows: ReadonlyArray<ReadonlyArray<string>>, columns: ReadonlyArray<Column> = [], floor: ReadonlyArray<number> = []): ReadonlyArray<number> => {
+export const columnWidths = (
+  rows: ReadonlyArray<ReadonlyArray<string>>,
+  columns: ReadonlyArray<Column> = [],
+  floor: ReadonlyArray<number> = []
+): ReadonlyArray<number> => {
   const count = Math.max(0, ...rows.map((row) => row.length))
   return Array.from({ length: count }, (_, i) => {
     const max = columns[i]?.max ?? MAX_CELL
@@ -32,7 +42,11 @@ export const columnWidths = (rows: ReadonlyArray<ReadonlyArray<string>>, columns
 }
 
 /** One row as a line: every column but the last padded to `widths`, two spaces apart, trailing spaces trimmed. */
-export const formatLine = (row: ReadonlyArray<string>, widths: ReadonlyArray<number>, columns: ReadonlyArray<Column> = []): string =>
+export const formatLine = (
+  row: ReadonlyArray<string>,
+  widths: ReadonlyArray<number>,
+  columns: ReadonlyArray<Column> = []
+): string =>
   row.map((value, i) => {
     const text = cellText(value)
     if (i === row.length - 1 && columns[i]?.align !== "right") return text
@@ -41,7 +55,10 @@ export const formatLine = (row: ReadonlyArray<string>, widths: ReadonlyArray<num
   }).join("  ").trimEnd()
 
 /** Rows as aligned lines (the first row is usually the header). */
-export const formatTable = (rows: ReadonlyArray<ReadonlyArray<string>>, columns: ReadonlyArray<Column> = []): ReadonlyArray<string> => {
+export const formatTable = (
+  rows: ReadonlyArray<ReadonlyArray<string>>,
+  columns: ReadonlyArray<Column> = []
+): ReadonlyArray<string> => {
   const widths = columnWidths(rows, columns)
   return rows.map((row) => formatLine(row, widths, columns))
 }

@@ -10,4 +10,5 @@ export const toUserError = (error: { readonly message: string }): CliError.UserE
   new CliError.UserError({ cause: error, userMessage: `interlock: ${error.message}` })
 
 /** Any tagged error with a message becomes a CLI user error: one line on stderr and exit code 1. */
-export const userFacing = <A, E extends { readonly message: string }, R>(effect: Effect.Effect<A, E, R>) => Effect.mapError(effect, toUserError)
+export const userFacing = <A, E extends { readonly message: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.mapError(effect, toUserError)

@@ -16,16 +16,22 @@ export const Secret = NonEmpty.annotate({
 /** How a server reads path arguments, for `within` / `notWithin` conditions on calls to it. */
 export const PathsConfig = Schema.Struct({
   base: Schema.optionalKey(NonEmpty.annotate({
-    description: "The directory the server resolves relative paths against. Default: a stdio server's cwd; for an HTTP server, the gateway's cwd."
+    description:
+      "The directory the server resolves relative paths against. Default: a stdio server's cwd; for an HTTP server, the gateway's cwd."
   })),
-  platform: Schema.optionalKey(Schema.Literals(["posix", "win32"]).annotate({
-    description: "The server's path rules: `\\` separates and names compare case-insensitively only on win32. Default: the gateway's platform."
-  })),
+  platform: Schema.optionalKey(
+    Schema.Literals(["posix", "win32"]).annotate({
+      description:
+        "The server's path rules: `\\` separates and names compare case-insensitively only on win32. Default: the gateway's platform."
+    })
+  ),
   resolveSymlinks: Schema.optionalKey(Schema.Boolean.annotate({
-    description: "Resolve symlinks on the gateway's side (it must share the server's filesystem). Default: true for stdio servers, false for HTTP."
+    description:
+      "Resolve symlinks on the gateway's side (it must share the server's filesystem). Default: true for stdio servers, false for HTTP."
   })),
   home: Schema.optionalKey(NonEmpty.annotate({
-    description: "The directory the server expands a leading `~` to. Default: none known for HTTP servers (a `~` path is then denied); for stdio servers, its HOME, while `~` may also be a plain name (a path is judged both ways)."
+    description:
+      "The directory the server expands a leading `~` to. Default: none known for HTTP servers (a `~` path is then denied); for stdio servers, its HOME, while `~` may also be a plain name (a path is judged both ways)."
   }))
 })
 
@@ -37,7 +43,8 @@ export const SessionsConfig = Schema.Literals(["shared", "per-host"]).annotate({
 
 /** The most per-host sessions of one server. */
 export const MaxSessionsConfig = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1024 })).annotate({
-  description: "With `sessions: \"per-host\"`, the most host sessions open at once; a further host's call is refused. Default 16."
+  description:
+    "With `sessions: \"per-host\"`, the most host sessions open at once; a further host's call is refused. Default 16."
 })
 
 /** Which protocol revision the gateway speaks to a server. */
@@ -84,10 +91,22 @@ export const ArgCondition = Schema.Struct({
   equals: Schema.optionalKey(Schema.Json),
   startsWith: Schema.optionalKey(Schema.String),
   notStartsWith: Schema.optionalKey(Schema.String),
-  matches: Schema.optionalKey(Schema.String.annotate({ description: "An RE2 regular expression (linear time: no backreferences or lookaround)." })),
+  matches: Schema.optionalKey(
+    Schema.String.annotate({ description: "An RE2 regular expression (linear time: no backreferences or lookaround)." })
+  ),
   in: Schema.optionalKey(Schema.Array(Schema.Json)),
-  within: Schema.optionalKey(Schema.String.annotate({ description: "A path the argument must stay inside, both placed as the call's server would (see the server's `paths`)." })),
-  notWithin: Schema.optionalKey(Schema.String.annotate({ description: "A path the argument must not reach, both placed as the call's server would (see the server's `paths`)." }))
+  within: Schema.optionalKey(
+    Schema.String.annotate({
+      description:
+        "A path the argument must stay inside, both placed as the call's server would (see the server's `paths`)."
+    })
+  ),
+  notWithin: Schema.optionalKey(
+    Schema.String.annotate({
+      description:
+        "A path the argument must not reach, both placed as the call's server would (see the server's `paths`)."
+    })
+  )
 })
 
 /**
@@ -104,12 +123,22 @@ export const PolicyConfig = Schema.Struct({
   default: Schema.optionalKey(Decision),
   rules: Schema.optionalKey(Schema.Array(RuleConfig)),
   cedar: Schema.optionalKey(NonEmpty.annotate({
-    description: "A Cedar policy file (relative to this config) deciding tools/list, tools/call, resources/read and prompts/get; not with rules or default."
+    description:
+      "A Cedar policy file (relative to this config) deciding tools/list, tools/call, resources/read and prompts/get; not with rules or default."
   }))
 })
 
 /** The built-in secret detectors. */
-export const DetectorName = Schema.Literals(["aws-access-key", "aws-secret-key", "bearer-token", "private-key", "github-token", "openai-key", "slack-token", "jwt"])
+export const DetectorName = Schema.Literals([
+  "aws-access-key",
+  "aws-secret-key",
+  "bearer-token",
+  "private-key",
+  "github-token",
+  "openai-key",
+  "slack-token",
+  "jwt"
+])
 
 /** Built-in secret detectors' names. */
 export type DetectorName = typeof DetectorName.Type
@@ -131,9 +160,12 @@ export const RateLimitConfig = Schema.Struct({
 
 /** Where and how much the audit store records: a SQLite file (`path`) or a shared Postgres database (`postgres`). */
 export const AuditConfig = Schema.Struct({
-  path: Schema.optionalKey(NonEmpty.annotate({ description: "The SQLite database file (default .interlock/audit.db, or :memory:)." })),
+  path: Schema.optionalKey(
+    NonEmpty.annotate({ description: "The SQLite database file (default .interlock/audit.db, or :memory:)." })
+  ),
   postgres: Schema.optionalKey(Secret.annotate({
-    description: "A Postgres URL (postgres://user:password@host:port/database), usually `env:NAME`, instead of path. Several gateways can share it."
+    description:
+      "A Postgres URL (postgres://user:password@host:port/database), usually `env:NAME`, instead of path. Several gateways can share it."
   })),
   capture: Schema.optionalKey(Schema.Literals(["metadata", "full"])),
   enabled: Schema.optionalKey(Schema.Boolean)
@@ -142,7 +174,8 @@ export const AuditConfig = Schema.Struct({
 /** Where several replicas keep their shared state (rate limits, pending approvals, pins, used approval states). */
 export const StateConfig = Schema.Struct({
   postgres: Schema.optionalKey(Secret.annotate({
-    description: "A Postgres URL, usually `env:NAME`, for the state replicas share; default audit.postgres. Without either, the state is this process's own."
+    description:
+      "A Postgres URL, usually `env:NAME`, for the state replicas share; default audit.postgres. Without either, the state is this process's own."
   }))
 })
 
@@ -150,11 +183,15 @@ export const StateConfig = Schema.Struct({
 export const ApprovalsConfig = Schema.Struct({
   timeoutSeconds: Schema.optionalKey(Schema.Finite.check(Schema.isGreaterThan(0))),
   via: Schema.optionalKey(Schema.Literals(["auto", "elicitation", "console"])),
-  approvers: Schema.optionalKey(Schema.Array(NonEmpty).annotate({
-    description: "Who may approve in the console: principal names and `role:NAME`. When set, asks go to the console only, and no principal approves its own call."
-  })),
+  approvers: Schema.optionalKey(
+    Schema.Array(NonEmpty).annotate({
+      description:
+        "Who may approve in the console: principal names and `role:NAME`. When set, asks go to the console only, and no principal approves its own call."
+    })
+  ),
   stateKey: Schema.optionalKey(Secret.annotate({
-    description: "The key (at least 32 characters, usually `env:NAME`) sealing the approval states of 2026-07-28 hosts. Replicas that share it finish each other's approvals. Default: a key generated at start."
+    description:
+      "The key (at least 32 characters, usually `env:NAME`) sealing the approval states of 2026-07-28 hosts. Replicas that share it finish each other's approvals. Default: a key generated at start."
   }))
 })
 
@@ -166,20 +203,33 @@ export const PrincipalConfig = Schema.Struct({
 
 /** The gateway as an OAuth 2.1 resource server: access tokens (JWTs) of one authorization server, beside the static tokens. */
 export const OAuthConfig = Schema.Struct({
-  issuer: NonEmpty.annotate({ description: "The authorization server's issuer URL, exactly as its tokens' `iss` names it (https, or http on loopback)." }),
+  issuer: NonEmpty.annotate({
+    description:
+      "The authorization server's issuer URL, exactly as its tokens' `iss` names it (https, or http on loopback)."
+  }),
   audience: Schema.optionalKey(NonEmpty.annotate({
-    description: "The `aud` every token must carry. Default: the gateway's public MCP URL (listen.publicUrl, or its own address, + /mcp)."
+    description:
+      "The `aud` every token must carry. Default: the gateway's public MCP URL (listen.publicUrl, or its own address, + /mcp)."
   })),
   jwksUri: Schema.optionalKey(NonEmpty.annotate({
-    description: "The authorization server's key set (JWKS) URL. Default: the jwks_uri of the issuer's metadata (RFC 8414, then OpenID Connect discovery)."
+    description:
+      "The authorization server's key set (JWKS) URL. Default: the jwks_uri of the issuer's metadata (RFC 8414, then OpenID Connect discovery)."
   })),
-  principalClaim: Schema.optionalKey(NonEmpty.annotate({ description: "The claim whose value is the principal that policy `principals` match. Default \"sub\"." })),
+  principalClaim: Schema.optionalKey(
+    NonEmpty.annotate({
+      description: "The claim whose value is the principal that policy `principals` match. Default \"sub\"."
+    })
+  ),
   rolesClaim: Schema.optionalKey(NonEmpty.annotate({
-    description: "The claim holding the principal's roles (an array of strings or a space-separated string; `a.b` reads a nested claim), for rules and `role:NAME` approvers."
+    description:
+      "The claim holding the principal's roles (an array of strings or a space-separated string; `a.b` reads a nested claim), for rules and `role:NAME` approvers."
   })),
-  requiredScopes: Schema.optionalKey(Schema.Array(NonEmpty).annotate({
-    description: "Scopes every token must carry in its `scope` claim; a token without them is answered 403 insufficient_scope."
-  }))
+  requiredScopes: Schema.optionalKey(
+    Schema.Array(NonEmpty).annotate({
+      description:
+        "Scopes every token must carry in its `scope` claim; a token without them is answered 403 insufficient_scope."
+    })
+  )
 })
 
 /** How the gateway listens toward hosts. */
@@ -188,33 +238,49 @@ export const ListenConfig = Schema.Struct({
   token: Schema.optionalKey(Secret),
   principals: Schema.optionalKey(Schema.Record(Schema.String, PrincipalConfig)),
   consoleToken: Schema.optionalKey(Secret.annotate({
-    description: "A token for the web console only (not /mcp): its holder sees every call and may approve any pending call."
+    description:
+      "A token for the web console only (not /mcp): its holder sees every call and may approve any pending call."
   })),
   allowedHosts: Schema.optionalKey(Schema.Array(NonEmpty)),
-  allowedOrigins: Schema.optionalKey(Schema.Array(NonEmpty).annotate({
-    description: "Origins (scheme://host[:port], port included) a browser request may come from. Default: the gateway's own origin(s) on its own port."
-  })),
+  allowedOrigins: Schema.optionalKey(
+    Schema.Array(NonEmpty).annotate({
+      description:
+        "Origins (scheme://host[:port], port included) a browser request may come from. Default: the gateway's own origin(s) on its own port."
+    })
+  ),
   resumable: Schema.optionalKey(Schema.Boolean.annotate({
-    description: "Resumable event streams (priming event, retry field, Last-Event-ID replay); every answer to a request is then an event stream. Default false."
+    description:
+      "Resumable event streams (priming event, retry field, Last-Event-ID replay); every answer to a request is then an event stream. Default false."
   })),
-  sessionIdleSeconds: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0)).annotate({
-    description: "Seconds an HTTP session may stay idle (no open stream or unanswered request) before it is closed and its calls cancelled. Default 1800."
-  })),
-  maxSessions: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0)).annotate({
-    description: "The most HTTP sessions open at once; past it, initialize gets 503. Default 1000."
-  })),
-  maxSessionsPerPrincipal: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0)).annotate({
-    description: "The most HTTP sessions one principal (or the anonymous one) may have open; past it, initialize gets 429. Default 100."
-  })),
+  sessionIdleSeconds: Schema.optionalKey(
+    Schema.Int.check(Schema.isGreaterThan(0)).annotate({
+      description:
+        "Seconds an HTTP session may stay idle (no open stream or unanswered request) before it is closed and its calls cancelled. Default 1800."
+    })
+  ),
+  maxSessions: Schema.optionalKey(
+    Schema.Int.check(Schema.isGreaterThan(0)).annotate({
+      description: "The most HTTP sessions open at once; past it, initialize gets 503. Default 1000."
+    })
+  ),
+  maxSessionsPerPrincipal: Schema.optionalKey(
+    Schema.Int.check(Schema.isGreaterThan(0)).annotate({
+      description:
+        "The most HTTP sessions one principal (or the anonymous one) may have open; past it, initialize gets 429. Default 100."
+    })
+  ),
   publicUrl: Schema.optionalKey(NonEmpty.annotate({
-    description: "The gateway's origin as clients reach it (scheme://host[:port], for example https://mcp.example.com behind a proxy): the MCP URL is it + /mcp. Default: the address it listens on."
+    description:
+      "The gateway's origin as clients reach it (scheme://host[:port], for example https://mcp.example.com behind a proxy): the MCP URL is it + /mcp. Default: the address it listens on."
   })),
   oauth: Schema.optionalKey(OAuthConfig)
 })
 
 /** Telemetry export. */
 export const TelemetryConfig = Schema.Struct({
-  otlp: Schema.optionalKey(NonEmpty.annotate({ description: "OTLP/HTTP base URL, for example http://127.0.0.1:4318." })),
+  otlp: Schema.optionalKey(
+    NonEmpty.annotate({ description: "OTLP/HTTP base URL, for example http://127.0.0.1:4318." })
+  ),
   serviceName: Schema.optionalKey(NonEmpty),
   exportIntervalMs: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0)))
 })
@@ -245,9 +311,12 @@ export const GatewayConfig = Schema.Struct({
   hookTimeoutMs: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0))),
   callTimeoutMs: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0))),
   claude: Schema.optionalKey(ClaudeSettingsConfig),
-  maxArgBytes: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0)).annotate({
-    description: "The largest arguments of one tools/call, prompts/get or completion/complete, as UTF-8 JSON (bytes); a larger call is refused with an error naming the cap. Default 1048576."
-  }))
+  maxArgBytes: Schema.optionalKey(
+    Schema.Int.check(Schema.isGreaterThan(0)).annotate({
+      description:
+        "The largest arguments of one tools/call, prompts/get or completion/complete, as UTF-8 JSON (bytes); a larger call is refused with an error naming the cap. Default 1048576."
+    })
+  )
 })
 
 /** The decoded JSON config. */

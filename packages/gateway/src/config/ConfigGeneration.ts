@@ -10,12 +10,12 @@
  */
 import type { CallInput, CallOptions, ConfigError, ToolTransport } from "@interlock/core"
 import { Context, Effect, Exit, Layer, Scope, Semaphore } from "effect"
-import type { ApprovalQueue } from "../calls/ApprovalQueue.ts"
 import type { AuditStore } from "../audit/AuditStore.ts"
+import type { ApprovalQueue } from "../calls/ApprovalQueue.ts"
 import { GatewayCalls, type GatewayCallsShape } from "../calls/GatewayCalls.ts"
-import type { Plan } from "./Plan.ts"
 import { StateSeal } from "../state/StateSeal.ts"
 import type { UsedStates } from "../state/UsedStates.ts"
+import type { Plan } from "./Plan.ts"
 
 /** What a generation's services are built over: the gateway's long-lived services, which no reload replaces. */
 export type GenerationServices = ToolTransport | AuditStore | ApprovalQueue | StateSeal | UsedStates
@@ -64,7 +64,9 @@ export interface ConfigInForce {
  * Builds the first generation from `plan` and returns the generations' holder. Closing the scope
  * closes every generation left (after the gateway's own finalizers added later, which drain calls).
  */
-export const makeConfigInForce = (plan: Plan): Effect.Effect<ConfigInForce, ConfigError, GenerationServices | Scope.Scope> =>
+export const makeConfigInForce = (
+  plan: Plan
+): Effect.Effect<ConfigInForce, ConfigError, GenerationServices | Scope.Scope> =>
   Effect.gen(function*() {
     const services = yield* Effect.context<GenerationServices>()
     const live = new Set<Slot>()

@@ -23,7 +23,10 @@ export interface ConfigVersion {
  * could not be read: the policy then fails to load on its own). Values JSON drops (undefined,
  * functions) are dropped first.
  */
-export const configHash = (config: GatewayConfig | Readonly<Record<string, unknown>>, cedarText: string | undefined): string => {
+export const configHash = (
+  config: GatewayConfig | Readonly<Record<string, unknown>>,
+  cedarText: string | undefined
+): string => {
   const json: unknown = JsonText.parse(JSON.stringify(config))
   const text = Canonical.canonicalJson({ config: json, cedar: cedarText ?? null })
   // JSON.parse's output is always JSON, so canonicalJson answers text.

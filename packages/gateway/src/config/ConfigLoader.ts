@@ -3,7 +3,14 @@
  * `interlock.config.ts` (its default export, from `defineConfig`, with hooks and rule predicates
  * as code). Errors are ConfigErrors that name the file and the path at fault.
  */
-import { ConfigError, type HookContext, type HooksConfig, type JsonObject, JsonText, type ToolCall } from "@interlock/core"
+import {
+  ConfigError,
+  type HookContext,
+  type HooksConfig,
+  type JsonObject,
+  JsonText,
+  type ToolCall
+} from "@interlock/core"
 import { Effect, Exit, Schema } from "effect"
 import { readFile } from "node:fs/promises"
 import * as path from "node:path"
@@ -37,7 +44,9 @@ export const decodeConfig = (raw: unknown): Effect.Effect<GatewayConfig, ConfigE
   const failure = exit.cause.reasons.find((reason) => reason._tag === "Fail")
   const error = failure?._tag === "Fail" ? failure.error : undefined
   return Effect.fail(
-    Schema.isSchemaError(error) ? fromIssue(error.issue) : new ConfigError({ path: ROOT, detail: "could not be validated" })
+    Schema.isSchemaError(error)
+      ? fromIssue(error.issue)
+      : new ConfigError({ path: ROOT, detail: "could not be validated" })
   )
 }
 
@@ -45,7 +54,9 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** Splits the code parts (hooks, function `when`s) from the data of a config object. */
-export const splitCode = (raw: unknown): { readonly data: unknown; readonly hooks: HooksConfig; readonly predicates: Map<number, RulePredicate> } => {
+export const splitCode = (
+  raw: unknown
+): { readonly data: unknown; readonly hooks: HooksConfig; readonly predicates: Map<number, RulePredicate> } => {
   const predicates = new Map<number, RulePredicate>()
   if (!isRecord(raw)) return { data: raw, hooks: {}, predicates }
   const { hooks, ...rest } = raw
@@ -66,7 +77,9 @@ export const splitCode = (raw: unknown): { readonly data: unknown; readonly hook
 /** Builds a LoadedConfig from a config object (the default export of interlock.config.ts, or parsed JSON). */
 export const fromObject = (raw: unknown, baseDir: string, file?: string): Effect.Effect<LoadedConfig, ConfigError> => {
   const { data, hooks, predicates } = splitCode(raw)
-  if (!isRecord(hooks)) return Effect.fail(new ConfigError({ path: "hooks", detail: "must be an object of hook lists" }))
+  if (!isRecord(hooks)) {
+    return Effect.fail(new ConfigError({ path: "hooks", detail: "must be an object of hook lists" }))
+  }
   return Effect.map(decodeConfig(data), (config) => ({ config, hooks, predicates, baseDir, file }))
 }
 
@@ -77,7 +90,9 @@ const readJson = (file: string) =>
   }).pipe(
     Effect.flatMap((text) => {
       const data = blankComments(text)
-      if (data === undefined) return Effect.fail(new ConfigError({ path: file, detail: "has a /* comment that is never closed" }))
+      if (data === undefined) {
+        return Effect.fail(new ConfigError({ path: file, detail: "has a /* comment that is never closed" }))
+      }
       return Effect.try({
         try: () => JsonText.parse(data),
         // The parser's message may quote the file's content (and a literal secret): say where only.
@@ -87,7 +102,9 @@ const readJson = (file: string) =>
   )
 
 const positionOf = (error: unknown): string => {
-  const match = error instanceof SyntaxError ? /position (\d+)(?: \(line (\d+) column (\d+)\))?/.exec(error.message) : null
+  const match = error instanceof SyntaxError
+    ? /position (\d+)(?: \(line (\d+) column (\d+)\))?/.exec(error.message)
+    : null
   if (match === null) return ""
   return match[2] !== undefined ? ` (line ${match[2]}, column ${match[3]})` : ` (at character ${match[1]})`
 }
@@ -98,12 +115,15 @@ let imports = 0
 
 const importModule = (file: string, fresh: boolean) =>
   Effect.tryPromise({
-    try: () => import(`${pathToFileURL(file).href}${fresh ? `?reload=${++imports}` : ""}`) as Promise<{ default?: unknown }>,
+    try: () =>
+      import(`${pathToFileURL(file).href}${fresh ? `?reload=${++imports}` : ""}`) as Promise<{ default?: unknown }>,
     catch: () => new ConfigError({ path: file, detail: "could not be loaded as a module" })
   }).pipe(
     Effect.flatMap((module) =>
       module.default === undefined
-        ? Effect.fail(new ConfigError({ path: file, detail: "has no default export (export default defineConfig({ ... }))" }))
+        ? Effect.fail(
+          new ConfigError({ path: file, detail: "has no default export (export default defineConfig({ ... }))" })
+        )
         : Effect.succeed(module.default)
     )
   )
@@ -118,13 +138,18 @@ export interface LoadOptions {
 export const loadConfig = (file: string, options: LoadOptions = {}): Effect.Effect<LoadedConfig, ConfigError> => {
   const absolute = path.resolve(file)
   const baseDir = path.dirname(absolute)
-  const raw = absolute.endsWith(".json") || absolute.endsWith(".jsonc") ? readJson(absolute) : importModule(absolute, options.fresh === true)
+  const raw = absolute.endsWith(".json") || absolute.endsWith(".jsonc")
+    ? readJson(absolute)
+    : importModule(absolute, options.fresh === true)
   return raw.pipe(
     Effect.flatMap((value) => fromObject(value, baseDir, absolute)),
     Effect.mapError((error) =>
       error.path.startsWith(absolute)
         ? error
-        : new ConfigError({ path: error.path === ROOT ? path.basename(absolute) : `${path.basename(absolute)}: ${error.path}`, detail: error.detail })
+        : new ConfigError({
+          path: error.path === ROOT ? path.basename(absolute) : `${path.basename(absolute)}: ${error.path}`,
+          detail: error.detail
+        })
     )
   )
 }

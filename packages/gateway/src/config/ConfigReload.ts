@@ -22,12 +22,20 @@ import { loadConfig } from "./ConfigLoader.ts"
 import { makePlan, type Plan, type PlanOptions } from "./Plan.ts"
 
 /** The top-level config keys a reload cannot change (the gateway must be restarted for them). */
-export const RESTART_ONLY: ReadonlyArray<keyof GatewayConfig> = ["servers", "listen", "audit", "state", "telemetry", "namespace"]
+export const RESTART_ONLY: ReadonlyArray<keyof GatewayConfig> = [
+  "servers",
+  "listen",
+  "audit",
+  "state",
+  "telemetry",
+  "namespace"
+]
 
 const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
-const same = (a: unknown, b: unknown): boolean => Canonical.canonicalJson(a ?? null) === Canonical.canonicalJson(b ?? null)
+const same = (a: unknown, b: unknown): boolean =>
+  Canonical.canonicalJson(a ?? null) === Canonical.canonicalJson(b ?? null)
 
 // The deepest key path at which two values differ (keys only: a value may be a literal secret).
 const differsAt = (a: unknown, b: unknown, at: string): string | undefined => {
@@ -41,7 +49,10 @@ const differsAt = (a: unknown, b: unknown, at: string): string | undefined => {
 }
 
 /** The first restart-only key path (for example `listen.http`) whose value differs between two configs, or undefined. */
-export const restartOnlyChange = (running: Readonly<Record<string, unknown>>, next: Readonly<Record<string, unknown>>): string | undefined => {
+export const restartOnlyChange = (
+  running: Readonly<Record<string, unknown>>,
+  next: Readonly<Record<string, unknown>>
+): string | undefined => {
   for (const key of RESTART_ONLY) {
     const found = differsAt(running[key], next[key], key)
     if (found !== undefined) return found
@@ -110,9 +121,16 @@ export const reload = (gateway: Reloadable, source: ReloadSource): Effect.Effect
     if (path !== undefined) return { _tag: "Refused", version, path } as const
     if (next.configHash === running.configHash && !hasCode(next)) return { _tag: "Unchanged", version } as const
     const generation = yield* gateway.apply(keepRateLimits(running, next))
-    return { _tag: "Applied", version: versionOf(next.configHash).version, previous: version, generation: generation.number } as const
+    return {
+      _tag: "Applied",
+      version: versionOf(next.configHash).version,
+      previous: version,
+      generation: generation.number
+    } as const
   }).pipe(
-    Effect.catch((error: ConfigError) => Effect.succeed({ _tag: "Failed", version: versionOf(gateway.plan.configHash).version, error } as const))
+    Effect.catch((error: ConfigError) =>
+      Effect.succeed({ _tag: "Failed", version: versionOf(gateway.plan.configHash).version, error } as const)
+    )
   )
 
 // A multi-problem ConfigError lists one problem a line: the log keeps it to one line.

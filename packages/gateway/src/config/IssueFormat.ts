@@ -4,8 +4,8 @@
  */
 import { ConfigError } from "@interlock/core"
 import { type SchemaAST, SchemaIssue } from "effect"
-import { nearestKey } from "./NearestKey.ts"
 import { formatTable } from "../cli/TextTable.ts"
+import { nearestKey } from "./NearestKey.ts"
 
 /** The path of a problem with the whole config (and of a list of problems). */
 export const ROOT = "(root)"
@@ -76,20 +76,26 @@ export interface ConfigProblem {
 }
 
 const keysOf = (ast: unknown): ReadonlyArray<string> => {
-  const signatures = (ast as { readonly propertySignatures?: ReadonlyArray<{ readonly name: PropertyKey }> }).propertySignatures ?? []
+  const signatures =
+    (ast as { readonly propertySignatures?: ReadonlyArray<{ readonly name: PropertyKey }> }).propertySignatures ?? []
   return signatures.flatMap((signature) => (typeof signature.name === "string" ? [signature.name] : []))
 }
 
 // The literals of a union of literals (such as a decision's "allow" | "deny" | "ask"), else undefined.
 const literalsOf = (ast: SchemaAST.Union): ReadonlyArray<unknown> | undefined =>
-  ast.types.length > 0 && ast.types.every((member) => member._tag === "Literal") ? ast.types.map((member) => (member as SchemaAST.Literal).literal) : undefined
+  ast.types.length > 0 && ast.types.every((member) => member._tag === "Literal")
+    ? ast.types.map((member) => (member as SchemaAST.Literal).literal)
+    : undefined
 
 /**
  * Every problem of a Schema issue, each with its path. An unknown key names the nearest key the
  * Schema knows at that level; a union (such as a server's stdio or HTTP form) reports the problems
  * of the member it came closest to (the fewest problems).
  */
-export const configProblems = (issue: SchemaIssue.Issue, path: ReadonlyArray<PropertyKey> = []): ReadonlyArray<ConfigProblem> => {
+export const configProblems = (
+  issue: SchemaIssue.Issue,
+  path: ReadonlyArray<PropertyKey> = []
+): ReadonlyArray<ConfigProblem> => {
   switch (issue._tag) {
     case "Pointer":
       return configProblems(issue.issue, [...path, ...issue.path])
@@ -103,7 +109,9 @@ export const configProblems = (issue: SchemaIssue.Issue, path: ReadonlyArray<Pro
     case "AnyOf": {
       if (issue.issues.length === 0) {
         const literals = literalsOf(issue.ast)
-        const message = literals === undefined ? "has the wrong type" : `must be one of ${literals.map((literal) => JSON.stringify(literal)).join(", ")}`
+        const message = literals === undefined
+          ? "has the wrong type"
+          : `must be one of ${literals.map((literal) => JSON.stringify(literal)).join(", ")}`
         return [{ path, message }]
       }
       const members = issue.issues.map((inner) => configProblems(inner, path))
@@ -126,5 +134,8 @@ export const fromIssue = (issue: SchemaIssue.Issue, prefix: ReadonlyArray<Proper
   if (problems.length === 0) return new ConfigError({ path: formatPath(prefix), detail: "is invalid" })
   if (problems.length === 1) return new ConfigError({ path: formatPath(problems[0].path), detail: problems[0].message })
   const lines = formatTable(problems.map((problem) => [formatPath(problem.path), problem.message]))
-  return new ConfigError({ path: ROOT, detail: `${problems.length} problems:\n${lines.map((line) => `  ${line}`).join("\n")}` })
+  return new ConfigError({
+    path: ROOT,
+    detail: `${problems.length} problems:\n${lines.map((line) => `  ${line}`).join("\n")}`
+  })
 }

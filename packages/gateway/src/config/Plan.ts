@@ -9,14 +9,14 @@ import { readFileSync } from "node:fs"
 import * as path from "node:path"
 import type { ApprovalRoute } from "../calls/Approver.ts"
 import { CONSOLE_TOKEN_HOLDER } from "../console/ConsoleAccess.ts"
+import { parseOrigin } from "../front/http/HttpGuard.ts"
+import { DEFAULT_SESSION_LIMITS, type SessionLimits } from "../front/http/mcp/HttpSessions.ts"
 import { builtinHooks, mergeHooks } from "../governance/BuiltinHooks.ts"
 import { cedarPolicyFile } from "../governance/PolicyLayer.ts"
+import type { Redaction } from "../governance/Redactor.ts"
 import type { ServerConfig } from "./Config.ts"
 import { configHash } from "./ConfigHash.ts"
 import type { LoadedConfig } from "./ConfigLoader.ts"
-import { parseOrigin } from "../front/http/HttpGuard.ts"
-import { DEFAULT_SESSION_LIMITS, type SessionLimits } from "../front/http/mcp/HttpSessions.ts"
-import type { Redaction } from "../governance/Redactor.ts"
 import { readSecret } from "./Secrets.ts"
 
 /** A downstream server, resolved. */
@@ -24,8 +24,19 @@ export type ServerPlan = ServerEndpointPlan & SessionsPlan
 
 /** How a downstream server is reached. */
 export type ServerEndpointPlan =
-  | { readonly _tag: "stdio"; readonly command: string; readonly args: ReadonlyArray<string>; readonly env: Readonly<Record<string, string>>; readonly cwd: string }
-  | { readonly _tag: "http"; readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly token: Redacted.Redacted<string> | undefined }
+  | {
+    readonly _tag: "stdio"
+    readonly command: string
+    readonly args: ReadonlyArray<string>
+    readonly env: Readonly<Record<string, string>>
+    readonly cwd: string
+  }
+  | {
+    readonly _tag: "http"
+    readonly url: string
+    readonly headers: Readonly<Record<string, string>>
+    readonly token: Redacted.Redacted<string> | undefined
+  }
 
 /** How a 2025-era server's sessions are shared among host connections (`servers.<id>.sessions`). */
 export interface SessionsPlan {
@@ -110,7 +121,11 @@ export interface Plan {
   readonly statePostgres: Redacted.Redacted<string> | undefined
   readonly approvals: ApprovalsPlan
   readonly listen: ListenPlan
-  readonly telemetry: { readonly otlp: string | undefined; readonly serviceName: string; readonly exportIntervalMs: number }
+  readonly telemetry: {
+    readonly otlp: string | undefined
+    readonly serviceName: string
+    readonly exportIntervalMs: number
+  }
   readonly hookTimeoutMs: number | undefined
   readonly callTimeoutMs: number | undefined
   /** The hex SHA-256 of the config and its Cedar file (config/ConfigHash.ts), recorded on every audit row. */
@@ -131,13 +146,19 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"])
 export const isLoopback = (host: string): boolean => LOOPBACK.has(host) || /^127(?:\.\d{1,3}){3}$/.test(host)
 
 /** The names a bind address answers to: every loopback name for a loopback bind, else the address itself. */
-export const bindNames = (host: string): ReadonlyArray<string> => isLoopback(host) ? ["127.0.0.1", "localhost", "[::1]"] : [host]
+export const bindNames = (host: string): ReadonlyArray<string> =>
+  isLoopback(host) ? ["127.0.0.1", "localhost", "[::1]"] : [host]
 
 /** Parses HOST:PORT (IPv6 in brackets); port 0 lets the OS choose. */
-export const parseHostPort = (text: string, where: string): { readonly host: string; readonly port: number } | ConfigError => {
+export const parseHostPort = (
+  text: string,
+  where: string
+): { readonly host: string; readonly port: number } | ConfigError => {
   const match = /^(\[[^\]]+\]|[^:[\]]+):(\d{1,5})$/.exec(text.trim())
   const port = match === null ? Number.NaN : Number(match[2])
-  if (match === null || !(port >= 0 && port <= 65535)) return new ConfigError({ path: where, detail: "must be HOST:PORT, for example 127.0.0.1:7331" })
+  if (match === null || !(port >= 0 && port <= 65535)) {
+    return new ConfigError({ path: where, detail: "must be HOST:PORT, for example 127.0.0.1:7331" })
+  }
   return { host: match[1].startsWith("[") ? match[1].slice(1, -1) : match[1], port }
 }
 
@@ -148,7 +169,13 @@ const resolveServer = (
   env: Readonly<Record<string, string | undefined>>
 ): ServerEndpointPlan | ConfigError => {
   if ("command" in server) {
-    return { _tag: "stdio", command: server.command, args: server.args ?? [], env: server.env ?? {}, cwd: path.resolve(baseDir, server.cwd ?? ".") }
+    return {
+      _tag: "stdio",
+      command: server.command,
+      args: server.args ?? [],
+      env: server.env ?? {},
+      cwd: path.resolve(baseDir, server.cwd ?? ".")
+    }
   }
   try {
     const url = new URL(server.url)
@@ -170,7 +197,12 @@ const authorizationUrl = (text: string, where: string): string | ConfigError => 
     return new ConfigError({ path: where, detail: "must be a URL, for example https://auth.example.com" })
   }
   const secure = url.protocol === "https:" || (url.protocol === "http:" && isLoopback(url.hostname))
-  return secure && url.username === "" && url.password === "" ? text : new ConfigError({ path: where, detail: "must be an https URL (http only on a loopback host), without credentials" })
+  return secure && url.username === "" && url.password === ""
+    ? text
+    : new ConfigError({
+      path: where,
+      detail: "must be an https URL (http only on a loopback host), without credentials"
+    })
 }
 
 const resolveOAuth = (listen: NonNullable<LoadedConfig["config"]["listen"]>): OAuthPlan | ConfigError | undefined => {
@@ -190,9 +222,16 @@ const resolveOAuth = (listen: NonNullable<LoadedConfig["config"]["listen"]>): OA
   }
 }
 
-const resolveListen = (loaded: LoadedConfig, override: string | undefined, env: Readonly<Record<string, string | undefined>>): ListenPlan | ConfigError => {
+const resolveListen = (
+  loaded: LoadedConfig,
+  override: string | undefined,
+  env: Readonly<Record<string, string | undefined>>
+): ListenPlan | ConfigError => {
   const listen = loaded.config.listen ?? {}
-  const address = parseHostPort(override ?? listen.http ?? DEFAULT_LISTEN, override === undefined ? "listen.http" : "--http")
+  const address = parseHostPort(
+    override ?? listen.http ?? DEFAULT_LISTEN,
+    override === undefined ? "listen.http" : "--http"
+  )
   if (address instanceof ConfigError) return address
   const principals = new Map<string, { readonly id: string; readonly roles: ReadonlyArray<string> | undefined }>()
   const token = listen.token === undefined ? undefined : readSecret(listen.token, "listen.token", env)
@@ -202,38 +241,64 @@ const resolveListen = (loaded: LoadedConfig, override: string | undefined, env: 
     const secret = readSecret(principal.token, `listen.principals.${id}.token`, env)
     if (secret instanceof ConfigError) return secret
     const value = Redacted.value(secret)
-    if (principals.has(value)) return new ConfigError({ path: `listen.principals.${id}.token`, detail: "is the same token as another principal's" })
+    if (principals.has(value)) {
+      return new ConfigError({
+        path: `listen.principals.${id}.token`,
+        detail: "is the same token as another principal's"
+      })
+    }
     principals.set(value, { id, roles: principal.roles })
   }
   const oauth = resolveOAuth(listen)
   if (oauth instanceof ConfigError) return oauth
   const publicUrl = listen.publicUrl === undefined ? undefined : parseOrigin(listen.publicUrl)
   if (listen.publicUrl !== undefined && publicUrl === undefined) {
-    return new ConfigError({ path: "listen.publicUrl", detail: "must be an origin, scheme://host[:port], for example https://mcp.example.com" })
+    return new ConfigError({
+      path: "listen.publicUrl",
+      detail: "must be an origin, scheme://host[:port], for example https://mcp.example.com"
+    })
   }
   if (oauth !== undefined && publicUrl === undefined && !isLoopback(address.host)) {
-    return new ConfigError({ path: "listen.publicUrl", detail: "must be set with listen.oauth on an address that is not loopback: clients learn the gateway's URL from it" })
+    return new ConfigError({
+      path: "listen.publicUrl",
+      detail:
+        "must be set with listen.oauth on an address that is not loopback: clients learn the gateway's URL from it"
+    })
   }
   if (!isLoopback(address.host) && principals.size === 0 && oauth === undefined) {
     return new ConfigError({
       path: override === undefined ? "listen.http" : "--http",
-      detail: `binds ${address.host}, which is not loopback: set listen.token, listen.principals or listen.oauth so that only holders of a token can call tools`
+      detail:
+        `binds ${address.host}, which is not loopback: set listen.token, listen.principals or listen.oauth so that only holders of a token can call tools`
     })
   }
-  const consoleToken = listen.consoleToken === undefined ? undefined : readSecret(listen.consoleToken, "listen.consoleToken", env)
+  const consoleToken = listen.consoleToken === undefined
+    ? undefined
+    : readSecret(listen.consoleToken, "listen.consoleToken", env)
   if (consoleToken instanceof ConfigError) return consoleToken
   if (consoleToken !== undefined && principals.has(Redacted.value(consoleToken))) {
-    return new ConfigError({ path: "listen.consoleToken", detail: "is the same token as a principal's: the console token must be its own" })
+    return new ConfigError({
+      path: "listen.consoleToken",
+      detail: "is the same token as a principal's: the console token must be its own"
+    })
   }
-  if (consoleToken !== undefined && [...principals.values()].some((principal) => principal.id === CONSOLE_TOKEN_HOLDER)) {
-    return new ConfigError({ path: `listen.principals.${CONSOLE_TOKEN_HOLDER}`, detail: "is the name the audit gives the console token's holder: choose another" })
+  if (
+    consoleToken !== undefined && [...principals.values()].some((principal) => principal.id === CONSOLE_TOKEN_HOLDER)
+  ) {
+    return new ConfigError({
+      path: `listen.principals.${CONSOLE_TOKEN_HOLDER}`,
+      detail: "is the name the audit gives the console token's holder: choose another"
+    })
   }
   const publicHost = publicUrl === undefined ? [] : [new URL(publicUrl).hostname]
   const hosts = [...new Set([...bindNames(address.host), ...publicHost])]
   const origins = listen.allowedOrigins?.map(parseOrigin)
   const badOrigin = origins?.findIndex((origin) => origin === undefined) ?? -1
   if (badOrigin >= 0) {
-    return new ConfigError({ path: `listen.allowedOrigins[${badOrigin}]`, detail: "must be an origin, scheme://host[:port], for example http://localhost:3000" })
+    return new ConfigError({
+      path: `listen.allowedOrigins[${badOrigin}]`,
+      detail: "must be an origin, scheme://host[:port], for example http://localhost:3000"
+    })
   }
   return {
     host: address.host,
@@ -244,7 +309,9 @@ const resolveListen = (loaded: LoadedConfig, override: string | undefined, env: 
     allowedOrigins: origins as ReadonlyArray<string> | undefined,
     resumable: listen.resumable === true,
     sessions: {
-      idleMs: listen.sessionIdleSeconds === undefined ? DEFAULT_SESSION_LIMITS.idleMs : listen.sessionIdleSeconds * 1_000,
+      idleMs: listen.sessionIdleSeconds === undefined
+        ? DEFAULT_SESSION_LIMITS.idleMs
+        : listen.sessionIdleSeconds * 1_000,
       maxSessions: listen.maxSessions ?? DEFAULT_SESSION_LIMITS.maxSessions,
       maxPerPrincipal: listen.maxSessionsPerPrincipal ?? DEFAULT_SESSION_LIMITS.maxPerPrincipal
     },
@@ -254,7 +321,11 @@ const resolveListen = (loaded: LoadedConfig, override: string | undefined, env: 
   }
 }
 
-const resolveApprovals = (config: LoadedConfig["config"], listen: ListenPlan, env: Readonly<Record<string, string | undefined>>): ApprovalsPlan | ConfigError => {
+const resolveApprovals = (
+  config: LoadedConfig["config"],
+  listen: ListenPlan,
+  env: Readonly<Record<string, string | undefined>>
+): ApprovalsPlan | ConfigError => {
   const approvals = config.approvals ?? {}
   const approvers = approvals.approvers ?? []
   const known = new Set([...listen.principals.values()].map((principal) => principal.id))
@@ -262,19 +333,36 @@ const resolveApprovals = (config: LoadedConfig["config"], listen: ListenPlan, en
     const role = approver.startsWith("role:") ? approver.slice(5) : undefined
     // An OAuth gateway's principals are named by the authorization server, so any name may be one.
     if (role === "" || (role === undefined && !known.has(approver) && listen.oauth === undefined)) {
-      return new ConfigError({ path: `approvals.approvers[${index}]`, detail: "must name a principal of listen.principals (or listen.token's \"default\"), or be role:NAME" })
+      return new ConfigError({
+        path: `approvals.approvers[${index}]`,
+        detail: "must name a principal of listen.principals (or listen.token's \"default\"), or be role:NAME"
+      })
     }
   }
   const via = approvals.via ?? "auto"
   if (via === "elicitation" && approvers.length > 0) {
-    return new ConfigError({ path: "approvals.via", detail: "elicitation asks the caller's own host, and a caller never approves its own call: use console or auto with approvers" })
+    return new ConfigError({
+      path: "approvals.via",
+      detail:
+        "elicitation asks the caller's own host, and a caller never approves its own call: use console or auto with approvers"
+    })
   }
-  const stateKey = approvals.stateKey === undefined ? undefined : readSecret(approvals.stateKey, "approvals.stateKey", env)
+  const stateKey = approvals.stateKey === undefined
+    ? undefined
+    : readSecret(approvals.stateKey, "approvals.stateKey", env)
   if (stateKey instanceof ConfigError) return stateKey
   if (stateKey !== undefined && Redacted.value(stateKey).length < MIN_STATE_KEY_LENGTH) {
-    return new ConfigError({ path: "approvals.stateKey", detail: `must be at least ${MIN_STATE_KEY_LENGTH} characters (for example \`openssl rand -base64 32\`)` })
+    return new ConfigError({
+      path: "approvals.stateKey",
+      detail: `must be at least ${MIN_STATE_KEY_LENGTH} characters (for example \`openssl rand -base64 32\`)`
+    })
   }
-  return { timeoutMs: Math.round((approvals.timeoutSeconds ?? 120) * 1000), route: approvers.length > 0 ? "console" : via, approvers, stateKey }
+  return {
+    timeoutMs: Math.round((approvals.timeoutSeconds ?? 120) * 1000),
+    route: approvers.length > 0 ? "console" : via,
+    approvers,
+    stateKey
+  }
 }
 
 /** A Postgres URL, literal or `env:NAME`, as a secret; a ConfigError naming `where` (never the value) when it is not one. */
@@ -285,7 +373,9 @@ export const readPostgresUrl = (
 ): Redacted.Redacted<string> | ConfigError => {
   const url = readSecret(value, where, env)
   if (url instanceof ConfigError) return url
-  return /^postgres(?:ql)?:\/\//.test(Redacted.value(url)) ? url : new ConfigError({ path: where, detail: "must be a postgres:// or postgresql:// URL" })
+  return /^postgres(?:ql)?:\/\//.test(Redacted.value(url))
+    ? url
+    : new ConfigError({ path: where, detail: "must be a postgres:// or postgresql:// URL" })
 }
 
 /** The default SQLite audit file, relative to the config's directory. */
@@ -296,7 +386,10 @@ export const DEFAULT_AUDIT_PATH = ".interlock/audit.db"
  * resolved against the config's directory, Postgres at `audit.postgres`, or off. The gateway,
  * `claude-hook`, `audit` and `replay` all find the store through this one function.
  */
-export const auditPlan = (loaded: LoadedConfig, env: Readonly<Record<string, string | undefined>> = process.env): AuditPlan | ConfigError => {
+export const auditPlan = (
+  loaded: LoadedConfig,
+  env: Readonly<Record<string, string | undefined>> = process.env
+): AuditPlan | ConfigError => {
   const audit = loaded.config.audit ?? {}
   const capture = audit.capture ?? "metadata"
   if (audit.enabled === false) return { path: undefined, postgres: undefined, capture }
@@ -304,7 +397,9 @@ export const auditPlan = (loaded: LoadedConfig, env: Readonly<Record<string, str
     const file = audit.path === ":memory:" ? ":memory:" : path.resolve(loaded.baseDir, audit.path ?? DEFAULT_AUDIT_PATH)
     return { path: file, postgres: undefined, capture }
   }
-  if (audit.path !== undefined) return new ConfigError({ path: "audit", detail: "set either path (SQLite) or postgres, not both" })
+  if (audit.path !== undefined) {
+    return new ConfigError({ path: "audit", detail: "set either path (SQLite) or postgres, not both" })
+  }
   const postgres = readPostgresUrl(audit.postgres, "audit.postgres", env)
   return postgres instanceof ConfigError ? postgres : { path: undefined, postgres, capture }
 }
@@ -332,7 +427,10 @@ export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan 
   const servers = new Map<string, ServerPlan>()
   for (const [name, server] of Object.entries(config.servers)) {
     if (name.includes("__") || name.includes("/")) {
-      return new ConfigError({ path: `servers.${name}`, detail: "a server name must not contain \"__\" or \"/\" (they separate server and tool)" })
+      return new ConfigError({
+        path: `servers.${name}`,
+        detail: "a server name must not contain \"__\" or \"/\" (they separate server and tool)"
+      })
     }
     const resolved = resolveServer(name, server, loaded.baseDir, env)
     if (resolved instanceof ConfigError) return resolved
@@ -344,7 +442,10 @@ export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan 
     })
   }
   if (config.telemetry?.otlp !== undefined && !/^https?:\/\/[^/\s]+/.test(config.telemetry.otlp)) {
-    return new ConfigError({ path: "telemetry.otlp", detail: "must be an http(s) URL, for example http://127.0.0.1:4318" })
+    return new ConfigError({
+      path: "telemetry.otlp",
+      detail: "must be an http(s) URL, for example http://127.0.0.1:4318"
+    })
   }
   const builtins = builtinHooks(config)
   if (builtins instanceof ConfigError) return builtins
@@ -357,7 +458,9 @@ export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan 
   if (audit instanceof ConfigError) return audit
   const approvals = resolveApprovals(config, listen, env)
   if (approvals instanceof ConfigError) return approvals
-  const statePostgres = config.state?.postgres === undefined ? audit.postgres : readPostgresUrl(config.state.postgres, "state.postgres", env)
+  const statePostgres = config.state?.postgres === undefined
+    ? audit.postgres
+    : readPostgresUrl(config.state.postgres, "state.postgres", env)
   if (statePostgres instanceof ConfigError) return statePostgres
   return {
     servers,

@@ -11,7 +11,7 @@
 import { Effect, FiberHandle, Queue, type Scope, Stream } from "effect"
 import { watch } from "node:fs"
 import * as path from "node:path"
-import { outcomeLine, type Reloadable, reload, type ReloadOutcome, type ReloadSource } from "./ConfigReload.ts"
+import { outcomeLine, reload, type Reloadable, type ReloadOutcome, type ReloadSource } from "./ConfigReload.ts"
 
 /** How long the watcher waits after a file's last change before it reloads. */
 export const WATCH_DEBOUNCE_MS = 150
@@ -40,8 +40,13 @@ export const reloadSignals: Effect.Effect<Triggers, never, Scope.Scope> = Effect
 })
 
 /** The files a reload reads: the config, and the Cedar policy file its plan names. */
-const watchedFiles = (gateway: Reloadable, source: ReloadSource): ReadonlyArray<string> =>
-  [path.resolve(source.file), ...(gateway.plan.cedar === undefined ? [] : [gateway.plan.cedar.file])]
+const watchedFiles = (
+  gateway: Reloadable,
+  source: ReloadSource
+): ReadonlyArray<string> => [
+  path.resolve(source.file),
+  ...(gateway.plan.cedar === undefined ? [] : [gateway.plan.cedar.file])
+]
 
 // A Kubernetes ConfigMap volume updates its files by swapping this symlink in their directory.
 const CONFIG_MAP_LINK = "..data"
@@ -52,11 +57,15 @@ const fileChanges = (files: ReadonlyArray<string>): Stream.Stream<void> =>
     Effect.acquireRelease(
       Effect.sync(() => {
         const byDir = new Map<string, Set<string>>()
-        for (const file of files) byDir.set(path.dirname(file), (byDir.get(path.dirname(file)) ?? new Set()).add(path.basename(file)))
+        for (const file of files) {
+          byDir.set(path.dirname(file), (byDir.get(path.dirname(file)) ?? new Set()).add(path.basename(file)))
+        }
         return [...byDir].flatMap(([dir, names]) => {
           try {
             const watcher = watch(dir, { persistent: false }, (_event, name) => {
-              if (name === null || name === CONFIG_MAP_LINK || names.has(name.toString())) Queue.offerUnsafe(queue, undefined)
+              if (name === null || name === CONFIG_MAP_LINK || names.has(name.toString())) {
+                Queue.offerUnsafe(queue, undefined)
+              }
             })
             // A directory that goes away ends its watch; a later reload that names it watches it again.
             watcher.on("error", () => watcher.close())
@@ -78,7 +87,12 @@ const logOutcome = (outcome: ReloadOutcome, file: string) => {
  * Serves reloads of `source` into `gateway` for as long as the scope is open: each trigger of
  * {@link reloadSignals}, and file changes when `watchFiles` is set.
  */
-export const serveReloads = (triggers: Triggers, gateway: Reloadable, source: ReloadSource, watchFiles: boolean): Effect.Effect<void, never, Scope.Scope> =>
+export const serveReloads = (
+  triggers: Triggers,
+  gateway: Reloadable,
+  source: ReloadSource,
+  watchFiles: boolean
+): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function*() {
     const watcher = yield* FiberHandle.make<void, never>()
     let watching = ""

@@ -15,7 +15,9 @@ export const readSecret = (
 ): Redacted.Redacted<string> | ConfigError => {
   if (value.startsWith("env:")) {
     const match = ENV_REF.exec(value)
-    if (match === null) return new ConfigError({ path, detail: "env: must be followed by a variable name (letters, digits, _)" })
+    if (match === null) {
+      return new ConfigError({ path, detail: "env: must be followed by a variable name (letters, digits, _)" })
+    }
     const found = env[match[1]]
     if (found === undefined || found.length === 0) {
       return new ConfigError({ path, detail: `environment variable ${match[1]} is not set` })

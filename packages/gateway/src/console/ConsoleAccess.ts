@@ -7,8 +7,8 @@
 import { Principal } from "@interlock/core"
 import { Redacted } from "effect"
 import { timingSafeEqual } from "node:crypto"
-import type { GuardOptions } from "../front/http/HttpGuard.ts"
 import type { Plan } from "../config/Plan.ts"
+import type { GuardOptions } from "../front/http/HttpGuard.ts"
 
 /** The name the receipt and the audit give the holder of `listen.consoleToken`. */
 export const CONSOLE_TOKEN_HOLDER = "console-token"
@@ -27,23 +27,33 @@ export interface ConsoleViewer {
 
 /** Whether a principal is one of the configured approvers (by name, or by `role:NAME`). */
 export const isApprover = (approvers: ReadonlyArray<string>, principal: Principal): boolean =>
-  approvers.some((approver) => approver.startsWith("role:") ? (principal.roles ?? []).includes(approver.slice(5)) : approver === principal.id)
+  approvers.some((approver) =>
+    approver.startsWith("role:") ? (principal.roles ?? []).includes(approver.slice(5)) : approver === principal.id
+  )
 
 /** Whether the gateway has no token at all (loopback only): then its one local user runs the console. */
-export const isSingleUser = (plan: Plan): boolean => plan.listen.principals.size === 0 && plan.listen.consoleToken === undefined && plan.listen.oauth === undefined
+export const isSingleUser = (plan: Plan): boolean =>
+  plan.listen.principals.size === 0 && plan.listen.consoleToken === undefined && plan.listen.oauth === undefined
 
 /** The viewer for a console request's principal; undefined when it may not see the console at all. */
 export const viewerFor = (plan: Plan, principal: Principal | undefined): ConsoleViewer | undefined => {
   if (principal === undefined) return isSingleUser(plan) ? { role: "approver", id: LOCAL_USER } : undefined
-  if (principal === CONSOLE_PRINCIPAL || isApprover(plan.approvals.approvers, principal)) return { role: "approver", id: principal.id }
+  if (principal === CONSOLE_PRINCIPAL || isApprover(plan.approvals.approvers, principal)) {
+    return { role: "approver", id: principal.id }
+  }
   return { role: "caller", id: principal.id }
 }
 
 /** Whether a viewer may see a call or a pending approval made by `principal`. */
-export const sees = (viewer: ConsoleViewer, principal: string | undefined): boolean => viewer.role === "approver" || principal === viewer.id
+export const sees = (viewer: ConsoleViewer, principal: string | undefined): boolean =>
+  viewer.role === "approver" || principal === viewer.id
 
 /** Why a viewer may not give this answer to a call made by `principal`; undefined when it may. */
-export const answerRefusal = (viewer: ConsoleViewer, principal: string | undefined, decision: "allow" | "deny"): string | undefined =>
+export const answerRefusal = (
+  viewer: ConsoleViewer,
+  principal: string | undefined,
+  decision: "allow" | "deny"
+): string | undefined =>
   viewer.role !== "approver"
     ? "only an approver may answer a pending approval"
     : decision === "allow" && principal === viewer.id
@@ -60,5 +70,9 @@ export const consoleGuardOptions = (plan: Plan, mcp: GuardOptions): GuardOptions
   const secret = plan.listen.consoleToken
   if (secret === undefined) return mcp
   const expected = Buffer.from(Redacted.value(secret), "utf8")
-  return { ...mcp, requireToken: true, principalFor: (token) => (sameToken(token, expected) ? CONSOLE_PRINCIPAL : mcp.principalFor(token)) }
+  return {
+    ...mcp,
+    requireToken: true,
+    principalFor: (token) => (sameToken(token, expected) ? CONSOLE_PRINCIPAL : mcp.principalFor(token))
+  }
 }

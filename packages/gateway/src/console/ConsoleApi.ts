@@ -10,21 +10,33 @@
 import { Context, Schema, SchemaTransformation } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema } from "effect/http-api"
 import type { ConsoleViewer } from "./ConsoleAccess.ts"
-import { AnswerRefused, ConsoleForbidden, DigestDiffers, NoSuchApproval, NoSuchCall, StoreUnavailable, UnknownId } from "./ConsoleErrors.ts"
+import {
+  AnswerRefused,
+  ConsoleForbidden,
+  DigestDiffers,
+  NoSuchApproval,
+  NoSuchCall,
+  StoreUnavailable,
+  UnknownId
+} from "./ConsoleErrors.ts"
 import { AnswerBody, AnswerText, ConsoleInputErrorBody, QUERY_OPTIONS, StateQuery } from "./ConsoleInput.ts"
 
 /** Who is looking at the console, for the request being served (ConsoleCaller provides it). */
 export class Viewer extends Context.Service<Viewer, ConsoleViewer>()("@interlock/gateway/ConsoleViewer") {}
 
 /** The console's guard and viewer check: a refused request, or a principal that may not use the console, never reaches an endpoint. */
-export class ConsoleCaller extends HttpApiMiddleware.Service<ConsoleCaller, { provides: Viewer }>()("@interlock/gateway/ConsoleCaller", {
-  error: ConsoleForbidden
-}) {}
+export class ConsoleCaller
+  extends HttpApiMiddleware.Service<ConsoleCaller, { provides: Viewer }>()("@interlock/gateway/ConsoleCaller", {
+    error: ConsoleForbidden
+  })
+{}
 
 /** The body cap (MAX_ANSWER_BYTES), and what HttpApi could not decode as the error naming it: a query parameter or body field (400), an id (404). */
-export class ConsoleInputCheck extends HttpApiMiddleware.Service<ConsoleInputCheck>()("@interlock/gateway/ConsoleInputCheck", {
-  error: [ConsoleInputErrorBody, UnknownId]
-}) {}
+export class ConsoleInputCheck
+  extends HttpApiMiddleware.Service<ConsoleInputCheck>()("@interlock/gateway/ConsoleInputCheck", {
+    error: [ConsoleInputErrorBody, UnknownId]
+  })
+{}
 
 /** A call's id as a path has it: a positive whole number of at most 16 digits. */
 const CallId = Schema.String.check(Schema.isPattern(/^[1-9][0-9]{0,15}$/)).pipe(

@@ -71,7 +71,11 @@ export class ConsoleInputError extends Schema.TaggedError<ConsoleInputError>()("
 const fromMessage = (error: string, param: string): ConsoleInputError => {
   const where = error.startsWith("query parameter ") ? "query" : "body"
   const prefix = `${where === "query" ? "query parameter" : "body field"} ${param} `
-  return new ConsoleInputError({ in: where, param, detail: error.startsWith(prefix) ? error.slice(prefix.length) : error })
+  return new ConsoleInputError({
+    in: where,
+    param,
+    detail: error.startsWith(prefix) ? error.slice(prefix.length) : error
+  })
 }
 
 /** A ConsoleInputError as the API sends it: 400, `{ error, param }` (its message, and the parameter or field it names). */
@@ -100,7 +104,9 @@ export const inputError = (
   query: Readonly<Record<string, string | ReadonlyArray<string>>> = {}
 ): ConsoleInputError => {
   const problem = configProblems(issue)[0] ?? { path: [], message: "is invalid" }
-  if (problem.path.length === 0) return new ConsoleInputError({ in: where, param: ROOT, detail: where === "body" ? NOT_AN_OBJECT : problem.message })
+  if (problem.path.length === 0) {
+    return new ConsoleInputError({ in: where, param: ROOT, detail: where === "body" ? NOT_AN_OBJECT : problem.message })
+  }
   const param = String(problem.path[0])
   const repeated = where === "query" && Object.hasOwn(query, param) && Array.isArray(query[param])
   return new ConsoleInputError({ in: where, param, detail: repeated ? "is given more than once" : problem.message })
@@ -113,9 +119,15 @@ const decodeQuery = Schema.decodeUnknownExit(StateQueryCodec, QUERY_OPTIONS)
 const decodeAnswer = Schema.decodeUnknownExit(AnswerBody)
 
 // The error of a failed decode: its first problem's, naming the parameter or field.
-const errorOf = <A>(where: "query" | "body", exit: Exit.Failure<A, Schema.SchemaError>, query?: Readonly<Record<string, string | ReadonlyArray<string>>>): ConsoleInputError => {
+const errorOf = <A>(
+  where: "query" | "body",
+  exit: Exit.Failure<A, Schema.SchemaError>,
+  query?: Readonly<Record<string, string | ReadonlyArray<string>>>
+): ConsoleInputError => {
   const reason = exit.cause.reasons.find((r) => r._tag === "Fail")
-  return reason === undefined ? new ConsoleInputError({ in: where, param: ROOT, detail: "is invalid" }) : inputError(where, reason.error.issue, query)
+  return reason === undefined
+    ? new ConsoleInputError({ in: where, param: ROOT, detail: "is invalid" })
+    : inputError(where, reason.error.issue, query)
 }
 
 /** The parameters of a URL, decoded as the API decodes them, or the error naming the first bad one. */

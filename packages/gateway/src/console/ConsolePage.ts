@@ -15,7 +15,8 @@ const SCRIPT = CHART_SCRIPT + PAGE_SCRIPT
 
 const hash = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`
 
-const filter = (key: string, label: string) => `<label>${label}<select id="filter-${key}" name="${key}"><option value="">all</option></select></label>`
+const filter = (key: string, label: string) =>
+  `<label>${label}<select id="filter-${key}" name="${key}"><option value="">all</option></select></label>`
 
 const chart = (id: string, caption: string) =>
   `<figure class="chart" id="${id}"><figcaption>${caption}</figcaption><svg viewBox="0 0 560 240" width="560" height="240" role="img" aria-label="${caption}"></svg></figure>`
@@ -35,9 +36,13 @@ export const CONSOLE_HTML = `<!doctype html>
 <p id="notice" class="warning" hidden></p>
 <table id="approvals"><thead><tr><th>Time</th><th>Principal</th><th>Tool</th><th>Reason</th><th>Arguments (redacted)</th><th>Time left</th><th></th></tr></thead><tbody></tbody></table>
 <h2>Calls</h2>
-<div class="filters" id="filters">${filter("principal", "Principal")}${filter("server", "Server")}${filter("tool", "Tool")}${filter("outcome", "Outcome")}<button type="button" id="filter-clear">Clear filters</button></div>
+<div class="filters" id="filters">${filter("principal", "Principal")}${filter("server", "Server")}${
+  filter("tool", "Tool")
+}${filter("outcome", "Outcome")}<button type="button" id="filter-clear">Clear filters</button></div>
 <p id="truncated" class="warning" hidden>Only the newest audit rows are read: older calls are not in the charts or the filters.</p>
-<div class="charts">${chart("chart-calls", "Calls per minute by outcome, last 30 minutes")}${chart("chart-latency", "Latency per minute, p50 and p95 (ms), last 30 minutes")}</div>
+<div class="charts">${chart("chart-calls", "Calls per minute by outcome, last 30 minutes")}${
+  chart("chart-latency", "Latency per minute, p50 and p95 (ms), last 30 minutes")
+}</div>
 <section id="detail" hidden>
 <h2>Call <span id="detail-title"></span> <button type="button" id="detail-close">Close</button></h2>
 <dl id="detail-facts"></dl>

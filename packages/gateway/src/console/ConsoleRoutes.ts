@@ -10,22 +10,32 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { ByteSize, Effect, Layer, type Types } from "effect"
 import { HttpEffect, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, type HttpApiEndpoint, HttpApiError } from "effect/http-api"
-import { answerRefusal, sees, viewerFor } from "./ConsoleAccess.ts"
-import { ConsoleApi, ConsoleCaller, ConsoleInputCheck, Viewer } from "./ConsoleApi.ts"
-import { AnswerRefused, CONSOLE_FORBIDDEN, ConsoleForbidden, DigestDiffers, NoSuchApproval, NoSuchCall, StoreUnavailable, UnknownId } from "./ConsoleErrors.ts"
-import { ConsoleInputError, inputError, MAX_ANSWER_BYTES } from "./ConsoleInput.ts"
-import { CONSOLE_HEADERS, CONSOLE_HTML } from "./ConsolePage.ts"
-import { callDetail, consoleState } from "./ConsoleState.ts"
 import { ROOT } from "../config/IssueFormat.ts"
-import { Gateway } from "../Gateway.ts"
 import { Caller, guarded, notFound, requestUrl } from "../front/http/GuardMiddleware.ts"
 import { type GuardOptions, TOKEN_COOKIE } from "../front/http/HttpGuard.ts"
 import { jsonResponse } from "../front/http/JsonResponse.ts"
+import { Gateway } from "../Gateway.ts"
+import { answerRefusal, sees, viewerFor } from "./ConsoleAccess.ts"
+import { ConsoleApi, ConsoleCaller, ConsoleInputCheck, Viewer } from "./ConsoleApi.ts"
+import {
+  AnswerRefused,
+  CONSOLE_FORBIDDEN,
+  ConsoleForbidden,
+  DigestDiffers,
+  NoSuchApproval,
+  NoSuchCall,
+  StoreUnavailable,
+  UnknownId
+} from "./ConsoleErrors.ts"
+import { ConsoleInputError, inputError, MAX_ANSWER_BYTES } from "./ConsoleInput.ts"
+import { CONSOLE_HEADERS, CONSOLE_HTML } from "./ConsolePage.ts"
+import { callDetail, consoleState } from "./ConsoleState.ts"
 
 /** The console's answers are never cached. */
 const NO_STORE = { "cache-control": "no-store" } as const
 
-const noStore: HttpEffect.PreResponseHandler = (_request, response) => Effect.succeed(HttpServerResponse.setHeaders(response, NO_STORE))
+const noStore: HttpEffect.PreResponseHandler = (_request, response) =>
+  Effect.succeed(HttpServerResponse.setHeaders(response, NO_STORE))
 
 /** ConsoleCaller: the console's guard, then the viewer (403 for a principal that may not use the console); the API's answers are not cached. */
 const callerLayer = (guard: GuardOptions) =>
@@ -45,7 +55,8 @@ const callerLayer = (guard: GuardOptions) =>
   )
 
 const isBodyTooLarge = (defect: unknown): boolean =>
-  HttpServerError.isHttpServerError(defect) && defect.reason._tag === "RequestParseError" && defect.reason.reason === "BodyTooLarge"
+  HttpServerError.isHttpServerError(defect) && defect.reason._tag === "RequestParseError" &&
+  defect.reason.reason === "BodyTooLarge"
 
 /** What HttpApi could not decode (the id, the query or the body), as the error naming it; undefined for any other schema error. */
 const decodeFailure = (
@@ -54,7 +65,10 @@ const decodeFailure = (
   error.kind === "Params"
     ? Effect.fail(new UnknownId({ error: "Not found" }))
     : error.kind === "Query"
-    ? Effect.flatMap(HttpServerRequest.ParsedSearchParams, (query) => Effect.fail(inputError("query", error.cause.issue, query)))
+    ? Effect.flatMap(
+      HttpServerRequest.ParsedSearchParams,
+      (query) => Effect.fail(inputError("query", error.cause.issue, query))
+    )
     : error.kind === "Payload"
     ? Effect.fail(inputError("body", error.cause.issue))
     : undefined
@@ -64,18 +78,31 @@ const UNSUPPORTED_MEDIA_TYPE = 415
 
 // A body of a type the endpoint does not take: a 400 naming the types it takes, as for any other bad body.
 const unsupportedType = (declared: HttpApiEndpoint.Top) =>
-  new ConsoleInputError({ in: "body", param: ROOT, detail: `must be sent as ${[...declared.payload.keys()].join(" or ")}` })
+  new ConsoleInputError({
+    in: "body",
+    param: ROOT,
+    detail: `must be sent as ${[...declared.payload.keys()].join(" or ")}`
+  })
 
 // The endpoint with its body capped, and its decode failures as the errors naming what was wrong.
-const checked = <R>(endpoint: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, R>, declared: HttpApiEndpoint.Top) =>
+const checked = <R>(
+  endpoint: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, R>,
+  declared: HttpApiEndpoint.Top
+) =>
   endpoint.pipe(
-    Effect.flatMap((response) => response.status === UNSUPPORTED_MEDIA_TYPE ? Effect.fail(unsupportedType(declared)) : Effect.succeed(response)),
+    Effect.flatMap((response) =>
+      response.status === UNSUPPORTED_MEDIA_TYPE ? Effect.fail(unsupportedType(declared)) : Effect.succeed(response)
+    ),
     Effect.catchDefect((defect) =>
       isBodyTooLarge(defect)
-        ? Effect.fail(new ConsoleInputError({ in: "body", param: ROOT, detail: `is larger than ${MAX_ANSWER_BYTES} bytes` }))
+        ? Effect.fail(
+          new ConsoleInputError({ in: "body", param: ROOT, detail: `is larger than ${MAX_ANSWER_BYTES} bytes` })
+        )
         : Effect.die(defect)
     ),
-    Effect.catch((error): Effect.Effect<never, ConsoleInputError | UnknownId | Types.unhandled, HttpServerRequest.ParsedSearchParams> =>
+    Effect.catch((
+      error
+    ): Effect.Effect<never, ConsoleInputError | UnknownId | Types.unhandled, HttpServerRequest.ParsedSearchParams> =>
       (HttpApiError.HttpApiSchemaError.is(error) ? decodeFailure(error) : undefined) ?? Effect.fail(error)
     ),
     Effect.provideService(HttpServerRequest.MaxBodySize, ByteSize.bytes(MAX_ANSWER_BYTES))
@@ -86,10 +113,15 @@ const checked = <R>(endpoint: Effect.Effect<HttpServerResponse.HttpServerRespons
  * is still answered: 400); a bad id is a 404, a bad query parameter or body field (or a body of a
  * type the endpoint does not take) a 400 naming it.
  */
-const inputCheckLayer = Layer.succeed(ConsoleInputCheck, (endpoint, { endpoint: declared }) => checked(endpoint, declared))
+const inputCheckLayer = Layer.succeed(
+  ConsoleInputCheck,
+  (endpoint, { endpoint: declared }) => checked(endpoint, declared)
+)
 
 /** The store's failure to read, as the API's 503. */
-const fromStore = <A, E extends { readonly message: string }>(read: Effect.Effect<A, E>): Effect.Effect<A, StoreUnavailable> =>
+const fromStore = <A, E extends { readonly message: string }>(
+  read: Effect.Effect<A, E>
+): Effect.Effect<A, StoreUnavailable> =>
   Effect.mapError(read, (error) => new StoreUnavailable({ error: error.message }))
 
 const noSuchApproval = new NoSuchApproval({ error: "no such pending approval" })
@@ -98,7 +130,10 @@ const noSuchApproval = new NoSuchApproval({ error: "no such pending approval" })
 const handlers = HttpApiBuilder.group(ConsoleApi, "console", (api) =>
   Effect.map(Gateway, (gateway) =>
     api
-      .handle("state", ({ query }) => Effect.flatMap(Viewer, (viewer) => fromStore(consoleState(gateway, viewer, query))))
+      .handle(
+        "state",
+        ({ query }) => Effect.flatMap(Viewer, (viewer) => fromStore(consoleState(gateway, viewer, query)))
+      )
       .handle("call", ({ params }) =>
         Effect.gen(function*() {
           const row = yield* fromStore(callDetail(gateway, yield* Viewer, params.id))
@@ -109,20 +144,23 @@ const handlers = HttpApiBuilder.group(ConsoleApi, "console", (api) =>
           const viewer = yield* Viewer
           // A pending approval the viewer may not see is, to it, no pending approval at all.
           // Every replica's pending approvals: one waiting on another replica is answered here as well.
-          const pending = (yield* fromStore(gateway.approvals.listAll)).find((entry) => entry.id === id && sees(viewer, entry.principal))
+          const pending = (yield* fromStore(gateway.approvals.listAll)).find((entry) =>
+            entry.id === id && sees(viewer, entry.principal)
+          )
           if (pending === undefined) return yield* noSuchApproval
           const refusal = answerRefusal(viewer, pending.principal, decision)
           if (refusal !== undefined) return yield* new AnswerRefused({ error: `Forbidden: ${refusal}` })
           if (digest !== pending.digest) {
-            return yield* new DigestDiffers({ error: "the pending call is not the one shown (digest differs): nothing was approved" })
+            return yield* new DigestDiffers({
+              error: "the pending call is not the one shown (digest differs): nothing was approved"
+            })
           }
           const answer = decision === "allow"
             ? { decision, by: viewer.id } as const
             : { decision, reason: `denied in the console by ${viewer.id}`, by: viewer.id } as const
           const answered = yield* fromStore(gateway.approvals.answer(pending.id, answer, digest))
           return answered ? { ok: true } as const : yield* noSuchApproval
-        }))
-  ))
+        }))))
 
 /** The console's API on the HTTP face's router, each request behind `guard` (the console's guard options). */
 export const consoleApi = (guard: GuardOptions) =>
@@ -146,11 +184,14 @@ const page = Effect.gen(function*() {
 const otherApi = Effect.gen(function*() {
   const gateway = yield* Gateway
   const { principal } = yield* Caller
-  return viewerFor(gateway.plan, principal) === undefined ? jsonResponse(403, { error: CONSOLE_FORBIDDEN }, NO_STORE) : notFound
+  return viewerFor(gateway.plan, principal) === undefined
+    ? jsonResponse(403, { error: CONSOLE_FORBIDDEN }, NO_STORE)
+    : notFound
 })
 
 /** The console's routes besides its API (consoleApi): the page, and every other `/api/` path, each behind `guard`. */
-export const consoleRoutes = (guard: GuardOptions) => [
-  HttpRouter.route("*", "/", guarded(guard)(page)),
-  HttpRouter.route("*", "/api/*", guarded(guard)(otherApi))
-] as const
+export const consoleRoutes = (guard: GuardOptions) =>
+  [
+    HttpRouter.route("*", "/", guarded(guard)(page)),
+    HttpRouter.route("*", "/api/*", guarded(guard)(otherApi))
+  ] as const

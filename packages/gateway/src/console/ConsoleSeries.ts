@@ -27,7 +27,9 @@ export interface Series {
 
 /** The nearest-rank percentile `p` (0 to 100) of ascending values; null for none. */
 export const percentile = (sorted: ReadonlyArray<number>, p: number): number | null =>
-  sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!
+  sorted.length === 0
+    ? null
+    : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!
 
 const NO_LATENCY: ReadonlySet<string> = new Set(["pending", "refused"])
 
@@ -48,7 +50,12 @@ export const seriesOf = (rows: ReadonlyArray<AuditRecord>, now: number, minutes:
   }
   const buckets = counts.map((count, index) => {
     const sorted = latencies[index]!.sort((a, b) => a - b)
-    return { start: first + index * bucketMs, counts: Object.fromEntries(count), p50: percentile(sorted, 50), p95: percentile(sorted, 95) }
+    return {
+      start: first + index * bucketMs,
+      counts: Object.fromEntries(count),
+      p50: percentile(sorted, 50),
+      p95: percentile(sorted, 95)
+    }
   })
   return { bucketMs, buckets, outcomes: [...outcomes].sort() }
 }

@@ -6,9 +6,9 @@
  */
 import { Effect } from "effect"
 import { type AuditRecord, shownOutcome } from "../audit/AuditRecord.ts"
-import { type ConsoleViewer, sees } from "./ConsoleAccess.ts"
-import type { GatewayShape } from "../Gateway.ts"
 import { versionOf } from "../config/ConfigHash.ts"
+import type { GatewayShape } from "../Gateway.ts"
+import { type ConsoleViewer, sees } from "./ConsoleAccess.ts"
 import { passes, type StateQuery } from "./ConsoleInput.ts"
 import { seriesOf } from "./ConsoleSeries.ts"
 

@@ -20,6 +20,12 @@ const MODERN_ONLY_CODES: ReadonlySet<number> = new Set([-32020, -32021, -32022])
 
 /** A server's error code as a host of `era` gets it. */
 export const hostErrorCode = (code: number, era: Era): number => {
-  if (era === "modern") return code === LEGACY_RESOURCE_NOT_FOUND ? INVALID_PARAMS : code === URL_ELICITATION_REQUIRED ? INTERNAL_ERROR : code
+  if (era === "modern") {
+    return code === LEGACY_RESOURCE_NOT_FOUND
+      ? INVALID_PARAMS
+      : code === URL_ELICITATION_REQUIRED
+      ? INTERNAL_ERROR
+      : code
+  }
   return MODERN_ONLY_CODES.has(code) ? INTERNAL_ERROR : code
 }

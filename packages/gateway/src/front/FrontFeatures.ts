@@ -15,13 +15,13 @@ import {
   type ServerContext
 } from "@modelcontextprotocol/server"
 import { Effect, Result } from "effect"
-import { type DoorLimits, overLimit } from "./http/DoorLimits.ts"
 import type { FeatureForwarderShape, GateFailure } from "../calls/FeatureForwarder.ts"
+import { hostErrorCode, LEGACY_RESOURCE_NOT_FOUND } from "./EraErrorCodes.ts"
 import type { Runner } from "./FrontServer.ts"
 import type { HostSession } from "./HostSessions.ts"
+import { type DoorLimits, overLimit } from "./http/DoorLimits.ts"
 import { type Era, inputRequiredRead, isInputRequired } from "./RequestEra.ts"
 import { requiredData, stateRefusedToWire } from "./WireConvert.ts"
-import { hostErrorCode, LEGACY_RESOURCE_NOT_FOUND } from "./EraErrorCodes.ts"
 
 /** The capabilities a front server declares: everything, since servers may connect later. */
 export const FRONT_CAPABILITIES = {
@@ -39,7 +39,11 @@ const INVALID_PARAMS = -32602
  * needs, and for a resource the host asked for that the server did not find, that URI (the host's
  * own, as the revision's resource-not-found error carries it). Nothing else of the server's data.
  */
-const protocolErrorData = (error: ProtocolError, uri: string | undefined, era: Era): Record<string, unknown> | undefined => {
+const protocolErrorData = (
+  error: ProtocolError,
+  uri: string | undefined,
+  era: Era
+): Record<string, unknown> | undefined => {
   const notFound = uri !== undefined && (error.code === LEGACY_RESOURCE_NOT_FOUND || error.code === INVALID_PARAMS)
   const data = { ...requiredData(error, era), ...(notFound ? { uri } : {}) }
   return Object.keys(data).length === 0 ? undefined : data
@@ -50,7 +54,9 @@ export const gateFailureToWire = (error: GateFailure, uri?: string, era: Era = "
   switch (error._tag) {
     case "Unrouted":
       // An unknown resource, numbered as the host's era numbers it, with the URI the host sent as data.
-      return error.what === "resource" && uri !== undefined ? new ResourceNotFoundError(uri) : new WireError(INVALID_PARAMS, `Interlock: ${error.message}`)
+      return error.what === "resource" && uri !== undefined
+        ? new ResourceNotFoundError(uri)
+        : new WireError(INVALID_PARAMS, `Interlock: ${error.message}`)
     case "ProtocolError":
       return new WireError(hostErrorCode(error.code, era), error.detail, protocolErrorData(error, uri, era))
     case "Denied":
@@ -65,11 +71,18 @@ export const gateFailureToWire = (error: GateFailure, uri?: string, era: Era = "
 /** Registers a request handler on a front server; the request has passed the door caps when it runs. */
 export type Handle = <M extends RequestMethod>(
   method: M,
-  handler: (request: RequestTypeMap[M], ctx: ServerContext) => HandlerResultTypeMap[M] | Promise<HandlerResultTypeMap[M]>
+  handler: (
+    request: RequestTypeMap[M],
+    ctx: ServerContext
+  ) => HandlerResultTypeMap[M] | Promise<HandlerResultTypeMap[M]>
 ) => void
 
 /** Told of a request refused at the door (the cap's message, never the value), before the host is answered. */
-export type OnRefused = (request: { readonly method: string; readonly params?: unknown }, reason: string, signal: AbortSignal) => Promise<void>
+export type OnRefused = (
+  request: { readonly method: string; readonly params?: unknown },
+  reason: string,
+  signal: AbortSignal
+) => Promise<void>
 
 /**
  * The registrar of a front server's handlers: a request past a cap is answered with an error naming
@@ -93,7 +106,9 @@ type WireMessages = Extract<HandlerResultTypeMap["prompts/get"], { readonly mess
 
 const noCursor = (params: { readonly cursor?: unknown } | undefined) => {
   // Listings are answered whole (every server, every page), so no cursor of ours exists.
-  if (params?.cursor !== undefined) throw new WireError(INVALID_PARAMS, "Interlock: unknown cursor (listings are not paginated)")
+  if (params?.cursor !== undefined) {
+    throw new WireError(INVALID_PARAMS, "Interlock: unknown cursor (listings are not paginated)")
+  }
 }
 
 const withMeta = <A extends Record<string, unknown>>(body: A, meta: unknown): A =>
@@ -128,18 +143,26 @@ export const registerFeatures = (
   })
   handle("resources/templates/list", (request, ctx) => {
     noCursor(request.params)
-    return answer(Effect.map(forwarder.listResourceTemplates(), (templates) => ({ resourceTemplates: [...templates] })), ctx)
+    return answer(
+      Effect.map(forwarder.listResourceTemplates(), (templates) => ({ resourceTemplates: [...templates] })),
+      ctx
+    )
   })
   handle("resources/read", (request, ctx) =>
     answer(
-      Effect.map(forwarder.readResource(request.params.uri, options(ctx)), (read) => withMeta({ contents: [...read.contents] as WireContents }, read.meta)),
+      Effect.map(forwarder.readResource(request.params.uri, options(ctx)), (read) =>
+        withMeta({ contents: [...read.contents] as WireContents }, read.meta)),
       ctx,
       request.params.uri
     ))
-  handle("resources/subscribe", (request, ctx) =>
-    answer(Effect.as(forwarder.subscribe(host, request.params.uri), {}), ctx, request.params.uri))
-  handle("resources/unsubscribe", (request, ctx) =>
-    answer(Effect.as(forwarder.unsubscribe(host, request.params.uri), {}), ctx))
+  handle(
+    "resources/subscribe",
+    (request, ctx) => answer(Effect.as(forwarder.subscribe(host, request.params.uri), {}), ctx, request.params.uri)
+  )
+  handle(
+    "resources/unsubscribe",
+    (request, ctx) => answer(Effect.as(forwarder.unsubscribe(host, request.params.uri), {}), ctx)
+  )
   handle("prompts/list", (request, ctx) => {
     noCursor(request.params)
     return answer(Effect.map(forwarder.listPrompts(), (prompts) => ({ prompts: [...prompts] })), ctx)
@@ -154,6 +177,8 @@ export const registerFeatures = (
       ctx
     ))
   handle("completion/complete", (request, ctx) => answer(forwarder.complete(request.params), ctx))
-  handle("logging/setLevel", (request, ctx) =>
-    answer(Effect.as(forwarder.setLoggingLevel(host, request.params.level), {}), ctx))
+  handle(
+    "logging/setLevel",
+    (request, ctx) => answer(Effect.as(forwarder.setLoggingLevel(host, request.params.level), {}), ctx)
+  )
 }

@@ -11,26 +11,32 @@
 import type { CallError, Principal, Tool } from "@interlock/core"
 import { ProtocolError as WireError, Server, type ServerContext } from "@modelcontextprotocol/server"
 import { Effect, Result } from "effect"
-import { type Elicit, ELICIT_KEY } from "../calls/Approver.ts"
 import type { AuditError } from "../audit/AuditStore.ts"
+import { type Elicit, ELICIT_KEY } from "../calls/Approver.ts"
+import type { CacheHint } from "../calls/CacheHints.ts"
+import type { FeatureForwarderShape } from "../calls/FeatureForwarder.ts"
+import {
+  type GatewayCallsShape,
+  HOST_TOOL_USE_KEY,
+  hostToolUseId,
+  type RefusedCall,
+  UNROUTED
+} from "../calls/GatewayCalls.ts"
 import type { InputRequired } from "../calls/InputRound.ts"
 import type { StateRefused } from "../calls/StateRefused.ts"
-import type { FeatureForwarderShape } from "../calls/FeatureForwarder.ts"
-import { type DoorLimits, MAX_NAME_LENGTH } from "./http/DoorLimits.ts"
-import { redactDefinition } from "../governance/ContentRedaction.ts"
-import { admitted, FRONT_CAPABILITIES, registerFeatures } from "./FrontFeatures.ts"
-import { type GatewayCallsShape, HOST_TOOL_USE_KEY, hostToolUseId, type RefusedCall, UNROUTED } from "../calls/GatewayCalls.ts"
-import { HOST_SESSION_KEY, type HostSessionsShape } from "./HostSessions.ts"
-import type { Namespace } from "../governance/Namespace.ts"
-import { type Redaction, redactionsFor } from "../governance/Redactor.ts"
-import { CALL_ID_META, failureToWire, toWireResult, toWireTool } from "./WireConvert.ts"
-import { type Era, inputRequiredCall, isInputRequired, requestAssigns, requestLogLevel } from "./RequestEra.ts"
-import { requestNotify } from "./RequestLog.ts"
+import { TASK_AUDIT_KEY, type TaskAudit } from "../calls/TaskAudit.ts"
 import { orderTools } from "../calls/ToolOrder.ts"
 import { exposeContentUris, exposeTool } from "../governance/AppUris.ts"
-import type { CacheHint } from "../calls/CacheHints.ts"
-import { TASK_AUDIT_KEY, type TaskAudit } from "../calls/TaskAudit.ts"
-import { createdTaskResult, hostTakesTasks, registerTaskMethods, TASKS_CAPABILITY, type TaskDeps } from "./TaskFront.ts"
+import { redactDefinition } from "../governance/ContentRedaction.ts"
+import type { Namespace } from "../governance/Namespace.ts"
+import { type Redaction, redactionsFor } from "../governance/Redactor.ts"
+import { admitted, FRONT_CAPABILITIES, registerFeatures } from "./FrontFeatures.ts"
+import { HOST_SESSION_KEY, type HostSessionsShape } from "./HostSessions.ts"
+import { type DoorLimits, MAX_NAME_LENGTH } from "./http/DoorLimits.ts"
+import { type Era, inputRequiredCall, isInputRequired, requestAssigns, requestLogLevel } from "./RequestEra.ts"
+import { requestNotify } from "./RequestLog.ts"
+import { createdTaskResult, hostTakesTasks, registerTaskMethods, type TaskDeps, TASKS_CAPABILITY } from "./TaskFront.ts"
+import { CALL_ID_META, failureToWire, toWireResult, toWireTool } from "./WireConvert.ts"
 
 /** Runs an Effect for a request; the signal interrupts it. */
 export type Runner = <A, E>(effect: Effect.Effect<A, E>, signal: AbortSignal) => Promise<A>
@@ -55,11 +61,16 @@ export interface FrontDeps {
 
 const INVALID_PARAMS = -32602
 
-const isObject = (value: unknown): value is Record<string, never> => typeof value === "object" && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, never> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 type Target = NonNullable<ReturnType<Namespace["resolve"]>>
 
-const failure = (error: CallError | AuditError | InputRequired | StateRefused, callId?: string, era: Era = "legacy") => {
+const failure = (
+  error: CallError | AuditError | InputRequired | StateRefused,
+  callId?: string,
+  era: Era = "legacy"
+) => {
   const wire = failureToWire(error, callId, era)
   if (wire instanceof WireError) throw wire
   return wire
@@ -104,7 +115,10 @@ export const CACHE_HINTS = {
 
 /** A server's tool as a host's listing shows it: under its host-side name, redacted; undefined when redaction hides it. */
 export const listedTool = (deps: FrontDeps, tool: Tool) => {
-  const listed = redactDefinition(toWireTool(tool, deps.namespace.expose(tool.serverId, tool.name)), redactionsFor(deps.redactions, tool.serverId, tool.name))
+  const listed = redactDefinition(
+    toWireTool(tool, deps.namespace.expose(tool.serverId, tool.name)),
+    redactionsFor(deps.redactions, tool.serverId, tool.name)
+  )
   // MCP Apps: the tool's UI resource URI as the host reads it through the gateway.
   return listed === undefined ? undefined : exposeTool(deps.namespace, tool.serverId, listed)
 }
@@ -113,11 +127,22 @@ export const listedTool = (deps: FrontDeps, tool: Tool) => {
  * Builds the MCP server for one host connection, or (`connection` false) for one request;
  * `principal` is who it authenticated as, `era` the revision it serves.
  */
-export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefined, era: Era = "legacy", connection = true): Server => {
+export const makeFrontServer = (
+  deps: FrontDeps,
+  principal: Principal | undefined,
+  era: Era = "legacy",
+  connection = true
+): Server => {
   const server = new Server(
     { name: "interlock-gateway", version: deps.version },
     // A 2025 host never gets input_required: the SDK's shim, which would ask it in the call's stead, is off.
-    { capabilities: era === "modern" && deps.tasks !== undefined ? { ...FRONT_CAPABILITIES, ...TASKS_CAPABILITY } : FRONT_CAPABILITIES, cacheHints: CACHE_HINTS, inputRequired: { legacyShim: false } }
+    {
+      capabilities: era === "modern" && deps.tasks !== undefined
+        ? { ...FRONT_CAPABILITIES, ...TASKS_CAPABILITY }
+        : FRONT_CAPABILITIES,
+      cacheHints: CACHE_HINTS,
+      inputRequired: { legacyShim: false }
+    }
   )
   const host = { server }
   // The connection travels with each of its requests, so that a server's own requests are asked of exactly this host.
@@ -127,7 +152,10 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
     if (request.method !== "tools/call") return Promise.resolve()
     const name = String((request.params as { readonly name?: unknown } | undefined)?.name ?? "")
     const shown = name.length > MAX_NAME_LENGTH ? `${name.slice(0, MAX_NAME_LENGTH)}…` : name
-    return deps.run(Effect.ignore(deps.calls.refuse({ serverId: UNROUTED, name: shown, args: undefined, reason }, options)), signal)
+    return deps.run(
+      Effect.ignore(deps.calls.refuse({ serverId: UNROUTED, name: shown, args: undefined, reason }, options)),
+      signal
+    )
   })
 
   handle("tools/list", (_request, ctx: ServerContext) =>
@@ -159,11 +187,17 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
     const progressToken = params._meta?.progressToken
     const toolUseId = hostToolUseId(params._meta)
     const elicit = hostElicit(server, era)
-    const end = deps.hosts.begin(host, target.serverId, requestNotify((notification) => ctx.mcpReq.notify(notification), era, requestLogLevel(ctx)))
+    const end = deps.hosts.begin(
+      host,
+      target.serverId,
+      requestNotify((notification) => ctx.mcpReq.notify(notification), era, requestLogLevel(ctx))
+    )
     // Progress sent before the result must reach the host before it: the result waits for them.
     const notified: Array<Promise<unknown>> = []
     // A host that takes tasks may get the server's task, under the gateway's id; its row then waits for the task's end.
-    const taskAudit: TaskAudit | undefined = era === "modern" && deps.tasks !== undefined && hostTakesTasks(ctx) ? {} : undefined
+    const taskAudit: TaskAudit | undefined = era === "modern" && deps.tasks !== undefined && hostTakesTasks(ctx)
+      ? {}
+      : undefined
     const call = deps.calls.callTool(
       { serverId: target.serverId, name: target.name, args, callId },
       {
@@ -179,7 +213,11 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
           ? {}
           : {
             onProgress: (progress) => {
-              notified.push(ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken, ...progress } }).catch(() => undefined))
+              notified.push(
+                ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken, ...progress } }).catch(
+                  () => undefined
+                )
+              )
             }
           })
       }
@@ -194,7 +232,12 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
         deps.features.noteResult(target.serverId, result.success.content)
         const task = taskAudit === undefined
           ? undefined
-          : createdTaskResult(deps.tasks, result.success.meta, { serverId: target.serverId, tool: target.name, principal: principal?.id ?? "", audit: taskAudit }, deps.redactions)
+          : createdTaskResult(deps.tasks, result.success.meta, {
+            serverId: target.serverId,
+            tool: target.name,
+            principal: principal?.id ?? "",
+            audit: taskAudit
+          }, deps.redactions)
         // A CreateTaskResult is a tools/call result of the extension's, which the SDK's types do not know.
         if (task !== undefined) return task as never
         const wire = toWireResult(result.success)
@@ -204,9 +247,18 @@ export const makeFrontServer = (deps: FrontDeps, principal: Principal | undefine
       .finally(end)
   })
 
-  registerFeatures(handle, host, deps.features, deps.run, (ctx) => ({ ...options, assigns: { ...options.assigns, ...requestAssigns(server, ctx, era) } }), era)
+  registerFeatures(
+    handle,
+    host,
+    deps.features,
+    deps.run,
+    (ctx) => ({ ...options, assigns: { ...options.assigns, ...requestAssigns(server, ctx, era) } }),
+    era
+  )
 
-  if (era === "modern" && deps.tasks !== undefined) registerTaskMethods(server, deps.tasks, principal?.id ?? "", () => deps.redactions, deps.run)
+  if (era === "modern" && deps.tasks !== undefined) {
+    registerTaskMethods(server, deps.tasks, principal?.id ?? "", () => deps.redactions, deps.run)
+  }
 
   // A server of one request is no connected host.
   const remove = connection ? deps.hosts.add(host) : () => undefined

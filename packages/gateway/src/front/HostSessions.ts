@@ -19,7 +19,9 @@ export interface HostSession {
 }
 
 /** Sends a notification on the stream of a host's request (MCP's related-request notifications). */
-export type RequestNotify = (notification: { readonly method: string; readonly params?: Record<string, unknown> }) => Promise<void>
+export type RequestNotify = (
+  notification: { readonly method: string; readonly params?: Record<string, unknown> }
+) => Promise<void>
 
 /** A host's call in flight to a server, with the stream it answers on. */
 export interface InFlightCall {
@@ -55,7 +57,9 @@ export interface HostSessionsShape {
 }
 
 /** The host connections of one gateway. */
-export class HostSessions extends Context.Service<HostSessions, HostSessionsShape>()("@interlock/gateway/HostSessions") {
+export class HostSessions
+  extends Context.Service<HostSessions, HostSessionsShape>()("@interlock/gateway/HostSessions")
+{
   /** An empty registry. */
   static readonly layer: Layer.Layer<HostSessions> = Layer.sync(HostSessions, () => {
     const sessions: Array<HostSession> = []
@@ -108,7 +112,10 @@ export const hostSessionOf = (assigns: Readonly<Record<string, unknown>> | undef
 const hasChannel = (host: HostSession): boolean =>
   host !== HOSTLESS && host.server.getNegotiatedProtocolVersion()?.startsWith("2026-") !== true
 
-const CAPABILITY: Readonly<Record<string, "sampling" | "elicitation">> = { "sampling/createMessage": "sampling", "elicitation/create": "elicitation" }
+const CAPABILITY: Readonly<Record<string, "sampling" | "elicitation">> = {
+  "sampling/createMessage": "sampling",
+  "elicitation/create": "elicitation"
+}
 
 /**
  * Asks one host a server's request (already redacted): sampling or elicitation, refused when the
@@ -120,20 +127,33 @@ export const askHost = (host: HostSession, request: HostRequest): Effect.Effect<
   if (capability === undefined) return Effect.fail(new Error(`the gateway does not forward ${request.method} requests`))
   // A 2026-07-28 host is asked only by a round of its own call (InputRelay).
   if (!hasChannel(host)) return Effect.fail(new Error(`the calling host cannot answer ${capability} requests`))
-  if (host.server.getClientCapabilities()?.[capability] === undefined) return Effect.fail(new Error(`the host does not support ${capability}`))
+  if (host.server.getClientCapabilities()?.[capability] === undefined) {
+    return Effect.fail(new Error(`the host does not support ${capability}`))
+  }
   // The params are the server's request as its SDK client checked it against the protocol's schema.
   const params = request.params as never
   return Effect.tryPromise({
-    try: (signal): Promise<unknown> => capability === "sampling" ? host.server.createMessage(params, { signal }) : host.server.elicitInput(params, { signal }),
+    try: (signal): Promise<unknown> =>
+      capability === "sampling"
+        ? host.server.createMessage(params, { signal })
+        : host.server.elicitInput(params, { signal }),
     catch: (error) => (error instanceof Error ? error : new Error("the host's answer failed"))
   })
 }
 
 /** The host a server's own request on a shared session goes to, or why there is none. */
-const hostFor = (hosts: HostSessionsShape, serverId: string, capability: "sampling" | "elicitation"): HostSession | Error => {
+const hostFor = (
+  hosts: HostSessionsShape,
+  serverId: string,
+  capability: "sampling" | "elicitation"
+): HostSession | Error => {
   const owner = hosts.attribute(serverId)
   const all = hosts.all()
-  const host = owner._tag === "Call" ? owner.call.session : owner._tag === "Idle" && all.length === 1 ? all[0] : undefined
+  const host = owner._tag === "Call"
+    ? owner.call.session
+    : owner._tag === "Idle" && all.length === 1
+    ? all[0]
+    : undefined
   if (host === undefined) {
     return new Error(
       owner._tag === "Ambiguous"
@@ -150,11 +170,17 @@ export const hostRequestsLayer: Layer.Layer<Sampling | Elicitation, never, HostS
     const hosts = yield* HostSessions
     const ask = (serverId: string, method: string, params: unknown) => {
       const host = hostFor(hosts, serverId, CAPABILITY[method])
-      return host instanceof Error ? Effect.fail(host) : askHost(host, { method, params: params as Readonly<Record<string, unknown>> })
+      return host instanceof Error
+        ? Effect.fail(host)
+        : askHost(host, { method, params: params as Readonly<Record<string, unknown>> })
     }
     return Layer.merge(
-      Sampling.layer((serverId, params) => ask(serverId, "sampling/createMessage", params) as Effect.Effect<never, Error>),
-      Elicitation.layer((serverId, params) => ask(serverId, "elicitation/create", params) as Effect.Effect<never, Error>)
+      Sampling.layer((serverId, params) =>
+        ask(serverId, "sampling/createMessage", params) as Effect.Effect<never, Error>
+      ),
+      Elicitation.layer((serverId, params) =>
+        ask(serverId, "elicitation/create", params) as Effect.Effect<never, Error>
+      )
     )
   })
 )

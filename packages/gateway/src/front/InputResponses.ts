@@ -4,7 +4,8 @@
  * request as if none came; the revision asks a server to refuse them instead.
  */
 
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
 
 /**
  * What is wrong with a retry's `inputResponses` (a 2026-07-28 multi-round-trip answer), if
@@ -17,4 +18,3 @@ export const inputResponsesProblem = (params: unknown): string | undefined => {
   if (!isRecord(responses)) return "inputResponses must be an object of answers, one per input request"
   return Object.values(responses).every(isRecord) ? undefined : "each answer in inputResponses must be an object"
 }
-

@@ -7,11 +7,14 @@
 import type { TransportFailure } from "@interlock/core"
 import type { HubFeaturesShape } from "@interlock/mcp"
 import { Effect } from "effect"
-import { redactFailure } from "./RedactingTransport.ts"
 import { type Redaction, redactJson } from "../governance/Redactor.ts"
+import { redactFailure } from "./RedactingTransport.ts"
 
 /** Wraps the hub's features so that their failures and completion results pass the redactions (those in force then). */
-export const redactingFeatures = (inner: HubFeaturesShape, redactions: () => ReadonlyArray<Redaction>): HubFeaturesShape => {
+export const redactingFeatures = (
+  inner: HubFeaturesShape,
+  redactions: () => ReadonlyArray<Redaction>
+): HubFeaturesShape => {
   const clean = <A>(effect: Effect.Effect<A, TransportFailure>): Effect.Effect<A, TransportFailure> =>
     Effect.mapError(effect, (error) => redactFailure(error, redactions()))
   return {
@@ -19,7 +22,8 @@ export const redactingFeatures = (inner: HubFeaturesShape, redactions: () => Rea
     listResources: (serverId) => clean(inner.listResources(serverId)),
     listResourceTemplates: (serverId) => clean(inner.listResourceTemplates(serverId)),
     listPrompts: (serverId) => clean(inner.listPrompts(serverId)),
-    complete: (serverId, params) => Effect.map(clean(inner.complete(serverId, params)), (result) => redactJson(result, redactions())),
+    complete: (serverId, params) =>
+      Effect.map(clean(inner.complete(serverId, params)), (result) => redactJson(result, redactions())),
     subscribe: (serverId, uri) => clean(inner.subscribe(serverId, uri)),
     unsubscribe: (serverId, uri) => clean(inner.unsubscribe(serverId, uri)),
     setLoggingLevel: (serverId, level) => clean(inner.setLoggingLevel(serverId, level)),

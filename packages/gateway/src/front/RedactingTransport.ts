@@ -4,12 +4,22 @@
  * transport failure's detail) and its progress messages. Everything downstream (hooks, receipts,
  * spans, the audit, every host front) then only ever sees redacted text.
  */
-import { ProtocolError, type Timeout, ToolTransport, type ToolTransportShape, TransportError, type TransportFailure } from "@interlock/core"
+import {
+  ProtocolError,
+  type Timeout,
+  ToolTransport,
+  type ToolTransportShape,
+  TransportError,
+  type TransportFailure
+} from "@interlock/core"
 import { Effect, Layer } from "effect"
 import { type Redaction, redactionsFor, redactText } from "../governance/Redactor.ts"
 
 /** A transport failure with its detail redacted (the same error when nothing matched). */
-export const redactFailure = <E extends TransportFailure | Timeout>(error: E, redactions: ReadonlyArray<Redaction>): E => {
+export const redactFailure = <E extends TransportFailure | Timeout>(
+  error: E,
+  redactions: ReadonlyArray<Redaction>
+): E => {
   if (error._tag === "Timeout" || redactions.length === 0) return error
   const detail = redactText(error.detail, redactions)
   if (detail === error.detail) return error
@@ -25,10 +35,16 @@ export const redactFailure = <E extends TransportFailure | Timeout>(error: E, re
 }
 
 /** Wraps a transport so that errors and progress messages pass the redactions that apply to the tool (URI, prompt). */
-export const redactingTransport = (inner: ToolTransportShape, redactions: ReadonlyArray<Redaction>): ToolTransportShape => {
+export const redactingTransport = (
+  inner: ToolTransportShape,
+  redactions: ReadonlyArray<Redaction>
+): ToolTransportShape => {
   if (redactions.length === 0) return inner
-  const scrub = <A, E extends TransportFailure | Timeout>(effect: Effect.Effect<A, E>, serverId: string, name: string) =>
-    Effect.mapError(effect, (error) => redactFailure(error, redactionsFor(redactions, serverId, name)))
+  const scrub = <A, E extends TransportFailure | Timeout>(
+    effect: Effect.Effect<A, E>,
+    serverId: string,
+    name: string
+  ) => Effect.mapError(effect, (error) => redactFailure(error, redactionsFor(redactions, serverId, name)))
   return {
     ...inner,
     callTool: (call, options) => {
@@ -37,8 +53,14 @@ export const redactingTransport = (inner: ToolTransportShape, redactions: Readon
       return scrub(
         inner.callTool(call, {
           ...options,
-          onProgress: onProgress === undefined ? undefined : (progress) =>
-            onProgress(progress.message === undefined ? progress : { ...progress, message: redactText(progress.message, applying) })
+          onProgress: onProgress === undefined ?
+            undefined :
+            (progress) =>
+              onProgress(
+                progress.message === undefined
+                  ? progress
+                  : { ...progress, message: redactText(progress.message, applying) }
+              )
         }),
         call.serverId,
         call.name
@@ -52,7 +74,9 @@ export const redactingTransport = (inner: ToolTransportShape, redactions: Readon
 }
 
 /** Replaces the ToolTransport in context with its redacting wrapper. */
-export const redactingTransportLayer = (redactions: ReadonlyArray<Redaction>): Layer.Layer<ToolTransport, never, ToolTransport> =>
+export const redactingTransportLayer = (
+  redactions: ReadonlyArray<Redaction>
+): Layer.Layer<ToolTransport, never, ToolTransport> =>
   Layer.effect(
     ToolTransport,
     Effect.gen(function*() {

@@ -9,8 +9,8 @@ import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
   type InputRequests,
-  type InputRequiredResult,
   inputRequired,
+  type InputRequiredResult,
   LOG_LEVEL_META_KEY,
   ProtocolError as WireError,
   type Server,
@@ -27,16 +27,23 @@ export type Era = "legacy" | "modern"
 /** The longest client name or version passed on (the host chooses them). */
 const MAX_CLIENT_FIELD = 200
 
-const field = (value: unknown): string | undefined => typeof value === "string" ? value.slice(0, MAX_CLIENT_FIELD) : undefined
+const field = (value: unknown): string | undefined =>
+  typeof value === "string" ? value.slice(0, MAX_CLIENT_FIELD) : undefined
 
 /**
  * The host's client info as hooks see it: legacy from initialize, modern from the request's
  * envelope (over HTTP the SDK also seeds the server with it per request; on stdio it does not).
  */
-export const hostClient = (server: Server, ctx?: ServerContext): { readonly name: string; readonly version: string } | undefined => {
+export const hostClient = (
+  server: Server,
+  ctx?: ServerContext
+): { readonly name: string; readonly version: string } | undefined => {
   // The SDK types the envelope as `{}`; the SDK validated its clientInfo as an Implementation, and `field` reads only strings.
   const envelope: Readonly<Record<string, unknown>> | undefined = ctx?.mcpReq.envelope
-  const info = (server.getClientVersion() ?? envelope?.[CLIENT_INFO_META_KEY]) as { readonly name?: unknown; readonly version?: unknown } | undefined
+  const info = (server.getClientVersion() ?? envelope?.[CLIENT_INFO_META_KEY]) as {
+    readonly name?: unknown
+    readonly version?: unknown
+  } | undefined
   const name = field(info?.name)
   return name === undefined ? undefined : { name, version: field(info?.version) ?? "" }
 }
@@ -54,7 +61,9 @@ const hostCapabilities = (server: Server, ctx: ServerContext): unknown => {
  */
 export const hostInputOf = (server: Server, ctx: ServerContext): HostInput => {
   const requestState = ctx.mcpReq.requestState<unknown>()
-  const elicitation = (hostCapabilities(server, ctx) as { readonly elicitation?: { readonly form?: unknown; readonly url?: unknown } } | undefined)?.elicitation
+  const elicitation = (hostCapabilities(server, ctx) as
+    | { readonly elicitation?: { readonly form?: unknown; readonly url?: unknown } }
+    | undefined)?.elicitation
   return {
     inputResponses: ctx.mcpReq.inputResponses ?? {},
     requestState: typeof requestState === "string" ? requestState : undefined,
@@ -63,7 +72,8 @@ export const hostInputOf = (server: Server, ctx: ServerContext): HostInput => {
 }
 
 /** The log level a 2026-07-28 request's envelope asks for (the SDK checked it is one), if any. */
-export const requestLogLevel = (ctx: ServerContext): unknown => (ctx.mcpReq.envelope as Readonly<Record<string, unknown>> | undefined)?.[LOG_LEVEL_META_KEY]
+export const requestLogLevel = (ctx: ServerContext): unknown =>
+  (ctx.mcpReq.envelope as Readonly<Record<string, unknown>> | undefined)?.[LOG_LEVEL_META_KEY]
 
 /** The assigns a request adds to its call: the client info, what passes on to the server (HostMeta.ts: capabilities, client info, trace context, log level), and in the modern era the host's input. */
 export const requestAssigns = (server: Server, ctx: ServerContext, era: Era): Record<string, unknown> => {
@@ -73,7 +83,10 @@ export const requestAssigns = (server: Server, ctx: ServerContext, era: Era): Re
   if (era === "modern") assigns[HOST_INPUT_KEY] = hostInputOf(server, ctx)
   // A 2025 request has no per-request log level (its host sets one with logging/setLevel).
   const picked = pickHostMeta(ctx.mcpReq._meta, era === "modern" ? requestLogLevel(ctx) : undefined)
-  assigns[HOST_META_KEY] = { ...hostMeta(hostCapabilities(server, ctx), client, era === "modern" ? RELAYED : ASKED, era === "modern"), ...picked }
+  assigns[HOST_META_KEY] = {
+    ...hostMeta(hostCapabilities(server, ctx), client, era === "modern" ? RELAYED : ASKED, era === "modern"),
+    ...picked
+  }
   return assigns
 }
 
@@ -82,17 +95,30 @@ export const isInputRequired = (failure: unknown): failure is InputRequired =>
   typeof failure === "object" && failure !== null && "_tag" in failure && failure._tag === "InputRequired"
 
 /** The message a 2025 host gets for a call that needs input its revision cannot carry. */
-export const NEEDS_MODERN = "Interlock: this request needs input from the host that only the 2026-07-28 revision can carry, so it was refused"
+export const NEEDS_MODERN =
+  "Interlock: this request needs input from the host that only the 2026-07-28 revision can carry, so it was refused"
 
 /**
  * A tools/call that failed with InputRequired, for the host: `input_required` (its requests and
  * sealed state) in the modern era; in the legacy era an isError result, as a denial is.
  */
-export const inputRequiredCall = (failure: InputRequired, era: Era, callId: string): InputRequiredResult | { readonly content: Array<{ type: "text"; text: string }>; readonly isError: true; readonly _meta: Record<string, string> } =>
+export const inputRequiredCall = (
+  failure: InputRequired,
+  era: Era,
+  callId: string
+): InputRequiredResult | {
+  readonly content: Array<{ type: "text"; text: string }>
+  readonly isError: true
+  readonly _meta: Record<string, string>
+} =>
   era === "modern"
     // The requests are built by the gateway's own call path in MCP's embedded-request shapes.
     ? inputRequired({ inputRequests: failure.inputRequests as InputRequests, requestState: failure.requestState })
-    : { content: [{ type: "text", text: NEEDS_MODERN }], isError: true, _meta: { [ERROR_META]: "InputRequired", [CALL_ID_META]: callId } }
+    : {
+      content: [{ type: "text", text: NEEDS_MODERN }],
+      isError: true,
+      _meta: { [ERROR_META]: "InputRequired", [CALL_ID_META]: callId }
+    }
 
 /** A prompts/get or resources/read that failed with InputRequired: `input_required` in the modern era, else a JSON-RPC error. */
 export const inputRequiredRead = (failure: InputRequired, era: Era): InputRequiredResult => {

@@ -20,5 +20,7 @@ export const requestNotify = (notify: RequestNotify, era: Era, threshold: unknow
   if (era === "legacy") return notify
   const level = logLevelOf(threshold)
   return (notification) =>
-    notification.method === "notifications/message" && !logPasses(notification.params?.level, level) ? Promise.resolve() : notify(notification)
+    notification.method === "notifications/message" && !logPasses(notification.params?.level, level)
+      ? Promise.resolve()
+      : notify(notification)
 }

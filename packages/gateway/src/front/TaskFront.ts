@@ -7,8 +7,14 @@
  * completed when the host first sees the task end, or cancels it (TaskAudit.ts).
  */
 import type { JsonObject } from "@interlock/core"
-import { TASK_META, TASKS_EXTENSION, type TaskMethod, type TaskRequest } from "@interlock/mcp"
-import { CLIENT_CAPABILITIES_META_KEY, ProtocolError as WireError, type Server, type ServerContext, type StandardSchemaV1 } from "@modelcontextprotocol/server"
+import { TASK_META, type TaskMethod, type TaskRequest, TASKS_EXTENSION } from "@interlock/mcp"
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  ProtocolError as WireError,
+  type Server,
+  type ServerContext,
+  type StandardSchemaV1
+} from "@modelcontextprotocol/server"
 import { Effect } from "effect"
 import type { GatewayTask, GatewayTasksShape } from "../calls/GatewayTasks.ts"
 import type { TaskAudit, TaskEnding } from "../calls/TaskAudit.ts"
@@ -29,11 +35,13 @@ const INVALID_PARAMS = -32602
 const INTERNAL = -32603
 const TERMINAL = new Set(["completed", "failed", "cancelled"])
 
-const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> => typeof value === "object" && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** Whether the request's own client capabilities (its 2026-07-28 envelope) declare the tasks extension. */
 export const hostTakesTasks = (ctx: ServerContext): boolean => {
-  const declared = (ctx.mcpReq.envelope as Readonly<Record<string, unknown>> | undefined)?.[CLIENT_CAPABILITIES_META_KEY]
+  const declared = (ctx.mcpReq.envelope as Readonly<Record<string, unknown>> | undefined)
+    ?.[CLIENT_CAPABILITIES_META_KEY]
   return isRecord(declared) && isRecord(declared.extensions) && isRecord(declared.extensions[TASKS_EXTENSION])
 }
 
@@ -61,22 +69,41 @@ export const createdTaskResult = (
   const task = isRecord(meta) ? meta[TASK_META] : undefined
   if (deps === undefined || !isRecord(task) || typeof task.taskId !== "string") return undefined
   const ttlMs = typeof task.ttlMs === "number" ? task.ttlMs : undefined
-  const id = deps.registry.open({ serverId: call.serverId, tool: call.tool, downstreamId: task.taskId, principal: call.principal, audit: call.audit }, ttlMs)
+  const id = deps.registry.open({
+    serverId: call.serverId,
+    tool: call.tool,
+    downstreamId: task.taskId,
+    principal: call.principal,
+    audit: call.audit
+  }, ttlMs)
   return { resultType: "task", ...shownTask(id, task, redactionsFor(redactions, call.serverId, call.tool)) }
 }
 
 /** A tasks/get result for the host: the task under the gateway's id, with what its status carries, redacted. */
 const detailedTask = (id: string, got: JsonObject, redactions: ReadonlyArray<Redaction>) => {
   const shown: Record<string, unknown> = { resultType: "complete", ...shownTask(id, got, redactions) }
-  if (got.status === "input_required" && isRecord(got.inputRequests)) shown.inputRequests = redactJson(got.inputRequests, redactions)
+  if (got.status === "input_required" && isRecord(got.inputRequests)) {
+    shown.inputRequests = redactJson(got.inputRequests, redactions)
+  }
   if (got.status === "completed" && isRecord(got.result)) {
     const result = got.result as { content?: unknown; structuredContent?: unknown; isError?: unknown; _meta?: unknown }
-    const parts = redactResultParts({ content: Array.isArray(result.content) ? result.content : [], structuredContent: isRecord(result.structuredContent) ? result.structuredContent : undefined, meta: undefined }, redactions)
-    shown.result = { content: parts.content, ...(parts.structuredContent === undefined ? {} : { structuredContent: parts.structuredContent }), ...(result.isError === true ? { isError: true } : {}) }
+    const parts = redactResultParts({
+      content: Array.isArray(result.content) ? result.content : [],
+      structuredContent: isRecord(result.structuredContent) ? result.structuredContent : undefined,
+      meta: undefined
+    }, redactions)
+    shown.result = {
+      content: parts.content,
+      ...(parts.structuredContent === undefined ? {} : { structuredContent: parts.structuredContent }),
+      ...(result.isError === true ? { isError: true } : {})
+    }
   }
   if (got.status === "failed") {
     const error = isRecord(got.error) ? got.error : {}
-    shown.error = { code: typeof error.code === "number" ? error.code : INTERNAL, message: redactText(typeof error.message === "string" ? error.message : "the task failed", redactions) }
+    shown.error = {
+      code: typeof error.code === "number" ? error.code : INTERNAL,
+      message: redactText(typeof error.message === "string" ? error.message : "the task failed", redactions)
+    }
   }
   return shown
 }
@@ -87,7 +114,14 @@ const endingOf = (got: JsonObject): TaskEnding | undefined => {
   if (got.status === "cancelled") return { outcome: "cancelled" }
   if (got.status === "failed") return { outcome: "failed", error: "the task failed" }
   const result = isRecord(got.result) ? got.result : {}
-  return { outcome: "ok", result: { content: Array.isArray(result.content) ? result.content : [], structuredContent: result.structuredContent, isError: result.isError === true } }
+  return {
+    outcome: "ok",
+    result: {
+      content: Array.isArray(result.content) ? result.content : [],
+      structuredContent: result.structuredContent,
+      isError: result.isError === true
+    }
+  }
 }
 
 /** Completes the task's call row once (a failure to write it is the audit store's to report). */
@@ -101,13 +135,19 @@ const taskIdParams: StandardSchemaV1<unknown, { readonly taskId: string }> = {
   "~standard": {
     version: 1,
     vendor: "interlock",
-    validate: (value) => (isRecord(value) && typeof value.taskId === "string" ? { value: { taskId: value.taskId } } : { issues: [{ message: "taskId must be a string" }] })
+    validate: (
+      value
+    ) => (isRecord(value) && typeof value.taskId === "string"
+      ? { value: { taskId: value.taskId } }
+      : { issues: [{ message: "taskId must be a string" }] })
   }
 }
 
 /** The server's failure as the host sees it: an unknown task stays unknown, anything else names no detail. */
 const hostError = (error: { readonly _tag: string; readonly code?: number }) =>
-  error._tag === "ProtocolError" && error.code === INVALID_PARAMS ? new WireError(INVALID_PARAMS, "Interlock: unknown task") : new WireError(INTERNAL, "Interlock: the server could not answer for the task")
+  error._tag === "ProtocolError" && error.code === INVALID_PARAMS
+    ? new WireError(INVALID_PARAMS, "Interlock: unknown task")
+    : new WireError(INTERNAL, "Interlock: the server could not answer for the task")
 
 /**
  * Registers tasks/get, tasks/update and tasks/cancel on a 2026-07-28 front server. A host that did
@@ -121,10 +161,19 @@ export const registerTaskMethods = (
   redactionsOf: () => ReadonlyArray<Redaction>,
   run: <A, E>(effect: Effect.Effect<A, E>, signal: AbortSignal) => Promise<A>
 ): void => {
-  const method = (name: TaskMethod, answer: (task: GatewayTask, id: string, ctx: ServerContext) => Effect.Effect<Record<string, unknown>, { readonly _tag: string; readonly code?: number }>) =>
+  const method = (
+    name: TaskMethod,
+    answer: (
+      task: GatewayTask,
+      id: string,
+      ctx: ServerContext
+    ) => Effect.Effect<Record<string, unknown>, { readonly _tag: string; readonly code?: number }>
+  ) =>
     server.setRequestHandler(name, { params: taskIdParams }, (params, ctx) => {
       if (!hostTakesTasks(ctx)) {
-        throw new WireError(MISSING_CAPABILITY, "Missing required client capability", { requiredCapabilities: TASKS_CAPABILITY })
+        throw new WireError(MISSING_CAPABILITY, "Missing required client capability", {
+          requiredCapabilities: TASKS_CAPABILITY
+        })
       }
       const task = deps.registry.find(params.taskId, principal)
       if (task === undefined) throw new WireError(INVALID_PARAMS, "Interlock: unknown task")
@@ -138,8 +187,17 @@ export const registerTaskMethods = (
     Effect.tap(get(task), (got) => settle(task, endingOf(got))).pipe(
       Effect.map((got) => detailedTask(id, got, redactionsFor(redactionsOf(), task.serverId, task.tool)))
     ))
-  method("tasks/update", (task, _id, ctx) =>
-    Effect.as(deps.request(task.serverId, "tasks/update", { taskId: task.downstreamId, inputResponses: (ctx.mcpReq.inputResponses ?? {}) as JsonObject }), { resultType: "complete" }))
+  method(
+    "tasks/update",
+    (task, _id, ctx) =>
+      Effect.as(
+        deps.request(task.serverId, "tasks/update", {
+          taskId: task.downstreamId,
+          inputResponses: (ctx.mcpReq.inputResponses ?? {}) as JsonObject
+        }),
+        { resultType: "complete" }
+      )
+  )
   // The row says cancelled unless the server reports that the task had already ended otherwise.
   method("tasks/cancel", (task) =>
     deps.request(task.serverId, "tasks/cancel", { taskId: task.downstreamId }).pipe(

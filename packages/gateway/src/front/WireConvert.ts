@@ -4,8 +4,8 @@
  * or a transport failure is an isError result with Interlock's message (the model sees why); a
  * downstream protocol error keeps its JSON-RPC code. Messages never carry arguments or results.
  */
-import { TASKS_EXTENSION } from "@interlock/mcp"
 import type { CallError, ProtocolError, Tool, ToolResult } from "@interlock/core"
+import { TASKS_EXTENSION } from "@interlock/mcp"
 import { type CallToolResult, ProtocolError as WireError, type Tool as WireTool } from "@modelcontextprotocol/server"
 import type { AuditError } from "../audit/AuditStore.ts"
 import type { InputRequired } from "../calls/InputRound.ts"
@@ -19,7 +19,10 @@ import type { Era } from "./RequestEra.ts"
 
 /** A tool as tools/list returns it, under its host-side name. */
 export const toWireTool = (tool: Tool, name: string): WireTool => {
-  const out: { -readonly [K in keyof WireTool]: WireTool[K] } = { name, inputSchema: tool.inputSchema as WireTool["inputSchema"] }
+  const out: { -readonly [K in keyof WireTool]: WireTool[K] } = {
+    name,
+    inputSchema: tool.inputSchema as WireTool["inputSchema"]
+  }
   if (tool.title !== undefined) out.title = tool.title
   if (tool.description !== undefined) out.description = tool.description
   if (tool.outputSchema !== undefined) out.outputSchema = tool.outputSchema as WireTool["outputSchema"]
@@ -30,11 +33,19 @@ export const toWireTool = (tool: Tool, name: string): WireTool => {
 
 /** A result as tools/call returns it (the receipt travels in `_meta`, without args or results). */
 export const toWireResult = (result: ToolResult): CallToolResult => {
-  const out: { -readonly [K in keyof CallToolResult]: CallToolResult[K] } = { content: result.content as CallToolResult["content"] }
+  const out: { -readonly [K in keyof CallToolResult]: CallToolResult[K] } = {
+    content: result.content as CallToolResult["content"]
+  }
   if (result.structuredContent !== undefined) out.structuredContent = result.structuredContent
   if (result.isError === true) out.isError = true
   const meta: Record<string, unknown> = { ...(result.meta ?? {}) }
-  if (result.receipt !== undefined) meta["interlock/receipt"] = { outcome: result.receipt.outcome, callId: result.receipt.callId, policy: result.receipt.policy }
+  if (result.receipt !== undefined) {
+    meta["interlock/receipt"] = {
+      outcome: result.receipt.outcome,
+      callId: result.receipt.callId,
+      policy: result.receipt.policy
+    }
+  }
   if (Object.keys(meta).length > 0) out._meta = meta
   return out
 }
@@ -58,14 +69,27 @@ const callMeta = (error: CallError, callId: string | undefined): Record<string, 
 }
 
 /** A -32021 error's data as the revision shapes it, for a 2026-07-28 host: `requiredCapabilities`, a ClientCapabilities object. */
-export const requiredData = (error: ProtocolError, era: Era): { readonly requiredCapabilities?: Record<string, object> } =>
+export const requiredData = (
+  error: ProtocolError,
+  era: Era
+): { readonly requiredCapabilities?: Record<string, object> } =>
   error.requiredCapabilities === undefined || era !== "modern"
     ? {}
-    : { requiredCapabilities: Object.fromEntries(error.requiredCapabilities.map((name) => (name === TASKS_EXTENSION ? ["extensions", { [TASKS_EXTENSION]: {} }] : [name, {}]))) }
+    : {
+      requiredCapabilities: Object.fromEntries(
+        error.requiredCapabilities.map((
+          name
+        ) => (name === TASKS_EXTENSION ? ["extensions", { [TASKS_EXTENSION]: {} }] : [name, {}]))
+      )
+    }
 
 /** A retry whose state the gateway refused, as the JSON-RPC error the host gets: its fixed message, and the call's id when it has one. */
 export const stateRefusedToWire = (error: StateRefused, callId?: string): WireError =>
-  new WireError(error.code, `Interlock: ${error.message}`, callId === undefined ? undefined : { [CALL_ID_META]: callId })
+  new WireError(
+    error.code,
+    `Interlock: ${error.message}`,
+    callId === undefined ? undefined : { [CALL_ID_META]: callId }
+  )
 
 /**
  * What a failed call becomes for the host: an isError result, or a JSON-RPC error. The result's
@@ -73,20 +97,34 @@ export const stateRefusedToWire = (error: StateRefused, callId?: string): WireEr
  * find the audit row; nothing from the arguments or from what a hook raised. A downstream protocol
  * error keeps its code and message, and carries the same ids as its error data.
  */
-export const failureToWire = (error: CallError | AuditError | InputRequired | StateRefused, callId?: string, era: Era = "legacy"): CallToolResult | WireError => {
+export const failureToWire = (
+  error: CallError | AuditError | InputRequired | StateRefused,
+  callId?: string,
+  era: Era = "legacy"
+): CallToolResult | WireError => {
   switch (error._tag) {
     case "StateRefused":
       return stateRefusedToWire(error, callId)
     case "InputRequired":
       // A host with a channel for the server's requests is asked within the call; this one has none.
-      return new WireError(-32603, "Interlock: the server needs input from the host, which this connection cannot carry")
+      return new WireError(
+        -32603,
+        "Interlock: the server needs input from the host, which this connection cannot carry"
+      )
     case "ProtocolError":
       // The server's own error data is not passed on (but the names of the capabilities it needs);
       // the host gets the ids of the audit row instead.
-      return new WireError(hostErrorCode(error.code, era), error.detail, { ...callMeta(error, callId), ...requiredData(error, era) })
+      return new WireError(hostErrorCode(error.code, era), error.detail, {
+        ...callMeta(error, callId),
+        ...requiredData(error, era)
+      })
     case "AuditError":
       return new WireError(-32603, "the audit store could not record this call, so its answer is withheld")
     default:
-      return { content: [{ type: "text", text: `Interlock: ${error.message}` }], isError: true, _meta: { [ERROR_META]: error._tag, ...callMeta(error, callId) } }
+      return {
+        content: [{ type: "text", text: `Interlock: ${error.message}` }],
+        isError: true,
+        _meta: { [ERROR_META]: error._tag, ...callMeta(error, callId) }
+      }
   }
 }

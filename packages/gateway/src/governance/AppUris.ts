@@ -21,7 +21,8 @@ type Json = Record<string, unknown>
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** Whether a URI (or URI template) is an MCP Apps resource: its scheme is `ui`, in any case. */
-export const isUiUri = (uri: string): boolean => uri.length >= UI_SCHEME.length && uri.slice(0, UI_SCHEME.length).toLowerCase() === UI_SCHEME
+export const isUiUri = (uri: string): boolean =>
+  uri.length >= UI_SCHEME.length && uri.slice(0, UI_SCHEME.length).toLowerCase() === UI_SCHEME
 
 /** Where a host-side `ui://` URI points: the server and the URI that server knows. */
 export interface UiTarget {
@@ -68,21 +69,34 @@ export const exposeToolMeta = <A>(namespace: Namespace, serverId: string, meta: 
 }
 
 /** A listed tool (wire shape) with its `_meta` UI URIs host-side. */
-export const exposeTool = <A extends { readonly _meta?: unknown }>(namespace: Namespace, serverId: string, tool: A): A => {
+export const exposeTool = <A extends { readonly _meta?: unknown }>(
+  namespace: Namespace,
+  serverId: string,
+  tool: A
+): A => {
   if (tool._meta === undefined) return tool
   const meta = exposeToolMeta(namespace, serverId, tool._meta)
   return meta === tool._meta ? tool : { ...tool, _meta: meta }
 }
 
 /** An object's `key` (a URI or a URI template) host-side; the same object when it does not change. */
-export const exposeUriAt = <A extends object>(namespace: Namespace, serverId: string, item: A, key: keyof A & string): A => {
+export const exposeUriAt = <A extends object>(
+  namespace: Namespace,
+  serverId: string,
+  item: A,
+  key: keyof A & string
+): A => {
   const value = (item as Json)[key]
   const exposed = exposeString(namespace, serverId, value)
   return exposed === value ? item : { ...item, [key]: exposed }
 }
 
 /** A tool result's content with the `ui://` URIs of its resource links and embedded resources host-side. */
-export const exposeContentUris = <A>(namespace: Namespace, serverId: string, content: ReadonlyArray<A>): ReadonlyArray<A> => {
+export const exposeContentUris = <A>(
+  namespace: Namespace,
+  serverId: string,
+  content: ReadonlyArray<A>
+): ReadonlyArray<A> => {
   if (!namespace.prefixed) return content
   let changed = false
   const out = content.map((block) => {
@@ -100,7 +114,11 @@ export const exposeContentUris = <A>(namespace: Namespace, serverId: string, con
 }
 
 /** A resource read's contents with each entry's `ui://` URI host-side (what the host asked for). */
-export const exposeContentsUris = <A>(namespace: Namespace, serverId: string, contents: ReadonlyArray<A>): ReadonlyArray<A> => {
+export const exposeContentsUris = <A>(
+  namespace: Namespace,
+  serverId: string,
+  contents: ReadonlyArray<A>
+): ReadonlyArray<A> => {
   if (!namespace.prefixed) return contents
   const out = contents.map((entry) => isObject(entry) ? exposeUriAt(namespace, serverId, entry, "uri") as A : entry)
   return out.every((entry, i) => entry === contents[i]) ? contents : out

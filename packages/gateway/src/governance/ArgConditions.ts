@@ -71,7 +71,10 @@ const compileOne = (key: string, condition: ArgCondition, path: string): Array<T
     try {
       regex = RE2JS.compile(condition.matches)
     } catch {
-      return new ConfigError({ path: `${path}.${key}.matches`, detail: "is not a valid RE2 regular expression (no backreferences or lookaround)" })
+      return new ConfigError({
+        path: `${path}.${key}.matches`,
+        detail: "is not a valid RE2 regular expression (no backreferences or lookaround)"
+      })
     }
     tests.push((value) => typeof value === "string" && regex.test(value))
   }
@@ -90,7 +93,10 @@ const compileOne = (key: string, condition: ArgCondition, path: string): Array<T
     })
   }
   if (tests.length === 0) {
-    return new ConfigError({ path: `${path}.${key}`, detail: "needs at least one of equals, in, startsWith, notStartsWith, matches, within, notWithin" })
+    return new ConfigError({
+      path: `${path}.${key}`,
+      detail: "needs at least one of equals, in, startsWith, notStartsWith, matches, within, notWithin"
+    })
   }
   return tests
 }

@@ -5,8 +5,8 @@
  */
 import { ConfigError, type HooksConfig, ToolResult, Verdict } from "@interlock/core"
 import type { GatewayConfig } from "../config/Config.ts"
-import { rateLimitHook } from "./RateLimiter.ts"
 import { redactResultParts } from "./ContentRedaction.ts"
+import { rateLimitHook } from "./RateLimiter.ts"
 import { compileRedactions, type Redaction } from "./Redactor.ts"
 
 /** The size of a result as sent (UTF-8 bytes of its content and structured content). */
@@ -42,7 +42,9 @@ export const builtinHooks = (
         const size = resultBytes(result)
         return size <= max
           ? Verdict.continue
-          : Verdict.replace(ToolResult.text(`Result withheld: it is ${size} bytes, over the limit of ${max} bytes.`, { isError: true }))
+          : Verdict.replace(
+            ToolResult.text(`Result withheld: it is ${size} bytes, over the limit of ${max} bytes.`, { isError: true })
+          )
       }
     }])
   ]

@@ -5,8 +5,8 @@
  * base64), never by a key's name. Consecutive text blocks are redacted as one text, so a secret
  * split across two blocks is still found.
  */
-import { redactJson, redactPieces, type Redaction, redactText } from "./Redactor.ts"
 import { isHtmlEntry, redactHtml } from "./HtmlRedaction.ts"
+import { type Redaction, redactJson, redactPieces, redactText } from "./Redactor.ts"
 
 type Json = Record<string, unknown>
 
@@ -47,7 +47,11 @@ const redactHtmlEntry = (entry: Json & { readonly text: string }, redactions: Re
  */
 export const redactResourceEntry = (entry: unknown, redactions: ReadonlyArray<Redaction>): unknown => {
   if (!isObject(entry)) return redactJson(entry, redactions)
-  if (typeof entry.text === "string" && isHtmlEntry(entry.mimeType, entry.uri)) return redactions.length === 0 ? entry : redactHtmlEntry(entry as Json & { readonly text: string }, redactions)
+  if (typeof entry.text === "string" && isHtmlEntry(entry.mimeType, entry.uri)) {
+    return redactions.length === 0
+      ? entry
+      : redactHtmlEntry(entry as Json & { readonly text: string }, redactions)
+  }
   return keepingBase64(entry, "blob", redactions)
 }
 
@@ -115,7 +119,9 @@ export const redactResultParts = <A extends ResultParts>(result: A, redactions: 
   const content = redactContent(result.content, redactions)
   const structuredContent = redactJson(result.structuredContent, redactions)
   const meta = redactJson(result.meta, redactions)
-  if (content === result.content && structuredContent === result.structuredContent && meta === result.meta) return result
+  if (content === result.content && structuredContent === result.structuredContent && meta === result.meta) {
+    return result
+  }
   return {
     ...result,
     content,
@@ -125,7 +131,9 @@ export const redactResultParts = <A extends ResultParts>(result: A, redactions: 
 }
 
 /** Redacts resource read contents (a plain object with `contents` and `meta`): a base64 `blob` is exempt. */
-export const redactResourceContents = <A extends { readonly contents: ReadonlyArray<unknown>; readonly meta?: unknown }>(
+export const redactResourceContents = <
+  A extends { readonly contents: ReadonlyArray<unknown>; readonly meta?: unknown }
+>(
   read: A,
   redactions: ReadonlyArray<Redaction>
 ): A => {
@@ -137,7 +145,10 @@ export const redactResourceContents = <A extends { readonly contents: ReadonlyAr
 }
 
 /** Redacts a prompt (description, messages, meta): each message's content block by its type. */
-export const redactPrompt = <A extends { readonly messages: ReadonlyArray<unknown> }>(prompt: A, redactions: ReadonlyArray<Redaction>): A => {
+export const redactPrompt = <A extends { readonly messages: ReadonlyArray<unknown> }>(
+  prompt: A,
+  redactions: ReadonlyArray<Redaction>
+): A => {
   if (redactions.length === 0) return prompt
   const { messages, ...rest } = prompt
   const outer = redactJson(rest, redactions)
@@ -158,7 +169,10 @@ export const redactPrompt = <A extends { readonly messages: ReadonlyArray<unknow
  * how hosts call it, so it cannot be masked: a definition whose name a redaction matches is dropped
  * (undefined).
  */
-export const redactDefinition = <A extends { readonly name: string }>(definition: A, redactions: ReadonlyArray<Redaction>): A | undefined => {
+export const redactDefinition = <A extends { readonly name: string }>(
+  definition: A,
+  redactions: ReadonlyArray<Redaction>
+): A | undefined => {
   if (redactions.length === 0) return definition
   const { name, ...rest } = definition
   // The spread rebuilds A with its name last, but TypeScript cannot see Omit<A, "name"> plus name as A.

@@ -14,7 +14,11 @@ export interface Detector {
 
 /** Each detector's regex (RE2 syntax: linear time on any input). */
 export const DETECTORS: Record<DetectorName, Detector> = {
-  "aws-access-key": { source: String.raw`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b`, flags: "", group: 0 },
+  "aws-access-key": {
+    source: String.raw`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b`,
+    flags: "",
+    group: 0
+  },
   "aws-secret-key": {
     source: String.raw`aws.{0,20}(?:secret|key).{0,20}?[=:]\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+]|$)`,
     flags: "i",
@@ -26,7 +30,11 @@ export const DETECTORS: Record<DetectorName, Detector> = {
     flags: "",
     group: 0
   },
-  "github-token": { source: String.raw`\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b`, flags: "", group: 0 },
+  "github-token": {
+    source: String.raw`\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b`,
+    flags: "",
+    group: 0
+  },
   "openai-key": { source: String.raw`\bsk-(?:proj-|ant-)?[A-Za-z0-9_\-]{20,}`, flags: "", group: 0 },
   "slack-token": { source: String.raw`\bxox[abposr]-[A-Za-z0-9-]{10,}`, flags: "", group: 0 },
   jwt: { source: String.raw`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`, flags: "", group: 0 }

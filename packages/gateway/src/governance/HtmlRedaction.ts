@@ -10,11 +10,12 @@
  * structure: the whole document is then withheld (fail closed) and a fixed page stands in for it.
  */
 import { isUiUri } from "./AppUris.ts"
-import { Part, htmlParts } from "./HtmlShape.ts"
+import { htmlParts, Part } from "./HtmlShape.ts"
 import { type Finder, ranges, type Redaction } from "./Redactor.ts"
 
 /** What stands in for a document whose markup a redaction matched. */
-export const WITHHELD_HTML = "<!doctype html><html><head><meta charset=\"utf-8\"></head><body><p>Interlock withheld this page: a redaction matched its markup.</p></body></html>"
+export const WITHHELD_HTML =
+  "<!doctype html><html><head><meta charset=\"utf-8\"></head><body><p>Interlock withheld this page: a redaction matched its markup.</p></body></html>"
 
 /** The text the masked runs get, when a replacement has nothing left once made safe. */
 const FALLBACK = "REDACTED"
@@ -77,4 +78,5 @@ export const redactHtml = (html: string, redactions: ReadonlyArray<Redaction>): 
 
 /** Whether a resource entry holds HTML: its MIME type is text/html (MCP Apps' `text/html;profile=mcp-app` included), or it is a `ui://` resource. */
 export const isHtmlEntry = (mimeType: unknown, uri: unknown): boolean =>
-  (typeof mimeType === "string" && mimeType.trim().toLowerCase().startsWith("text/html")) || (typeof uri === "string" && isUiUri(uri))
+  (typeof mimeType === "string" && mimeType.trim().toLowerCase().startsWith("text/html")) ||
+  (typeof uri === "string" && isUiUri(uri))

@@ -32,7 +32,9 @@ const endTagAt = (html: string, at: number, name: string): boolean => {
 
 /** Where the body of a raw-text or RCDATA element that starts at `from` ends: at its end tag, or the document's end. */
 const bodyEnd = (html: string, from: number, name: string): number => {
-  for (let at = html.indexOf("</", from); at >= 0; at = html.indexOf("</", at + 2)) if (endTagAt(html, at, name)) return at
+  for (let at = html.indexOf("</", from); at >= 0; at = html.indexOf("</", at + 2)) {
+    if (endTagAt(html, at, name)) return at
+  }
   return html.length
 }
 

@@ -10,7 +10,6 @@ import { lstatSync, readlinkSync } from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
-
 // Windows drops trailing dots and spaces of a segment; a loop, since a regex here would be quadratic.
 const trimDotsAndSpaces = (segment: string): string => {
   let end = segment.length
@@ -65,7 +64,13 @@ export const nodeLinks: LinkReader = {
 }
 
 /** The settings for a call to no configured server: the gateway's cwd and platform, no symlinks. */
-export const defaultPaths = (): PathSettings => ({ base: process.cwd(), platform: gatewayPlatform, home: undefined, tilde: "either", links: undefined })
+export const defaultPaths = (): PathSettings => ({
+  base: process.cwd(),
+  platform: gatewayPlatform,
+  home: undefined,
+  tilde: "either",
+  links: undefined
+})
 
 // Linux allows 40 symlinks in one lookup (ELOOP beyond).
 const MAX_HOPS = 40
@@ -79,7 +84,12 @@ const segmentsOf = (platform: Platform, text: string): Array<string> => text.spl
  * replaced by its target before the next segment (so `link/..` is the target's parent); below the
  * first missing entry nothing can be a symlink, and the rest is appended.
  */
-const walk = (platform: Platform, links: LinkReader, start: string, segments: ReadonlyArray<string>): string | undefined => {
+const walk = (
+  platform: Platform,
+  links: LinkReader,
+  start: string,
+  segments: ReadonlyArray<string>
+): string | undefined => {
   const p = moduleOf(platform)
   const queue = [...segments]
   let current = start
@@ -152,7 +162,8 @@ const readings = (text: string, settings: PathSettings): Array<string> | undefin
 const comparable = (platform: Platform, placed: string): string => {
   const nfc = placed.normalize("NFC")
   if (platform === "posix") return nfc
-  return nfc.split("\\").map((segment, index) => (index === 0 ? segment : trimDotsAndSpaces(segment))).join("\\").toLowerCase()
+  return nfc.split("\\").map((segment, index) => (index === 0 ? segment : trimDotsAndSpaces(segment))).join("\\")
+    .toLowerCase()
 }
 
 /** Where the kernel takes `reading`: from the real base (or the root of an absolute path), segment by segment. */

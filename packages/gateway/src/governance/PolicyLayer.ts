@@ -10,10 +10,10 @@ import { ConfigError, Policy, type PolicyRule } from "@interlock/core"
 import { Effect, Layer } from "effect"
 import { readFile } from "node:fs/promises"
 import * as path from "node:path"
-import { compileArgConditions } from "./ArgConditions.ts"
 import type { GatewayConfig } from "../config/Config.ts"
 import type { RulePredicate } from "../config/ConfigLoader.ts"
 import type { Plan } from "../config/Plan.ts"
+import { compileArgConditions } from "./ArgConditions.ts"
 import { serverPaths } from "./ServerPaths.ts"
 
 // Core's contract for a rule's `when`: one that throws makes that rule deny ("the condition of rule
@@ -43,7 +43,8 @@ export const policyRules = (
     const code = predicates.get(index)
     const when: PolicyRule["when"] = args === undefined
       ? code
-      : (callArgs, call, ctx) => (args(callArgs, call.serverId) ?? undecided()) && (code === undefined || code(callArgs, call, ctx))
+      : (callArgs, call, ctx) =>
+        (args(callArgs, call.serverId) ?? undecided()) && (code === undefined || code(callArgs, call, ctx))
     const { when: _conditions, ...fields } = rule
     rules.push({ ...fields, id: rule.id ?? `rules[${index}]`, ...(when === undefined ? {} : { when }) })
   }
@@ -54,18 +55,27 @@ export const policyRules = (
  * The Cedar policy file a config names (absolute, against `baseDir`), undefined without one, or a
  * ConfigError when rules or a default decision are given beside it.
  */
-export const cedarPolicyFile = (config: GatewayConfig, baseDir: string = process.cwd()): string | undefined | ConfigError => {
+export const cedarPolicyFile = (
+  config: GatewayConfig,
+  baseDir: string = process.cwd()
+): string | undefined | ConfigError => {
   const policy = config.policy
   if (policy?.cedar === undefined) return undefined
   if (policy.rules !== undefined || policy.default !== undefined) {
-    return new ConfigError({ path: "policy.cedar", detail: "a Cedar policy cannot be given together with policy.rules or policy.default" })
+    return new ConfigError({
+      path: "policy.cedar",
+      detail: "a Cedar policy cannot be given together with policy.rules or policy.default"
+    })
   }
   return path.resolve(baseDir, policy.cedar)
 }
 
 /** Reads a Cedar policy file; the error names the file as the config wrote it. */
 export const readCedarFile = (file: string): Effect.Effect<string, ConfigError> =>
-  Effect.tryPromise({ try: () => readFile(file, "utf8"), catch: () => new ConfigError({ path: "policy.cedar", detail: `${file} could not be read` }) })
+  Effect.tryPromise({
+    try: () => readFile(file, "utf8"),
+    catch: () => new ConfigError({ path: "policy.cedar", detail: `${file} could not be read` })
+  })
 
 /** The Policy Layer of a Cedar policy file; a file that does not parse names its file:line:column. */
 export const cedarPolicyLayer = (file: string, text?: string): Layer.Layer<Policy, ConfigError> =>
@@ -76,7 +86,10 @@ export const cedarPolicyLayer = (file: string, text?: string): Layer.Layer<Polic
       catch: () => new ConfigError({ path: "policy.cedar", detail: "@interlock/cedar could not be loaded" })
     })
     const built = Effect.provide(Effect.service(Policy), cedar.Policy.cedar({ policies, source: file }))
-    return Layer.effect(Policy, Effect.mapError(built, (error) => new ConfigError({ path: "policy.cedar", detail: error.message })))
+    return Layer.effect(
+      Policy,
+      Effect.mapError(built, (error) => new ConfigError({ path: "policy.cedar", detail: error.message }))
+    )
   }))
 
 /** The Policy Layer for a config (`baseDir` as in {@link policyRules}; a Cedar file is found against it too). */

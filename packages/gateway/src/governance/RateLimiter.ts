@@ -20,9 +20,9 @@
 import { canonicalName, type HookContext, type PreToolCallHook, type ToolCall, Verdict } from "@interlock/core"
 import { Clock, Effect, Option } from "effect"
 import { RateLimiter } from "effect/persistence/RateLimiter"
-import { StateError } from "../state/StateError.ts"
-import { byteBoundedMap, keyBytes } from "../front/http/ByteBoundedMap.ts"
 import type { RateLimitConfig } from "../config/Config.ts"
+import { byteBoundedMap, keyBytes } from "../front/http/ByteBoundedMap.ts"
+import { StateError } from "../state/StateError.ts"
 
 interface Bucket {
   tokens: number
@@ -63,7 +63,9 @@ export const rateLimitHook = (limit: RateLimitConfig, maxBytes: number = MAX_BUC
         ? Effect.map(Clock.currentTimeMillis, (now) => take(key, now))
         : limiter.value.consume({ ...shared, key }).pipe(
           Effect.as(Verdict.continue),
-          Effect.catch((error) => error.reason._tag === "RateLimitExceeded" ? Effect.succeed(denied) : Effect.fail(storeFailed))
+          Effect.catch((error) =>
+            error.reason._tag === "RateLimitExceeded" ? Effect.succeed(denied) : Effect.fail(storeFailed)
+          )
         ))
   }
 }

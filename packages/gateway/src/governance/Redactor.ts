@@ -59,7 +59,8 @@ export const compileRedactions = (entries: ReadonlyArray<RedactConfig>): Readonl
       if (regex === undefined) {
         return new ConfigError({
           path: `${path}.pattern`,
-          detail: "is not a valid regular expression, or uses what linear-time (RE2) matching lacks: lookahead, lookbehind, backreferences"
+          detail:
+            "is not a valid regular expression, or uses what linear-time (RE2) matching lacks: lookahead, lookbehind, backreferences"
         })
       }
       finders.push({ regex, group: 0 })
@@ -67,10 +68,19 @@ export const compileRedactions = (entries: ReadonlyArray<RedactConfig>): Readonl
     const detectors = entry.detectors === "all" ? DETECTOR_NAMES : entry.detectors ?? []
     for (const name of detectors) {
       const detector = DETECTORS[name]
-      finders.push({ regex: RE2JS.compile(detector.source, detector.flags.includes("i") ? RE2JS.CASE_INSENSITIVE : 0), group: detector.group })
+      finders.push({
+        regex: RE2JS.compile(detector.source, detector.flags.includes("i") ? RE2JS.CASE_INSENSITIVE : 0),
+        group: detector.group
+      })
     }
     if (finders.length === 0) return new ConfigError({ path, detail: "needs a pattern or detectors" })
-    out.push({ id: `redact[${index}]`, match: entry.match ?? "*", matcher: matcher.success, finders, replacement: entry.replacement ?? REDACTED })
+    out.push({
+      id: `redact[${index}]`,
+      match: entry.match ?? "*",
+      matcher: matcher.success,
+      finders,
+      replacement: entry.replacement ?? REDACTED
+    })
   }
   return out
 }
@@ -92,7 +102,11 @@ export const ranges = (text: string, finder: Finder): Array<readonly [number, nu
  * masked range becomes the replacement in the piece where it starts and is removed from the pieces
  * after it, so the pieces joined equal the joined text with each range replaced.
  */
-const maskPieces = (texts: ReadonlyArray<string>, found: ReadonlyArray<readonly [number, number]>, replacement: string): Array<string> => {
+const maskPieces = (
+  texts: ReadonlyArray<string>,
+  found: ReadonlyArray<readonly [number, number]>,
+  replacement: string
+): Array<string> => {
   const out: Array<string> = []
   let offset = 0
   let next = 0
@@ -120,10 +134,15 @@ let detectors: ReadonlyArray<Redaction> | undefined
  * compiled on first use, so that a run that never redacts (`claude-hook` on a PreToolUse) does not
  * pay for compiling them.
  */
-export const detectAll = (): ReadonlyArray<Redaction> => (detectors ??= compileRedactions([{ detectors: "all" }]) as ReadonlyArray<Redaction>)
+export const detectAll = (): ReadonlyArray<
+  Redaction
+> => (detectors ??= compileRedactions([{ detectors: "all" }]) as ReadonlyArray<Redaction>)
 
 /** Applies redactions to pieces of text as if they were one (a secret split across pieces is still found). */
-export const redactPieces = (texts: ReadonlyArray<string>, redactions: ReadonlyArray<Redaction>): ReadonlyArray<string> => {
+export const redactPieces = (
+  texts: ReadonlyArray<string>,
+  redactions: ReadonlyArray<Redaction>
+): ReadonlyArray<string> => {
   let out = texts
   for (const redaction of redactions) {
     for (const finder of redaction.finders) {
@@ -135,7 +154,8 @@ export const redactPieces = (texts: ReadonlyArray<string>, redactions: ReadonlyA
 }
 
 /** Applies redactions to one string. */
-export const redactText = (text: string, redactions: ReadonlyArray<Redaction>): string => redactPieces([text], redactions)[0]
+export const redactText = (text: string, redactions: ReadonlyArray<Redaction>): string =>
+  redactPieces([text], redactions)[0]
 
 const PENDING: unique symbol = Symbol("pending")
 
@@ -161,8 +181,9 @@ const outKey = (frame: Frame, key: string, f: (text: string) => string): string 
 
 const put = (frame: Frame, key: string, value: unknown, f: (text: string) => string): void => {
   const to = outKey(frame, key, f)
-  if (to === "__proto__") Object.defineProperty(frame.out, to, { value, enumerable: true, writable: true, configurable: true })
-  else (frame.out as Record<string, unknown>)[to] = value
+  if (to === "__proto__") {
+    Object.defineProperty(frame.out, to, { value, enumerable: true, writable: true, configurable: true })
+  } else (frame.out as Record<string, unknown>)[to] = value
   if (value !== (frame.node as Record<string, unknown>)[key]) frame.changed = true
 }
 
@@ -210,5 +231,8 @@ export const redactJson = <A>(value: A, redactions: ReadonlyArray<Redaction>): A
   redactions.length === 0 ? value : mapStrings(value, (text) => redactText(text, redactions)) as A
 
 /** The redactions that apply to a tool. */
-export const redactionsFor = (redactions: ReadonlyArray<Redaction>, serverId: string, name: string): ReadonlyArray<Redaction> =>
-  redactions.filter((redaction) => redaction.matcher.test(serverId, name))
+export const redactionsFor = (
+  redactions: ReadonlyArray<Redaction>,
+  serverId: string,
+  name: string
+): ReadonlyArray<Redaction> => redactions.filter((redaction) => redaction.matcher.test(serverId, name))

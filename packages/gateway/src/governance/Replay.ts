@@ -36,9 +36,12 @@ const isJsonObject = (value: unknown): value is Record<string, never> =>
 /** Whether a row can be re-decided: its call reached the policy, which recorded a decision. */
 export const replayable = (row: AuditRecord): boolean => row.decision !== undefined
 
-const policyOf = (loaded: LoadedConfig) => Effect.provide(Effect.service(Policy), policyLayer(loaded.config, loaded.predicates, loaded.baseDir))
+const policyOf = (loaded: LoadedConfig) =>
+  Effect.provide(Effect.service(Policy), policyLayer(loaded.config, loaded.predicates, loaded.baseDir))
 
-const tagOf = (decision: PolicyDecision): "allow" | "deny" | "ask" => (decision._tag === "Allow" ? "allow" : decision._tag === "Deny" ? "deny" : "ask")
+const tagOf = (
+  decision: PolicyDecision
+): "allow" | "deny" | "ask" => (decision._tag === "Allow" ? "allow" : decision._tag === "Deny" ? "deny" : "ask")
 
 /** Re-decides the {@link replayable} `rows` under the candidate config's policy (against `baseline`'s, when given). */
 export const replay = (

@@ -7,8 +7,8 @@
 import { ConfigError } from "@interlock/core"
 import { homedir } from "node:os"
 import * as path from "node:path"
-import type { PathsOf } from "./ArgConditions.ts"
 import type { GatewayConfig, ServerConfig } from "../config/Config.ts"
+import type { PathsOf } from "./ArgConditions.ts"
 import { defaultPaths, gatewayPlatform, nodeLinks, type PathSettings, type Platform } from "./PathPlacement.ts"
 
 /** What the defaults come from: the gateway's own process. */
@@ -21,22 +21,46 @@ export interface GatewayHost {
 const thisHost = (): GatewayHost => ({ platform: gatewayPlatform, cwd: process.cwd(), home: homedir() })
 
 /** An absolute path on `platform`: on the gateway's own platform relative to `baseDir`; on another, it must already be absolute. */
-const absoluteOn = (platform: Platform, host: GatewayHost, baseDir: string, value: string, where: string): string | ConfigError => {
+const absoluteOn = (
+  platform: Platform,
+  host: GatewayHost,
+  baseDir: string,
+  value: string,
+  where: string
+): string | ConfigError => {
   if (platform === host.platform) return path.resolve(baseDir, value)
   const p = platform === "win32" ? path.win32 : path.posix
-  return p.isAbsolute(value) ? p.resolve(value) : new ConfigError({ path: where, detail: `must be an absolute ${platform} path (the server's platform is not the gateway's)` })
+  return p.isAbsolute(value)
+    ? p.resolve(value)
+    : new ConfigError({
+      path: where,
+      detail: `must be an absolute ${platform} path (the server's platform is not the gateway's)`
+    })
 }
 
 /** One server's settings, or a ConfigError naming the key at fault. */
-export const settingsOf = (name: string, server: ServerConfig, baseDir: string, host: GatewayHost = thisHost()): PathSettings | ConfigError => {
+export const settingsOf = (
+  name: string,
+  server: ServerConfig,
+  baseDir: string,
+  host: GatewayHost = thisHost()
+): PathSettings | ConfigError => {
   const where = `servers.${name}.paths`
   const paths = server.paths ?? {}
   const stdio = "command" in server
   const platform = paths.platform ?? host.platform
   const foreign = platform !== host.platform
-  if (foreign && paths.base === undefined) return new ConfigError({ path: `${where}.base`, detail: "is required when paths.platform is not the gateway's platform" })
+  if (foreign && paths.base === undefined) {
+    return new ConfigError({
+      path: `${where}.base`,
+      detail: "is required when paths.platform is not the gateway's platform"
+    })
+  }
   if (foreign && paths.resolveSymlinks === true) {
-    return new ConfigError({ path: `${where}.resolveSymlinks`, detail: "needs the server's filesystem, which a server on another platform does not share" })
+    return new ConfigError({
+      path: `${where}.resolveSymlinks`,
+      detail: "needs the server's filesystem, which a server on another platform does not share"
+    })
   }
   const defaultBase = stdio ? path.resolve(baseDir, server.cwd ?? ".") : host.cwd
   const base = paths.base === undefined ? defaultBase : absoluteOn(platform, host, baseDir, paths.base, `${where}.base`)
@@ -49,7 +73,11 @@ export const settingsOf = (name: string, server: ServerConfig, baseDir: string, 
 }
 
 /** The settings of every configured server, looked up by server id (the gateway's defaults for any other). */
-export const serverPaths = (config: GatewayConfig, baseDir: string, host: GatewayHost = thisHost()): PathsOf | ConfigError => {
+export const serverPaths = (
+  config: GatewayConfig,
+  baseDir: string,
+  host: GatewayHost = thisHost()
+): PathsOf | ConfigError => {
   const settings = new Map<string, PathSettings>()
   for (const [name, server] of Object.entries(config.servers)) {
     const resolved = settingsOf(name, server, baseDir, host)

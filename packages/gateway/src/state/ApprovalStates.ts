@@ -19,4 +19,5 @@ export const planSealLayer = (plan: Plan): Layer.Layer<StateSeal> =>
     : StateSeal.fromSecret(plan.approvals.stateKey)
 
 /** StateSeal and UsedStates for a plan's gateway. */
-export const approvalStatesLayer = (plan: Plan): Layer.Layer<StateSeal | UsedStates> => Layer.merge(planSealLayer(plan), UsedStates.memory)
+export const approvalStatesLayer = (plan: Plan): Layer.Layer<StateSeal | UsedStates> =>
+  Layer.merge(planSealLayer(plan), UsedStates.memory)

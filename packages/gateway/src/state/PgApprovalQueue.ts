@@ -34,11 +34,13 @@ export const HEARTBEAT_MS = 2_000
 /** The most pending approvals one listing returns. */
 export const MAX_LISTED = 1_000
 
-const INSERT = `INSERT INTO interlock_approvals (id, time, server, tool, principal, reason, rule, digest, args, replica, lease_until)
+const INSERT =
+  `INSERT INTO interlock_approvals (id, time, server, tool, principal, reason, rule, digest, args, replica, lease_until)
 VALUES ($1, $2::float8, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11::float8)`
 
 // Whether an entry's replica is alive at the time in parameter `now`: its lease runs, and one of its connections is open.
-const alive = (now: string) => `lease_until > ${now}::float8 AND EXISTS (
+const alive = (now: string) =>
+  `lease_until > ${now}::float8 AND EXISTS (
   SELECT 1 FROM pg_stat_activity s WHERE s.application_name = '${APPLICATION_PREFIX}' || interlock_approvals.replica)`
 
 const RENEW = "UPDATE interlock_approvals SET lease_until = $2::float8 WHERE replica = $1 RETURNING id, answer"
@@ -62,14 +64,21 @@ export const PRUNE_APPROVALS = "DELETE FROM interlock_approvals WHERE lease_unti
 /** An answer as the database holds it. */
 const StoredAnswer = Schema.Union([
   Schema.Struct({ decision: Schema.Literal("allow"), by: Schema.optionalKey(Schema.String) }),
-  Schema.Struct({ decision: Schema.Literal("deny"), reason: Schema.optionalKey(Schema.String), by: Schema.optionalKey(Schema.String) })
+  Schema.Struct({
+    decision: Schema.Literal("deny"),
+    reason: Schema.optionalKey(Schema.String),
+    by: Schema.optionalKey(Schema.String)
+  })
 ])
 
 const decodeAnswer = Schema.decodeUnknownOption(StoredAnswer)
 
 // jsonb comes back parsed; an answer the gateway did not write is a deny.
 const answerOf = (raw: unknown): ApprovalAnswer =>
-  Option.getOrElse(decodeAnswer(typeof raw === "string" ? safeParse(raw) : raw), (): ApprovalAnswer => ({ decision: "deny", reason: "the stored answer could not be read" }))
+  Option.getOrElse(
+    decodeAnswer(typeof raw === "string" ? safeParse(raw) : raw),
+    (): ApprovalAnswer => ({ decision: "deny", reason: "the stored answer could not be read" })
+  )
 
 const safeParse = (text: string): unknown => {
   try {
@@ -107,7 +116,10 @@ const toPending = (row: Row): PendingApproval => ({
 export const make = (db: StateDatabase): Effect.Effect<ApprovalQueueShape, never, Scope.Scope> =>
   Effect.gen(function*() {
     const replica = db.replica
-    const local = new Map<string, { readonly pending: PendingApproval; readonly deferred: Deferred.Deferred<ApprovalAnswer> }>()
+    const local = new Map<
+      string,
+      { readonly pending: PendingApproval; readonly deferred: Deferred.Deferred<ApprovalAnswer> }
+    >()
     const settle = (id: string, answer: ApprovalAnswer) => {
       const entry = local.get(id)
       return entry === undefined ? Effect.void : Deferred.succeed(entry.deferred, answer)
@@ -115,14 +127,19 @@ export const make = (db: StateDatabase): Effect.Effect<ApprovalQueueShape, never
     const heartbeat = Effect.gen(function*() {
       if (local.size === 0) return
       const now = yield* Clock.currentTimeMillis
-      const rows = yield* db.run("renew pending approvals", db.sql.unsafe<{ readonly id: string; readonly answer: unknown }>(RENEW, [replica, now + LEASE_MS]))
+      const rows = yield* db.run(
+        "renew pending approvals",
+        db.sql.unsafe<{ readonly id: string; readonly answer: unknown }>(RENEW, [replica, now + LEASE_MS])
+      )
       for (const row of rows) if (row.answer !== null) yield* settle(row.id, answerOf(row.answer))
     })
     yield* heartbeat.pipe(Effect.ignore, Effect.repeat(Schedule.spaced(HEARTBEAT_MS)), Effect.forkScoped)
     const collect = (id: string) =>
       local.has(id)
         ? db.run("read an approval's answer", db.sql.unsafe<{ readonly answer: unknown }>(ANSWER_OF, [id])).pipe(
-          Effect.flatMap((rows) => rows.length === 1 && rows[0].answer !== null ? settle(id, answerOf(rows[0].answer)) : Effect.void)
+          Effect.flatMap((rows) =>
+            rows.length === 1 && rows[0].answer !== null ? settle(id, answerOf(rows[0].answer)) : Effect.void
+          )
         )
         : Effect.void
     // After each (re)connection the heartbeat collects what was answered while nobody listened.
@@ -140,7 +157,19 @@ export const make = (db: StateDatabase): Effect.Effect<ApprovalQueueShape, never
           const time = yield* Clock.currentTimeMillis
           const pending: PendingApproval = { ...request, id, time }
           local.set(id, { pending, deferred })
-          const params = [id, time, request.server, request.tool, request.principal ?? null, request.reason, request.rule ?? null, request.digest, JSON.stringify(request.args ?? null), replica, time + LEASE_MS]
+          const params = [
+            id,
+            time,
+            request.server,
+            request.tool,
+            request.principal ?? null,
+            request.reason,
+            request.rule ?? null,
+            request.digest,
+            JSON.stringify(request.args ?? null),
+            replica,
+            time + LEASE_MS
+          ]
           return yield* db.run("queue an approval", db.sql.unsafe(INSERT, params)).pipe(
             Effect.andThen(Deferred.await(deferred)),
             Effect.ensuring(Effect.suspend(() => {
@@ -150,12 +179,18 @@ export const make = (db: StateDatabase): Effect.Effect<ApprovalQueueShape, never
           )
         }),
       list: () => [...local.values()].map((entry) => entry.pending),
-      listAll: Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Effect.map(db.run("list pending approvals", db.sql.unsafe<Row>(LIST, [now])), (rows) => rows.map(toPending))),
+      listAll: Effect.flatMap(
+        Clock.currentTimeMillis,
+        (now) =>
+          Effect.map(db.run("list pending approvals", db.sql.unsafe<Row>(LIST, [now])), (rows) => rows.map(toPending))
+      ),
       answer: (id, answer, digest) =>
         Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis
-          const rows = yield* db.run("answer an approval", db.sql.unsafe(ANSWER, [id, JSON.stringify(answer), digest ?? null, now]))
+          const rows = yield* db.run(
+            "answer an approval",
+            db.sql.unsafe(ANSWER, [id, JSON.stringify(answer), digest ?? null, now])
+          )
           if (rows.length !== 1) return false
           // This replica's own entry needs no round trip.
           yield* settle(id, answer)

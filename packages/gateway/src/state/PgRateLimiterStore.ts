@@ -38,7 +38,8 @@ export const bucketKey = (key: string): string => createHash("sha256").update(ke
 
 const storeError = (message: string) => new RateLimiterError({ reason: new RateLimitStoreError({ message }) })
 
-const unsupported = (algorithm: string) => Effect.fail(storeError(`the gateway's shared state keeps token buckets only, not ${algorithm}`))
+const unsupported = (algorithm: string) =>
+  Effect.fail(storeError(`the gateway's shared state keeps token buckets only, not ${algorithm}`))
 
 /** A RateLimiterStore on the state database; a failed statement is a RateLimitStoreError naming the driver's reason only. */
 export const make = (db: StateDatabase): typeof RateLimiterStore.Service =>
@@ -48,8 +49,19 @@ export const make = (db: StateDatabase): typeof RateLimiterStore.Service =>
         const refill = Duration.toMillis(options.refillRate)
         // After limit intervals the bucket is full whatever it held: the row is then the same as none.
         const expires = now + options.limit * refill
-        const params = [bucketKey(options.key), options.tokens, now, refill, options.limit, options.allowOverflow, expires]
-        return db.run("rate limit", db.sql.unsafe<{ readonly attempt: number; readonly last_refill: number }>(TOKEN_BUCKET, params)).pipe(
+        const params = [
+          bucketKey(options.key),
+          options.tokens,
+          now,
+          refill,
+          options.limit,
+          options.allowOverflow,
+          expires
+        ]
+        return db.run(
+          "rate limit",
+          db.sql.unsafe<{ readonly attempt: number; readonly last_refill: number }>(TOKEN_BUCKET, params)
+        ).pipe(
           Effect.mapError((error) => storeError(error.message)),
           Effect.map(([row]) => [Number(row.attempt), Math.max(0, now - Number(row.last_refill))] as const)
         )

@@ -24,10 +24,15 @@ const PRUNE = [PgRateLimiterStore.PRUNE_BUCKETS, PgApprovalQueue.PRUNE_APPROVALS
 
 /** Deletes every expired row of the shared state, as of `now`. */
 export const prune = (db: StateDatabase, now: number): Effect.Effect<void, StateError> =>
-  db.run("prune expired state", Effect.forEach(PRUNE, (statement) => db.sql.unsafe(statement, [now]), { discard: true }))
+  db.run(
+    "prune expired state",
+    Effect.forEach(PRUNE, (statement) => db.sql.unsafe(statement, [now]), { discard: true })
+  )
 
 /** The services of the shared state over an open database. */
-export const services = (db: StateDatabase): Layer.Layer<ApprovalQueue | UsedStates | SharedPins | RateLimiter.RateLimiter> =>
+export const services = (
+  db: StateDatabase
+): Layer.Layer<ApprovalQueue | UsedStates | SharedPins | RateLimiter.RateLimiter> =>
   Layer.mergeAll(
     PgApprovalQueue.layer(db),
     PgUsedStates.layer(db),
@@ -36,7 +41,9 @@ export const services = (db: StateDatabase): Layer.Layer<ApprovalQueue | UsedSta
   )
 
 /** Opens the database at `url`, with the shared state's services and its reaper; the pool closes with the Layer's scope. */
-export const layer = (url: Redacted.Redacted<string>): Layer.Layer<ApprovalQueue | UsedStates | SharedPins | RateLimiter.RateLimiter, StateError> =>
+export const layer = (
+  url: Redacted.Redacted<string>
+): Layer.Layer<ApprovalQueue | UsedStates | SharedPins | RateLimiter.RateLimiter, StateError> =>
   Layer.unwrap(Effect.gen(function*() {
     const db = yield* open(url)
     yield* Clock.currentTimeMillis.pipe(

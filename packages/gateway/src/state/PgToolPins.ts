@@ -22,7 +22,10 @@ export const make = (db: StateDatabase): SharedPinsShape => ({
       const now = yield* Clock.currentTimeMillis
       const tools = JSON.stringify([...fingerprints].map(([tool, fingerprint]) => ({ tool, fingerprint })))
       yield* db.run("pin tools", db.sql.unsafe(PIN, [serverId, tools, now]))
-      const rows = yield* db.run("read tool pins", db.sql.unsafe<{ readonly tool: string; readonly fingerprint: string }>(PINS, [serverId, tools]))
+      const rows = yield* db.run(
+        "read tool pins",
+        db.sql.unsafe<{ readonly tool: string; readonly fingerprint: string }>(PINS, [serverId, tools])
+      )
       return new Map(rows.map((row) => [row.tool, row.fingerprint]))
     })
 })

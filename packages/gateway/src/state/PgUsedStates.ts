@@ -22,7 +22,10 @@ export const make = (db: StateDatabase): UsedStatesShape => ({
     Effect.flatMap(Clock.currentTimeMillis, (now) =>
       expiresAtMs <= now
         ? Effect.succeed(false)
-        : Effect.map(db.run("claim an approval state", db.sql.unsafe(CLAIM, [id, expiresAtMs, now])), (rows) => rows.length === 1))
+        : Effect.map(
+          db.run("claim an approval state", db.sql.unsafe(CLAIM, [id, expiresAtMs, now])),
+          (rows) => rows.length === 1
+        ))
 })
 
 /** The store as a Layer over an open state database. */

@@ -25,7 +25,8 @@ export const TABLES = {
   interlock_tool_pins: `CREATE TABLE interlock_tool_pins (
     server text NOT NULL, tool text NOT NULL, fingerprint text NOT NULL, pinned_at double precision NOT NULL,
     PRIMARY KEY (server, tool))`,
-  interlock_used_states: `CREATE TABLE interlock_used_states (id text PRIMARY KEY, expires_at double precision NOT NULL)`
+  interlock_used_states:
+    `CREATE TABLE interlock_used_states (id text PRIMARY KEY, expires_at double precision NOT NULL)`
 } as const
 
 // Another fixed key than the audit store's: replicas creating the tables take it in turn.
@@ -40,7 +41,10 @@ export interface StateDatabase {
   /** This replica's id; its connections' application_name is `${APPLICATION_PREFIX}${replica}`. */
   readonly replica: string
   /** Runs a statement (or a few) with the store's deadline; a failure is a StateError for `operation`. */
-  readonly run: <A, R>(operation: string, effect: Effect.Effect<A, SqlError | StateError, R>) => Effect.Effect<A, StateError, R>
+  readonly run: <A, R>(
+    operation: string,
+    effect: Effect.Effect<A, SqlError | StateError, R>
+  ) => Effect.Effect<A, StateError, R>
 }
 
 /**
@@ -53,10 +57,20 @@ export const APPLICATION_PREFIX = "interlock-state-"
 // The reason's tag only: server messages can quote row values or the connection's settings.
 const detailOf = (error: SqlError | StateError): string => error._tag === "SqlError" ? error.reason._tag : error.detail
 
-const run = <A, R>(operation: string, effect: Effect.Effect<A, SqlError | StateError, R>): Effect.Effect<A, StateError, R> =>
+const run = <A, R>(
+  operation: string,
+  effect: Effect.Effect<A, SqlError | StateError, R>
+): Effect.Effect<A, StateError, R> =>
   effect.pipe(
-    Effect.timeoutOrElse({ duration: STATEMENT_TIMEOUT, orElse: () => Effect.fail(new StateError({ operation, detail: "timed out" })) }),
-    Effect.mapError((error) => error._tag === "StateError" && error.operation === operation ? error : new StateError({ operation, detail: detailOf(error) }))
+    Effect.timeoutOrElse({
+      duration: STATEMENT_TIMEOUT,
+      orElse: () => Effect.fail(new StateError({ operation, detail: "timed out" }))
+    }),
+    Effect.mapError((error) =>
+      error._tag === "StateError" && error.operation === operation
+        ? error
+        : new StateError({ operation, detail: detailOf(error) })
+    )
   )
 
 /** Connects to the state database and creates its missing tables; the pool closes with the scope. */
@@ -64,11 +78,16 @@ export const open = (url: Redacted.Redacted<string>): Effect.Effect<StateDatabas
   Effect.gen(function*() {
     const operation = `open at ${describeUrl(url)}`
     const replica = crypto.randomUUID()
-    const sql = yield* run(operation, PgClient.make({ url, applicationName: `${APPLICATION_PREFIX}${replica}` }).pipe(Effect.provide(Reactivity.layer)))
+    const sql = yield* run(
+      operation,
+      PgClient.make({ url, applicationName: `${APPLICATION_PREFIX}${replica}` }).pipe(Effect.provide(Reactivity.layer))
+    )
     const create = Effect.gen(function*() {
       yield* sql.unsafe(CREATE_LOCK)
       for (const [table, statement] of Object.entries(TABLES)) {
-        const [found] = yield* sql.unsafe<{ readonly name: string | null }>("SELECT to_regclass($1)::text AS name", [table])
+        const [found] = yield* sql.unsafe<{ readonly name: string | null }>("SELECT to_regclass($1)::text AS name", [
+          table
+        ])
         if (found.name === null) yield* sql.unsafe(statement)
       }
     })

@@ -67,14 +67,19 @@ const make = (key: Uint8Array): StateSealShape => ({
         catch: (error) => {
           const code = (error as { readonly code?: unknown }).code
           if (code === "ERR_JWT_EXPIRED") return new SealRefused({ reason: "expired" })
-          if (code === "ERR_JWT_CLAIM_VALIDATION_FAILED" && (error as { readonly claim?: unknown }).claim === "aud") return new SealRefused({ reason: "purpose" })
+          if (code === "ERR_JWT_CLAIM_VALIDATION_FAILED" && (error as { readonly claim?: unknown }).claim === "aud") {
+            return new SealRefused({ reason: "purpose" })
+          }
           return new SealRefused({ reason: "malformed" })
         }
       }).pipe(
         Effect.flatMap(({ payload }) => {
           if (payload.aud !== purpose) return Effect.fail(new SealRefused({ reason: "purpose" }))
           const inner = payload.p
-          if (typeof payload.jti !== "string" || typeof payload.exp !== "number" || typeof inner !== "object" || inner === null || Array.isArray(inner)) {
+          if (
+            typeof payload.jti !== "string" || typeof payload.exp !== "number" || typeof inner !== "object" ||
+            inner === null || Array.isArray(inner)
+          ) {
             return Effect.fail(new SealRefused({ reason: "malformed" }))
           }
           const fields = Object.fromEntries(Object.entries(inner).filter(([name]) => !RESERVED.has(name)))

@@ -36,7 +36,9 @@ export class UsedStates extends Context.Service<UsedStates, UsedStatesShape>()("
     return {
       claim: (id, expiresAtMs) =>
         Effect.map(Clock.currentTimeMillis, (now) => {
-          if (now - sweptAt >= SWEEP_INTERVAL_MS || marks.size >= 2 * Math.max(sizeAfterSweep, SWEEP_MIN_SIZE)) sweep(now)
+          if (now - sweptAt >= SWEEP_INTERVAL_MS || marks.size >= 2 * Math.max(sizeAfterSweep, SWEEP_MIN_SIZE)) {
+            sweep(now)
+          }
           const held = marks.get(id)
           if (expiresAtMs <= now || (held !== undefined && held > now)) return false
           marks.set(id, expiresAtMs)

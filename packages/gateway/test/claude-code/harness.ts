@@ -5,11 +5,11 @@
  * runner.ts starts the fake Messages API (fake-api.ts) and `claude -p`. A namespace that cannot be
  * made is an error that says so: the tests fail, they never skip.
  */
+import { BRIDGE_EVENTS, bridgeSettings } from "@interlock/claude"
 import { spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { arch, tmpdir } from "node:os"
 import * as path from "node:path"
-import { BRIDGE_EVENTS, bridgeSettings } from "@interlock/claude"
 import type { Received, Step } from "./fake-api.ts"
 
 const ROOT = path.join(import.meta.dirname, "..", "..", "..", "..")
@@ -18,7 +18,11 @@ const ROOT = path.join(import.meta.dirname, "..", "..", "..", "..")
 export const NODE = path.join(ROOT, "node_modules", ".bin", "node")
 
 /** The `interlock` bin inside this repository, run on the sources (what a user's installed bin does). */
-export const INTERLOCK = [NODE, "--conditions=@interlock/source", path.join(ROOT, "packages", "gateway", "bin", "interlock.js")]
+export const INTERLOCK = [
+  NODE,
+  "--conditions=@interlock/source",
+  path.join(ROOT, "packages", "gateway", "bin", "interlock.js")
+]
 
 /**
  * The Claude Code executable: the native binary of the registry's platform package
@@ -26,12 +30,21 @@ export const INTERLOCK = [NODE, "--conditions=@interlock/source", path.join(ROOT
  * which needs no postinstall; the wrapper's bin when the postinstall has copied it there.
  */
 export const CLAUDE = (() => {
-  const platform = path.join(ROOT, "node_modules", "@anthropic-ai", `claude-code-${process.platform}-${arch()}`, "claude")
-  return existsSync(platform) ? platform : path.join(ROOT, "node_modules", "@anthropic-ai", "claude-code", "bin", "claude.exe")
+  const platform = path.join(
+    ROOT,
+    "node_modules",
+    "@anthropic-ai",
+    `claude-code-${process.platform}-${arch()}`,
+    "claude"
+  )
+  return existsSync(platform)
+    ? platform
+    : path.join(ROOT, "node_modules", "@anthropic-ai", "claude-code", "bin", "claude.exe")
 })()
 
 /** A shell-quoted command line. */
-export const shell = (argv: ReadonlyArray<string>): string => argv.map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`)).join(" ")
+export const shell = (argv: ReadonlyArray<string>): string =>
+  argv.map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`)).join(" ")
 
 /**
  * The bridge's settings (@interlock/claude's `bridgeSettings`, the README's snippet) with every
@@ -40,18 +53,28 @@ export const shell = (argv: ReadonlyArray<string>): string => argv.map((arg) => 
  */
 export const settingsFor = (
   command: string,
-  options: { readonly timeout?: number; readonly onFailure?: "block" | "unset"; readonly events?: ReadonlyArray<string> } = {}
+  options: {
+    readonly timeout?: number
+    readonly onFailure?: "block" | "unset"
+    readonly events?: ReadonlyArray<string>
+  } = {}
 ) => {
   const base = bridgeSettings({ bin: "", config: "", timeout: options.timeout })
   const events = options.events ?? BRIDGE_EVENTS
   return {
-    hooks: Object.fromEntries(Object.entries(base.hooks).filter(([event]) => events.includes(event)).map(([event, groups]) => [
-      event,
-      groups.map((group) => ({
-        ...group,
-        hooks: group.hooks.map(({ onFailure, ...hook }) => ({ ...hook, command, ...(options.onFailure === "unset" ? {} : { onFailure }) }))
-      }))
-    ]))
+    hooks: Object.fromEntries(
+      Object.entries(base.hooks).filter(([event]) => events.includes(event)).map(([event, groups]) => [
+        event,
+        groups.map((group) => ({
+          ...group,
+          hooks: group.hooks.map(({ onFailure, ...hook }) => ({
+            ...hook,
+            command,
+            ...(options.onFailure === "unset" ? {} : { onFailure })
+          }))
+        }))
+      ])
+    )
   }
 }
 
@@ -59,9 +82,13 @@ export const settingsFor = (
  * The settings snippet of @interlock/claude's README (its first JSON block with `claude-hook`),
  * with every hook's command replaced by `command`: what the tests run is what users are told to write.
  */
-export const readmeSettings = (command: string): { readonly hooks: Record<string, Array<{ hooks: Array<Record<string, unknown>> }>> } => {
+export const readmeSettings = (
+  command: string
+): { readonly hooks: Record<string, Array<{ hooks: Array<Record<string, unknown>> }>> } => {
   const readme = readFileSync(path.join(ROOT, "packages", "claude", "README.md"), "utf8")
-  const snippet = [...readme.matchAll(/```json\n([\s\S]*?)\n```/g)].map((match) => match[1]!).find((block) => block.includes("claude-hook"))
+  const snippet = [...readme.matchAll(/```json\n([\s\S]*?)\n```/g)].map((match) => match[1]!).find((block) =>
+    block.includes("claude-hook")
+  )
   if (snippet === undefined) throw new Error("packages/claude/README.md has no settings snippet with claude-hook")
   const settings = JSON.parse(snippet)
   for (const groups of Object.values(settings.hooks) as Array<Array<{ hooks: Array<{ command: string }> }>>) {
@@ -71,7 +98,8 @@ export const readmeSettings = (command: string): { readonly hooks: Record<string
 }
 
 /** The bridge's hook command for a config file, with `--timeout` matching the settings' timeout. */
-export const bridgeCommand = (config: string, timeout = 30): string => shell([...INTERLOCK, "claude-hook", "--config", config, "--timeout", String(timeout)])
+export const bridgeCommand = (config: string, timeout = 30): string =>
+  shell([...INTERLOCK, "claude-hook", "--config", config, "--timeout", String(timeout)])
 
 /** What one run gives. */
 export interface Run {
@@ -88,7 +116,9 @@ export interface Run {
   /** The network devices inside the namespace. */
   readonly interfaces: ReadonlyArray<string>
   /** The tool_result blocks the model got, in order: what the model saw of each tool call. */
-  readonly toolResults: ReadonlyArray<{ readonly tool_use_id: string; readonly is_error?: boolean; readonly content: unknown }>
+  readonly toolResults: ReadonlyArray<
+    { readonly tool_use_id: string; readonly is_error?: boolean; readonly content: unknown }
+  >
 }
 
 /** A tool result's content as text (a string, or its text blocks joined, tool references as `ref:NAME`). */
@@ -96,7 +126,9 @@ export const resultText = (content: unknown): string =>
   typeof content === "string"
     ? content
     : Array.isArray(content)
-    ? content.map((block: { type?: string; text?: string; tool_name?: string }) => (block.type === "tool_reference" ? `ref:${block.tool_name}` : block.text ?? "")).join("")
+    ? content.map((
+      block: { type?: string; text?: string; tool_name?: string }
+    ) => (block.type === "tool_reference" ? `ref:${block.tool_name}` : block.text ?? "")).join("")
     : JSON.stringify(content)
 
 /** Options of one run. */
@@ -119,7 +151,9 @@ const toolResultsOf = (received: ReadonlyArray<Received>) => {
   const loop = received.filter((request) => Array.isArray(request.body.tools) && request.body.tools.length > 0)
   const last = loop.at(-1)?.body.messages ?? []
   return last.flatMap((message) =>
-    message.role === "user" && Array.isArray(message.content) ? message.content.filter((block: { type?: string }) => block.type === "tool_result") : []
+    message.role === "user" && Array.isArray(message.content)
+      ? message.content.filter((block: { type?: string }) => block.type === "tool_result")
+      : []
   )
 }
 
@@ -164,16 +198,33 @@ export const runClaude = (options: RunOptions): Promise<Run> => {
   writeFileSync(specFile, JSON.stringify(spec))
   const runner = path.join(import.meta.dirname, "runner.ts")
   return new Promise((resolve, reject) => {
-    const child = spawn("unshare", ["-rn", "sh", "-c", `ip link set lo up && exec "$@"`, "sh", NODE, runner, specFile, reportFile], {
+    const child = spawn("unshare", [
+      "-rn",
+      "sh",
+      "-c",
+      `ip link set lo up && exec "$@"`,
+      "sh",
+      NODE,
+      runner,
+      specFile,
+      reportFile
+    ], {
       stdio: ["ignore", "pipe", "pipe"],
       env: { PATH: `/usr/sbin:/usr/bin:/sbin:/bin:${process.env.PATH ?? ""}` }
     })
     let stderr = ""
     child.stderr.on("data", (chunk) => (stderr += chunk))
-    child.on("error", (error) => reject(new Error(`cannot make a network namespace with only loopback (unshare -rn): ${error.message}`)))
+    child.on(
+      "error",
+      (error) => reject(new Error(`cannot make a network namespace with only loopback (unshare -rn): ${error.message}`))
+    )
     child.on("close", (code) => {
       if (code !== 0 || !existsSync(reportFile)) {
-        return reject(new Error(`cannot run Claude Code in a network namespace with only loopback (unshare -rn, ip link set lo up): exit ${code}: ${stderr.trim()}`))
+        return reject(
+          new Error(
+            `cannot run Claude Code in a network namespace with only loopback (unshare -rn, ip link set lo up): exit ${code}: ${stderr.trim()}`
+          )
+        )
       }
       const report = JSON.parse(readFileSync(reportFile, "utf8"))
       resolve({ ...report, project, home, toolResults: toolResultsOf(report.received) })

@@ -9,7 +9,10 @@ import { readFileSync, writeFileSync } from "node:fs"
 import { startFakeApi } from "./fake-api.ts"
 
 /** The network devices of this process's namespace (/proc/self/net/dev is per namespace). */
-const netDevices = () => readFileSync("/proc/self/net/dev", "utf8").split("\n").slice(2).map((line) => line.split(":")[0]!.trim()).filter((name) => name !== "")
+const netDevices = () =>
+  readFileSync("/proc/self/net/dev", "utf8").split("\n").slice(2).map((line) => line.split(":")[0]!.trim()).filter((
+    name
+  ) => name !== "")
 
 const [specFile, reportFile] = process.argv.slice(2)
 const spec = JSON.parse(readFileSync(specFile!, "utf8"))

@@ -1,15 +1,29 @@
 // A new user's TypeScript on the installed tarballs, type-checked with the consumer's own strict
 // flags (exactOptionalPropertyTypes, noUncheckedIndexedAccess, skipLibCheck false) against our .d.ts.
-import { Interlock, type InterlockClient, InterlockError, NativeTool, Policy, type Receipt, ToolCalls, ToolTransport, Verdict } from "@interlock/core"
-import { Arbitraries, type Recording, RecordingTransport, ScriptedApprover } from "@interlock/core/testing"
 import * as agent from "@interlock/agent"
 import { type CedarError, Policy as CedarPolicy } from "@interlock/cedar"
 import * as claude from "@interlock/claude"
+import {
+  Interlock,
+  type InterlockClient,
+  InterlockError,
+  NativeTool,
+  Policy,
+  type Receipt,
+  ToolCalls,
+  ToolTransport,
+  Verdict
+} from "@interlock/core"
+import { Arbitraries, type Recording, RecordingTransport, ScriptedApprover } from "@interlock/core/testing"
 import { defineConfig, GatewayConfig } from "@interlock/gateway"
 import { McpHub } from "@interlock/mcp"
 import { Arbitrary, Effect, Layer, Schema } from "effect"
 
-const echo = NativeTool.make({ name: "echo", parameters: Schema.Struct({ text: Schema.String }), run: ({ text }) => `echo: ${text}` })
+const echo = NativeTool.make({
+  name: "echo",
+  parameters: Schema.Struct({ text: Schema.String }),
+  run: ({ text }) => `echo: ${text}`
+})
 
 const live = Interlock.layer({
   client: "packaging-consumer",
@@ -36,14 +50,21 @@ export const client: InterlockClient = Interlock.client({
 
 /** A rejection's tag and whether the request was sent, as an app reads them. */
 export const describeRejection = (error: unknown): string =>
-  error instanceof InterlockError ? `${error._tag} ${error._tag === "Denied" ? String(error.receipt?.sent) : ""}` : "other"
+  error instanceof InterlockError
+    ? `${error._tag} ${error._tag === "Denied" ? String(error.receipt?.sent) : ""}`
+    : "other"
 
 /** The testing entry's Arbitraries are Effect Arbitraries. */
 export const names: Arbitrary.Arbitrary<readonly [string, string]> = Arbitraries.looseNamePair
-export const inputs = Arbitrary.array(Arbitraries.callInput({ serverId: "local", name: Arbitraries.looseVariant("echo") }))
+export const inputs = Arbitrary.array(
+  Arbitraries.callInput({ serverId: "local", name: Arbitraries.looseVariant("echo") })
+)
 
 /** A Cedar policy Layer, as a consumer types it. */
-export const cedar: Layer.Layer<Policy, CedarError> = CedarPolicy.cedar({ policies: `permit(principal, action, resource);`, source: "inline" })
+export const cedar: Layer.Layer<Policy, CedarError> = CedarPolicy.cedar({
+  policies: `permit(principal, action, resource);`,
+  source: "inline"
+})
 
 /** The other packages' entry points, so their declarations are checked too. */
 export const used = [McpHub, agent, claude, GatewayConfig, defineConfig({ servers: {} })] as const

@@ -12,13 +12,13 @@ import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { APPROVAL_INPUT, APPROVAL_PURPOSE } from "../../src/calls/ApprovalRound.ts"
 import { fromObject } from "../../src/config/ConfigLoader.ts"
-import { Gateway } from "../../src/Gateway.ts"
 import { makePlan } from "../../src/config/Plan.ts"
+import { Gateway } from "../../src/Gateway.ts"
 import { StateSeal } from "../../src/state/StateSeal.ts"
 import { UsedStates } from "../../src/state/UsedStates.ts"
 import { who } from "../approval-host.ts"
 import { NODE } from "../e2e.ts"
-import { callText, type CallParams, type Front, modernClient, modernFront, principalsConfig } from "../modern-front.ts"
+import { type CallParams, callText, type Front, modernClient, modernFront, principalsConfig } from "../modern-front.ts"
 
 const STATE_KEY = "an approval state key shared by every replica of the test"
 const TOOL = "transfer_funds"
@@ -37,8 +37,17 @@ const recordFile = () => {
 const gateway = (file: string, states: Layer.Layer<StateSeal | UsedStates>, stateKey = STATE_KEY) =>
   Effect.gen(function*() {
     const loaded = yield* fromObject({
-      servers: { bank: { command: NODE, args: [path.join(import.meta.dirname, "recording-server.ts")], env: { RECORD_FILE: file } } },
-      policy: { default: "allow", rules: [{ id: "money", match: `bank/${TOOL}`, decision: "ask", reason: "moving money needs a person" }] },
+      servers: {
+        bank: {
+          command: NODE,
+          args: [path.join(import.meta.dirname, "recording-server.ts")],
+          env: { RECORD_FILE: file }
+        }
+      },
+      policy: {
+        default: "allow",
+        rules: [{ id: "money", match: `bank/${TOOL}`, decision: "ask", reason: "moving money needs a person" }]
+      },
       redact: [{ pattern: "ACCT-[0-9]+" }],
       audit: { path: ":memory:" },
       approvals: { timeoutSeconds: 60, stateKey: "env:STATE_KEY" },
@@ -80,7 +89,8 @@ const openWithKey = (state: string) =>
   }).pipe(Effect.provide(StateSeal.fromSecret(Redacted.make(STATE_KEY))))
 
 /** A bob client whose retry swaps in `state`. */
-const withState = (front: Front, state: string) => modernClient(front, { answer: () => YES, retry: (params) => ({ ...params, requestState: state }) })
+const withState = (front: Front, state: string) =>
+  modernClient(front, { answer: () => YES, retry: (params) => ({ ...params, requestState: state }) })
 
 /** A state bob was asked for, for `args`, left unused. */
 const unusedState = (front: Front, args: Record<string, unknown>) =>
@@ -104,7 +114,10 @@ describe("approval states: the round trip of a 2026-07-28 host", () => {
       assert.notInclude(shown[0], ACCOUNT)
       assert.strictEqual(received().trim().split("\n").length, 1)
       const rows = yield* gw.store.query()
-      assert.deepStrictEqual(rows.map((row) => [row.outcome, row.approval ?? null]), [["ok", "allow:elicitation:bob"], ["input_required", null]])
+      assert.deepStrictEqual(rows.map((row) => [row.outcome, row.approval ?? null]), [["ok", "allow:elicitation:bob"], [
+        "input_required",
+        null
+      ]])
     }))
 
   it.live("a person who declines or cancels denies the call", () =>
@@ -125,24 +138,40 @@ describe("approval states: the round trip of a 2026-07-28 host", () => {
       const states = Layer.merge(StateSeal.fromSecret(Redacted.make(STATE_KEY)), Layer.succeedContext(used))
       const a = yield* modernFront(yield* gateway(file, states), who("bob"))
       const b = yield* modernFront(yield* gateway(file, states), who("bob"))
-      const other = yield* modernFront(yield* gateway(file, Layer.merge(StateSeal.generated, UsedStates.memory), "another replica's approval state key, not shared"), who("bob"))
+      const other = yield* modernFront(
+        yield* gateway(
+          file,
+          Layer.merge(StateSeal.generated, UsedStates.memory),
+          "another replica's approval state key, not shared"
+        ),
+        who("bob")
+      )
       const retried: Array<string> = []
-      const turns = yield* modernClient(a, { answer: () => YES, route: (round) => (round === 0 ? a.url : b.url), retry: (params) => (retried.push(params.requestState ?? ""), params) })
+      const turns = yield* modernClient(a, {
+        answer: () => YES,
+        route: (round) => (round === 0 ? a.url : b.url),
+        retry: (params) => (retried.push(params.requestState ?? ""), params)
+      })
       assert.deepStrictEqual(yield* callText(turns, TOOL, ARGS), { isError: false, text: "sent to [REDACTED]" })
       // The same state again, on the replica that sealed it: used on b, so refused on a.
       const replay = yield* withState(a, retried[0]!)
       assert.deepStrictEqual(yield* callText(replay, TOOL, ARGS), rejected("replayed", "it was used before"))
       const foreign = yield* modernClient(a, { answer: () => YES, route: (round) => (round === 0 ? a.url : other.url) })
-      assert.deepStrictEqual(yield* callText(foreign, TOOL, ARGS), rejected("tampered", "it is not a state this gateway sealed, or it was changed"))
+      assert.deepStrictEqual(
+        yield* callText(foreign, TOOL, ARGS),
+        rejected("tampered", "it is not a state this gateway sealed, or it was changed")
+      )
       assert.strictEqual(readFileSync(file, "utf8").trim().split("\n").length, 1)
     }))
 })
 
 /** A retry whose state was refused, as the host sees it: a JSON-RPC error (the client throws it) naming only the kind of refusal. */
-const rejected = (why: string, text: string) => ({ isError: true, text: `client error: Interlock: the approval state was refused (${why}): ${text}` })
+const rejected = (why: string, text: string) => ({
+  isError: true,
+  text: `client error: Interlock: the approval state was refused (${why}): ${text}`
+})
 
 describe("approval states: a hostile host", () => {
-
   /** Bob asks, his retry carries `alter` of his (unused) state: how the call ended, its row's error, and what reached the server. */
   const retriedWith = <E>(alter: (state: string) => Effect.Effect<string, E>) =>
     Effect.gen(function*() {
@@ -165,7 +194,9 @@ describe("approval states: a hostile host", () => {
 
   it.live("an expired state of the gateway's own key is refused", () =>
     Effect.gen(function*() {
-      const { result, error, received } = yield* retriedWith((state) => Effect.flatMap(openWithKey(state), (opened) => sealWithKey(APPROVAL_PURPOSE, opened.payload, -60_000)))
+      const { result, error, received } = yield* retriedWith((state) =>
+        Effect.flatMap(openWithKey(state), (opened) => sealWithKey(APPROVAL_PURPOSE, opened.payload, -60_000))
+      )
       assert.deepStrictEqual(result, rejected("expired", "it has expired"))
       assert.include(error, "(expired)")
       assert.strictEqual(received, "")
@@ -173,7 +204,9 @@ describe("approval states: a hostile host", () => {
 
   it.live("a state sealed for another purpose (relay) is refused", () =>
     Effect.gen(function*() {
-      const { result, error, received } = yield* retriedWith((state) => Effect.flatMap(openWithKey(state), (opened) => sealWithKey("relay", opened.payload, 60_000)))
+      const { result, error, received } = yield* retriedWith((state) =>
+        Effect.flatMap(openWithKey(state), (opened) => sealWithKey("relay", opened.payload, 60_000))
+      )
       assert.deepStrictEqual(result, rejected("purpose", "it was sealed for another purpose"))
       assert.include(error, "(purpose)")
       assert.strictEqual(received, "")
@@ -183,7 +216,10 @@ describe("approval states: a hostile host", () => {
     Effect.gen(function*() {
       const { bob, received } = yield* setup
       const echoed: Array<string> = []
-      const honest = yield* modernClient(bob, { answer: () => YES, retry: (params) => (echoed.push(params.requestState ?? ""), params) })
+      const honest = yield* modernClient(bob, {
+        answer: () => YES,
+        retry: (params) => (echoed.push(params.requestState ?? ""), params)
+      })
       assert.isFalse((yield* callText(honest, TOOL, ARGS)).isError)
       const replay = yield* withState(bob, echoed[0]!)
       assert.deepStrictEqual(yield* callText(replay, TOOL, ARGS), rejected("replayed", "it was used before"))
@@ -195,7 +231,10 @@ describe("approval states: a hostile host", () => {
       const { bob, mallory, received } = yield* setup
       const bobs = yield* unusedState(bob, ARGS)
       const client = yield* withState(mallory, bobs)
-      assert.deepStrictEqual(yield* callText(client, TOOL, ARGS), rejected("principal", "it belongs to another principal"))
+      assert.deepStrictEqual(
+        yield* callText(client, TOOL, ARGS),
+        rejected("principal", "it belongs to another principal")
+      )
       assert.strictEqual(received(), "")
     }))
 
@@ -205,7 +244,10 @@ describe("approval states: a hostile host", () => {
       const small = yield* unusedState(bob, ARGS)
       const client = yield* withState(bob, small)
       const result = yield* callText(client, TOOL, { to: "ACCT-00000001", memo: "EVERYTHING-MARKER" })
-      assert.deepStrictEqual(result, rejected("call", "it belongs to another call (the tool, the request or its arguments differ)"))
+      assert.deepStrictEqual(
+        result,
+        rejected("call", "it belongs to another call (the tool, the request or its arguments differ)")
+      )
       assert.notInclude(yield* lastError, "EVERYTHING-MARKER")
       assert.strictEqual(received(), "")
     }))
@@ -223,11 +265,17 @@ describe("approval states: a hostile host", () => {
         { action: "Accept", content: { approve: true } }
       ]
       for (const answer of answers) {
-        const client = yield* modernClient(bob, { answer: () => YES, retry: (params) => ({ ...params, inputResponses: { [APPROVAL_INPUT]: answer } }) })
+        const client = yield* modernClient(bob, {
+          answer: () => YES,
+          retry: (params) => ({ ...params, inputResponses: { [APPROVAL_INPUT]: answer } })
+        })
         const result = yield* callText(client, TOOL, ARGS)
         // A bare "yes" is not an answer object: the door refuses the retry (-32602) before anything runs.
         assert.include(
-          ["Interlock: approval denied: the host's answer is not an answer to the approval form", "client error: Interlock: each answer in inputResponses must be an object"],
+          [
+            "Interlock: approval denied: the host's answer is not an answer to the approval form",
+            "client error: Interlock: each answer in inputResponses must be an object"
+          ],
           result.text
         )
       }
@@ -241,9 +289,14 @@ describe("approval states: a hostile host", () => {
     Effect.gen(function*() {
       const { gw, bob, received } = yield* setup
       const asked: Array<string> = []
-      const client = yield* modernClient(bob, { answer: (params) => (asked.push(params.message), YES), capabilities: {} })
+      const client = yield* modernClient(bob, {
+        answer: (params) => (asked.push(params.message), YES),
+        capabilities: {}
+      })
       const call = yield* Effect.forkChild(callText(client, TOOL, ARGS))
-      while (gw.approvals.list().length === 0) yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      while (gw.approvals.list().length === 0) {
+        yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      }
       const [pending] = gw.approvals.list()
       assert.notInclude(JSON.stringify(pending!.args), ACCOUNT)
       assert.isTrue(yield* gw.approvals.answer(pending!.id, { decision: "deny", reason: "not today", by: "alice" }))

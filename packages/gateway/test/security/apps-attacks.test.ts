@@ -8,13 +8,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as vm from "node:vm"
+import { redactResourceEntry } from "../../src/governance/ContentRedaction.ts"
+import { redactHtml, safeReplacement, WITHHELD_HTML } from "../../src/governance/HtmlRedaction.ts"
+import { compileRedactions, type Redaction } from "../../src/governance/Redactor.ts"
 import { appServer } from "../apps-fixture.ts"
 import { startGateway } from "../e2e.ts"
 import { recordingHttpClient, recordingLogs, recordingModernHttpClient, recordingStdioClient } from "../leak-harness.ts"
 import { leaksIn, SECRET, SECRET_PATTERN } from "../secrets.ts"
-import { redactHtml, safeReplacement, WITHHELD_HTML } from "../../src/governance/HtmlRedaction.ts"
-import { redactResourceEntry } from "../../src/governance/ContentRedaction.ts"
-import { compileRedactions, type Redaction } from "../../src/governance/Redactor.ts"
 
 const CONFIG = {
   servers: { leak: appServer("leak", "ui://app/index.html", true), plain: appServer("plain") },
@@ -23,7 +23,21 @@ const CONFIG = {
   redact: [{ pattern: SECRET_PATTERN }, { detectors: "all" }]
 }
 
-const VOID = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"])
+const VOID = new Set([
+  "area",
+  "base",
+  "br",
+  "col",
+  "embed",
+  "hr",
+  "img",
+  "input",
+  "link",
+  "meta",
+  "source",
+  "track",
+  "wbr"
+])
 
 /**
  * A small well-formedness check: every start tag (but void ones) has its end tag in order, every
@@ -42,7 +56,9 @@ const malformed = (html: string): ReadonlyArray<string> => {
     }
   }
   const withoutRaw = body.replace(/<(script|style)>[\s\S]*?<\/\1>/g, "<$1></$1>")
-  for (const tag of withoutRaw.matchAll(/<(\/?)([a-zA-Z][a-zA-Z0-9-]*)((?:\s+[a-zA-Z-]+(?:="[^"]*"|='[^']*')?)*)\s*>/g)) {
+  for (
+    const tag of withoutRaw.matchAll(/<(\/?)([a-zA-Z][a-zA-Z0-9-]*)((?:\s+[a-zA-Z-]+(?:="[^"]*"|='[^']*')?)*)\s*>/g)
+  ) {
     const [, closing, name] = tag
     if (VOID.has(name)) continue
     if (closing === "") open.push(name)
@@ -55,7 +71,10 @@ const malformed = (html: string): ReadonlyArray<string> => {
 
 const HOSTS = [
   ["HTTP, 2025-11-25", (s: Effect.Success<ReturnType<typeof startGateway>>) => recordingHttpClient(s.http.mcpUrl)],
-  ["HTTP, 2026-07-28", (s: Effect.Success<ReturnType<typeof startGateway>>) => recordingModernHttpClient(s.http.mcpUrl)],
+  [
+    "HTTP, 2026-07-28",
+    (s: Effect.Success<ReturnType<typeof startGateway>>) => recordingModernHttpClient(s.http.mcpUrl)
+  ],
   ["stdio, 2025-11-25", (s: Effect.Success<ReturnType<typeof startGateway>>) => recordingStdioClient(s.gateway)],
   ["stdio, 2026-07-28", (s: Effect.Success<ReturnType<typeof startGateway>>) => recordingStdioClient(s.gateway, true)]
 ] as const
@@ -63,40 +82,74 @@ const HOSTS = [
 type Entry = { readonly text?: string; readonly _meta?: unknown }
 
 describe("MCP Apps attacks", () => {
-  it.live("secrets in an App's page, its _meta.ui and its result reach no host, audit or log, and the page stays well-formed", () => {
-    const lines: Array<string> = []
-    return recordingLogs(lines, Effect.gen(function*() {
-      const started = yield* startGateway(CONFIG)
-      for (const [label, connect] of HOSTS) {
-        const { client, received } = yield* connect(started)
-        const tools = (yield* Effect.promise(() => client.listTools())).tools
-        const show = tools.find((t) => t.name === "leak__show")
-        assert.strictEqual((show?._meta?.ui as { resourceUri?: string } | undefined)?.resourceUri, "ui://leak__app/index.html", label)
-        assert.include(JSON.stringify(show?._meta), "[REDACTED]", `${label}: the secret in _meta.ui was masked, not dropped`)
-        const [page] = (yield* Effect.promise(() => client.readResource({ uri: "ui://leak__app/index.html" }))).contents as ReadonlyArray<Entry>
-        const [plain] = (yield* Effect.promise(() => client.readResource({ uri: "ui://plain__app/index.html" }))).contents as ReadonlyArray<Entry>
-        const result = yield* Effect.promise(() => client.callTool({ name: "leak__show", arguments: {} }))
-        assert.include(JSON.stringify(result), "its key is [REDACTED]", label)
-        const html = page.text ?? ""
-        assert.deepStrictEqual(malformed(html), [], `${label}: the redacted page is well-formed`)
-        assert.deepStrictEqual(malformed(plain.text ?? ""), [], `${label}: the fixture's page itself is well-formed`)
-        assert.include(html, `data-key="[REDACTED] [REDACTED]"`, `${label}: the secret in an attribute`)
-        assert.include(html, `key: "[REDACTED] [REDACTED]", other: '[REDACTED] [REDACTED]'`, `${label}: the secrets in script strings`)
-        assert.include(html, "<!-- build key [REDACTED] [REDACTED] -->", label)
-        // Beyond the secrets, the page is the server's own (the plain copy has "none" where the secrets were).
-        assert.strictEqual(html.replaceAll("[REDACTED] [REDACTED]", "none").replaceAll("leak", "plain"), plain.text, label)
-        assert.deepStrictEqual(leaksIn(received.raw.join("")), [], `${label}: raw bytes the host received`)
-        assert.deepStrictEqual(leaksIn(JSON.stringify(received.messages)), [], `${label}: messages the host received`)
-      }
-      const rows = yield* started.gateway.store.query()
-      assert.isAtLeast(rows.length, HOSTS.length)
-      assert.deepStrictEqual(leaksIn(JSON.stringify(rows)), [], "audit rows")
-      assert.deepStrictEqual(leaksIn(lines.join("\n")), [], "the gateway's log")
-    }))
-  }, 120_000)
+  it.live(
+    "secrets in an App's page, its _meta.ui and its result reach no host, audit or log, and the page stays well-formed",
+    () => {
+      const lines: Array<string> = []
+      return recordingLogs(
+        lines,
+        Effect.gen(function*() {
+          const started = yield* startGateway(CONFIG)
+          for (const [label, connect] of HOSTS) {
+            const { client, received } = yield* connect(started)
+            const tools = (yield* Effect.promise(() => client.listTools())).tools
+            const show = tools.find((t) => t.name === "leak__show")
+            assert.strictEqual(
+              (show?._meta?.ui as { resourceUri?: string } | undefined)?.resourceUri,
+              "ui://leak__app/index.html",
+              label
+            )
+            assert.include(
+              JSON.stringify(show?._meta),
+              "[REDACTED]",
+              `${label}: the secret in _meta.ui was masked, not dropped`
+            )
+            const [page] = (yield* Effect.promise(() => client.readResource({ uri: "ui://leak__app/index.html" })))
+              .contents as ReadonlyArray<Entry>
+            const [plain] = (yield* Effect.promise(() => client.readResource({ uri: "ui://plain__app/index.html" })))
+              .contents as ReadonlyArray<Entry>
+            const result = yield* Effect.promise(() => client.callTool({ name: "leak__show", arguments: {} }))
+            assert.include(JSON.stringify(result), "its key is [REDACTED]", label)
+            const html = page.text ?? ""
+            assert.deepStrictEqual(malformed(html), [], `${label}: the redacted page is well-formed`)
+            assert.deepStrictEqual(
+              malformed(plain.text ?? ""),
+              [],
+              `${label}: the fixture's page itself is well-formed`
+            )
+            assert.include(html, `data-key="[REDACTED] [REDACTED]"`, `${label}: the secret in an attribute`)
+            assert.include(
+              html,
+              `key: "[REDACTED] [REDACTED]", other: '[REDACTED] [REDACTED]'`,
+              `${label}: the secrets in script strings`
+            )
+            assert.include(html, "<!-- build key [REDACTED] [REDACTED] -->", label)
+            // Beyond the secrets, the page is the server's own (the plain copy has "none" where the secrets were).
+            assert.strictEqual(
+              html.replaceAll("[REDACTED] [REDACTED]", "none").replaceAll("leak", "plain"),
+              plain.text,
+              label
+            )
+            assert.deepStrictEqual(leaksIn(received.raw.join("")), [], `${label}: raw bytes the host received`)
+            assert.deepStrictEqual(
+              leaksIn(JSON.stringify(received.messages)),
+              [],
+              `${label}: messages the host received`
+            )
+          }
+          const rows = yield* started.gateway.store.query()
+          assert.isAtLeast(rows.length, HOSTS.length)
+          assert.deepStrictEqual(leaksIn(JSON.stringify(rows)), [], "audit rows")
+          assert.deepStrictEqual(leaksIn(lines.join("\n")), [], "the gateway's log")
+        })
+      )
+    },
+    120_000
+  )
 })
 
-const redactions = (entries: ReadonlyArray<Record<string, unknown>>) => compileRedactions(entries) as ReadonlyArray<Redaction>
+const redactions = (entries: ReadonlyArray<Record<string, unknown>>) =>
+  compileRedactions(entries) as ReadonlyArray<Redaction>
 
 describe("HTML redaction", () => {
   const page = (secret: string) =>
@@ -120,16 +173,26 @@ describe("HTML redaction", () => {
   it("a replacement cannot open markup or end a string", () => {
     assert.strictEqual(safeReplacement(`<b onclick="x">'\`\\\n`), "bonclickx")
     assert.strictEqual(safeReplacement("<>"), "REDACTED")
-    const out = redactHtml(page(SECRET), redactions([{ pattern: SECRET_PATTERN, replacement: "</script><img src=x onerror=alert(1)>" }]))
+    const out = redactHtml(
+      page(SECRET),
+      redactions([{ pattern: SECRET_PATTERN, replacement: "</script><img src=x onerror=alert(1)>" }])
+    )
     assert.deepStrictEqual(malformed(out), [])
     assert.notInclude(out, "<img")
-    assert.strictEqual(redactHtml(`a <${"1"}${SECRET}`, redactions([{ pattern: `1${SECRET}`, replacement: "hidden" }])), "a < hidden")
+    assert.strictEqual(
+      redactHtml(`a <${"1"}${SECRET}`, redactions([{ pattern: `1${SECRET}`, replacement: "hidden" }])),
+      "a < hidden"
+    )
   })
 
   it("leaves a page without a match as it is, and a blob of HTML stays exempt by position", () => {
     const html = page("nothing")
     assert.strictEqual(redactHtml(html, redactions([{ pattern: SECRET_PATTERN }, { detectors: "all" }])), html)
-    const blob = { uri: "ui://app/index.html", mimeType: "text/html;profile=mcp-app", blob: Buffer.from(page(SECRET)).toString("base64") }
+    const blob = {
+      uri: "ui://app/index.html",
+      mimeType: "text/html;profile=mcp-app",
+      blob: Buffer.from(page(SECRET)).toString("base64")
+    }
     assert.strictEqual(redactResourceEntry(blob, redactions([{ pattern: SECRET_PATTERN }])), blob)
   })
 })

@@ -18,7 +18,9 @@ export const recordingServer = (file: string) => ({
 
 /** The calls the recording server received, in order. */
 export const received = (file: string): ReadonlyArray<{ readonly tool: string; readonly nonce: unknown }> =>
-  existsSync(file) ? readFileSync(file, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line)) : []
+  existsSync(file)
+    ? readFileSync(file, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line))
+    : []
 
 /** Polls `check` every 20 ms until it holds (the test's own timeout bounds it). */
 export const waitFor = <E, R>(check: Effect.Effect<boolean, E, R>) =>
@@ -61,11 +63,16 @@ export const rawSession = (url: string) =>
       params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw-host", version: "1" } }
     })
     await init.done
-    const headers = { ...base, "mcp-session-id": String((await init.headers)["mcp-session-id"]), "mcp-protocol-version": "2025-06-18" }
+    const headers = {
+      ...base,
+      "mcp-session-id": String((await init.headers)["mcp-session-id"]),
+      "mcp-protocol-version": "2025-06-18"
+    }
     await send(url, "POST", headers, { jsonrpc: "2.0", method: "notifications/initialized" }).done
     return {
       /** Sends one request. */
-      request: (id: number, method: string, params: unknown) => send(url, "POST", headers, { jsonrpc: "2.0", id, method, params }),
+      request: (id: number, method: string, params: unknown) =>
+        send(url, "POST", headers, { jsonrpc: "2.0", id, method, params }),
       notify: (method: string, params: unknown) => send(url, "POST", headers, { jsonrpc: "2.0", method, params }),
       remove: () => send(url, "DELETE", headers)
     }

@@ -9,7 +9,11 @@ export const recorder = () => {
   const file = path.join(mkdtempSync(path.join(tmpdir(), "interlock-recorder-")), "calls.jsonl")
   writeFileSync(file, "")
   return {
-    server: { command: NODE, args: [path.join(import.meta.dirname, "recording-server.ts")], env: { RECORD_FILE: file } },
+    server: {
+      command: NODE,
+      args: [path.join(import.meta.dirname, "recording-server.ts")],
+      env: { RECORD_FILE: file }
+    },
     received: () => readFileSync(file, "utf8")
   }
 }

@@ -8,7 +8,13 @@ import { assert, describe, it } from "@effect/vitest"
 import type { Client } from "@modelcontextprotocol/client"
 import { Effect } from "effect"
 import { startGateway } from "../e2e.ts"
-import { type Received, recordingHttpClient, recordingLogs, recordingStdioClient, secretServer } from "../leak-harness.ts"
+import {
+  type Received,
+  recordingHttpClient,
+  recordingLogs,
+  recordingStdioClient,
+  secretServer
+} from "../leak-harness.ts"
 import { leaksIn, PNG, SECRET_PATTERN } from "../secrets.ts"
 
 const CONFIG = {
@@ -18,9 +24,24 @@ const CONFIG = {
   redact: [{ pattern: SECRET_PATTERN }, { detectors: "all" }]
 }
 
-const TOOLS = ["leak_text", "leak_split", "leak_structured", "leak_link", "leak_meta", "leak_image", "leak_embedded", "leak_log", "leak_ask"] as const
+const TOOLS = [
+  "leak_text",
+  "leak_split",
+  "leak_structured",
+  "leak_link",
+  "leak_meta",
+  "leak_image",
+  "leak_embedded",
+  "leak_log",
+  "leak_ask"
+] as const
 
-type Block = { readonly type: string; readonly text?: string; readonly data?: string; readonly resource?: { readonly blob?: string } }
+type Block = {
+  readonly type: string
+  readonly text?: string
+  readonly data?: string
+  readonly resource?: { readonly blob?: string }
+}
 
 /** Calls every tool, read and prompt; what the host got back (results and errors) by name. */
 const exercise = (client: Client) =>
@@ -29,18 +50,32 @@ const exercise = (client: Client) =>
     got.tools = await client.listTools()
     for (const name of TOOLS) got[name] = await client.callTool({ name, arguments: {} })
     const progress: Array<unknown> = []
-    got.leak_progress = await client.callTool({ name: "leak_progress", arguments: {} }, { onprogress: (p) => void progress.push(p) })
+    got.leak_progress = await client.callTool({ name: "leak_progress", arguments: {} }, {
+      onprogress: (p) => void progress.push(p)
+    })
     got.progress = progress
-    got.leak_error = await client.callTool({ name: "leak_error", arguments: {} }).then((r) => ({ resolved: r }), (e: Error) => ({ rejected: e.message }))
-    got.leak_crash = await client.callTool({ name: "leak_crash", arguments: {} }).then((r) => ({ resolved: r }), (e: Error) => ({ rejected: e.message }))
+    got.leak_error = await client.callTool({ name: "leak_error", arguments: {} }).then(
+      (r) => ({ resolved: r }),
+      (e: Error) => ({ rejected: e.message })
+    )
+    got.leak_crash = await client.callTool({ name: "leak_crash", arguments: {} }).then(
+      (r) => ({ resolved: r }),
+      (e: Error) => ({ rejected: e.message })
+    )
     got.resources = await client.listResources()
     got.templates = await client.listResourceTemplates()
     got.note = await client.readResource({ uri: "secret://note" })
     got.blob = await client.readResource({ uri: "secret://blob" })
     got.prompts = await client.listPrompts()
     got.prompt = await client.getPrompt({ name: "leak" })
-    got.completion = await client.complete({ ref: { type: "ref/prompt", name: "leak" }, argument: { name: "a", value: "" } })
-    got.subscribe = await client.subscribeResource({ uri: "secret://note" }).then((r) => ({ resolved: r }), (e: Error) => ({ rejected: e.message }))
+    got.completion = await client.complete({
+      ref: { type: "ref/prompt", name: "leak" },
+      argument: { name: "a", value: "" }
+    })
+    got.subscribe = await client.subscribeResource({ uri: "secret://note" }).then(
+      (r) => ({ resolved: r }),
+      (e: Error) => ({ rejected: e.message })
+    )
     return got
   })
 
@@ -63,7 +98,9 @@ const checkHost = (got: Record<string, unknown>, received: Received) => {
   assert.include(JSON.stringify(got.progress), "[REDACTED]")
   const logs = received.messages.filter((m) => "method" in m && m.method === "notifications/message")
   assert.lengthOf(logs, 2)
-  const asked = received.messages.filter((m) => "method" in m && (m.method === "sampling/createMessage" || m.method === "elicitation/create"))
+  const asked = received.messages.filter((m) =>
+    "method" in m && (m.method === "sampling/createMessage" || m.method === "elicitation/create")
+  )
   assert.lengthOf(asked, 2)
   assert.include(JSON.stringify(asked), "confirm [REDACTED] and [REDACTED]")
   assert.strictEqual(content(got.leak_ask)[0].text, "asked: decline")
@@ -75,10 +112,15 @@ const checkHost = (got: Record<string, unknown>, received: Received) => {
 /** Waits until the crashed server's stderr has reached the log (it is handed over when the process is gone). */
 const stderrLogged = (lines: ReadonlyArray<string>) =>
   Effect.promise(async () => {
-    for (let i = 0; i < 500 && !lines.some((line) => line.includes("its stderr")); i++) await new Promise((r) => setImmediate(r))
+    for (let i = 0; i < 500 && !lines.some((line) => line.includes("its stderr")); i++) {
+      await new Promise((r) => setImmediate(r))
+    }
   })
 
-const checkGateway = (gateway: Effect.Success<ReturnType<typeof startGateway>>["gateway"], lines: ReadonlyArray<string>) =>
+const checkGateway = (
+  gateway: Effect.Success<ReturnType<typeof startGateway>>["gateway"],
+  lines: ReadonlyArray<string>
+) =>
   Effect.gen(function*() {
     yield* stderrLogged(lines)
     const stderrLine = lines.find((line) => line.includes("its stderr"))
@@ -93,21 +135,27 @@ const checkGateway = (gateway: Effect.Success<ReturnType<typeof startGateway>>["
 describe("secrets on every channel", () => {
   it.live("over the HTTP front: the host, the audit and the logs never see them", () => {
     const lines: Array<string> = []
-    return recordingLogs(lines, Effect.gen(function*() {
-      const { gateway, http } = yield* startGateway(CONFIG)
-      const { client, received } = yield* recordingHttpClient(http.mcpUrl)
-      checkHost(yield* exercise(client), received)
-      yield* checkGateway(gateway, lines)
-    }))
+    return recordingLogs(
+      lines,
+      Effect.gen(function*() {
+        const { gateway, http } = yield* startGateway(CONFIG)
+        const { client, received } = yield* recordingHttpClient(http.mcpUrl)
+        checkHost(yield* exercise(client), received)
+        yield* checkGateway(gateway, lines)
+      })
+    )
   }, 60_000)
 
   it.live("over the stdio front: the host, the audit and the logs never see them", () => {
     const lines: Array<string> = []
-    return recordingLogs(lines, Effect.gen(function*() {
-      const { gateway } = yield* startGateway(CONFIG)
-      const { client, received } = yield* recordingStdioClient(gateway)
-      checkHost(yield* exercise(client), received)
-      yield* checkGateway(gateway, lines)
-    }))
+    return recordingLogs(
+      lines,
+      Effect.gen(function*() {
+        const { gateway } = yield* startGateway(CONFIG)
+        const { client, received } = yield* recordingStdioClient(gateway)
+        checkHost(yield* exercise(client), received)
+        yield* checkGateway(gateway, lines)
+      })
+    )
   }, 60_000)
 })

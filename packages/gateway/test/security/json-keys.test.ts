@@ -24,63 +24,103 @@ const TRAPPED: JsonObject = {
 }
 
 describe("argument keys over the HTTP front", () => {
-  it.live("in both eras a rule sees exactly the keys the host sent, and one that names an escaped key still denies", () =>
-    Effect.gen(function*() {
-      const seen: Array<JsonObject> = []
-      const { http } = yield* startGateway({
-        servers: { echo: echoServer },
-        policy: {
-          default: "allow",
-          rules: [
-            { id: "spy", match: "*", decision: "deny", when: (args: JsonObject) => (seen.push(structuredClone(args)), false) },
-            { id: "no-flag", match: "echo__echo", decision: "deny", reason: "flagged", when: (args: JsonObject) => typeof args.b === "object" && args.b !== null && "x\n" in args.b }
-          ]
+  it.live(
+    "in both eras a rule sees exactly the keys the host sent, and one that names an escaped key still denies",
+    () =>
+      Effect.gen(function*() {
+        const seen: Array<JsonObject> = []
+        const { http } = yield* startGateway({
+          servers: { echo: echoServer },
+          policy: {
+            default: "allow",
+            rules: [
+              {
+                id: "spy",
+                match: "*",
+                decision: "deny",
+                when: (args: JsonObject) => (seen.push(structuredClone(args)), false)
+              },
+              {
+                id: "no-flag",
+                match: "echo__echo",
+                decision: "deny",
+                reason: "flagged",
+                when: (args: JsonObject) => typeof args.b === "object" && args.b !== null && "x\n" in args.b
+              }
+            ]
+          }
+        })
+        const modern = yield* Effect.acquireRelease(
+          Effect.promise(async () => {
+            const client = new Client({ name: "modern-host", version: "1.0.0" }, {
+              versionNegotiation: { mode: { pin: "2026-07-28" } }
+            })
+            await client.connect(new StreamableHTTPClientTransport(new URL(http.mcpUrl)))
+            return client
+          }),
+          (client) => Effect.promise(() => client.close().catch(() => undefined))
+        )
+        for (const client of [yield* httpClient(http.mcpUrl), modern]) {
+          seen.length = 0
+          const denied = yield* Effect.promise(() => client.callTool({ name: "echo__echo", arguments: TRAPPED }))
+          assert.isTrue(denied.isError)
+          assert.deepStrictEqual(denied.content, [{
+            type: "text",
+            text: "Interlock: denied by policy rule no-flag: flagged"
+          }])
+          assert.deepStrictEqual(seen, [TRAPPED])
         }
-      })
-      const modern = yield* Effect.acquireRelease(
-        Effect.promise(async () => {
-          const client = new Client({ name: "modern-host", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } })
-          await client.connect(new StreamableHTTPClientTransport(new URL(http.mcpUrl)))
-          return client
-        }),
-        (client) => Effect.promise(() => client.close().catch(() => undefined))
-      )
-      for (const client of [yield* httpClient(http.mcpUrl), modern]) {
-        seen.length = 0
-        const denied = yield* Effect.promise(() => client.callTool({ name: "echo__echo", arguments: TRAPPED }))
-        assert.isTrue(denied.isError)
-        assert.deepStrictEqual(denied.content, [{ type: "text", text: "Interlock: denied by policy rule no-flag: flagged" }])
-        assert.deepStrictEqual(seen, [TRAPPED])
-      }
-    }), 60_000)
+      }),
+    60_000
+  )
 })
 
 describe("argument keys over the stdio front", () => {
   const { dir } = cliIn("interlock-json-keys-")
   const config = path.join(dir, "keys.config.mjs")
   // The spy prints what the policy saw to stderr (one JSON line); the rule names the escaped key.
-  writeFileSync(config, `export default {
+  writeFileSync(
+    config,
+    `export default {
     servers: { echo: ${JSON.stringify(echoServer)} },
     audit: { path: ":memory:" },
     policy: { default: "allow", rules: [
       { id: "spy", match: "*", decision: "deny", when: (args) => (process.stderr.write("seen " + JSON.stringify(args) + "\\n"), false) },
       { id: "no-flag", match: "*", decision: "deny", reason: "flagged", when: (args) => typeof args.b === "object" && args.b !== null && "x\\n" in args.b }
     ] }
-  }\n`)
-  const seen = (stderr: string) => stderr.split("\n").filter((line) => line.startsWith("seen ")).map((line) => JsonText.parse(line.slice(5)))
+  }\n`
+  )
+  const seen = (stderr: string) =>
+    stderr.split("\n").filter((line) => line.startsWith("seen ")).map((line) => JsonText.parse(line.slice(5)))
 
-  it.live("a 2025 host (initialize first) and a 2026-07-28 host (server/discover first): the rule sees the keys sent, and denies", () =>
-    Effect.gen(function*() {
-      const legacy = yield* rawStdioGateway(config, dir)
-      const modern = yield* rawStdioGateway(config, dir, [], false)
-      modern.send(JSON.stringify({ jsonrpc: "2.0", id: "discover", method: "server/discover", params: { _meta: envelope() } }))
-      assert.isDefined((yield* Effect.promise(() => modern.reply("discover"))).result)
-      for (const [host, meta] of [[legacy, {}], [modern, { _meta: envelope() }]] as const) {
-        host.send(JSON.stringify({ jsonrpc: "2.0", id: "call", method: "tools/call", params: { name: "echo", arguments: TRAPPED, ...meta } }))
-        const denied = yield* Effect.promise(() => host.reply("call"))
-        assert.isTrue(denied.result?.isError, JSON.stringify(denied))
-        assert.deepStrictEqual(denied.result?.content, [{ type: "text", text: "Interlock: denied by policy rule no-flag: flagged" }])
-        assert.deepStrictEqual(seen(host.stderr()), [TRAPPED])
-      }
-    }), 60_000)
+  it.live(
+    "a 2025 host (initialize first) and a 2026-07-28 host (server/discover first): the rule sees the keys sent, and denies",
+    () =>
+      Effect.gen(function*() {
+        const legacy = yield* rawStdioGateway(config, dir)
+        const modern = yield* rawStdioGateway(config, dir, [], false)
+        modern.send(
+          JSON.stringify({ jsonrpc: "2.0", id: "discover", method: "server/discover", params: { _meta: envelope() } })
+        )
+        assert.isDefined((yield* Effect.promise(() => modern.reply("discover"))).result)
+        for (const [host, meta] of [[legacy, {}], [modern, { _meta: envelope() }]] as const) {
+          host.send(
+            JSON.stringify({
+              jsonrpc: "2.0",
+              id: "call",
+              method: "tools/call",
+              params: { name: "echo", arguments: TRAPPED, ...meta }
+            })
+          )
+          const denied = yield* Effect.promise(() => host.reply("call"))
+          assert.isTrue(denied.result?.isError, JSON.stringify(denied))
+          assert.deepStrictEqual(denied.result?.content, [{
+            type: "text",
+            text: "Interlock: denied by policy rule no-flag: flagged"
+          }])
+          assert.deepStrictEqual(seen(host.stderr()), [TRAPPED])
+        }
+      }),
+    60_000
+  )
 })

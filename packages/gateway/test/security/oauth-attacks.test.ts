@@ -37,10 +37,16 @@ const setup = (requiredScopes: ReadonlyArray<string> = ["mcp:tools"]) =>
       listen: { oauth: { issuer: auth.issuer, requiredScopes } }
     })
     const transport = new StreamableHTTPClientTransport(new URL(http.mcpUrl), {
-      authProvider: new ClientCredentialsProvider({ clientId: ALICE.id, clientSecret: ALICE.secret, scope: requiredScopes.join(" "), expectedIssuer: auth.issuer })
+      authProvider: new ClientCredentialsProvider({
+        clientId: ALICE.id,
+        clientSecret: ALICE.secret,
+        scope: requiredScopes.join(" "),
+        expectedIssuer: auth.issuer
+      })
     })
     const client = new Client({ name: "alice-host", version: "1.0.0" })
-    yield* Effect.acquireRelease(Effect.promise(() => client.connect(transport)), () => Effect.promise(() => client.close().catch(() => undefined)))
+    yield* Effect.acquireRelease(Effect.promise(() => client.connect(transport)), () =>
+      Effect.promise(() => client.close().catch(() => undefined)))
     const session = transport.sessionId ?? assert.fail("no session")
     return { auth, bank, http, client, session }
   })
@@ -51,10 +57,21 @@ interface Answer {
   readonly body: string
 }
 
-const CALL = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "transfer_funds", arguments: { to: "ACCT-1", memo: "stolen" } } })
+const CALL = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "tools/call",
+  params: { name: "transfer_funds", arguments: { to: "ACCT-1", memo: "stolen" } }
+})
 
 /** A raw tools/call (or another method) on `session` with `token`. */
-const send = (url: string, session: string, token: string | undefined, method = "POST", extra: Record<string, string> = {}) =>
+const send = (
+  url: string,
+  session: string,
+  token: string | undefined,
+  method = "POST",
+  extra: Record<string, string> = {}
+) =>
   Effect.promise(async (): Promise<Answer> => {
     const res = await fetch(url, {
       method,
@@ -75,13 +92,20 @@ const send = (url: string, session: string, token: string | undefined, method = 
 const claims = (auth: AuthServer, mcpUrl: string, changes: Record<string, unknown> = {}) => {
   const now = Math.floor(Date.now() / 1000)
   // alice's subject: each forgery poses as the owner of the session it is sent on.
-  const base: Record<string, unknown> = { iss: auth.issuer, aud: mcpUrl, sub: ALICE.id, scope: "mcp:tools", iat: now, exp: now + 300, note: MARKER }
+  const base: Record<string, unknown> = {
+    iss: auth.issuer,
+    aud: mcpUrl,
+    sub: ALICE.id,
+    scope: "mcp:tools",
+    iat: now,
+    exp: now + 300,
+    note: MARKER
+  }
   for (const [key, value] of Object.entries(changes)) value === undefined ? delete base[key] : (base[key] = value)
   return base
 }
 
-const attackerKey = () =>
-  Effect.promise(async () => (await generateKeyPair("RS256", { extractable: true })).privateKey)
+const attackerKey = () => Effect.promise(async () => (await generateKeyPair("RS256", { extractable: true })).privateKey)
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url")
 
@@ -107,15 +131,33 @@ describe("OAuth attacks: bad tokens never reach a tool", () => {
       const forger = yield* attackerKey()
       const valid = yield* auth.sign(claims(auth, url))
       const [head, , signature] = valid.split(".")
-      const publicPem = String(createPublicKey({ key: { kty: "RSA", n: String(real.n), e: String(real.e) }, format: "jwk" }).export({ type: "spki", format: "pem" }))
-      const hmac = (secret: string) => Effect.promise(() => new SignJWT(claims(auth, url)).setProtectedHeader({ alg: "HS256", kid }).sign(new TextEncoder().encode(secret)))
+      const publicPem = String(
+        createPublicKey({ key: { kty: "RSA", n: String(real.n), e: String(real.e) }, format: "jwk" }).export({
+          type: "spki",
+          format: "pem"
+        })
+      )
+      const hmac = (secret: string) =>
+        Effect.promise(() =>
+          new SignJWT(claims(auth, url)).setProtectedHeader({ alg: "HS256", kid }).sign(
+            new TextEncoder().encode(secret)
+          )
+        )
       const tokens: ReadonlyArray<readonly [string, string]> = [
-        ["forged signature", yield* Effect.promise(() => new SignJWT(claims(auth, url)).setProtectedHeader({ alg: "RS256", kid }).sign(forger))],
+        [
+          "forged signature",
+          yield* Effect.promise(() =>
+            new SignJWT(claims(auth, url)).setProtectedHeader({ alg: "RS256", kid }).sign(forger)
+          )
+        ],
         ["tampered payload", `${head}.${b64(claims(auth, url, { sub: "admin" }))}.${signature}`],
         ["expired", yield* auth.sign(claims(auth, url, { iat: now - 900, exp: now - 120 }))],
         ["not yet valid", yield* auth.sign(claims(auth, url, { nbf: now + 600 }))],
         ["another audience", yield* auth.sign(claims(auth, url, { aud: "http://127.0.0.1:1/mcp" }))],
-        ["another audience, issued by the real server", yield* auth.token(ALICE, "http://127.0.0.1:1/mcp", "mcp:tools")],
+        [
+          "another audience, issued by the real server",
+          yield* auth.token(ALICE, "http://127.0.0.1:1/mcp", "mcp:tools")
+        ],
         ["another issuer", yield* auth.sign(claims(auth, url, { iss: "http://127.0.0.1:1" }))],
         ["alg none", `${b64({ alg: "none", kid })}.${b64(claims(auth, url))}.`],
         ["alg none, signature kept", `${b64({ alg: "none", kid })}.${b64(claims(auth, url))}.${signature}`],
@@ -151,7 +193,12 @@ describe("OAuth attacks: bad tokens never reach a tool", () => {
         Array.from({ length: 200 }, (_, i) => i),
         (i) =>
           Effect.flatMap(
-            Effect.promise(() => new SignJWT(claims(auth, http.mcpUrl)).setProtectedHeader({ alg: "RS256", kid: `kid-${i}-${crypto.randomUUID()}` }).sign(forger)),
+            Effect.promise(() =>
+              new SignJWT(claims(auth, http.mcpUrl)).setProtectedHeader({
+                alg: "RS256",
+                kid: `kid-${i}-${crypto.randomUUID()}`
+              }).sign(forger)
+            ),
             (token) => Effect.map(send(http.mcpUrl, session, token), (answer) => [answer, token] as const)
           ),
         { concurrency: 20 }
@@ -189,7 +236,9 @@ describe("OAuth attacks: bad tokens never reach a tool", () => {
       }
       assert.strictEqual(callsOf(bank), 0)
       // A's session is untouched: her own call still goes through.
-      const result = yield* Effect.promise(() => client.callTool({ name: "transfer_funds", arguments: { to: "ACCT-2", memo: "mine" } }))
+      const result = yield* Effect.promise(() =>
+        client.callTool({ name: "transfer_funds", arguments: { to: "ACCT-2", memo: "mine" } })
+      )
       assert.notStrictEqual(result.isError, true)
       assert.strictEqual(callsOf(bank), 1)
     }))

@@ -16,7 +16,18 @@ import { pathToFileURL } from "node:url"
 import { BIN, toolText } from "../cli-process.ts"
 import { httpClient, NODE, startGateway } from "../e2e.ts"
 
-const FILESYSTEM = path.join(import.meta.dirname, "..", "..", "..", "..", "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
+const FILESYSTEM = path.join(
+  import.meta.dirname,
+  "..",
+  "..",
+  "..",
+  "..",
+  "node_modules",
+  "@modelcontextprotocol",
+  "server-filesystem",
+  "dist",
+  "index.js"
+)
 
 /** The content of the one file in private: it must never reach the host. */
 const SECRET = "PRIVATE-CONTENT-7f3a91"
@@ -58,13 +69,21 @@ const policies = (root: string) => ({
   },
   allowOutside: {
     default: "deny",
-    rules: [{ id: "outside-private", match: "fs/*", decision: "allow", when: { args: { path: { notWithin: `${root}/private` }, paths: { notWithin: `${root}/private` } } } }]
+    rules: [{
+      id: "outside-private",
+      match: "fs/*",
+      decision: "allow",
+      when: { args: { path: { notWithin: `${root}/private` }, paths: { notWithin: `${root}/private` } } }
+    }]
   }
 })
 
 const serverConfig = (root: string) => ({ fs: { command: NODE, args: [FILESYSTEM, root], cwd: root } })
 
-type Call = (name: string, args: Record<string, unknown>) => Effect.Effect<{ readonly isError: boolean; readonly text: string }>
+type Call = (
+  name: string,
+  args: Record<string, unknown>
+) => Effect.Effect<{ readonly isError: boolean; readonly text: string }>
 
 /** Tool calls through an SDK client, as the host sees their answers. */
 const callVia = (client: Client): Call => (name, args) =>
@@ -89,7 +108,12 @@ const attack = (root: string, call: Call) =>
     const dangling = yield* call("write_file", { path: "sandbox/dangle", content: "pwned" })
     assert.isTrue(dangling.isError, dangling.text)
     // Reads: one path, or an array of paths where one is private; the host never sees the content.
-    for (const read of [{ name: "read_text_file", args: { path: "sandbox/link/keep.txt" } }, { name: "read_multiple_files", args: { paths: ["sandbox/ok.txt", "sandbox/../private/keep.txt"] } }]) {
+    for (
+      const read of [{ name: "read_text_file", args: { path: "sandbox/link/keep.txt" } }, {
+        name: "read_multiple_files",
+        args: { paths: ["sandbox/ok.txt", "sandbox/../private/keep.txt"] }
+      }]
+    ) {
       const answer = yield* call(read.name, read.args)
       assert.isTrue(answer.isError, `${read.name}: ${answer.text}`)
       assert.notInclude(answer.text, SECRET)
@@ -122,11 +146,21 @@ const overStdio = (policy: PolicyName) =>
   Effect.gen(function*() {
     const root = makeTree()
     const config = path.join(root, "interlock.config.json")
-    writeFileSync(config, JSON.stringify({ servers: serverConfig(root), policy: policies(root)[policy], audit: { enabled: false } }))
+    writeFileSync(
+      config,
+      JSON.stringify({ servers: serverConfig(root), policy: policies(root)[policy], audit: { enabled: false } })
+    )
     const client = yield* Effect.acquireRelease(
       Effect.promise(async () => {
         const client = new Client({ name: "paths-host", version: "1.0.0" })
-        await client.connect(new StdioClientTransport({ command: NODE, args: [BIN, "serve", "--stdio", "--config", config], cwd: root, stderr: "pipe" }))
+        await client.connect(
+          new StdioClientTransport({
+            command: NODE,
+            args: [BIN, "serve", "--stdio", "--config", config],
+            cwd: root,
+            stderr: "pipe"
+          })
+        )
         return client
       }),
       (client) => Effect.promise(() => client.close().catch(() => undefined))
@@ -138,7 +172,15 @@ const overStdio = (policy: PolicyName) =>
 
 describe("path conditions against server-filesystem", () => {
   it.live("HTTP front, deny within a relative root: nothing lands in private", () => overHttp("denyWithin"), 120_000)
-  it.live("HTTP front, allow only outside an absolute root: nothing lands in private", () => overHttp("allowOutside"), 120_000)
+  it.live(
+    "HTTP front, allow only outside an absolute root: nothing lands in private",
+    () => overHttp("allowOutside"),
+    120_000
+  )
   it.live("stdio front, deny within a relative root: nothing lands in private", () => overStdio("denyWithin"), 120_000)
-  it.live("stdio front, allow only outside an absolute root: nothing lands in private", () => overStdio("allowOutside"), 120_000)
+  it.live(
+    "stdio front, allow only outside an absolute root: nothing lands in private",
+    () => overStdio("allowOutside"),
+    120_000
+  )
 })

@@ -18,7 +18,9 @@ server.registerTool(
   "transfer_funds",
   {
     description: "Pretends to move money",
-    inputSchema: Schema.toStandardJSONSchemaV1(Schema.toStandardSchemaV1(Schema.Struct({ to: Schema.String, memo: Schema.String })))
+    inputSchema: Schema.toStandardJSONSchemaV1(
+      Schema.toStandardSchemaV1(Schema.Struct({ to: Schema.String, memo: Schema.String }))
+    )
   },
   async (args) => {
     appendFileSync(file, `${JSON.stringify({ name: "transfer_funds", args })}\n`)

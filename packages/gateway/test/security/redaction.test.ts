@@ -9,7 +9,14 @@ import { ConfigError } from "@interlock/core"
 import { Effect, Schema } from "effect"
 import { redactBlock, redactContent, redactResourceEntry } from "../../src/governance/ContentRedaction.ts"
 import { DETECTOR_NAMES, DETECTORS } from "../../src/governance/Detectors.ts"
-import { compileRedactions, MAX_DEPTH, type Redaction, redactJson, redactText, TOO_DEEP } from "../../src/governance/Redactor.ts"
+import {
+  compileRedactions,
+  MAX_DEPTH,
+  type Redaction,
+  redactJson,
+  redactText,
+  TOO_DEEP
+} from "../../src/governance/Redactor.ts"
 import { ADVERSARIAL_INPUTS, PATHOLOGICAL_PATTERN } from "../adversarial.ts"
 import { SAMPLES, secretPart } from "../detector-samples.ts"
 import { PNG, SECRET, SECRET_PATTERN, TOKEN } from "../secrets.ts"
@@ -89,7 +96,9 @@ const nested = (depth: number, kinds: ReadonlyArray<number>, fillers: ReadonlyAr
     const kind = kinds.length === 0 ? 0 : kinds[level % kinds.length]
     const filler = fillers.length === 0 ? "" : fillers[level % fillers.length]
     const secret = level % 2 === 0 ? `${filler}${SECRET}` : `${TOKEN}${filler}`
-    node = kind === KEYS.length ? [secret, node, filler] : { [KEYS[kind]]: node, [KEYS[(kind + 1) % KEYS.length]]: secret, n: level }
+    node = kind === KEYS.length
+      ? [secret, node, filler]
+      : { [KEYS[kind]]: node, [KEYS[(kind + 1) % KEYS.length]]: secret, n: level }
   }
   return node
 }
@@ -107,7 +116,12 @@ const strings = (root: unknown): Array<string> => {
 
 describe("object keys", () => {
   it("a secret used as a key is redacted like any string; keys that redact alike are kept apart", () => {
-    const out = redactJson({ [SECRET]: 1, [`${SECRET}b`]: 2, nested: { [TOKEN]: { ok: "fine" } }, list: [{ [SECRET]: true }] }, MARKED)
+    const out = redactJson({
+      [SECRET]: 1,
+      [`${SECRET}b`]: 2,
+      nested: { [TOKEN]: { ok: "fine" } },
+      list: [{ [SECRET]: true }]
+    }, MARKED)
     const text = JSON.stringify(out)
     assert.notInclude(text, SECRET)
     assert.notInclude(text, TOKEN)
@@ -120,7 +134,11 @@ describe("object keys", () => {
 describe("redaction never throws", () => {
   it.effect.prop(
     "JSON nested up to 20,000 deep: no throw, no matching string survives at any depth, shallow data kept",
-    [Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 20_000 })), Schema.Array(Kind), Schema.Array(Schema.String)],
+    [
+      Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 20_000 })),
+      Schema.Array(Kind),
+      Schema.Array(Schema.String)
+    ],
     ([depth, kinds, fillers]) =>
       Effect.sync(() => {
         const out = redactJson(nested(depth, kinds, fillers), MARKED)
@@ -131,21 +149,36 @@ describe("redaction never throws", () => {
       })
   )
 
-  it.effect.prop("random JSON: no throw, and what comes back holds no match", [Schema.Json], ([json]) =>
-    Effect.sync(() => {
-      const out = redactJson({ json, both: [json, `${SECRET} ${TOKEN}`] }, MARKED)
-      for (const text of strings(out)) assert.isTrue(redactText(text, MARKED) === text)
-    }))
+  it.effect.prop(
+    "random JSON: no throw, and what comes back holds no match",
+    [Schema.Json],
+    ([json]) =>
+      Effect.sync(() => {
+        const out = redactJson({ json, both: [json, `${SECRET} ${TOKEN}`] }, MARKED)
+        for (const text of strings(out)) assert.isTrue(redactText(text, MARKED) === text)
+      })
+  )
 })
 
 describe("content by its schema", () => {
   it.effect.prop(
     "a secret split across consecutive text blocks is found; the blocks joined equal the joined text redacted",
-    [Schema.String, Schema.String, Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: SECRET.length - 1 })), Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 3 }))],
+    [
+      Schema.String,
+      Schema.String,
+      Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: SECRET.length - 1 })),
+      Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 3 }))
+    ],
     ([before, after, cut, empties]) =>
       Effect.sync(() => {
-        const texts = [`${before}${SECRET.slice(0, cut)}`, ...Array.from({ length: empties }, () => ""), `${SECRET.slice(cut)}${after}`]
-        const out = redactContent(texts.map((text) => ({ type: "text", text })), MARKED) as ReadonlyArray<{ text: string }>
+        const texts = [
+          `${before}${SECRET.slice(0, cut)}`,
+          ...Array.from({ length: empties }, () => ""),
+          `${SECRET.slice(cut)}${after}`
+        ]
+        const out = redactContent(texts.map((text) => ({ type: "text", text })), MARKED) as ReadonlyArray<
+          { text: string }
+        >
         assert.lengthOf(out, texts.length)
         const joined = out.map((block) => block.text).join("")
         assert.strictEqual(joined, redactText(texts.join(""), MARKED))
@@ -155,7 +188,11 @@ describe("content by its schema", () => {
 
   it("base64 is exempt only at image/audio data and resource blob; not base64 there, or anywhere else, is redacted", () => {
     const b64 = "U0VDUkVULTdmM2E5YzJlNGIxZA" // base64 of the secret: not a match itself
-    assert.deepStrictEqual(redactBlock({ type: "image", data: PNG, mimeType: "image/png" }, MARKED), { type: "image", data: PNG, mimeType: "image/png" })
+    assert.deepStrictEqual(redactBlock({ type: "image", data: PNG, mimeType: "image/png" }, MARKED), {
+      type: "image",
+      data: PNG,
+      mimeType: "image/png"
+    })
     assert.deepStrictEqual(redactBlock({ type: "audio", data: `x ${SECRET}`, mimeType: SECRET }, MARKED), {
       type: "audio",
       data: "x [REDACTED]",
@@ -165,20 +202,33 @@ describe("content by its schema", () => {
       type: "resource",
       resource: { uri: "s://[REDACTED]", blob: b64 }
     })
-    assert.deepStrictEqual(redactResourceEntry({ uri: "s://x", blob: TOKEN }, MARKED), { uri: "s://x", blob: "[REDACTED]" })
-    // By key name nothing is exempt: `data`, `type`, `uri`, `blob` elsewhere are redacted.
-    assert.deepStrictEqual(redactJson({ data: SECRET, type: SECRET, uri: SECRET, blob: TOKEN, mimeType: SECRET }, MARKED), {
-      data: "[REDACTED]",
-      type: "[REDACTED]",
-      uri: "[REDACTED]",
-      blob: "[REDACTED]",
-      mimeType: "[REDACTED]"
+    assert.deepStrictEqual(redactResourceEntry({ uri: "s://x", blob: TOKEN }, MARKED), {
+      uri: "s://x",
+      blob: "[REDACTED]"
     })
-    assert.deepStrictEqual(redactBlock({ type: "resource_link", uri: `s://${SECRET}`, name: "n" }, MARKED), { type: "resource_link", uri: "s://[REDACTED]", name: "n" })
+    // By key name nothing is exempt: `data`, `type`, `uri`, `blob` elsewhere are redacted.
+    assert.deepStrictEqual(
+      redactJson({ data: SECRET, type: SECRET, uri: SECRET, blob: TOKEN, mimeType: SECRET }, MARKED),
+      {
+        data: "[REDACTED]",
+        type: "[REDACTED]",
+        uri: "[REDACTED]",
+        blob: "[REDACTED]",
+        mimeType: "[REDACTED]"
+      }
+    )
+    assert.deepStrictEqual(redactBlock({ type: "resource_link", uri: `s://${SECRET}`, name: "n" }, MARKED), {
+      type: "resource_link",
+      uri: "s://[REDACTED]",
+      name: "n"
+    })
   })
 
   it("nothing to redact returns the very same objects", () => {
-    const content = [{ type: "text", text: "a" }, { type: "image", data: PNG, mimeType: "image/png" }, { type: "text", text: "b" }]
+    const content = [{ type: "text", text: "a" }, { type: "image", data: PNG, mimeType: "image/png" }, {
+      type: "text",
+      text: "b"
+    }]
     assert.strictEqual(redactContent(content, MARKED), content)
     const json = { a: [1, { b: "c" }], d: null }
     assert.strictEqual(redactJson(json, MARKED), json)

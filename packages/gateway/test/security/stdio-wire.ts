@@ -38,23 +38,36 @@ const parse = (line: string): Reply | undefined => {
 /** Whether a line is one JSON-RPC 2.0 message: a request or notification, or a response (id null allowed) with a result or an error. */
 export const isJsonRpcLine = (line: string): boolean => {
   const message = parse(line) as Record<string, unknown> | undefined
-  if (typeof message !== "object" || message === null || Array.isArray(message) || message.jsonrpc !== "2.0") return false
+  if (typeof message !== "object" || message === null || Array.isArray(message) || message.jsonrpc !== "2.0") {
+    return false
+  }
   if ("method" in message) return typeof message.method === "string" && !("result" in message) && !("error" in message)
   const id = message.id
   if (!(id === null || typeof id === "string" || (typeof id === "number" && Number.isFinite(id)))) return false
   if ("result" in message) return !("error" in message) && typeof message.result === "object" && message.result !== null
   const error = message.error as Record<string, unknown> | undefined
-  return typeof error === "object" && error !== null && Number.isInteger(error.code) && typeof error.message === "string"
+  return typeof error === "object" && error !== null && Number.isInteger(error.code) &&
+    typeof error.message === "string"
 }
 
 /** The protocol revision the raw sessions speak. */
 export const LEGACY_VERSION = "2025-06-18"
 
 /** Starts `interlock serve --stdio --config <file>` in `cwd` (node flags first) and initializes it (unless `initialize` is false); killed with the scope. */
-export const rawStdioGateway = (config: string, cwd: string, nodeFlags: ReadonlyArray<string> = [], initialize = true) =>
+export const rawStdioGateway = (
+  config: string,
+  cwd: string,
+  nodeFlags: ReadonlyArray<string> = [],
+  initialize = true
+) =>
   Effect.gen(function*() {
     const child = yield* Effect.acquireRelease(
-      Effect.sync(() => spawn(NODE, [...nodeFlags, BIN, "serve", "--stdio", "--config", config], { cwd, stdio: ["pipe", "pipe", "pipe"] })),
+      Effect.sync(() =>
+        spawn(NODE, [...nodeFlags, BIN, "serve", "--stdio", "--config", config], {
+          cwd,
+          stdio: ["pipe", "pipe", "pipe"]
+        })
+      ),
       (child) => Effect.sync(() => child.kill("SIGKILL"))
     )
     const lines: Array<string> = []
@@ -79,7 +92,8 @@ export const rawStdioGateway = (config: string, cwd: string, nodeFlags: Readonly
       wake()
     })
     child.stdin.on("error", () => undefined)
-    const replies = (id: unknown) => lines.map(parse).filter((message) => message !== undefined && !("method" in message) && message.id === id)
+    const replies = (id: unknown) =>
+      lines.map(parse).filter((message) => message !== undefined && !("method" in message) && message.id === id)
     const gateway: RawGateway = {
       send: (line) => void child.stdin.write(`${line}\n`),
       reply: (id, count = 1) =>

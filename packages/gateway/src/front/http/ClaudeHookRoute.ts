@@ -21,16 +21,24 @@ export const CLAUDE_HOOK_PATH = "/claude/hook"
 export const MAX_EVENT_BYTES = 4 * 1024 * 1024
 
 /** Answers one forwarded event, in the gateway's runner (so shutdown waits for it); the host going away cancels it. */
-export const claudeHookRoute: Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | Caller | Gateway> = Effect.gen(
+export const claudeHookRoute: Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  never,
+  HttpServerRequest.HttpServerRequest | Caller | Gateway
+> = Effect.gen(
   function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
-    if (request.method !== "POST") return jsonResponse(405, { error: "Method not allowed: POST a Claude Code hook event" })
+    if (request.method !== "POST") {
+      return jsonResponse(405, { error: "Method not allowed: POST a Claude Code hook event" })
+    }
     const body = yield* requestBody(request, MAX_EVENT_BYTES)
     if (body === undefined) return jsonResponse(413, { error: `Request body larger than ${MAX_EVENT_BYTES} bytes` })
     const gateway = yield* Gateway
     const { principal } = yield* Caller
     const answer = answerEvent(body.toString("utf8"), gateway.plan, { principal: principal?.id ?? CLAUDE_PRINCIPAL })
-    const result = yield* Effect.promise((signal) => gateway.deps.run(Effect.provideService(answer, AuditStore, gateway.store), signal))
+    const result = yield* Effect.promise((signal) =>
+      gateway.deps.run(Effect.provideService(answer, AuditStore, gateway.store), signal)
+    )
     return jsonResponse(200, result)
   }
 )

@@ -43,7 +43,9 @@ export class LimitExceeded extends Schema.TaggedError<LimitExceeded>()("LimitExc
 export const idWithinLimit = (id: unknown): boolean => typeof id !== "string" || id.length <= MAX_ID_LENGTH
 
 const text = (value: unknown, what: string, limit: string, max: number): LimitExceeded | undefined =>
-  typeof value === "string" && value.length > max ? new LimitExceeded({ what, limit, max, unit: "characters" }) : undefined
+  typeof value === "string" && value.length > max
+    ? new LimitExceeded({ what, limit, max, unit: "characters" })
+    : undefined
 
 const bytes = (value: unknown, what: string, max: number): LimitExceeded | undefined => {
   if (value === undefined) return undefined
@@ -56,7 +58,9 @@ const bytes = (value: unknown, what: string, max: number): LimitExceeded | undef
     return new LimitExceeded({ what, limit: "maxArgBytes", max, unit: "bytes" })
   }
   if (json.length * 3 <= max) return undefined
-  return Buffer.byteLength(json, "utf8") > max ? new LimitExceeded({ what, limit: "maxArgBytes", max, unit: "bytes" }) : undefined
+  return Buffer.byteLength(json, "utf8") > max
+    ? new LimitExceeded({ what, limit: "maxArgBytes", max, unit: "bytes" })
+    : undefined
 }
 
 const name = (value: unknown, what: string) => text(value, what, "MAX_NAME_LENGTH", MAX_NAME_LENGTH)
@@ -68,8 +72,10 @@ const record = (value: unknown): Params => (typeof value === "object" && value !
 
 /** What each method's params must keep within the caps. */
 const byMethod: Readonly<Record<string, (params: Params, limits: DoorLimits) => LimitExceeded | undefined>> = {
-  "tools/call": (params, limits) => name(params.name, "tool name") ?? bytes(params.arguments, "tool arguments", limits.maxArgBytes),
-  "prompts/get": (params, limits) => name(params.name, "prompt name") ?? bytes(params.arguments, "prompt arguments", limits.maxArgBytes),
+  "tools/call": (params, limits) =>
+    name(params.name, "tool name") ?? bytes(params.arguments, "tool arguments", limits.maxArgBytes),
+  "prompts/get": (params, limits) =>
+    name(params.name, "prompt name") ?? bytes(params.arguments, "prompt arguments", limits.maxArgBytes),
   "resources/read": (params) => uri(params.uri),
   "resources/subscribe": (params) => uri(params.uri),
   "resources/unsubscribe": (params) => uri(params.uri),
@@ -86,7 +92,9 @@ export const overLimit = (
   id: unknown,
   limits: DoorLimits
 ): LimitExceeded | undefined => {
-  if (!idWithinLimit(id)) return new LimitExceeded({ what: "request id", limit: "MAX_ID_LENGTH", max: MAX_ID_LENGTH, unit: "characters" })
+  if (!idWithinLimit(id)) {
+    return new LimitExceeded({ what: "request id", limit: "MAX_ID_LENGTH", max: MAX_ID_LENGTH, unit: "characters" })
+  }
   const params = record(request.params)
   if (!idWithinLimit(record(params._meta).progressToken)) {
     return new LimitExceeded({ what: "progress token", limit: "MAX_ID_LENGTH", max: MAX_ID_LENGTH, unit: "characters" })

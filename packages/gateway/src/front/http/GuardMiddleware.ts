@@ -23,10 +23,14 @@ export class Caller extends Context.Service<Caller, {
 type Response = HttpServerResponse.HttpServerResponse
 
 /** The URL of the request being served (its host is a placeholder: the guard reads the Host header itself). */
-export const requestUrl = (request: HttpServerRequest.HttpServerRequest): URL => new URL(request.url, "http://gateway.invalid")
+export const requestUrl = (request: HttpServerRequest.HttpServerRequest): URL =>
+  new URL(request.url, "http://gateway.invalid")
 
 /** Runs `route` only for a request the guard passes, with its Caller; answers any other itself. */
-export const guarded = (options: GuardOptions) => <E, R>(route: Effect.Effect<Response, E, R>): Effect.Effect<Response, E, Exclude<R, Caller> | HttpServerRequest.HttpServerRequest> =>
+export const guarded = (options: GuardOptions) =>
+<E, R>(
+  route: Effect.Effect<Response, E, R>
+): Effect.Effect<Response, E, Exclude<R, Caller> | HttpServerRequest.HttpServerRequest> =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const verdict = guard(request.headers, requestUrl(request), options)
     if (verdict._tag === "Verify") {
@@ -38,24 +42,36 @@ export const guarded = (options: GuardOptions) => <E, R>(route: Effect.Effect<Re
       })
     }
     if (verdict._tag === "Reject") {
-      return Effect.succeed(jsonResponse(verdict.status, { error: verdict.message }, verdict.status === 401 ? { "www-authenticate": "Bearer" } : {}))
+      return Effect.succeed(
+        jsonResponse(
+          verdict.status,
+          { error: verdict.message },
+          verdict.status === 401 ? { "www-authenticate": "Bearer" } : {}
+        )
+      )
     }
     return Effect.provideService(route, Caller, { principal: verdict.principal, token: verdict.token })
   })
 
 /** The answer to a route that died: a JSON-RPC internal error, as `/mcp` gives every refusal. */
-const internalError = jsonResponse(500, { jsonrpc: "2.0", error: { code: -32603, message: "Internal error" }, id: null })
+const internalError = jsonResponse(500, {
+  jsonrpc: "2.0",
+  error: { code: -32603, message: "Internal error" },
+  id: null
+})
 
 /** The answer to a path no route serves. */
 export const notFound = jsonResponse(404, { error: "Not found" })
 
 /** Answers what no route serves (404, behind the console's guard) and what a route failed or died with (500); an interruption (the host went away) stays one. */
-export const answerUnrouted = (options: GuardOptions) => <E, R>(app: Effect.Effect<Response, E, R>): Effect.Effect<Response, never, R | HttpServerRequest.HttpServerRequest> =>
-  Effect.catchCause(app, (cause) => {
-    if (Cause.hasInterruptsOnly(cause)) return Effect.interrupt
-    const unrouted = cause.reasons.some((reason) =>
-      Cause.isFailReason(reason) && HttpServerError.isHttpServerError(reason.error) && reason.error.reason._tag === "RouteNotFound"
-    )
-    return unrouted ? guarded(options)(Effect.succeed(notFound)) : Effect.succeed(internalError)
-  })
-
+export const answerUnrouted =
+  (options: GuardOptions) =>
+  <E, R>(app: Effect.Effect<Response, E, R>): Effect.Effect<Response, never, R | HttpServerRequest.HttpServerRequest> =>
+    Effect.catchCause(app, (cause) => {
+      if (Cause.hasInterruptsOnly(cause)) return Effect.interrupt
+      const unrouted = cause.reasons.some((reason) =>
+        Cause.isFailReason(reason) && HttpServerError.isHttpServerError(reason.error) &&
+        reason.error.reason._tag === "RouteNotFound"
+      )
+      return unrouted ? guarded(options)(Effect.succeed(notFound)) : Effect.succeed(internalError)
+    })

@@ -14,18 +14,18 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { CLAUDE_HOOK_PATH, claudeHookRoute } from "./ClaudeHookRoute.ts"
+import { bindNames } from "../../config/Plan.ts"
 import { consoleGuardOptions } from "../../console/ConsoleAccess.ts"
 import { consoleApi, consoleRoutes } from "../../console/ConsoleRoutes.ts"
 import { DRAIN_MS, Gateway } from "../../Gateway.ts"
 import { METADATA_PATHS, metadataRoute } from "./auth/ResourceMetadata.ts"
+import { CLAUDE_HOOK_PATH, claudeHookRoute } from "./ClaudeHookRoute.ts"
 import { answerUnrouted, guarded, notFound } from "./GuardMiddleware.ts"
 import { type GuardOptions, ownOrigins } from "./HttpGuard.ts"
 import { SessionTable, sweepIdle } from "./mcp/HttpSessions.ts"
 import type { HttpSessionTransport } from "./mcp/HttpSessionTransport.ts"
 import { mcpRoute } from "./mcp/McpRoute.ts"
 import { makeModernFront } from "./mcp/ModernRoute.ts"
-import { bindNames } from "../../config/Plan.ts"
 
 export { MAX_BODY_BYTES } from "./mcp/McpRoute.ts"
 
@@ -55,7 +55,10 @@ export interface HttpFrontShape extends HttpAddress {
 /** The running HTTP face. */
 export class HttpFront extends Context.Service<HttpFront, HttpFrontShape>()("@interlock/gateway/HttpFront") {
   /** Listens at the plan's address (port 0 picks one); closing the scope stops accepting and ends sessions. */
-  static readonly layer: Layer.Layer<HttpFront, ListenError, Gateway> = Layer.effect(HttpFront, Effect.suspend(() => make()))
+  static readonly layer: Layer.Layer<HttpFront, ListenError, Gateway> = Layer.effect(
+    HttpFront,
+    Effect.suspend(() => make())
+  )
 }
 
 /** Paths match as written: no case folding, no trailing or doubled slash taken for none. */
@@ -69,11 +72,16 @@ const metrics = Effect.gen(function*() {
 })
 
 /** The routes of the face, each behind the guard of its kind; the console's API is an HttpApi (console/ConsoleApi.ts). */
-const routes = (guards: { readonly mcp: GuardOptions; readonly console: GuardOptions }, mcp: ReturnType<typeof mcpRoute>) => {
+const routes = (
+  guards: { readonly mcp: GuardOptions; readonly console: GuardOptions },
+  mcp: ReturnType<typeof mcpRoute>
+) => {
   const oauth = guards.mcp.oauth
   return Layer.merge(
     HttpRouter.addAll([
-      ...(oauth === undefined ? [] : METADATA_PATHS.map((path) => HttpRouter.route("*", path, metadataRoute(oauth, guards.mcp.allowedHosts)))),
+      ...(oauth === undefined
+        ? []
+        : METADATA_PATHS.map((path) => HttpRouter.route("*", path, metadataRoute(oauth, guards.mcp.allowedHosts)))),
       HttpRouter.route("*", "/mcp", guarded(guards.mcp)(mcp)),
       HttpRouter.route("*", "/metrics", guarded(guards.mcp)(metrics)),
       HttpRouter.route("*", CLAUDE_HOOK_PATH, guarded(guards.mcp)(claudeHookRoute)),
@@ -120,12 +128,20 @@ const make = () =>
     const address = yield* Effect.acquireRelease(
       Effect.callback<AddressInfo, ListenError>((resume) => {
         const onError = (error: NodeJS.ErrnoException) =>
-          resume(Effect.fail(new ListenError({ address: `${listen.host}:${listen.port}`, detail: error.code ?? "listen failed" })))
+          resume(
+            Effect.fail(
+              new ListenError({ address: `${listen.host}:${listen.port}`, detail: error.code ?? "listen failed" })
+            )
+          )
         server.once("error", onError)
         server.listen(listen.port, listen.host, () => {
           server.off("error", onError)
           const bound = server.address()
-          if (bound === null || typeof bound === "string") return resume(Effect.fail(new ListenError({ address: `${listen.host}:${listen.port}`, detail: "not an IP address" })))
+          if (bound === null || typeof bound === "string") {
+            return resume(
+              Effect.fail(new ListenError({ address: `${listen.host}:${listen.port}`, detail: "not an IP address" }))
+            )
+          }
           resume(Effect.succeed(bound))
         })
       }),
@@ -148,11 +164,16 @@ const make = () =>
     const oauthPlan = listen.oauth
     const oauth = oauthPlan === undefined
       ? undefined
-      : yield* Effect.flatMap(Effect.promise(() => import("./auth/ResourceServer.ts")), (module) => module.makeResourceServer(oauthPlan, `${listen.publicUrl ?? base}/mcp`))
+      : yield* Effect.flatMap(Effect.promise(() => import("./auth/ResourceServer.ts")), (module) =>
+        module.makeResourceServer(oauthPlan, `${listen.publicUrl ?? base}/mcp`))
     // The console's routes also take the console-only token; `/mcp`, `/metrics` and `/claude/hook` never do.
     const mcp: GuardOptions = {
       allowedHosts: listen.allowedHosts,
-      allowedOrigins: listen.allowedOrigins ?? [...ownOrigins(bindNames(listen.host), address.port), ...(listen.publicUrl === undefined ? [] : [listen.publicUrl])],
+      allowedOrigins: listen.allowedOrigins ??
+        [
+          ...ownOrigins(bindNames(listen.host), address.port),
+          ...(listen.publicUrl === undefined ? [] : [listen.publicUrl])
+        ],
       requireToken: listen.principals.size > 0 || oauth !== undefined,
       principalFor: gateway.principalFor,
       oauth
@@ -167,6 +188,7 @@ const make = () =>
       port: address.port,
       mcpUrl: `${base}/mcp`,
       consoleUrl: `${base}/`,
-      liveSessions: () => sessions.size
+      liveSessions: () =>
+        sessions.size
     }
   })

@@ -48,7 +48,8 @@ export const parseOrigin = (text: string): string | undefined => {
   } catch {
     return undefined
   }
-  const bare = url.username === "" && url.password === "" && url.pathname === "/" && url.search === "" && url.hash === ""
+  const bare = url.username === "" && url.password === "" && url.pathname === "/" && url.search === "" &&
+    url.hash === ""
   const protocolOk = url.protocol === "http:" || url.protocol === "https:"
   return bare && protocolOk ? url.origin : undefined
 }
@@ -85,9 +86,14 @@ const cookieToken = (header: string | undefined): string | undefined => {
 }
 
 /** Where a request's token came from, if it has one. */
-export const tokenOf = (headers: RequestHeaders, url: URL): { readonly token: string; readonly from: "header" | "cookie" | "query" } | undefined => {
+export const tokenOf = (
+  headers: RequestHeaders,
+  url: URL
+): { readonly token: string; readonly from: "header" | "cookie" | "query" } | undefined => {
   const auth = header(headers, "authorization")
-  if (auth !== undefined && /^bearer\s+/i.test(auth)) return { token: auth.replace(/^bearer\s+/i, "").trim(), from: "header" }
+  if (auth !== undefined && /^bearer\s+/i.test(auth)) {
+    return { token: auth.replace(/^bearer\s+/i, "").trim(), from: "header" }
+  }
   const cookie = cookieToken(header(headers, "cookie"))
   if (cookie !== undefined) return { token: cookie, from: "cookie" }
   // A token in the URL is taken only for the console page (then kept in a cookie), never for /mcp.
@@ -114,7 +120,11 @@ export const guard = (headers: RequestHeaders, url: URL, options: GuardOptions):
   const found = tokenOf(headers, url)
   const principal = found === undefined ? undefined : options.principalFor(found.token)
   // An access token is taken from the Authorization header only (never a cookie or the URL).
-  if (principal === undefined && options.oauth !== undefined) return { _tag: "Verify", token: found?.from === "header" ? found.token : undefined, oauth: options.oauth }
-  if (principal === undefined) return { _tag: "Reject", status: 401, message: "Unauthorized: a valid bearer token is required" }
+  if (principal === undefined && options.oauth !== undefined) {
+    return { _tag: "Verify", token: found?.from === "header" ? found.token : undefined, oauth: options.oauth }
+  }
+  if (principal === undefined) {
+    return { _tag: "Reject", status: 401, message: "Unauthorized: a valid bearer token is required" }
+  }
   return { _tag: "Pass", principal, token: found?.token }
 }

@@ -2,5 +2,9 @@
 import { HttpServerResponse } from "effect/http"
 
 /** A JSON answer: `body` as JSON text, `content-type: application/json`, and any further headers. */
-export const jsonResponse = (status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): HttpServerResponse.HttpServerResponse =>
+export const jsonResponse = (
+  status: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {}
+): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.text(JSON.stringify(body), { status, contentType: "application/json", headers })

@@ -32,15 +32,22 @@ export const readBody = (req: IncomingMessage, limit: number): Promise<Buffer | 
   })
 
 /** The Node request and response behind an effect/http request; undefined unless it came through node:http (the HTTP face's server is). */
-export const nodeExchange = (request: HttpServerRequest.HttpServerRequest): { readonly req: IncomingMessage; readonly res: ServerResponse } | undefined => {
+export const nodeExchange = (
+  request: HttpServerRequest.HttpServerRequest
+): { readonly req: IncomingMessage; readonly res: ServerResponse } | undefined => {
   const req = NodeHttpServerRequest.toIncomingMessage(request)
   const res = NodeHttpServerRequest.toServerResponse(request)
   return req instanceof IncomingMessage && res instanceof ServerResponse ? { req, res } : undefined
 }
 
 /** An effect/http request's body, up to `limit` bytes: undefined when it is larger, a defect when it cannot be read. */
-export const requestBody = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<Buffer | undefined> =>
+export const requestBody = (
+  request: HttpServerRequest.HttpServerRequest,
+  limit: number
+): Effect.Effect<Buffer | undefined> =>
   Effect.suspend(() => {
     const exchange = nodeExchange(request)
-    return exchange === undefined ? Effect.die(new Error("not a node:http request")) : Effect.promise(() => readBody(exchange.req, limit))
+    return exchange === undefined
+      ? Effect.die(new Error("not a node:http request"))
+      : Effect.promise(() => readBody(exchange.req, limit))
   })

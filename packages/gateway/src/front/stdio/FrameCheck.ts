@@ -46,11 +46,15 @@ const validated = (frame: unknown): JSONRPCMessage | undefined => {
 export const checkFrame = (frame: unknown): Result.Result<JSONRPCMessage, ReadonlyArray<string>> => {
   if (Array.isArray(frame)) {
     const ids = frame.map(replyId).filter((id) => id !== null)
-    return Result.fail(ids.length === 0 ? [errorLine(null, -32600, BATCH)] : ids.map((id) => errorLine(id, -32600, BATCH)))
+    return Result.fail(
+      ids.length === 0 ? [errorLine(null, -32600, BATCH)] : ids.map((id) => errorLine(id, -32600, BATCH))
+    )
   }
   const message = validated(frame)
   if (message === undefined) return Result.fail([errorLine(replyId(frame), -32600, INVALID)])
   // A retry's answers that are not an object of objects: the SDK would drop them and call as if none came.
   const malformed = "params" in message ? inputResponsesProblem(message.params) : undefined
-  return malformed === undefined ? Result.succeed(message) : Result.fail([errorLine(replyId(frame), -32602, `Interlock: ${malformed}`)])
+  return malformed === undefined
+    ? Result.succeed(message)
+    : Result.fail([errorLine(replyId(frame), -32602, `Interlock: ${malformed}`)])
 }

@@ -31,7 +31,9 @@ export interface FrameGuardOptions<A> {
 }
 
 /** A Writable taking raw stdin chunks; each JSON line that passes the check is delivered, the rest answered on `output`. */
-export const frameGuard = <A>({ check, deliver, maxBytes = MAX_FRAME_BYTES, output }: FrameGuardOptions<A>): Writable => {
+export const frameGuard = <A>(
+  { check, deliver, maxBytes = MAX_FRAME_BYTES, output }: FrameGuardOptions<A>
+): Writable => {
   let pending: Array<Buffer> = []
   let size = 0
   let skipping = false
@@ -49,7 +51,8 @@ export const frameGuard = <A>({ check, deliver, maxBytes = MAX_FRAME_BYTES, outp
     if (Result.isSuccess(checked)) deliver(checked.success)
     else for (const line of checked.failure) output.write(line)
   }
-  const tooLarge = () => output.write(errorLine(null, -32600, `Invalid request: a message is larger than ${maxBytes} bytes`))
+  const tooLarge = () =>
+    output.write(errorLine(null, -32600, `Invalid request: a message is larger than ${maxBytes} bytes`))
   return new Writable({
     write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void) {
       let start = 0

@@ -11,11 +11,11 @@
 import { serveStdio as serveEras } from "@modelcontextprotocol/server/stdio"
 import { Effect } from "effect"
 import type { Readable, Writable } from "node:stream"
-import { HostStdioTransport } from "./HostStdioTransport.ts"
-import { makeFrontServer } from "../FrontServer.ts"
 import { Gateway } from "../../Gateway.ts"
-import { claimStdout } from "./StdoutClaim.ts"
+import { makeFrontServer } from "../FrontServer.ts"
+import { HostStdioTransport } from "./HostStdioTransport.ts"
 import { followListens } from "./StdioListens.ts"
+import { claimStdout } from "./StdoutClaim.ts"
 
 /** The streams a stdio front talks over. */
 export interface StdioStreams {
@@ -39,9 +39,12 @@ export const serveStdio = (streams?: StdioStreams) =>
     const listens = followListens(gateway.deps, new HostStdioTransport(input, output))
     yield* Effect.acquireRelease(
       Effect.sync(() =>
-        serveEras(({ era }) => listens.pinned(makeFrontServer(gateway.deps, undefined, era), era), { transport: listens.transport })
+        serveEras(({ era }) => listens.pinned(makeFrontServer(gateway.deps, undefined, era), era), {
+          transport: listens.transport
+        })
       ),
-      (handle) => Effect.promise(() => handle.close().catch(() => undefined)).pipe(Effect.andThen(Effect.sync(listens.close)))
+      (handle) =>
+        Effect.promise(() => handle.close().catch(() => undefined)).pipe(Effect.andThen(Effect.sync(listens.close)))
     )
     yield* Effect.promise(() => closed)
   })

@@ -13,7 +13,8 @@ import type { FrontDeps } from "../FrontServer.ts"
 import type { HostSession } from "../HostSessions.ts"
 import type { Era } from "../RequestEra.ts"
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** The resource URIs a `subscriptions/listen` request follows (none for any other message). */
 export const listenedUris = (message: JSONRPCMessage): ReadonlyArray<string> => {
@@ -38,7 +39,9 @@ export const followListens = (deps: FrontDeps, inner: Transport): StdioListens =
   const never = new AbortController().signal
   const release = (uris: ReadonlyArray<string>) => {
     if (host === undefined) return
-    for (const uri of uris) void deps.run(Effect.ignore(deps.features.unsubscribe(host, uri)), never).catch(() => undefined)
+    for (const uri of uris) {
+      void deps.run(Effect.ignore(deps.features.unsubscribe(host, uri)), never).catch(() => undefined)
+    }
   }
   // Resolves once the listen's resources are followed downstream (at once for any other message).
   const inbound = (message: JSONRPCMessage): Promise<unknown> | undefined => {
@@ -46,7 +49,11 @@ export const followListens = (deps: FrontDeps, inner: Transport): StdioListens =
     if (uris.length > 0 && host !== undefined && "id" in message && message.id !== undefined) {
       byListen.set(message.id, uris)
       const following = host
-      return Promise.all(uris.map((uri) => deps.run(Effect.ignore(deps.features.subscribe(following, uri)), never).catch(() => undefined)))
+      return Promise.all(
+        uris.map((uri) =>
+          deps.run(Effect.ignore(deps.features.subscribe(following, uri)), never).catch(() => undefined)
+        )
+      )
     }
     if ("method" in message && message.method === "notifications/cancelled" && isObject(message.params)) {
       const id = message.params.requestId
@@ -65,12 +72,13 @@ export const followListens = (deps: FrontDeps, inner: Transport): StdioListens =
       if (held === work) held = undefined
     })
   }
-  const deliver = (handler: NonNullable<Transport["onmessage"]>): NonNullable<Transport["onmessage"]> => (message, extra) => {
-    if (held !== undefined) return hold(held.then(() => inbound(message)).then(() => handler(message, extra)))
-    const waiting = inbound(message)
-    if (waiting === undefined) return handler(message, extra)
-    hold(waiting.then(() => handler(message, extra)))
-  }
+  const deliver =
+    (handler: NonNullable<Transport["onmessage"]>): NonNullable<Transport["onmessage"]> => (message, extra) => {
+      if (held !== undefined) return hold(held.then(() => inbound(message)).then(() => handler(message, extra)))
+      const waiting = inbound(message)
+      if (waiting === undefined) return handler(message, extra)
+      hold(waiting.then(() => handler(message, extra)))
+    }
   const transport: Transport = {
     start: () => inner.start(),
     send: (message: JSONRPCMessage, options?: TransportSendOptions) => inner.send(message, options),

@@ -12,8 +12,14 @@ type Write = typeof process.stdout.write
 
 /** A write to stdout that is not the transport's, sent to stderr after the redactions. */
 const toStderr = (redactions: ReadonlyArray<Redaction>): Write =>
-  ((chunk: string | Uint8Array, encoding?: BufferEncoding | ((error?: Error | null) => void), callback?: (error?: Error | null) => void) => {
-    const text = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString(typeof encoding === "string" ? encoding : "utf8")
+  ((
+    chunk: string | Uint8Array,
+    encoding?: BufferEncoding | ((error?: Error | null) => void),
+    callback?: (error?: Error | null) => void
+  ) => {
+    const text = typeof chunk === "string"
+      ? chunk
+      : Buffer.from(chunk).toString(typeof encoding === "string" ? encoding : "utf8")
     const done = typeof encoding === "function" ? encoding : callback
     return process.stderr.write(redactText(text, redactions), done)
   }) as Write
@@ -25,7 +31,8 @@ export const claimStdout = (redactions: ReadonlyArray<Redaction>): Effect.Effect
       const stdout = process.stdout
       const write = stdout.write
       const own = new Writable({
-        write: (chunk: Buffer, _encoding, callback) => void write.call(stdout, chunk, undefined, (error?: Error | null) => callback(error ?? null))
+        write: (chunk: Buffer, _encoding, callback) =>
+          void write.call(stdout, chunk, undefined, (error?: Error | null) => callback(error ?? null))
       })
       // A failing stdout (the host went away) fails the transport's stream, not the process.
       const fail = (error: Error) => own.destroy(error)

@@ -14,7 +14,19 @@ import type { KeysUnavailable } from "./TokenRefused.ts"
 import { type RefusalReason, TokenRefused } from "./TokenRefused.ts"
 
 /** The signing algorithms accepted: asymmetric ones only. */
-export const ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"] as const
+export const ALGORITHMS = [
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+  "Ed25519"
+] as const
 
 /** The clock skew allowed on `exp` and `nbf`. */
 export const CLOCK_SKEW_SECONDS = 30
@@ -38,7 +50,10 @@ const allowed: ReadonlySet<string> = new Set(ALGORITHMS)
 
 /** The refusal for what jose threw; anything it does not name is a malformed token. */
 export const reasonOf = (error: unknown): RefusalReason => {
-  const { code, claim } = (typeof error === "object" && error !== null ? error : {}) as { code?: unknown; claim?: unknown }
+  const { code, claim } = (typeof error === "object" && error !== null ? error : {}) as {
+    code?: unknown
+    claim?: unknown
+  }
   switch (code) {
     case "ERR_JOSE_ALG_NOT_ALLOWED":
       return "algorithm"
@@ -77,7 +92,11 @@ export const principalFromClaims = (claims: Claims, rules: TokenRules): Principa
 }
 
 /** Checks `token` against `rules` with the keys of `keySet`. */
-export const verifyAccessToken = (token: string, rules: TokenRules, keySet: KeySetShape): Effect.Effect<VerifiedToken, TokenRefused | KeysUnavailable> =>
+export const verifyAccessToken = (
+  token: string,
+  rules: TokenRules,
+  keySet: KeySetShape
+): Effect.Effect<VerifiedToken, TokenRefused | KeysUnavailable> =>
   Effect.gen(function*() {
     const alg = headerAlgorithm(token)
     if (alg === undefined) return yield* new TokenRefused({ reason: "malformed" })

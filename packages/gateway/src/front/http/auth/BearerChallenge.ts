@@ -18,7 +18,10 @@ export interface ChallengeInfo {
 const quoted = (value: string): string => `"${value.replace(/[\\"]/g, "\\$&")}"`
 
 /** The `WWW-Authenticate` value for an error (or none, when no token was given). */
-export const challengeHeader = (info: ChallengeInfo, error?: { readonly code: string; readonly description: string }): string => {
+export const challengeHeader = (
+  info: ChallengeInfo,
+  error?: { readonly code: string; readonly description: string }
+): string => {
   const params: Array<string> = []
   if (error !== undefined) params.push(`error=${quoted(error.code)}`, `error_description=${quoted(error.description)}`)
   if (info.requiredScopes.length > 0) params.push(`scope=${quoted(info.requiredScopes.join(" "))}`)
@@ -28,12 +31,20 @@ export const challengeHeader = (info: ChallengeInfo, error?: { readonly code: st
 
 /** 401 to a request that carries no token the gateway knows. */
 export const missingToken = (info: ChallengeInfo): HttpServerResponse.HttpServerResponse =>
-  jsonResponse(401, { error: "Unauthorized: a valid bearer token is required" }, { "www-authenticate": challengeHeader(info) })
+  jsonResponse(401, { error: "Unauthorized: a valid bearer token is required" }, {
+    "www-authenticate": challengeHeader(info)
+  })
 
 /** The answer to a refused token, or to keys that could not be loaded. */
-export const refusal = (info: ChallengeInfo, error: TokenRefused | KeysUnavailable): HttpServerResponse.HttpServerResponse => {
+export const refusal = (
+  info: ChallengeInfo,
+  error: TokenRefused | KeysUnavailable
+): HttpServerResponse.HttpServerResponse => {
   if (error._tag === "KeysUnavailable") {
-    return jsonResponse(503, { error: "temporarily_unavailable", error_description: "the authorization server's keys cannot be loaded" })
+    return jsonResponse(503, {
+      error: "temporarily_unavailable",
+      error_description: "the authorization server's keys cannot be loaded"
+    })
   }
   const code = error.reason === "scope" ? "insufficient_scope" : "invalid_token"
   const description = DESCRIPTIONS[error.reason]

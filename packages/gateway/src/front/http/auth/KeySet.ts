@@ -62,7 +62,10 @@ const KeySetDocument = Schema.Struct({ keys: Schema.Array(Schema.Record(Schema.S
 export const metadataUrls = (issuer: string): ReadonlyArray<string> => {
   const url = new URL(issuer)
   const path = url.pathname === "/" ? "" : url.pathname.replace(/\/$/, "")
-  return [`${url.origin}/.well-known/oauth-authorization-server${path}`, `${url.origin}${path}/.well-known/openid-configuration`]
+  return [
+    `${url.origin}/.well-known/oauth-authorization-server${path}`,
+    `${url.origin}${path}/.well-known/openid-configuration`
+  ]
 }
 
 /** GETs a JSON document, within {@link FETCH_TIMEOUT_MS} and {@link MAX_DOCUMENT_BYTES}; `what` names it in errors. */
@@ -76,16 +79,25 @@ const fetchJson = (url: string, what: string): Effect.Effect<unknown, KeysUnavai
       return JSON.parse(text) as unknown
     },
     catch: (error) => error instanceof KeysUnavailable ? error : new KeysUnavailable({ detail: `${what} unreadable` })
-  }).pipe(Effect.timeoutOrElse({ duration: FETCH_TIMEOUT_MS, orElse: () => Effect.fail(new KeysUnavailable({ detail: `${what} timeout` })) }))
+  }).pipe(Effect.timeoutOrElse({
+    duration: FETCH_TIMEOUT_MS,
+    orElse: () => Effect.fail(new KeysUnavailable({ detail: `${what} timeout` }))
+  }))
 
 const decode = <S extends Schema.Decoder<unknown>>(schema: S, what: string) => (value: unknown) =>
-  Schema.decodeUnknownEffect(schema)(value).pipe(Effect.mapError(() => new KeysUnavailable({ detail: `${what} malformed` })))
+  Schema.decodeUnknownEffect(schema)(value).pipe(
+    Effect.mapError(() => new KeysUnavailable({ detail: `${what} malformed` }))
+  )
 
 /** The key set's URL from the issuer's metadata: the first document that loads, which must name this issuer. */
 const discoverJwksUri = (issuer: string): Effect.Effect<string, KeysUnavailable> =>
-  Effect.firstSuccessOf(metadataUrls(issuer).map((url) => fetchJson(url, "metadata").pipe(Effect.flatMap(decode(Metadata, "metadata"))))).pipe(
+  Effect.firstSuccessOf(
+    metadataUrls(issuer).map((url) => fetchJson(url, "metadata").pipe(Effect.flatMap(decode(Metadata, "metadata"))))
+  ).pipe(
     Effect.flatMap((metadata) =>
-      metadata.issuer === issuer ? Effect.succeed(metadata.jwks_uri) : Effect.fail(new KeysUnavailable({ detail: "metadata names another issuer" }))
+      metadata.issuer === issuer
+        ? Effect.succeed(metadata.jwks_uri)
+        : Effect.fail(new KeysUnavailable({ detail: "metadata names another issuer" }))
     )
   )
 
@@ -122,7 +134,10 @@ export const makeKeySet = (source: KeySource): Effect.Effect<KeySetShape> =>
       return yield* load.pipe(
         Effect.tap(() => Effect.sync(() => (lastFailure = undefined))),
         Effect.catch((error) =>
-          Effect.andThen(Effect.sync(() => (lastFailure = now)), held === undefined ? Effect.fail(error) : Effect.succeed(held.keys))
+          Effect.andThen(
+            Effect.sync(() => (lastFailure = now)),
+            held === undefined ? Effect.fail(error) : Effect.succeed(held.keys)
+          )
         )
       )
     })
@@ -132,17 +147,24 @@ export const makeKeySet = (source: KeySource): Effect.Effect<KeySetShape> =>
     const current = Effect.suspend(() => {
       const fresh = held
       if (fresh === undefined) return locked
-      return Effect.flatMap(Clock.currentTimeMillis, (now) => now - fresh.fetchedAt < MAX_AGE_MS ? Effect.succeed(fresh.keys) : locked)
+      return Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        now - fresh.fetchedAt < MAX_AGE_MS ? Effect.succeed(fresh.keys) : locked)
     })
 
     const refreshFor = (seen: Keys) =>
       lock.withPermits(1)(Effect.gen(function*() {
         // Another request fetched while this one waited: those keys are newer than the ones it saw.
-        if (held !== undefined && held.keys.generation > seen.generation) return held.keys
+        if (held !== undefined && held.keys.generation > seen.generation) {
+          return held.keys
+        }
         const now = yield* Clock.currentTimeMillis
-        if (!refetchAllowed(refetches, now)) return undefined
+        if (!refetchAllowed(refetches, now)) {
+          return undefined
+        }
         refetches.push(now)
-        while (refetches.length > UNKNOWN_KEY_REFETCHES) refetches.shift()
+        while (refetches.length > UNKNOWN_KEY_REFETCHES) {
+          refetches.shift()
+        }
         return yield* load
       }))
 

@@ -12,7 +12,10 @@ import { jsonResponse } from "../JsonResponse.ts"
 import type { ResourceServerShape } from "./ResourceServer.ts"
 
 /** The metadata's paths: the root form and the one suffixed with `/mcp`. */
-export const METADATA_PATHS = ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"] as const
+export const METADATA_PATHS = [
+  "/.well-known/oauth-protected-resource",
+  "/.well-known/oauth-protected-resource/mcp"
+] as const
 
 /** The RFC 9728 document for a resource server. */
 export const metadataDocument = (server: ResourceServerShape): Record<string, unknown> => ({
@@ -23,13 +26,22 @@ export const metadataDocument = (server: ResourceServerShape): Record<string, un
   resource_name: "Interlock gateway"
 })
 
-const CORS = { "access-control-allow-origin": "*", "access-control-allow-methods": "GET, OPTIONS", "access-control-allow-headers": "mcp-protocol-version" }
+const CORS = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "GET, OPTIONS",
+  "access-control-allow-headers": "mcp-protocol-version"
+}
 
 /** The metadata route: GET answers the document, OPTIONS a CORS preflight, anything else 405; a Host not the gateway's is 403. */
-export const metadataRoute = (server: ResourceServerShape, allowedHosts: ReadonlyArray<string>): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> => {
+export const metadataRoute = (
+  server: ResourceServerShape,
+  allowedHosts: ReadonlyArray<string>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> => {
   const body = metadataDocument(server)
   return Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
-    if (!hostAllowed(request.headers, allowedHosts)) return jsonResponse(403, { error: "Forbidden: Host header not allowed" })
+    if (!hostAllowed(request.headers, allowedHosts)) {
+      return jsonResponse(403, { error: "Forbidden: Host header not allowed" })
+    }
     if (request.method === "OPTIONS") return HttpServerResponse.empty({ status: 204, headers: CORS })
     if (request.method !== "GET") return jsonResponse(405, { error: "Method not allowed" }, { allow: "GET, OPTIONS" })
     return jsonResponse(200, body, { ...CORS, "cache-control": "max-age=300" })

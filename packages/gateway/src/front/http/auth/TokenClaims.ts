@@ -24,7 +24,9 @@ const words = (text: string): ReadonlyArray<string> => text.split(" ").filter((w
 /** A list claim: an array of non-empty strings, or a space-separated string; undefined when it is neither. */
 export const listClaim = (value: unknown): ReadonlyArray<string> | undefined => {
   if (typeof value === "string") return words(value)
-  if (Array.isArray(value) && value.every((item) => typeof item === "string" && item !== "")) return value as ReadonlyArray<string>
+  if (Array.isArray(value) && value.every((item) => typeof item === "string" && item !== "")) {
+    return value as ReadonlyArray<string>
+  }
   return undefined
 }
 

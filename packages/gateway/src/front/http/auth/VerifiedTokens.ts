@@ -16,13 +16,20 @@ export const VERIFIED_TTL_MS = 60_000
 export const VERIFIED_MAX_BYTES = 8 * 1024 * 1024
 
 /** `verify` behind a cache of its successes. */
-export const cachedVerify = <E>(verify: (token: string) => Effect.Effect<VerifiedToken, E>): (token: string) => Effect.Effect<VerifiedToken, E> => {
+export const cachedVerify = <E>(
+  verify: (token: string) => Effect.Effect<VerifiedToken, E>
+): (token: string) => Effect.Effect<VerifiedToken, E> => {
   const verified = byteBoundedMap<VerifiedToken>(VERIFIED_MAX_BYTES, (key) => keyBytes(key) + 256)
   return (token) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const hit = verified.get(token)
       if (hit !== undefined && now < hit.validUntilMs) return Effect.succeed(hit)
       return Effect.tap(verify(token), (fresh) =>
-        Effect.sync(() => verified.set(token, { principal: fresh.principal, validUntilMs: Math.min(fresh.validUntilMs, now + VERIFIED_TTL_MS) })))
+        Effect.sync(() =>
+          verified.set(token, {
+            principal: fresh.principal,
+            validUntilMs: Math.min(fresh.validUntilMs, now + VERIFIED_TTL_MS)
+          })
+        ))
     })
 }

@@ -12,9 +12,11 @@ import type { IncomingHttpHeaders } from "node:http"
 /** The first protocol revision of the modern era. */
 export const FIRST_MODERN_REVISION = "2026-07-28"
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
-const header = (value: string | Array<string> | undefined): string | undefined => Array.isArray(value) ? value.join(", ") : value
+const header = (value: string | Array<string> | undefined): string | undefined =>
+  Array.isArray(value) ? value.join(", ") : value
 
 /** Whether the body or the headers claim the modern era at all. */
 const claimsModern = (headers: IncomingHttpHeaders, body: unknown): boolean => {

@@ -36,7 +36,18 @@ import {
 } from "@modelcontextprotocol/server"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { EventLog, type EventLogOptions } from "../../../audit/EventLog.ts"
-import { cancelledId, event, isInitialize, isRequest, isResponse, MAX_BATCH, RESUME_RETRY_MS, rpcError, SSE_HEADERS, SSE_KEEP_ALIVE_MS } from "./McpWire.ts"
+import {
+  cancelledId,
+  event,
+  isInitialize,
+  isRequest,
+  isResponse,
+  MAX_BATCH,
+  RESUME_RETRY_MS,
+  rpcError,
+  SSE_HEADERS,
+  SSE_KEEP_ALIVE_MS
+} from "./McpWire.ts"
 
 export { MAX_BATCH, RESUME_RETRY_MS, rpcError, SSE_KEEP_ALIVE_MS } from "./McpWire.ts"
 
@@ -133,11 +144,18 @@ export class HttpSessionTransport implements Transport {
   private admit(req: IncomingMessage, res: ServerResponse): boolean {
     if (!this.initialized) return (this.reject(res, 400, -32000, "Bad Request: Server not initialized"), false)
     const id = req.headers["mcp-session-id"]
-    if (id === undefined) return (this.reject(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required"), false)
+    if (id === undefined) {
+      return (this.reject(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required"), false)
+    }
     if (id !== this.sessionId) return (this.reject(res, 404, -32001, "Session not found"), false)
     const version = req.headers["mcp-protocol-version"]
     if (typeof version === "string" && !this.versions.includes(version)) {
-      this.reject(res, 400, -32000, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${this.versions.join(", ")})`)
+      this.reject(
+        res,
+        400,
+        -32000,
+        `Bad Request: Unsupported protocol version: ${version} (supported versions: ${this.versions.join(", ")})`
+      )
       return false
     }
     return true
@@ -146,12 +164,19 @@ export class HttpSessionTransport implements Transport {
   private post(req: IncomingMessage, res: ServerResponse, body: unknown): void {
     const accept = req.headers.accept
     if (accept === undefined || !accept.includes("application/json") || !accept.includes("text/event-stream")) {
-      return this.reject(res, 406, -32000, "Not Acceptable: Client must accept both application/json and text/event-stream")
+      return this.reject(
+        res,
+        406,
+        -32000,
+        "Not Acceptable: Client must accept both application/json and text/event-stream"
+      )
     }
     if (!isJsonContentType(req.headers["content-type"] ?? null)) {
       return this.reject(res, 415, -32000, "Unsupported Media Type: Content-Type must be application/json")
     }
-    if (Array.isArray(body) && body.length === 0) return this.reject(res, 400, -32600, "Invalid Request: the batch is empty")
+    if (Array.isArray(body) && body.length === 0) {
+      return this.reject(res, 400, -32600, "Invalid Request: the batch is empty")
+    }
     if (Array.isArray(body) && body.length > MAX_BATCH) {
       return this.reject(res, 400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`)
     }
@@ -163,7 +188,9 @@ export class HttpSessionTransport implements Transport {
     }
     if (messages.some(isInitialize)) {
       if (this.initialized) return this.reject(res, 400, -32600, "Invalid Request: Server already initialized")
-      if (messages.length > 1) return this.reject(res, 400, -32600, "Invalid Request: Only one initialization request is allowed")
+      if (messages.length > 1) {
+        return this.reject(res, 400, -32600, "Invalid Request: Only one initialization request is allowed")
+      }
       this.sessionId = crypto.randomUUID()
       this.initialized = true
       const initialize = messages[0]
@@ -183,7 +210,13 @@ export class HttpSessionTransport implements Transport {
       for (const message of messages) this.settleCancelled(cancelledId(message))
       return
     }
-    const stream: EventStream = { key: this.nextKey++, res, pending: new Set(requests.map((request) => request.id)), sse: false, keepAlive: undefined }
+    const stream: EventStream = {
+      key: this.nextKey++,
+      res,
+      pending: new Set(requests.map((request) => request.id)),
+      sse: false,
+      keepAlive: undefined
+    }
     if (requests.length > 1 || this.log !== undefined) this.startEvents(stream)
     for (const id of stream.pending) this.streams.set(id, stream)
     this.attach(stream, res)
@@ -191,7 +224,12 @@ export class HttpSessionTransport implements Transport {
     if (this.log !== undefined) {
       this.resumable.set(stream.key, stream)
       // As the SDK's transport: a primed stream may be closed mid-call; the host then resumes it.
-      if (this.prime(stream)) extra = { closeSSEStream: () => this.cut(stream), closeStandaloneSSEStream: () => this.cut(this.standalone) }
+      if (this.prime(stream)) {
+        extra = {
+          closeSSEStream: () => this.cut(stream),
+          closeStandaloneSSEStream: () => this.cut(this.standalone)
+        }
+      }
     }
     for (const message of messages) this.onmessage?.(message, isRequest(message) ? extra : undefined)
     for (const message of messages) this.settleCancelled(cancelledId(message))
@@ -204,8 +242,12 @@ export class HttpSessionTransport implements Transport {
     }
     if (!this.admit(req, res)) return
     const lastEventId = req.headers["last-event-id"]
-    if (this.log !== undefined && typeof lastEventId === "string" && lastEventId !== "") return this.resume(res, this.log, lastEventId)
-    if (this.standalone !== undefined) return this.reject(res, 409, -32000, "Conflict: Only one SSE stream is allowed per session")
+    if (this.log !== undefined && typeof lastEventId === "string" && lastEventId !== "") {
+      return this.resume(res, this.log, lastEventId)
+    }
+    if (this.standalone !== undefined) {
+      return this.reject(res, 409, -32000, "Conflict: Only one SSE stream is allowed per session")
+    }
     const stream: EventStream = { key: STANDALONE, res, pending: new Set(), sse: false, keepAlive: undefined }
     this.startEvents(stream)
     res.flushHeaders()
@@ -223,7 +265,8 @@ export class HttpSessionTransport implements Transport {
     if (current !== undefined && this.open.has(current)) {
       return this.reject(res, 409, -32000, "Conflict: Stream already has an active connection")
     }
-    const stream: EventStream = current ?? { key: found.stream, res, pending: new Set(), sse: false, keepAlive: undefined }
+    const stream: EventStream = current ??
+      { key: found.stream, res, pending: new Set(), sse: false, keepAlive: undefined }
     stream.sse = false
     stream.res = res
     this.startEvents(stream)
@@ -260,7 +303,11 @@ export class HttpSessionTransport implements Transport {
     stream.pending.clear()
     for (const id of ids) this.streams.delete(id)
     for (const requestId of ids) {
-      this.onmessage?.({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "the host closed the request's connection" } })
+      this.onmessage?.({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId, reason: "the host closed the request's connection" }
+      })
     }
   }
 
@@ -278,8 +325,12 @@ export class HttpSessionTransport implements Transport {
   /** Resumable mode: the priming event (an id and no data) with the retry field, when the session's version has them. */
   private prime(stream: EventStream): boolean {
     const version = this.version
-    if (this.log === undefined || version === undefined || version < "2025-11-25" || !this.versions.includes(version)) return false
-    stream.res.write(`id: ${this.log.append(stream.key)}\nretry: ${this.options.retryMs ?? RESUME_RETRY_MS}\ndata: \n\n`)
+    if (this.log === undefined || version === undefined || version < "2025-11-25" || !this.versions.includes(version)) {
+      return false
+    }
+    stream.res.write(
+      `id: ${this.log.append(stream.key)}\nretry: ${this.options.retryMs ?? RESUME_RETRY_MS}\ndata: \n\n`
+    )
     return true
   }
 
@@ -300,7 +351,10 @@ export class HttpSessionTransport implements Transport {
   /** Sends the event-stream head (Node holds it back until the first write). */
   private startEvents(stream: EventStream): void {
     stream.sse = true
-    stream.res.writeHead(200, this.sessionId === undefined ? SSE_HEADERS : { ...SSE_HEADERS, "mcp-session-id": this.sessionId })
+    stream.res.writeHead(
+      200,
+      this.sessionId === undefined ? SSE_HEADERS : { ...SSE_HEADERS, "mcp-session-id": this.sessionId }
+    )
   }
 
   private write(stream: EventStream, text: string): void {
@@ -309,7 +363,10 @@ export class HttpSessionTransport implements Transport {
   }
 
   private keepAlive(stream: EventStream): void {
-    stream.keepAlive = setInterval(() => this.write(stream, ": keepalive\n\n"), this.options.keepAliveMs ?? SSE_KEEP_ALIVE_MS)
+    stream.keepAlive = setInterval(
+      () => this.write(stream, ": keepalive\n\n"),
+      this.options.keepAliveMs ?? SSE_KEEP_ALIVE_MS
+    )
     stream.keepAlive.unref()
   }
 
@@ -331,7 +388,10 @@ export class HttpSessionTransport implements Transport {
     }
     if (stream.sse) return void res.end(this.frame(stream.key, last))
     const body = JSON.stringify(last)
-    const headers: Record<string, string | number> = { "content-type": "application/json", "content-length": Buffer.byteLength(body) }
+    const headers: Record<string, string | number> = {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(body)
+    }
     if (this.sessionId !== undefined) headers["mcp-session-id"] = this.sessionId
     res.writeHead(200, headers).end(body)
   }
@@ -340,9 +400,15 @@ export class HttpSessionTransport implements Transport {
     const response = isResponse(message)
     const requestId = isResponse(message) ? message.id : options?.relatedRequestId
     if (requestId === undefined) {
-      if (response) throw new Error("Cannot send a response on a standalone SSE stream unless resuming a previous client request")
+      if (response) {
+        throw new Error("Cannot send a response on a standalone SSE stream unless resuming a previous client request")
+      }
       const standalone = this.standalone
-      return this.pass(STANDALONE, standalone !== undefined && !standalone.res.writableEnded ? standalone : undefined, message)
+      return this.pass(
+        STANDALONE,
+        standalone !== undefined && !standalone.res.writableEnded ? standalone : undefined,
+        message
+      )
     }
     const stream = this.streams.get(requestId)
     if (stream === undefined) throw new Error(`No connection established for request ID: ${String(requestId)}`)
@@ -355,7 +421,13 @@ export class HttpSessionTransport implements Transport {
     if (!live) {
       // Resumable: logged for the host to fetch with Last-Event-ID.
       if (this.log !== undefined) return void this.frame(stream.key, message)
-      this.onerror?.(new Error(`Response for request ID ${String(requestId)} is undeliverable: per-request stream is disconnected and no eventStore is configured`))
+      this.onerror?.(
+        new Error(
+          `Response for request ID ${
+            String(requestId)
+          } is undeliverable: per-request stream is disconnected and no eventStore is configured`
+        )
+      )
       return
     }
     if (stream.pending.size === 0) this.end(stream, message)

@@ -57,7 +57,8 @@ interface Entry<S> {
 }
 
 /** How often idle sessions are looked for (ms): a quarter of the idle limit, between 1 s and 1 min. */
-export const sweepIntervalMs = (limits: SessionLimits): number => Math.min(60_000, Math.max(1_000, Math.floor(limits.idleMs / 4)))
+export const sweepIntervalMs = (limits: SessionLimits): number =>
+  Math.min(60_000, Math.max(1_000, Math.floor(limits.idleMs / 4)))
 
 /** The open sessions by id, with their principals and when each was last active. */
 export class SessionTable<S extends LiveSession> {
@@ -80,8 +81,12 @@ export class SessionTable<S extends LiveSession> {
   /** Holds a place for a new session of `principal`, or says which cap is reached. */
   reserve(principal: string | undefined): Reservation | SessionCapReached {
     const mine = this.perPrincipal.get(principal) ?? 0
-    if (mine >= this.limits.maxPerPrincipal) return new SessionCapReached({ cap: "maxSessionsPerPrincipal", limit: this.limits.maxPerPrincipal })
-    if (this.held >= this.limits.maxSessions) return new SessionCapReached({ cap: "maxSessions", limit: this.limits.maxSessions })
+    if (mine >= this.limits.maxPerPrincipal) {
+      return new SessionCapReached({ cap: "maxSessionsPerPrincipal", limit: this.limits.maxPerPrincipal })
+    }
+    if (this.held >= this.limits.maxSessions) {
+      return new SessionCapReached({ cap: "maxSessions", limit: this.limits.maxSessions })
+    }
     this.perPrincipal.set(principal, mine + 1)
     this.held++
     return { principal, settled: false }

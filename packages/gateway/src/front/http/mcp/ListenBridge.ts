@@ -17,8 +17,8 @@ import {
   type Transport
 } from "@modelcontextprotocol/server"
 import { Effect } from "effect"
-import type { FrontDeps } from "../../FrontServer.ts"
 import { FRONT_CAPABILITIES } from "../../FrontFeatures.ts"
+import type { FrontDeps } from "../../FrontServer.ts"
 import type { HostSession } from "../../HostSessions.ts"
 
 /** A change notification as the listen router's event; undefined for any other message. */
@@ -114,7 +114,9 @@ export const makeListenBridge = (deps: FrontDeps): ListenBridge => {
     const count = (following.get(uri) ?? 1) - 1
     if (count > 0) return void following.set(uri, count)
     following.delete(uri)
-    void deps.run(Effect.ignore(deps.features.unsubscribe(host, uri)), new AbortController().signal).catch(() => undefined)
+    void deps.run(Effect.ignore(deps.features.unsubscribe(host, uri)), new AbortController().signal).catch(() =>
+      undefined
+    )
   }
 
   return {

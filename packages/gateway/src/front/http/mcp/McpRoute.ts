@@ -7,18 +7,18 @@
  * allow (HttpSessions). The transport writes the Node response itself (HttpSessionTransport.ts
  * says why); the route waits until that response has ended, so effect/http adds nothing to it.
  */
+import { JsonText, type Principal } from "@interlock/core"
 import { Effect } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { JsonText, type Principal } from "@interlock/core"
 import type { GatewayShape } from "../../../Gateway.ts"
 import { makeFrontServer } from "../../FrontServer.ts"
 import { Caller } from "../GuardMiddleware.ts"
 import { nodeExchange, readBody } from "../RequestBody.ts"
+import { isModernRequest } from "./EraRouting.ts"
 import { SessionCapReached, type SessionTable } from "./HttpSessions.ts"
 import { HttpSessionTransport } from "./HttpSessionTransport.ts"
 import { rpcError } from "./McpWire.ts"
-import { isModernRequest } from "./EraRouting.ts"
 import type { ModernFront } from "./ModernRoute.ts"
 
 /** The largest request body `/mcp` accepts (bytes). */
@@ -37,7 +37,12 @@ export interface McpRouteOptions {
 const isInitialize = (body: unknown): boolean =>
   typeof body === "object" && body !== null && !Array.isArray(body) && "method" in body && body.method === "initialize"
 
-const serve = async (options: McpRouteOptions, req: IncomingMessage, res: ServerResponse, principal: Principal | undefined) => {
+const serve = async (
+  options: McpRouteOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  principal: Principal | undefined
+) => {
   const { gateway, sessions } = options
   const sessionId = req.headers["mcp-session-id"]
   let parsed: unknown = undefined
@@ -55,7 +60,9 @@ const serve = async (options: McpRouteOptions, req: IncomingMessage, res: Server
   if (typeof sessionId === "string") {
     const entry = sessions.get(sessionId)
     if (entry === undefined) return rpcError(res, 404, -32001, "Session not found")
-    if (entry.principal !== principal?.id) return rpcError(res, 403, -32600, "Forbidden: the session belongs to another principal")
+    if (entry.principal !== principal?.id) {
+      return rpcError(res, 403, -32600, "Forbidden: the session belongs to another principal")
+    }
     return entry.session.handleRequest(req, res, parsed)
   }
   if (req.method !== "POST" || !isInitialize(parsed)) {
@@ -92,7 +99,9 @@ const ended = (res: ServerResponse): Effect.Effect<void> =>
 const written = HttpServerResponse.empty()
 
 /** The `/mcp` route over a session table; a failure after the answer began ends the response as it is. */
-export const mcpRoute = (options: McpRouteOptions): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | Caller> =>
+export const mcpRoute = (
+  options: McpRouteOptions
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | Caller> =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const exchange = nodeExchange(request)

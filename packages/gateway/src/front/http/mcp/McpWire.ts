@@ -26,7 +26,8 @@ export const SSE_HEADERS = {
 /** Whether a message is a request (it has a method and an id). */
 export const isRequest = (message: JSONRPCMessage): message is JSONRPCRequest => "method" in message && "id" in message
 /** Whether a message is a response (a result or an error, no method). */
-export const isResponse = (message: JSONRPCMessage): message is JSONRPCResponse => !("method" in message) && ("result" in message || "error" in message)
+export const isResponse = (message: JSONRPCMessage): message is JSONRPCResponse =>
+  !("method" in message) && ("result" in message || "error" in message)
 /** Whether a message is the initialize request. */
 export const isInitialize = (message: JSONRPCMessage): boolean => isRequest(message) && message.method === "initialize"
 /** The request a `notifications/cancelled` cancels; undefined for any other message. */
@@ -39,13 +40,24 @@ export const cancelledId = (message: JSONRPCMessage): RequestId | undefined => {
 export const event = (message: JSONRPCMessage): string => `event: message\ndata: ${JSON.stringify(message)}\n\n`
 
 /** Answers an HTTP request with a JSON-RPC error (id null). */
-export const rpcError = (res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void => {
-  res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }))
+export const rpcError = (
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {}
+): void => {
+  res.writeHead(status, { "content-type": "application/json", ...headers }).end(
+    JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null })
+  )
 }
 
 /** Refuses one JSON-RPC request with HTTP 400 and an error under its own id (null when it has none a response may echo). */
-export const rpcRefusal = (res: ServerResponse, id: unknown, error: { readonly code: number; readonly message: string; readonly data?: unknown }): void => {
+export const rpcRefusal = (
+  res: ServerResponse,
+  id: unknown,
+  error: { readonly code: number; readonly message: string; readonly data?: unknown }
+): void => {
   const echoed = typeof id === "string" || typeof id === "number" ? id : null
   res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: echoed, error }))
 }
-

@@ -20,7 +20,7 @@ import {
   type McpRequestContext
 } from "@modelcontextprotocol/server"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { makeFrontServer, type FrontDeps } from "../../FrontServer.ts"
+import { type FrontDeps, makeFrontServer } from "../../FrontServer.ts"
 import { inputResponsesProblem } from "../../InputResponses.ts"
 import { type ListenBridge, makeListenBridge } from "./ListenBridge.ts"
 import { rpcRefusal } from "./McpWire.ts"
@@ -38,7 +38,12 @@ export const MAX_PRINCIPAL_FRONTS = 1_000
 /** The modern front of one HTTP face. */
 export interface ModernFront {
   /** Serves one 2026-07-28 request (its body already parsed) for `principal`, writing the Node response. */
-  readonly serve: (req: IncomingMessage, res: ServerResponse, body: unknown, principal: Principal | undefined) => Promise<void>
+  readonly serve: (
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    principal: Principal | undefined
+  ) => Promise<void>
   /** Ends every listen stream and in-flight exchange (shutdown). */
   readonly close: () => Promise<void>
 }
@@ -46,7 +51,8 @@ export interface ModernFront {
 const PRINCIPAL_KEY = "interlock/principal"
 
 /** The principal a request's AuthInfo carries: the guard's, put there by `serve` (never derived from the request itself). */
-const principalOf = (ctx: McpRequestContext): Principal | undefined => ctx.authInfo?.extra?.[PRINCIPAL_KEY] as Principal | undefined
+const principalOf = (ctx: McpRequestContext): Principal | undefined =>
+  ctx.authInfo?.extra?.[PRINCIPAL_KEY] as Principal | undefined
 
 /** The request as the web Request the SDK's handler takes: method and headers; its body is passed parsed. */
 const webRequest = (req: IncomingMessage, signal: AbortSignal): Request => {
@@ -55,7 +61,11 @@ const webRequest = (req: IncomingMessage, signal: AbortSignal): Request => {
     if (value === undefined) continue
     headers.set(name, Array.isArray(value) ? value.join(", ") : value)
   }
-  return new Request(new URL(req.url ?? "/mcp", "http://gateway.invalid"), { method: req.method ?? "POST", headers, signal })
+  return new Request(new URL(req.url ?? "/mcp", "http://gateway.invalid"), {
+    method: req.method ?? "POST",
+    headers,
+    signal
+  })
 }
 
 /** Writes a web Response onto the Node response, streaming its body until it ends or the host goes away. */
@@ -81,7 +91,8 @@ const writeResponse = async (response: Response, res: ServerResponse): Promise<v
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** The resource URIs a listen request follows, and the request with only `kept` of them. */
 const listenUris = (body: Record<string, unknown>): ReadonlyArray<string> => {
@@ -117,7 +128,11 @@ export const makeModernFront = (deps: FrontDeps): ModernFront => {
     const headers = makeToolHeaders(deps, principal)
     // One request, one server, for the principal the guard found for it; its listings teach the Mcp-Param-* gate.
     const factory = (ctx: McpRequestContext) => makeFrontServer(headers.deps, principalOf(ctx), "modern", false)
-    const handler = createMcpHandler(factory, { legacy: "reject", bus: bridge.bus, maxSubscriptions: MAX_LISTENS_PER_PRINCIPAL })
+    const handler = createMcpHandler(factory, {
+      legacy: "reject",
+      bus: bridge.bus,
+      maxSubscriptions: MAX_LISTENS_PER_PRINCIPAL
+    })
     const front = { handler, bridge, headers }
     fronts.set(principal?.id, front)
     return front
@@ -130,17 +145,30 @@ export const makeModernFront = (deps: FrontDeps): ModernFront => {
     res.once("close", () => {
       if (!res.writableFinished) gone.abort()
     })
-    const authInfo: AuthInfo = { token: "", clientId: principal?.id ?? "anonymous", scopes: [], extra: { [PRINCIPAL_KEY]: principal } }
+    const authInfo: AuthInfo = {
+      token: "",
+      clientId: principal?.id ?? "anonymous",
+      scopes: [],
+      extra: { [PRINCIPAL_KEY]: principal }
+    }
     const request = webRequest(req, gone.signal)
     // A retry's answers that are not an object of objects: the SDK would drop them and call as if none came.
     const malformed = isObject(body) ? inputResponsesProblem(body.params) : undefined
-    if (malformed !== undefined) return rpcRefusal(res, isObject(body) ? body.id : null, { code: INVALID_PARAMS, message: `Interlock: ${malformed}` })
+    if (malformed !== undefined) {
+      return rpcRefusal(res, isObject(body) ? body.id : null, {
+        code: INVALID_PARAMS,
+        message: `Interlock: ${malformed}`
+      })
+    }
     // SEP-2243: a call whose Mcp-Param-* headers disagree with its body reaches nothing (ToolHeaders.ts).
     if (isObject(body) && body.method === "tools/call") {
       const refused = await headers.refusal(req, body)
       if (refused !== undefined) return refuseCall(res, body.id, refused)
     }
-    if (!isObject(body) || body.method !== "subscriptions/listen" || !isObject(body.params) || !isObject(body.params.notifications)) {
+    if (
+      !isObject(body) || body.method !== "subscriptions/listen" || !isObject(body.params) ||
+      !isObject(body.params.notifications)
+    ) {
       return writeResponse(await handler.fetch(request, { parsedBody: body, authInfo }), res)
     }
     // A stream follows only the resources a server of the gateway offers, for as long as it is open.
@@ -155,6 +183,9 @@ export const makeModernFront = (deps: FrontDeps): ModernFront => {
 
   return {
     serve,
-    close: () => Promise.all([...fronts.values()].map((front) => front.handler.close().catch(() => undefined))).then(() => undefined)
+    close: () =>
+      Promise.all([...fronts.values()].map((front) => front.handler.close().catch(() => undefined))).then(() =>
+        undefined
+      )
   }
 }

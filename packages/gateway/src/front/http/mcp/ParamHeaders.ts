@@ -53,7 +53,8 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const SENTINEL_PREFIX = "=?base64?"
 const SENTINEL_SUFFIX = "?="
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /**
  * The headers a tool's input schema declares: each `x-mcp-header` naming a token, on a property
@@ -66,7 +67,9 @@ export const declaredHeaders = (inputSchema: unknown): ReadonlyArray<ParamHeader
     for (const [key, child] of Object.entries(schema.properties)) {
       if (!isObject(child)) continue
       const name = child["x-mcp-header"]
-      if (typeof name === "string" && name.length <= MAX_HEADER_NAME && TOKEN.test(name)) found.push({ path: [...path, key], name })
+      if (typeof name === "string" && name.length <= MAX_HEADER_NAME && TOKEN.test(name)) {
+        found.push({ path: [...path, key], name })
+      }
       visit(child, [...path, key])
     }
   }
@@ -76,12 +79,17 @@ export const declaredHeaders = (inputSchema: unknown): ReadonlyArray<ParamHeader
 
 // The 6-bit value of a Base64 character (standard alphabet), or -1.
 const sextet = (code: number): number =>
-  code >= 65 && code <= 90 ? code - 65
-  : code >= 97 && code <= 122 ? code - 71
-  : code >= 48 && code <= 57 ? code + 4
-  : code === 43 ? 62
-  : code === 47 ? 63
-  : -1
+  code >= 65 && code <= 90 ?
+    code - 65
+    : code >= 97 && code <= 122 ?
+    code - 71
+    : code >= 48 && code <= 57 ?
+    code + 4
+    : code === 43 ?
+    62
+    : code === 47 ?
+    63
+    : -1
 
 /** The bytes of canonical Base64 (standard alphabet, padded, the bits padding drops zero); undefined for anything else. */
 export const decodeBase64 = (text: string): Buffer | undefined => {
@@ -149,7 +157,9 @@ const valueAt = (args: unknown, path: ReadonlyArray<string>): unknown => {
 /** The value a header mirrors: a string, boolean or finite number (a safe integer, if whole); undefined when there is none to mirror. */
 const mirrored = (value: unknown): string | number | boolean | undefined => {
   if (typeof value === "string" || typeof value === "boolean") return value
-  if (typeof value === "number" && Number.isFinite(value) && (!Number.isInteger(value) || Number.isSafeInteger(value))) return value
+  if (
+    typeof value === "number" && Number.isFinite(value) && (!Number.isInteger(value) || Number.isSafeInteger(value))
+  ) return value
   return undefined
 }
 
@@ -158,7 +168,9 @@ const DECIMAL = /^-?\d+(?:\.\d+)?$/
 
 /** Whether header text agrees with the body's value: numbers numerically, the rest by their text (booleans as "true" and "false"). */
 const agrees = (text: string, value: string | number | boolean): boolean =>
-  typeof value === "number" ? (DECIMAL.test(text) ? Number(text) === value : text === String(value)) : text === String(value)
+  typeof value === "number"
+    ? (DECIMAL.test(text) ? Number(text) === value : text === String(value))
+    : text === String(value)
 
 /**
  * Checks a call's `Mcp-Param-*` headers against its arguments, as the revision's table says: a

@@ -13,7 +13,13 @@ import { Effect } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { type FrontDeps, listedTool } from "../../FrontServer.ts"
 import { rpcRefusal } from "./McpWire.ts"
-import { checkParamHeaders, declaredHeaders, HEADER_MISMATCH, type HeaderMismatch, type ParamHeader } from "./ParamHeaders.ts"
+import {
+  checkParamHeaders,
+  declaredHeaders,
+  HEADER_MISMATCH,
+  type HeaderMismatch,
+  type ParamHeader
+} from "./ParamHeaders.ts"
 
 /** The gate of one principal's front. */
 export interface ToolHeaders {
@@ -23,7 +29,8 @@ export interface ToolHeaders {
   readonly refusal: (req: IncomingMessage, body: Record<string, unknown>) => Promise<HeaderMismatch | undefined>
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** The gate for `principal`'s front over the gateway's `deps`. */
 export const makeToolHeaders = (deps: FrontDeps, principal: Principal | undefined): ToolHeaders => {
@@ -39,7 +46,9 @@ export const makeToolHeaders = (deps: FrontDeps, principal: Principal | undefine
       let table = servers.get(tool.serverId)
       if (table === undefined) servers.set(tool.serverId, table = new Map())
       // Redaction only rewrites what a schema says: one that declares nothing before it declares nothing after.
-      const declared = declaredHeaders(tool.inputSchema).length === 0 ? [] : declaredHeaders(listedTool(deps, tool)?.inputSchema)
+      const declared = declaredHeaders(tool.inputSchema).length === 0
+        ? []
+        : declaredHeaders(listedTool(deps, tool)?.inputSchema)
       if (declared.length > 0) table.set(tool.name, declared)
     }
   }
@@ -53,7 +62,10 @@ export const makeToolHeaders = (deps: FrontDeps, principal: Principal | undefine
   const listed = (serverId: string): Promise<void> => {
     const known = pending.get(serverId)
     if (known !== undefined) return known
-    const listing = deps.run(Effect.ignore(listTools(serverId, principal === undefined ? {} : { principal })), new AbortController().signal)
+    const listing = deps.run(
+      Effect.ignore(listTools(serverId, principal === undefined ? {} : { principal })),
+      new AbortController().signal
+    )
       .catch(() => undefined)
       .finally(() => pending.delete(serverId))
     pending.set(serverId, listing)
@@ -72,7 +84,9 @@ export const makeToolHeaders = (deps: FrontDeps, principal: Principal | undefine
     refusal: async (req, body) => {
       const params = isObject(body.params) ? body.params : {}
       const declared = await declarations(params.name)
-      return declared.length === 0 ? undefined : checkParamHeaders(declared, params.arguments, (header) => req.headersDistinct[header])
+      return declared.length === 0
+        ? undefined
+        : checkParamHeaders(declared, params.arguments, (header) => req.headersDistinct[header])
     }
   }
 }
