@@ -327,12 +327,7 @@ export class ServerSlot {
       const own = this.perHost.get(key)
       if (own !== undefined) return Effect.succeed(own)
       if (this.perHost.size >= this.config.maxSessions) {
-        return Effect.fail(
-          new TransportError({
-            serverId: this.config.id,
-            detail: `the server already has its ${this.config.maxSessions} per-host sessions open (maxSessions)`
-          })
-        )
+        return Effect.fail(sessionsFull(this.config))
       }
       const slot = new ServerSlot(this.config, { ...this.hub, host: callerHandlers(this.hub.host, caller) })
       this.perHost.set(key, slot)
@@ -351,12 +346,7 @@ export class ServerSlot {
     return Effect.acquireUseRelease(
       Effect.suspend(() => {
         if (this.perHost.size + this.ownCount >= this.config.maxSessions) {
-          return Effect.fail(
-            new TransportError({
-              serverId: this.config.id,
-              detail: `the server already has its ${this.config.maxSessions} per-host sessions open (maxSessions)`
-            })
-          )
+          return Effect.fail(sessionsFull(this.config))
         }
         this.ownCount++
         return Effect.succeed(new ServerSlot(this.config, { ...this.hub, host }))
@@ -483,6 +473,13 @@ const callerHandlers = (host: HostHandlers, caller: Caller): HostHandlers => {
     run: host.run
   }
 }
+
+/** The error for a call that would open one session more than the server's maxSessions. */
+const sessionsFull = (config: CompiledServer) =>
+  new TransportError({
+    serverId: config.id,
+    detail: `the server already has its ${config.maxSessions} per-host sessions open (maxSessions)`
+  })
 
 /** The error for a server id the hub does not have. */
 export const noSuchServer = (serverId: string) => new TransportError({ serverId, detail: "no such server in the hub" })
