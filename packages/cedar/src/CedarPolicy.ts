@@ -26,6 +26,7 @@ import {
   callRequest,
   type CedarRequest,
   listRequest,
+  promptListRequest,
   promptRequest,
   readRequest,
   uidKey,
@@ -104,19 +105,18 @@ export const makeCedarPolicy = (wasm: CedarWasm, set: CedarPolicySet): PolicySha
   const decide = (call: ToolCall, ctx: HookContext, facts?: PolicyFacts) =>
     Exit.succeed(authorize(wasm, set, slices, callRequest(call.serverId, call.name, call.args, ctx, facts?.tool)))
   /**
-   * Whether some callTool request on the tool could be permitted: Cedar's partial evaluation with
-   * the arguments unknown says "deny" only when no arguments could be permitted. An undetermined
-   * answer, an error or a WASM failure shows the tool (its calls are still decided one by one).
+   * Whether some `action` request could be permitted, its arguments unknown: Cedar's partial
+   * evaluation says "deny" only when no arguments could be permitted. An undetermined answer, an
+   * error or a WASM failure shows the entry (each request is still decided on its own).
    */
-  const callable = (tool: Tool, ctx: HookContext): boolean => {
-    const request = listRequest(tool, ctx)
+  const permittable = (request: CedarRequest, action: "callTool" | "getPrompt", ctx: HookContext): boolean => {
     const context: Context = unknownArgsContext(ctx)
-    const policies = slices.texts("callTool", uidKey(request.resource))
+    const policies = slices.texts(action, uidKey(request.resource))
     if (Object.keys(policies).length === 0) return false
     const answer = guarded(() =>
       wasm.isAuthorizedPartial({
         ...request,
-        action: { type: request.action.type, id: "callTool" },
+        action: { type: request.action.type, id: action },
         context,
         policies: { staticPolicies: policies }
       })
@@ -124,6 +124,8 @@ export const makeCedarPolicy = (wasm: CedarWasm, set: CedarPolicySet): PolicySha
     return answer === undefined || answer.type !== "residuals" || answer.response.decision !== "deny" ||
       answer.response.errored.length > 0
   }
+  /** Whether some callTool request on the tool could be permitted (see `permittable`). */
+  const callable = (tool: Tool, ctx: HookContext): boolean => permittable(listRequest(tool, ctx), "callTool", ctx)
   /** A listTools request is refused only by a satisfied forbid: listing needs no permit of its own. */
   const listForbidden = (tool: Tool, ctx: HookContext): boolean => {
     const answer = answerOf(wasm, slices, listRequest(tool, ctx))
@@ -157,7 +159,14 @@ export const makeCedarPolicy = (wasm: CedarWasm, set: CedarPolicySet): PolicySha
         ? readRequest(operation.serverId, operation.uri, ctx)
         : promptRequest(operation.serverId, operation.name, operation.args, ctx)
     ))
-  return { decide, visible, visibleTools, decideOperation }
+  /** A resource is listed when its read is permitted; a prompt when some get of it could be. */
+  const visibleOperation = (operation: PolicyOperation, ctx: HookContext) =>
+    Exit.succeed(
+      operation._tag === "ReadResource"
+        ? authorize(wasm, set, slices, readRequest(operation.serverId, operation.uri, ctx))._tag === "Allow"
+        : permittable(promptListRequest(operation.serverId, operation.name, ctx), "getPrompt", ctx)
+    )
+  return { decide, visible, visibleTools, decideOperation, visibleOperation }
 }
 
 /** Parses (and, given a schema, validates) a Cedar policy set into a Policy service. */

@@ -157,6 +157,12 @@ export const readRequest = (serverId: string, uri: string, ctx: HookContext): Ce
   }, baseContext(ctx))
 }
 
+const promptEntity = (serverId: string, name: string): Entity => ({
+  uid: { type: PROMPT, id: canonicalId(serverId, name) },
+  attrs: { server: canonicalName(serverId), name: canonicalName(name) },
+  parents: []
+})
+
 /** A getPrompt request, or undefined when the arguments cannot be given to Cedar. */
 export const promptRequest = (
   serverId: string,
@@ -166,10 +172,9 @@ export const promptRequest = (
 ): CedarRequest | undefined => {
   const record = cedarArgs(args)
   if (record === undefined) return undefined
-  const resource: Entity = {
-    uid: { type: PROMPT, id: canonicalId(serverId, name) },
-    attrs: { server: canonicalName(serverId), name: canonicalName(name) },
-    parents: []
-  }
-  return request(ctx, "getPrompt", resource, { ...baseContext(ctx), args: record })
+  return request(ctx, "getPrompt", promptEntity(serverId, name), { ...baseContext(ctx), args: record })
 }
+
+/** A getPrompt request on a listed prompt, its arguments not known (for partial evaluation). */
+export const promptListRequest = (serverId: string, name: string, ctx: HookContext): CedarRequest =>
+  request(ctx, "getPrompt", promptEntity(serverId, name), baseContext(ctx))

@@ -1,9 +1,10 @@
 /**
- * The gates around listings, resource reads and prompt gets. They run like pre-hooks: outside-in,
+ * The gates around listings, resource reads and prompt gets (and the decisions alone, for the
+ * subscriptions and completions they lead to). They run like pre-hooks: outside-in,
  * a Deny ends the operation, and a failing hook fails it. A failing toolsListed hook fails the
  * listing: it never returns an empty list that looks like "no tools".
  */
-import { Effect, type Fiber, Tracer } from "effect"
+import { Effect, Exit, type Fiber, Tracer } from "effect"
 import { sha256Hex } from "./Canonical.ts"
 import { Denied, HookFailed, type TransportFailure } from "./Errors.ts"
 import { type ChainSpec, type Recorder, refusal, runChain, STOP } from "./HookChain.ts"
@@ -15,6 +16,7 @@ import type { PolicyOperation } from "./Policy.ts"
 import type { PolicyDecision } from "./PolicyDecision.ts"
 import type { PromptResult } from "./PromptResult.ts"
 import type { ResourceContents } from "./ResourceContents.ts"
+import { isTimedOut, runWithin } from "./Supervisor.ts"
 import { now, recordCall, startSpan } from "./Telemetry.ts"
 import type { Tool } from "./Tool.ts"
 import type { JsonObject } from "./ToolCall.ts"
@@ -116,6 +118,13 @@ export const listTools = (client: ClientState, serverId: string | undefined, opt
 const operationVerdict = <A>(answer: Effect.Effect<A>, failed: A): Effect.Effect<A> =>
   Effect.map(Effect.exit(answer), (exit) => (exit._tag === "Success" ? exit.value : failed))
 
+/** A policy answer on a read or get, under the client's policy deadline: one that fails, dies or misses it is `failed`. */
+const answerWithin = <A>(client: ClientState, answer: Effect.Effect<A>, failed: A): Effect.Effect<A> =>
+  Effect.map(
+    runWithin(client.env.supervisor, answer, client.policyTimeoutMs),
+    (exit) => (!isTimedOut(exit) && Exit.isSuccess(exit) ? exit.value : failed)
+  )
+
 const OPERATION_FAILED: PolicyDecision = { _tag: "Deny", reason: "the policy failed to decide" }
 
 /**
@@ -130,7 +139,7 @@ const decideOperation = (
   const decide = client.policy.decideOperation
   if (decide === undefined) return Effect.void
   return Effect.flatMap(
-    operationVerdict(decide(operation, ctx), OPERATION_FAILED),
+    answerWithin(client, decide(operation, ctx), OPERATION_FAILED),
     (decision) =>
       decision._tag === "Allow" ? Effect.void : Effect.fail(
         new Denied({
@@ -143,6 +152,32 @@ const decideOperation = (
           }
         })
       )
+  )
+}
+
+/**
+ * The entries of a resource, template or prompt listing that the policy lets a host see: all of
+ * them without `hideDenied` (as tools/list), else those whose read or get could be allowed. An
+ * entry the policy fails or hangs on is hidden (fail closed).
+ */
+export const visibleOperations = <A>(
+  client: ClientState,
+  entries: ReadonlyArray<A>,
+  operationOf: (entry: A) => PolicyOperation,
+  options: OperationOptions | undefined
+): Effect.Effect<ReadonlyArray<A>> => {
+  const { decideOperation: decide } = client.policy
+  const visible = client.policy.visibleOperation ??
+    (decide === undefined
+      ? undefined
+      : (operation: PolicyOperation, ctx: HookContext) =>
+        Effect.map(decide(operation, ctx), (decision) => decision._tag === "Allow"))
+  if (!client.hideDenied || entries.length === 0 || visible === undefined) return Effect.succeed(entries)
+  const shown = (operation: PolicyOperation): Effect.Effect<boolean> =>
+    answerWithin(client, visible(operation, hookContext(client, operation.serverId, options)), false)
+  return Effect.map(
+    Effect.forEach(entries, (entry) => shown(operationOf(entry))),
+    (kept) => entries.filter((_, i) => kept[i])
   )
 }
 
@@ -159,6 +194,32 @@ const resourceSpec = (ctx: HookContext): ChainSpec<string> => ({
  */
 const uriLabel = (uri: string): string => `uri:${sha256Hex(uri).slice(0, 16)}`
 
+/** The read's gate: its resourceRead hooks, then the policy. */
+const readGate = (
+  client: ClientState,
+  recorder: Recorder,
+  serverId: string,
+  uri: string,
+  options: OperationOptions | undefined
+): Effect.Effect<void, Denied | HookFailed> =>
+  // Suspended so that the chain runs inside the operation's span.
+  Effect.suspend(() =>
+    SyncOrEffect.flatMap(
+      runChain(
+        client.env,
+        recorder,
+        client.select("resourceRead", serverId, uri),
+        uri,
+        () => resourceSpec(hookContext(client, serverId, options))
+      ),
+      (end): Effect.Effect<void, Denied | HookFailed> => {
+        const refused = refusal(end, "resourceRead")
+        if (refused !== undefined) return Effect.fail(refused)
+        return decideOperation(client, { _tag: "ReadResource", serverId, uri }, hookContext(client, serverId, options))
+      }
+    )
+  )
+
 /** Reads a resource through the resourceRead gate. */
 export const readResource = (
   client: ClientState,
@@ -171,25 +232,21 @@ export const readResource = (
     serverId,
     uriLabel(uri),
     (recorder) =>
-      // Suspended so that the chain runs inside the operation's span.
-      Effect.suspend(() =>
-        SyncOrEffect.flatMap(
-          runChain(client.env, recorder, client.select("resourceRead", serverId, uri), uri, () =>
-            resourceSpec(hookContext(client, serverId, options))),
-          (end): Effect.Effect<ResourceContents, Denied | HookFailed | TransportFailure> => {
-            const refused = refusal(end, "resourceRead")
-            if (refused !== undefined) {
-              return Effect.fail(refused)
-            }
-            const decided = decideOperation(
-              client,
-              { _tag: "ReadResource", serverId, uri },
-              hookContext(client, serverId, options)
-            )
-            return Effect.andThen(decided, client.transport.readResource(serverId, uri))
-          }
-        )
-      )
+      Effect.andThen(readGate(client, recorder, serverId, uri, options), client.transport.readResource(serverId, uri))
+  )
+
+/** Decides a read of `uri` (hooks and policy) without reading: for a subscription, or a template's completion. */
+export const decideRead = (
+  client: ClientState,
+  serverId: string,
+  uri: string,
+  options: OperationOptions | undefined
+) =>
+  operation<void, Denied | HookFailed>(
+    "decideRead",
+    serverId,
+    uriLabel(uri),
+    (recorder) => readGate(client, recorder, serverId, uri, options)
   )
 
 const promptSpec = (name: string, ctx: HookContext): ChainSpec<JsonObject> => ({
@@ -199,6 +256,38 @@ const promptSpec = (name: string, ctx: HookContext): ChainSpec<JsonObject> => ({
   apply: (args, verdict) => (verdict._tag === "RewriteArgs" ? verdict.args : verdict._tag === "Deny" ? STOP : args)
 })
 
+/** The get's gate: its promptGet hooks (which may rewrite the arguments), then the policy; the final arguments. */
+const promptGate = (
+  client: ClientState,
+  recorder: Recorder,
+  serverId: string,
+  name: string,
+  args: JsonObject,
+  options: OperationOptions | undefined
+): Effect.Effect<JsonObject, Denied | HookFailed> =>
+  // Suspended so that the chain runs inside the operation's span.
+  Effect.suspend(() =>
+    SyncOrEffect.flatMap(
+      runChain(
+        client.env,
+        recorder,
+        client.select("promptGet", serverId, name),
+        args,
+        () => promptSpec(name, hookContext(client, serverId, options))
+      ),
+      (end): Effect.Effect<JsonObject, Denied | HookFailed> => {
+        const refused = refusal(end, "promptGet")
+        if (refused !== undefined) return Effect.fail(refused)
+        const decided = decideOperation(
+          client,
+          { _tag: "GetPrompt", serverId, name, args: end.state },
+          hookContext(client, serverId, options)
+        )
+        return Effect.as(decided, end.state)
+      }
+    )
+  )
+
 /** Gets a prompt through the promptGet gate (which may rewrite its arguments). */
 export const getPrompt = (
   client: ClientState,
@@ -207,23 +296,28 @@ export const getPrompt = (
   args: JsonObject,
   options: OperationOptions | undefined
 ) =>
-  operation<PromptResult, Denied | HookFailed | TransportFailure>("getPrompt", serverId, name, (recorder) =>
-    // Suspended so that the chain runs inside the operation's span.
-    Effect.suspend(() =>
-      SyncOrEffect.flatMap(
-        runChain(client.env, recorder, client.select("promptGet", serverId, name), args, () =>
-          promptSpec(name, hookContext(client, serverId, options))),
-        (end): Effect.Effect<PromptResult, Denied | HookFailed | TransportFailure> => {
-          const refused = refusal(end, "promptGet")
-          if (refused !== undefined) {
-            return Effect.fail(refused)
-          }
-          const decided = decideOperation(
-            client,
-            { _tag: "GetPrompt", serverId, name, args: end.state },
-            hookContext(client, serverId, options)
-          )
-          return Effect.andThen(decided, client.transport.getPrompt(serverId, name, end.state))
-        }
+  operation<PromptResult, Denied | HookFailed | TransportFailure>(
+    "getPrompt",
+    serverId,
+    name,
+    (recorder) =>
+      Effect.flatMap(
+        promptGate(client, recorder, serverId, name, args, options),
+        (final) => client.transport.getPrompt(serverId, name, final)
       )
-    ))
+  )
+
+/** Decides a get of prompt `name` with `args` (hooks and policy) without getting it: for a completion. */
+export const decidePrompt = (
+  client: ClientState,
+  serverId: string,
+  name: string,
+  args: JsonObject,
+  options: OperationOptions | undefined
+) =>
+  operation<void, Denied | HookFailed>(
+    "decidePrompt",
+    serverId,
+    name,
+    (recorder) => Effect.asVoid(promptGate(client, recorder, serverId, name, args, options))
+  )

@@ -130,7 +130,11 @@ export const make = (settings: Settings = {}) =>
       callTool: (input, options) => CallProgram.callTool(client, input, options),
       listTools: (serverId, options) => Gates.listTools(client, serverId, options),
       readResource: (serverId, uri, options) => Gates.readResource(client, serverId, uri, options),
-      getPrompt: (serverId, name, args, options) => Gates.getPrompt(client, serverId, name, args ?? {}, options)
+      getPrompt: (serverId, name, args, options) => Gates.getPrompt(client, serverId, name, args ?? {}, options),
+      decideRead: (serverId, uri, options) => Gates.decideRead(client, serverId, uri, options),
+      decidePrompt: (serverId, name, args, options) => Gates.decidePrompt(client, serverId, name, args ?? {}, options),
+      visibleOperations: (entries, operationOf, options) =>
+        Gates.visibleOperations(client, entries, operationOf, options)
     })
   })
 

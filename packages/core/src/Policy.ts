@@ -7,7 +7,7 @@ import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { ConfigError } from "./Errors.ts"
 import type { HookContext } from "./HookContext.ts"
 import { allow, ask, deny, type PolicyDecision } from "./PolicyDecision.ts"
-import { compileRules, type RulesConfig } from "./PolicyRules.ts"
+import { type CompiledRules, compileRules, type RulesConfig } from "./PolicyRules.ts"
 import type { Tool } from "./Tool.ts"
 import type { JsonObject, ToolCall } from "./ToolCall.ts"
 
@@ -18,7 +18,8 @@ export interface PolicyFacts {
 
 /**
  * An operation other than a tool call that a policy may decide: a resource read (on its final URI)
- * or a prompt get (on its final arguments), after the event's hooks.
+ * or a prompt get (on its final arguments), after the event's hooks. A subscription or a completion
+ * is decided as the read or get it leads to (a template's completion on the template as its URI).
  */
 export type PolicyOperation =
   | { readonly _tag: "ReadResource"; readonly serverId: string; readonly uri: string }
@@ -46,9 +47,28 @@ export interface PolicyShape {
   readonly decideOperation?:
     | ((operation: PolicyOperation, ctx: HookContext) => Effect.Effect<PolicyDecision>)
     | undefined
+  /**
+   * Whether a listed resource, template or prompt may be shown (with `hideDenied`): false when every
+   * read or get of it would be denied (a prompt's arguments are not known yet). Optional: without it
+   * an entry is shown when `decideOperation` allows it (with the arguments empty).
+   */
+  readonly visibleOperation?: ((operation: PolicyOperation, ctx: HookContext) => Effect.Effect<boolean>) | undefined
 }
 
 const FAILED = deny("the policy failed to decide")
+
+/** A rules policy's members for reads and gets, when its rules govern resources or prompts. */
+const operationRules = (decide: CompiledRules["decideOperation"]): Partial<PolicyShape> => {
+  if (decide === undefined) return {}
+  const of = (operation: PolicyOperation, ctx: HookContext) =>
+    operation._tag === "ReadResource"
+      ? decide("resources", operation.serverId, operation.uri, ctx)
+      : decide("prompts", operation.serverId, operation.name, ctx)
+  return {
+    decideOperation: (operation, ctx) => Effect.sync(() => of(operation, ctx)),
+    visibleOperation: (operation, ctx) => Effect.sync(() => of(operation, ctx)._tag === "Allow")
+  }
+}
 
 /** A policy's decision as a plain function, for a policy that never waits. */
 type SyncDecide = (call: ToolCall, ctx: HookContext, facts?: PolicyFacts) => PolicyDecision
@@ -106,7 +126,8 @@ export class Policy extends Context.Service<Policy, PolicyShape>()("@interlock/c
           ? Effect.fail(rules)
           : Effect.succeed({
             decide: answeringAtOnce((call, ctx, facts) => rules.decide(call, ctx, facts?.tool)),
-            visible: rules.visible
+            visible: rules.visible,
+            ...operationRules(rules.decideOperation)
           })
       })
     )

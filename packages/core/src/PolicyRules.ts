@@ -24,10 +24,22 @@ export interface AnnotationCondition {
 /** A rule's condition on the final arguments, written as code. */
 export type RulePredicate = (args: JsonObject, call: ToolCall, ctx: HookContext) => boolean
 
+/**
+ * What a rule governs: tool calls (the default), resources (reads, subscriptions, template
+ * completions, listing entries; matched on `server/uri`) or prompts (gets, completions, listing
+ * entries; matched on `server/prompt`).
+ */
+export type RuleTarget = "tools" | "resources" | "prompts"
+
+/** The Schema of a {@link RuleTarget}. */
+export const RuleTarget = Schema.Literals(["tools", "resources", "prompts"])
+
 /** One policy rule. Rules are tried in order; the first that applies decides. */
 export interface PolicyRule {
   /** Names the rule in receipts, errors and audit rows; default `rules[<index>]`. */
   readonly id?: string | undefined
+  /** What the rule governs; default `"tools"`. A rule on resources or prompts takes no `when` or `annotations`. */
+  readonly on?: RuleTarget | undefined
   readonly match: MatcherInput
   readonly decision: "allow" | "deny" | "ask"
   readonly reason?: string | undefined
@@ -76,6 +88,7 @@ const Predicate = Schema.declare((u: unknown): u is RulePredicate => typeof u ==
  */
 export const RuleFields = {
   id: Schema.optionalKey(RuleId),
+  on: Schema.optionalKey(RuleTarget),
   match: MatcherJson,
   decision: Decision,
   reason: Schema.optionalKey(Schema.String),
@@ -85,6 +98,7 @@ export const RuleFields = {
 // In code an optional field may also be given as undefined.
 const codeFields = <M extends Schema.Top>(match: M) => ({
   id: Schema.optional(RuleId),
+  on: Schema.optional(RuleTarget),
   match,
   decision: Decision,
   reason: Schema.optional(Schema.String),
@@ -113,6 +127,7 @@ type DecodedRule = typeof CompilableRules.Type["rules"][number]
 interface CompiledRule {
   readonly index: number
   readonly id: string
+  readonly on: RuleTarget
   readonly matcher: Matcher
   readonly decision: PolicyDecision
   readonly when: RulePredicate | undefined
@@ -152,6 +167,7 @@ const compileRule = (rule: DecodedRule, index: number): CompiledRule => {
   return {
     index,
     id,
+    on: rule.on ?? "tools",
     matcher: rule.match,
     decision: makeDecision(rule.decision, rule.reason, id),
     when: rule.when,
@@ -163,6 +179,7 @@ const compileRule = (rule: DecodedRule, index: number): CompiledRule => {
 // What each field of a rule must be, said the way a ConfigError says it.
 const RULE_MESSAGES: Readonly<Record<string, string>> = {
   id: "id must be a non-empty string",
+  on: `on must be "tools", "resources" or "prompts"`,
   decision: `decision must be "allow", "deny" or "ask"`,
   reason: "reason must be a string",
   when: "when must be a function of (args, call, ctx)",
@@ -201,6 +218,13 @@ const configError = (problem: Problem, config: unknown): ConfigError => {
 export interface CompiledRules {
   readonly decide: (call: ToolCall, ctx: HookContext, tool?: Tool) => PolicyDecision
   readonly visible: (tool: Tool, ctx: HookContext) => boolean
+  /**
+   * The decision on a resource (its URI) or a prompt (its name), when some rule governs resources
+   * or prompts: the first such rule that applies, or Allow when none does (the default is the tools').
+   */
+  readonly decideOperation?:
+    | ((on: "resources" | "prompts", serverId: string, name: string, ctx: HookContext) => PolicyDecision)
+    | undefined
 }
 
 /** The ids and roles a rule's `principals` name; an entry `role:NAME` names a role, never an id. */
@@ -222,8 +246,8 @@ const includes = (audience: Audience, principal: HookContext["principal"]): bool
   principal !== undefined &&
   (audience.ids.has(principal.id) || (principal.roles ?? []).some((role) => audience.roles.has(role)))
 
-const appliesTo = (rule: CompiledRule, ctx: HookContext, tool: Tool | undefined): boolean =>
-  (rule.principals === undefined || includes(rule.principals, ctx.principal)) &&
+const appliesTo = (rule: CompiledRule, ctx: HookContext, tool: Tool | undefined, on: RuleTarget = "tools"): boolean =>
+  rule.on === on && (rule.principals === undefined || includes(rule.principals, ctx.principal)) &&
   (rule.annotations === undefined || hintsMatch(rule.annotations, tool))
 
 /** Deny and ask rules also match confusable skeletons of names (see Confusables.ts); allow rules do not. */
@@ -245,6 +269,14 @@ export const compileRules = (config: RulesConfig): CompiledRules | ConfigError =
         return new ConfigError({ path: `policy.rules[${rule.index}]`, detail: `duplicate rule id "${rule.id}"` })
       }
       ids.add(rule.id)
+      if (rule.on !== "tools" && (rule.when !== undefined || rule.annotations !== undefined)) {
+        return new ConfigError({
+          path: `policy.rules[${rule.index}]`,
+          detail: `a rule on ${rule.on} takes no ${
+            rule.when === undefined ? "annotations" : "when"
+          } (they are conditions on tool calls)`
+        })
+      }
     }
     const index = buildIndex(compiled)
     const defaultDecision = makeDecision(fallback, fallback === "deny" ? "no policy rule allows this call" : undefined)
@@ -273,7 +305,12 @@ export const compileRules = (config: RulesConfig): CompiledRules | ConfigError =
       if (rule === undefined) return defaultDecision._tag !== "Deny"
       return rule.when !== undefined || rule.decision._tag !== "Deny"
     }
-    return { decide, visible }
+    const governed = compiled.some((rule) => rule.on !== "tools")
+    const decideOperation = (on: "resources" | "prompts", serverId: string, name: string, ctx: HookContext) => {
+      const rule = firstMatch(index, serverId, name, (r) => appliesTo(r, ctx, undefined, on), restricts)
+      return rule === undefined ? allow() : rule.decision
+    }
+    return governed ? { decide, visible, decideOperation } : { decide, visible }
   } catch {
     return new ConfigError({ path: "policy", detail: "the policy config could not be read" })
   }

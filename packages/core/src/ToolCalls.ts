@@ -1,6 +1,7 @@
 /** The ToolCalls service: the governed tool-call program that `Interlock.layer` builds. */
 import { Context, type Duration, type Effect } from "effect"
 import type { CallError, Denied, HookFailed, TransportFailure } from "./Errors.ts"
+import type { PolicyOperation } from "./Policy.ts"
 import type { Principal } from "./Principal.ts"
 import type { PromptResult } from "./PromptResult.ts"
 import type { ResourceContents } from "./ResourceContents.ts"
@@ -53,6 +54,28 @@ export interface ToolCallsShape {
     args?: JsonObject,
     options?: OperationOptions
   ) => Effect.Effect<PromptResult, Denied | HookFailed | TransportFailure>
+  /** Decides a read of `uri` as readResource would (hooks, policy) without reading: for a subscription or a template's completion. */
+  readonly decideRead: (
+    serverId: string,
+    uri: string,
+    options?: OperationOptions
+  ) => Effect.Effect<void, Denied | HookFailed>
+  /** Decides a get of a prompt as getPrompt would (hooks, policy) without getting it: for a completion. */
+  readonly decidePrompt: (
+    serverId: string,
+    name: string,
+    args?: JsonObject,
+    options?: OperationOptions
+  ) => Effect.Effect<void, Denied | HookFailed>
+  /**
+   * The entries of a resource, template or prompt listing to show: with `hideDenied`, those whose
+   * read or get the policy could allow (`operationOf` names it); every entry otherwise.
+   */
+  readonly visibleOperations: <A>(
+    entries: ReadonlyArray<A>,
+    operationOf: (entry: A) => PolicyOperation,
+    options?: OperationOptions
+  ) => Effect.Effect<ReadonlyArray<A>>
 }
 
 /** The governed tool-call program. */

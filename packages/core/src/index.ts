@@ -62,7 +62,8 @@ export {
   RuleId,
   type RulePredicate,
   RulePrincipals,
-  RulesConfig
+  RulesConfig,
+  RuleTarget
 } from "./PolicyRules.ts"
 export { Principal } from "./Principal.ts"
 export type { AbortOptions, InterlockClient } from "./PromiseClient.ts"

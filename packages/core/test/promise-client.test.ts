@@ -141,7 +141,10 @@ describe("Interlock.client", () => {
       callTool: (input) => Effect.die(new Error(`bug with ${JSON.stringify(input.args)}`)),
       listTools: () => Effect.die(SECRET),
       readResource: () => Effect.die(SECRET),
-      getPrompt: () => Effect.die(SECRET)
+      getPrompt: () => Effect.die(SECRET),
+      decideRead: () => Effect.die(SECRET),
+      decidePrompt: () => Effect.die(SECRET),
+      visibleOperations: () => Effect.die(SECRET)
     }))
     for (
       const operation of [

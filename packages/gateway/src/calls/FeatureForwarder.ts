@@ -2,12 +2,23 @@
  * The FeatureForwarder: every MCP feature beyond tools, between the gateway's hosts and its
  * servers. Listings are merged across servers (prompt names namespaced like tools, resource URIs
  * unchanged and routed by ResourceRoutes, but MCP Apps' `ui://` URIs, namespaced like prompts by
- * AppUris.ts); reads and gets pass core's gates (resourceRead and
- * promptGet hooks) and the config's redactions; subscriptions are shared, so a server sees one
+ * AppUris.ts), and with `hideDenied` hold only what the policy lets a host read or get; reads and
+ * gets pass core's gates (resourceRead and promptGet hooks, the policy) and the config's redactions;
+ * a subscription is decided as its read, a completion as its prompt's get or its template's read
+ * (both audited); subscriptions are shared, so a server sees one
  * subscription however many hosts follow a URI; the logging level a server gets is the most
  * verbose one any host asked for. Server notifications fan out to the hosts that want them.
  */
-import type { JsonObject, OperationOptions, PromptResult, ResourceContents, TransportFailure } from "@interlock/core"
+import type {
+  Denied,
+  HookFailed,
+  JsonObject,
+  OperationOptions,
+  PolicyOperation,
+  PromptResult,
+  ResourceContents,
+  TransportFailure
+} from "@interlock/core"
 import type { HubFeaturesShape, HubNotification } from "@interlock/mcp"
 import type {
   CompleteRequestParams,
@@ -18,6 +29,7 @@ import type {
   ResourceTemplateType
 } from "@modelcontextprotocol/server"
 import { Effect, Schema } from "effect"
+import type { AuditError } from "../audit/AuditStore.ts"
 import type { HostSession, HostSessionsShape } from "../front/HostSessions.ts"
 import { linkedUris, ResourceRoutes } from "../front/http/ResourceRoutes.ts"
 import { redactingFeatures } from "../front/RedactingFeatures.ts"
@@ -39,22 +51,37 @@ export class Unrouted extends Schema.TaggedError<Unrouted>()("Unrouted", {
 }
 
 /** What a read or get can fail with (a 2026-07-28 host's may end InputRequired or StateRefused: GatewayCalls relays it). */
-export type GateFailure = ReadFailure | Unrouted
+export type GateFailure = ReadFailure | Unrouted | AuditError
+
+/** What a subscription or a completion can fail with: its decision's refusal, its audit, or the server. */
+export type DecidedFailure = Denied | HookFailed | AuditError | TransportFailure | Unrouted
 
 /** The service interface the front servers use. */
 export interface FeatureForwarderShape {
-  readonly listResources: () => Effect.Effect<ReadonlyArray<Resource>, TransportFailure>
-  readonly listResourceTemplates: () => Effect.Effect<ReadonlyArray<ResourceTemplateType>, TransportFailure>
+  readonly listResources: (options?: OperationOptions) => Effect.Effect<ReadonlyArray<Resource>, TransportFailure>
+  readonly listResourceTemplates: (
+    options?: OperationOptions
+  ) => Effect.Effect<ReadonlyArray<ResourceTemplateType>, TransportFailure>
   readonly readResource: (uri: string, options: OperationOptions) => Effect.Effect<ResourceContents, GateFailure>
-  readonly subscribe: (host: HostSession, uri: string) => Effect.Effect<void, TransportFailure | Unrouted>
+  /** Subscribes `host` to `uri`, once the subscription is decided as a read of it would be. */
+  readonly subscribe: (
+    host: HostSession,
+    uri: string,
+    options?: OperationOptions
+  ) => Effect.Effect<void, DecidedFailure>
+  /** Gives up a subscription: never refused, it only releases what a decided subscribe gave. */
   readonly unsubscribe: (host: HostSession, uri: string) => Effect.Effect<void, TransportFailure>
-  readonly listPrompts: () => Effect.Effect<ReadonlyArray<Prompt>, TransportFailure>
+  readonly listPrompts: (options?: OperationOptions) => Effect.Effect<ReadonlyArray<Prompt>, TransportFailure>
   readonly getPrompt: (
     name: string,
     args: JsonObject,
     options: OperationOptions
   ) => Effect.Effect<PromptResult, GateFailure>
-  readonly complete: (params: CompleteRequestParams) => Effect.Effect<CompleteResult, TransportFailure | Unrouted>
+  /** Completes, once decided as the prompt's get (with the arguments known so far) or the template's read. */
+  readonly complete: (
+    params: CompleteRequestParams,
+    options?: OperationOptions
+  ) => Effect.Effect<CompleteResult, DecidedFailure>
   readonly setLoggingLevel: (host: HostSession, level: LoggingLevel) => Effect.Effect<void, TransportFailure>
   /** Remembers the resources a tool result of `serverId` pointed at, so the host can read them. */
   readonly noteResult: (serverId: string, content: ReadonlyArray<unknown>) => void
@@ -97,23 +124,40 @@ export const makeFeatureForwarder = (
     items: ReadonlyArray<A>,
     name: (item: A) => string
   ): ReadonlyArray<A> => items.map((item) => redactJson(item, redactionsFor(deps.redactions, serverId, name(item))))
-  const listResourcesOf = (serverId: string) =>
-    Effect.map(
-      Effect.tap(features.listResources(serverId), (resources) =>
-        Effect.sync(() => routes.listed(serverId, resources.map((r) => r.uri)))),
-      (resources) =>
-        redactListed(serverId, resources, (r) =>
-          r.uri).map((r) => exposeUriAt(deps.prompts, serverId, r, "uri"))
+  // Routes are learnt from all a server lists; a host is shown what the policy lets it read (core's hideDenied).
+  const fetchResources = (serverId: string) =>
+    Effect.tap(
+      features.listResources(serverId),
+      (resources) => Effect.sync(() => routes.listed(serverId, resources.map((r) => r.uri)))
     )
-  const listTemplatesOf = (serverId: string) =>
+  const fetchTemplates = (serverId: string) =>
+    Effect.tap(
+      features.listResourceTemplates(serverId),
+      (templates) => Effect.sync(() => routes.templates(serverId, templates.map((t) => t.uriTemplate)))
+    )
+  const readOf = (serverId: string, uri: string): PolicyOperation => ({ _tag: "ReadResource", serverId, uri })
+  const shownOf = <A extends object>(
+    serverId: string,
+    items: ReadonlyArray<A>,
+    uriOf: (item: A) => string,
+    options: OperationOptions | undefined
+  ) => deps.calls.visibleOperations(items, (item) => readOf(serverId, uriOf(item)), options)
+  const listResourcesOf = (options: OperationOptions | undefined) => (serverId: string) =>
     Effect.map(
-      Effect.tap(features.listResourceTemplates(serverId), (templates) =>
-        Effect.sync(() => routes.templates(serverId, templates.map((t) => t.uriTemplate)))),
+      Effect.flatMap(fetchResources(serverId), (resources) => shownOf(serverId, resources, (r) => r.uri, options)),
+      (resources) =>
+        redactListed(serverId, resources, (r) => r.uri).map((r) => exposeUriAt(deps.prompts, serverId, r, "uri"))
+    )
+  const listTemplatesOf = (options: OperationOptions | undefined) => (serverId: string) =>
+    Effect.map(
+      Effect.flatMap(
+        fetchTemplates(serverId),
+        (templates) => shownOf(serverId, templates, (t) => t.uriTemplate, options)
+      ),
       (templates) =>
-        redactListed(serverId, templates, (t) =>
-          t.uriTemplate).map((t) =>
-            exposeUriAt(deps.prompts, serverId, t, "uriTemplate")
-          )
+        redactListed(serverId, templates, (t) => t.uriTemplate).map((t) =>
+          exposeUriAt(deps.prompts, serverId, t, "uriTemplate")
+        )
     )
 
   /** Routes by what is known; on a miss, asks every reachable server again once. */
@@ -122,7 +166,7 @@ export const makeFeatureForwarder = (
       const known = find()
       if (known !== undefined) return Effect.succeed(known)
       const refresh = Effect.forEach(serverIds, (id) =>
-        Effect.ignore(Effect.all([listResourcesOf(id), listTemplatesOf(id)])), {
+        Effect.ignore(Effect.all([fetchResources(id), fetchTemplates(id)])), {
         concurrency: "unbounded",
         discard: true
       })
@@ -227,9 +271,24 @@ export const makeFeatureForwarder = (
     return features.unsubscribe(entry.serverId, entry.uri)
   }
 
+  const follow = (host: HostSession, uri: string, target: UiTarget) =>
+    Effect.suspend(() => {
+      const entry = subscribers.get(uri)
+      if (entry !== undefined) {
+        entry.hosts.add(host)
+        return Effect.void
+      }
+      return Effect.tap(features.subscribe(target.serverId, target.uri), () =>
+        Effect.sync(() => {
+          const now = subscribers.get(uri)
+          if (now === undefined) subscribers.set(uri, { ...target, hosts: new Set([host]) })
+          else now.hosts.add(host)
+        }))
+    })
+
   const forwarder: FeatureForwarderShape = {
-    listResources: () => mergedListing("resources/list", serverIds, listResourcesOf),
-    listResourceTemplates: () => mergedListing("resources/templates/list", serverIds, listTemplatesOf),
+    listResources: (options) => mergedListing("resources/list", serverIds, listResourcesOf(options)),
+    listResourceTemplates: (options) => mergedListing("resources/templates/list", serverIds, listTemplatesOf(options)),
     readResource: (uri, options) =>
       Effect.flatMap(
         routedUri(uri),
@@ -240,35 +299,38 @@ export const makeFeatureForwarder = (
             return shown === read.contents ? read : { ...read, contents: shown }
           })
       ),
-    subscribe: (host, uri) =>
+    subscribe: (host, uri, options) =>
       Effect.flatMap(routedUri(uri), (target) => {
-        const entry = subscribers.get(uri)
-        if (entry !== undefined) {
-          entry.hosts.add(host)
-          return Effect.void
-        }
-        return Effect.tap(features.subscribe(target.serverId, target.uri), () =>
-          Effect.sync(() => {
-            const now = subscribers.get(uri)
-            if (now === undefined) subscribers.set(uri, { ...target, hosts: new Set([host]) })
-            else now.hosts.add(host)
-          }))
+        // Every host's subscription is decided, also one to a URI another host follows already.
+        return Effect.andThen(
+          deps.calls.decideRead("resources/subscribe", target.serverId, target.uri, options),
+          follow(host, uri, target)
+        )
       }),
     unsubscribe: release,
-    listPrompts: () =>
+    listPrompts: (options) =>
       mergedListing(
         "prompts/list",
         serverIds,
         (serverId) =>
-          Effect.map(features.listPrompts(serverId), (prompts) =>
-            prompts.flatMap((prompt) => {
-              deps.prompts.own(serverId, prompt.name)
-              const listed = redactDefinition(
-                { ...prompt, name: deps.prompts.expose(serverId, prompt.name) },
-                redactionsFor(deps.redactions, serverId, prompt.name)
+          Effect.map(
+            Effect.flatMap(features.listPrompts(serverId), (prompts) => {
+              for (const prompt of prompts) deps.prompts.own(serverId, prompt.name)
+              return deps.calls.visibleOperations(
+                prompts,
+                (prompt) => ({ _tag: "GetPrompt", serverId, name: prompt.name, args: {} }),
+                options
               )
-              return listed === undefined ? [] : [listed]
-            }))
+            }),
+            (prompts) =>
+              prompts.flatMap((prompt) => {
+                const listed = redactDefinition(
+                  { ...prompt, name: deps.prompts.expose(serverId, prompt.name) },
+                  redactionsFor(deps.redactions, serverId, prompt.name)
+                )
+                return listed === undefined ? [] : [listed]
+              })
+          )
       ),
     getPrompt: (name, args, options) => {
       const target = deps.prompts.resolve(name)
@@ -278,16 +340,25 @@ export const makeFeatureForwarder = (
         (prompt) => redactPrompt(prompt, redactionsFor(deps.redactions, target.serverId, target.name))
       )
     },
-    complete: (params) => {
+    complete: (params, options) => {
       const ref = params.ref
       if (ref.type === "ref/prompt") {
         const target = deps.prompts.resolve(ref.name)
         if (target === undefined) return Effect.fail(new Unrouted({ what: "reference" }))
-        return features.complete(target.serverId, { ...params, ref: { ...ref, name: target.name } })
+        // The get it leads to: the arguments known so far, and the one being completed.
+        const args: JsonObject = { ...params.context?.arguments, [params.argument.name]: params.argument.value }
+        return Effect.andThen(
+          deps.calls.decidePrompt(target.serverId, target.name, args, options),
+          features.complete(target.serverId, { ...params, ref: { ...ref, name: target.name } })
+        )
       }
       return Effect.flatMap(
         routedUri(ref.uri, "reference"),
-        (target) => features.complete(target.serverId, { ...params, ref: { ...ref, uri: target.uri } })
+        (target) =>
+          Effect.andThen(
+            deps.calls.decideRead("completion/complete", target.serverId, target.uri, options),
+            features.complete(target.serverId, { ...params, ref: { ...ref, uri: target.uri } })
+          )
       )
     },
     setLoggingLevel: (host, level) =>

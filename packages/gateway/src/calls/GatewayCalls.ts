@@ -43,6 +43,7 @@ import { ApprovalQueue } from "./ApprovalQueue.ts"
 import { makeApprover } from "./Approver.ts"
 import { makeInputRelay, relayed as relayedRead } from "./InputRelay.ts"
 import { hostInput, type InputRequired, requiredInput } from "./InputRound.ts"
+import { auditedDecision, type DecidedOperation } from "./OperationAudit.ts"
 import { refusedState, type StateRefused } from "./StateRefused.ts"
 import { taskAuditOf, type TaskEnding } from "./TaskAudit.ts"
 
@@ -70,7 +71,9 @@ export type ReadFailure = Denied | HookFailed | TransportFailure | InputRequired
  * A 2026-07-28 host's call, read or get (InputRound.ts) may end InputRequired, for the front to
  * answer `input_required`, or StateRefused when its retry's state was refused (a JSON-RPC error).
  */
-export interface GatewayCallsShape extends Omit<ToolCallsShape, "callTool" | "readResource" | "getPrompt"> {
+export interface GatewayCallsShape
+  extends Omit<ToolCallsShape, "callTool" | "readResource" | "getPrompt" | "decideRead" | "decidePrompt">
+{
   readonly callTool: (
     input: CallInput,
     options?: CallOptions
@@ -88,6 +91,20 @@ export interface GatewayCallsShape extends Omit<ToolCallsShape, "callTool" | "re
     args?: JsonObject,
     options?: OperationOptions
   ) => Effect.Effect<PromptResult, ReadFailure>
+  /** Decides, as a read of `uri` would be, the subscription or completion `operation`; audited. */
+  readonly decideRead: (
+    operation: DecidedOperation,
+    serverId: string,
+    uri: string,
+    options?: OperationOptions
+  ) => Effect.Effect<void, Denied | HookFailed | AuditError>
+  /** Decides, as a get of the prompt with `args` would be, a completion; audited. */
+  readonly decidePrompt: (
+    serverId: string,
+    name: string,
+    args: JsonObject,
+    options?: OperationOptions
+  ) => Effect.Effect<void, Denied | HookFailed | AuditError>
   /** Records a call refused before the pipeline (outcome `refused`); committed when it succeeds. */
   readonly refuse: (call: RefusedCall, options?: CallOptions) => Effect.Effect<void, AuditError>
 }
@@ -121,8 +138,10 @@ export const governedLayer = (
       timeout: plan.approvals.timeoutMs
     }),
     pinTools: plan.pinTools,
-    // A Cedar policy also governs listings: a tool no call to which could be permitted is not listed.
-    hideDenied: plan.loaded.config.policy?.cedar !== undefined,
+    // A Cedar policy, or rules that govern resources or prompts, also govern listings: what no call,
+    // read or get could be permitted is not listed.
+    hideDenied: plan.loaded.config.policy?.cedar !== undefined ||
+      (plan.loaded.config.policy?.rules ?? []).some((rule) => rule.on !== undefined && rule.on !== "tools"),
     ...(plan.hookTimeoutMs === undefined ? {} : { hookTimeout: plan.hookTimeoutMs }),
     ...(plan.callTimeoutMs === undefined ? {} : { callTimeout: plan.callTimeoutMs })
   })
@@ -396,10 +415,22 @@ const make = (plan: Plan) =>
         }
         return store.record(trustedRecord(fields))
       })
+    const decided = auditedDecision({ store, full, base, redactionsOf })
     return GatewayCalls.of({
       callTool,
       refuse,
       listTools: calls.listTools,
+      visibleOperations: calls.visibleOperations,
+      decideRead: (operation, serverId, uri, options) =>
+        decided(operation, serverId, { uri }, options, calls.decideRead(serverId, uri, options)),
+      decidePrompt: (serverId, name, args, options) =>
+        decided(
+          "completion/complete",
+          serverId,
+          { prompt: name, arguments: args },
+          options,
+          calls.decidePrompt(serverId, name, args, options)
+        ),
       // A 2026-07-28 host's reads and gets are relayed as its tool calls are; a 2025 host is asked over its session.
       readResource: (serverId, uri, options) =>
         relayedRead(relay, serverId, options, calls.readResource(serverId, uri, options)),

@@ -124,7 +124,13 @@ export const makeConfigInForce = (
       refuse: (call, options) => under((calls) => calls.refuse(call, options)),
       listTools: (serverId, options) => under((calls) => calls.listTools(serverId, options)),
       readResource: (serverId, uri, options) => under((calls) => calls.readResource(serverId, uri, options)),
-      getPrompt: (serverId, name, args, options) => under((calls) => calls.getPrompt(serverId, name, args, options))
+      getPrompt: (serverId, name, args, options) => under((calls) => calls.getPrompt(serverId, name, args, options)),
+      decideRead: (operation, serverId, uri, options) =>
+        under((calls) => calls.decideRead(operation, serverId, uri, options)),
+      decidePrompt: (serverId, name, args, options) =>
+        under((calls) => calls.decidePrompt(serverId, name, args, options)),
+      visibleOperations: (entries, operationOf, options) =>
+        under((calls) => calls.visibleOperations(entries, operationOf, options))
     }
     return { current: () => current.generation, apply, calls }
   })

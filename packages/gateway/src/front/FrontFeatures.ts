@@ -139,12 +139,15 @@ export const registerFeatures = (
 
   handle("resources/list", (request, ctx) => {
     noCursor(request.params)
-    return answer(Effect.map(forwarder.listResources(), (resources) => ({ resources: [...resources] })), ctx)
+    return answer(
+      Effect.map(forwarder.listResources(options(ctx)), (resources) => ({ resources: [...resources] })),
+      ctx
+    )
   })
   handle("resources/templates/list", (request, ctx) => {
     noCursor(request.params)
     return answer(
-      Effect.map(forwarder.listResourceTemplates(), (templates) => ({ resourceTemplates: [...templates] })),
+      Effect.map(forwarder.listResourceTemplates(options(ctx)), (templates) => ({ resourceTemplates: [...templates] })),
       ctx
     )
   })
@@ -157,7 +160,8 @@ export const registerFeatures = (
     ))
   handle(
     "resources/subscribe",
-    (request, ctx) => answer(Effect.as(forwarder.subscribe(host, request.params.uri), {}), ctx, request.params.uri)
+    (request, ctx) =>
+      answer(Effect.as(forwarder.subscribe(host, request.params.uri, options(ctx)), {}), ctx, request.params.uri)
   )
   handle(
     "resources/unsubscribe",
@@ -165,7 +169,7 @@ export const registerFeatures = (
   )
   handle("prompts/list", (request, ctx) => {
     noCursor(request.params)
-    return answer(Effect.map(forwarder.listPrompts(), (prompts) => ({ prompts: [...prompts] })), ctx)
+    return answer(Effect.map(forwarder.listPrompts(options(ctx)), (prompts) => ({ prompts: [...prompts] })), ctx)
   })
   handle("prompts/get", (request, ctx) =>
     answer(
@@ -176,7 +180,7 @@ export const registerFeatures = (
         }, prompt.meta)),
       ctx
     ))
-  handle("completion/complete", (request, ctx) => answer(forwarder.complete(request.params), ctx))
+  handle("completion/complete", (request, ctx) => answer(forwarder.complete(request.params, options(ctx)), ctx))
   handle(
     "logging/setLevel",
     (request, ctx) => answer(Effect.as(forwarder.setLoggingLevel(host, request.params.level), {}), ctx)

@@ -3,9 +3,10 @@
  * `subscriptions/listen` itself and writes the pinned server's change notifications onto the open
  * subscriptions; what it cannot know is that the gateway must follow a listened resource downstream.
  * This transport wrapper sees each listen request on its way in and subscribes its resources for
- * the connection's host (the forwarder shares the downstream subscription, as for a 2025
- * host's resources/subscribe) before serveStdio acknowledges it, holding the messages after it in
- * order meanwhile; a cancelled listen or the end of the connection releases them.
+ * the connection's host (decided as reads; the forwarder shares the downstream subscription, as for
+ * a 2025 host's resources/subscribe) before serveStdio sees it with only the allowed resources,
+ * holding the messages after it in order meanwhile; a cancelled listen or the end of the
+ * connection releases them.
  */
 import type { JSONRPCMessage, Server, Transport, TransportSendOptions } from "@modelcontextprotocol/server"
 import { Effect } from "effect"
@@ -22,6 +23,13 @@ export const listenedUris = (message: JSONRPCMessage): ReadonlyArray<string> => 
   const notifications = message.params.notifications
   const uris = isObject(notifications) ? notifications.resourceSubscriptions : undefined
   return Array.isArray(uris) ? [...new Set(uris.filter((uri): uri is string => typeof uri === "string"))] : []
+}
+
+/** A listen request with `uris` as the resources it follows. */
+const withSubscriptions = (message: JSONRPCMessage, uris: ReadonlyArray<string>): JSONRPCMessage => {
+  const params = (message as { readonly params: Record<string, unknown> }).params
+  const notifications = params.notifications as Record<string, unknown>
+  return { ...message, params: { ...params, notifications: { ...notifications, resourceSubscriptions: [...uris] } } }
 }
 
 /** The wrapped transport, the factory hook that learns the connection's server, and the release at the end. */
@@ -43,17 +51,20 @@ export const followListens = (deps: FrontDeps, inner: Transport): StdioListens =
       void deps.run(Effect.ignore(deps.features.unsubscribe(host, uri)), never).catch(() => undefined)
     }
   }
-  // Resolves once the listen's resources are followed downstream (at once for any other message).
-  const inbound = (message: JSONRPCMessage): Promise<unknown> | undefined => {
+  // Resolves once the listen's resources are followed downstream, to the listen as serveStdio is to
+  // see it: only the resources whose subscription the policy allowed (undefined for any other message).
+  const inbound = (message: JSONRPCMessage): Promise<JSONRPCMessage> | undefined => {
     const uris = listenedUris(message)
     if (uris.length > 0 && host !== undefined && "id" in message && message.id !== undefined) {
-      byListen.set(message.id, uris)
       const following = host
+      const id = message.id
       return Promise.all(
-        uris.map((uri) =>
-          deps.run(Effect.ignore(deps.features.subscribe(following, uri)), never).catch(() => undefined)
-        )
-      )
+        uris.map((uri) => deps.run(Effect.isSuccess(deps.features.subscribe(following, uri)), never).catch(() => false))
+      ).then((followed) => {
+        const kept = uris.filter((_uri, at) => followed[at])
+        byListen.set(id, kept)
+        return withSubscriptions(message, kept)
+      })
     }
     if ("method" in message && message.method === "notifications/cancelled" && isObject(message.params)) {
       const id = message.params.requestId
@@ -74,10 +85,12 @@ export const followListens = (deps: FrontDeps, inner: Transport): StdioListens =
   }
   const deliver =
     (handler: NonNullable<Transport["onmessage"]>): NonNullable<Transport["onmessage"]> => (message, extra) => {
-      if (held !== undefined) return hold(held.then(() => inbound(message)).then(() => handler(message, extra)))
+      if (held !== undefined) {
+        return hold(held.then(() => inbound(message)).then((shown) => handler(shown ?? message, extra)))
+      }
       const waiting = inbound(message)
       if (waiting === undefined) return handler(message, extra)
-      hold(waiting.then(() => handler(message, extra)))
+      hold(waiting.then((shown) => handler(shown, extra)))
     }
   const transport: Transport = {
     start: () => inner.start(),

@@ -8,6 +8,7 @@
  * streams follow. The bridge is asked nothing (it declares no client capability) and drops log
  * messages (a 2026-07-28 host gets those on its call's stream).
  */
+import type { Principal } from "@interlock/core"
 import {
   InMemoryServerEventBus,
   type JSONRPCMessage,
@@ -85,7 +86,9 @@ export interface ListenBridge {
 }
 
 /** A bridge for one principal's listen streams. */
-export const makeListenBridge = (deps: FrontDeps): ListenBridge => {
+export const makeListenBridge = (deps: FrontDeps, principal?: Principal): ListenBridge => {
+  // A stream's subscriptions are decided for its principal, as its reads would be.
+  const options = principal === undefined ? {} : { principal }
   const bus = new InMemoryServerEventBus()
   const server = new Server({ name: "interlock-listen", version: deps.version }, { capabilities: FRONT_CAPABILITIES })
   void server.connect(new BusTransport(bus))
@@ -98,7 +101,7 @@ export const makeListenBridge = (deps: FrontDeps): ListenBridge => {
     const count = following.get(uri) ?? 0
     following.set(uri, count + 1)
     if (count > 0) return Promise.resolve(true)
-    return deps.run(Effect.result(deps.features.subscribe(host, uri)), signal).then(
+    return deps.run(Effect.result(deps.features.subscribe(host, uri, options)), signal).then(
       (result) => {
         if (result._tag === "Success") return true
         unfollow(uri)

@@ -124,7 +124,7 @@ export const makeModernFront = (deps: FrontDeps): ModernFront => {
       // Dropped, not closed: a request it is serving finishes on it.
       for (const [id, front] of fronts) if (front.bridge.idle()) fronts.delete(id)
     }
-    const bridge = makeListenBridge(deps)
+    const bridge = makeListenBridge(deps, principal)
     const headers = makeToolHeaders(deps, principal)
     // One request, one server, for the principal the guard found for it; its listings teach the Mcp-Param-* gate.
     const factory = (ctx: McpRequestContext) => makeFrontServer(headers.deps, principalOf(ctx), "modern", false)
