@@ -2,12 +2,11 @@
  * The FeatureForwarder: every MCP feature beyond tools, between the gateway's hosts and its
  * servers. Listings are merged across servers (prompt names namespaced like tools, resource URIs
  * unchanged and routed by ResourceRoutes, but MCP Apps' `ui://` URIs, namespaced like prompts by
- * AppUris.ts), and with `hideDenied` hold only what the policy lets a host read or get; reads and
- * gets pass core's gates (resourceRead and promptGet hooks, the policy) and the config's redactions;
- * a subscription is decided as its read, a completion as its prompt's get or its template's read
- * (both audited); subscriptions are shared, so a server sees one
- * subscription however many hosts follow a URI; the logging level a server gets is the most
- * verbose one any host asked for. Server notifications fan out to the hosts that want them.
+ * AppUris.ts), and with `hideDenied` hold only what the policy lets a host read or get. Reads and
+ * gets pass core's gates (hooks, policy) and the config's redactions; a subscription is decided as
+ * its read, a completion as its prompt's get or its template's read (both audited). Subscriptions
+ * are shared (Subscriptions.ts); the logging level a server gets is the most verbose one any host
+ * asked for; server notifications fan out to the hosts that want them (ServerNotifications.ts).
  */
 import type {
   Denied,
@@ -19,7 +18,7 @@ import type {
   ResourceContents,
   TransportFailure
 } from "@interlock/core"
-import type { HubFeaturesShape, HubNotification } from "@interlock/mcp"
+import type { HubFeaturesShape } from "@interlock/mcp"
 import type {
   CompleteRequestParams,
   CompleteResult,
@@ -33,13 +32,15 @@ import type { AuditError } from "../audit/AuditStore.ts"
 import type { HostSession, HostSessionsShape } from "../front/HostSessions.ts"
 import { linkedUris, ResourceRoutes } from "../front/http/ResourceRoutes.ts"
 import { redactingFeatures } from "../front/RedactingFeatures.ts"
-import { exposeContentsUris, exposeUiUri, exposeUriAt, resolveUiUri, type UiTarget } from "../governance/AppUris.ts"
+import { exposeContentsUris, exposeUriAt, resolveUiUri, type UiTarget } from "../governance/AppUris.ts"
 import { redactDefinition, redactPrompt, redactResourceContents } from "../governance/ContentRedaction.ts"
 import type { Namespace } from "../governance/Namespace.ts"
 import { type Redaction, redactionsFor, redactJson } from "../governance/Redactor.ts"
 import type { GatewayCallsShape, ReadFailure } from "./GatewayCalls.ts"
-import { belowLevel, mostVerbose } from "./LogLevels.ts"
+import { mostVerbose } from "./LogLevels.ts"
 import { mergedListing } from "./MergedListing.ts"
+import { notificationRouter } from "./ServerNotifications.ts"
+import { makeSubscriptions } from "./Subscriptions.ts"
 
 /** No server claims what the host named (a resource URI, a prompt, a completion reference). */
 export class Unrouted extends Schema.TaggedError<Unrouted>()("Unrouted", {
@@ -107,14 +108,9 @@ export interface ForwarderDeps {
 export const makeFeatureForwarder = (
   deps: ForwarderDeps
 ): { readonly forwarder: FeatureForwarderShape; readonly stop: () => void } => {
-  const { serverIds, hosts } = deps
+  const { serverIds } = deps
   const features = redactingFeatures(deps.features, () => deps.redactions)
   const routes = new ResourceRoutes(serverIds)
-  // By the URI the host subscribed to; `uri` is the one the server knows (they differ for a namespaced `ui://` URI).
-  const subscribers = new Map<
-    string,
-    { readonly serverId: string; readonly uri: string; readonly hosts: Set<HostSession> }
-  >()
   const levels = new Map<HostSession, LoggingLevel>()
   let appliedLevel: LoggingLevel | undefined
 
@@ -211,80 +207,8 @@ export const makeFeatureForwarder = (
     })
   }
 
-  const send = (host: HostSession, method: string, params?: Record<string, unknown>) =>
-    void host.server.notification(params === undefined ? { method } : { method, params }).catch(() => undefined)
-
-  const onNotification = (notification: HubNotification) => {
-    switch (notification.method) {
-      case "notifications/resources/updated": {
-        const uri = exposeUiUri(deps.prompts, notification.serverId, notification.params.uri)
-        const entry = subscribers.get(uri)
-        if (entry !== undefined && entry.serverId === notification.serverId) {
-          // The URI is the one the hosts subscribed to; anything else the server added passes the redactions.
-          const params = redactJson(
-            notification.params,
-            redactionsFor(deps.redactions, entry.serverId, notification.params.uri)
-          )
-          for (const host of entry.hosts) send(host, notification.method, { ...params, uri })
-        }
-        return
-      }
-      case "notifications/message": {
-        const { serverId, params } = notification
-        const logger = deps.prompts.prefixed
-          ? (params.logger === undefined ? serverId : `${serverId}/${params.logger}`)
-          : params.logger
-        const message = redactJson(
-          logger === undefined ? params : { ...params, logger },
-          redactionsFor(deps.redactions, serverId, params.logger ?? "log")
-        )
-        const owner = hosts.attribute(serverId)
-        if (owner._tag === "Ambiguous") {
-          // Several hosts' calls are running on that server: whose message this is cannot be told.
-          deps.fork(
-            Effect.logWarning("a server's log message could not be attributed to one host and was not forwarded").pipe(
-              Effect.annotateLogs({ "interlock.server": serverId })
-            )
-          )
-          return
-        }
-        // A message sent while one host's calls to that server run goes on that host's latest call stream.
-        const targets = owner._tag === "Call" ? [owner.call.session] : hosts.all()
-        for (const host of targets) {
-          if (belowLevel(params.level, levels.get(host))) continue
-          if (owner._tag === "Call" && owner.call.notify !== undefined) {
-            void owner.call.notify({ method: "notifications/message", params: message }).catch(() => undefined)
-          } else send(host, "notifications/message", message)
-        }
-        return
-      }
-      default:
-        for (const host of hosts.all()) send(host, notification.method)
-    }
-  }
-  const stop = features.onNotification(onNotification)
-
-  const release = (host: HostSession, uri: string) => {
-    const entry = subscribers.get(uri)
-    if (entry === undefined || !entry.hosts.delete(host) || entry.hosts.size > 0) return Effect.void
-    subscribers.delete(uri)
-    return features.unsubscribe(entry.serverId, entry.uri)
-  }
-
-  const follow = (host: HostSession, uri: string, target: UiTarget) =>
-    Effect.suspend(() => {
-      const entry = subscribers.get(uri)
-      if (entry !== undefined) {
-        entry.hosts.add(host)
-        return Effect.void
-      }
-      return Effect.tap(features.subscribe(target.serverId, target.uri), () =>
-        Effect.sync(() => {
-          const now = subscribers.get(uri)
-          if (now === undefined) subscribers.set(uri, { ...target, hosts: new Set([host]) })
-          else now.hosts.add(host)
-        }))
-    })
+  const subscriptions = makeSubscriptions(features)
+  const stop = features.onNotification(notificationRouter(deps, subscriptions, (host) => levels.get(host)))
 
   const forwarder: FeatureForwarderShape = {
     listResources: (options) => mergedListing("resources/list", serverIds, listResourcesOf(options)),
@@ -299,15 +223,14 @@ export const makeFeatureForwarder = (
             return shown === read.contents ? read : { ...read, contents: shown }
           })
       ),
+    // Every host's subscription is decided, also one to a URI another host follows already.
     subscribe: (host, uri, options) =>
-      Effect.flatMap(routedUri(uri), (target) => {
-        // Every host's subscription is decided, also one to a URI another host follows already.
-        return Effect.andThen(
+      Effect.flatMap(routedUri(uri), (target) =>
+        Effect.andThen(
           deps.calls.decideRead("resources/subscribe", target.serverId, target.uri, options),
-          follow(host, uri, target)
-        )
-      }),
-    unsubscribe: release,
+          subscriptions.follow(host, uri, target)
+        )),
+    unsubscribe: subscriptions.release,
     listPrompts: (options) =>
       mergedListing(
         "prompts/list",
@@ -373,9 +296,9 @@ export const makeFeatureForwarder = (
     hostClosed: (host) => {
       levels.delete(host)
       deps.features.releaseHost(host)
-      const uris = [...subscribers].filter(([, entry]) => entry.hosts.has(host)).map(([uri]) => uri)
+      const uris = subscriptions.followedBy(host)
       if (uris.length > 0) {
-        deps.fork(Effect.forEach(uris, (uri) => Effect.ignore(release(host, uri)), { discard: true }))
+        deps.fork(Effect.forEach(uris, (uri) => Effect.ignore(subscriptions.release(host, uri)), { discard: true }))
       }
     }
   }
