@@ -74,6 +74,9 @@ const scenario = (host: Client, era: "legacy" | "modern") =>
   Effect.gen(function*() {
     const updates: Array<string> = []
     host.setNotificationHandler("notifications/resources/updated", (n) => void updates.push(n.params.uri))
+    // server-everything logs each subscribe it gets; a 2025 host hears a server's messages sent outside a call.
+    const logs: Array<string> = []
+    host.setNotificationHandler("notifications/message", (n) => void logs.push(String(n.params.data)))
 
     // Listings: the denied ones are not there, the allowed ones are.
     const resources = (yield* Effect.promise(() => host.listResources())).resources.map((r) => r.uri)
@@ -123,6 +126,12 @@ const scenario = (host: Client, era: "legacy" | "modern") =>
       const refused = yield* settle(() => host.subscribeResource({ uri: DENIED_URI }))
       assert.isFalse(refused.ok, "the denied subscription is refused")
       yield* Effect.promise(() => host.subscribeResource({ uri: ALLOWED_URI }))
+      for (let i = 0; i < 500 && !logs.some((line) => line.includes(ALLOWED_URI)); i++) yield* sleep(20)
+      assert.isTrue(logs.some((line) => line.includes(`Subscribe Resource request for URI: ${ALLOWED_URI}`)))
+      assert.isFalse(
+        logs.some((line) => line.includes(DENIED_URI)),
+        "the server never heard of the denied subscription"
+      )
     } else {
       const listen = yield* Effect.promise(() => host.listen({ resourceSubscriptions: [DENIED_URI, ALLOWED_URI] }))
       assert.notInclude(listen.honoredFilter.resourceSubscriptions ?? [], DENIED_URI)
