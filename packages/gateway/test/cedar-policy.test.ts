@@ -226,4 +226,13 @@ describe("replay with Cedar", () => {
         "deny"
       ]])
     }))
+
+  it.effect("a refused subscription's or completion's row is not re-decided as a tool call", () =>
+    Effect.gen(function*() {
+      const allowAll = yield* loaded({ default: "allow" })
+      const operations = [row("resources/subscribe", {}, "deny", 4), row("completion/complete", {}, "deny", 5)]
+      assert.deepStrictEqual(yield* replay(operations, allowAll), [])
+      // The same rows named as tools would be re-decided (allowed now): the test could fail.
+      assert.lengthOf(yield* replay([row("subscribe", {}, "deny", 6)], allowAll), 1)
+    }))
 })

@@ -7,10 +7,10 @@ import type { Denied, HookFailed, JsonObject, OperationOptions } from "@interloc
 import { Cause, Clock, Effect, Exit } from "effect"
 import { type AuditFields, trustedRecord } from "../audit/AuditRecord.ts"
 import type { AuditError, AuditStoreShape } from "../audit/AuditStore.ts"
+import type { DecidedOperation } from "../audit/OperationRows.ts"
 import { type Redaction, redactJson, redactText } from "../governance/Redactor.ts"
 
-/** The operations audited by their decision alone. */
-export type DecidedOperation = "resources/subscribe" | "completion/complete"
+export type { DecidedOperation } from "../audit/OperationRows.ts"
 
 /** What the audit of decisions is built from (GatewayCalls' own row fields and redactions). */
 export interface OperationAuditDeps {

@@ -11,6 +11,7 @@
 import { ConfigError, HookContext, Policy, type PolicyDecision, Principal, ToolCall } from "@interlock/core"
 import { Effect } from "effect"
 import type { AuditRecord } from "../audit/AuditRecord.ts"
+import { isOperationRow } from "../audit/OperationRows.ts"
 import type { LoadedConfig } from "../config/ConfigLoader.ts"
 import { policyLayer } from "./PolicyLayer.ts"
 
@@ -33,8 +34,11 @@ export interface ReplayChange {
 const isJsonObject = (value: unknown): value is Record<string, never> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
-/** Whether a row can be re-decided: its call reached the policy, which recorded a decision. */
-export const replayable = (row: AuditRecord): boolean => row.decision !== undefined
+/**
+ * Whether a row can be re-decided: its call reached the policy, which recorded a decision, and it
+ * is a tool call (a subscription's or a completion's row is not).
+ */
+export const replayable = (row: AuditRecord): boolean => row.decision !== undefined && !isOperationRow(row)
 
 const policyOf = (loaded: LoadedConfig) =>
   Effect.provide(Effect.service(Policy), policyLayer(loaded.config, loaded.predicates, loaded.baseDir))
@@ -54,7 +58,7 @@ export const replay = (
     const against = baseline === undefined ? undefined : yield* policyOf(baseline)
     const changes: Array<ReplayChange> = []
     for (const row of rows) {
-      if (row.decision === undefined) continue
+      if (row.decision === undefined || !replayable(row)) continue
       const argsCaptured = isJsonObject(row.args)
       const args = argsCaptured ? row.args : {}
       const call = new ToolCall({ serverId: row.server, name: row.tool, args, callId: row.callId })
