@@ -81,6 +81,33 @@ describe("Policy.cedar decisions", () => {
       assert.strictEqual(decideCall(policy, call("fs", "delete_file"))._tag, "Deny", "anonymous has no roles")
     }))
 
+  it.effect("listings: a resource is listed when its read is permitted, a prompt when some get of it could be", () =>
+    Effect.gen(function*() {
+      const policy = yield* compile(`${POLICIES}
+@id("topics")
+permit(principal, action == Interlock::Action::"getPrompt", resource == Interlock::Prompt::"fs/topic")
+  when { context.args has topic && context.args.topic == "safe" };
+@id("no-secret")
+forbid(principal, action == Interlock::Action::"getPrompt", resource == Interlock::Prompt::"fs/secret");
+@id("secret-for-all") permit(principal, action == Interlock::Action::"getPrompt", resource == Interlock::Prompt::"fs/secret");
+`)
+      const visible = policy.visibleOperation!
+      const shown = (operation: Parameters<typeof visible>[0], context = ctx()) =>
+        Effect.runSync(visible(operation, context))
+      assert.isTrue(shown({ _tag: "ReadResource", serverId: "fs", uri: "file:///docs/a.md" }))
+      assert.isFalse(shown({ _tag: "ReadResource", serverId: "fs", uri: "file:///etc/shadow" }))
+      assert.isTrue(shown({ _tag: "GetPrompt", serverId: "fs", name: "greet", args: {} }, ctx("alice")))
+      assert.isFalse(shown({ _tag: "GetPrompt", serverId: "fs", name: "greet", args: {} }, ctx("bob")))
+      // A permit on the arguments could hold: listed, though a get with no arguments is denied.
+      assert.isTrue(shown({ _tag: "GetPrompt", serverId: "fs", name: "topic", args: {} }))
+      assert.strictEqual(
+        decided(policy.decideOperation!({ _tag: "GetPrompt", serverId: "fs", name: "topic", args: {} }, ctx()))._tag,
+        "Deny"
+      )
+      // A forbid without conditions wins over a permit: never listed.
+      assert.isFalse(shown({ _tag: "GetPrompt", serverId: "fs", name: "secret", args: {} }))
+    }))
+
   it.effect("resources and prompts are decided by the same policy", () =>
     Effect.gen(function*() {
       const policy = yield* compile(POLICIES)

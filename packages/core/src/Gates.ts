@@ -119,11 +119,17 @@ const operationVerdict = <A>(answer: Effect.Effect<A>, failed: A): Effect.Effect
   Effect.map(Effect.exit(answer), (exit) => (exit._tag === "Success" ? exit.value : failed))
 
 /** A policy answer on a read or get, under the client's policy deadline: one that fails, dies or misses it is `failed`. */
-const answerWithin = <A>(client: ClientState, answer: Effect.Effect<A>, failed: A): Effect.Effect<A> =>
-  Effect.map(
+const answerWithin = <A>(client: ClientState, answer: Effect.Effect<A>, failed: A): Effect.Effect<A> => {
+  // An answer given at once (Cedar's is an Exit) costs no fiber and no timer.
+  if (Exit.isExit(answer)) {
+    const given = answer as Exit.Exit<A>
+    return Effect.succeed(Exit.isSuccess(given) ? given.value : failed)
+  }
+  return Effect.map(
     runWithin(client.env.supervisor, answer, client.policyTimeoutMs),
     (exit) => (!isTimedOut(exit) && Exit.isSuccess(exit) ? exit.value : failed)
   )
+}
 
 const OPERATION_FAILED: PolicyDecision = { _tag: "Deny", reason: "the policy failed to decide" }
 
