@@ -200,3 +200,68 @@ describe("one policy over every operation, over stdio", () => {
     }
   }
 })
+
+describe("one policy over every operation, per principal", () => {
+  const ENV = { ALICE_TOKEN: "alice-token-0001", BOB_TOKEN: "bob-token-0002" }
+  for (const era of ["legacy", "modern"] as const) {
+    it.live(
+      `${era} hosts: a rule for one principal's role hides and refuses for it alone`,
+      () =>
+        Effect.gen(function*() {
+          const { http } = yield* startGateway({
+            servers: { everything: everythingServer, echo: echoServer },
+            listen: {
+              principals: {
+                alice: { token: "env:ALICE_TOKEN", roles: ["staff"] },
+                bob: { token: "env:BOB_TOKEN", roles: ["guest"] }
+              }
+            },
+            policy: {
+              default: "allow",
+              rules: [
+                { on: "prompts", match: "everything/completable-prompt", decision: "deny", principals: ["role:guest"] },
+                { on: "resources", match: `everything/${ALLOWED_URI}`, decision: "deny", principals: ["role:guest"] }
+              ]
+            }
+          }, ENV)
+          const connect = (token: string) =>
+            era === "legacy" ? httpClient(http.mcpUrl, { token }) : modernHttpClient(http.mcpUrl, { token })
+          const alice = yield* connect(ENV.ALICE_TOKEN)
+          const bob = yield* connect(ENV.BOB_TOKEN)
+          const promptsOf = (host: Client) =>
+            Effect.map(Effect.promise(() => host.listPrompts()), (listed) => listed.prompts.map((p) => p.name))
+          assert.include(yield* promptsOf(alice), DENIED_PROMPT)
+          assert.notInclude(yield* promptsOf(bob), DENIED_PROMPT)
+          const complete = (host: Client) =>
+            settle(() =>
+              host.complete({
+                ref: { type: "ref/prompt", name: DENIED_PROMPT },
+                argument: { name: "department", value: "Eng" }
+              })
+            )
+          const forAlice = yield* complete(alice)
+          assert.deepStrictEqual(forAlice.ok ? forAlice.value.completion.values : "failed", ["Engineering"])
+          const forBob = yield* complete(bob)
+          assert.isFalse(forBob.ok, "bob's completion is refused")
+          assert.notInclude(String(forBob.ok ? "" : forBob.error), "Engineering")
+          const resourcesOf = (host: Client) =>
+            Effect.map(Effect.promise(() => host.listResources()), (listed) => listed.resources.map((r) => r.uri))
+          assert.include(yield* resourcesOf(alice), ALLOWED_URI)
+          assert.notInclude(yield* resourcesOf(bob), ALLOWED_URI)
+          if (era === "legacy") {
+            yield* Effect.promise(() => alice.subscribeResource({ uri: ALLOWED_URI }))
+            // Alice follows it already: bob's subscription is still decided for bob.
+            assert.isFalse((yield* settle(() => bob.subscribeResource({ uri: ALLOWED_URI }))).ok)
+          } else {
+            const listen = (host: Client) => host.listen({ resourceSubscriptions: [ALLOWED_URI] })
+            const aliceListen = yield* Effect.promise(() => listen(alice))
+            assert.deepStrictEqual(aliceListen.honoredFilter.resourceSubscriptions, [ALLOWED_URI])
+            const bobListen = yield* Effect.promise(() => listen(bob))
+            assert.notInclude(bobListen.honoredFilter.resourceSubscriptions ?? [], ALLOWED_URI)
+            yield* Effect.promise(() => Promise.all([aliceListen.close(), bobListen.close()]))
+          }
+        }),
+      120_000
+    )
+  }
+})
