@@ -49,6 +49,7 @@ export const describePlan = (plan: Plan): ReadonlyArray<string> => {
   if (rules.length > 0) {
     const rows = rules.map((rule, index) => {
       const extras = [
+        rule.on === undefined || rule.on === "tools" ? undefined : `on ${rule.on}`,
         rule.when === undefined ? undefined : `when args ${Object.keys(rule.when.args).join(", ")}`,
         rule.principals === undefined ? undefined : `principals ${rule.principals.join(", ")}`,
         plan.loaded.predicates.has(index) ? "when (code)" : undefined,

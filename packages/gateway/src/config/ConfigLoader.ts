@@ -80,7 +80,28 @@ export const fromObject = (raw: unknown, baseDir: string, file?: string): Effect
   if (!isRecord(hooks)) {
     return Effect.fail(new ConfigError({ path: "hooks", detail: "must be an object of hook lists" }))
   }
-  return Effect.map(decodeConfig(data), (config) => ({ config, hooks, predicates, baseDir, file }))
+  return Effect.flatMap(decodeConfig(data), (config) => {
+    const misplaced = conditionOnOperations(config, predicates)
+    return misplaced === undefined
+      ? Effect.succeed({ config, hooks, predicates, baseDir, file })
+      : Effect.fail(misplaced)
+  })
+}
+
+/** A rule on resources or prompts with a condition (`when`, conditions on tool calls' arguments), as the error naming it. */
+const conditionOnOperations = (
+  config: GatewayConfig,
+  predicates: ReadonlyMap<number, RulePredicate>
+): ConfigError | undefined => {
+  const rules = config.policy?.rules ?? []
+  const index = rules.findIndex((rule, at) =>
+    rule.on !== undefined && rule.on !== "tools" && (rule.when !== undefined || predicates.has(at))
+  )
+  if (index < 0) return undefined
+  return new ConfigError({
+    path: `policy.rules[${index}].when`,
+    detail: `a rule on ${rules[index].on} takes no when (its conditions are on tool calls' arguments)`
+  })
 }
 
 const readJson = (file: string) =>

@@ -265,3 +265,29 @@ describe("one policy over every operation, per principal", () => {
     )
   }
 })
+
+describe("rules on resources and prompts in a config", () => {
+  it.live(
+    "`interlock check` shows what a rule governs, and refuses a condition on tool arguments for one",
+    () =>
+      Effect.gen(function*() {
+        const { cli, writeConfig } = cliIn("interlock-operations-check-")
+        writeConfig("ok.json", { servers: {}, policy: RULES })
+        const ok = yield* cli(["check", "--config", "ok.json", "--no-connect"])
+        assert.strictEqual(ok.code, 0, ok.stderr)
+        assert.match(ok.stdout, /no-completable\s+deny\s+everything\/completable-prompt\s+on prompts/)
+        writeConfig("bad.json", {
+          servers: {},
+          policy: { rules: [{ on: "resources", match: "*", decision: "deny", when: { args: { a: { equals: "b" } } } }] }
+        })
+        const bad = yield* cli(["check", "--config", "bad.json", "--no-connect"])
+        assert.strictEqual(bad.code, 1)
+        assert.include(bad.stderr, "policy.rules[0].when: a rule on resources takes no when")
+        writeConfig("unknown.json", { servers: {}, policy: { rules: [{ on: "files", match: "*", decision: "deny" }] } })
+        const unknown = yield* cli(["check", "--config", "unknown.json", "--no-connect"])
+        assert.strictEqual(unknown.code, 1)
+        assert.include(unknown.stderr, "policy.rules[0].on")
+      }),
+    60_000
+  )
+})
