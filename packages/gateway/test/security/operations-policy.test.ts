@@ -168,6 +168,9 @@ describe("one policy over every operation, over HTTP", () => {
             assert.include(operations, "completion/complete")
             if (era === "legacy") assert.include(operations, "resources/subscribe")
             for (const row of refused) assert.isFalse(row.sent)
+            const completionRefusal = refused.find((row) => row.tool === "completion/complete")
+            assert.strictEqual(completionRefusal?.outcome, "refused")
+            assert.include(refused.map((row) => row.rule), "no-completable", "the refusal names the deciding rule")
             const completions = rows.filter((row) => row.tool === "completion/complete" && row.outcome === "ok")
             assert.isAtLeast(completions.length, 1, "the allowed completion is audited too")
           }),
