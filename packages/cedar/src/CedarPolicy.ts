@@ -98,6 +98,8 @@ const authorize = (
 }
 
 const VISIBILITY_CACHE_ENTRIES = 10_000
+/** Longer listing subjects (a long URI) are decided each time, not remembered. */
+const MAX_REMEMBERED_SUBJECT = 1024
 
 /** Builds the Policy service from a parsed set (for the Layer and for tools such as replay). */
 export const makeCedarPolicy = (wasm: CedarWasm, set: CedarPolicySet): PolicyShape => {
@@ -134,17 +136,25 @@ export const makeCedarPolicy = (wasm: CedarWasm, set: CedarPolicySet): PolicySha
     return decision === "deny" && diagnostics.errors.length === 0 && diagnostics.reason.length > 0
   }
   const cache = new Map<string, boolean>()
-  const visible = (tool: Tool, ctx: HookContext): boolean => {
-    const key = `${tool.serverId}\u0000${tool.name}\u0000${tool.fingerprint}\u0000${ctx.principal?.id ?? ""}\u0000${
+  /** A listing's answer on `subject` for the context's principal, client and era, remembered (subjects up to 1 KiB). */
+  const remembered = (subject: string, ctx: HookContext, answer: () => boolean): boolean => {
+    if (subject.length > MAX_REMEMBERED_SUBJECT) return answer()
+    const key = `${subject}\u0000${ctx.principal?.id ?? ""}\u0000${
       (ctx.principal?.roles ?? []).join("\u0001")
     }\u0000${ctx.client}\u0000${ctx.era ?? ""}`
     const known = cache.get(key)
     if (known !== undefined) return known
-    const answer = !listForbidden(tool, ctx) && callable(tool, ctx)
+    const computed = answer()
     if (cache.size >= VISIBILITY_CACHE_ENTRIES) cache.clear()
-    cache.set(key, answer)
-    return answer
+    cache.set(key, computed)
+    return computed
   }
+  const visible = (tool: Tool, ctx: HookContext): boolean =>
+    remembered(
+      `tool\u0000${tool.serverId}\u0000${tool.name}\u0000${tool.fingerprint}`,
+      ctx,
+      () => !listForbidden(tool, ctx) && callable(tool, ctx)
+    )
   const visibleTools = (tools: ReadonlyArray<Tool>, ctx: HookContext) =>
     Effect.map(
       Effect.forEach(tools, (tool) => Effect.andThen(Effect.yieldNow, Effect.sync(() => visible(tool, ctx)))),
@@ -163,8 +173,16 @@ export const makeCedarPolicy = (wasm: CedarWasm, set: CedarPolicySet): PolicySha
   const visibleOperation = (operation: PolicyOperation, ctx: HookContext) =>
     Exit.succeed(
       operation._tag === "ReadResource"
-        ? authorize(wasm, set, slices, readRequest(operation.serverId, operation.uri, ctx))._tag === "Allow"
-        : permittable(promptListRequest(operation.serverId, operation.name, ctx), "getPrompt", ctx)
+        ? remembered(
+          `read\u0000${operation.serverId}\u0000${operation.uri}`,
+          ctx,
+          () => authorize(wasm, set, slices, readRequest(operation.serverId, operation.uri, ctx))._tag === "Allow"
+        )
+        : remembered(
+          `prompt\u0000${operation.serverId}\u0000${operation.name}`,
+          ctx,
+          () => permittable(promptListRequest(operation.serverId, operation.name, ctx), "getPrompt", ctx)
+        )
     )
   return { decide, visible, visibleTools, decideOperation, visibleOperation }
 }
