@@ -18,16 +18,16 @@ import type {
   ResourceTemplateType
 } from "@modelcontextprotocol/server"
 import { Effect, Schema } from "effect"
-import type { HostSession, HostSessionsShape } from "../front/HostSessions.ts"
-import { linkedUris, ResourceRoutes } from "../front/http/ResourceRoutes.ts"
-import { redactingFeatures } from "../front/RedactingFeatures.ts"
 import { exposeContentsUris, exposeUiUri, exposeUriAt, resolveUiUri, type UiTarget } from "../governance/AppUris.ts"
 import { redactDefinition, redactPrompt, redactResourceContents } from "../governance/ContentRedaction.ts"
 import type { Namespace } from "../governance/Namespace.ts"
+import { redactingFeatures } from "../governance/RedactingFeatures.ts"
 import { type Redaction, redactionsFor, redactJson } from "../governance/Redactor.ts"
 import type { GatewayCallsShape, ReadFailure } from "./GatewayCalls.ts"
+import type { HostSession, HostSessionsShape } from "./HostSessions.ts"
 import { belowLevel, mostVerbose } from "./LogLevels.ts"
 import { mergedListing } from "./MergedListing.ts"
+import { linkedUris, ResourceRoutes } from "./ResourceRoutes.ts"
 
 /** No server claims what the host named (a resource URI, a prompt, a completion reference). */
 export class Unrouted extends Schema.TaggedError<Unrouted>()("Unrouted", {

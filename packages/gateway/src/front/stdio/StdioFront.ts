@@ -11,7 +11,7 @@
 import { serveStdio as serveEras } from "@modelcontextprotocol/server/stdio"
 import { Effect } from "effect"
 import type { Readable, Writable } from "node:stream"
-import { Gateway } from "../../Gateway.ts"
+import { Gateway } from "../../runtime/Gateway.ts"
 import { makeFrontServer } from "../FrontServer.ts"
 import { HostStdioTransport } from "./HostStdioTransport.ts"
 import { followListens } from "./StdioListens.ts"

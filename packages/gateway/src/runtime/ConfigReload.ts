@@ -16,10 +16,10 @@
  */
 import { Canonical, ConfigError } from "@interlock/core"
 import { Effect } from "effect"
-import type { GatewayConfig } from "./Config.ts"
-import { versionOf } from "./ConfigHash.ts"
-import { loadConfig } from "./ConfigLoader.ts"
-import { makePlan, type Plan, type PlanOptions } from "./Plan.ts"
+import type { GatewayConfig } from "../config/Config.ts"
+import { versionOf } from "../config/ConfigHash.ts"
+import { loadConfig } from "../config/ConfigLoader.ts"
+import { makePlan, type Plan, type PlanOptions } from "../config/Plan.ts"
 
 /** The top-level config keys a reload cannot change (the gateway must be restarted for them). */
 export const RESTART_ONLY: ReadonlyArray<keyof GatewayConfig> = [

@@ -14,20 +14,20 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { bindNames } from "../../config/Plan.ts"
-import { consoleGuardOptions } from "../../console/ConsoleAccess.ts"
-import { consoleApi, consoleRoutes } from "../../console/ConsoleRoutes.ts"
-import { DRAIN_MS, Gateway } from "../../Gateway.ts"
-import { METADATA_PATHS, metadataRoute } from "./auth/ResourceMetadata.ts"
-import { CLAUDE_HOOK_PATH, claudeHookRoute } from "./ClaudeHookRoute.ts"
-import { answerUnrouted, guarded, notFound } from "./GuardMiddleware.ts"
-import { type GuardOptions, ownOrigins } from "./HttpGuard.ts"
-import { SessionTable, sweepIdle } from "./mcp/HttpSessions.ts"
-import type { HttpSessionTransport } from "./mcp/HttpSessionTransport.ts"
-import { mcpRoute } from "./mcp/McpRoute.ts"
-import { makeModernFront } from "./mcp/ModernRoute.ts"
+import { bindNames } from "../config/Plan.ts"
+import { consoleGuardOptions } from "../console/ConsoleAccess.ts"
+import { consoleApi, consoleRoutes } from "../console/ConsoleRoutes.ts"
+import { METADATA_PATHS, metadataRoute } from "../front/http/auth/ResourceMetadata.ts"
+import { CLAUDE_HOOK_PATH, claudeHookRoute } from "../front/http/ClaudeHookRoute.ts"
+import { answerUnrouted, guarded, notFound } from "../front/http/GuardMiddleware.ts"
+import { type GuardOptions, ownOrigins } from "../front/http/HttpGuard.ts"
+import { SessionTable, sweepIdle } from "../front/http/mcp/HttpSessions.ts"
+import type { HttpSessionTransport } from "../front/http/mcp/HttpSessionTransport.ts"
+import { mcpRoute } from "../front/http/mcp/McpRoute.ts"
+import { makeModernFront } from "../front/http/mcp/ModernRoute.ts"
+import { DRAIN_MS, Gateway } from "../runtime/Gateway.ts"
 
-export { MAX_BODY_BYTES } from "./mcp/McpRoute.ts"
+export { MAX_BODY_BYTES } from "../front/http/mcp/McpRoute.ts"
 
 /** Where the HTTP face listens, once it does. */
 export interface HttpAddress {
@@ -164,7 +164,7 @@ const make = () =>
     const oauthPlan = listen.oauth
     const oauth = oauthPlan === undefined
       ? undefined
-      : yield* Effect.flatMap(Effect.promise(() => import("./auth/ResourceServer.ts")), (module) =>
+      : yield* Effect.flatMap(Effect.promise(() => import("../front/http/auth/ResourceServer.ts")), (module) =>
         module.makeResourceServer(oauthPlan, `${listen.publicUrl ?? base}/mcp`))
     // The console's routes also take the console-only token; `/mcp`, `/metrics` and `/claude/hook` never do.
     const mcp: GuardOptions = {

@@ -6,8 +6,8 @@
  */
 import { Elicitation, type HostRequest, Sampling } from "@interlock/mcp"
 import { Effect, Layer } from "effect"
-import { redactPrompt } from "../governance/ContentRedaction.ts"
-import { type Redaction, redactJson } from "../governance/Redactor.ts"
+import { redactPrompt } from "./ContentRedaction.ts"
+import { type Redaction, redactJson } from "./Redactor.ts"
 
 /**
  * A server's request of the host with the redactions applied: a sampling request's prompt by the

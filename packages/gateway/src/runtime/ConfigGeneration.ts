@@ -11,11 +11,11 @@
 import type { CallInput, CallOptions, ConfigError, ToolTransport } from "@interlock/core"
 import { Context, Effect, Exit, Layer, Scope, Semaphore } from "effect"
 import type { AuditStore } from "../audit/AuditStore.ts"
-import type { ApprovalQueue } from "../calls/ApprovalQueue.ts"
 import { GatewayCalls, type GatewayCallsShape } from "../calls/GatewayCalls.ts"
+import type { Plan } from "../config/Plan.ts"
+import type { ApprovalQueue } from "../state/ApprovalQueue.ts"
 import { StateSeal } from "../state/StateSeal.ts"
 import type { UsedStates } from "../state/UsedStates.ts"
-import type { Plan } from "./Plan.ts"
 
 /** What a generation's services are built over: the gateway's long-lived services, which no reload replaces. */
 export type GenerationServices = ToolTransport | AuditStore | ApprovalQueue | StateSeal | UsedStates

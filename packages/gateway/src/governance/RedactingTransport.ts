@@ -13,7 +13,7 @@ import {
   type TransportFailure
 } from "@interlock/core"
 import { Effect, Layer } from "effect"
-import { type Redaction, redactionsFor, redactText } from "../governance/Redactor.ts"
+import { type Redaction, redactionsFor, redactText } from "./Redactor.ts"
 
 /** A transport failure with its detail redacted (the same error when nothing matched). */
 export const redactFailure = <E extends TransportFailure | Timeout>(

@@ -6,7 +6,7 @@
  */
 import type { ApprovalAnswer } from "@interlock/core"
 import { Context, Deferred, Effect, Layer } from "effect"
-import type { StateError } from "../state/StateError.ts"
+import type { StateError } from "./StateError.ts"
 
 /** What the console shows of a pending approval: never the raw arguments, only redacted ones. */
 export interface PendingApproval {

@@ -7,8 +7,8 @@
 import type { TransportFailure } from "@interlock/core"
 import type { HubFeaturesShape } from "@interlock/mcp"
 import { Effect } from "effect"
-import { type Redaction, redactJson } from "../governance/Redactor.ts"
 import { redactFailure } from "./RedactingTransport.ts"
+import { type Redaction, redactJson } from "./Redactor.ts"
 
 /** Wraps the hub's features so that their failures and completion results pass the redactions (those in force then). */
 export const redactingFeatures = (
