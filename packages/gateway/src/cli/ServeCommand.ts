@@ -5,11 +5,11 @@
  */
 import { Console, Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
-import { serveStdio } from "../front/stdio/StdioFront.ts"
 import { claimStdout } from "../front/stdio/StdoutClaim.ts"
 import { Gateway } from "../runtime/Gateway.ts"
 import { reloadSignals, serveReloads } from "../runtime/ReloadTriggers.ts"
 import { HttpFront } from "../serve/HttpFront.ts"
+import { serveStdio } from "../serve/StdioFront.ts"
 import { telemetryLayer } from "../telemetry/OtlpExport.ts"
 import { planFrom, progress } from "./Shared.ts"
 import { userFacing } from "./UserFacing.ts"

@@ -18,16 +18,16 @@ import { bindNames } from "../config/Plan.ts"
 import { consoleGuardOptions } from "../console/ConsoleAccess.ts"
 import { consoleApi, consoleRoutes } from "../console/ConsoleRoutes.ts"
 import { METADATA_PATHS, metadataRoute } from "../front/http/auth/ResourceMetadata.ts"
-import { CLAUDE_HOOK_PATH, claudeHookRoute } from "../front/http/ClaudeHookRoute.ts"
 import { answerUnrouted, guarded, notFound } from "../front/http/GuardMiddleware.ts"
 import { type GuardOptions, ownOrigins } from "../front/http/HttpGuard.ts"
 import { SessionTable, sweepIdle } from "../front/http/mcp/HttpSessions.ts"
 import type { HttpSessionTransport } from "../front/http/mcp/HttpSessionTransport.ts"
-import { mcpRoute } from "../front/http/mcp/McpRoute.ts"
 import { makeModernFront } from "../front/http/mcp/ModernRoute.ts"
 import { DRAIN_MS, Gateway } from "../runtime/Gateway.ts"
+import { CLAUDE_HOOK_PATH, claudeHookRoute } from "./ClaudeHookRoute.ts"
+import { mcpRoute } from "./McpRoute.ts"
 
-export { MAX_BODY_BYTES } from "../front/http/mcp/McpRoute.ts"
+export { MAX_BODY_BYTES } from "./McpRoute.ts"
 
 /** Where the HTTP face listens, once it does. */
 export interface HttpAddress {

@@ -11,11 +11,11 @@
 import { serveStdio as serveEras } from "@modelcontextprotocol/server/stdio"
 import { Effect } from "effect"
 import type { Readable, Writable } from "node:stream"
-import { Gateway } from "../../runtime/Gateway.ts"
-import { makeFrontServer } from "../FrontServer.ts"
-import { HostStdioTransport } from "./HostStdioTransport.ts"
-import { followListens } from "./StdioListens.ts"
-import { claimStdout } from "./StdoutClaim.ts"
+import { makeFrontServer } from "../front/FrontServer.ts"
+import { HostStdioTransport } from "../front/stdio/HostStdioTransport.ts"
+import { followListens } from "../front/stdio/StdioListens.ts"
+import { claimStdout } from "../front/stdio/StdoutClaim.ts"
+import { Gateway } from "../runtime/Gateway.ts"
 
 /** The streams a stdio front talks over. */
 export interface StdioStreams {

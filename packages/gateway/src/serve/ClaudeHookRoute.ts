@@ -7,12 +7,12 @@
  */
 import { Effect } from "effect"
 import { HttpServerRequest, type HttpServerResponse } from "effect/http"
-import { AuditStore } from "../../audit/AuditStore.ts"
-import { answerEvent, CLAUDE_PRINCIPAL } from "../../claude/ClaudeHookBridge.ts"
-import { Gateway } from "../../runtime/Gateway.ts"
-import { Caller } from "./GuardMiddleware.ts"
-import { jsonResponse } from "./JsonResponse.ts"
-import { requestBody } from "./RequestBody.ts"
+import { AuditStore } from "../audit/AuditStore.ts"
+import { answerEvent, CLAUDE_PRINCIPAL } from "../claude/ClaudeHookBridge.ts"
+import { Caller } from "../front/http/GuardMiddleware.ts"
+import { jsonResponse } from "../front/http/JsonResponse.ts"
+import { requestBody } from "../front/http/RequestBody.ts"
+import { Gateway } from "../runtime/Gateway.ts"
 
 /** The path a forwarded hook event is posted to. */
 export const CLAUDE_HOOK_PATH = "/claude/hook"
