@@ -19,7 +19,8 @@ import { Effect } from "effect"
 import type { GatewayConfig } from "../config/Config.ts"
 import { versionOf } from "../config/ConfigHash.ts"
 import { loadConfig } from "../config/ConfigLoader.ts"
-import { makePlan, type Plan, type PlanOptions } from "../config/Plan.ts"
+import { type Plan } from "../config/Plan.ts"
+import { makePlan, type PlanOptions } from "./PlanBuilder.ts"
 
 /** The top-level config keys a reload cannot change (the gateway must be restarted for them). */
 export const RESTART_ONLY: ReadonlyArray<keyof GatewayConfig> = [
