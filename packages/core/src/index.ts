@@ -14,6 +14,7 @@ export {
   type ApprovalVia
 } from "./Approvals.ts"
 export { ANSWERED, AuditRecord, ClaudeDecision, ReceiptData } from "./AuditRecord.ts"
+export * as BoundedCache from "./BoundedCache.ts"
 export * as Canonical from "./Canonical.ts"
 export type { Json } from "./Canonical.ts"
 export { ClientClosed, Defect, InterlockError, Interrupted } from "./ClientErrors.ts"
