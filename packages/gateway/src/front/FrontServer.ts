@@ -35,11 +35,12 @@ import { admitted, FRONT_CAPABILITIES, registerFeatures } from "./FrontFeatures.
 import { type DoorLimits, MAX_NAME_LENGTH } from "./http/DoorLimits.ts"
 import { type Era, inputRequiredCall, isInputRequired, requestAssigns, requestLogLevel } from "./RequestEra.ts"
 import { requestNotify } from "./RequestLog.ts"
+import type { Runner } from "./Runner.ts"
 import { createdTaskResult, hostTakesTasks, registerTaskMethods, type TaskDeps, TASKS_CAPABILITY } from "./TaskFront.ts"
 import { CALL_ID_META, failureToWire, toWireResult, toWireTool } from "./WireConvert.ts"
 
-/** Runs an Effect for a request; the signal interrupts it. */
-export type Runner = <A, E>(effect: Effect.Effect<A, E>, signal: AbortSignal) => Promise<A>
+/** Runs an Effect for a request (Runner.ts). */
+export type { Runner } from "./Runner.ts"
 
 /** What every front server of a gateway shares. */
 export interface FrontDeps {
