@@ -40,8 +40,9 @@ const noUpwardImport = GATEWAY_LAYERS.slice(0, -1).map((layer, index) => ({
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 /** The files packages export under the source condition (`@interlock/source`): the only way in from outside. */
-const exported = readdirSync("packages").flatMap((name) => {
-  const manifest = JSON.parse(readFileSync(`packages/${name}/package.json`, "utf8"))
+const packages = new URL("packages/", import.meta.url)
+const exported = readdirSync(packages).flatMap((name) => {
+  const manifest = JSON.parse(readFileSync(new URL(`${name}/package.json`, packages), "utf8"))
   return Object.values(manifest.exports ?? {}).flatMap((target) =>
     typeof target === "object" && typeof target["@interlock/source"] === "string"
       ? [`^${escape(`packages/${name}/${target["@interlock/source"].slice(2)}`)}$`]
