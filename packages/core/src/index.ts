@@ -16,6 +16,7 @@ export {
 export { ANSWERED, AuditRecord, ClaudeDecision, ReceiptData } from "./AuditRecord.ts"
 export * as BoundedCache from "./BoundedCache.ts"
 export * as Canonical from "./Canonical.ts"
+/** Schema class instances from fields the caller already checked (internal/Trusted.ts). */
 export type { Json } from "./Canonical.ts"
 export { ClientClosed, Defect, InterlockError, Interrupted } from "./ClientErrors.ts"
 export * from "./Errors.ts"
@@ -47,6 +48,7 @@ export { HOOK_EVENT_ROWS, HOOK_EVENTS, type HookEvent, type HookVerdictTag, type
 export * as HookRunner from "./HookRunner.ts"
 export { type CompiledHook, type CompiledHooks, Hooks, type HooksShape } from "./Hooks.ts"
 export * as Interlock from "./Interlock.ts"
+export { makeTrusted } from "./internal/Trusted.ts"
 export * as JsonText from "./JsonText.ts"
 export { type Level, type Matcher, MatcherInput, MatcherJson, parseMatcher } from "./Matcher.ts"
 export { isDeadline, toMillis } from "./Millis.ts"

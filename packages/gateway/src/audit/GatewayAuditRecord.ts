@@ -3,7 +3,7 @@
  * the Claude Code bridge's events), the write-ahead `pending` outcome, how an outcome is shown, and
  * the queries over a store. A row still `pending` after its gateway stopped means "sent, outcome unknown".
  */
-import { AuditRecord } from "@interlock/core"
+import { AuditRecord, makeTrusted } from "@interlock/core"
 
 export { AuditRecord, ReceiptData } from "@interlock/core"
 
@@ -20,8 +20,7 @@ export type AuditFields = {
  * JSON it captured), so it only assigns them on the class's prototype, which is all the constructor
  * does once its input is parsed. Rows read back from a store are still decoded in full.
  */
-export const trustedRecord = (fields: AuditFields): AuditRecord =>
-  Object.assign(Object.create(AuditRecord.prototype) as AuditRecord, fields)
+export const trustedRecord = (fields: AuditFields): AuditRecord => makeTrusted(AuditRecord, fields)
 
 /** The outcome of a write-ahead row that was not completed (yet). */
 export const PENDING = "pending"

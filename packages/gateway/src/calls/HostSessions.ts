@@ -10,7 +10,7 @@
  * within, or for, one host's call, and are asked of that host alone; calls/InputRelay.ts.)
  */
 import { Elicitation, type HostRequest, Sampling } from "@interlock/mcp"
-import type { Server } from "@modelcontextprotocol/server"
+import type { CreateMessageRequestParams, ElicitRequestParams, Server } from "@modelcontextprotocol/server"
 import { Context, Effect, Layer } from "effect"
 
 /** One connected host. */
@@ -131,12 +131,12 @@ export const askHost = (host: HostSession, request: HostRequest): Effect.Effect<
     return Effect.fail(new Error(`the host does not support ${capability}`))
   }
   // The params are the server's request as its SDK client checked it against the protocol's schema.
-  const params = request.params as never
+  const params = request.params
   return Effect.tryPromise({
     try: (signal): Promise<unknown> =>
       capability === "sampling"
-        ? host.server.createMessage(params, { signal })
-        : host.server.elicitInput(params, { signal }),
+        ? host.server.createMessage(params as CreateMessageRequestParams, { signal })
+        : host.server.elicitInput(params as ElicitRequestParams, { signal }),
     catch: (error) => (error instanceof Error ? error : new Error("the host's answer failed"))
   })
 }
