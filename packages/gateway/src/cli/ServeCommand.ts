@@ -1,7 +1,7 @@
 /**
  * `interlock serve [--config F] [--stdio] [--http HOST:PORT] [--watch]`: run the gateway until
  * interrupted. SIGHUP reloads the config, and so does a change of its file with --watch
- * (config/ReloadTriggers.ts).
+ * (runtime/ReloadTriggers.ts).
  */
 import { Console, Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"

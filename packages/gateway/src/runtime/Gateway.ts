@@ -2,7 +2,7 @@
  * The Gateway service: everything one running gateway shares, assembled from a plan. The hub
  * (downstream servers), the audit store, the approval queue and the host sessions live as long as
  * the gateway; the audited calls and what else a config decides are a generation
- * (config/ConfigGeneration.ts), which a reload replaces in one swap (`apply`). A runner's fibers are
+ * (ConfigGeneration.ts), which a reload replaces in one swap (`apply`). A runner's fibers are
  * drained on shutdown, so in-flight calls finish (up to a deadline) before the servers are closed.
  */
 import { type ConfigError, Principal, type TransportFailure } from "@interlock/core"
