@@ -5,9 +5,9 @@
  * pipeline another; a read that throws is an invalid call, not a defect. An invalid call is still recorded: under
  * its usable string fields, with no arguments or meta (they may not be JSON).
  */
-import { ProtocolError } from "./Errors.ts"
+import { ProtocolError } from "../model/Errors.ts"
+import { makeToolCall, type ToolCall } from "../model/ToolCall.ts"
 import { copyStrictJsonObject, JSON_COPY_MAX_DEPTH } from "./JsonCopy.ts"
-import { makeToolCall, type ToolCall } from "./ToolCall.ts"
 
 /** The checked input: the call to run (or to record), and why it is invalid, if it is. */
 export interface CheckedInput {

@@ -4,11 +4,11 @@
  * Which event accepts which verdict, with its Schema and receipt status, is the event registry's
  * (`HOOK_EVENT_ROWS` in HookEvent.ts; the README's event table is rendered from it).
  */
-import type { Json } from "./Canonical.ts"
+import type { Json } from "../model/Canonical.ts"
+import type { Tool } from "../model/Tool.ts"
+import type { JsonObject } from "../model/ToolCall.ts"
+import type { ToolResult } from "../model/ToolResult.ts"
 import type { HOOK_EVENT_ROWS, HookEvent } from "./HookEvent.ts"
-import type { Tool } from "./Tool.ts"
-import type { JsonObject } from "./ToolCall.ts"
-import type { ToolResult } from "./ToolResult.ts"
 
 /** Go on unchanged. */
 export interface Continue {

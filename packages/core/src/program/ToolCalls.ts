@@ -1,12 +1,12 @@
 /** The ToolCalls service: the governed tool-call program that `Interlock.layer` builds. */
 import { Context, type Duration, type Effect } from "effect"
-import type { CallError, Denied, HookFailed, TransportFailure } from "./Errors.ts"
-import type { Principal } from "./Principal.ts"
-import type { PromptResult } from "./PromptResult.ts"
-import type { ResourceContents } from "./ResourceContents.ts"
-import type { Tool } from "./Tool.ts"
-import type { JsonObject } from "./ToolCall.ts"
-import type { ToolResult } from "./ToolResult.ts"
+import type { CallError, Denied, HookFailed, TransportFailure } from "../model/Errors.ts"
+import type { Principal } from "../model/Principal.ts"
+import type { PromptResult } from "../model/PromptResult.ts"
+import type { ResourceContents } from "../model/ResourceContents.ts"
+import type { Tool } from "../model/Tool.ts"
+import type { JsonObject } from "../model/ToolCall.ts"
+import type { ToolResult } from "../model/ToolResult.ts"
 import type { Progress } from "./ToolTransport.ts"
 
 /** A call as the caller asks for it. `callId` defaults to a fresh UUID, `args` to `{}`. */

@@ -4,7 +4,7 @@
  * so a check could see other keys than the sender wrote. Such a misread key always holds a
  * backslash, so only text whose parse has a key with a backslash is read again, strictly.
  */
-import { parseStrict } from "./internal/StrictJsonParser.ts"
+import { parseStrict } from "../internal/StrictJsonParser.ts"
 
 /** Whether any object key at any depth holds a backslash (iterative: deep values cannot overflow the stack). */
 const hasBackslashKey = (value: unknown): boolean => {

@@ -5,18 +5,26 @@
  * for a guard or a required hook.
  */
 import { type Context, Effect, type Fiber, type Tracer } from "effect"
+import { type FailureRule, statusByTag } from "../hooks/EventRegistry.ts"
+import { HOOK_EVENT_ROWS, HOOK_EVENTS, type HookEvent } from "../hooks/HookEvent.ts"
+import {
+  type Fibers,
+  type Invocation,
+  invoke,
+  isSettled,
+  passing,
+  type Settled,
+  supervised
+} from "../hooks/HookRunner.ts"
+import type { ResolvedHook } from "../hooks/Hooks.ts"
+import { cont } from "../hooks/Verdict.ts"
+import { type Decoded, type DecodeInput, decodeVerdict } from "../hooks/VerdictDecoder.ts"
+import { Denied, HookFailed } from "../model/Errors.ts"
+import type { FailureKind, HookRun, HookStatus } from "../model/Receipt.ts"
+import { elapsedMs, now, recordHook, type SpanSubject } from "../program/Telemetry.ts"
 import { type BoundedCache, makeBoundedCache } from "./BoundedCache.ts"
-import { Denied, HookFailed } from "./Errors.ts"
-import { type FailureRule, statusByTag } from "./EventRegistry.ts"
-import { HOOK_EVENT_ROWS, HOOK_EVENTS, type HookEvent } from "./HookEvent.ts"
-import { type Fibers, type Invocation, invoke, isSettled, passing, type Settled, supervised } from "./HookRunner.ts"
-import type { ResolvedHook } from "./Hooks.ts"
-import * as SyncOrEffect from "./internal/SyncOrEffect.ts"
-import type { FailureKind, HookRun, HookStatus } from "./Receipt.ts"
 import type { Supervisor } from "./Supervisor.ts"
-import { elapsedMs, now, recordHook, type SpanSubject } from "./Telemetry.ts"
-import { cont } from "./Verdict.ts"
-import { type Decoded, type DecodeInput, decodeVerdict } from "./VerdictDecoder.ts"
+import * as SyncOrEffect from "./SyncOrEffect.ts"
 
 /** How a chain ended. */
 export type ChainEnd<S> =

@@ -17,7 +17,7 @@
  */
 import { Effect, Result, Schema, SchemaIssue, SchemaTransformation } from "effect"
 import { RE2JS } from "re2js"
-import { describe } from "./internal/Describe.ts"
+import { describe } from "../internal/Describe.ts"
 import { canonicalName, nameForms } from "./Names.ts"
 
 /** Onion level of a matcher: global hooks run outermost, tool hooks innermost. */

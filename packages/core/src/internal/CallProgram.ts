@@ -6,16 +6,9 @@
  * failing failure hook returns the original error. Every result and error carries a Receipt.
  */
 import { Cause, type Duration, Effect, Exit, Tracer } from "effect"
-import type { ApprovalOutcome } from "./Approvals.ts"
-import { checkInput } from "./CallInputCheck.ts"
-import { type CallError, Denied, HookFailed, ProtocolError, Timeout, TransportError } from "./Errors.ts"
-import { type ChainSpec, type Recorder, refusal, runChain, STOP } from "./HookChain.ts"
-import type { HookContext } from "./HookContext.ts"
-import { type ClientState, hookContext } from "./internal/ClientState.ts"
-import * as SyncOrEffect from "./internal/SyncOrEffect.ts"
-import { toMillis } from "./Millis.ts"
-import { decideAtOnce } from "./Policy.ts"
-import { deny as policyDeny, type PolicyDecision } from "./PolicyDecision.ts"
+import type { HookContext } from "../hooks/HookContext.ts"
+import { type CallError, Denied, HookFailed, ProtocolError, Timeout, TransportError } from "../model/Errors.ts"
+import { toMillis } from "../model/Millis.ts"
 import {
   type ApprovalRecord,
   type CallOutcome,
@@ -24,12 +17,19 @@ import {
   makeReceipt,
   type PolicyRecord,
   type Receipt
-} from "./Receipt.ts"
+} from "../model/Receipt.ts"
+import type { ToolCall } from "../model/ToolCall.ts"
+import { ToolResult, WITHHELD_TEXT } from "../model/ToolResult.ts"
+import type { ApprovalOutcome } from "../policy/Approvals.ts"
+import { decideAtOnce } from "../policy/Policy.ts"
+import { deny as policyDeny, type PolicyDecision } from "../policy/PolicyDecision.ts"
+import { now, recordCall, recordDetached, startSpan } from "../program/Telemetry.ts"
+import type { CallInput, CallOptions } from "../program/ToolCalls.ts"
+import { checkInput } from "./CallInputCheck.ts"
+import { type ClientState, hookContext } from "./ClientState.ts"
+import { type ChainSpec, type Recorder, refusal, runChain, STOP } from "./HookChain.ts"
 import { isTimedOut, runWithin } from "./Supervisor.ts"
-import { now, recordCall, recordDetached, startSpan } from "./Telemetry.ts"
-import type { ToolCall } from "./ToolCall.ts"
-import type { CallInput, CallOptions } from "./ToolCalls.ts"
-import { ToolResult, WITHHELD_TEXT } from "./ToolResult.ts"
+import * as SyncOrEffect from "./SyncOrEffect.ts"
 
 /** The mutable record of one call, frozen into a Receipt when the call ends. */
 interface Trail {

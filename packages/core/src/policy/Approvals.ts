@@ -6,13 +6,13 @@
  * same principal).
  */
 import { Context, Duration, Effect, Exit, Layer, Scope } from "effect"
-import { ConfigError } from "./Errors.ts"
-import type { HookContext } from "./HookContext.ts"
-import { lift } from "./HookRunner.ts"
-import { isDeadline, toMillis } from "./Millis.ts"
+import type { HookContext } from "../hooks/HookContext.ts"
+import { lift } from "../hooks/HookRunner.ts"
+import * as Supervisor from "../internal/Supervisor.ts"
+import { ConfigError } from "../model/Errors.ts"
+import { isDeadline, toMillis } from "../model/Millis.ts"
+import type { ToolCall } from "../model/ToolCall.ts"
 import { canonicalName } from "./Names.ts"
-import * as Supervisor from "./Supervisor.ts"
-import type { ToolCall } from "./ToolCall.ts"
 
 /** What an approver is asked. */
 export interface ApprovalRequest {

@@ -3,14 +3,14 @@
  * Effect tools). The pipeline calls it after hooks and policy; it never sees a denied call.
  */
 import { Context, Effect, Layer } from "effect"
-import type { Timeout, TransportFailure } from "./Errors.ts"
-import { ProtocolError } from "./Errors.ts"
+import type { Timeout, TransportFailure } from "../model/Errors.ts"
+import { ProtocolError } from "../model/Errors.ts"
+import type { PromptResult } from "../model/PromptResult.ts"
+import type { ResourceContents } from "../model/ResourceContents.ts"
+import type { Tool } from "../model/Tool.ts"
+import type { JsonObject, ToolCall } from "../model/ToolCall.ts"
+import type { ToolResult } from "../model/ToolResult.ts"
 import { type NativeTool, nativeTransport } from "./NativeTool.ts"
-import type { PromptResult } from "./PromptResult.ts"
-import type { ResourceContents } from "./ResourceContents.ts"
-import type { Tool } from "./Tool.ts"
-import type { JsonObject, ToolCall } from "./ToolCall.ts"
-import type { ToolResult } from "./ToolResult.ts"
 
 /** A progress notification for a running call. */
 export interface Progress {

@@ -4,13 +4,13 @@
  * `Interlock.layer` and a transport Layer.
  */
 import { Cause, Effect, Exit, type Layer, ManagedRuntime } from "effect"
-import { ClientClosed, Defect, Interrupted } from "./ClientErrors.ts"
-import type { PromptResult } from "./PromptResult.ts"
-import type { ResourceContents } from "./ResourceContents.ts"
-import type { Tool } from "./Tool.ts"
-import type { JsonObject } from "./ToolCall.ts"
+import { ClientClosed, Defect, Interrupted } from "../model/ClientErrors.ts"
+import type { PromptResult } from "../model/PromptResult.ts"
+import type { ResourceContents } from "../model/ResourceContents.ts"
+import type { Tool } from "../model/Tool.ts"
+import type { JsonObject } from "../model/ToolCall.ts"
+import type { ToolResult } from "../model/ToolResult.ts"
 import { type CallInput, type CallOptions, type OperationOptions, ToolCalls, type ToolCallsShape } from "./ToolCalls.ts"
-import type { ToolResult } from "./ToolResult.ts"
 
 /** Per-operation option of the Promise client: aborting the signal interrupts the operation. */
 export interface AbortOptions {

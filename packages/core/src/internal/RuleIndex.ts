@@ -7,8 +7,8 @@
  * bucket is in declaration order; a decision takes the first rule that applies in each candidate
  * bucket, stopping early once it passes the best index found so far, and keeps the smallest.
  */
-import type { Matcher } from "./Matcher.ts"
-import { nameForms } from "./Names.ts"
+import type { Matcher } from "../policy/Matcher.ts"
+import { nameForms } from "../policy/Names.ts"
 
 /** What the index needs of a rule. */
 export interface IndexedRule {

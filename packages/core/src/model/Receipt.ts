@@ -3,9 +3,9 @@
  * "never ran" cannot be confused. Returned with every result and every error.
  */
 import { Schema } from "effect"
-import { statusesOf } from "./EventRegistry.ts"
-import { HOOK_EVENT_ROWS, HOOK_EVENTS } from "./HookEvent.ts"
-import { makeTrusted } from "./internal/Trusted.ts"
+import { statusesOf } from "../hooks/EventRegistry.ts"
+import { HOOK_EVENT_ROWS, HOOK_EVENTS } from "../hooks/HookEvent.ts"
+import { makeTrusted } from "../internal/Trusted.ts"
 
 // The rows' verdict Schemas hold ToolResult, which holds a Receipt: whichever of these modules loads
 // first, the rows are read on first use, not while this module loads.

@@ -4,12 +4,12 @@
  * an index), and a custom Effect. A custom policy that fails, dies or answers junk denies.
  */
 import { Context, Effect, Exit, Layer, Scope } from "effect"
-import { ConfigError } from "./Errors.ts"
-import type { HookContext } from "./HookContext.ts"
+import type { HookContext } from "../hooks/HookContext.ts"
+import { ConfigError } from "../model/Errors.ts"
+import type { Tool } from "../model/Tool.ts"
+import type { JsonObject, ToolCall } from "../model/ToolCall.ts"
 import { allow, ask, deny, type PolicyDecision } from "./PolicyDecision.ts"
 import { compileRules, type RulesConfig } from "./PolicyRules.ts"
-import type { Tool } from "./Tool.ts"
-import type { JsonObject, ToolCall } from "./ToolCall.ts"
 
 /** What the policy may know besides the call: the tool's definition (annotations included), when the transport has it. */
 export interface PolicyFacts {

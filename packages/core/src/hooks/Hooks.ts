@@ -3,13 +3,13 @@
  * compiled, resolved hooks of one client.
  */
 import { Context, Effect, Layer, Result, Schema, Scope } from "effect"
-import { ConfigError } from "./Errors.ts"
+import { firstProblem, type Problem, valueAt } from "../internal/ConfigIssue.ts"
+import { describe } from "../internal/Describe.ts"
+import { ConfigError } from "../model/Errors.ts"
+import { toMillis } from "../model/Millis.ts"
+import { levelRank, type Matcher, matcherProblem } from "../policy/Matcher.ts"
 import { CompilableHooks, type HooksConfig, type HooksRequirements } from "./HookConfig.ts"
 import { HOOK_EVENT_ROWS, HOOK_EVENTS, type HookEvent, isHookEvent } from "./HookEvent.ts"
-import { firstProblem, type Problem, valueAt } from "./internal/ConfigIssue.ts"
-import { describe } from "./internal/Describe.ts"
-import { levelRank, type Matcher, matcherProblem } from "./Matcher.ts"
-import { toMillis } from "./Millis.ts"
 import type { HookKind } from "./VerdictDecoder.ts"
 
 /** One compiled hook. `run` is a function, or a service tag until the hook is resolved. */

@@ -3,15 +3,15 @@
  * MCP tool annotations) and a default decision, compiled into an index (RuleIndex.ts). Pure.
  */
 import { Result, Schema } from "effect"
-import { ConfigError } from "./Errors.ts"
-import type { HookContext } from "./HookContext.ts"
-import { firstProblem, type Problem, valueAt } from "./internal/ConfigIssue.ts"
-import { describe } from "./internal/Describe.ts"
+import type { HookContext } from "../hooks/HookContext.ts"
+import { firstProblem, type Problem, valueAt } from "../internal/ConfigIssue.ts"
+import { describe } from "../internal/Describe.ts"
+import { buildIndex, firstMatch } from "../internal/RuleIndex.ts"
+import { ConfigError } from "../model/Errors.ts"
+import type { Tool } from "../model/Tool.ts"
+import type { JsonObject, ToolCall } from "../model/ToolCall.ts"
 import { type Matcher, MatcherFromInput, MatcherInput, MatcherJson, matcherProblem } from "./Matcher.ts"
 import { allow, ask, deny, type PolicyDecision } from "./PolicyDecision.ts"
-import { buildIndex, firstMatch } from "./RuleIndex.ts"
-import type { Tool } from "./Tool.ts"
-import type { JsonObject, ToolCall } from "./ToolCall.ts"
 
 /** The MCP tool annotations a rule can require (the server's claims; see {@link effectiveHints}). */
 export interface AnnotationCondition {

@@ -4,7 +4,7 @@
  * digest or the wire: everything after the copy sees only the copy. Iterative, so deep input
  * cannot overflow the stack; nesting past {@link JSON_COPY_MAX_DEPTH} is refused.
  */
-import type { Json } from "./Canonical.ts"
+import type { Json } from "../model/Canonical.ts"
 
 /** The deepest nesting a copied value may have (objects and arrays). */
 export const JSON_COPY_MAX_DEPTH = 3072

@@ -3,11 +3,11 @@
  * config validator, the decoder, the chain and the receipt know about an event is read from here.
  */
 import { Schema } from "effect"
-import { isJsonObject } from "./Canonical.ts"
+import { isJsonObject } from "../model/Canonical.ts"
+import { Tool } from "../model/Tool.ts"
+import type { ToolCall } from "../model/ToolCall.ts"
+import { ToolResult } from "../model/ToolResult.ts"
 import { defineEvents, eventNames, type StatusOf, verdictSchema, type VerdictTagOf } from "./EventRegistry.ts"
-import { Tool } from "./Tool.ts"
-import type { ToolCall } from "./ToolCall.ts"
-import { ToolResult } from "./ToolResult.ts"
 
 const JsonObject = Schema.declare(isJsonObject, { identifier: "JsonObject" })
 // Suspended and typed by hand: ToolResult holds a Receipt, whose Schema reads these rows.

@@ -4,13 +4,13 @@
  * as MCP tools.
  */
 import { Cause, type Context, Effect, Exit, Schema } from "effect"
-import { isJson, isJsonObject } from "./Canonical.ts"
-import { ProtocolError, TransportError } from "./Errors.ts"
-import { lift } from "./HookRunner.ts"
-import { makeTrusted } from "./internal/Trusted.ts"
-import { Tool } from "./Tool.ts"
-import type { JsonObject, ToolCall } from "./ToolCall.ts"
-import { ToolResult } from "./ToolResult.ts"
+import { lift } from "../hooks/HookRunner.ts"
+import { makeTrusted } from "../internal/Trusted.ts"
+import { isJson, isJsonObject } from "../model/Canonical.ts"
+import { ProtocolError, TransportError } from "../model/Errors.ts"
+import { Tool } from "../model/Tool.ts"
+import type { JsonObject, ToolCall } from "../model/ToolCall.ts"
+import { ToolResult } from "../model/ToolResult.ts"
 import { type ToolTransportShape, unsupported } from "./ToolTransport.ts"
 
 /** A tool implemented in the host process. `handler` gets raw JSON arguments and never fails. */

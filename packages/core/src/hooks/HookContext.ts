@@ -1,6 +1,6 @@
 /** What a hook knows about the call besides its arguments. */
 import { Schema } from "effect"
-import { Principal } from "./Principal.ts"
+import { Principal } from "../model/Principal.ts"
 
 /** The context handed to every hook: which client, which server, its protocol era, host data, caller. */
 export class HookContext extends Schema.Class<HookContext>("@interlock/core/HookContext")({

@@ -3,7 +3,7 @@
  * arguments or result of a call: those may hold secrets.
  */
 import { Schema } from "effect"
-import { HOOK_EVENTS } from "./HookEvent.ts"
+import { HOOK_EVENTS } from "../hooks/HookEvent.ts"
 import { FailureKind, Receipt } from "./Receipt.ts"
 
 /** Why a call was denied. */

@@ -1,6 +1,6 @@
 /** The result of a tool call: MCP content blocks, structured content, the error flag and `_meta`. */
 import { Schema } from "effect"
-import { makeTrusted } from "./internal/Trusted.ts"
+import { makeTrusted } from "../internal/Trusted.ts"
 import { Receipt } from "./Receipt.ts"
 
 /** One MCP content block: `type` plus whatever fields that type carries (text, data, uri, ...). */

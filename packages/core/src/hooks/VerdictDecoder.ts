@@ -6,12 +6,12 @@
  * and the checks against the input (echoed names, listed tools) are the rows' own.
  */
 import { Exit, Schema } from "effect"
-import { isJsonObject } from "./Canonical.ts"
+import { isJsonObject } from "../model/Canonical.ts"
+import { Tool } from "../model/Tool.ts"
+import { type JsonObject, type ToolCall } from "../model/ToolCall.ts"
+import { ToolResult } from "../model/ToolResult.ts"
 import { verdictKeys, verdictTags } from "./EventRegistry.ts"
 import { HOOK_EVENT_ROWS, type HookVerdictTag } from "./HookEvent.ts"
-import { Tool } from "./Tool.ts"
-import { type JsonObject, type ToolCall } from "./ToolCall.ts"
-import { ToolResult } from "./ToolResult.ts"
 
 /** A hook's declared kind, which narrows the verdicts it may return. */
 export type HookKind = "guard" | "transform" | "observe"

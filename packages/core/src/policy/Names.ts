@@ -16,8 +16,8 @@
  * Deny matching also compares confusable skeletons (Confusables.ts); plain comparison does not:
  * `rеad` with a Cyrillic `е` is not `read`, but a deny rule on `read` denies it.
  */
-import { makeBoundedCache } from "./BoundedCache.ts"
-import { skeleton } from "./Confusables.ts"
+import { makeBoundedCache } from "../internal/BoundedCache.ts"
+import { skeleton } from "../internal/Confusables.ts"
 
 const SEPARATORS = /[-._]/g
 // Linear: one code point class, no nesting.

@@ -18,8 +18,8 @@
  * function raised is dropped here and goes nowhere.
  */
 import { Cause, type Context, Effect, Exit, Fiber } from "effect"
-import type { FailureKind } from "./Receipt.ts"
-import { isTimedOut, runWithin, type Supervisor } from "./Supervisor.ts"
+import { isTimedOut, runWithin, type Supervisor } from "../internal/Supervisor.ts"
+import type { FailureKind } from "../model/Receipt.ts"
 import { BAD_RETURN } from "./VerdictDecoder.ts"
 
 export { BAD_RETURN }

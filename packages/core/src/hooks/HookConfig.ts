@@ -4,15 +4,15 @@
  * `run` is a function of the event's arguments, or the tag of a service whose value is one.
  */
 import { Context, type Duration, type Effect, Schema } from "effect"
-import type { CallError } from "./Errors.ts"
+import type { CallError } from "../model/Errors.ts"
+import { isDeadline, toMillis } from "../model/Millis.ts"
+import type { Tool } from "../model/Tool.ts"
+import type { JsonObject, ToolCall } from "../model/ToolCall.ts"
+import type { ToolResult } from "../model/ToolResult.ts"
+import { MatcherFromInput, MatcherInput } from "../policy/Matcher.ts"
 import type { HookContext } from "./HookContext.ts"
 import { HOOK_EVENTS, type HookEvent } from "./HookEvent.ts"
 import type { CompiledHooks } from "./Hooks.ts"
-import { MatcherFromInput, MatcherInput } from "./Matcher.ts"
-import { isDeadline, toMillis } from "./Millis.ts"
-import type { Tool } from "./Tool.ts"
-import type { JsonObject, ToolCall } from "./ToolCall.ts"
-import type { ToolResult } from "./ToolResult.ts"
 import type {
   PostToolCallVerdict,
   PreToolCallVerdict,

@@ -1,7 +1,7 @@
 /** One tool call as it moves through the pipeline. */
 import { Schema } from "effect"
+import { makeTrusted } from "../internal/Trusted.ts"
 import { canonicalJson, type Json, sha256Hex } from "./Canonical.ts"
-import { makeTrusted } from "./internal/Trusted.ts"
 
 /** A JSON object, the shape of tool arguments and of `_meta`. */
 export type JsonObject = { readonly [key: string]: Json }
