@@ -71,7 +71,7 @@ describe("docs/ARCHITECTURE.md", () => {
         "gateway/src/runtime/Gateway.ts",
         "gateway/src/runtime/ConfigGeneration.ts",
         "gateway/src/calls/GatewayCalls.ts",
-        "core/src/CallProgram.ts",
+        "core/src/internal/CallProgram.ts",
         "gateway/src/audit/WriteAhead.ts",
         "mcp/src/RoundTrip.ts",
         "mcp/src/ParkedCall.ts"
