@@ -53,7 +53,7 @@ export const makeCatalog = (listed: ReadonlyArray<CoreTool>): Catalog => {
     // toolkit holds tools of any shape, so the tool is widened to Tool.Any here (and the kit below to match).
     aiTools.set(
       name,
-      Tool.dynamic(name, { description: tool.description, parameters: tool.inputSchema as any }) as unknown as Tool.Any
+      Tool.dynamic(name, { description: tool.description, parameters: tool.inputSchema as any }) as Tool.Any
     )
   })
   const tools = [...byName.values()]
@@ -61,7 +61,7 @@ export const makeCatalog = (listed: ReadonlyArray<CoreTool>): Catalog => {
   const toolkit = (subset: ReadonlyArray<AgentTool>) => {
     let kit = kits.get(subset)
     if (kit === undefined) {
-      kit = Toolkit.make(...subset.map((tool) => aiTools.get(tool.name)!)) as unknown as Toolkit.Toolkit<
+      kit = Toolkit.make(...subset.map((tool) => aiTools.get(tool.name)!)) as Toolkit.Toolkit<
         Record<string, Tool.Any>
       >
       kits.set(subset, kit)

@@ -8,25 +8,11 @@ import { Effect } from "effect"
 import type { Prompt } from "effect/ai"
 import { AgentHookFailed } from "./AgentErrors.ts"
 import { runEvent, STOP } from "./AgentHookRunner.ts"
+import type { CompactionInfo } from "./CompactionOptions.ts"
 import { type End, guardEnd, hookEnv, type LoopEnv, notify, type Progress } from "./RunContext.ts"
 
-/** What a compactor is told. */
-export interface CompactionInfo {
-  readonly maxMessages: number
-  /** Instructions added by preCompact hooks (AddContext), joined by newlines; "" when none. */
-  readonly instructions: string
-  readonly turn: number
-}
-
-/** Compaction settings. */
-export interface CompactionOptions {
-  /** Compact when the transcript has more messages than this. */
-  readonly maxMessages: number
-  /** Trims the history; default {@link keepRecent}. Must return messages (a throw fails the run closed). */
-  readonly compact?:
-    | ((messages: ReadonlyArray<Prompt.Message>, info: CompactionInfo) => ReadonlyArray<Prompt.Message>)
-    | undefined
-}
+/** What a compactor is told, and the settings (CompactionOptions.ts). */
+export type { CompactionInfo, CompactionOptions } from "./CompactionOptions.ts"
 
 /** The default compactor: system messages, the first user message, and the most recent messages. */
 export const keepRecent = (

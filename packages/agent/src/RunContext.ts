@@ -7,7 +7,7 @@ import { type AgentHookRun, type EventEnd, type HookEnv, runEvent } from "./Agen
 import type { CompiledAgentHooks } from "./AgentHooks.ts"
 import type { AgentToolCall } from "./AgentToolCall.ts"
 import type { AgentTool } from "./Catalog.ts"
-import type { CompactionOptions } from "./Compaction.ts"
+import type { CompactionOptions } from "./CompactionOptions.ts"
 import type { MetricsSink } from "./Metrics.ts"
 import type { RetryPolicy } from "./Resilience.ts"
 import type { RunLimit, RunStatus } from "./RunResult.ts"

@@ -2,6 +2,7 @@
  * How a run of an agent ends: its body under the run's deadline and the caller's abort signal, a
  * suspended state sealed, the run metric emitted, and the RunResult built from its progress.
  */
+import { makeTrusted } from "@interlock/core"
 import { Effect } from "effect"
 import { Usage } from "./AgentToolCall.ts"
 import { emit, type MetricsSink } from "./Metrics.ts"
@@ -9,7 +10,6 @@ import type { End, Progress } from "./RunContext.ts"
 import { RunResult } from "./RunResult.ts"
 import type { RunState } from "./RunState.ts"
 import * as RunStateSeal from "./RunStateSeal.ts"
-import { trusted } from "./Trusted.ts"
 
 /** Per-run options. */
 export interface RunOptions {
@@ -76,14 +76,14 @@ export const finish = (
           durationMs,
           ...usage
         })
-        return trusted(RunResult, {
+        return makeTrusted(RunResult, {
           status: end.status,
           text: end.status === "done" ? progress.text : "",
           messages: progress.messages,
           toolCalls: progress.toolCalls,
           toolCallCount: progress.toolCalls.length,
           turns: progress.turns,
-          usage: trusted(Usage, usage),
+          usage: makeTrusted(Usage, usage),
           model: env.model,
           limit: end.limit,
           error: end.error,

@@ -4,12 +4,11 @@
  * and resumes only a state whose seal verifies, so whoever can edit a saved state cannot change
  * a pending call's arguments, digests or the transcript and have it approved on resume.
  */
-import { Canonical } from "@interlock/core"
+import { Canonical, makeTrusted } from "@interlock/core"
 import { Effect, Redacted, Schema } from "effect"
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import { InvalidRunState, UntrustedRunState } from "./AgentErrors.ts"
 import { RunState } from "./RunState.ts"
-import { trusted } from "./Trusted.ts"
 
 /** The key a state is sealed with. */
 export type StateKey = Redacted.Redacted<string>
@@ -39,7 +38,7 @@ const sealOf = (key: StateKey, state: RunState): Effect.Effect<string, InvalidRu
 
 /** The state with its seal set. */
 export const seal = (key: StateKey, state: RunState): Effect.Effect<RunState, InvalidRunState> =>
-  Effect.map(sealOf(key, state), (value) => trusted(RunState, { ...state, seal: value }))
+  Effect.map(sealOf(key, state), (value) => makeTrusted(RunState, { ...state, seal: value }))
 
 const sameHex = (a: string, b: string): boolean => {
   const left = Buffer.from(a, "utf8")

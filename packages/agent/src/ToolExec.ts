@@ -8,6 +8,7 @@ import {
   type CallError,
   type Canonical,
   type JsonObject,
+  makeTrusted,
   ToolCall,
   type ToolCallsShape,
   type ToolResult
@@ -19,7 +20,6 @@ import { AgentToolCall } from "./AgentToolCall.ts"
 import type { AgentTool, Catalog } from "./Catalog.ts"
 import { emit, type MetricsSink } from "./Metrics.ts"
 import { PendingCall } from "./RunState.ts"
-import { trusted } from "./Trusted.ts"
 
 /** A tool call as the model asked for it. */
 export interface ModelCall {
@@ -73,7 +73,7 @@ const settled = (
   result?: { readonly receipt?: AgentToolCall["receipt"] }
 ): Slot => ({
   _tag: "settled",
-  call: trusted(AgentToolCall, {
+  call: makeTrusted(AgentToolCall, {
     id: call.id,
     name: call.name,
     // Params come decoded from the provider's JSON; anything else is recorded as null.

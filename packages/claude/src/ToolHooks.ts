@@ -141,37 +141,42 @@ const matches = (hook: CompiledClaudeHook, call: ToolCall) => hook.matches(toCla
 /**
  * The Interlock entries of compiled Claude hooks (PreToolUse, PostToolUse, PostToolUseFailure).
  * Their hooks answer `unknown`, which core decodes against the event's row as it does any host
- * hook's answer, so each list is cast to its event's entries once, here.
+ * hook's answer, so the three lists are cast to core's entries once, here.
  */
 export const entriesOf = (
   hooks: { readonly [E in "PreToolUse" | "PostToolUse" | "PostToolUseFailure"]: ReadonlyArray<CompiledClaudeHook> }
-): HooksConfig => ({
-  preToolCall: hooks.PreToolUse.map((hook) =>
-    entry(
-      hook,
-      (call: ToolCall, ctx: HookContext) =>
+): HooksConfig =>
+  ({
+    preToolCall: hooks.PreToolUse.map((hook) =>
+      entry(
+        hook,
+        (call: ToolCall, ctx: HookContext) =>
+          matches(hook, call)
+            ? onHook(hook, () => toolInput("PreToolUse", call, ctx), (reading) => preVerdict(reading, call))
+            : Verdict.continue
+      )
+    ),
+    postToolCall: hooks.PostToolUse.map((hook) =>
+      entry(hook, (call: ToolCall, result: ToolResult, ctx: HookContext) =>
         matches(hook, call)
-          ? onHook(hook, () => toolInput("PreToolUse", call, ctx), (reading) => preVerdict(reading, call))
-          : Verdict.continue
+          ? onHook(
+            hook,
+            () => toolInput("PostToolUse", call, ctx, { tool_response: callToolResult(result) }),
+            (reading) => postVerdict(reading, result)
+          )
+          : Verdict.continue)
+    ),
+    toolCallFailed: hooks.PostToolUseFailure.map((hook) =>
+      entry(hook, (call: ToolCall, error: CallError, ctx: HookContext) =>
+        matches(hook, call)
+          ? onHook(
+            hook,
+            () => toolInput("PostToolUseFailure", call, ctx, failureFields(ctx, error)),
+            () => Verdict.continue
+          )
+          : Verdict.continue)
     )
-  ) as unknown as HooksConfig["preToolCall"],
-  postToolCall: hooks.PostToolUse.map((hook) =>
-    entry(hook, (call: ToolCall, result: ToolResult, ctx: HookContext) =>
-      matches(hook, call)
-        ? onHook(hook, () =>
-          toolInput("PostToolUse", call, ctx, { tool_response: callToolResult(result) }), (reading) =>
-          postVerdict(reading, result))
-        : Verdict.continue)
-  ) as unknown as HooksConfig["postToolCall"],
-  toolCallFailed: hooks.PostToolUseFailure.map((hook) =>
-    entry(hook, (call: ToolCall, error: CallError, ctx: HookContext) =>
-      matches(hook, call)
-        ? onHook(hook, () =>
-          toolInput("PostToolUseFailure", call, ctx, failureFields(ctx, error)), () =>
-          Verdict.continue)
-        : Verdict.continue)
-  ) as unknown as HooksConfig["toolCallFailed"]
-})
+  }) as unknown as HooksConfig
 
 /**
  * Interlock hooks (preToolCall, postToolCall, toolCallFailed) from a Claude-style hooks config.

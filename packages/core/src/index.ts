@@ -3,6 +3,9 @@
  * with receipts and telemetry. No I/O and no MCP import: transports live in other packages.
  */
 
+export * as BoundedCache from "./internal/BoundedCache.ts"
+export { ANSWERED, AuditRecord, ClaudeDecision, ReceiptData } from "./model/AuditRecord.ts"
+export * as Canonical from "./model/Canonical.ts"
 export {
   type ApprovalAnswer,
   type ApprovalAttribution,
@@ -12,12 +15,8 @@ export {
   type ApprovalsOptions,
   type ApprovalsShape,
   type ApprovalVia
-} from "./Approvals.ts"
-export { ANSWERED, AuditRecord, ClaudeDecision, ReceiptData } from "./AuditRecord.ts"
-export * as Canonical from "./Canonical.ts"
-export type { Json } from "./Canonical.ts"
-export { ClientClosed, Defect, InterlockError, Interrupted } from "./ClientErrors.ts"
-export * from "./Errors.ts"
+} from "./policy/Approvals.ts"
+/** Schema class instances from fields the caller already checked (internal/Trusted.ts). */
 export {
   acceptsVerdict,
   defineEvents,
@@ -38,21 +37,54 @@ export {
   type VerdictTagOf,
   verdictTags,
   type VerdictTypeOf
-} from "./EventRegistry.ts"
-export type * from "./HookConfig.ts"
-export { HookEntry, HookFunction, HookOptionFields, HookOptions, HooksConfigSchema, HookTimeout } from "./HookConfig.ts"
-export { HookContext } from "./HookContext.ts"
-export { HOOK_EVENT_ROWS, HOOK_EVENTS, type HookEvent, type HookVerdictTag, type VerdictStatus } from "./HookEvent.ts"
-export * as HookRunner from "./HookRunner.ts"
-export { type CompiledHook, type CompiledHooks, Hooks, type HooksShape } from "./Hooks.ts"
-export * as Interlock from "./Interlock.ts"
-export * as JsonText from "./JsonText.ts"
-export { type Level, type Matcher, MatcherInput, MatcherJson, parseMatcher } from "./Matcher.ts"
-export { isDeadline, toMillis } from "./Millis.ts"
-export { canonicalName, sameName } from "./Names.ts"
-export * as NativeTool from "./NativeTool.ts"
-export { Policy, type PolicyFacts, type PolicyOperation, type PolicyShape } from "./Policy.ts"
-export type { PolicyDecision } from "./PolicyDecision.ts"
+} from "./hooks/EventRegistry.ts"
+export type * from "./hooks/HookConfig.ts"
+export {
+  HookEntry,
+  HookFunction,
+  HookOptionFields,
+  HookOptions,
+  HooksConfigSchema,
+  HookTimeout
+} from "./hooks/HookConfig.ts"
+export { HookContext } from "./hooks/HookContext.ts"
+export {
+  HOOK_EVENT_ROWS,
+  HOOK_EVENTS,
+  type HookEvent,
+  type HookVerdictTag,
+  type VerdictStatus
+} from "./hooks/HookEvent.ts"
+export * as HookRunner from "./hooks/HookRunner.ts"
+export { type CompiledHook, type CompiledHooks, Hooks, type HooksShape } from "./hooks/Hooks.ts"
+export * as Verdict from "./hooks/Verdict.ts"
+export type { HookKind } from "./hooks/VerdictDecoder.ts"
+export { makeTrusted } from "./internal/Trusted.ts"
+export type { Json } from "./model/Canonical.ts"
+export { ClientClosed, Defect, InterlockError, Interrupted } from "./model/ClientErrors.ts"
+export * from "./model/Errors.ts"
+export * as JsonText from "./model/JsonText.ts"
+export { isDeadline, toMillis } from "./model/Millis.ts"
+export { Principal } from "./model/Principal.ts"
+export { PromptResult } from "./model/PromptResult.ts"
+export {
+  ApprovalRecord,
+  CallOutcome,
+  DetachedStep,
+  FailureKind,
+  HookRun,
+  HookStatus,
+  PolicyRecord,
+  Receipt
+} from "./model/Receipt.ts"
+export { ResourceContents } from "./model/ResourceContents.ts"
+export { Tool } from "./model/Tool.ts"
+export { type JsonObject, ToolCall } from "./model/ToolCall.ts"
+export { ContentBlock, ToolResult, WITHHELD_TEXT } from "./model/ToolResult.ts"
+export { type Level, type Matcher, MatcherInput, MatcherJson, parseMatcher } from "./policy/Matcher.ts"
+export { canonicalName, sameName } from "./policy/Names.ts"
+export { Policy, type PolicyFacts, type PolicyOperation, type PolicyShape } from "./policy/Policy.ts"
+export type { PolicyDecision } from "./policy/PolicyDecision.ts"
 export {
   AnnotationCondition,
   Decision,
@@ -64,32 +96,22 @@ export {
   RulePrincipals,
   RulesConfig,
   RuleTarget
-} from "./PolicyRules.ts"
-export { Principal } from "./Principal.ts"
-export type { AbortOptions, InterlockClient } from "./PromiseClient.ts"
-export { PromptResult } from "./PromptResult.ts"
+} from "./policy/PolicyRules.ts"
+export * as Interlock from "./program/Interlock.ts"
+export * as NativeTool from "./program/NativeTool.ts"
+export type { AbortOptions, InterlockClient } from "./program/PromiseClient.ts"
+export { MetricNames } from "./program/Telemetry.ts"
 export {
-  ApprovalRecord,
-  CallOutcome,
-  DetachedStep,
-  FailureKind,
-  HookRun,
-  HookStatus,
-  PolicyRecord,
-  Receipt
-} from "./Receipt.ts"
-export { ResourceContents } from "./ResourceContents.ts"
-export { MetricNames } from "./Telemetry.ts"
-export { Tool } from "./Tool.ts"
-export { type JsonObject, ToolCall } from "./ToolCall.ts"
-export { type CallInput, type CallOptions, type OperationOptions, ToolCalls, type ToolCallsShape } from "./ToolCalls.ts"
-export { ContentBlock, ToolResult, WITHHELD_TEXT } from "./ToolResult.ts"
+  type CallInput,
+  type CallOptions,
+  type OperationOptions,
+  ToolCalls,
+  type ToolCallsShape
+} from "./program/ToolCalls.ts"
 export {
   type Progress,
   ToolTransport,
   type ToolTransportShape,
   type TransportCallOptions,
   unsupported
-} from "./ToolTransport.ts"
-export * as Verdict from "./Verdict.ts"
-export type { HookKind } from "./VerdictDecoder.ts"
+} from "./program/ToolTransport.ts"

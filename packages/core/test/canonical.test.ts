@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { Canonical, JsonText, Receipt, ToolCall } from "../src/index.ts"
-import { makeReceipt } from "../src/Receipt.ts"
-import { makeToolCall } from "../src/ToolCall.ts"
+import { makeReceipt } from "../src/model/Receipt.ts"
+import { makeToolCall } from "../src/model/ToolCall.ts"
 
 const shuffleKeys = (value: unknown, seed: number): unknown => {
   if (Array.isArray(value)) return value.map((v, i) => shuffleKeys(v, seed + i))

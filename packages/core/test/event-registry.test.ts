@@ -6,6 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Schema } from "effect"
 import { readFileSync } from "node:fs"
+import { BAD_RETURN, type DecodeInput, decodeVerdict } from "../src/hooks/VerdictDecoder.ts"
 import {
   HOOK_EVENT_ROWS,
   HOOK_EVENTS,
@@ -21,8 +22,7 @@ import {
   Tool,
   Verdict
 } from "../src/index.ts"
-import { makeToolCall } from "../src/ToolCall.ts"
-import { BAD_RETURN, type DecodeInput, decodeVerdict } from "../src/VerdictDecoder.ts"
+import { makeToolCall } from "../src/model/ToolCall.ts"
 
 const call = makeToolCall({ serverId: "s", name: "t", args: { a: 1 }, callId: "c" })
 const tools = [

@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { HookRunner } from "@interlock/core"
 import { Context, Effect, Fiber, Schema } from "effect"
 import { TestClock } from "effect/testing"
-import * as Supervisor from "../src/Supervisor.ts"
+import * as Supervisor from "../src/internal/Supervisor.ts"
 
 /** The test's hooks: the state is the hook function itself, the "hook" is its deadline in ms; strings are verdicts. */
 type Run = () => unknown

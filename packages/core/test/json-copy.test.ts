@@ -1,8 +1,8 @@
 /** The door's copy of args and meta: the same JSON, as fresh plain data, or a named problem. */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { canonicalJson } from "../src/Canonical.ts"
-import { copyStrictJsonObject, JSON_COPY_MAX_DEPTH } from "../src/JsonCopy.ts"
+import { copyStrictJsonObject, JSON_COPY_MAX_DEPTH } from "../src/internal/JsonCopy.ts"
+import { canonicalJson } from "../src/model/Canonical.ts"
 
 describe("JsonCopy", () => {
   it.effect.prop(

@@ -1,9 +1,9 @@
 /** JsonText.parse: JSON.parse's values, with every key exactly as the text spells it. */
 import { assert, describe, it } from "@effect/vitest"
 import { Arbitrary, Effect, Schema } from "effect"
-import { canonicalJson, type Json } from "../src/Canonical.ts"
 import { parseStrict } from "../src/internal/StrictJsonParser.ts"
-import * as JsonText from "../src/JsonText.ts"
+import { canonicalJson, type Json } from "../src/model/Canonical.ts"
+import * as JsonText from "../src/model/JsonText.ts"
 
 /** The key Node 24's JSON.parse may read `key` as: its escaped text, cut to its decoded length. */
 const misreadOf = (key: string): string => JSON.stringify(key).slice(1, -1).slice(0, key.length)

@@ -16,11 +16,11 @@ import {
   ToolCalls,
   ToolTransport
 } from "../src/index.ts"
-import { parseMatcher } from "../src/Matcher.ts"
-import { canonicalName } from "../src/Names.ts"
-import { decideAtOnce } from "../src/Policy.ts"
-import { compileRules } from "../src/PolicyRules.ts"
-import { makeToolCall } from "../src/ToolCall.ts"
+import { makeToolCall } from "../src/model/ToolCall.ts"
+import { parseMatcher } from "../src/policy/Matcher.ts"
+import { canonicalName } from "../src/policy/Names.ts"
+import { decideAtOnce } from "../src/policy/Policy.ts"
+import { compileRules } from "../src/policy/PolicyRules.ts"
 import { call, client, errorOf } from "./fixtures.ts"
 
 const ctx = (principal?: string) =>

@@ -18,7 +18,7 @@ import {
   TransportError,
   Verdict
 } from "../src/index.ts"
-import * as PromiseClient from "../src/PromiseClient.ts"
+import * as PromiseClient from "../src/program/PromiseClient.ts"
 import { RecordingTransport, ScriptedApprover } from "../src/testing/index.ts"
 import { recordingTransport, SECRET } from "./fixtures.ts"
 

@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Schema, SchemaIssue } from "effect"
 import { ConfigError, HookEntry, Hooks, type HooksConfig, MatcherInput, PolicyRule, Verdict } from "../src/index.ts"
-import { compileRules } from "../src/PolicyRules.ts"
+import { compileRules } from "../src/policy/PolicyRules.ts"
 
 // Values a Schema cannot generate (functions, RegExps), picked by name.
 const VALUES: Record<string, unknown> = {

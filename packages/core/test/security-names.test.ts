@@ -5,8 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Result, Schema } from "effect"
-import { makeSelector, SELECTION_CACHE_BYTES } from "../src/HookChain.ts"
-import { Hooks } from "../src/Hooks.ts"
+import { Hooks } from "../src/hooks/Hooks.ts"
 import {
   canonicalName,
   ConfigError,
@@ -17,7 +16,8 @@ import {
   ToolCalls,
   Verdict
 } from "../src/index.ts"
-import { NAME_CACHE_BYTES, nameCacheBytes } from "../src/Names.ts"
+import { makeSelector, SELECTION_CACHE_BYTES } from "../src/internal/HookChain.ts"
+import { NAME_CACHE_BYTES, nameCacheBytes } from "../src/policy/Names.ts"
 import { recordingTransport } from "./fixtures.ts"
 
 /** Default-ignorable code points and white space an attacker can slip into a name. */

@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
 import { TestClock } from "effect/testing"
-import * as Supervisor from "../src/Supervisor.ts"
+import * as Supervisor from "../src/internal/Supervisor.ts"
 import { atDeadline } from "./deadline.ts"
 
 const timedOut = (exit: Exit.Exit<Exit.Exit<unknown, unknown> | Supervisor.TimedOut, unknown>) =>

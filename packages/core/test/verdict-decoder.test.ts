@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
+import { BAD_RETURN, type DecodeInput, decodeVerdict } from "../src/hooks/VerdictDecoder.ts"
 import { Tool, ToolResult, Verdict } from "../src/index.ts"
-import { makeToolCall } from "../src/ToolCall.ts"
-import { BAD_RETURN, type DecodeInput, decodeVerdict } from "../src/VerdictDecoder.ts"
+import { makeToolCall } from "../src/model/ToolCall.ts"
 
 const call = makeToolCall({ serverId: "s", name: "t", args: { a: 1 }, callId: "c" })
 const tools = [

@@ -1,8 +1,8 @@
 /** An audit table as the first release created it, and what a migrated store must then do (SQLite and Postgres alike). */
 import { assert } from "@effect/vitest"
 import { Effect } from "effect"
-import { AuditRecord } from "../src/audit/AuditRecord.ts"
 import type { AuditStoreShape } from "../src/audit/AuditStore.ts"
+import { AuditRecord } from "../src/audit/GatewayAuditRecord.ts"
 
 /** The first release's CREATE TABLE (before `sent` and `instance`). */
 export const OLD_TABLE = (dialect: "sqlite" | "postgres", table: string): string => {

@@ -1,11 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { JsonText } from "@interlock/core"
 import { Effect, Schema } from "effect"
-import { cellText, formatTable } from "../src/cli/TextTable.ts"
 import { GatewayConfig } from "../src/config/Config.ts"
 import { decodeConfig } from "../src/config/ConfigLoader.ts"
 import { blankComments } from "../src/config/JsonComments.ts"
 import { editDistance, nearestKey } from "../src/config/NearestKey.ts"
+import { cellText, formatTable } from "../src/config/TextTable.ts"
 
 const TOP_KEYS = Object.keys(GatewayConfig.fields)
 const base = { servers: { files: { command: "npx" } } }

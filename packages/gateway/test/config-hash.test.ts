@@ -8,8 +8,9 @@ import { AuditStore } from "../src/audit/AuditStore.ts"
 import { GatewayCalls, UNROUTED } from "../src/calls/GatewayCalls.ts"
 import { configHash, versionOf } from "../src/config/ConfigHash.ts"
 import { loadConfig } from "../src/config/ConfigLoader.ts"
-import { makePlan, type Plan } from "../src/config/Plan.ts"
+import { type Plan } from "../src/config/Plan.ts"
 import { planPolicyLayer } from "../src/governance/PolicyLayer.ts"
+import { makePlan } from "../src/runtime/PlanBuilder.ts"
 import { withGateway } from "./fixtures.ts"
 
 const dir = mkdtempSync(path.join(tmpdir(), "interlock-config-hash-"))

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { versionOf } from "../src/config/ConfigHash.ts"
-import { outcomeLine, reload, RESTART_ONLY, restartOnlyChange } from "../src/config/ConfigReload.ts"
+import { outcomeLine, reload, RESTART_ONLY, restartOnlyChange } from "../src/runtime/ConfigReload.ts"
 import { toolText } from "./cli-process.ts"
 import { echoServer, httpClient, startGateway } from "./e2e.ts"
 

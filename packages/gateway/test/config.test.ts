@@ -6,8 +6,8 @@ import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { GatewayConfig, jsonSchema } from "../src/config/Config.ts"
 import { decodeConfig, loadConfig } from "../src/config/ConfigLoader.ts"
-import { makePlan } from "../src/config/Plan.ts"
 import { readSecret } from "../src/config/Secrets.ts"
+import { makePlan } from "../src/runtime/PlanBuilder.ts"
 
 const base = { servers: { files: { command: "npx", args: ["x"] } } }
 const errorOf = (raw: unknown) => Effect.flip(decodeConfig(raw))

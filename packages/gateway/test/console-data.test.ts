@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { AuditRecord } from "../src/audit/AuditRecord.ts"
+import { AuditRecord } from "../src/audit/GatewayAuditRecord.ts"
 import { ConsoleInputError, OUTCOMES, parseAnswer, parseStateQuery, passes } from "../src/console/ConsoleInput.ts"
 import { percentile, seriesOf } from "../src/console/ConsoleSeries.ts"
 

@@ -3,9 +3,9 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { Context, Effect, Layer } from "effect"
 import * as path from "node:path"
 import { fromObject } from "../src/config/ConfigLoader.ts"
-import { makePlan } from "../src/config/Plan.ts"
-import { HttpFront } from "../src/front/http/HttpFront.ts"
-import { Gateway } from "../src/Gateway.ts"
+import { Gateway } from "../src/runtime/Gateway.ts"
+import { makePlan } from "../src/runtime/PlanBuilder.ts"
+import { HttpFront } from "../src/serve/HttpFront.ts"
 import { telemetryLayer } from "../src/telemetry/OtlpExport.ts"
 
 /** Node 24 from the workspace, for spawning TypeScript fixtures. */

@@ -5,7 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type Client, type CreateMessageRequest } from "@modelcontextprotocol/client"
 import { Effect, Schema } from "effect"
-import { attribute, type HostSession, type InFlightCall } from "../src/front/HostSessions.ts"
+import { attribute, type HostSession, type InFlightCall } from "../src/calls/HostSessions.ts"
 import { everythingServer, httpClient, startGateway } from "./e2e.ts"
 
 const HOSTS: ReadonlyArray<HostSession> = [{ server: {} as never }, { server: {} as never }, { server: {} as never }]

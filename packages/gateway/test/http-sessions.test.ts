@@ -5,14 +5,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect, Schema } from "effect"
 import { TestClock } from "effect/testing"
-import { originAllowed, parseOrigin } from "../src/front/http/HttpGuard.ts"
-import {
-  type LiveSession,
-  SessionCapReached,
-  type SessionLimits,
-  SessionTable,
-  sweepIdle
-} from "../src/front/http/mcp/HttpSessions.ts"
+import { parseOrigin } from "../src/config/Origin.ts"
+import type { SessionLimits } from "../src/config/Plan.ts"
+import { originAllowed } from "../src/front/http/HttpGuard.ts"
+import { type LiveSession, SessionCapReached, SessionTable, sweepIdle } from "../src/front/http/mcp/HttpSessions.ts"
 
 const between = (minimum: number, maximum: number) => Schema.Int.check(Schema.isBetween({ minimum, maximum }))
 

@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { type CallOptions, type JsonObject, Principal } from "@interlock/core"
 import { Cause, Effect, Exit } from "effect"
 import { HOST_INPUT_KEY, InputRequired } from "../src/calls/InputRound.ts"
-import type { GatewayShape } from "../src/Gateway.ts"
+import type { GatewayShape } from "../src/runtime/Gateway.ts"
 import { startGateway } from "./e2e.ts"
 import { inputServer, inputServerOverHttp, SECRET } from "./input-fixture.ts"
 const config = { policy: { default: "allow" }, redact: [{ pattern: "sk-[a-z0-9]{20,}" }] }

@@ -14,8 +14,8 @@ import {
 import { Effect, Logger } from "effect"
 import * as path from "node:path"
 import { PassThrough } from "node:stream"
-import { serveStdio } from "../src/front/stdio/StdioFront.ts"
-import { Gateway, type GatewayShape } from "../src/Gateway.ts"
+import { Gateway, type GatewayShape } from "../src/runtime/Gateway.ts"
+import { serveStdio } from "../src/serve/StdioFront.ts"
 import { NODE } from "./e2e.ts"
 
 /** The secret-server fixture as a stdio server config. */

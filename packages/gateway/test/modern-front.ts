@@ -6,8 +6,8 @@
 import type { Principal } from "@interlock/core"
 import { Client, type ElicitResult, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { Context, Effect, Layer, type Scope } from "effect"
-import { HttpFront } from "../src/front/http/HttpFront.ts"
-import { Gateway, type GatewayShape } from "../src/Gateway.ts"
+import { Gateway, type GatewayShape } from "../src/runtime/Gateway.ts"
+import { HttpFront } from "../src/serve/HttpFront.ts"
 
 /** The bearer tokens of the tests' principals; a gateway the fronts serve names them in `listen.principals`. */
 export const PRINCIPAL_TOKENS: Readonly<Record<string, string>> = {

@@ -4,7 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
-import { AuditRecord } from "../src/audit/AuditRecord.ts"
+import { AuditRecord } from "../src/audit/GatewayAuditRecord.ts"
 import * as PgAuditStore from "../src/audit/PgAuditStore.ts"
 import { cliIn, toolText } from "./cli-process.ts"
 import { echoServer, httpClient, startGateway } from "./e2e.ts"

@@ -3,9 +3,9 @@ import { Principal, Tool } from "@interlock/core"
 import { Effect, Fiber, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import { AuditStore } from "../src/audit/AuditStore.ts"
-import { ApprovalQueue } from "../src/calls/ApprovalQueue.ts"
 import { GatewayCalls } from "../src/calls/GatewayCalls.ts"
 import { compileArgConditions } from "../src/governance/ArgConditions.ts"
+import { ApprovalQueue } from "../src/state/ApprovalQueue.ts"
 import { withGateway } from "./fixtures.ts"
 
 const policy = {

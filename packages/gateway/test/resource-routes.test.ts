@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { linkedUris, MAX_LINKS, ResourceRoutes } from "../src/front/http/ResourceRoutes.ts"
+import { linkedUris, MAX_LINKS, ResourceRoutes } from "../src/calls/ResourceRoutes.ts"
 
 const SERVERS = ["alpha", "beta", "gamma"] as const
 const Uri = Schema.String.check(Schema.isPattern(/^[a-z]{1,5}:\/\/[a-z0-9/]{0,12}$/))

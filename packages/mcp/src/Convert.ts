@@ -3,7 +3,7 @@
  * result, which the SDK has already validated against the protocol's CallToolResult schema, is
  * built without a second parse on the hot path.
  */
-import { PromptResult, ProtocolError, ResourceContents, Tool, ToolResult } from "@interlock/core"
+import { makeTrusted, PromptResult, ProtocolError, ResourceContents, Tool, ToolResult } from "@interlock/core"
 import type { CallToolResult, GetPromptResult, ReadResourceResult, Tool as SdkTool } from "@modelcontextprotocol/client"
 import { Exit, Schema } from "effect"
 import { carriedTask, TASK_META } from "./TaskResult.ts"
@@ -20,9 +20,9 @@ export const toToolResult = (result: CallToolResult): ToolResult => {
   // A CreateTaskResult (SEP-2663), as carryTask rewrote it: no content yet, the server's task in meta.
   const task = carriedTask(result._meta)
   if (task !== undefined) {
-    return Object.assign(Object.create(ToolResult.prototype), { content: [], meta: { [TASK_META]: task } })
+    return makeTrusted(ToolResult, { content: [], meta: { [TASK_META]: task } })
   }
-  return Object.assign(Object.create(ToolResult.prototype), {
+  return makeTrusted(ToolResult, {
     content: result.content,
     structuredContent: isPlainObject(result.structuredContent) ? result.structuredContent : undefined,
     isError: result.isError,

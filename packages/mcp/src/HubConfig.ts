@@ -177,6 +177,12 @@ export const compileFilter = (
     !(deny ?? []).some((m) => m.test(serverId, name))
 }
 
+/**
+ * The options `T` of a record whose every field `T` reads was checked one by one just before (the
+ * rest pass through untouched): the one place where those checks stand for the type.
+ */
+const checked = <T>(record: Readonly<Record<string, unknown>>): T => record as unknown as T
+
 const compileStdio = (path: string, stdio: unknown): Endpoint | ConfigError => {
   if (!isRecord(stdio)) return new ConfigError({ path, detail: "must be an object with a `command`" })
   if (typeof stdio.command !== "string" || stdio.command.trim().length === 0) {
@@ -199,7 +205,7 @@ const compileStdio = (path: string, stdio: unknown): Endpoint | ConfigError => {
     return new ConfigError({ path: `${path}.stderrBytes`, detail: "must be an integer from 0 to 1048576" })
   }
   // Every field StdioOptions reads was checked above; the rest are passed through untouched.
-  return { _tag: "stdio", options: stdio as unknown as StdioOptions, stderrBytes: bytes }
+  return { _tag: "stdio", options: checked<StdioOptions>(stdio), stderrBytes: bytes }
 }
 
 const compileHttp = (path: string, http: unknown): Endpoint | ConfigError => {
@@ -224,7 +230,7 @@ const compileHttp = (path: string, http: unknown): Endpoint | ConfigError => {
     return new ConfigError({ path: `${path}.bearer`, detail: "give either `bearer` or `authProvider`, not both" })
   }
   // Every field HttpOptions reads was checked above (the url parsed); the rest are passed through untouched.
-  return { _tag: "http", url, options: http as unknown as HttpOptions }
+  return { _tag: "http", url, options: checked<HttpOptions>(http) }
 }
 
 const compileMemory = (path: string, memory: unknown): Endpoint | ConfigError => {
@@ -235,7 +241,7 @@ const compileMemory = (path: string, memory: unknown): Endpoint | ConfigError =>
     })
   }
   // The one field MemoryOptions has was checked above.
-  return { _tag: "memory", options: memory as unknown as MemoryOptions }
+  return { _tag: "memory", options: checked<MemoryOptions>(memory) }
 }
 
 const compileNegotiation = (path: string, input: unknown): Negotiation | ConfigError => {

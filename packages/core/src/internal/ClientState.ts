@@ -1,13 +1,13 @@
 /** What one Interlock client holds while it runs: its hooks, services and settings. Internal. */
-import type { ApprovalsShape } from "../Approvals.ts"
-import { type BoundedCache, makeBoundedCache } from "../BoundedCache.ts"
-import type { RunnerEnv } from "../HookChain.ts"
-import { HookContext } from "../HookContext.ts"
-import type { HookEvent } from "../HookEvent.ts"
-import type { ResolvedHook } from "../Hooks.ts"
-import type { PolicyShape } from "../Policy.ts"
-import type { OperationOptions } from "../ToolCalls.ts"
-import type { ToolTransportShape } from "../ToolTransport.ts"
+import { HookContext } from "../hooks/HookContext.ts"
+import type { HookEvent } from "../hooks/HookEvent.ts"
+import type { ResolvedHook } from "../hooks/Hooks.ts"
+import type { ApprovalsShape } from "../policy/Approvals.ts"
+import type { PolicyShape } from "../policy/Policy.ts"
+import type { OperationOptions } from "../program/ToolCalls.ts"
+import type { ToolTransportShape } from "../program/ToolTransport.ts"
+import { type BoundedCache, makeBoundedCache } from "./BoundedCache.ts"
+import type { RunnerEnv } from "./HookChain.ts"
 import { makeTrusted } from "./Trusted.ts"
 
 /** One client: the services and settings that every operation uses. */

@@ -3,8 +3,8 @@
  * property tests of an app's own hooks and policies with `it.effect.prop` from `@effect/vitest`.
  */
 import { Arbitrary, Schema } from "effect"
-import { type JsonObject, makeToolCall, type ToolCall } from "../ToolCall.ts"
-import type { CallInput } from "../ToolCalls.ts"
+import { type JsonObject, makeToolCall, type ToolCall } from "../model/ToolCall.ts"
+import type { CallInput } from "../program/ToolCalls.ts"
 import { toolName } from "./LooseNames.ts"
 
 export { looseNamePair, looseVariant, toolName } from "./LooseNames.ts"

@@ -3,9 +3,9 @@
  * (after every rewrite), so a test can assert what was sent, and that a denied call never was.
  */
 import { Context, Effect, Layer } from "effect"
-import type { NativeTool } from "../NativeTool.ts"
-import type { ToolCall } from "../ToolCall.ts"
-import { ToolTransport } from "../ToolTransport.ts"
+import type { ToolCall } from "../model/ToolCall.ts"
+import type { NativeTool } from "../program/NativeTool.ts"
+import { ToolTransport } from "../program/ToolTransport.ts"
 
 /** What a recording transport saw. */
 export interface RecordingShape {

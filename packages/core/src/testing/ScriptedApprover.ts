@@ -3,8 +3,8 @@
  * what it was asked, so a test can assert that an Ask reached a person, with which call and reason.
  */
 import { Context, type Duration, Effect, Layer } from "effect"
-import { type ApprovalAnswer, type ApprovalRequest, Approvals } from "../Approvals.ts"
-import type { ConfigError } from "../Errors.ts"
+import type { ConfigError } from "../model/Errors.ts"
+import { type ApprovalAnswer, type ApprovalRequest, Approvals } from "../policy/Approvals.ts"
 
 /** One answer of the script, or "never": no answer, so the approval times out (use TestClock). */
 export type ScriptStep = ApprovalAnswer | "never"

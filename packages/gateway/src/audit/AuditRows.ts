@@ -5,7 +5,7 @@
  */
 import { ANSWERED, CallOutcome, ClaudeDecision, JsonText } from "@interlock/core"
 import { Schema } from "effect"
-import { type AuditBucket, type AuditQuery, AuditRecord, ReceiptData } from "./AuditRecord.ts"
+import { type AuditBucket, type AuditQuery, AuditRecord, ReceiptData } from "./GatewayAuditRecord.ts"
 
 /** The SQL dialects the audit stores speak. */
 export type Dialect = "sqlite" | "postgres"

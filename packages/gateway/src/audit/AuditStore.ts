@@ -5,7 +5,7 @@
  * (PgAuditStore) serves several gateway replicas; any other store replaces them by providing a Layer.
  */
 import { Context, Effect, Layer, Schema } from "effect"
-import type { AuditBucket, AuditQuery, AuditRecord } from "./AuditRecord.ts"
+import type { AuditBucket, AuditQuery, AuditRecord } from "./GatewayAuditRecord.ts"
 
 /** The audit store could not be opened, written or read. Carries no row content. */
 export class AuditError extends Schema.TaggedError<AuditError>()("AuditError", {

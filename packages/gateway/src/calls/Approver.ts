@@ -8,10 +8,11 @@
 import type { ApprovalAnswer, ApprovalRequest } from "@interlock/core"
 import type { ElicitRequestFormParams } from "@modelcontextprotocol/server"
 import { Effect } from "effect"
-import { LOCAL_USER } from "../console/ConsoleAccess.ts"
+import type { ApprovalRoute } from "../config/Plan.ts"
+import { LOCAL_USER } from "../config/PrincipalNames.ts"
 import { type Redaction, redactionsFor, redactJson } from "../governance/Redactor.ts"
+import { ApprovalQueue } from "../state/ApprovalQueue.ts"
 import { APPROVAL_SCHEMA, describeRequest, elicitationAnswer } from "./ApprovalForm.ts"
-import { ApprovalQueue } from "./ApprovalQueue.ts"
 import { answersApproval, askHost, carriedApproval, checkRetry } from "./ApprovalRound.ts"
 import { hostInput, requireInput } from "./InputRound.ts"
 
@@ -25,9 +26,6 @@ export type Elicit = (params: {
   readonly message: string
   readonly requestedSchema: ElicitRequestFormParams["requestedSchema"]
 }) => Promise<{ readonly action: string; readonly content?: Record<string, unknown> | undefined }>
-
-/** Where approvals go: auto (elicitation when the host supports it, else the console), or one of them. */
-export type ApprovalRoute = "auto" | "elicitation" | "console"
 
 /** The deny reason of a first ask to a 2026-07-28 host: the call ends `input_required` (GatewayCalls). */
 export const ASKED_HOST = "approval asked of the host"

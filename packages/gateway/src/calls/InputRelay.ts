@@ -23,6 +23,11 @@ import {
   type Resume
 } from "@interlock/mcp"
 import { Effect, Option } from "effect"
+import { redactHostRequest } from "../governance/RedactingHostRequests.ts"
+import type { Redaction } from "../governance/Redactor.ts"
+import { type SealRefused, StateSeal } from "../state/StateSeal.ts"
+import { UsedStates } from "../state/UsedStates.ts"
+import { hostMetaOf, withHostSpan } from "./HostMeta.ts"
 import {
   askHost,
   HOST_SESSION_KEY,
@@ -31,12 +36,7 @@ import {
   hostSessionOf,
   HostSessions,
   type HostSessionsShape
-} from "../front/HostSessions.ts"
-import { redactHostRequest } from "../front/RedactingHostRequests.ts"
-import type { Redaction } from "../governance/Redactor.ts"
-import { type SealRefused, StateSeal } from "../state/StateSeal.ts"
-import { UsedStates } from "../state/UsedStates.ts"
-import { hostMetaOf, withHostSpan } from "./HostMeta.ts"
+} from "./HostSessions.ts"
 import { type GrantedApproval, grantedApproval, hostInput, InputRequired } from "./InputRound.ts"
 import { type StateRefusal, StateRefused } from "./StateRefused.ts"
 

@@ -5,8 +5,8 @@
  */
 import type { Denied, HookFailed, JsonObject, OperationOptions } from "@interlock/core"
 import { Cause, Clock, Effect, Exit } from "effect"
-import { type AuditFields, trustedRecord } from "../audit/AuditRecord.ts"
 import type { AuditError, AuditStoreShape } from "../audit/AuditStore.ts"
+import { type AuditFields, trustedRecord } from "../audit/GatewayAuditRecord.ts"
 import type { DecidedOperation } from "../audit/OperationRows.ts"
 import { type Redaction, redactJson, redactText } from "../governance/Redactor.ts"
 

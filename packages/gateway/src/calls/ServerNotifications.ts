@@ -7,10 +7,10 @@
 import type { HubNotification } from "@interlock/mcp"
 import type { LoggingLevel } from "@modelcontextprotocol/server"
 import { Effect } from "effect"
-import type { HostSession, HostSessionsShape } from "../front/HostSessions.ts"
 import { exposeUiUri } from "../governance/AppUris.ts"
 import type { Namespace } from "../governance/Namespace.ts"
 import { type Redaction, redactionsFor, redactJson } from "../governance/Redactor.ts"
+import type { HostSession, HostSessionsShape } from "./HostSessions.ts"
 import { belowLevel } from "./LogLevels.ts"
 import type { SubscriptionsShape } from "./Subscriptions.ts"
 

@@ -6,8 +6,8 @@
 import type { TransportFailure } from "@interlock/core"
 import type { HubFeaturesShape } from "@interlock/mcp"
 import { Effect } from "effect"
-import type { HostSession } from "../front/HostSessions.ts"
 import type { UiTarget } from "../governance/AppUris.ts"
+import type { HostSession } from "./HostSessions.ts"
 
 /** The hosts following one URI, and the server and URI it is subscribed to downstream. */
 export interface Subscription {

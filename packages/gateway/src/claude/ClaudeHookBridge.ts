@@ -2,14 +2,14 @@
  * One Claude Code hook event answered under a gateway plan: @interlock/claude's bridge with the
  * plan's hooks, policy and `claude` section, its audit rows written to the AuditStore in context.
  * The local `interlock claude-hook` (cli/ClaudeHookAnswer.ts) and a running gateway's
- * `POST /claude/hook` (ClaudeHookRoute.ts) both answer through it, so they answer alike.
+ * `POST /claude/hook` (serve/ClaudeHookRoute.ts) both answer through it, so they answer alike.
  */
 import { AuditSink, Bridge, compileSettings, settingsHooks } from "@interlock/claude"
 import { Hooks } from "@interlock/core"
 import { type Duration, Effect, Layer } from "effect"
 import * as path from "node:path"
-import { AuditRecord } from "../audit/AuditRecord.ts"
 import { AuditStore } from "../audit/AuditStore.ts"
+import { AuditRecord } from "../audit/GatewayAuditRecord.ts"
 import type { Plan } from "../config/Plan.ts"
 import { mergeHooks } from "../governance/BuiltinHooks.ts"
 import { planPolicyLayer } from "../governance/PolicyLayer.ts"

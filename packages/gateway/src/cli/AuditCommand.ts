@@ -4,10 +4,10 @@
  */
 import { Console, Effect, Option, Schedule } from "effect"
 import { Command, Flag } from "effect/cli"
-import { type AuditRecord, PENDING, PENDING_LABEL, shownOutcome } from "../audit/AuditRecord.ts"
+import { type AuditRecord, PENDING, PENDING_LABEL, shownOutcome } from "../audit/GatewayAuditRecord.ts"
+import { columnWidths, formatLine } from "../config/TextTable.ts"
 import { auditSourceFlags, openAuditSource } from "./AuditSource.ts"
 import { configFlag } from "./ConfigFlag.ts"
-import { columnWidths, formatLine } from "./TextTable.ts"
 import { userFacing } from "./UserFacing.ts"
 
 /** A row's outcome as shown: a write-ahead row never completed reads "sent, outcome unknown"; a bridge's record, its answer. */

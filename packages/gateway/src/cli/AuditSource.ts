@@ -12,7 +12,7 @@ import { AuditError, type AuditStoreShape } from "../audit/AuditStore.ts"
 import * as PgAuditStore from "../audit/PgAuditStore.ts"
 import * as SqliteAuditStore from "../audit/SqliteAuditStore.ts"
 import type { LoadedConfig } from "../config/ConfigLoader.ts"
-import { auditPlan, readPostgresUrl } from "../config/Plan.ts"
+import { auditPlan, readPostgresUrl } from "../runtime/PlanBuilder.ts"
 import { loadFrom } from "./Shared.ts"
 
 /** The --db and --postgres flags; `what` ends their descriptions ("to read", "to replay"). */

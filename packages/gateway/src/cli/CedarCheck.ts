@@ -19,7 +19,7 @@ const loadCedar = Effect.tryPromise({
 export const liveTools = (plan: Plan): Effect.Effect<ReadonlyArray<Tool>, ConfigError> =>
   plan.servers.size === 0 ?
     Effect.succeed([]) :
-    Effect.flatMap(Effect.promise(() => import("../Gateway.ts")), ({ Gateway }) =>
+    Effect.flatMap(Effect.promise(() => import("../runtime/Gateway.ts")), ({ Gateway }) =>
       Effect.gen(function*() {
         const gateway = yield* Gateway
         for (const serverId of gateway.hub.serverIds) {

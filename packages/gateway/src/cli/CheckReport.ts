@@ -8,9 +8,9 @@ import { Console, Effect, Layer, type Option } from "effect"
 import { describeUrl } from "../audit/PostgresUrl.ts"
 import type { RuleConfig } from "../config/Config.ts"
 import type { AuditPlan, Plan } from "../config/Plan.ts"
+import { formatTable } from "../config/TextTable.ts"
 import { checkCedarPolicy } from "./CedarCheck.ts"
 import { planFrom, progress } from "./Shared.ts"
-import { formatTable } from "./TextTable.ts"
 
 /** Which audit store a plan uses, without the Postgres password. */
 export const describeAudit = (audit: AuditPlan): string =>
@@ -81,7 +81,7 @@ const printExposed = (names: ReadonlyArray<string>) =>
 const listExposed = (plan: Plan) =>
   plan.servers.size === 0 ?
     printExposed([]) :
-    Effect.flatMap(Effect.promise(() => import("../Gateway.ts")), ({ Gateway }) =>
+    Effect.flatMap(Effect.promise(() => import("../runtime/Gateway.ts")), ({ Gateway }) =>
       Effect.gen(function*() {
         const gateway = yield* Gateway
         for (const serverId of gateway.hub.serverIds) {

@@ -1,7 +1,7 @@
 /**
  * `interlock claude-hook --gateway URL [--timeout S]`: the hook as a client of a running gateway.
  * It reads one Claude Code hook event on stdin, posts it to the gateway's `/claude/hook`
- * (ClaudeHookRoute.ts; the bearer token from INTERLOCK_TOKEN, never from the command line) and
+ * (serve/ClaudeHookRoute.ts; the bearer token from INTERLOCK_TOKEN, never from the command line) and
  * prints the gateway's answer. It fails closed: a refused connection, a non-2xx status, a body that
  * is not an answer, bad arguments or no answer within the deadline all exit 2 with one line on
  * stderr, which Claude Code takes as a block for every event that can block. It never exits 1.

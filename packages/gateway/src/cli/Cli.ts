@@ -15,7 +15,7 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { VERSION } from "../Version.ts"
+import { VERSION } from "../runtime/Version.ts"
 import { directArgs } from "./DirectArgs.ts"
 
 /** The root command's description (the first line of `interlock --help`). */

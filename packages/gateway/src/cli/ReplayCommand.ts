@@ -6,11 +6,11 @@
  */
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
+import { cellText } from "../config/TextTable.ts"
 import { replay, replayable, type ReplayChange } from "../governance/Replay.ts"
 import { auditSourceFlags, openAuditSource } from "./AuditSource.ts"
 import { configFlag } from "./ConfigFlag.ts"
 import { loadFrom } from "./Shared.ts"
-import { cellText } from "./TextTable.ts"
 import { userFacing } from "./UserFacing.ts"
 
 /** One change as a line of text. */

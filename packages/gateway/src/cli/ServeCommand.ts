@@ -1,15 +1,15 @@
 /**
  * `interlock serve [--config F] [--stdio] [--http HOST:PORT] [--watch]`: run the gateway until
  * interrupted. SIGHUP reloads the config, and so does a change of its file with --watch
- * (config/ReloadTriggers.ts).
+ * (runtime/ReloadTriggers.ts).
  */
 import { Console, Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
-import { reloadSignals, serveReloads } from "../config/ReloadTriggers.ts"
-import { HttpFront } from "../front/http/HttpFront.ts"
-import { serveStdio } from "../front/stdio/StdioFront.ts"
 import { claimStdout } from "../front/stdio/StdoutClaim.ts"
-import { Gateway } from "../Gateway.ts"
+import { Gateway } from "../runtime/Gateway.ts"
+import { reloadSignals, serveReloads } from "../runtime/ReloadTriggers.ts"
+import { HttpFront } from "../serve/HttpFront.ts"
+import { serveStdio } from "../serve/StdioFront.ts"
 import { telemetryLayer } from "../telemetry/OtlpExport.ts"
 import { planFrom, progress } from "./Shared.ts"
 import { userFacing } from "./UserFacing.ts"

@@ -4,8 +4,8 @@
  */
 import { ConfigError } from "@interlock/core"
 import { type SchemaAST, SchemaIssue } from "effect"
-import { formatTable } from "../cli/TextTable.ts"
 import { nearestKey } from "./NearestKey.ts"
+import { formatTable } from "./TextTable.ts"
 
 /** The path of a problem with the whole config (and of a list of problems). */
 export const ROOT = "(root)"

@@ -8,13 +8,8 @@ import { Principal } from "@interlock/core"
 import { Redacted } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import type { Plan } from "../config/Plan.ts"
+import { CONSOLE_TOKEN_HOLDER, LOCAL_USER } from "../config/PrincipalNames.ts"
 import type { GuardOptions } from "../front/http/HttpGuard.ts"
-
-/** The name the receipt and the audit give the holder of `listen.consoleToken`. */
-export const CONSOLE_TOKEN_HOLDER = "console-token"
-
-/** The name the receipt and the audit give the one user of a gateway with no token. */
-export const LOCAL_USER = "local"
 
 // The console token's principal. Recognised by identity, so no configured principal can pose as it.
 const CONSOLE_PRINCIPAL = new Principal({ id: CONSOLE_TOKEN_HOLDER })

@@ -9,7 +9,7 @@ import { CallOutcome } from "@interlock/core"
 import { Exit, Schema, SchemaIssue, SchemaTransformation } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiSchema } from "effect/http-api"
-import { type AuditRecord, shownOutcome } from "../audit/AuditRecord.ts"
+import { type AuditRecord, shownOutcome } from "../audit/GatewayAuditRecord.ts"
 import { configProblems, ROOT } from "../config/IssueFormat.ts"
 
 /** Every outcome an audit row can have: core's, plus the gateway's pending, cancelled, refused and input_required. */

@@ -14,7 +14,7 @@ import { ROOT } from "../config/IssueFormat.ts"
 import { Caller, guarded, notFound, requestUrl } from "../front/http/GuardMiddleware.ts"
 import { type GuardOptions, TOKEN_COOKIE } from "../front/http/HttpGuard.ts"
 import { jsonResponse } from "../front/http/JsonResponse.ts"
-import { Gateway } from "../Gateway.ts"
+import { Gateway } from "../runtime/Gateway.ts"
 import { answerRefusal, sees, viewerFor } from "./ConsoleAccess.ts"
 import { ConsoleApi, ConsoleCaller, ConsoleInputCheck, Viewer } from "./ConsoleApi.ts"
 import {

@@ -3,7 +3,7 @@
  * and the calls' latency (p50 and p95 in ms). Latency counts only calls that completed: a
  * `pending` row has no duration yet and a `refused` one never ran.
  */
-import { type AuditRecord, shownOutcome } from "../audit/AuditRecord.ts"
+import { type AuditRecord, shownOutcome } from "../audit/GatewayAuditRecord.ts"
 
 /** One minute of the charts. */
 export interface SeriesBucket {

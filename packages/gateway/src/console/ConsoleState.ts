@@ -5,9 +5,9 @@
  * arguments and results only redacted, and from the approval queue, which holds redacted ones.
  */
 import { Effect } from "effect"
-import { type AuditRecord, shownOutcome } from "../audit/AuditRecord.ts"
+import { type AuditRecord, shownOutcome } from "../audit/GatewayAuditRecord.ts"
 import { versionOf } from "../config/ConfigHash.ts"
-import type { GatewayShape } from "../Gateway.ts"
+import type { GatewayShape } from "../runtime/Gateway.ts"
 import { type ConsoleViewer, sees } from "./ConsoleAccess.ts"
 import { passes, type StateQuery } from "./ConsoleInput.ts"
 import { seriesOf } from "./ConsoleSeries.ts"

@@ -7,7 +7,7 @@
  * code it does know. The gateway's own resource-not-found is -32602 with the URI as data to both
  * eras (SDK 2's ResourceNotFoundError: its 2025 codec never emits -32002 either).
  */
-import type { Era } from "./RequestEra.ts"
+import type { Era } from "./Era.ts"
 
 /** Resource not found, as 2025-11-25 and earlier number it. */
 export const LEGACY_RESOURCE_NOT_FOUND = -32002

@@ -16,11 +16,11 @@ import {
 } from "@modelcontextprotocol/server"
 import { Effect, Result } from "effect"
 import type { FeatureForwarderShape, GateFailure } from "../calls/FeatureForwarder.ts"
+import type { HostSession } from "../calls/HostSessions.ts"
 import { hostErrorCode, LEGACY_RESOURCE_NOT_FOUND } from "./EraErrorCodes.ts"
-import type { Runner } from "./FrontServer.ts"
-import type { HostSession } from "./HostSessions.ts"
 import { type DoorLimits, overLimit } from "./http/DoorLimits.ts"
 import { type Era, inputRequiredRead, isInputRequired } from "./RequestEra.ts"
+import type { Runner } from "./Runner.ts"
 import { requiredData, stateRefusedToWire } from "./WireConvert.ts"
 
 /** The capabilities a front server declares: everything, since servers may connect later. */

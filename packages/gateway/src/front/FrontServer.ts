@@ -22,6 +22,7 @@ import {
   type RefusedCall,
   UNROUTED
 } from "../calls/GatewayCalls.ts"
+import { HOST_SESSION_KEY, type HostSessionsShape } from "../calls/HostSessions.ts"
 import type { InputRequired } from "../calls/InputRound.ts"
 import type { StateRefused } from "../calls/StateRefused.ts"
 import { TASK_AUDIT_KEY, type TaskAudit } from "../calls/TaskAudit.ts"
@@ -31,15 +32,15 @@ import { redactDefinition } from "../governance/ContentRedaction.ts"
 import type { Namespace } from "../governance/Namespace.ts"
 import { type Redaction, redactionsFor } from "../governance/Redactor.ts"
 import { admitted, FRONT_CAPABILITIES, registerFeatures } from "./FrontFeatures.ts"
-import { HOST_SESSION_KEY, type HostSessionsShape } from "./HostSessions.ts"
 import { type DoorLimits, MAX_NAME_LENGTH } from "./http/DoorLimits.ts"
 import { type Era, inputRequiredCall, isInputRequired, requestAssigns, requestLogLevel } from "./RequestEra.ts"
 import { requestNotify } from "./RequestLog.ts"
+import type { Runner } from "./Runner.ts"
 import { createdTaskResult, hostTakesTasks, registerTaskMethods, type TaskDeps, TASKS_CAPABILITY } from "./TaskFront.ts"
 import { CALL_ID_META, failureToWire, toWireResult, toWireTool } from "./WireConvert.ts"
 
-/** Runs an Effect for a request; the signal interrupts it. */
-export type Runner = <A, E>(effect: Effect.Effect<A, E>, signal: AbortSignal) => Promise<A>
+/** Runs an Effect for a request (Runner.ts). */
+export type { Runner } from "./Runner.ts"
 
 /** What every front server of a gateway shares. */
 export interface FrontDeps {

@@ -19,10 +19,11 @@ import {
 import { HOST_CLIENT_KEY } from "../calls/GatewayCalls.ts"
 import { ASKED, HOST_META_KEY, hostMeta, pickHostMeta, RELAYED } from "../calls/HostMeta.ts"
 import { HOST_INPUT_KEY, type HostInput, type InputRequired } from "../calls/InputRound.ts"
+import type { Era } from "./Era.ts"
 import { CALL_ID_META, ERROR_META } from "./WireConvert.ts"
 
-/** The protocol era a front server serves: `legacy` (2025-11-25, 2025-06-18, with a session) or `modern` (2026-07-28, per request). */
-export type Era = "legacy" | "modern"
+/** The protocol era a front server serves (Era.ts). */
+export type { Era } from "./Era.ts"
 
 /** The longest client name or version passed on (the host chooses them). */
 const MAX_CLIENT_FIELD = 200

@@ -5,8 +5,8 @@
  * the forwarder filters by that (FeatureForwarder), so its request stream is left as it is.
  */
 import type { LoggingLevel } from "@modelcontextprotocol/server"
+import type { RequestNotify } from "../calls/HostSessions.ts"
 import { belowLevel, logLevelOf } from "../calls/LogLevels.ts"
-import type { RequestNotify } from "./HostSessions.ts"
 import type { Era } from "./RequestEra.ts"
 
 /** Whether a message at `level` reaches a request that asked for `threshold` (none when it asked for nothing). */

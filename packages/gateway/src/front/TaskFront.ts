@@ -179,7 +179,7 @@ export const registerTaskMethods = (
       if (task === undefined) throw new WireError(INVALID_PARAMS, "Interlock: unknown task")
       return run(Effect.result(answer(task, params.taskId, ctx)), ctx.mcpReq.signal).then((result) => {
         if (result._tag === "Failure") throw hostError(result.failure)
-        return result.success as never
+        return result.success
       })
     })
   const get = (task: GatewayTask) => deps.request(task.serverId, "tasks/get", { taskId: task.downstreamId })

@@ -10,8 +10,8 @@ import { type CallToolResult, ProtocolError as WireError, type Tool as WireTool 
 import type { AuditError } from "../audit/AuditStore.ts"
 import type { InputRequired } from "../calls/InputRound.ts"
 import type { StateRefused } from "../calls/StateRefused.ts"
+import type { Era } from "./Era.ts"
 import { hostErrorCode } from "./EraErrorCodes.ts"
-import type { Era } from "./RequestEra.ts"
 
 // Core holds a tool's schemas and a result's content blocks as JSON records; they came from a
 // server's answer that mcp's client validated against these very shapes, so the casts below only

@@ -160,8 +160,8 @@ export const redactPrompt = <A extends { readonly messages: ReadonlyArray<unknow
     return head === fields && body === content ? message : { ...head, content: body }
   })
   const same = outer === rest && next.every((message, i) => message === messages[i])
-  // The spread rebuilds A's own fields, but TypeScript cannot see Omit<A, "messages"> plus messages as A.
-  return same ? prompt : { ...outer, messages: next } as unknown as A
+  // `outer` has exactly the keys of `rest`, so spreading `prompt` first adds nothing but lets TypeScript see an A.
+  return same ? prompt : { ...prompt, ...outer, messages: next }
 }
 
 /**
@@ -176,5 +176,5 @@ export const redactDefinition = <A extends { readonly name: string }>(
   if (redactions.length === 0) return definition
   const { name, ...rest } = definition
   // The spread rebuilds A with its name last, but TypeScript cannot see Omit<A, "name"> plus name as A.
-  return redactText(name, redactions) === name ? ({ ...redactJson(rest, redactions), name } as unknown as A) : undefined
+  return redactText(name, redactions) === name ? ({ ...redactJson(rest, redactions), name } as A) : undefined
 }

@@ -17,11 +17,17 @@
  * shows: a key of the flood's start is still remembered there, long after ours dropped it). In
  * Postgres, refilled buckets are pruned (PgState's reaper).
  */
-import { canonicalName, type HookContext, type PreToolCallHook, type ToolCall, Verdict } from "@interlock/core"
+import {
+  BoundedCache,
+  canonicalName,
+  type HookContext,
+  type PreToolCallHook,
+  type ToolCall,
+  Verdict
+} from "@interlock/core"
 import { Clock, Effect, Option } from "effect"
 import { RateLimiter } from "effect/persistence/RateLimiter"
 import type { RateLimitConfig } from "../config/Config.ts"
-import { byteBoundedMap, keyBytes } from "../front/http/ByteBoundedMap.ts"
 import { StateError } from "../state/StateError.ts"
 
 interface Bucket {
@@ -39,7 +45,7 @@ const BUCKET_BYTES = 48
 export const rateLimitHook = (limit: RateLimitConfig, maxBytes: number = MAX_BUCKET_BYTES): PreToolCallHook => {
   const perMs = limit.perMinute / 60_000
   const capacity = limit.burst ?? Math.max(1, Math.ceil(limit.perMinute))
-  const buckets = byteBoundedMap<Bucket>(maxBytes, (key) => keyBytes(key) + BUCKET_BYTES)
+  const buckets = BoundedCache.makeBoundedCache<Bucket>({ maxBytes, costOf: () => BUCKET_BYTES, evict: "leastRecent" })
   const denied = Verdict.deny(`rate limit exceeded: at most ${limit.perMinute} calls per minute`)
   // The in-memory bucket of `key`, refilled to `now`, takes one token if it has one.
   const take = (key: string, now: number) => {

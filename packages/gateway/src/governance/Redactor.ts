@@ -6,10 +6,11 @@
  * Schema-aware walks of MCP content (the base64 exemptions, text split across blocks) are in
  * ContentRedaction.ts.
  */
-import { ConfigError, type Matcher, type MatcherInput, parseMatcher } from "@interlock/core"
+import { ConfigError, parseMatcher } from "@interlock/core"
 import { Result } from "effect"
 import { RE2JS } from "re2js"
 import type { RedactConfig } from "../config/Config.ts"
+import type { Finder, Redaction } from "../config/Redaction.ts"
 import { DETECTOR_NAMES, DETECTORS } from "./Detectors.ts"
 
 /** The default replacement text. */
@@ -21,21 +22,8 @@ export const MAX_DEPTH = 64
 /** What replaces a value nested deeper than {@link MAX_DEPTH}. */
 export const TOO_DEEP = "[TOO DEEP]"
 
-/** One compiled regex: the RE2 program and the capture group whose text is masked (0: the whole match). */
-export interface Finder {
-  readonly regex: RE2JS
-  readonly group: number
-}
-
-/** One compiled redaction. */
-export interface Redaction {
-  readonly id: string
-  /** The matcher as configured. */
-  readonly match: MatcherInput
-  readonly matcher: Matcher
-  readonly finders: ReadonlyArray<Finder>
-  readonly replacement: string
-}
+/** A compiled redaction and its regexes, as a plan holds them. */
+export type { Finder, Redaction } from "../config/Redaction.ts"
 
 const compileUserPattern = (pattern: string): RE2JS | undefined => {
   try {

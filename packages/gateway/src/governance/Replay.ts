@@ -10,7 +10,7 @@
  */
 import { ConfigError, HookContext, Policy, type PolicyDecision, Principal, ToolCall } from "@interlock/core"
 import { Effect } from "effect"
-import type { AuditRecord } from "../audit/AuditRecord.ts"
+import type { AuditRecord } from "../audit/GatewayAuditRecord.ts"
 import { isOperationRow } from "../audit/OperationRows.ts"
 import type { LoadedConfig } from "../config/ConfigLoader.ts"
 import { policyLayer } from "./PolicyLayer.ts"

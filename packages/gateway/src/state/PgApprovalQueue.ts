@@ -19,7 +19,7 @@
  */
 import { type ApprovalAnswer, JsonText } from "@interlock/core"
 import { Clock, Deferred, Effect, Layer, Option, Queue, Schedule, Schema, type Scope } from "effect"
-import { ApprovalQueue, type ApprovalQueueShape, type PendingApproval } from "../calls/ApprovalQueue.ts"
+import { ApprovalQueue, type ApprovalQueueShape, type PendingApproval } from "./ApprovalQueue.ts"
 import { APPLICATION_PREFIX, type StateDatabase } from "./StateDatabase.ts"
 
 /** The channel an answer is notified on; the payload is the entry's id. */

@@ -8,7 +8,7 @@
 import type { SharedPins } from "@interlock/mcp"
 import { Clock, Effect, Layer, type Redacted, Schedule } from "effect"
 import * as RateLimiter from "effect/persistence/RateLimiter"
-import type { ApprovalQueue } from "../calls/ApprovalQueue.ts"
+import type { ApprovalQueue } from "./ApprovalQueue.ts"
 import * as PgApprovalQueue from "./PgApprovalQueue.ts"
 import * as PgRateLimiterStore from "./PgRateLimiterStore.ts"
 import * as PgToolPins from "./PgToolPins.ts"

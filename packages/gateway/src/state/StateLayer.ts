@@ -4,8 +4,8 @@
  * as one (PgState.ts). The Postgres client is imported only when a plan names a database.
  */
 import { Effect, Layer } from "effect"
-import { ApprovalQueue } from "../calls/ApprovalQueue.ts"
 import type { Plan } from "../config/Plan.ts"
+import { ApprovalQueue } from "./ApprovalQueue.ts"
 import type { StateError } from "./StateError.ts"
 import { UsedStates } from "./UsedStates.ts"
 

@@ -8,7 +8,7 @@ import { Layer } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { type OtlpExporter, OtlpMetrics, OtlpSerialization, OtlpTracer } from "effect/observability"
 import type { Plan } from "../config/Plan.ts"
-import { VERSION } from "../Gateway.ts"
+import { VERSION } from "../runtime/Gateway.ts"
 
 /** The telemetry Layer for a plan (empty when no OTLP endpoint is configured). */
 export const telemetryLayer = (plan: Plan) => {

@@ -4,12 +4,15 @@
  * budget (the old limiter emptied every bucket at 100k keys). Time stands still under TestClock.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { HookContext, Principal, ToolCall } from "@interlock/core"
+import { BoundedCache, HookContext, Principal, ToolCall } from "@interlock/core"
 import { Effect, Schema } from "effect"
 import * as RateLimiter from "effect/persistence/RateLimiter"
 import { TestClock } from "effect/testing"
-import { byteBoundedMap, keyBytes } from "../../src/front/http/ByteBoundedMap.ts"
 import { MAX_BUCKET_BYTES, rateLimitHook } from "../../src/governance/RateLimiter.ts"
+
+// The buckets' map: core's byte-bounded cache, evicting the least recently used entries.
+const { keyCost: keyBytes } = BoundedCache
+const byteBoundedMap = <V>(maxBytes: number) => BoundedCache.makeBoundedCache<V>({ maxBytes, evict: "leastRecent" })
 
 const ctx = (principal: string) =>
   new HookContext({ client: "gateway", serverId: "s", assigns: {}, principal: new Principal({ id: principal }) })
@@ -42,7 +45,7 @@ describe("rate limit buckets under a flood of distinct keys", () => {
     Effect.gen(function*() {
       // 200 keys of 64 KiB would hold 25 MiB: the map keeps the newest that fit in 1 MiB.
       const maxBytes = 1024 * 1024
-      const map = byteBoundedMap<number>(maxBytes, (key) => keyBytes(key))
+      const map = byteBoundedMap<number>(maxBytes)
       const key = (index: number) => `${index}-${"n".repeat(64 * 1024)}`
       for (let index = 0; index < 200; index++) map.set(key(index), index)
       assert.isAtMost(map.bytes(), maxBytes)
@@ -66,7 +69,7 @@ describe("rate limit buckets under a flood of distinct keys", () => {
     ],
     ([steps, maxBytes]) =>
       Effect.sync(() => {
-        const map = byteBoundedMap<number>(maxBytes, (key) => keyBytes(key))
+        const map = byteBoundedMap<number>(maxBytes)
         const order: Array<string> = []
         steps.forEach(({ key, touch }, index) => {
           if (touch && map.get(key) !== undefined) order.splice(order.indexOf(key), 1)

@@ -8,6 +8,7 @@
  * `http://localhost:4444`, so a page on another local port cannot drive the gateway.
  */
 import type { Principal } from "@interlock/core"
+import { parseOrigin } from "../../config/Origin.ts"
 import type { ResourceServerShape } from "./auth/ResourceServer.ts"
 
 /** A request's headers, names in lower case (Node's and effect/http's both are). */
@@ -38,20 +39,6 @@ export interface GuardOptions {
   readonly principalFor: (token: string) => Principal | undefined
   /** The OAuth resource server, when listen.oauth is set. */
   readonly oauth?: ResourceServerShape | undefined
-}
-
-/** An origin (`scheme://host[:port]`, http or https, nothing after it) in its canonical form (`URL.origin`); undefined when it is not one. */
-export const parseOrigin = (text: string): string | undefined => {
-  let url: URL
-  try {
-    url = new URL(text)
-  } catch {
-    return undefined
-  }
-  const bare = url.username === "" && url.password === "" && url.pathname === "/" && url.search === "" &&
-    url.hash === ""
-  const protocolOk = url.protocol === "http:" || url.protocol === "https:"
-  return bare && protocolOk ? url.origin : undefined
 }
 
 /** The origins of the gateway's own pages: its bind address on its own port (all loopback names for a loopback bind). */

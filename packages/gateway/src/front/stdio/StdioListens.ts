@@ -10,8 +10,8 @@
  */
 import type { JSONRPCMessage, Server, Transport, TransportSendOptions } from "@modelcontextprotocol/server"
 import { Effect } from "effect"
+import type { HostSession } from "../../calls/HostSessions.ts"
 import type { FrontDeps } from "../FrontServer.ts"
-import type { HostSession } from "../HostSessions.ts"
 import type { Era } from "../RequestEra.ts"
 
 const isObject = (value: unknown): value is Record<string, unknown> =>

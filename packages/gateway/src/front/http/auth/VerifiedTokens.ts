@@ -5,8 +5,8 @@
  * a key withdrawn from the issuer's key set stops counting within that). Only tokens that passed
  * are kept, so bad tokens cannot fill it; it is bounded by bytes, least recently used out first.
  */
+import { BoundedCache } from "@interlock/core"
 import { Clock, Effect } from "effect"
-import { byteBoundedMap, keyBytes } from "../ByteBoundedMap.ts"
 import type { VerifiedToken } from "./AccessToken.ts"
 
 /** The longest a verified token is taken without a new check. */
@@ -19,7 +19,11 @@ export const VERIFIED_MAX_BYTES = 8 * 1024 * 1024
 export const cachedVerify = <E>(
   verify: (token: string) => Effect.Effect<VerifiedToken, E>
 ): (token: string) => Effect.Effect<VerifiedToken, E> => {
-  const verified = byteBoundedMap<VerifiedToken>(VERIFIED_MAX_BYTES, (key) => keyBytes(key) + 256)
+  const verified = BoundedCache.makeBoundedCache<VerifiedToken>({
+    maxBytes: VERIFIED_MAX_BYTES,
+    costOf: () => 256,
+    evict: "leastRecent"
+  })
   return (token) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const hit = verified.get(token)

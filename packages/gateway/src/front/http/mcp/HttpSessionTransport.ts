@@ -35,7 +35,7 @@ import {
   type TransportSendOptions
 } from "@modelcontextprotocol/server"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { EventLog, type EventLogOptions } from "../../../audit/EventLog.ts"
+import { EventLog, type EventLogOptions } from "./EventLog.ts"
 import {
   cancelledId,
   event,

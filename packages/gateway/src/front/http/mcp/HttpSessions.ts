@@ -6,19 +6,7 @@
  * 404 for the id, as for any unknown session.
  */
 import { Effect, Schema } from "effect"
-
-/** The session limits, from `listen`. */
-export interface SessionLimits {
-  /** How long a session may stay idle before it is closed (ms). */
-  readonly idleMs: number
-  /** The most sessions open at once. */
-  readonly maxSessions: number
-  /** The most sessions one principal (the anonymous one included) may have open at once. */
-  readonly maxPerPrincipal: number
-}
-
-/** The defaults of `listen.sessionIdleSeconds`, `listen.maxSessions` and `listen.maxSessionsPerPrincipal`. */
-export const DEFAULT_SESSION_LIMITS: SessionLimits = { idleMs: 30 * 60_000, maxSessions: 1_000, maxPerPrincipal: 100 }
+import type { SessionLimits } from "../../../config/Plan.ts"
 
 /** A new session was refused because a cap is reached; nothing was created. */
 export class SessionCapReached extends Schema.TaggedError<SessionCapReached>()("SessionCapReached", {

@@ -18,9 +18,9 @@ import {
   type Transport
 } from "@modelcontextprotocol/server"
 import { Effect } from "effect"
+import type { HostSession } from "../../../calls/HostSessions.ts"
 import { FRONT_CAPABILITIES } from "../../FrontFeatures.ts"
 import type { FrontDeps } from "../../FrontServer.ts"
-import type { HostSession } from "../../HostSessions.ts"
 
 /** A change notification as the listen router's event; undefined for any other message. */
 export const listenEvent = (message: JSONRPCMessage): ServerEvent | undefined => {

@@ -1,0 +1,94 @@
+/**
+ * Loose names: how Interlock compares server, tool, prompt and resource names.
+ *
+ * An approximation of Unicode NFKC_Casefold, so that a rule on `fs/read_file` also covers
+ * `FS/Read-File`, `ｆｓ/read_file` or `fs/read\u200B_file`, and a deny rule cannot be dodged by
+ * spelling a name differently:
+ * - NFKC, then case folding, then NFKC again. JS has no case folding; `toUpperCase` then
+ *   `toLowerCase` stands for it. It agrees with full folding on the characters where simple
+ *   lowercasing does not (`ß` -> `ss`, `ẞ` -> `ss`, `ſ` -> `s`, `ς` -> `σ`, `ᾳ` -> `αι`); where it
+ *   picks another representative (Cherokee folds to upper case, this to lower) it is still an
+ *   equivalence, which is all a comparison needs. The steps repeat until nothing changes.
+ * - Default_Ignorable_Code_Point characters (U+00AD, U+200B, U+200D, U+FEFF, variation
+ *   selectors, ...) are removed, and white space around the name is trimmed.
+ * - `-`, `.` and `_` are equivalent.
+ *
+ * Deny matching also compares confusable skeletons (Confusables.ts); plain comparison does not:
+ * `rеad` with a Cyrillic `е` is not `read`, but a deny rule on `read` denies it.
+ */
+import { makeBoundedCache } from "../internal/BoundedCache.ts"
+import { skeleton } from "../internal/Confusables.ts"
+
+const SEPARATORS = /[-._]/g
+// Linear: one code point class, no nesting.
+const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu
+
+/** The cache's bound: 4 MiB (estimated; keys, values and a per-entry overhead). */
+export const NAME_CACHE_BYTES = 4 * 1024 * 1024
+
+/** Names longer than this (UTF-16 code units) are folded every time, never cached. */
+export const NAME_CACHE_MAX_LENGTH = 256
+
+/** A name's forms; each is the same string as the one before it when nothing changes. */
+export interface NameForms {
+  /** Loose comparison form: NFKC, case-folded, ignorables removed, trimmed, separators as `_`. */
+  readonly canonical: string
+  /** The canonical form of the name's skeleton, taken before case folding (so `МKDIR` -> `mkdir`). */
+  readonly skeleton: string
+  /** NFKC, ignorables removed, trimmed; case and separators kept. Deny regexes also see it. */
+  readonly loose: string
+  /** The loose form's skeleton (case and separators kept). Deny regexes also see it. */
+  readonly looseSkeleton: string
+}
+
+const cache = makeBoundedCache<NameForms>({
+  maxBytes: NAME_CACHE_BYTES,
+  maxKeyLength: NAME_CACHE_MAX_LENGTH,
+  costOf: (forms) =>
+    48 + 2 * forms.canonical.length + (forms.skeleton === forms.canonical ? 0 : 2 * forms.skeleton.length) +
+    (forms.loose === forms.canonical ? 0 : 2 * forms.loose.length) +
+    (forms.looseSkeleton === forms.loose ? 0 : 2 * forms.looseSkeleton.length)
+})
+
+const foldOnce = (name: string): string =>
+  name.normalize("NFKC").toUpperCase().toLowerCase().normalize("NFKC").replace(IGNORABLE, "").trim()
+    .replace(SEPARATORS, "_")
+
+const fold = (name: string): string => {
+  let current = name
+  // A few characters need a second pass to reach a fixed point; four is far more than any needs.
+  for (let i = 0; i < 4; i++) {
+    const next = foldOnce(current)
+    if (next === current) return next
+    current = next
+  }
+  return current
+}
+
+const looseOf = (name: string): string => name.normalize("NFKC").replace(IGNORABLE, "").normalize("NFKC").trim()
+
+const formsOf = (name: string): NameForms => {
+  const canonical = fold(name)
+  const loose = looseOf(name)
+  const looseSkeleton = skeleton(loose)
+  // Skeleton before folding (uppercase lookalikes), then after it (what folding turned into one).
+  const folded = skeleton(fold(looseSkeleton))
+  return {
+    canonical,
+    skeleton: folded === canonical ? canonical : folded,
+    loose: loose === canonical ? canonical : loose,
+    looseSkeleton: looseSkeleton === loose ? loose : looseSkeleton
+  }
+}
+
+/** A name's canonical form and confusable skeleton, cached. */
+export const nameForms = (name: string): NameForms => cache.get(name) ?? cache.set(name, formsOf(name))
+
+/** The canonical (loose) form of a name. Idempotent: `canonicalName(canonicalName(x)) === canonicalName(x)`. */
+export const canonicalName = (name: string): string => nameForms(name).canonical
+
+/** Whether two names are the same under loose comparison. */
+export const sameName = (a: string, b: string): boolean => a === b || canonicalName(a) === canonicalName(b)
+
+/** The name cache's estimated size in bytes (internal, for tests). */
+export const nameCacheBytes = (): number => cache.bytes()

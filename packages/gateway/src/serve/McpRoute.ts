@@ -1,0 +1,122 @@
+/**
+ * The `/mcp` route: both eras, chosen per request as the SDK classifies it
+ * (front/http/mcp/EraRouting.ts). A 2026-07-28 request (its `_meta` claims that revision) is served
+ * by itself, with no session (front/http/mcp/ModernRoute.ts). Everything else is 2025 Streamable
+ * HTTP, one session per host: a request with a session id goes to that session's transport (404 for
+ * an unknown id, 403 for another principal's); one without must be an initialize POST, which opens a
+ * session bound to the caller's principal if the session caps allow (HttpSessions). The transport
+ * writes the Node response itself (front/http/mcp/HttpSessionTransport.ts says why); the route waits
+ * until that response has ended, so effect/http adds nothing to it.
+ */
+import { JsonText, type Principal } from "@interlock/core"
+import { Effect } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { makeFrontServer } from "../front/FrontServer.ts"
+import { Caller } from "../front/http/GuardMiddleware.ts"
+import { isModernRequest } from "../front/http/mcp/EraRouting.ts"
+import { SessionCapReached, type SessionTable } from "../front/http/mcp/HttpSessions.ts"
+import { HttpSessionTransport } from "../front/http/mcp/HttpSessionTransport.ts"
+import { rpcError } from "../front/http/mcp/McpWire.ts"
+import type { ModernFront } from "../front/http/mcp/ModernRoute.ts"
+import { nodeExchange, readBody } from "../front/http/RequestBody.ts"
+import type { GatewayShape } from "../runtime/Gateway.ts"
+
+/** The largest request body `/mcp` accepts (bytes). */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024
+
+/** What the route needs: the gateway, its session table, and a way to have shutdown wait for a POST's answer. */
+export interface McpRouteOptions {
+  readonly gateway: GatewayShape
+  readonly sessions: SessionTable<HttpSessionTransport>
+  /** Holds shutdown until this POST response has been written. */
+  readonly track: (res: ServerResponse) => void
+  /** Serves 2026-07-28 requests. */
+  readonly modern: ModernFront
+}
+
+const isInitialize = (body: unknown): boolean =>
+  typeof body === "object" && body !== null && !Array.isArray(body) && "method" in body && body.method === "initialize"
+
+const serve = async (
+  options: McpRouteOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  principal: Principal | undefined
+) => {
+  const { gateway, sessions } = options
+  const sessionId = req.headers["mcp-session-id"]
+  let parsed: unknown = undefined
+  if (req.method === "POST") {
+    options.track(res)
+    const body = await readBody(req, MAX_BODY_BYTES)
+    if (body === undefined) return rpcError(res, 413, -32600, `Request body larger than ${MAX_BODY_BYTES} bytes`)
+    try {
+      parsed = JsonText.parse(body.toString("utf8"))
+    } catch {
+      return rpcError(res, 400, -32700, "Parse error: the body is not JSON")
+    }
+    if (isModernRequest(req.headers, parsed)) return options.modern.serve(req, res, parsed, principal)
+  }
+  if (typeof sessionId === "string") {
+    const entry = sessions.get(sessionId)
+    if (entry === undefined) return rpcError(res, 404, -32001, "Session not found")
+    if (entry.principal !== principal?.id) {
+      return rpcError(res, 403, -32600, "Forbidden: the session belongs to another principal")
+    }
+    return entry.session.handleRequest(req, res, parsed)
+  }
+  if (req.method !== "POST" || !isInitialize(parsed)) {
+    return rpcError(res, 400, -32600, "Bad Request: no session; start with an initialize request")
+  }
+  const reservation = sessions.reserve(principal?.id)
+  if (reservation instanceof SessionCapReached) return rpcError(res, reservation.status, -32000, reservation.message)
+  const transport: HttpSessionTransport = new HttpSessionTransport({
+    resumable: gateway.plan.listen.resumable,
+    onsessioninitialized: (id) => sessions.open(reservation, id, transport),
+    onsessionclosed: (id) => sessions.remove(id)
+  })
+  transport.onclose = () => {
+    if (transport.sessionId !== undefined) sessions.remove(transport.sessionId)
+  }
+  const server = makeFrontServer(gateway.deps, principal)
+  await server.connect(transport)
+  transport.handleRequest(req, res, parsed)
+  // An initialize the transport turned down (wrong Accept, bad version...) opened no session: drop its server.
+  if (transport.sessionId === undefined) {
+    sessions.release(reservation)
+    await server.close()
+  }
+}
+
+// Until the transport has ended the response (or the host has closed it, which interrupts the route).
+const ended = (res: ServerResponse): Effect.Effect<void> =>
+  Effect.callback<void>((resume) => {
+    if (res.writableEnded) return resume(Effect.void)
+    res.once("finish", () => resume(Effect.void))
+  })
+
+// Already written by the transport; NodeHttpServer sends nothing for a response that has ended.
+const written = HttpServerResponse.empty()
+
+/** The `/mcp` route over a session table; a failure after the answer began ends the response as it is. */
+export const mcpRoute = (
+  options: McpRouteOptions
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | Caller> =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const exchange = nodeExchange(request)
+    if (exchange === undefined) return yield* Effect.die(new Error("/mcp is served on node:http only"))
+    const { req, res } = exchange
+    const { principal } = yield* Caller
+    yield* Effect.tryPromise(() => serve(options, req, res, principal)).pipe(
+      Effect.catch(() =>
+        Effect.sync(() => {
+          if (!res.headersSent) rpcError(res, 500, -32603, "Internal error")
+          else res.end()
+        })
+      )
+    )
+    yield* ended(res)
+    return written
+  })
