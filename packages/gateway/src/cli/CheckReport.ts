@@ -4,11 +4,11 @@
  * exposed tools. It imports no effect/cli parser, so that Cli.ts can run the plain
  * `check [--config F] [--no-connect]` directly.
  */
-import { Console, Effect, Layer, type Option } from "effect"
+import { Console, Effect, type Option } from "effect"
 import { describeUrl } from "../audit/PostgresUrl.ts"
 import type { RuleConfig } from "../config/Config.ts"
 import type { AuditPlan, Plan } from "../config/Plan.ts"
-import { checkCedarPolicy } from "./CedarCheck.ts"
+import { checkCedarPolicy, withListingGateway } from "./CedarCheck.ts"
 import { planFrom, progress } from "./Shared.ts"
 import { formatTable } from "./TextTable.ts"
 
@@ -80,9 +80,8 @@ const printExposed = (names: ReadonlyArray<string>) =>
 const listExposed = (plan: Plan) =>
   plan.servers.size === 0 ?
     printExposed([]) :
-    Effect.flatMap(Effect.promise(() => import("../Gateway.ts")), ({ Gateway }) =>
+    Effect.scoped(withListingGateway(plan, (gateway) =>
       Effect.gen(function*() {
-        const gateway = yield* Gateway
         for (const serverId of gateway.hub.serverIds) {
           yield* progress(`  connecting ${serverId}...`)
           yield* gateway.hub.connect(serverId)
@@ -97,11 +96,7 @@ const listExposed = (plan: Plan) =>
         if (plan.loaded.config.policy?.cedar !== undefined) {
           yield* checkCedarPolicy(plan, yield* gateway.hub.transport.listTools(undefined))
         }
-      }).pipe(
-        Effect.provide(
-          Gateway.layer({ ...plan, audit: { ...plan.audit, path: undefined, postgres: undefined } }).pipe(Layer.orDie)
-        )
-      ))
+      })))
 
 /** Checks the config named by --config (or found), listing the exposed tools when `connect`; fails with what is wrong. */
 export const checkConfig = (config: Option.Option<string>, connect: boolean) =>
