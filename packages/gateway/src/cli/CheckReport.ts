@@ -7,6 +7,7 @@
 import { Console, Effect, type Option } from "effect"
 import { describeUrl } from "../audit/PostgresUrl.ts"
 import type { RuleConfig } from "../config/Config.ts"
+import { shownPath } from "../config/ConfigLoader.ts"
 import type { AuditPlan, Plan } from "../config/Plan.ts"
 import { checkCedarPolicy, withListingGateway } from "./CedarCheck.ts"
 import { planFrom, progress } from "./Shared.ts"
@@ -28,7 +29,7 @@ const ruleMatch = (
 
 /** The plan described in lines: servers and rules as aligned tables, the listen address, the audit store, the shared state. */
 export const describePlan = (plan: Plan): ReadonlyArray<string> => {
-  const lines = [`Config OK: ${plan.loaded.file ?? "(inline)"}`, "Servers:"]
+  const lines = [`Config OK: ${plan.loaded.file === undefined ? "(inline)" : shownPath(plan.loaded.file)}`, "Servers:"]
   lines.push(
     ...indent(
       formatTable([...plan.servers].map(([name, server]) =>
