@@ -10,6 +10,7 @@ import type { RuleConfig } from "../config/Config.ts"
 import { shownPath } from "../config/ConfigLoader.ts"
 import type { AuditPlan, Plan } from "../config/Plan.ts"
 import { checkCedarPolicy, withListingGateway } from "./CedarCheck.ts"
+import { npxWarnings } from "./NpxCheck.ts"
 import { planFrom, progress } from "./Shared.ts"
 import { formatTable } from "./TextTable.ts"
 
@@ -104,6 +105,7 @@ export const checkConfig = (config: Option.Option<string>, connect: boolean) =>
   Effect.gen(function*() {
     const plan = yield* planFrom(config)
     for (const line of describePlan(plan)) yield* Console.log(line)
+    for (const line of npxWarnings(plan)) yield* Console.error(line)
     // A Cedar policy that does not parse is reported (file:line:column) before any server starts.
     yield* checkCedarPolicy(plan, undefined)
     if (connect) yield* listExposed(plan)
