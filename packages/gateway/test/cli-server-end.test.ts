@@ -51,6 +51,33 @@ describe("a server process's end, through the CLI", () => {
     60_000
   )
 
+  it.live(
+    "init then check with the filesystem server from npm on a folder that does not exist: reported at once",
+    () =>
+      Effect.gen(function*() {
+        const { cli: inFresh } = cliIn("interlock-init-check-")
+        const server = path.join(
+          import.meta.dirname,
+          "..",
+          "..",
+          "..",
+          "node_modules",
+          "@modelcontextprotocol",
+          "server-filesystem",
+          "dist",
+          "index.js"
+        )
+        const init = yield* inFresh(["init", "--server", `fs=${NODE} ${server} ./sandbox`])
+        assert.strictEqual(init.code, 0, init.stderr)
+        const { code, stderr } = yield* inFresh(["check"])
+        assert.strictEqual(code, 1)
+        assert.include(stderr, "None of the specified directories are accessible")
+        assert.include(stderr, "ended during start")
+        assert.strictEqual(stderr.split("None of the specified directories").length - 1, 1, stderr)
+      }),
+    60_000
+  )
+
   it.live("serve: Ctrl-C stops the servers with no warning about their end", () =>
     Effect.gen(function*() {
       const file = writeConfig("chatty.json", {
