@@ -34,7 +34,21 @@ const { resolve } = process.getBuiltinModule("node:path")
 process.getBuiltinModule("node:module").enableCompileCache?.()
 
 const args = process.argv.slice(2)
-const bundle = import.meta.resolve("#cli")
+let bundle = import.meta.resolve("#cli")
+// 7. A clone whose dist/ is not built (`npm install` alone) runs from the sources, as bin/interlock.ts
+//    does, and says so on stderr; a copy without sources either says in one line what to run.
+if (bundle.startsWith("file:") && !bundle.endsWith(".ts") && !existsSync(new URL(bundle))) {
+  if (!existsSync(new URL("../src/cli/Cli.ts", import.meta.url))) {
+    process.stderr.write("interlock: this copy of @interlock/gateway has no dist/ build: run `npm run build` in it\n")
+    process.exit(args[0] === "claude-hook" ? 2 : 1)
+  }
+  process.getBuiltinModule("node:module").registerHooks({
+    resolve: (specifier, context, nextResolve) =>
+      nextResolve(specifier, { ...context, conditions: [...context.conditions, "@interlock/source"] })
+  })
+  process.stderr.write("interlock: dist/ is not built, so this runs from the sources (`npm run build` makes it faster)\n")
+  bundle = import.meta.resolve("#cli")
+}
 const help = new URL("help.txt", bundle)
 if (!bundle.endsWith(".ts") && (args.length === 0 || (args.length === 1 && (args[0] === "--help" || args[0] === "-h"))) && existsSync(help)) {
   process.stdout.write(readFileSync(help))

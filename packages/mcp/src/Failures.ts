@@ -24,10 +24,17 @@ const systemCode = (error: unknown): string | undefined => {
   return typeof code === "string" && /^E[A-Z]+$/.test(code) ? code : undefined
 }
 
-/** Whether another connection attempt could succeed (a missing command or a bad address will not). */
+/**
+ * Whether another connection attempt could succeed (a missing command, a bad address or a server
+ * process that ended during start will not).
+ */
 export const isRetryable = (error: TransportError | ProtocolError): boolean =>
   error._tag === "TransportError" &&
-  !/\b(ENOENT|EACCES|ENOTDIR|EINVAL)\b|protocol version|HTTP 40[13]\b/.test(error.detail)
+  !/\b(ENOENT|EACCES|ENOTDIR|EINVAL)\b|protocol version|HTTP 40[13]\b|ended during start/.test(error.detail)
+
+/** The error for a server process that ended on its own before its handshake was done: how it ended, not retried. */
+export const endedAtStart = (serverId: string, end: string | undefined): TransportError =>
+  new TransportError({ serverId, detail: `the server process ended during start: ${end ?? "it closed its output"}` })
 
 /** Whether the SDK gave up waiting (its request timeout, which carries the call's deadline). */
 export const isTimeout = (error: unknown): boolean =>

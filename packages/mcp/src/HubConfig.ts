@@ -28,8 +28,9 @@ export interface StdioOptions {
   /**
    * Where the child's stderr goes instead of error messages: when set, the kept tail is handed here
    * once the process has ended, and no error quotes it (it may hold secrets; a gateway logs it redacted).
+   * `stopped`: the hub ended the process (a close or shutdown), rather than the process ending on its own.
    */
-  readonly onStderr?: (tail: string) => void
+  readonly onStderr?: (tail: string, ended: { readonly stopped: boolean }) => void
 }
 
 /** A server reached over Streamable HTTP. */

@@ -11,7 +11,7 @@ import { Cause, Deferred, Effect, Exit } from "effect"
 import type { Caller, Operation, Resume } from "./Caller.ts"
 import { listenForChanges } from "./ChangeListen.ts"
 import { toTools } from "./Convert.ts"
-import { fromSdk, isRetryable, isTimeout, isUnreachable, spawnFailed } from "./Failures.ts"
+import { endedAtStart, fromSdk, isRetryable, isTimeout, isUnreachable, spawnFailed } from "./Failures.ts"
 import type { CompiledServer } from "./HubConfig.ts"
 import type { HubListener } from "./HubNotification.ts"
 import { callerCapabilities, PARK_LIFETIME_MS, type ParkedCall, parkedExchange } from "./ParkedCall.ts"
@@ -247,6 +247,7 @@ export class ServerSlot {
     const describe = error instanceof OpenFailed ? error.describeEnd : () => undefined
     const endpoint = this.config.endpoint
     if (endpoint._tag === "stdio" && isSpawnError(cause)) return spawnFailed(id, endpoint.options.command, cause)
+    if (error instanceof OpenFailed && error.endedAtStart) return endedAtStart(id, error.describeEnd())
     return fromSdk(id, cause, describe, "during initialize")
   }
 

@@ -233,10 +233,13 @@ const answerHostRequests = (
 export class OpenFailed extends Error {
   override readonly cause: unknown
   readonly describeEnd: () => string | undefined
-  constructor(cause: unknown, describeEnd: () => string | undefined) {
+  /** Whether a server process ended on its own before the handshake was done (another attempt would end alike). */
+  readonly endedAtStart: boolean
+  constructor(cause: unknown, describeEnd: () => string | undefined, endedAtStart = false) {
     super("open failed")
     this.cause = cause
     this.describeEnd = describeEnd
+    this.endedAtStart = endedAtStart
   }
 }
 
@@ -313,8 +316,9 @@ export const openSession = async (
   try {
     await client.connect(made.transport, { signal, timeout: server.connectTimeoutMs })
   } catch (error) {
+    const endedAtStart = made.transport instanceof StdioTransport && made.transport.endedAlone && !signal.aborted
     await session.close()
-    throw new OpenFailed(error, () => session.describeEnd())
+    throw new OpenFailed(error, () => session.describeEnd(), endedAtStart)
   } finally {
     signal.removeEventListener("abort", abandon)
   }

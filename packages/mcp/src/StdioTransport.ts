@@ -114,9 +114,17 @@ export class StdioTransport implements Transport {
   }
 
   private closing: Promise<void> | undefined
+  /** Whether the process had exited when close was first asked for (undefined until then). */
+  private endedOnItsOwn: boolean | undefined
+
+  /** Whether the process ended on its own (it exited before anyone closed the transport). */
+  get endedAlone(): boolean {
+    return this.exit !== undefined && this.endedOnItsOwn !== false
+  }
 
   /** Ends the process group and waits for the child to exit. Idempotent. */
   close(): Promise<void> {
+    this.endedOnItsOwn ??= this.exit !== undefined
     this.closing ??= this.shutdown()
     return this.closing
   }
@@ -168,7 +176,7 @@ export class StdioTransport implements Transport {
     if (sink === undefined || this.handedOver) return
     this.handedOver = true
     const tail = this.stderrTail.text()
-    if (tail.length > 0) sink(tail)
+    if (tail.length > 0) sink(tail, { stopped: this.endedOnItsOwn === false })
   }
 
   /** A one-line description of how the process ended, with the tail of its stderr unless `onStderr` takes it. */

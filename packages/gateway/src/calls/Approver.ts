@@ -13,6 +13,7 @@ import { LOCAL_USER } from "../config/PrincipalNames.ts"
 import { type Redaction, redactionsFor, redactJson } from "../governance/Redactor.ts"
 import { ApprovalQueue } from "../state/ApprovalQueue.ts"
 import { APPROVAL_SCHEMA, describeRequest, elicitationAnswer } from "./ApprovalForm.ts"
+import { approvalProgressOf, withApprovalProgress } from "./ApprovalProgress.ts"
 import { answersApproval, askHost, carriedApproval, checkRetry } from "./ApprovalRound.ts"
 import { hostInput, requireInput } from "./InputRound.ts"
 
@@ -39,6 +40,7 @@ export const makeApprover =
       const by = request.ctx.principal?.id ?? LOCAL_USER
       const input = hostInput(request.ctx.assigns)
       const elicit = request.ctx.assigns[ELICIT_KEY]
+      const progress = approvalProgressOf(request.ctx.assigns)
       if (route !== "console" && input !== undefined && input.elicitation !== false) {
         if (answersApproval(input)) return yield* checkRetry(request, input, by)
         const carried = yield* carriedApproval(request, input, by)
@@ -47,8 +49,12 @@ export const makeApprover =
         return { decision: "deny", reason: ASKED_HOST, via: "elicitation" } as ApprovalAnswer
       }
       if (route !== "console" && input === undefined && typeof elicit === "function") {
-        const answer = yield* Effect.tryPromise(() =>
-          (elicit as Elicit)({ message: describeRequest(request, args), requestedSchema: APPROVAL_SCHEMA })
+        const answer = yield* withApprovalProgress(
+          Effect.tryPromise(() =>
+            (elicit as Elicit)({ message: describeRequest(request, args), requestedSchema: APPROVAL_SCHEMA })
+          ),
+          progress,
+          "asked of the host"
         )
         return elicitationAnswer(answer, by)
       }
@@ -57,14 +63,18 @@ export const makeApprover =
       }
       const queue = yield* ApprovalQueue
       // The queue's entry is this call's: an answer to it binds exactly this digest.
-      const answer = yield* queue.wait({
-        server: request.call.serverId,
-        tool: request.call.name,
-        principal: request.ctx.principal?.id,
-        reason: request.reason,
-        rule: request.rule,
-        digest: request.call.digest,
-        args
-      })
+      const answer = yield* withApprovalProgress(
+        queue.wait({
+          server: request.call.serverId,
+          tool: request.call.name,
+          principal: request.ctx.principal?.id,
+          reason: request.reason,
+          rule: request.rule,
+          digest: request.call.digest,
+          args
+        }),
+        progress,
+        "in the web console"
+      )
       return { ...answer, via: "console" as const }
     })

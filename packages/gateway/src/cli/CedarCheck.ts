@@ -8,6 +8,7 @@ import { ConfigError, type Tool } from "@interlock/core"
 import { Console, Effect, Layer } from "effect"
 import type { Plan } from "../config/Plan.ts"
 import { cedarPolicyFile, readCedarFile } from "../governance/PolicyLayer.ts"
+import type { GatewayShape } from "../runtime/Gateway.ts"
 import { progress } from "./Shared.ts"
 
 const loadCedar = Effect.tryPromise({
@@ -19,9 +20,8 @@ const loadCedar = Effect.tryPromise({
 export const liveTools = (plan: Plan): Effect.Effect<ReadonlyArray<Tool>, ConfigError> =>
   plan.servers.size === 0 ?
     Effect.succeed([]) :
-    Effect.flatMap(Effect.promise(() => import("../runtime/Gateway.ts")), ({ Gateway }) =>
+    withListingGateway(plan, (gateway) =>
       Effect.gen(function*() {
-        const gateway = yield* Gateway
         for (const serverId of gateway.hub.serverIds) {
           yield* progress(`  connecting ${serverId}...`)
           yield* gateway.hub.connect(serverId)
@@ -30,12 +30,32 @@ export const liveTools = (plan: Plan): Effect.Effect<ReadonlyArray<Tool>, Config
       }).pipe(
         Effect.mapError((error) =>
           new ConfigError({ path: "servers", detail: `could not list the tools: ${error.message}` })
-        ),
+        )
+      )).pipe(Effect.scoped)
+
+/**
+ * Runs `use` on a gateway of the plan that only lists (check, schema --cedar): no audit store, and
+ * a generated approval-state key without serve's notice about it, since nothing is approved here.
+ */
+export const withListingGateway = <A, E, R>(
+  plan: Plan,
+  use: (gateway: GatewayShape) => Effect.Effect<A, E, R>
+) =>
+  Effect.flatMap(
+    Effect.promise(() => Promise.all([import("../runtime/Gateway.ts"), import("../state/StateSeal.ts")])),
+    ([{ Gateway }, { StateSeal }]) =>
+      Effect.gen(function*() {
+        return yield* use(yield* Gateway)
+      }).pipe(
         Effect.provide(
-          Gateway.layer({ ...plan, audit: { ...plan.audit, path: undefined, postgres: undefined } }).pipe(Layer.orDie)
-        ),
-        Effect.scoped
-      ))
+          Gateway.layer(
+            { ...plan, audit: { ...plan.audit, path: undefined, postgres: undefined } },
+            StateSeal.generated
+          )
+            .pipe(Layer.orDie)
+        )
+      )
+  )
 
 /**
  * Checks the plan's Cedar policy file, if it has one: against the listing `tools`, or (undefined:

@@ -4,12 +4,14 @@
  * exposed tools. It imports no effect/cli parser, so that Cli.ts can run the plain
  * `check [--config F] [--no-connect]` directly.
  */
-import { Console, Effect, Layer, type Option } from "effect"
+import { Console, Effect, type Option } from "effect"
 import { describeUrl } from "../audit/PostgresUrl.ts"
 import type { RuleConfig } from "../config/Config.ts"
+import { shownPath } from "../config/ConfigLoader.ts"
 import type { AuditPlan, Plan } from "../config/Plan.ts"
 import { formatTable } from "../config/TextTable.ts"
-import { checkCedarPolicy } from "./CedarCheck.ts"
+import { checkCedarPolicy, withListingGateway } from "./CedarCheck.ts"
+import { npxWarnings } from "./NpxCheck.ts"
 import { planFrom, progress } from "./Shared.ts"
 
 /** Which audit store a plan uses, without the Postgres password. */
@@ -28,7 +30,7 @@ const ruleMatch = (
 
 /** The plan described in lines: servers and rules as aligned tables, the listen address, the audit store, the shared state. */
 export const describePlan = (plan: Plan): ReadonlyArray<string> => {
-  const lines = [`Config OK: ${plan.loaded.file ?? "(inline)"}`, "Servers:"]
+  const lines = [`Config OK: ${plan.loaded.file === undefined ? "(inline)" : shownPath(plan.loaded.file)}`, "Servers:"]
   lines.push(
     ...indent(
       formatTable([...plan.servers].map(([name, server]) =>
@@ -81,9 +83,8 @@ const printExposed = (names: ReadonlyArray<string>) =>
 const listExposed = (plan: Plan) =>
   plan.servers.size === 0 ?
     printExposed([]) :
-    Effect.flatMap(Effect.promise(() => import("../runtime/Gateway.ts")), ({ Gateway }) =>
+    Effect.scoped(withListingGateway(plan, (gateway) =>
       Effect.gen(function*() {
-        const gateway = yield* Gateway
         for (const serverId of gateway.hub.serverIds) {
           yield* progress(`  connecting ${serverId}...`)
           yield* gateway.hub.connect(serverId)
@@ -98,17 +99,14 @@ const listExposed = (plan: Plan) =>
         if (plan.loaded.config.policy?.cedar !== undefined) {
           yield* checkCedarPolicy(plan, yield* gateway.hub.transport.listTools(undefined))
         }
-      }).pipe(
-        Effect.provide(
-          Gateway.layer({ ...plan, audit: { ...plan.audit, path: undefined, postgres: undefined } }).pipe(Layer.orDie)
-        )
-      ))
+      })))
 
 /** Checks the config named by --config (or found), listing the exposed tools when `connect`; fails with what is wrong. */
 export const checkConfig = (config: Option.Option<string>, connect: boolean) =>
   Effect.gen(function*() {
     const plan = yield* planFrom(config)
     for (const line of describePlan(plan)) yield* Console.log(line)
+    for (const line of npxWarnings(plan)) yield* Console.error(line)
     // A Cedar policy that does not parse is reported (file:line:column) before any server starts.
     yield* checkCedarPolicy(plan, undefined)
     if (connect) yield* listExposed(plan)

@@ -14,6 +14,7 @@
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import { VERSION } from "../runtime/Version.ts"
 import { directArgs } from "./DirectArgs.ts"
@@ -105,8 +106,14 @@ const viaEffectCli = (args: ReadonlyArray<string>) =>
     })
   )
 
-/** Runs the CLI on `args` (the process's arguments after the script). */
-export const run = (args: ReadonlyArray<string>): Effect.Effect<void, unknown> => {
+/**
+ * Runs the CLI on `args` (the process's arguments after the script). Every log line goes to stderr:
+ * stdout holds only what a command prints (a schema, a table, the host's messages).
+ */
+export const run = (args: ReadonlyArray<string>): Effect.Effect<void, unknown> =>
+  Effect.provideService(runCommand(args), Logger.LogToStderr, true)
+
+const runCommand = (args: ReadonlyArray<string>): Effect.Effect<void, unknown> => {
   const hook = directClaudeHook(args)
   if (hook !== undefined) {
     return Effect.flatMap(

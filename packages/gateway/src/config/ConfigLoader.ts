@@ -18,6 +18,7 @@ import { pathToFileURL } from "node:url"
 import { GatewayConfig } from "./Config.ts"
 import { fromIssue, ROOT } from "./IssueFormat.ts"
 import { blankComments } from "./JsonComments.ts"
+import { syntaxErrorWhere } from "./JsonSyntax.ts"
 
 /** A rule predicate written as code (interlock.config.ts only). */
 export type RulePredicate = (args: JsonObject, call: ToolCall, ctx: HookContext) => boolean
@@ -117,18 +118,10 @@ const readJson = (file: string) =>
       return Effect.try({
         try: () => JsonText.parse(data),
         // The parser's message may quote the file's content (and a literal secret): say where only.
-        catch: (error) => new ConfigError({ path: file, detail: `is not valid JSON${positionOf(error)}` })
+        catch: (error) => new ConfigError({ path: file, detail: `is not valid JSON${syntaxErrorWhere(error, data)}` })
       })
     })
   )
-
-const positionOf = (error: unknown): string => {
-  const match = error instanceof SyntaxError
-    ? /position (\d+)(?: \(line (\d+) column (\d+)\))?/.exec(error.message)
-    : null
-  if (match === null) return ""
-  return match[2] !== undefined ? ` (line ${match[2]}, column ${match[3]})` : ` (at character ${match[1]})`
-}
 
 // Node caches a module by its URL: a reload imports the file under a URL of its own (a module it
 // imports in turn stays cached, and each import stays in memory: ES modules are never unloaded).
@@ -164,15 +157,22 @@ export const loadConfig = (file: string, options: LoadOptions = {}): Effect.Effe
     : importModule(absolute, options.fresh === true)
   return raw.pipe(
     Effect.flatMap((value) => fromObject(value, baseDir, absolute)),
+    // Every error names the file the same way (shownPath), then the path at fault inside it.
     Effect.mapError((error) =>
-      error.path.startsWith(absolute)
-        ? error
-        : new ConfigError({
-          path: error.path === ROOT ? path.basename(absolute) : `${path.basename(absolute)}: ${error.path}`,
-          detail: error.detail
-        })
+      new ConfigError({
+        path: error.path === absolute || error.path === ROOT
+          ? shownPath(absolute)
+          : `${shownPath(absolute)}: ${error.path}`,
+        detail: error.detail
+      })
     )
   )
+}
+
+/** A config file as messages show it: relative to the working directory when inside it, else absolute. */
+export const shownPath = (file: string): string => {
+  const relative = path.relative(process.cwd(), file)
+  return relative === "" || relative.startsWith("..") || path.isAbsolute(relative) ? file : relative
 }
 
 export { CONFIG_NAMES } from "./ConfigNames.ts"

@@ -8,10 +8,11 @@
  * request of a 2026-07-28 host over HTTP, whose unsolicited notifications go through
  * `subscriptions/listen` (ListenBridge.ts); a modern server asks its host nothing.
  */
-import type { CallError, Principal, Tool } from "@interlock/core"
+import type { CallError, Principal, Progress, Tool } from "@interlock/core"
 import { ProtocolError as WireError, Server, type ServerContext } from "@modelcontextprotocol/server"
 import { Effect, Result } from "effect"
 import type { AuditError } from "../audit/AuditStore.ts"
+import { APPROVAL_PROGRESS_KEY } from "../calls/ApprovalProgress.ts"
 import { type Elicit, ELICIT_KEY } from "../calls/Approver.ts"
 import type { CacheHint } from "../calls/CacheHints.ts"
 import type { FeatureForwarderShape } from "../calls/FeatureForwarder.ts"
@@ -195,6 +196,13 @@ export const makeFrontServer = (
     )
     // Progress sent before the result must reach the host before it: the result waits for them.
     const notified: Array<Promise<unknown>> = []
+    const sendProgress = progressToken === undefined ? undefined : (progress: Progress) => {
+      notified.push(
+        ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken, ...progress } }).catch(
+          () => undefined
+        )
+      )
+    }
     // A host that takes tasks may get the server's task, under the gateway's id; its row then waits for the task's end.
     const taskAudit: TaskAudit | undefined = era === "modern" && deps.tasks !== undefined && hostTakesTasks(ctx)
       ? {}
@@ -208,19 +216,11 @@ export const makeFrontServer = (
           ...options.assigns,
           ...(elicit === undefined ? {} : { [ELICIT_KEY]: elicit }),
           ...(toolUseId === undefined ? {} : { [HOST_TOOL_USE_KEY]: toolUseId }),
-          ...(taskAudit === undefined ? {} : { [TASK_AUDIT_KEY]: taskAudit })
+          ...(taskAudit === undefined ? {} : { [TASK_AUDIT_KEY]: taskAudit }),
+          // While the call waits for a person, the host hears progress (its request would time out otherwise).
+          ...(sendProgress === undefined ? {} : { [APPROVAL_PROGRESS_KEY]: sendProgress })
         },
-        ...(progressToken === undefined
-          ? {}
-          : {
-            onProgress: (progress) => {
-              notified.push(
-                ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken, ...progress } }).catch(
-                  () => undefined
-                )
-              )
-            }
-          })
+        ...(sendProgress === undefined ? {} : { onProgress: sendProgress })
       }
     )
     return deps.run(Effect.result(call), ctx.mcpReq.signal)

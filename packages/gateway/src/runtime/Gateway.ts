@@ -92,7 +92,10 @@ export class Gateway extends Context.Service<Gateway, GatewayShape>()("@interloc
 // By default the gateway speaks 2026-07-28 to a server that offers it (server/discover) and a 2025
 // revision to the rest: a 2026 server's own requests then come back within the call that caused
 // them (calls/InputRelay.ts). `sessions` shares a 2025 server's session or opens one per host.
-const hubServer = (server: ServerPlan, onStderr: ((tail: string) => void) | undefined): HubServer => ({
+const hubServer = (
+  server: ServerPlan,
+  onStderr: ((tail: string, ended: { readonly stopped: boolean }) => void) | undefined
+): HubServer => ({
   sessions: server.sessions,
   maxSessions: server.maxSessions,
   protocol: server.protocol === "2026-07-28" ? { pin: "2026-07-28" } : server.protocol,
@@ -118,7 +121,7 @@ const hubServer = (server: ServerPlan, onStderr: ((tail: string) => void) | unde
 /** The hub's server configs for a plan; `stderrTo` (by server name) takes each stdio server's stderr instead of error messages. */
 export const hubServers = (
   plan: Plan,
-  stderrTo?: (serverId: string) => (tail: string) => void
+  stderrTo?: (serverId: string) => (tail: string, ended: { readonly stopped: boolean }) => void
 ): Record<string, HubServer> =>
   Object.fromEntries([...plan.servers].map(([name, server]) => [name, hubServer(server, stderrTo?.(name))]))
 
@@ -127,14 +130,20 @@ export const hubServers = (
  * the gateway is built in), through every configured redaction and the built-in detectors.
  */
 const stderrLogger = (redactions: () => ReadonlyArray<Redaction>) =>
-  Effect.map(Effect.context<never>(), (context) => (serverId: string) => (tail: string) => {
-    const text = redactText(tail, [...redactions(), ...detectAll()])
-    Effect.runForkWith(context)(
-      Effect.logWarning(`MCP server process ended; its stderr: ${text}`).pipe(
-        Effect.annotateLogs({ "interlock.server": serverId })
+  Effect.map(
+    Effect.context<never>(),
+    (context) => (serverId: string) => (tail: string, ended?: { stopped: boolean }) => {
+      const text = redactText(tail, [...redactions(), ...detectAll()])
+      // A process the gateway stopped (shutdown, Ctrl-C, a reload) is no news: its stderr is a debug line.
+      Effect.runForkWith(context)(
+        (ended?.stopped === true
+          ? Effect.logDebug(`MCP server process stopped; its stderr: ${text}`)
+          : Effect.logWarning(`MCP server process ended; its stderr: ${text}`)).pipe(
+            Effect.annotateLogs({ "interlock.server": serverId })
+          )
       )
-    )
-  })
+    }
+  )
 
 const make = (plan: Plan, held: { inForce?: ConfigInForce }) =>
   Effect.gen(function*() {
