@@ -46,7 +46,8 @@ const CALLS_PER_CLIENT = 100
 /** Extra node flags for the gateway processes, e.g. `BENCH_GATEWAY_NODE_FLAGS=--cpu-prof`. */
 const GATEWAY_FLAGS = (process.env.BENCH_GATEWAY_NODE_FLAGS ?? "").split(" ").filter((flag) => flag.length > 0)
 
-const freePort = (): Promise<number> =>
+/** A free TCP port on 127.0.0.1. */
+export const freePort = (): Promise<number> =>
   new Promise((resolve) => {
     const server = createServer()
     server.listen(0, "127.0.0.1", () => {
@@ -65,7 +66,8 @@ const canConnect = (port: number): Promise<boolean> =>
     socket.once("error", () => resolve(false))
   })
 
-const waitForPort = async (port: number, child: ChildProcess): Promise<void> => {
+/** Waits until `child` accepts connections on `port` (it fails if the child exits first). */
+export const waitForPort = async (port: number, child: ChildProcess): Promise<void> => {
   for (let i = 0; i < 300; i++) {
     if (child.exitCode !== null) throw new Error(`port ${port}: the process exited with ${child.exitCode}`)
     const ok = await canConnect(port)
