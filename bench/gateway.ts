@@ -1,30 +1,9 @@
 /**
- * `npm run bench -- gateway`: a host client (SDK 2) calls an echo tool in several setups, each
- * its own process on 127.0.0.1:
- * - `direct`: straight to the echo server over stdio: the baseline;
- * - `interlock-gateway`: through `interlock serve` over Streamable HTTP with a policy of several
- *   rules, the redaction detectors and the SQLite audit on (the headline case);
- * - `mcp-proxy`: through mcp-proxy from npm (Streamable HTTP), no policy;
- * and a breakdown of where the gateway's time goes:
- * - `sdk-http-echo`: the echo tool served by the bare SDK over its Streamable HTTP transport;
- * - `http-echo-floor`: the same on the gateway's own HTTP transport: the least any HTTP front can
- *   add with this host client (its HTTP client is most of it);
- * - `sdk-web-echo-effect`: the SDK's WebStandardStreamableHTTPServerTransport behind an effect/http
- *   route on NodeHttpServer, as the gateway's `/mcp` would serve it;
- * - `http-echo-effect`: the gateway's own transport behind the same effect/http route (the two
- *   compare the transports, and against `http-echo-floor` show what the router adds);
- * - `gateway-stdio`: the full gateway behind `--stdio` (no HTTP hop on the host side);
- * - `gateway-no-audit`: the full policy, audit disabled;
- * - `gateway-allow-all`: default allow, no rules, no redaction, audit on;
- * - `gateway-bare`: default allow, no rules, no redaction, no audit;
- * - `gateway-oauth`: the headline case with `listen.oauth`: each request carries an RS256 access
- *   token (JWT) that the gateway checks against a key set this process serves on loopback (the
- *   difference to `interlock-gateway` is the OAuth check's cost per request).
- * Sequential latency (harness medians, plus per-call p50/p99, plus the CPU time the serving
- * processes spent per call, which other load on the machine disturbs less than latency), then
- * throughput with 32 concurrent clients (one session each). For investigation, `BENCH_CASES=a,b`
- * runs some cases only (direct always runs; the result files then hold only those), and
- * `BENCH_GATEWAY_NODE_FLAGS="--cpu-prof --cpu-prof-dir=DIR"` profiles the gateway processes.
+ * `npm run bench -- gateway`: a host client calls an echo tool directly over stdio (the baseline),
+ * through `interlock serve` (policy, redaction, SQLite audit) over HTTP and stdio, through mcp-proxy,
+ * and in setups that break down the gateway's cost (SETUPS below): sequential latency, per-call
+ * p50/p99 and serving CPU, then throughput with 32 clients. `BENCH_CASES=a,b` runs some cases only;
+ * `BENCH_GATEWAY_NODE_FLAGS` passes node flags (e.g. `--cpu-prof`) to the gateway processes.
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
@@ -46,7 +25,8 @@ const CALLS_PER_CLIENT = 100
 /** Extra node flags for the gateway processes, e.g. `BENCH_GATEWAY_NODE_FLAGS=--cpu-prof`. */
 const GATEWAY_FLAGS = (process.env.BENCH_GATEWAY_NODE_FLAGS ?? "").split(" ").filter((flag) => flag.length > 0)
 
-const freePort = (): Promise<number> =>
+/** A free TCP port on 127.0.0.1. */
+export const freePort = (): Promise<number> =>
   new Promise((resolve) => {
     const server = createServer()
     server.listen(0, "127.0.0.1", () => {
@@ -65,7 +45,8 @@ const canConnect = (port: number): Promise<boolean> =>
     socket.once("error", () => resolve(false))
   })
 
-const waitForPort = async (port: number, child: ChildProcess): Promise<void> => {
+/** Waits until `child` accepts connections on `port` (it fails if the child exits first). */
+export const waitForPort = async (port: number, child: ChildProcess): Promise<void> => {
   for (let i = 0; i < 300; i++) {
     if (child.exitCode !== null) throw new Error(`port ${port}: the process exited with ${child.exitCode}`)
     const ok = await canConnect(port)

@@ -1,6 +1,6 @@
 /**
  * Claude Code's meta-tools: built-ins that only find, select or describe other tools (Claude Code
- * 2.1.332 loads MCP tools through `ToolSearch`, whose answer is tool references, not a call). The
+ * loads MCP tools through `ToolSearch`, whose answer is tool references, not a call). The
  * bridge governs them as listings, the way the gateway governs `tools/list`: the policy's default
  * does not apply to them (so `default: "deny"` still lets MCP tools be found), while a rule that
  * names one, a pre-hook and the tools they select still do (a found tool's calls are decided on

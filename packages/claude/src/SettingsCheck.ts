@@ -1,7 +1,7 @@
 /**
  * Checks a Claude Code settings.json for bridge hooks that could fail open: Claude Code lets a
  * tool run when its hook exits 1, is killed at its `timeout` or cannot start, unless the hook sets
- * `"onFailure": "block"` (honoured from Claude Code 2.1.295 on), and it never blocks on an async
+ * `"onFailure": "block"` (which older Claude Codes ignore: see the README), and it never blocks on an async
  * hook. `checkSettings` is pure: the caller reads the file and says which paths exist.
  */
 import { Exit, Schema } from "effect"

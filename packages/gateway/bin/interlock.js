@@ -1,25 +1,10 @@
 #!/usr/bin/env node
-// The published `interlock` CLI. Claude Code runs `interlock claude-hook` on every tool call, so
-// start-up is what this file is about. Each option below was measured against `node -e 0` in the
-// same run (`npm run bench -- startup`, bench/results/startup.json); what is here is what won:
-// 1. It checks the Node version before it loads anything, so an older Node prints one line.
-// 2. `--help` (or no argument) prints dist/bundle/help.txt, effect/cli's own help for every
-//    command, rendered by `npm run build`: no module is loaded (1.3x `node -e 0`).
-// 3. Any other command runs the bundle (`#cli`: dist/bundle/Cli.js, rolldown over dist/cli/Cli.js,
-//    minified). Each command is its own chunk, loaded when it runs; effect and the rest are
-//    inlined and tree-shaken, and `claude-hook [--config F]` and `check [--config F] [--no-connect]`
-//    skip effect/cli altogether (Cli.ts, DirectArgs.ts).
-//    The unbundled dist takes 2.3x as long for the same hook: loading effect's modules one by one.
-// 4. `module.enableCompileCache()` (Node >= 22.1) keeps V8's compiled code between runs; it saved
-//    0.6-0.9x of `node -e 0` on the hook, so it stays.
-// 5. `claude-hook --gateway URL` forwards the event to a running gateway (#claude-hook-forward:
-//    dist/cli/ClaudeHookForward.js, Node's http and nothing else) and denies (exit 2) when it does
-//    not answer in time.
-// 6. A config written as code (interlock.config.ts/.mts/.js, by --config or found in the working
-//    directory) imports @interlock/* and effect itself, from node_modules. Such a run loads the
-//    unbundled CLI (`#cli-modules`: dist/cli/Cli.js) instead, so that the config and the CLI share
-//    one copy of each package (one Verdict, one ToolResult, one Effect runtime).
-// `node --conditions=@interlock/source` (bin/interlock.ts, `npm start`) resolves both to the sources.
+// The published `interlock` CLI; Claude Code runs `interlock claude-hook` on every tool call, so
+// start-up matters (`npm run bench -- startup`). It checks the Node version before loading anything;
+// `--help` prints dist/bundle/help.txt; other commands run the bundle (#cli), each its own chunk;
+// `claude-hook --gateway URL` forwards to a running gateway (#claude-hook-forward); a config written
+// as code loads the unbundled CLI (#cli-modules) so config and CLI share one copy of each package.
+// The compile cache is on. The gateway README (start-up) has the measurements behind each choice.
 const MINIMUM = [22, 19]
 const current = process.versions.node.split(".").map(Number)
 if (current[0] < MINIMUM[0] || (current[0] === MINIMUM[0] && current[1] < MINIMUM[1])) {

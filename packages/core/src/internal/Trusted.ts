@@ -1,12 +1,9 @@
 /**
  * Construction of Schema class instances from fields that Interlock has already checked.
- *
- * `new Class(fields)` re-validates every field, and `new Class(fields, { disableChecks: true })`
- * still re-parses their structure (about 0.8 µs for a ToolCall, 3.7 µs for a receipt of ten hook
- * runs, against 0.1 µs here); the pipeline builds a call, a context and a receipt for every tool
- * call from values it has just validated itself, so it builds those instances as plain records on
- * the class's prototype. That is all a Schema class's constructor does once its input is parsed
- * (it assigns the fields), so the instance is the same as one from `new`.
+ * `new Class(fields)` re-validates every field, and `{ disableChecks: true }` still re-parses their
+ * structure; the pipeline builds a call, a context and a receipt per tool call from values it has
+ * just validated, so it builds them as plain records on the class's prototype. That is all a Schema
+ * class's constructor does once its input is parsed, so the instance is the same as one from `new`.
  */
 
 type Constructor<Self> = new(fields: any, options?: { readonly disableChecks?: boolean | undefined }) => Self

@@ -2,12 +2,8 @@
  * Telemetry: spans through Effect's tracer (one per call, one per hook) and metrics (hook runs by
  * event/hook/verdict, calls by outcome, latency histograms). Attributes name servers, tools, call
  * ids, events, hook ids and verdicts; never arguments, results, or what a hook raised.
- *
- * This is the hot path of every hook, so:
- * - spans are made directly from the fiber's tracer (`withSpan` captures a stack trace per span,
- *   about 10 µs here), and not at all under Effect's default native tracer, which exports nowhere;
- * - metric series are resolved once per hook and verdict (or per operation and outcome) and then
- *   updated in place, with no per-call key building.
+ * On the hot path: spans come from the fiber's tracer (not `withSpan`, which captures a stack),
+ * none under the default native tracer; metric series are resolved once, then updated in place.
  */
 import { Context, Exit, type Fiber, Metric, Option, References, Tracer } from "effect"
 

@@ -1,16 +1,10 @@
 /**
- * Group commit for the SQLite audit store. node:sqlite writes synchronously, so each commit costs
- * the event loop its fixed price (the WAL frame headers and checksums, the WAL and SHM locks), about
- * twice what the row itself costs; `npm run bench -- audit` measured a row begun and completed at
- * 112 µs alone and 30 µs with 32 calls in flight.
- * A write made while other calls are in flight waits for the end of the event loop's turn and
- * commits in one transaction with the writes the other calls made in that turn; a write with no
- * other call in flight commits at once, as it did without grouping. Either way the writer resumes
- * only once its COMMIT has returned: a write-ahead row is committed before its request is sent,
- * and a completion before its response. If anything in a group fails, the group is rolled back and
- * each of its writes runs again alone (autocommit), so a write that cannot be made fails its own
- * call only, exactly as without grouping. The wait cannot be interrupted: a write that was queued
- * is made, and its writer learns the outcome.
+ * Group commit for the SQLite audit store (node:sqlite commits synchronously, at a fixed price). A
+ * write made while other calls are in flight commits at the end of the event loop's turn, in one
+ * transaction with theirs; alone, it commits at once. The writer resumes only once its COMMIT has
+ * returned. A failed group is rolled back and each write runs again alone, so a write that cannot
+ * be made fails its own call only. A queued write cannot be interrupted: it is made, and its writer
+ * learns the outcome.
  */
 import { Effect } from "effect"
 import type { DatabaseSync } from "node:sqlite"

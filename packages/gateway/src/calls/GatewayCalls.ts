@@ -197,7 +197,7 @@ const clientOf = (assigns: Readonly<Record<string, unknown>> | undefined): strin
 }
 
 /**
- * Claude Code's tool_use_id from a tools/call's `_meta` (`claudecode/toolUseId`, as 2.1.332 sends it), when it
+ * Claude Code's tool_use_id from a tools/call's `_meta` (`claudecode/toolUseId`, as Claude Code sends it), when it
  * looks like one (letters, digits, `_` and `-`, at most 200): the client chooses it, so nothing else reaches the row.
  */
 export const hostToolUseId = (meta: Readonly<Record<string, unknown>> | undefined): string | undefined => {

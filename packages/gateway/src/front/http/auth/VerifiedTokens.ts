@@ -1,6 +1,6 @@
 /**
  * The access tokens already verified, so that a host's every request does not pay for a signature
- * check (~70 µs of CPU for RS256): a hit gives the principal the full check gave, while the token
+ * check (RS256 costs CPU): a hit gives the principal the full check gave, while the token
  * is within its `exp` (plus skew) and for at most {@link VERIFIED_TTL_MS} after it was checked (so
  * a key withdrawn from the issuer's key set stops counting within that). Only tokens that passed
  * are kept, so bad tokens cannot fill it; it is bounded by bytes, least recently used out first.

@@ -1,28 +1,10 @@
 /**
- * The server side of one Streamable HTTP session, written straight onto Node's request and
- * response. A POST of notifications or responses gets 202. A POST carrying one request is
- * answered with plain JSON when its response is the first thing to send; as soon as anything
- * comes first (progress, a log message, a request of the server's own, a keep-alive tick) the
- * answer becomes a server-sent-event stream that carries those and then the response. GET opens
- * the session's standalone event stream; DELETE ends the session. An empty batch is an Invalid
- * Request. A request the host gave up is settled here: its stream ends when the host cancels it
- * (notifications/cancelled), and when the host closes a POST before its answer (without
- * `resumable`, nothing could deliver the answer any more) the server is told the request is
- * cancelled, so that its call is cancelled downstream too. Statuses and error messages
- * are the SDK's Streamable HTTP server transport's; unlike it, no request or response is converted
- * to web streams, which cost more than the rest of the HTTP hop. Measured (`npm run bench --
- * gateway`, one run, an echo tool behind one effect/http `/mcp` route on NodeHttpServer): the SDK
- * 2.4 WebStandardStreamableHTTPServerTransport (`sdk-web-echo-effect`) p50 0.605 ms, 2686 calls/s
- * with 32 clients, 425 µs serving CPU a call; this transport (`http-echo-effect`) 0.397 ms,
- * 5612 calls/s, 241 µs. Its specification is test/conformance.test.ts (the SDK's conformance
- * suite) with test/http-session-transport.test.ts.
- *
- * With `resumable`, every answer to a request is an event stream that opens with a priming event
- * (an id, a retry field, no data) and gives each message an id; the session keeps its recent events
- * (EventLog), and a GET with Last-Event-ID replays what followed that id on its stream and then
- * carries the stream's remaining messages, such as the answer to a call whose POST the host lost.
- * Priming follows the session's negotiated protocol version (2025-11-25 or later), not the
- * MCP-Protocol-Version header of each request, which is only checked to be a supported version.
+ * The server side of one Streamable HTTP session, written straight onto Node's request and response
+ * (no web streams). A lone response goes as plain JSON unless something comes first, then the answer
+ * becomes an event stream; GET opens the standalone stream, DELETE ends the session; a POST the host
+ * closes early cancels its requests. With `resumable`, answers are event streams with ids kept in an
+ * EventLog, and a GET with Last-Event-ID replays them. Statuses and messages are the SDK transport's;
+ * the specification is test/conformance.test.ts with test/http-session-transport.test.ts.
  */
 import {
   isJsonContentType,
