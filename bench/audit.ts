@@ -16,7 +16,7 @@ import { AuditRecord, PENDING } from "../packages/gateway/src/audit/GatewayAudit
 import * as SqliteAuditStore from "../packages/gateway/src/audit/SqliteAuditStore.ts"
 import { GatewayCalls, type GatewayCallsShape } from "../packages/gateway/src/calls/GatewayCalls.ts"
 import { fromObject } from "../packages/gateway/src/config/ConfigLoader.ts"
-import { type Plan } from "../packages/gateway/src/config/Plan.ts"
+import type { Plan } from "../packages/gateway/src/config/Plan.ts"
 import { makePlan } from "../packages/gateway/src/runtime/PlanBuilder.ts"
 import { ApprovalQueue } from "../packages/gateway/src/state/ApprovalQueue.ts"
 import { StateSeal } from "../packages/gateway/src/state/StateSeal.ts"

@@ -108,18 +108,18 @@ export const renderSvg = (result: SuiteResult): string => {
   const barMax = width - label - 150
   const rowHeight = 26
   const height = 50 + rows.length * rowHeight
-  const escape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;")
+  const escapeXml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;")
   const bars = rows.map((row, i) => {
     const y = 40 + i * rowHeight
     const w = Math.max(1, (row.us / max) * barMax)
-    return `<text x="${label - 8}" y="${y + 14}" text-anchor="end">${escape(row.name)}</text>` +
+    return `<text x="${label - 8}" y="${y + 14}" text-anchor="end">${escapeXml(row.name)}</text>` +
       `<rect x="${label}" y="${y}" width="${w.toFixed(1)}" height="18" fill="${i === 0 ? "#888" : "#3b6fd4"}"/>` +
       `<text x="${label + w + 6}" y="${y + 14}">${row.us.toFixed(2)} µs · ${row.ratio.toFixed(2)}x</text>`
   })
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">` +
     `<rect width="100%" height="100%" fill="white"/>` +
     `<text x="10" y="22" font-size="15" font-weight="bold">${
-      escape(result.suite)
+      escapeXml(result.suite)
     }: µs per operation (ratio to baseline)</text>` +
     bars.join("") + `</svg>\n`
 }

@@ -10,7 +10,7 @@ import {
   Policy,
   type Receipt,
   ToolCalls,
-  ToolResult,
+  type ToolResult,
   ToolTransport,
   Verdict
 } from "@interlock/core"

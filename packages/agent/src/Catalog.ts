@@ -61,7 +61,7 @@ export const makeCatalog = (listed: ReadonlyArray<CoreTool>): Catalog => {
   const toolkit = (subset: ReadonlyArray<AgentTool>) => {
     let kit = kits.get(subset)
     if (kit === undefined) {
-      kit = Toolkit.make(...subset.map((tool) => aiTools.get(tool.name)!)) as Toolkit.Toolkit<
+      kit = Toolkit.make(...subset.flatMap((tool) => aiTools.get(tool.name) ?? [])) as Toolkit.Toolkit<
         Record<string, Tool.Any>
       >
       kits.set(subset, kit)

@@ -76,7 +76,7 @@ describe("beforeModel", () => {
       yield* runOn(server, "a long and secret prompt", {
         tools: [add],
         hooks: {
-          beforeModel: [({ messages, turn }) => {
+          beforeModel: [({ turn }) => {
             calls++
             return turn === 0
               ? AgentVerdict.rewrite({ messages: [{ role: "user", content: "short prompt" }] })

@@ -122,8 +122,11 @@ const toolAnswer = (input: ClaudeToolInput, options: BridgeOptions) =>
         const answer = permissionAnswer(g)
         // The policy asked: the PermissionRequest hooks are its approvers (core's Approvals), if any.
         const hooks = (options.agentHooks?.PermissionRequest ?? []).filter((hook) => hook.matches(input.tool_name))
-        if (answer.decision !== "ask" || hooks.length === 0) return { answer, receipt: g.receipt }
-        const approval = yield* approver(options.agentHooks!)({
+        const agentHooks = options.agentHooks
+        if (answer.decision !== "ask" || hooks.length === 0 || agentHooks === undefined) {
+          return { answer, receipt: g.receipt }
+        }
+        const approval = yield* approver(agentHooks)({
           call: g.original,
           ctx: new HookContext({
             client: "claude-code",

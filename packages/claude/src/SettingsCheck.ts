@@ -75,7 +75,7 @@ export const words = (command: string): ReadonlyArray<string> => {
 const flagValue = (argv: ReadonlyArray<string>, flag: string): string | undefined => {
   const index = argv.findIndex((word) => word === flag || word.startsWith(`${flag}=`))
   if (index < 0) return undefined
-  const word = argv[index]!
+  const word = argv[index]
   return word.includes("=") ? word.slice(flag.length + 1) : argv[index + 1]
 }
 
@@ -176,13 +176,13 @@ export const checkSettings = (value: unknown, exists: (file: string) => boolean)
   }
   const hooks = settings.hooks ?? {}
   for (const [event, groups] of Object.entries(hooks)) {
-    groups.forEach((group, g) =>
-      group.hooks.forEach((hook, h) => {
+    for (const [g, group] of groups.entries()) {
+      for (const [h, hook] of group.hooks.entries()) {
         if (hook.type === "command" && runsBridge(hook.command ?? "")) {
           found.push(...hookFindings(`hooks.${event}[${g}].hooks[${h}]`, hook, exists))
         }
-      })
-    )
+      }
+    }
   }
   for (const event of TOOL_EVENTS) {
     const bridged = (hooks[event] ?? []).filter((group) =>

@@ -119,7 +119,7 @@ const onHook = (
   )
 }
 
-const entry = (hook: CompiledClaudeHook, run: Function) => ({
+const entry = (hook: CompiledClaudeHook, run: (...args: Array<any>) => unknown) => ({
   match: "*",
   id: hook.id,
   ...(hook.timeoutMs === undefined || hook.async ? {} : { timeout: hook.timeoutMs }),

@@ -45,7 +45,7 @@ export * as Hook from "./Hook.ts"
 /** The bridge's own deadline below the hook's `timeout`: `deadlineMillis`, `parseTimeout`, `remaining`. */
 export * as HookDeadline from "./HookDeadline.ts"
 export { isMetaTool, listingPolicy, META_TOOLS } from "./MetaTools.ts"
-export { type Fallback, type PolicyOptions } from "./PolicyHooks.ts"
+export type { Fallback, PolicyOptions } from "./PolicyHooks.ts"
 export { read, type Reading } from "./Reading.ts"
 export * from "./ReturnValue.ts"
 /** `SettingsCheck.checkSettings(settings, exists)`: bridge hooks in a settings.json that could fail open. */

@@ -2,7 +2,14 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Denied, HookFailed, Interlock, NativeTool, Policy, ToolCalls, ToolTransport } from "@interlock/core"
 import { Effect, Fiber, Layer, Result, Schema } from "effect"
-import { ClaudeHookFailed, ClaudeHooks, type ClaudeHookSpec, type ClaudeInput, Hook, toWire } from "../src/index.ts"
+import {
+  type ClaudeHookFailed,
+  ClaudeHooks,
+  type ClaudeHookSpec,
+  type ClaudeInput,
+  Hook,
+  toWire
+} from "../src/index.ts"
 import { alive, goneSoon, scriptDir, waitForPid } from "./scripts.ts"
 
 const dir = scriptDir()

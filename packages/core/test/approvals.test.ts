@@ -5,7 +5,7 @@ import {
   type ApprovalAnswer,
   type ApprovalRequest,
   Approvals,
-  Denied,
+  type Denied,
   Interlock,
   Policy,
   ToolCalls

@@ -127,6 +127,6 @@ describe("the README", () => {
   it("shows the example test exactly as the suite runs it", () => {
     const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8")
     const example = readFileSync(new URL("./examples/policy.test.ts", import.meta.url), "utf8")
-    assert.include(readme, "```ts file=policy.test.ts\n" + example + "```\n")
+    assert.include(readme, `\`\`\`ts file=policy.test.ts\n${example}\`\`\`\n`)
   })
 })

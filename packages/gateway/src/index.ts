@@ -19,7 +19,7 @@ export {
   type RulePredicate
 } from "./config/ConfigLoader.ts"
 export { type ConfigInput, defineConfig, type RuleInput } from "./config/defineConfig.ts"
-export { type Plan } from "./config/Plan.ts"
+export type { Plan } from "./config/Plan.ts"
 export { readSecret } from "./config/Secrets.ts"
 export { type ArgsPredicate, compileArgConditions } from "./governance/ArgConditions.ts"
 export { DETECTORS } from "./governance/Detectors.ts"

@@ -53,7 +53,7 @@ const packagedChromium = async (): Promise<string> => {
 /** Whether `file` is an executable regular file (not absent, nor a device mounted over it). */
 const executable = (file: string) => {
   const stat = statSync(file, { throwIfNoEntry: false })
-  return stat !== undefined && stat.isFile() && (stat.mode & 0o111) !== 0
+  return stat?.isFile() === true && (stat.mode & 0o111) !== 0
 }
 
 /** The Chromium executable the tests launch. */

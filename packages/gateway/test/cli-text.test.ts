@@ -113,6 +113,7 @@ describe("text tables", () => {
       const lines = formatTable(rows.map(([a, b]) => [a, b, "END"]))
       const starts = new Set(lines.map((line) => line.length - "END".length))
       assert.isAtMost(starts.size, 1)
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for control characters
       for (const line of lines) assert.notMatch(line, /[\u0000-\u001f\u007f-\u009f]/)
       assert.strictEqual(cellText("a\u001b[31mred\n"), "a\\x1b[31mred\\n")
     }))

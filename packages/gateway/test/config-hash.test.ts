@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Canonical, HookContext, Policy, ToolCall } from "@interlock/core"
+import { type Canonical, HookContext, Policy, ToolCall } from "@interlock/core"
 import { Effect, Schema } from "effect"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -8,7 +8,7 @@ import { AuditStore } from "../src/audit/AuditStore.ts"
 import { GatewayCalls, UNROUTED } from "../src/calls/GatewayCalls.ts"
 import { configHash, versionOf } from "../src/config/ConfigHash.ts"
 import { loadConfig } from "../src/config/ConfigLoader.ts"
-import { type Plan } from "../src/config/Plan.ts"
+import type { Plan } from "../src/config/Plan.ts"
 import { planPolicyLayer } from "../src/governance/PolicyLayer.ts"
 import { makePlan } from "../src/runtime/PlanBuilder.ts"
 import { withGateway } from "./fixtures.ts"
@@ -47,7 +47,7 @@ describe("the config hash", () => {
       const json = record as { readonly [key: string]: Canonical.Json }
       assert.strictEqual(configHash(reordered(json) as typeof json, undefined), configHash(json, undefined))
       assert.strictEqual(configHash(structuredClone(json), text), configHash(json, text))
-      const changed = { ...json, ["extra-key"]: json["extra-key"] === 1 ? 2 : 1 }
+      const changed = { ...json, "extra-key": json["extra-key"] === 1 ? 2 : 1 }
       assert.notStrictEqual(configHash(changed, undefined), configHash(json, undefined))
       assert.match(configHash(json, undefined), /^[0-9a-f]{64}$/)
     }))

@@ -60,8 +60,8 @@ describe("config reload", () => {
   it.effect("the restart-only keys are the ones the README lists, and equal values in any key order are no change", () =>
     Effect.sync(() => {
       const readme = readFileSync(path.join(import.meta.dirname, "..", "README.md"), "utf8")
-      const restart = /\*\*Needs a restart\*\*[^]*?(?=\n- )/.exec(readme)?.[0] ?? ""
-      const reloads = /\*\*Applies on reload:\*\*[^]*?(?=\n- )/.exec(readme)?.[0] ?? ""
+      const restart = /\*\*Needs a restart\*\*[\s\S]*?(?=\n- )/.exec(readme)?.[0] ?? ""
+      const reloads = /\*\*Applies on reload:\*\*[\s\S]*?(?=\n- )/.exec(readme)?.[0] ?? ""
       for (const key of RESTART_ONLY) assert.include(restart, `\`${key}\``, key)
       for (const key of RELOADABLE) assert.include(reloads, `\`${key}\``, key)
       assert.isUndefined(

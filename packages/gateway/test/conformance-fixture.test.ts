@@ -104,7 +104,7 @@ describe("the conformance fixture by itself", () => {
         assert.isDefined(streamed.message.result?.content, streamed.raw)
         assert.notInclude(streamed.raw, "resultType")
         const listed = yield* modernPost(omitting.url, "tools/list", {})
-        assert.isAbove((listed.message.result?.tools as ReadonlyArray<unknown>).length, 10)
+        assert.isAbove((listed.message.result!.tools as ReadonlyArray<unknown>).length, 10)
         assert.notProperty(listed.message.result, "resultType")
         const asking = yield* modernPost(omitting.url, "tools/call", {
           name: "test_input_required_result_elicitation",

@@ -52,7 +52,7 @@ describe("console query parameters", () => {
     ) {
       assert.strictEqual(paramOf(query!), param, query)
     }
-    const error = parseStateQuery(new URLSearchParams("principal=" + "p".repeat(300)))
+    const error = parseStateQuery(new URLSearchParams(`principal=${"p".repeat(300)}`))
     assert.instanceOf(error, ConsoleInputError)
     assert.notInclude((error as ConsoleInputError).message, "ppp")
   })

@@ -313,6 +313,7 @@ describe("web console in headless Chromium", () => {
         assert.strictEqual(yield* run(() => page.textContent("#detail-approval")), "not asked")
         assert.include(yield* run(() => page.textContent("#detail-args")), "[REDACTED]")
         assert.include(yield* run(() => page.textContent("#detail-result")), "[REDACTED]")
+        // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText, the text a user sees
         assert.notInclude(yield* run(() => page.innerText("body")), "secret-42")
 
         // A pending approval counts down to its deadline (the approvals timeout after it was queued).

@@ -1,11 +1,11 @@
 /** Test fixtures: native tools standing in for a files server, and a plan over them. */
 import { NativeTool, ToolResult, ToolTransport } from "@interlock/core"
 import { Effect, Layer, Schema } from "effect"
-import { AuditStore } from "../src/audit/AuditStore.ts"
+import type { AuditStore } from "../src/audit/AuditStore.ts"
 import * as SqliteAuditStore from "../src/audit/SqliteAuditStore.ts"
 import { GatewayCalls } from "../src/calls/GatewayCalls.ts"
 import { fromObject } from "../src/config/ConfigLoader.ts"
-import { type Plan } from "../src/config/Plan.ts"
+import type { Plan } from "../src/config/Plan.ts"
 import { makePlan } from "../src/runtime/PlanBuilder.ts"
 import { ApprovalQueue } from "../src/state/ApprovalQueue.ts"
 import { StateSeal } from "../src/state/StateSeal.ts"

@@ -3,7 +3,7 @@
  * when that cannot be told: one host must never see what another host's call produced.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { type Client, type CreateMessageRequest } from "@modelcontextprotocol/client"
+import type { Client, CreateMessageRequest } from "@modelcontextprotocol/client"
 import { Effect, Schema } from "effect"
 import { attribute, type HostSession, type InFlightCall } from "../src/calls/HostSessions.ts"
 import { everythingServer, httpClient, startGateway } from "./e2e.ts"

@@ -369,7 +369,7 @@ const openStream = (url: string, headers: Record<string, string>, body: unknown)
     >((resolve, reject) => {
       const req = request(url, { method: "POST", headers }, (res) => {
         let text = ""
-        let wake = () => undefined as void
+        let wake: () => void = () => {}
         res.setEncoding("utf8")
         res.on("data", (chunk: string) => {
           text += chunk

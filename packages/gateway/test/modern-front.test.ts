@@ -209,7 +209,7 @@ describe("the 2026-07-28 front over HTTP", () => {
         )
         yield* Effect.promise(() => until("notifications/resources/updated"))
         assert.strictEqual(
-          (seen.find((n) => n.method === "notifications/resources/updated")?.params as { uri: string }).uri,
+          (seen.find((n) => n.method === "notifications/resources/updated")!.params as { uri: string }).uri,
           "test://watched-resource"
         )
         yield* Effect.promise(() => host.callTool({ name: "test_change_lists", arguments: {} }))
@@ -303,7 +303,7 @@ describe("the 2026-07-28 front over stdio", () => {
         yield* Effect.promise(() => client.callTool({ name: "test_change_lists", arguments: {} }))
         yield* Effect.promise(() => until("notifications/tools/list_changed"))
         assert.strictEqual(
-          (seen.find((n) => n.method === "notifications/resources/updated")?.params as { uri: string }).uri,
+          (seen.find((n) => n.method === "notifications/resources/updated")!.params as { uri: string }).uri,
           "test://watched-resource"
         )
         yield* Effect.promise(() => subscription.close())

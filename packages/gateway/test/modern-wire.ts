@@ -58,7 +58,7 @@ export const modernPost = (
       body: JSON.stringify({ jsonrpc: "2.0", ...message })
     })
     const text = await response.text()
-    let json: unknown = undefined
+    let json: unknown
     try {
       json = JSON.parse(text)
     } catch {

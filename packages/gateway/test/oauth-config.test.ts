@@ -3,7 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { ConfigError } from "@interlock/core"
 import { Effect } from "effect"
 import { fromObject } from "../src/config/ConfigLoader.ts"
-import { type Plan } from "../src/config/Plan.ts"
+import type { Plan } from "../src/config/Plan.ts"
 import { makePlan } from "../src/runtime/PlanBuilder.ts"
 
 const servers = { files: { command: "npx", args: ["x"] } }

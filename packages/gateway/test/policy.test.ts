@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Principal, Tool } from "@interlock/core"
+import { Principal, type Tool } from "@interlock/core"
 import { Effect, Fiber, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import { AuditStore } from "../src/audit/AuditStore.ts"

@@ -14,7 +14,9 @@ describe("resource routes", () => {
     ([uri, claims]) =>
       Effect.sync(() => {
         const routes = new ResourceRoutes(SERVERS)
-        SERVERS.forEach((id, at) => routes.listed(id, claims[at] ? [uri, `${uri}-other`] : [`${uri}-other`]))
+        for (const [at, id] of SERVERS.entries()) {
+          routes.listed(id, claims[at] ? [uri, `${uri}-other`] : [`${uri}-other`])
+        }
         const first = SERVERS.find((_id, at) => claims[at])
         assert.strictEqual(routes.route(uri), first)
       })

@@ -95,7 +95,7 @@ describe("gateway over Streamable HTTP, fronting real stdio servers", () => {
         "before"
       )
       yield* Effect.promise(() => client.callTool({ name: "mutate", arguments: {} }))
-      let denied: unknown = undefined
+      let denied: unknown
       for (let i = 0; i < 50; i++) {
         yield* Effect.promise(() => client.listTools())
         const result = yield* Effect.promise(() => client.callTool({ name: "echo", arguments: { text: "after" } }))

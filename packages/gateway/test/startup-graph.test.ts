@@ -78,7 +78,7 @@ const loadedBy = (
       timeout: 60_000,
       env: { ...process.env, NODE_OPTIONS: "", INTERLOCK_RECORD_MODULES: record }
     }, (error, stdout, stderr) => {
-      if (error !== null && error.killed) return reject(new Error(`claude-hook did not answer\n${stderr}`))
+      if (error?.killed) return reject(new Error(`claude-hook did not answer\n${stderr}`))
       resolve({ stdout, stderr, modules: readFileSync(record, "utf8").split("\n").filter((line) => line !== "") })
     })
     child.stdin?.end(EVENT)

@@ -48,12 +48,16 @@ const plannedCalls = (
 const planned = plannedCalls(process.env.MCP_CONFORMANCE_CONTEXT)
 
 const seen = { calls: 0, listings: 0 }
+const observe = (what: keyof typeof seen) => {
+  seen[what]++
+  return Verdict.continue
+}
 
 const governed = Interlock.layer({
   client: "interlock-conformance",
   hooks: {
-    preToolCall: [{ match: "*", id: "audit", kind: "observe", run: () => (seen.calls++, Verdict.continue) }],
-    toolsListed: [{ match: "*", id: "listing", kind: "observe", run: () => (seen.listings++, Verdict.continue) }]
+    preToolCall: [{ match: "*", id: "audit", kind: "observe", run: () => observe("calls") }],
+    toolsListed: [{ match: "*", id: "listing", kind: "observe", run: () => observe("listings") }]
   },
   policy: Policy.rules({ rules: [{ match: "*", decision: "allow" }] })
 }).pipe(

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Interlock, ToolCalls, type ToolTransport } from "@interlock/core"
 import { McpServer } from "@modelcontextprotocol/server"
 import { Effect, Layer } from "effect"
-import { Elicitation, McpHub, McpTransport, Roots, Sampling } from "../src/index.ts"
+import { Elicitation, type McpHub, McpTransport, Roots, Sampling } from "../src/index.ts"
 import { textResult } from "./fixtures/schema.ts"
 import { allowAll, EVERYTHING, NODE, noProcessLeft } from "./helpers.ts"
 

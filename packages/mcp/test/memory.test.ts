@@ -76,7 +76,7 @@ const makeServer = (log: { cancelled: Array<string>; progress: number }) => {
   return server
 }
 
-const setup = <const C extends HooksConfig = {}>(hooks?: C) => {
+const setup = <const C extends HooksConfig = Record<never, never>>(hooks?: C) => {
   const log = { cancelled: [] as Array<string>, progress: 0 }
   const transport = McpTransport.memory("mem", { server: () => makeServer(log) }, { tools: { deny: ["write-*"] } })
   const layer = Interlock.layer({ policy: allowAll, hooks }).pipe(Layer.provideMerge(transport))

@@ -103,8 +103,14 @@ export type HooksRequirements<C> = C extends CompiledHooks<infer R> ? R : {
 
 // The Schemas of a hooks config as written. In code an optional option may be given as undefined.
 
+/** A hooks config that names no event. */
+export type NoHooks = Record<never, never>
+
+/** A hook's function before its event's row says what it takes and answers. */
+export type AnyHookFunction = (...args: Array<any>) => unknown
+
 /** A hook's `run`: a function, or the tag of a service whose value is one. */
-export const HookFunction = Schema.declare((u: unknown): u is Function | Context.Key<any, any> =>
+export const HookFunction = Schema.declare((u: unknown): u is AnyHookFunction | Context.Key<any, any> =>
   Context.isKey(u) || typeof u === "function"
 )
 

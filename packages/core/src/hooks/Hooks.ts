@@ -8,7 +8,7 @@ import { describe } from "../internal/Describe.ts"
 import { ConfigError } from "../model/Errors.ts"
 import { toMillis } from "../model/Millis.ts"
 import { levelRank, type Matcher, matcherProblem } from "../policy/Matcher.ts"
-import { CompilableHooks, type HooksConfig, type HooksRequirements } from "./HookConfig.ts"
+import { type AnyHookFunction, CompilableHooks, type HooksConfig, type HooksRequirements } from "./HookConfig.ts"
 import { HOOK_EVENT_ROWS, HOOK_EVENTS, type HookEvent, isHookEvent } from "./HookEvent.ts"
 import type { HookKind } from "./VerdictDecoder.ts"
 
@@ -19,7 +19,7 @@ export interface CompiledHook {
   /** Position in the config, for error messages. */
   readonly index: number
   readonly matcher: Matcher
-  readonly run: Function | Context.Key<any, any>
+  readonly run: AnyHookFunction | Context.Key<any, any>
   /** The hook's own deadline in ms; undefined means the client's hookTimeout. */
   readonly timeoutMs: number | undefined
   readonly onError: "fail" | "ignore"
@@ -205,7 +205,7 @@ export const isEmpty = (hooks: CompiledHooks<unknown>): boolean =>
 
 /** A hook whose `run` is a function, ready for the runner. */
 export interface ResolvedHook extends CompiledHook {
-  readonly run: Function
+  readonly run: AnyHookFunction
 }
 
 /** The resolved hooks of a client, plus the services their Effects need. */
@@ -247,7 +247,7 @@ export const resolve = <const C extends HooksConfig>(
     for (const event of HOOK_EVENTS) {
       byEvent[event] = compiled.byEvent[event].map((hook): ResolvedHook =>
         Context.isKey(hook.run)
-          ? { ...hook, run: Context.getUnsafe(context, hook.run) as Function }
+          ? { ...hook, run: Context.getUnsafe(context, hook.run) as AnyHookFunction }
           : hook as ResolvedHook
       )
       for (const hook of byEvent[event]) {

@@ -8,7 +8,7 @@
 import { Exit, Schema } from "effect"
 import { isJsonObject } from "../model/Canonical.ts"
 import { Tool } from "../model/Tool.ts"
-import { type JsonObject, type ToolCall } from "../model/ToolCall.ts"
+import type { JsonObject, ToolCall } from "../model/ToolCall.ts"
 import { ToolResult } from "../model/ToolResult.ts"
 import { verdictKeys, verdictTags } from "./EventRegistry.ts"
 import { HOOK_EVENT_ROWS, type HookVerdictTag } from "./HookEvent.ts"

@@ -6,6 +6,7 @@
  */
 import { type Context, Effect, type Fiber, type Tracer } from "effect"
 import { type FailureRule, statusByTag } from "../hooks/EventRegistry.ts"
+import type { AnyHookFunction } from "../hooks/HookConfig.ts"
 import { HOOK_EVENT_ROWS, HOOK_EVENTS, type HookEvent } from "../hooks/HookEvent.ts"
 import {
   type Fibers,
@@ -38,7 +39,7 @@ export const STOP = Symbol.for("@interlock/core/HookChain/STOP")
 /** How to call the hooks of one event over a state, and what their verdicts are decoded against. */
 export interface HookCall<S> {
   /** Calls a hook function with the event's arguments (no argument array is built). */
-  readonly call: (run: Function, state: S, hook: ResolvedHook) => unknown
+  readonly call: (run: AnyHookFunction, state: S, hook: ResolvedHook) => unknown
   /** What a verdict is decoded against; built only when a hook answers something other than Continue. */
   readonly input: (state: S, hook: ResolvedHook) => DecodeInput
 }

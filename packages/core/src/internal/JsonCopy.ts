@@ -58,7 +58,9 @@ export const copyStrictJsonObject = (root: unknown): { readonly [key: string]: J
   if (first === "not JSON") return first
   // The common case on the hot path: primitives only, no stack.
   if (first.values.every(isPrimitiveJson)) {
-    for (let i = 0; i < first.values.length; i++) put(first.target, first.keys![i], first.values[i])
+    for (let i = 0; i < first.values.length; i++) {
+      put(first.target, (first.keys as ReadonlyArray<string>)[i], first.values[i])
+    }
     return first.target as { readonly [key: string]: Json }
   }
   const active = new Set<object>([root])

@@ -8,7 +8,7 @@
  *   const client = Interlock.client({ hooks, policy, transport: transportLayer })
  */
 import { type Duration, Effect, Layer, Result } from "effect"
-import type { HooksConfig, HooksRequirements } from "../hooks/HookConfig.ts"
+import type { HooksConfig, HooksRequirements, NoHooks } from "../hooks/HookConfig.ts"
 import { Hooks } from "../hooks/Hooks.ts"
 import * as CallProgram from "../internal/CallProgram.ts"
 import { type ClientState, makeContextCache } from "../internal/ClientState.ts"
@@ -154,7 +154,7 @@ export function layer<const C extends HooksConfig, PE = never, PR = never, AE = 
 ): Layer.Layer<ToolCalls, ConfigError | PE | AE, ToolTransport | HooksRequirements<C> | PR | AR>
 /** ToolCalls with no hooks: the policy and approvals alone. */
 export function layer<PE = never, PR = never, AE = never, AR = never>(
-  options: Options<{}, PE, PR, AE, AR>
+  options: Options<NoHooks, PE, PR, AE, AR>
 ): Layer.Layer<ToolCalls, ConfigError | PE | AE, ToolTransport | PR | AR>
 // Overloads rather than a defaulted type parameter: a default for C would become the contextual
 // type of the hook functions and cost them their inferred parameter types.
@@ -192,7 +192,7 @@ export function client<const C extends HooksConfig, PE = never, AE = never, TE =
 ): PromiseClient.InterlockClient
 /** A Promise client with no hooks: the policy and approvals alone. */
 export function client<PE = never, AE = never, TE = never>(
-  options: ClientOptions<{}, PE, AE, TE> & { readonly hooks?: undefined }
+  options: ClientOptions<NoHooks, PE, AE, TE> & { readonly hooks?: undefined }
 ): PromiseClient.InterlockClient
 export function client(options: ClientOptions<HooksConfig, unknown, unknown, unknown>): PromiseClient.InterlockClient {
   // An app without a type checker may pass anything: name the option that is not a Layer.

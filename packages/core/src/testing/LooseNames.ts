@@ -25,13 +25,13 @@ const fullWidth = (char: string): string => String.fromCharCode(char.charCodeAt(
  */
 const respell = (char: string, spelling: number): string => {
   const index = SEPARATORS.indexOf(char)
-  if (index >= 0 && spelling >= 4) return SEPARATORS[(index + spelling - 3) % SEPARATORS.length]!
+  if (index >= 0 && spelling >= 4) return SEPARATORS[(index + spelling - 3) % SEPARATORS.length]
   if (!isAsciiPrintable(char)) return char
   const cased = spelling % 2 === 1 && isAsciiLetter(char)
     ? (char === char.toUpperCase() ? char.toLowerCase() : char.toUpperCase())
     : char
   if (spelling === 2 || spelling === 3) return fullWidth(cased)
-  if (spelling >= 4) return IGNORABLES[spelling - 4]! + char
+  if (spelling >= 4) return IGNORABLES[spelling - 4] + char
   return cased
 }
 
@@ -39,7 +39,7 @@ const respell = (char: string, spelling: number): string => {
 const spell = (name: string, spellings: ReadonlyArray<number>): string => {
   const chars = Array.from(name)
   const body = chars.map((char, i) => respell(char, spellings[i] ?? 0)).join("")
-  const pad = (i: number) => SPACES[(spellings[chars.length + i] ?? 0) % SPACES.length]!
+  const pad = (i: number) => SPACES[(spellings[chars.length + i] ?? 0) % SPACES.length]
   return `${pad(0)}${body}${pad(1)}`
 }
 

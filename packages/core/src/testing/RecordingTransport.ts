@@ -36,14 +36,20 @@ export class RecordingTransport
       Effect.map(Effect.service(ToolTransport), (inner) =>
         ToolTransport.of({
           ...inner,
-          callTool: (call, options) => Effect.suspend(() => (log.push(call), inner.callTool(call, options)))
+          callTool: (call, options) =>
+            Effect.suspend(() => {
+              log.push(call)
+              return inner.callTool(call, options)
+            })
         }))
     ).pipe(Layer.provide(transport))
     const self: Recording<E, R> = {
       get calls() {
         return log.slice()
       },
-      clear: () => void (log.length = 0),
+      clear: () => {
+        log.length = 0
+      },
       layer: Layer.merge(recorded, Layer.sync(RecordingTransport, () => self))
     }
     return self

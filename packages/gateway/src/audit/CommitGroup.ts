@@ -64,11 +64,17 @@ export const commitGroup = (db: DatabaseSync): CommitGroup => {
       commit.run()
       return resumes
     })
-    if (made.ok) return made.value.forEach((resume) => resume())
+    if (made.ok) {
+      for (const resume of made.value) resume()
+      return
+    }
     // Something in the group failed: nothing of it is kept, and each write is made alone.
     if (inTransaction()) attempt(() => db.exec("ROLLBACK"))
     // A transaction still open would hold the retries uncommitted: then every write of the group fails.
-    if (inTransaction()) return group.forEach((queued) => queued.failed())
+    if (inTransaction()) {
+      for (const queued of group) queued.failed()
+      return
+    }
     group.forEach(alone)
   }
 

@@ -7,7 +7,7 @@
  * those of the SQLite store (AuditRows), so both give the same answers for the same rows.
  */
 import { PgClient } from "@effect/sql-pg"
-import { Duration, Effect, Layer, Redacted, type Scope } from "effect"
+import { Duration, Effect, Layer, type Redacted, type Scope } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import type { SqlError } from "effect/sql/SqlError"
 import {

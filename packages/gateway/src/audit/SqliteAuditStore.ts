@@ -88,9 +88,9 @@ export const open = (file: string): AuditStoreShape & { readonly close: () => vo
       Effect.ensuring(
         group.write(() => void complete.run(...completeParams(row, id)), () =>
           open <= 1, writeError("the row could not be completed")),
-        Effect.sync(() =>
-          void (open = Math.max(0, open - 1))
-        )
+        Effect.sync(() => {
+          open = Math.max(0, open - 1)
+        })
       ),
     query: (query) =>
       Effect.try({

@@ -51,7 +51,7 @@ export const commandsFor = (args: ReadonlyArray<string>): ReadonlyArray<CommandN
 }
 
 /** A flag's value as effect/cli gives it to a command: Some(value), or None when not given. */
-const valueOf = (given: string | true | undefined): Option.Option<string> =>
+const flagValueOf = (given: string | true | undefined): Option.Option<string> =>
   Option.fromUndefinedOr(typeof given === "string" ? given : undefined)
 
 /**
@@ -62,7 +62,7 @@ export const directClaudeHook = (
   args: ReadonlyArray<string>
 ): { readonly config: Option.Option<string>; readonly timeout: Option.Option<string> } | undefined => {
   const given = directArgs(args, "claude-hook")
-  return given === undefined ? undefined : { config: valueOf(given.config), timeout: valueOf(given.timeout) }
+  return given === undefined ? undefined : { config: flagValueOf(given.config), timeout: flagValueOf(given.timeout) }
 }
 
 /** The config and connect flag of a plain `check [--config F] [--no-connect]`; undefined for any other arguments. */
@@ -72,7 +72,7 @@ export const directCheck = (
   const given = directArgs(args, "check")
   return given === undefined
     ? undefined
-    : { config: valueOf(given.config), connect: given.noConnect === undefined }
+    : { config: flagValueOf(given.config), connect: given.noConnect === undefined }
 }
 
 /**

@@ -7,7 +7,7 @@
  * stderr and exits 2. It imports no effect/cli, so that Cli.ts can run it directly.
  */
 import { ConfigError } from "@interlock/core"
-import { Cause, Effect, Option } from "effect"
+import { Cause, Effect, type Option } from "effect"
 import { once } from "node:events"
 import { compileRedactions, type Redaction, redactionsFor } from "../governance/Redactor.ts"
 import { streamRedactor } from "../governance/RedactStream.ts"

@@ -4,7 +4,7 @@ import { Effect, Option } from "effect"
 import { existsSync } from "node:fs"
 import * as path from "node:path"
 import { CONFIG_NAMES, loadConfig, type LoadedConfig } from "../config/ConfigLoader.ts"
-import { type Plan } from "../config/Plan.ts"
+import type { Plan } from "../config/Plan.ts"
 import { makePlan, type PlanOptions } from "../runtime/PlanBuilder.ts"
 
 /** The config file: the given one, or the first interlock.config.* in the working directory. */

@@ -14,6 +14,7 @@ export interface Column {
 export const MAX_CELL = 48
 
 // C0 controls, DEL and C1 controls (which include the CSI that starts an ANSI sequence).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is its purpose
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g
 
 /** A cell as printed: control characters escaped (`\x1b`, `\n`). */

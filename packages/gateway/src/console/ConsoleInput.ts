@@ -6,7 +6,7 @@
  * quoting its value); parseStateQuery and parseAnswer decode as the API does.
  */
 import { CallOutcome } from "@interlock/core"
-import { Exit, Schema, SchemaIssue, SchemaTransformation } from "effect"
+import { Exit, Schema, type SchemaIssue, SchemaTransformation } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiSchema } from "effect/http-api"
 import { type AuditRecord, shownOutcome } from "../audit/GatewayAuditRecord.ts"

@@ -29,7 +29,7 @@ export interface Series {
 export const percentile = (sorted: ReadonlyArray<number>, p: number): number | null =>
   sorted.length === 0
     ? null
-    : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!
+    : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]
 
 const NO_LATENCY: ReadonlySet<string> = new Set(["pending", "refused"])
 
@@ -42,14 +42,14 @@ export const seriesOf = (rows: ReadonlyArray<AuditRecord>, now: number, minutes:
   for (const row of rows) {
     const index = Math.floor((row.time - first) / bucketMs)
     if (index < 0 || index >= minutes) continue
-    const count = counts[index]!
+    const count = counts[index]
     const outcome = shownOutcome(row)
     count.set(outcome, (count.get(outcome) ?? 0) + 1)
     outcomes.add(outcome)
-    if (!NO_LATENCY.has(row.outcome)) latencies[index]!.push(row.durationMs)
+    if (!NO_LATENCY.has(row.outcome)) latencies[index].push(row.durationMs)
   }
   const buckets = counts.map((count, index) => {
-    const sorted = latencies[index]!.sort((a, b) => a - b)
+    const sorted = latencies[index].sort((a, b) => a - b)
     return {
       start: first + index * bucketMs,
       counts: Object.fromEntries(count),

@@ -95,7 +95,7 @@ const walk = (
   let current = start
   let hops = 0
   while (queue.length > 0) {
-    const segment = queue.shift()!
+    const segment = queue.shift() ?? ""
     if (segment === "" || segment === ".") continue
     if (segment === "..") {
       current = p.dirname(current)

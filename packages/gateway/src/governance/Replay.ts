@@ -8,7 +8,7 @@
  * the candidate is compared with the baseline instead of the recorded decision (JSON rules against
  * a Cedar policy, or one Cedar policy against another).
  */
-import { ConfigError, HookContext, Policy, type PolicyDecision, Principal, ToolCall } from "@interlock/core"
+import { type ConfigError, HookContext, Policy, type PolicyDecision, Principal, ToolCall } from "@interlock/core"
 import { Effect } from "effect"
 import type { AuditRecord } from "../audit/GatewayAuditRecord.ts"
 import { isOperationRow } from "../audit/OperationRows.ts"

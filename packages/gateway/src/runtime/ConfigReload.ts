@@ -19,7 +19,7 @@ import { Effect } from "effect"
 import type { GatewayConfig } from "../config/Config.ts"
 import { versionOf } from "../config/ConfigHash.ts"
 import { loadConfig } from "../config/ConfigLoader.ts"
-import { type Plan } from "../config/Plan.ts"
+import type { Plan } from "../config/Plan.ts"
 import { makePlan, type PlanOptions } from "./PlanBuilder.ts"
 
 /** The top-level config keys a reload cannot change (the gateway must be restarted for them). */

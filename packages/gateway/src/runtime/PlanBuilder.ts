@@ -165,7 +165,7 @@ const resolveListen = (
   const publicHost = publicUrl === undefined ? [] : [new URL(publicUrl).hostname]
   const hosts = [...new Set([...bindNames(address.host), ...publicHost])]
   const origins = listen.allowedOrigins?.map(parseOrigin)
-  const badOrigin = origins?.findIndex((origin) => origin === undefined) ?? -1
+  const badOrigin = origins?.indexOf(undefined) ?? -1
   if (badOrigin >= 0) {
     return new ConfigError({
       path: `listen.allowedOrigins[${badOrigin}]`,

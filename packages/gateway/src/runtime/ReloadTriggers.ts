@@ -75,7 +75,10 @@ const fileChanges = (files: ReadonlyArray<string>): Stream.Stream<void> =>
           }
         })
       }),
-      (watchers) => Effect.sync(() => watchers.forEach((watcher) => watcher.close()))
+      (watchers) =>
+        Effect.sync(() => {
+          for (const watcher of watchers) watcher.close()
+        })
     ), { bufferSize: 1, strategy: "sliding" })
 
 const logOutcome = (outcome: ReloadOutcome, file: string) => {

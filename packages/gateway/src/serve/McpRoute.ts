@@ -46,7 +46,7 @@ const serve = async (
 ) => {
   const { gateway, sessions } = options
   const sessionId = req.headers["mcp-session-id"]
-  let parsed: unknown = undefined
+  let parsed: unknown
   if (req.method === "POST") {
     options.track(res)
     const body = await readBody(req, MAX_BODY_BYTES)

@@ -144,7 +144,11 @@ describe("the 2026-07-28 front's guard and principals", () => {
 
         // Bob opens as many streams as a principal may; one more is refused, and alice can still listen.
         const opened: Array<AbortController> = []
-        yield* Effect.addFinalizer(() => Effect.sync(() => opened.forEach((c) => c.abort())))
+        yield* Effect.addFinalizer(() =>
+          Effect.sync(() => {
+            for (const c of opened) c.abort()
+          })
+        )
         const listen = (headers: Record<string, string>) =>
           Effect.promise(async () => {
             const controller = new AbortController()

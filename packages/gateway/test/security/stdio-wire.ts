@@ -72,7 +72,7 @@ export const rawStdioGateway = (
     )
     const lines: Array<string> = []
     let stderr = ""
-    let exited: string | undefined = undefined
+    let exited: string | undefined
     const waiters = new Set<() => void>()
     const wake = () => {
       for (const waiter of waiters) waiter()

@@ -43,14 +43,14 @@ describe("stdio front: stdout carries only JSON-RPC", () => {
       Effect.gen(function*() {
         const gateway = yield* toolsOnlyGateway()
         const methods = ["resources/list", "resources/templates/list", "prompts/list", "tools/list"]
-        methods.forEach((method, index) => gateway.send(request(`list-${index}`, method)))
+        for (const [index, method] of methods.entries()) gateway.send(request(`list-${index}`, method))
         const replies = yield* Effect.promise(() =>
           Promise.all(methods.map((_, index) => gateway.reply(`list-${index}`)))
         )
         assert.deepStrictEqual(replies.slice(0, 3).map((reply) => reply.result), [{ resources: [] }, {
           resourceTemplates: []
         }, { prompts: [] }])
-        assert.deepStrictEqual((replies[3].result?.tools as Array<{ name: string }>).map((tool) => tool.name), ["echo"])
+        assert.deepStrictEqual((replies[3].result!.tools as Array<{ name: string }>).map((tool) => tool.name), ["echo"])
         assertOnlyJsonRpc(gateway)
         // The hub no longer asks a server for lists it does not advertise, so the SDK prints nothing anywhere.
         assert.notInclude(gateway.lines().join("\n") + gateway.stderr(), "does not advertise")
