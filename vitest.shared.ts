@@ -1,4 +1,5 @@
 /** Settings every package's Vitest project shares: run the workspace packages from their sources. */
+import { availableParallelism } from "node:os"
 import { defaultClientConditions, defaultServerConditions } from "vite"
 
 /** The export condition under which each package's `exports` point at its `.ts` sources. */
@@ -16,5 +17,14 @@ export const sourceConditions = {
       conditions: [SOURCE_CONDITION, ...defaultServerConditions.filter((condition) => condition !== "module")]
     }
   },
-  test: { env: { NODE_OPTIONS: `--conditions=${SOURCE_CONDITION}` } }
+  test: {
+    env: { NODE_OPTIONS: `--conditions=${SOURCE_CONDITION}` },
+    // Per project: a project does not inherit the root's maxWorkers, and its own default is one fewer than the
+    // cores (one worker, so one file at a time, on two cores). Most files wait on child processes and sockets.
+    maxWorkers: availableParallelism() + 1,
+    // Files share the cores, so a CPU-bound test (a property over thousands of inputs) may take several times its
+    // time alone. A test that needs longer still says so itself.
+    testTimeout: 30_000,
+    hookTimeout: 30_000
+  }
 }
