@@ -1,8 +1,7 @@
 /**
- * The agent: a language model proposes tool calls, and Interlock runs each one through core's
- * pipeline (hooks, policy, approvals, receipts). `Agent.make` builds a reusable agent in a scope;
- * `Agent.run` is the one-shot form.
- *
+ * The agent: a language model proposes tool calls, and Interlock runs each one through core's pipeline
+ * (hooks, policy, approvals, receipts). `Agent.make` builds a reusable agent in a scope; `Agent.run` is the
+ * one-shot form:
  *   const result = yield* Agent.run("What is 1 + 1?", { tools: [add], policy: Policy.allowAll, model })
  */
 import {

@@ -1,10 +1,8 @@
 /**
- * Runs the model-level hooks of one event, one at a time, through core's HookRunner: a hook that
- * answers with an Effect runs in its own fiber beside the run (interrupted with it, so none is left
- * behind) under its deadline (Clock-driven, so TestClock controls it); at the deadline the fiber is
- * interrupted and waited for a short grace. A throw, a rejection, a failed or defective Effect, a
- * self-interruption, a missed deadline or a return outside the event's verdicts is a failure,
- * recorded by kind only. What a hook raised goes nowhere.
+ * Runs the model-level hooks of one event, one at a time, through core's HookRunner: an Effect hook runs in its
+ * own fiber beside the run, interrupted at its Clock-driven deadline and waited for a short grace. A throw, a
+ * rejection, a failed Effect, a self-interruption, a missed deadline or a return outside the event's verdicts is a
+ * failure, recorded by kind only; what a hook raised goes nowhere.
  */
 import { FailureKind, HookRunner, statusByTag, statusesOf } from "@interlock/core"
 import { Clock, Effect, Schema } from "effect"

@@ -1,9 +1,8 @@
 /**
- * The agent's metric stream: one event per model request (llm), per tool call (tool) and per run
- * (run). It is observe-only: sinks get frozen events, a sink that throws is ignored, and nothing a
- * sink does can change the run. `Metrics.collector()` keeps the events and counts them in Effect's
- * metrics (a registry of its own), which `effect/observability`'s PrometheusMetrics renders as text.
- * Events carry names, counts and durations; never prompts, arguments or results.
+ * The agent's metric stream: one event per model request (llm), tool call (tool) and run (run). Observe-only:
+ * sinks get frozen events, a sink that throws is ignored. `Metrics.collector()` keeps the events and counts them
+ * in Effect's metrics, which PrometheusMetrics renders. Events carry names, counts and durations; never prompts,
+ * arguments or results.
  */
 import { Context, Effect, Metric, PubSub, Stream } from "effect"
 import { PrometheusMetrics } from "effect/observability"

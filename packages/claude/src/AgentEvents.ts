@@ -1,13 +1,8 @@
 /**
- * Claude-style hooks on the agent-level events (UserPromptSubmit, Stop, SubagentStart,
- * SubagentStop, PreCompact, Notification), as plain functions with typed outcomes, for an agent
- * loop and for the bridge. Inputs use Claude's field names.
- *
- * - halt (`continue: false`) stops the run;
- * - block refuses the prompt (UserPromptSubmit) or the action; on Stop and SubagentStop it keeps
- *   the agent going with the reason;
- * - `additionalContext` and `customInstructions` are collected, in hook order;
- * - a hook that fails, times out or returns junk ends with Failed, which callers treat closed.
+ * Claude-style hooks on the agent-level events (UserPromptSubmit, Stop, SubagentStart, SubagentStop, PreCompact,
+ * Notification), as plain functions with typed outcomes, for an agent loop and for the bridge. Inputs use Claude's
+ * field names. Halt stops the run; block refuses the prompt or the action (on Stop and SubagentStop it keeps the
+ * agent going); a hook that fails is Failed, which callers treat closed.
  */
 import { defineEvents, eventNames, verdictSchema, type VerdictTypeOf } from "@interlock/core"
 import { Effect, Schema } from "effect"
@@ -119,7 +114,8 @@ const joined = (parts: ReadonlyArray<string | undefined>): string | undefined =>
 
 /**
  * Runs the hooks of an agent-level event that match its input, one at a time. Halt and failure
- * end the run at once; the first block decides unless a later hook halts. Never fails.
+ * end the run at once; the first block decides unless a later hook halts; `additionalContext` and
+ * `customInstructions` are collected in hook order. Never fails.
  */
 export const runAgentEvent = (
   hooks: CompiledClaudeHooks,

@@ -1,14 +1,8 @@
 /**
- * The bridge: what `interlock claude-hook --config F` does with one event. Claude Code runs it as
- * a command hook; it reads one event (stdin), runs Interlock's hooks and policy (the services in
- * context, from the same config as the gateway) and answers in Claude Code's format. Every
- * decision is recorded in the AuditSink.
- *
- * It never exits 1, which Claude Code reads as "no opinion" and lets the tool run. An event of a
- * known kind answers in JSON (exit 0), closed (deny, block, halt) whenever anything fails: a bad
- * field, a hook or the policy failing, a defect, the deadline passing; never allow. Input that is
- * no event at all (not JSON, not an object, an unknown event) exits 2, Claude Code's blocking exit,
- * with one line on stderr. An allow whose audit row cannot be written becomes a deny.
+ * The bridge: what `interlock claude-hook --config F` does with one event on stdin: Interlock's hooks and policy
+ * (from the gateway's config) decide, every decision is audited, and the answer is in Claude Code's format. It
+ * never exits 1 (Claude Code lets the tool run): a known event answers in JSON, closed whenever anything fails (an
+ * allow whose audit row fails too); input that is no event exits 2.
  */
 import {
   ANSWERED,

@@ -1,10 +1,8 @@
 /**
- * How the bridge answers the agent-level events, and the closed answer of every event.
- *
- * - UserPromptSubmit: block with the reason; a failed hook blocks too.
- * - Stop and SubagentStop: block (keep the agent going) with the reason; halt stops the run; a
- *   failed hook halts (it neither lets the agent go on unchecked nor loops).
- * - SubagentStart, Notification: context only; PreCompact: custom instructions, or block.
+ * How the bridge answers the agent-level events, and the closed answer of every event. UserPromptSubmit blocks
+ * with the reason, as does a failed hook; Stop and SubagentStop block to keep the agent going, and a halt or a
+ * failed hook stops the run (it neither goes on unchecked nor loops); SubagentStart and Notification give context
+ * only; PreCompact gives custom instructions, or blocks.
  */
 import type { AgentEventInput, AgentOutcome } from "./AgentEvents.ts"
 import type { Answer } from "./BridgeAnswers.ts"

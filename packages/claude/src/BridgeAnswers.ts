@@ -1,19 +1,6 @@
 /**
- * How the bridge answers Claude Code for the tool events, from what Interlock's program did:
- *
- * - PreToolUse: allow only when a policy rule allowed explicitly (a decision naming its rule); a
- *   deny (rule, hook, hook failure, tools filter) denies with its reason; an Ask asks; with no
- *   rule the answer is `{}` (no opinion). When hooks rewrote the input, `updatedInput` carries it,
- *   and without an explicit allow the user is asked to confirm the rewritten input; the bridge's own
- *   last rewrite alone (Bash through the redaction filter) goes without a decision. A hook that
- *   halted the run gives `continue: false`.
- * - PermissionRequest: an explicit allow or a deny answers the prompt; an Ask goes to the
- *   PermissionRequest hooks when there are any (they approve or refuse, as core's Approvals do);
- *   anything else leaves it to the user.
- * - PostToolUse: a replaced result goes back as `updatedMCPToolOutput` (MCP tools); a built-in's
- *   output cannot be replaced, so it is blocked with the replacement as context. A withheld
- *   result (a post-hook failed) is redacted the same way. Hooks' context becomes `additionalContext`.
- * - PostToolUseFailure: a recovered error becomes `additionalContext`.
+ * How the bridge answers Claude Code for the tool events, from what Interlock's program did: one function per
+ * event (each says its rules). An allow comes only from a policy rule that allowed explicitly.
  */
 import {
   type ApprovalAnswer,
@@ -70,7 +57,12 @@ const refusal = (error: CallError | undefined): { reason: string; rule?: string 
 
 const sameJson = (a: unknown, b: unknown): boolean => Canonical.canonicalJson(a) === Canonical.canonicalJson(b)
 
-/** PreToolUse's answer. */
+/**
+ * PreToolUse's answer: allow only when a policy rule allowed explicitly (a decision naming its rule), a deny with
+ * its reason, an Ask asks, and no rule is `{}` (no opinion). A rewritten input goes in `updatedInput`, confirmed
+ * by the user without an explicit allow (the bridge's own last rewrite alone needs no decision); a halt gives
+ * `continue: false`.
+ */
 export const preAnswer = (g: Governed): Answer => {
   const error = g.error
   if (Exit.isSuccess(g.exit) && g.receipt?.outcome === "halted") {
@@ -200,7 +192,10 @@ export const preAnswer = (g: Governed): Answer => {
   }
 }
 
-/** PermissionRequest's answer, from the same stage as PreToolUse's. */
+/**
+ * PermissionRequest's answer, from the same stage as PreToolUse's: an explicit allow or a deny answers the
+ * prompt; an Ask goes to the PermissionRequest hooks when there are any; anything else leaves it to the user.
+ */
 export const permissionAnswer = (g: Governed): Answer => {
   const pre = preAnswer(g)
   if (pre.decision === "allow") {
@@ -250,7 +245,11 @@ export const approvalAnswer = (g: Governed, asked: Answer, approval: ApprovalAns
   }
 }
 
-/** PostToolUse's answer. `response` is the tool_response Claude Code sent, to keep its shape. */
+/**
+ * PostToolUse's answer. `response` is the tool_response Claude Code sent, to keep its shape. A replaced or
+ * withheld result goes back as `updatedMCPToolOutput` (MCP tools); a built-in's output cannot be replaced, so it
+ * is blocked with the replacement as context. Hooks' context becomes `additionalContext`.
+ */
 export const postAnswer = (g: Governed, original: ToolResult, response: Json | undefined): Answer => {
   const mcp = g.tool.serverId !== CLAUDE_SERVER
   const final: ToolResult | undefined = Exit.isSuccess(g.exit) ? g.exit.value : undefined
@@ -305,7 +304,7 @@ export const postAnswer = (g: Governed, original: ToolResult, response: Json | u
   }
 }
 
-/** PostToolUseFailure's answer. */
+/** PostToolUseFailure's answer: a recovered error becomes `additionalContext`. */
 export const failureAnswer = (g: Governed): Answer => {
   if (Exit.isSuccess(g.exit) && g.receipt?.outcome === "recovered") {
     const text = g.exit.value.text

@@ -1,12 +1,8 @@
 /**
- * The bridge's tool events. Each runs Interlock's own program (core's `Interlock.make`) for one
- * stage of a call that Claude Code makes itself:
- *
- * - PreToolUse and PermissionRequest: the pre-hooks and the policy (for a meta-tool, the listing
- *   policy of MetaTools.ts), with a transport that only
- *   captures the final call (nothing is sent anywhere) and approvals that only note an Ask;
- * - PostToolUse: the post-hooks, over the response Claude Code got;
- * - PostToolUseFailure: the failure hooks, over the failure.
+ * The bridge's tool events, each running Interlock's own program (core's `Interlock.make`) for one stage of a call
+ * Claude Code makes itself: PreToolUse and PermissionRequest run the pre-hooks and the policy (a meta-tool's is
+ * MetaTools.ts's listing policy) over a transport that only captures the final call; PostToolUse the post-hooks
+ * over Claude Code's response; PostToolUseFailure the failure hooks.
  */
 import {
   Approvals,

@@ -1,12 +1,8 @@
 /**
- * Command hooks: `Hook.command({ command, timeout })` runs an external program under Claude Code's
- * hook protocol. The event JSON goes on stdin; exit 0 means go on, and stdout may carry a JSON
- * output; exit 2 means deny (PreToolUse, PermissionRequest) or block, with stderr as the reason.
- *
- * Unlike Claude Code it fails closed: any other exit, a spawn failure, a timeout, output that is
- * not a JSON hook output, or more output than `maxOutputBytes`, is a ClaudeHookFailed. The program
- * runs in its own process group, which is killed (SIGKILL) on timeout, on interruption, on
- * oversized output, and once it has exited, so no process outlives the hook.
+ * Command hooks: `Hook.command({ command, timeout })` runs a program under Claude Code's hook protocol: the event
+ * JSON on stdin; exit 0 goes on (stdout may carry a JSON output), exit 2 denies or blocks with stderr as the
+ * reason. Anything else fails closed, unlike in Claude Code, and the program's process group is killed (SIGKILL)
+ * when the hook ends, so no process outlives it.
  */
 import { JsonText } from "@interlock/core"
 import { type Duration, Effect } from "effect"

@@ -1,10 +1,8 @@
 /**
- * Claude Code's meta-tools: built-ins that only find, select or describe other tools (Claude Code
- * loads MCP tools through `ToolSearch`, whose answer is tool references, not a call). The
- * bridge governs them as listings, the way the gateway governs `tools/list`: the policy's default
- * does not apply to them (so `default: "deny"` still lets MCP tools be found), while a rule that
- * names one, a pre-hook and the tools they select still do (a found tool's calls are decided on
- * their own). Pure.
+ * Claude Code's meta-tools: built-ins that only find, select or describe other tools (`ToolSearch` answers with
+ * tool references, not a call). The bridge governs them as listings, as the gateway governs `tools/list`: the
+ * policy's default does not apply to them (so `default: "deny"` still lets MCP tools be found), while a rule that
+ * names one and pre-hooks still do. Pure.
  */
 import { Policy, type PolicyShape } from "@interlock/core"
 import { Effect } from "effect"

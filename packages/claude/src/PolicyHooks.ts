@@ -1,11 +1,8 @@
 /**
- * Claude-style hooks that answer allow, ask or deny, as a policy contribution (PreToolUse) or an
- * approver (PermissionRequest). An allow from a hook is not a hook verdict: it is a policy
- * decision, and the Policy service is Interlock's only allow authority.
- *
- * Contributions combine as deny > ask > allow. A hook that fails, times out or returns junk
- * denies; so does one that tries to rewrite the call (a policy cannot). When no hook has an
- * opinion, the fallback decides (default: deny).
+ * Claude-style hooks that answer allow, ask or deny, as a policy contribution (PreToolUse) or an approver
+ * (PermissionRequest): an allow from a hook is a policy decision, the Policy service being the only allow
+ * authority. Contributions combine as deny > ask > allow; a hook that fails, times out, returns junk or tries to
+ * rewrite the call denies; with no opinion, the fallback decides (default: deny).
  */
 import {
   type ApprovalAnswer,

@@ -1,9 +1,8 @@
 /**
- * What a Claude-style hook may return, and how it becomes Claude Code's output: the seed's
- * return-value table. `"ok"` is no opinion; `[action, opts]` is a shorthand whose opts are output
- * field names (camelCase, or the seed's snake_case); a full output object passes through. A value
- * outside the table, or an action the event does not take, gives a warning and the empty output.
- * Warnings name types and events, never values.
+ * What a Claude-style hook may return, and how it becomes Claude Code's output (the seed's return-value table):
+ * `"ok"` is no opinion, `[action, opts]` a shorthand whose opts are output field names (camelCase or snake_case),
+ * and a full output object passes through. Anything else, or an action the event does not take, gives a warning
+ * and the empty output; warnings name types and events, never values.
  */
 import { Exit, Predicate, Schema } from "effect"
 import type { ClaudeEventName } from "./ClaudeEvent.ts"

@@ -1,12 +1,8 @@
 /**
  * Claude Code's settings.json `hooks` section as Interlock hooks:
- *
- *   {"hooks": {"PreToolUse": [{"matcher": "Bash|mcp__fs__.*",
- *                              "hooks": [{"type": "command", "command": "...", "timeout": 60}]}]}}
- *
- * Every hook must be a command hook (`timeout` in seconds, as in Claude Code; `async` allowed).
- * An event Interlock does not speak, or a hook of another type, is a SettingsError unless
- * `ignoreUnknown` is set: a hook the user believes in must not be dropped silently.
+ *   {"hooks": {"PreToolUse": [{"matcher": "Bash|mcp__fs__.*", "hooks": [{"type": "command", "command": "..."}]}]}}
+ * Only command hooks (`timeout` in seconds, `async` allowed). An unknown event or another hook type is a
+ * SettingsError unless `ignoreUnknown` is set: a hook the user believes in must not be dropped silently.
  */
 import type { HooksConfig } from "@interlock/core"
 import { Effect, Predicate } from "effect"

@@ -1,15 +1,8 @@
 /**
- * Claude-style tool hooks in the Interlock pipeline. PreToolUse hooks become preToolCall hooks,
- * PostToolUse hooks postToolCall hooks, PostToolUseFailure hooks toolCallFailed hooks:
- *
- * - deny and block become Deny (after the call, block withholds the result: Replace with an error);
- * - `updatedInput` becomes Rewrite; `updatedMCPToolOutput` becomes Replace;
- * - halt (`continue: false`) answers with an error result that records the stop reason in
- *   `_meta["claude/stopReason"]` (Halt before the call, Replace after it);
- * - `additionalContext` is kept in `_meta["claude/additionalContext"]`;
- * - an async hook runs detached as an observer;
- * - allow and ask are not hook verdicts (register such hooks with `ClaudeHooks.policy`), and
- *   they, like any return that gives a warning, are a bad_return: the call fails closed.
+ * Claude-style tool hooks in the Interlock pipeline: PreToolUse, PostToolUse and PostToolUseFailure hooks become
+ * preToolCall, postToolCall and toolCallFailed hooks, and an async hook runs detached as an observer. Allow and
+ * ask are no hook verdicts (register such hooks with `ClaudeHooks.policy`): like any return that gives a warning,
+ * they are a bad_return, and the call fails closed.
  */
 import {
   type CallError,
@@ -63,7 +56,11 @@ const errorResult = (text: string, meta?: Record<string, string>) => ({
   ...(meta === undefined ? {} : { meta })
 })
 
-/** PreToolUse reading -> preToolCall verdict. */
+/**
+ * PreToolUse reading -> preToolCall verdict: deny and block are Deny, `updatedInput` a Rewrite, halt a Halt whose
+ * error result records the stop reason in `_meta["claude/stopReason"]`; `additionalContext` goes in the call's
+ * `_meta["claude/additionalContext"]`.
+ */
 const preVerdict = (reading: Reading, call: ToolCall): unknown => {
   if (reading.async) return Verdict.continue
   if (reading.halt !== undefined) {
@@ -79,7 +76,10 @@ const preVerdict = (reading: Reading, call: ToolCall): unknown => {
   return Verdict.continue
 }
 
-/** PostToolUse reading -> postToolCall verdict. */
+/**
+ * PostToolUse reading -> postToolCall verdict: block withholds the result (Replace with an error), halt replaces
+ * it as PreToolUse's does, `updatedMCPToolOutput` replaces it, and `additionalContext` joins its `_meta`.
+ */
 const postVerdict = (reading: Reading, result: ToolResult): unknown => {
   if (reading.async) return Verdict.continue
   if (reading.halt !== undefined) {

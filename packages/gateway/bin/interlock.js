@@ -1,10 +1,9 @@
 #!/usr/bin/env node
 // The published `interlock` CLI; Claude Code runs `interlock claude-hook` on every tool call, so
-// start-up matters (`npm run bench -- startup`). It checks the Node version before loading anything;
-// `--help` prints dist/bundle/help.txt; other commands run the bundle (#cli), each its own chunk;
-// `claude-hook --gateway URL` forwards to a running gateway (#claude-hook-forward); a config written
-// as code loads the unbundled CLI (#cli-modules) so config and CLI share one copy of each package.
-// The compile cache is on. The gateway README (start-up) has the measurements behind each choice.
+// start-up matters (the gateway README's start-up section has the measurements). It checks the Node
+// version before loading anything; `--help` prints dist/bundle/help.txt; other commands run the bundle
+// (#cli), `claude-hook --gateway URL` the forwarder (#claude-hook-forward), and a config written as
+// code the unbundled CLI (#cli-modules).
 const MINIMUM = [22, 19]
 const current = process.versions.node.split(".").map(Number)
 if (current[0] < MINIMUM[0] || (current[0] === MINIMUM[0] && current[1] < MINIMUM[1])) {
@@ -12,8 +11,8 @@ if (current[0] < MINIMUM[0] || (current[0] === MINIMUM[0] && current[1] < MINIMU
   // Claude Code lets a tool run when its hook exits 1; a hook exits 2, its blocking exit.
   process.exit(process.argv[2] === "claude-hook" ? 2 : 1)
 }
-// Builtins through getBuiltinModule (Node >= 22.3), not `import`: an ESM import of node:fs builds
-// its ESM facade, which loads the fs streams (~5 ms), and this file runs on every hook event.
+// Builtins through getBuiltinModule, not `import`: an ESM import of node:fs builds its ESM facade,
+// which loads the fs streams, and this file runs on every hook event.
 const { existsSync, readFileSync } = process.getBuiltinModule("node:fs")
 const { resolve } = process.getBuiltinModule("node:path")
 process.getBuiltinModule("node:module").enableCompileCache?.()

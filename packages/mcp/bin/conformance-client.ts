@@ -1,15 +1,9 @@
 #!/usr/bin/env node
 /**
- * The MCP conformance client, built on @interlock/mcp with hooks active:
- *
- *   npm run --silent conformance-client -- <server-url>
- *
- * The harness (`npx @modelcontextprotocol/conformance client --command ...`) appends the server URL
- * and names the scenario in MCP_CONFORMANCE_SCENARIO. Every operation goes through the governed
- * program (ToolCalls): an audit hook sees each call, a toolsListed hook sees each listing, and the
- * policy allows. Elicitation is answered with the schema's defaults (SEP-1034). It lists the tools,
- * calls the ones the scenario names in MCP_CONFORMANCE_CONTEXT (or every listed one), then reads
- * each resource and gets each prompt the server offers.
+ * The MCP conformance client, on @interlock/mcp with hooks active (`npm run --silent conformance-client -- <url>`;
+ * the harness names the scenario in MCP_CONFORMANCE_SCENARIO). Every operation goes through the governed program
+ * (an audit hook, a toolsListed hook, a policy that allows); elicitation gets the schema's defaults (SEP-1034). It
+ * lists the tools, calls those MCP_CONFORMANCE_CONTEXT names (or all), reads each resource and gets each prompt.
  */
 import { Interlock, type JsonObject, Policy, type Tool, ToolCalls, Verdict } from "@interlock/core"
 import { Effect, Layer } from "effect"

@@ -1,10 +1,8 @@
 /**
- * Who a hub request is made for. A caller (the gateway, per call) puts a Caller in the fiber's
- * context; the hub then answers that server's own requests for exactly that caller: the embedded
- * input requests of a 2026-07-28 server's `input_required` result (through `ask`, or suspended and
- * resumed later through `relay`), and on a per-host session (`sessions: "per-host"`) the 2025-era
- * server-to-client requests of the session opened for `key`. Without a Caller the hub answers
- * through its Sampling, Elicitation and Roots services.
+ * Who a hub request is made for. A caller (the gateway, per call) puts a Caller in the fiber's context, and the
+ * hub answers that server's own requests for that caller only: the input requests of a 2026-07-28 `input_required`
+ * result (through `ask`, or suspended through `relay`), and a `per-host` 2025 session's requests. Without a
+ * Caller, the hub's Sampling, Elicitation and Roots services answer.
  */
 import type { TransportFailure } from "@interlock/core"
 import { Context, type Effect } from "effect"

@@ -1,9 +1,8 @@
 /**
- * The `subscriptions/listen` stream that carries a 2026-07-28 server's list changes (tools,
- * prompts, resources) to the hub, opened in the background once the session is connected: a
- * server that refuses it, answers it with plain JSON or never acknowledges it costs no request
- * any time. Without the stream the server's changes reach hosts on their next listing (every
- * listing asks the server). Nothing the server sent is logged.
+ * The `subscriptions/listen` stream that carries a 2026-07-28 server's list changes (tools, prompts, resources) to
+ * the hub, opened in the background once the session is connected, so a server that refuses it or never
+ * acknowledges it delays no request. Without it, changes reach hosts on their next listing (every listing asks the
+ * server). Nothing the server sent is logged.
  */
 import type { Client, McpSubscription } from "@modelcontextprotocol/client"
 import { Effect } from "effect"

@@ -1,12 +1,8 @@
 /**
- * A request of a caller without a channel for the server's own requests (a 2026-07-28 host,
- * through its Relay) on a 2025 session: the 2025 wire has no `input_required`, so the request is
- * sent once and kept running in the hub (parked) while the host answers. A server request that
- * arrives while the parked request is the only one in flight on its session (Session.exchanges) is
- * held; the caller gets the held requests as one round, with the park's id as the request state
- * (which its relay seals and binds), and its retry delivers the answers to the held requests. The
- * request then runs on until it completes or asks again. A held request the retry does not answer
- * is asked again in the next round (SEP-2322's re-request rule).
+ * A request of a caller without a channel for the server's own requests (a 2026-07-28 host, through its Relay) on
+ * a 2025 session, whose wire has no `input_required`: the request is sent once and kept running in the hub
+ * (parked) while the host answers. The server requests it holds go to the caller as one round, the park's id as
+ * the request state; the retry delivers the answers, and the request runs on.
  */
 import { ProtocolError, Timeout, TransportError, type TransportFailure } from "@interlock/core"
 import { CLIENT_CAPABILITIES_META_KEY } from "@modelcontextprotocol/client"
@@ -68,7 +64,11 @@ interface Held {
   readonly answer: Deferred.Deferred<unknown, Error>
 }
 
-/** One parked request: its outcome, and the server requests it holds for its host. */
+/**
+ * One parked request: its outcome, and the server requests it holds for its host (those that arrive while it is
+ * the only request in flight on its session, Session.exchanges). A held request the retry does not answer is asked
+ * again in the next round (SEP-2322's re-request rule).
+ */
 export class ParkedCall<A> implements Exchange {
   /** The park's id, handed to the caller as the round's request state. */
   readonly id = crypto.randomUUID()

@@ -1,11 +1,8 @@
 /**
- * A missing `resultType` read as "complete" on a 2026-07-28 connection, as the revision asks of
- * a client (SEP-2322). The SDK refuses such a result ("missing required resultType"), which would
- * cut the hub (and the gateway behind it) off from servers that leave the field out. The rule is
- * installed on the session's transport, in front of the SDK: every JSON-RPC response the transport
- * delivers while the connection is modern has the field added when its result lacks it. Anything
- * else (a legacy connection, a request, an error, a result that has a resultType of any value) is
- * delivered unchanged, so a non-string resultType or `input_required` still behaves as before.
+ * A missing `resultType` read as "complete" on a 2026-07-28 connection, as the revision asks of a client
+ * (SEP-2322); the SDK would refuse the result and cut the hub off from servers that leave the field out. Installed
+ * on the session's transport, in front of the SDK, it adds the field to a modern connection's response results
+ * that lack it; anything else (an error, a resultType of any value) passes unchanged.
  */
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
 import { carryTask } from "./TaskResult.ts"

@@ -1,10 +1,8 @@
 /**
- * The multi-round-trip requests of the 2026-07-28 revision, driven by the hub rather than by the
- * SDK: a tools/call, prompts/get or resources/read answered `input_required` carries the server's
- * own requests (elicitation, sampling, roots); they are answered for the request's caller (its
- * `ask`, or suspended through its `relay`), and the request is sent again with the answers and the
- * server's state, until it completes or MAX_INPUT_ROUNDS rounds have passed. The SDK's own driver
- * would answer through the session's handlers, which do not know whose request it was.
+ * The multi-round-trip requests of the 2026-07-28 revision, driven by the hub, not the SDK (whose driver answers
+ * through the session's handlers, which do not know whose request it was): the server's requests in an
+ * `input_required` result are answered for the request's caller (its `ask`, or suspended through its `relay`), and
+ * the request is sent again with the answers and the state, for at most MAX_INPUT_ROUNDS rounds.
  */
 import { ProtocolError, type Timeout, type TransportFailure } from "@interlock/core"
 import { type InputRequiredResult, isInputRequiredResult } from "@modelcontextprotocol/client"

@@ -1,9 +1,8 @@
 /**
- * The io.modelcontextprotocol/tasks extension (SEP-2663) as the hub carries it. The SDK client
- * refuses `resultType: "task"`, so a CreateTaskResult is rewritten as it arrives (ResultTypeDefault.ts)
- * into a complete result with no content whose `_meta` holds the server's task under TASK_META; the
- * hub's ToolResult keeps it in `meta`, for the serving layer to hand on under its own id. A server's
- * own TASK_META key on any other result is dropped, so a task is only ever what a server created.
+ * The io.modelcontextprotocol/tasks extension (SEP-2663) as the hub carries it. The SDK client refuses
+ * `resultType: "task"`, so a CreateTaskResult is rewritten on arrival (ResultTypeDefault.ts) into a complete
+ * result with no content and the server's task in `_meta` under TASK_META, which the hub's ToolResult keeps in
+ * `meta`. A server's own TASK_META key on any other result is dropped.
  */
 import type { JsonObject } from "@interlock/core"
 

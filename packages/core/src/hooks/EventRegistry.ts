@@ -1,9 +1,8 @@
 /**
- * The event registry's shape: one row per event says what its hooks are given, what they may
- * answer (one Schema per verdict tag, payload included) and the receipt status each answer
- * records, in which order they run and how a failure is treated. Core's tool events, the agent's
- * model-level events and claude's agent-level events are tables of these rows; arity, run order,
- * ignorable failures, accepted tags, statuses and the READMEs' event tables are derived from them.
+ * The event registry's shape: one row per event says what its hooks are given, what they may answer (one Schema
+ * per verdict tag) and the receipt status of each answer, their run order and how a failure is treated. Core's
+ * tool events, the agent's model-level events and claude's agent-level events are tables of these rows; the rest
+ * (arity, accepted tags, statuses, the READMEs' tables) is derived from them.
  */
 import { Exit, Schema } from "effect"
 

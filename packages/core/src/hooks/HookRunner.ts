@@ -1,21 +1,8 @@
 /**
- * The one hook runner: core's hook chains, the agent's model-level hooks and claude's Claude-style
- * hooks all call their host functions through {@link invoke}, which settles what a function
- * answered (a value, a Promise or an Effect) under its deadline and classifies how it ended.
- *
- * - A plain value is decoded on the spot: no fiber, no timer (a synchronous function cannot be
- *   preempted, so neither would add anything).
- * - A Promise is awaited under the deadline; its rejection is handled, so it never becomes an
- *   unhandled rejection. It needs no fiber: nothing can interrupt a Promise.
- * - An Effect runs in its own fiber, started at once (one that ends without suspending costs no
- *   timer), either under a client's Supervisor, where the deadline is hard and a fiber that ignores
- *   interruption is detached (core), or beside the caller, where it is interrupted at the deadline
- *   and waited for within a grace (agent) or until it ends (claude). See {@link Fibers}.
- * - The deadline is Clock-driven, so TestClock controls it.
- *
- * Failures: raise (a throw, a rejection, Effect.fail, a defect, a `then` that throws), exit (the
- * Effect interrupted itself), timeout, bad_return (the decoder refused the answer). What the
- * function raised is dropped here and goes nowhere.
+ * The one hook runner: core's hook chains, the agent's model-level hooks and claude's hooks call their host
+ * functions through {@link invoke}, which settles the answer under its Clock-driven deadline. A plain value is
+ * decoded on the spot (no fiber, no timer); a Promise is awaited, its rejection handled; an Effect runs in its own
+ * fiber, as {@link Fibers} says. What a function raised is dropped here and goes nowhere.
  */
 import { Cause, type Context, Effect, Exit, Fiber } from "effect"
 import { isTimedOut, runWithin, type Supervisor } from "../internal/Supervisor.ts"
@@ -212,7 +199,9 @@ const isThenable = (value: unknown): value is PromiseLike<unknown> =>
 
 /**
  * Calls one hook over `state` and settles its answer: directly when it answered with a plain value,
- * else with an Effect to wait on. Never fails and never throws.
+ * else with an Effect to wait on. Never fails and never throws: a hook's failure is settled as raise
+ * (a throw, a rejection, Effect.fail, a defect, a `then` that throws), exit (the Effect interrupted
+ * itself), timeout, or bad_return (the decoder refused the answer).
  */
 export const invoke = <S, H, V>(
   invocation: Invocation<S, H, V>,

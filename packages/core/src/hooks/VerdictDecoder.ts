@@ -1,9 +1,8 @@
 /**
- * Decoding of what a hook returned. A hook is untrusted code: its return is checked against its
- * event's verdicts (the rows of HookEvent.ts, narrowed by its kind) and anything else, an
- * allow-like object included, is `bad_return`. Pure; the runner calls it on the hot path, so
- * Continue is checked first and payloads by hand: a test holds these checks to the rows' Schemas,
- * and the checks against the input (echoed names, listed tools) are the rows' own.
+ * Decoding of what a hook returned: a hook is untrusted code, so its return is checked against its event's
+ * verdicts (the rows of HookEvent.ts, narrowed by its kind), and anything else, an allow-like object included, is
+ * `bad_return`. Pure and on the hot path: Continue is checked first and payloads by hand, and a test holds these
+ * checks to the rows' Schemas.
  */
 import { Exit, Schema } from "effect"
 import { isJsonObject } from "../model/Canonical.ts"

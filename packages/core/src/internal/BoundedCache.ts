@@ -1,12 +1,8 @@
 /**
- * A cache bounded by bytes, for values computed from names that a host or a server sends: an
- * attacker who sends many distinct (or very long) names must not be able to fill memory.
- *
- * The bound is on an estimate of the memory held: a fixed overhead per entry plus the entry's
- * own cost (for a string, 2 bytes per UTF-16 code unit). A key longer than `maxKeyLength` is never
- * cached (its value is computed every time). When an entry would cross the bound, the cache is
- * emptied first (`evict: "all"`, for values that can be computed again), or the least recently used
- * entries leave one at a time (`evict: "leastRecent"`, for state that must not all go at once).
+ * A cache bounded by an estimate of the bytes it holds (a fixed overhead per entry plus the entry's cost; 2 bytes
+ * per UTF-16 unit of a string), for values computed from names that a host or a server sends: many distinct or
+ * very long names must not fill memory. A key over `maxKeyLength` is never cached; `evict` says what leaves at the
+ * bound.
  */
 
 /** A fixed estimate of what one Map entry costs beyond its key and value. */

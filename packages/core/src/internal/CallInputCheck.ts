@@ -1,9 +1,8 @@
 /**
- * The check of a callTool input, which may come from anywhere (a host's JSON, a script). Each
- * field is read once, and args and meta are copied into plain data (JsonCopy.ts) reading each
- * nested property once, so a getter or Proxy at any depth cannot show the check one value and the
- * pipeline another; a read that throws is an invalid call, not a defect. An invalid call is still recorded: under
- * its usable string fields, with no arguments or meta (they may not be JSON).
+ * The check of a callTool input, which may come from anywhere (a host's JSON, a script). Each field is read once
+ * and args and meta are copied into plain data (JsonCopy.ts), so a getter or Proxy cannot show the check one value
+ * and the pipeline another; a read that throws is an invalid call, not a defect. An invalid call is still
+ * recorded, under its usable string fields, without arguments or meta.
  */
 import { ProtocolError } from "../model/Errors.ts"
 import { makeToolCall, type ToolCall } from "../model/ToolCall.ts"

@@ -1,9 +1,8 @@
 /**
- * The callTool program, in the order DESIGN.md gives:
- * 1. tools filter; 2. pre-hooks (onion order); 3. policy on the final call, Ask -> Approvals;
- * 4. the transport under the call's deadline; 5. post-hooks (reverse) on any result, a failing
- * one withholds it; 6. on an error, failure hooks (reverse), where Recover ends the chain and a
- * failing failure hook returns the original error. Every result and error carries a Receipt.
+ * The callTool program, in the order DESIGN.md gives: 1. tools filter; 2. pre-hooks (onion order); 3. policy on
+ * the final call, Ask -> Approvals; 4. the transport under the call's deadline; 5. post-hooks (reverse) on any
+ * result, a failing one withholds it; 6. on an error, failure hooks (reverse): Recover ends the chain, a failing
+ * one returns the original error. Every result and error carries a Receipt.
  */
 import { Cause, type Duration, Effect, Exit, Tracer } from "effect"
 import type { HookContext } from "../hooks/HookContext.ts"

@@ -42,7 +42,7 @@ export const CONTEXT_CACHE_MAX_KEY_LENGTH = 256
 
 /** A client's per-server context cache, bounded by bytes. */
 export const makeContextCache = (): BoundedCache<HookContext> =>
-  // A context holds the client name, the key and small constants: about 200 bytes beyond the key.
+  // costOf: a context's estimated bytes beyond its key (it holds the client name and small constants).
   makeBoundedCache({ maxBytes: CONTEXT_CACHE_BYTES, maxKeyLength: CONTEXT_CACHE_MAX_KEY_LENGTH, costOf: () => 200 })
 
 const EMPTY_ASSIGNS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>

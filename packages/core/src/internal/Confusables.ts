@@ -1,13 +1,8 @@
 /**
- * Confusable skeletons for deny matching: a small part of UTS #39. Cyrillic and Greek letters
- * that look like Latin ones (`rеad` with a Cyrillic `е`) fold to those Latin letters, so a deny
- * rule on `read_file` also denies its lookalikes. Only deny matching uses skeletons: an allow
- * rule still needs the real name, so a lookalike tool is never allowed by another's rule.
- *
- * Applied to names before case folding (NFKC, ignorables removed) and again after it, so both
- * cases are listed: an uppercase Greek `Ν` looks like `N`, though it lowercases to `ν` (a `v`).
- * Not the whole UTS #39 table: only Cyrillic/Greek/Armenian/Latin-extension letters with a single
- * Latin lookalike.
+ * Confusable skeletons for deny matching (a small part of UTS #39): Cyrillic, Greek, Armenian and Latin-extension
+ * letters with a single Latin lookalike fold to it (`rеad` with a Cyrillic `е`), so a deny rule on `read_file`
+ * denies its lookalikes; allow rules never use skeletons. Names fold before case folding and again after, so both
+ * cases are listed (a Greek `Ν` looks like `N` but lowercases to `ν`).
  */
 
 const LOOKALIKES: Readonly<Record<string, string>> = {

@@ -1,11 +1,8 @@
 /**
- * An index over ordered policy rules, so one decision against 10,000 rules costs a few bucket
- * look-ups instead of a scan, while the first rule (in declaration order) that applies still wins.
- *
- * Rules are bucketed by what their matcher pins down: an exact server and tool; an exact tool on
- * any server; an exact server with a glob or regex on the tool; the rest (globbed servers). Each
- * bucket is in declaration order; a decision takes the first rule that applies in each candidate
- * bucket, stopping early once it passes the best index found so far, and keeps the smallest.
+ * An index over ordered policy rules, so a decision costs a few bucket look-ups instead of a scan while the first
+ * rule in declaration order still wins. Rules are bucketed by what their matcher pins down (server and tool; tool
+ * only; server with a glob or regex on the tool; the rest); a decision takes the first applicable rule of each
+ * candidate bucket, stopping once past the best index found, and keeps the smallest.
  */
 import type { Matcher } from "../policy/Matcher.ts"
 import { nameForms } from "../policy/Names.ts"

@@ -1,15 +1,8 @@
 /**
- * The client's supervisor: the fibers its hooks, custom policies and transport requests run in.
- *
- * Deadlines are hard. A caller waits for such a fiber at most until its deadline, then gets its
- * answer (a timeout) whether or not the fiber yields to interruption. The fiber is signalled a
- * short grace before the deadline ({@link releaseGraceMs}: a tenth of it, at most 100 ms), so a
- * fiber that yields but cleans up asynchronously can finish by the deadline; one still running at
- * the deadline (it ignores interruption, or its cleanup outlasts the grace) is detached. A
- * detached fiber stays supervised: closing the client's Layer signals every fiber again and waits,
- * at most `closeGraceMs`, for the ones that were not detached; it never waits for a detached one,
- * so nothing hangs the close. At most `maxDetached` ({@link MAX_DETACHED}) fibers may be detached
- * at once: past that, a step fails closed at once (a timeout) without starting a fiber.
+ * The client's supervisor: the fibers its hooks, custom policies and transport requests run in. Deadlines are
+ * hard: a caller gets its timeout at the deadline whether or not the fiber yields; the fiber is signalled a grace
+ * before it ({@link releaseGraceMs}), and one still running then is detached, still supervised but never waited
+ * for on close. Past `maxDetached` detached fibers, a step fails closed at once.
  */
 import { Effect, type Exit, Fiber, type Scope } from "effect"
 

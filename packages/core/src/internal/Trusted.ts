@@ -1,9 +1,8 @@
 /**
- * Construction of Schema class instances from fields that Interlock has already checked.
- * `new Class(fields)` re-validates every field, and `{ disableChecks: true }` still re-parses their
- * structure; the pipeline builds a call, a context and a receipt per tool call from values it has
- * just validated, so it builds them as plain records on the class's prototype. That is all a Schema
- * class's constructor does once its input is parsed, so the instance is the same as one from `new`.
+ * Construction of Schema class instances from fields Interlock has already checked: `new Class(fields)`
+ * re-validates them (and `disableChecks` still re-parses their structure), which the pipeline would pay for each
+ * call, context and receipt. A plain record on the class's prototype is what the constructor makes once its input
+ * is parsed, so the instance is the same as one from `new`.
  */
 
 type Constructor<Self> = new(fields: any, options?: { readonly disableChecks?: boolean | undefined }) => Self

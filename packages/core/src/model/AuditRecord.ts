@@ -1,9 +1,8 @@
 /**
- * One audit record: what Interlock decided about one call or one host event, as an audit store
- * keeps it. The gateway writes one per MCP call (write-ahead: `pending`, then completed); the
- * Claude Code bridge (@interlock/claude) writes one per hook event it answers, with its answer in
- * `claudeDecision` and the outcome {@link ANSWERED}. Core owns it because both writers depend on
- * core and its fields are core's (Receipt, CallOutcome); it is a Schema only, no store.
+ * One audit record: what Interlock decided about one call or one host event. The gateway writes one per MCP call
+ * (write-ahead: `pending`, then completed); the Claude Code bridge writes one per hook event it answers, with its
+ * answer in `claudeDecision` and the outcome {@link ANSWERED}. It is core's because both writers depend on core
+ * and its fields are core's; a Schema only, no store.
  */
 import { Schema } from "effect"
 import { Receipt } from "./Receipt.ts"

@@ -1,10 +1,7 @@
 /**
- * Interlock: assembles hooks, policy, approvals and a transport into the `ToolCalls` service.
- *
+ * Interlock: assembles hooks, policy, approvals and a transport into the `ToolCalls` service, or, for an app that
+ * does not use Effect, into a client with Promise methods:
  *   Interlock.layer({ hooks, policy: Policy.rules({ ... }) }).pipe(Layer.provide(transportLayer))
- *
- * or, for an app that does not use Effect, into a client with Promise methods:
- *
  *   const client = Interlock.client({ hooks, policy, transport: transportLayer })
  */
 import { type Duration, Effect, Layer, Result } from "effect"

@@ -1,9 +1,8 @@
 /**
  * Telemetry: spans through Effect's tracer (one per call, one per hook) and metrics (hook runs by
- * event/hook/verdict, calls by outcome, latency histograms). Attributes name servers, tools, call
- * ids, events, hook ids and verdicts; never arguments, results, or what a hook raised.
- * On the hot path: spans come from the fiber's tracer (not `withSpan`, which captures a stack),
- * none under the default native tracer; metric series are resolved once, then updated in place.
+ * event/hook/verdict, calls by outcome, latency histograms), naming servers, tools, call ids, events, hook ids and
+ * verdicts; never arguments, results, or what a hook raised. Spans come from the fiber's tracer (not `withSpan`,
+ * which captures a stack), none under the native tracer; metric series resolve once.
  */
 import { Context, Exit, type Fiber, Metric, Option, References, Tracer } from "effect"
 

@@ -1,10 +1,8 @@
 /**
- * Group commit for the SQLite audit store (node:sqlite commits synchronously, at a fixed price). A
- * write made while other calls are in flight commits at the end of the event loop's turn, in one
- * transaction with theirs; alone, it commits at once. The writer resumes only once its COMMIT has
- * returned. A failed group is rolled back and each write runs again alone, so a write that cannot
- * be made fails its own call only. A queued write cannot be interrupted: it is made, and its writer
- * learns the outcome.
+ * Group commit for the SQLite audit store (node:sqlite commits synchronously, at a fixed price). A write made
+ * while other calls are in flight commits at the end of the event loop's turn, in one transaction with theirs;
+ * alone, at once; its writer resumes once COMMIT returned. A failed group is rolled back and each write runs again
+ * alone, so a bad write fails its own call only. A queued write cannot be interrupted.
  */
 import { Effect } from "effect"
 import type { DatabaseSync } from "node:sqlite"

@@ -15,8 +15,8 @@ export type AuditFields = {
 /**
  * An AuditRecord made from fields whose types the compiler checked, without the constructor's
  * schema pass: `new AuditRecord` parses every field again, the receipt with each of its hook runs,
- * and was the largest single cost of the gateway's audit (about 11 µs a row, two rows a call; see
- * bench/README.md). The gateway builds its rows from typed values (core's Receipt, its own strings,
+ * and was the largest single cost of the gateway's audit (two rows a call; bench/README.md has the
+ * figures). The gateway builds its rows from typed values (core's Receipt, its own strings,
  * JSON it captured), so it only assigns them on the class's prototype, which is all the constructor
  * does once its input is parsed. Rows read back from a store are still decoded in full.
  */

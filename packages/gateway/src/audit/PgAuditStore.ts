@@ -1,10 +1,8 @@
 /**
- * The Postgres audit store on `@effect/sql-pg`, so that several gateway replicas share one audit
- * log. A row is written by one INSERT (completing a write-ahead row, one UPDATE) in autocommit
- * mode, so it is committed when `record`, `begin` or `complete` succeeds. Columns added since the
- * table was created are added when missing. The table (`interlock_audit`) and its index are created when missing, under a
- * transaction-scoped advisory lock, so replicas that start at once do not race. Statements are
- * those of the SQLite store (AuditRows), so both give the same answers for the same rows.
+ * The Postgres audit store on `@effect/sql-pg`, so that several replicas share one audit log. A row is one INSERT
+ * (completing a write-ahead row, one UPDATE) in autocommit, committed when `record`, `begin` or `complete`
+ * succeeds. The table (`interlock_audit`), its index and newer columns are made when missing, under a
+ * transaction-scoped advisory lock; the statements are the SQLite store's (AuditRows).
  */
 import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Layer, type Redacted, type Scope } from "effect"

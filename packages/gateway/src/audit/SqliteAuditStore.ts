@@ -1,10 +1,8 @@
 /**
- * The SQLite audit store on `node:sqlite` (DatabaseSync), in WAL mode. A row is written by one
- * synchronous INSERT (or, completing a write-ahead row, one UPDATE), and it is committed when
- * `record`, `begin` or `complete` succeeds: at once when no other call is in flight, else in one
- * transaction with the other calls' writes of the same event-loop turn (CommitGroup). The database
- * and its WAL and SHM files are readable by their owner only (0600), and a directory the store
- * creates is 0700.
+ * The SQLite audit store on `node:sqlite` (DatabaseSync), in WAL mode. A row is one synchronous INSERT (completing
+ * a write-ahead row, one UPDATE), committed when `record`, `begin` or `complete` succeeds: at once when no other
+ * call is in flight, else with the other writes of the same event-loop turn (CommitGroup). The database and its
+ * WAL and SHM files are the owner's only (0600), a directory it creates 0700.
  */
 import { Effect, Layer, type Scope } from "effect"
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs"

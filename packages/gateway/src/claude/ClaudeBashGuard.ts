@@ -1,24 +1,8 @@
 /**
- * Redaction for Claude Code's Bash, before it runs. Claude Code cannot replace a built-in tool's
- * output, so when a redaction applies to `claude/Bash` the bridge rewrites the command (through
- * PreToolUse's `updatedInput`, after the policy decided on the command as Claude wrote it) so that
- * its stdout and stderr go through `interlock redact` before Claude Code reads them.
- *
- * The rewrite is POSIX sh (Claude Code runs commands with bash or zsh). The original command is
- * one single-quoted word (newlines and backslashes escaped for printf's `%b`, which gives it back
- * byte for byte) given to `eval`, so it is parsed exactly as written; it runs in a
- * subshell whose output (stderr joined to stdout) is piped to the filter. The subshell's EXIT trap
- * writes its status and working directory to descriptor 8, read by a command substitution (no
- * temporary file; the filter writes to the outer stdout through descriptor 9), and the outer shell then takes them back: it `cd`s where the command ended
- * (Claude Code keeps the working directory between calls), exits if the command called `exit`, and
- * otherwise leaves the command's status as `$?`. If the filter fails (its config no longer loads)
- * the output is lost, never shown, and the status is the filter's. The command is repeated as
- * written in an `if false` block that never runs: Claude Code checks its own permission rules
- * (`Bash(rm:*)` in deny) against the rewritten input, and must still see the command's words there.
- * That copy is safe only for a command that parses as a whole program (`bash -n`, no warning): one
- * with a stray `fi` or an unended here-document could close the block and run what follows it
- * outside the filter. Any other command is replaced by one that refuses, so it does not run at all.
- * A `run_in_background` command is rewritten the same way: Claude Code captures the filter's output.
+ * Redaction for Claude Code's Bash, before it runs. Claude Code cannot replace a built-in tool's output, so when a
+ * redaction applies to `claude/Bash` the bridge rewrites the command (PreToolUse's `updatedInput`, after the
+ * policy decided on the command as written) into POSIX sh that pipes its stdout and stderr through `interlock
+ * redact`, keeping its status, `exit` and working directory. `run_in_background` too.
  */
 import type { JsonObject, ToolCall } from "@interlock/core"
 import { spawnSync } from "node:child_process"
@@ -46,7 +30,14 @@ export const parsesWhole = (command: string): boolean => {
 export const REFUSAL =
   `printf '%s\\n' 'interlock: this command does not parse as a whole shell program, so it was not run (its output must pass the redactor)' >&2; (exit 2)`
 
-/** `command` rewritten so that its output passes through `filter` (a shell command line), as the header explains. */
+/**
+ * `command` rewritten so that its output passes through `filter` (a shell command line). The command is one
+ * single-quoted word (escaped for printf's `%b`, which gives it back byte for byte) given to `eval`, in a subshell
+ * whose stdout and stderr go to the filter. Its EXIT trap writes its status and directory to descriptor 8 (the
+ * filter writes to descriptor 9), and the outer shell `cd`s there, exits if the command called `exit`, and leaves
+ * its status as `$?`. A failing filter loses the output, never shows it, and its status is the result. The
+ * command is repeated, as written, in an `if false` block, so that Claude Code's permission rules see its words.
+ */
 export const throughFilter = (command: string, filter: string): string =>
   // The eval is on the first line, so that bash's error messages give the command's own line numbers.
   `${REWRITE_MARK}{ __il_r=$( { ( trap '__il_s=$?; printf "%s %s %s" "$__il_s" "$__il_how" "$(pwd -P)" >&8' EXIT; __il_how=exit; __il_c=$(printf '%b.' ${
@@ -73,7 +64,8 @@ export const filterCommand = (
 
 /**
  * The bridge's last rewrite of a Bash call it lets run, when a redaction applies to `claude/Bash`
- * (else undefined): the command through `filter`.
+ * (else undefined): the command through `filter`, or REFUSAL when it does not parse whole (a stray
+ * `fi` or an unended here-document could close the `if false` copy and run outside the filter).
  */
 export const bashRewrite = (redactions: ReadonlyArray<Redaction>, filter: string) => {
   if (redactionsFor(redactions, "claude", "Bash").length === 0) return undefined

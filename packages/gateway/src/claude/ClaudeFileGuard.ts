@@ -1,10 +1,8 @@
 /**
- * Redaction for Claude Code's Read, before it runs. Claude Code cannot replace a built-in tool's
- * output (a PostToolUse block arrives after the model has it), so the bridge reads the file itself
- * (it runs on the same machine, in Claude Code's working directory) and denies the Read when a
- * redaction that applies to `claude/Read` would change its text. A file it cannot read is left to
- * Claude Code (whose Read then fails too); one too large to check is denied. A Grep that would
- * print matching lines is denied when a redaction applies to `claude/Grep`.
+ * Redaction for Claude Code's Read, before it runs. Claude Code cannot replace a built-in's output, so the bridge
+ * reads the file itself (on the same machine, in Claude Code's working directory) and denies the Read when a
+ * redaction for `claude/Read` would change its text; an unreadable file is left to Claude Code, one too large to
+ * check denied. A Grep that would print lines is denied when one applies to `claude/Grep`.
  */
 import { type HookContext, type HooksConfig, type ToolCall, Verdict } from "@interlock/core"
 import { readFile, stat } from "node:fs/promises"

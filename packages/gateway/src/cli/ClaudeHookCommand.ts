@@ -1,9 +1,8 @@
 /**
- * `interlock claude-hook --config F [--timeout S] [--gateway URL]`: Claude Code runs this as a
- * command hook. It reads one hook event on stdin and answers in Claude Code's format through
- * @interlock/claude's bridge, with the gateway's config (hooks and policy) and audit store, before
- * the hook's timeout S; it never exits 1. The work is in ClaudeHookAnswer.ts, or
- * ClaudeHookForward.ts with --gateway; this module holds the flags.
+ * `interlock claude-hook --config F [--timeout S] [--gateway URL]`, which Claude Code runs as a command hook: one
+ * hook event on stdin, answered in Claude Code's format by @interlock/claude's bridge with the gateway's config
+ * and audit store, before the timeout S; it never exits 1. This module holds the flags; the work is in
+ * ClaudeHookAnswer.ts, or ClaudeHookForward.ts with --gateway.
  */
 import { HookDeadline } from "@interlock/claude"
 import { Effect, Option } from "effect"

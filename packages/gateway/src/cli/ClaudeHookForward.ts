@@ -1,13 +1,8 @@
 /**
- * `interlock claude-hook --gateway URL [--timeout S]`: the hook as a client of a running gateway.
- * It reads one Claude Code hook event on stdin, posts it to the gateway's `/claude/hook`
- * (serve/ClaudeHookRoute.ts; the bearer token from INTERLOCK_TOKEN, never from the command line) and
- * prints the gateway's answer. It fails closed: a refused connection, a non-2xx status, a body that
- * is not an answer, bad arguments or no answer within the deadline all exit 2 with one line on
- * stderr, which Claude Code takes as a block for every event that can block. It never exits 1.
- *
- * It uses nothing but Node's `http`/`https` (loaded as the URL needs), so that the bin starts it
- * without effect or any other package.
+ * `interlock claude-hook --gateway URL [--timeout S]`: posts one Claude Code hook event from stdin to a running
+ * gateway's `/claude/hook` (the token from INTERLOCK_TOKEN, never the command line) and prints its answer. It
+ * fails closed: anything but an answer in time exits 2 with one line on stderr (a block, for every event that can
+ * block); never 1. It uses only Node's `http`/`https`, so the bin starts it without effect.
  */
 import type { IncomingMessage } from "node:http"
 

@@ -1,9 +1,8 @@
 /**
- * What `interlock init --claude` adds: the policy rules and redactions of a starter config for
- * Claude Code's built-in tools, and the project's `.claude/settings.json` with the bridge's hooks
- * (@interlock/claude's `bridgeSettings`, the README's snippet) merged in: its other keys and other
- * hooks are kept; an event already wired to `claude-hook` is left as it is; a file that is not a
- * JSON object is refused, never overwritten.
+ * What `interlock init --claude` adds: a starter config's policy rules and redactions for Claude Code's built-in
+ * tools, and the bridge's hooks (@interlock/claude's `bridgeSettings`) merged into the project's
+ * `.claude/settings.json`: its other keys and hooks are kept, an event already wired to `claude-hook` is left as
+ * it is, and a file that is not a JSON object is refused, never overwritten.
  */
 import { bridgeSettings } from "@interlock/claude"
 import { ConfigError } from "@interlock/core"

@@ -1,16 +1,8 @@
 /**
- * The `interlock` command line. Each command lives in its own module and is loaded only when it
- * runs: `interlock check` loads the check command and what it imports, never the HTTP front, the
- * MCP client or Postgres. The root help and an unknown command load them all, so that effect/cli
- * lists every command with its description.
- *
- * `claude-hook [--config F]`, as Claude Code runs it on every tool call, and `check [--config F]
- * [--no-connect]` skip effect/cli too (its parser, help and the Node services cost more than their
- * work): DirectArgs.ts reads their flags and Cli.ts runs the command's work directly. Any other
- * form of them (`--help`, a global flag) goes through effect/cli as every command does.
- * `claude-hook --gateway URL` is the forwarding client (ClaudeHookForward.ts), which loads no
- * effect at all: the bin starts it instead of this module.
- * `redact --config F --tool T`, the filter the bridge puts after a Bash command, has a direct path too.
+ * The `interlock` command line. Each command is its own module, loaded only when it runs (the root help and an
+ * unknown command load them all, so effect/cli lists every one). The plain forms of `claude-hook`, `check` and
+ * `redact` skip effect/cli as well (its parser and services cost more than their work); other forms go through it.
+ * The bin starts `claude-hook --gateway URL` (ClaudeHookForward.ts) instead of this module.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Effect from "effect/Effect"

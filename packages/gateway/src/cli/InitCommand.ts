@@ -1,11 +1,8 @@
 /**
- * `interlock init [--config F] [--server "NAME=COMMAND ARGS..."]... [--name NAME] [--force] [--claude] [-- COMMAND ARGS...]`:
- * writes a commented starter config (JSON with comments, `interlock.config.jsonc` by default) and
- * prints the next commands. Servers come from `--server` (split at spaces) and from the words after
- * `--` (one server, named by `--name`). The policy fails closed: every call to a configured server
- * asks a person, anything else is denied. An existing file is kept unless `--force`. `--claude`
- * adds rules and redactions for Claude Code's built-ins and merges the bridge's hooks into
- * `.claude/settings.json` (ClaudeInit.ts).
+ * `interlock init [--config F] [--server "NAME=COMMAND ARGS..."]... [--name NAME] [--force] [--claude] [-- COMMAND
+ * ARGS...]`: writes a commented starter config (`interlock.config.jsonc` by default) and prints the next commands.
+ * Servers come from `--server` and the words after `--`. The policy fails closed: a call to a configured server
+ * asks a person, anything else is denied. A file is kept unless `--force`; `--claude`: ClaudeInit.ts.
  */
 import { ConfigError, JsonText } from "@interlock/core"
 import { Console, Effect, Option } from "effect"

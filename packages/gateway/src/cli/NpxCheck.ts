@@ -25,7 +25,7 @@ export const npxPackages = (args: ReadonlyArray<string>): ReadonlyArray<string> 
   return packages
 }
 
-/** A package spec's name without its version or tag (`name@1.2.3` -> `name`). */
+/** A package spec's name without its version or tag (`name@<version>` or `name@<tag>` -> `name`). */
 const nameOf = (spec: string): string => spec.startsWith("@") ? spec : spec.split("@")[0]
 
 /** Whether `bin` is installed in `dir` or a folder above it (node_modules/.bin), where npx finds it first. */

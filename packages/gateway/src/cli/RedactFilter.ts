@@ -1,10 +1,8 @@
 /**
- * `interlock redact --config F --tool S/N`: a filter that copies stdin to stdout through the
- * config's redactions that apply to the tool S/N (the Claude Code bridge pipes a Bash command's
- * output through it, `--tool claude/Bash`). It streams in bounded memory (RedactStream.ts: a tail
- * window of 64 KiB, so a secret that straddles two chunks is still found). It fails closed: when
- * the config does not load or the tool is not `server/name`, it reads nothing, prints one line on
- * stderr and exits 2. It imports no effect/cli, so that Cli.ts can run it directly.
+ * `interlock redact --config F --tool S/N`: copies stdin to stdout through the config's redactions for the tool
+ * S/N, in bounded memory (RedactStream.ts); the bridge pipes a Bash command's output through it. It fails closed:
+ * when the config does not load or the tool is not `server/name`, it reads nothing, prints one line on stderr and
+ * exits 2. It imports no effect/cli, so that Cli.ts can run it directly.
  */
 import { ConfigError } from "@interlock/core"
 import { Cause, Effect, type Option } from "effect"

@@ -1,11 +1,8 @@
 /**
- * The web console's JSON API as an HttpApi: `GET /api/state` (its query: the chart window and the
- * filters), `GET /api/calls/<id>` (one call's audit row) and `POST /api/approvals/<id>` (an
- * answer, `{ decision, digest }`, as JSON or as JSON text). HttpApi checks the params, query and
- * body with ConsoleInput's Schemas and sends the declared errors (ConsoleErrors.ts) with their
- * statuses. Two middlewares wrap every endpoint: ConsoleCaller (outermost: the console's guard,
- * then the viewer) and ConsoleInputCheck (the body cap, and a decode failure as the error naming
- * what was wrong). ConsoleRoutes.ts implements them.
+ * The web console's JSON API as an HttpApi: `GET /api/state`, `GET /api/calls/<id>` and `POST /api/approvals/<id>`
+ * (an answer `{ decision, digest }`, as JSON or JSON text). HttpApi checks params, query and body with
+ * ConsoleInput's Schemas and sends the declared errors (ConsoleErrors.ts); ConsoleCaller (outermost) and
+ * ConsoleInputCheck wrap every endpoint. ConsoleRoutes.ts implements it.
  */
 import { Context, Schema, SchemaTransformation } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema } from "effect/http-api"

@@ -1,9 +1,8 @@
 /**
- * What the console's API takes, checked with Schemas (ConsoleApi.ts declares them, HttpApi decodes
- * with them): the query parameters of `/api/state` (the chart window and the filters by principal,
- * server, tool and outcome) and the body of an approval answer, as JSON or as JSON text. A bad,
- * unknown or repeated parameter, or a bad body field, is a ConsoleInputError naming it (never
- * quoting its value); parseStateQuery and parseAnswer decode as the API does.
+ * What the console's API takes, as Schemas (ConsoleApi.ts declares them, HttpApi decodes with them): the query
+ * parameters of `/api/state` (the chart window, the filters by principal, server, tool and outcome) and an
+ * approval answer's body. A bad, unknown or repeated parameter, or a bad body field, is a ConsoleInputError naming
+ * it, never quoting its value; parseStateQuery and parseAnswer decode as the API does.
  */
 import { CallOutcome } from "@interlock/core"
 import { Exit, Schema, type SchemaIssue, SchemaTransformation } from "effect"

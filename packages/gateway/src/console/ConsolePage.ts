@@ -1,10 +1,8 @@
 /**
- * The web console page: pending approvals with a countdown to each deadline (approve and deny
- * buttons for approvers, never on their own calls), filters by principal, server, tool and
- * outcome, charts of calls per minute by outcome and of latency (p50, p95), the recent calls, and
- * one call's whole receipt. One static page whose one script and one style sheet are inline and
- * allowed by their hashes in a strict Content-Security-Policy; it never shows arguments (but
- * redacted ones) or results (but redacted ones the audit captured).
+ * The web console page: pending approvals with their countdowns (approve and deny for approvers, never on their
+ * own calls), filters, charts of calls per minute by outcome and of latency, the recent calls, and one call's
+ * receipt. One static page whose inline script and style sheet are allowed by their hashes in a strict
+ * Content-Security-Policy; it shows arguments and results only as the audit captured them, redacted.
  */
 import { createHash } from "node:crypto"
 import { CHART_SCRIPT } from "./ChartScript.ts"

@@ -1,10 +1,8 @@
 /**
- * The web console's routes: the page at `/`, and its JSON API (ConsoleApi.ts, an HttpApi).
- * `GET /api/state` gives recent calls (filtered by its query), the charts' series and pending
- * approvals with their deadlines; `GET /api/calls/<id>` one call's whole audit row; each viewer
- * only what it may see (ConsoleAccess). `POST /api/approvals/<id>` answers an approval, for the
- * digest the approver was shown. Every route is behind the console's guard; a principal that may
- * not use the console gets 403 from every `/api/` path, routed or not.
+ * The web console's routes: the page at `/` and its JSON API (ConsoleApi.ts). `GET /api/state` gives recent calls,
+ * the charts' series and pending approvals; `GET /api/calls/<id>` one call's audit row; each viewer only what it
+ * may see (ConsoleAccess). `POST /api/approvals/<id>` answers an approval for the digest the approver was shown. A
+ * principal that may not use the console gets 403 from every `/api/` path.
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { ByteSize, Effect, Layer, type Types } from "effect"

@@ -1,12 +1,8 @@
 /**
- * MCP Apps (`io.modelcontextprotocol/ui`) URIs toward the host. A `ui://` resource is an app's
- * HTML, and two servers may well both serve `ui://app/index.html`; so when the gateway namespaces
- * (Namespace.ts), a `ui://` URI gets the server's prefix inside it, after the scheme:
- * `ui://<server>__<rest>`, which is still a `ui://` URI (the host renders only those). Every place
- * a `ui://` URI travels is rewritten the same way: a tool's `_meta.ui.resourceUri` (and the
- * deprecated flat `_meta["ui/resourceUri"]`), resource listings, URI templates, read contents and
- * the resources a tool result links to. Any other URI, and everything when the gateway does not
- * namespace, passes unchanged. These are pure functions over a Namespace.
+ * MCP Apps (`io.modelcontextprotocol/ui`) URIs toward the host. Two servers may both serve `ui://app/index.html`,
+ * so when the gateway namespaces (Namespace.ts) a `ui://` URI gets the server's prefix after the scheme
+ * (`ui://<server>__<rest>`, still a `ui://` URI, which is all a host renders), wherever it travels: tools'
+ * `_meta`, listings, templates, read contents, result links. Pure functions over a Namespace.
  */
 import type { Namespace } from "./Namespace.ts"
 

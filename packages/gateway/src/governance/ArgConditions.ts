@@ -1,12 +1,8 @@
 /**
- * `when.args` of a JSON rule: conditions on top-level argument keys, compiled into a predicate.
- * equals and in compare canonical JSON; startsWith, notStartsWith and matches need a string.
- * A missing or non-string argument fails startsWith and matches, and satisfies notStartsWith
- * (it does not start with the prefix), so a deny rule written with notStartsWith also catches it.
- * within and notWithin place the argument and the root where the call's server would
- * (PathPlacement.ts), which a prefix test cannot; an array of paths is judged element by element;
- * a path they cannot place leaves the condition undecided (undefined), and the policy denies the
- * call. matches runs on RE2 (linear time).
+ * `when.args` of a JSON rule: conditions on top-level argument keys, compiled into a predicate. equals and in
+ * compare canonical JSON; a missing or non-string argument fails startsWith and matches (RE2) and satisfies
+ * notStartsWith, so a deny rule written with it catches that too. within and notWithin place paths as the server
+ * would (PathPlacement.ts); a path they cannot place is undecided, and the policy denies.
  */
 import { Canonical, ConfigError, type JsonObject } from "@interlock/core"
 import { RE2JS } from "re2js"

@@ -1,9 +1,8 @@
 /**
- * Redaction of MCP content by its schema. Every string is redacted except base64 payloads at the
- * positions the MCP schema gives them: `data` of image and audio blocks, `blob` of an embedded
- * resource and of resource contents. Those are exempt by position (and only while they are
- * base64), never by a key's name. Consecutive text blocks are redacted as one text, so a secret
- * split across two blocks is still found.
+ * Redaction of MCP content by its schema: every string is redacted except base64 payloads where the MCP schema
+ * puts them (`data` of image and audio blocks, `blob` of embedded resources and resource contents), exempt by
+ * position and only while base64, never by a key's name. Consecutive text blocks are redacted as one text, so a
+ * secret split across two blocks is still found.
  */
 import { isHtmlEntry, redactHtml } from "./HtmlRedaction.ts"
 import { type Redaction, redactJson, redactPieces, redactText } from "./Redactor.ts"

@@ -1,13 +1,8 @@
 /**
- * Redaction of an HTML document (an MCP Apps `ui://` resource) that never breaks it. The
- * redactions' regexes run over the whole text, as for any text; but a match replaces only content
- * (text, attribute values, script and style bodies, comments: HtmlShape.ts), never markup. Within a
- * match, the syntax characters of tags (`<`, `>`, `/`, `=`, `!`, `?`, `-`, quotes, white space) stay, as
- * do the quotes, backticks, backslashes and line breaks of a script or style body, so that its
- * strings and line comments stay closed; each run of masked characters between them becomes one
- * replacement, stripped of the characters that could open markup or end a string. A match that
- * covers a tag's or an attribute's name cannot be masked without changing the document's
- * structure: the whole document is then withheld (fail closed) and a fixed page stands in for it.
+ * Redaction of an HTML document (an MCP Apps `ui://` resource) that never breaks it. The regexes run over the
+ * whole text, as for any text, but a match replaces only content (text, attribute values, script and style bodies,
+ * comments: HtmlShape.ts), never markup. A match that covers a tag's or an attribute's name cannot be masked: the
+ * whole document is withheld (fail closed) and a fixed page stands in for it.
  */
 import { isUiUri } from "./AppUris.ts"
 import { htmlParts, Part } from "./HtmlShape.ts"
@@ -32,7 +27,12 @@ export const safeReplacement = (replacement: string): string => {
 
 const startsWithLetter = (text: string) => ((text.charCodeAt(0) | 32) >= 97 && (text.charCodeAt(0) | 32) <= 122)
 
-/** Masks one finder's matches in `html`, or undefined when a match covers markup that is not syntax. */
+/**
+ * Masks one finder's matches in `html`, or undefined when a match covers markup that is not syntax. Within a
+ * match, tag syntax (`<`, `>`, `/`, `=`, `!`, `?`, `-`, quotes, white space) stays, as do a script or style body's
+ * quotes, backticks, backslashes and line breaks (its strings and line comments stay closed); each run of masked
+ * characters between them becomes one replacement.
+ */
 const maskHtml = (html: string, finder: Finder, replacement: string): string | undefined => {
   const found = ranges(html, finder)
   if (found.length === 0) return html

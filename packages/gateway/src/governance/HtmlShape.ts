@@ -1,9 +1,8 @@
 /**
- * The shape of an HTML document, for redacting it without breaking it: one linear pass (no regex)
- * that tells, for each character, whether it is markup (tags, attribute names, the syntax of
- * comments and doctypes) or content: text, an attribute's value, the body of a raw-text element
- * (script, style) or a comment's body. It follows the HTML tokenizer's states closely enough for
- * that question; it is not a validator.
+ * The shape of an HTML document, for redacting it without breaking it: one linear pass (no regex) that tells, for
+ * each character, whether it is markup (tags, attribute names, comment and doctype syntax) or content (text, an
+ * attribute's value, a script or style body, a comment's body). It follows the HTML tokenizer's states closely
+ * enough for that question; it is not a validator.
  */
 
 /** What a character of a document is part of. */

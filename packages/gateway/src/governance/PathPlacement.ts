@@ -1,10 +1,8 @@
 /**
- * Where a path argument lands on the server that gets it, as far as the gateway can tell: resolved
- * against the server's base directory with the server's platform's rules (`\` separates only on
- * win32, where names also compare case-insensitively), and, when the gateway shares the server's
- * filesystem, through symlinks. A text that servers may read in more than one way (a `file:` URI,
- * a leading `~`, `..` after a symlink) is placed every way; `isWithin` answers only when all of
- * them agree, and `undefined` otherwise, which the policy turns into a denial.
+ * Where a path argument lands on the server that gets it, as far as the gateway can tell: resolved against the
+ * server's base directory by its platform's rules (on win32, `\` separates and names compare case-insensitively),
+ * through symlinks when the gateway shares its filesystem. A text servers may read in several ways (`file:`, `~`,
+ * `..` after a symlink) is placed every way; `isWithin` answers only when all agree.
  */
 import { lstatSync, readlinkSync } from "node:fs"
 import * as path from "node:path"

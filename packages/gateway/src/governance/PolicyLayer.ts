@@ -1,10 +1,8 @@
 /**
- * The config's `policy` compiled onto core's `Policy.rules`: the fields a rule shares with core's
- * (RuleFields: id, match, decision, reason, principals) pass through; `when.args` becomes a
- * predicate (AND a code predicate from interlock.config.ts), whose path conditions place paths as
- * the call's server would (ServerPaths.ts). The default decision is "deny" when none is given.
- * Or `policy.cedar`: a Cedar policy file, read once per plan (so a reload, which makes a new plan,
- * re-reads it) through @interlock/cedar, which is loaded only then (its WASM module is 4 MB).
+ * The config's `policy` compiled onto core's `Policy.rules`: a rule's core fields (RuleFields) pass through, and
+ * `when.args` becomes a predicate (AND a code predicate from interlock.config.ts) that places paths as the call's
+ * server would (ServerPaths.ts); the default is "deny". Or `policy.cedar`: a Cedar file, read once per plan (a
+ * reload re-reads it), through @interlock/cedar, loaded only then.
  */
 import { ConfigError, Policy, type PolicyRule } from "@interlock/core"
 import { Effect, Layer } from "effect"

@@ -1,21 +1,8 @@
 /**
- * A token-bucket rate limit per principal and tool, as a preToolCall guard. Time comes from
- * Effect's Clock, so tests drive it with TestClock. The buckets are bounded by bytes
- * (MAX_BUCKET_BYTES): past the bound the least recently used bucket is dropped, one at a time, so
- * the limits of active principals and tools are never reset by others' traffic.
- *
- * With a shared state database (several replicas), the limit is taken from effect/persistence's
- * RateLimiter instead, over the Postgres RateLimiterStore (state/PgRateLimiterStore.ts), when that
- * service is in the hooks' context: its token bucket is ours (capacity `limit`, one token per
- * `window / limit`: burst B at P per minute is limit B, window B * 60s / P; Clock-driven), taken
- * atomically in the database, so a limit holds across all replicas together. A store that fails
- * refuses the call (the guard fails with a StateError: fail closed).
- *
- * Why not that service in memory too: its in-memory store (`layerStoreMemory`) keeps every key's
- * bucket in a plain Map for ever: a flood of distinct principals or tool names grows the heap
- * without bound, which is the attack test/security/rate-limit-buckets.test.ts guards against (and
- * shows: a key of the flood's start is still remembered there, long after ours dropped it). In
- * Postgres, refilled buckets are pruned (PgState's reaper).
+ * A token-bucket rate limit per principal and tool, as a preToolCall guard on Effect's Clock. In memory the
+ * buckets are bounded by bytes (MAX_BUCKET_BYTES; the least recently used goes first), which effect/persistence's
+ * in-memory store is not: it keeps every key's bucket for ever. With a shared state database, effect/persistence's
+ * RateLimiter over PgRateLimiterStore takes the same bucket for all replicas; a failing store refuses the call.
  */
 import {
   BoundedCache,
@@ -60,6 +47,7 @@ export const rateLimitHook = (limit: RateLimitConfig, maxBytes: number = MAX_BUC
     bucket.tokens -= 1
     return Verdict.continue
   }
+  // effect/persistence's token bucket is this one: capacity `limit`, one token per `window / limit`.
   const shared = { algorithm: "token-bucket", onExceeded: "fail", limit: capacity, window: capacity / perMs } as const
   const storeFailed = new StateError({ operation: "rate limit", detail: "the shared rate-limit store failed" })
   return (call: ToolCall, ctx: HookContext) => {

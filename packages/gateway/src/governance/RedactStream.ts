@@ -1,11 +1,8 @@
 /**
- * Redaction of a stream of text in bounded memory (the `interlock redact` filter). Text is held
- * until more than two windows of it have come; then everything but the last window is redacted
- * in the context of the whole buffer and written, and the last window is kept for the next
- * round. The cut never falls inside a match (it moves back to the match's start), so a secret of
- * up to one window that straddles two chunks is still found whole. A match longer than the window
- * (say a PEM key over 64 KiB) is only guaranteed when it comes in one round; a match that spans
- * the whole buffer is waited for up to four windows, then cut, so memory stays bounded.
+ * Redaction of a stream of text in bounded memory (the `interlock redact` filter). Once more than two windows are
+ * held, all but the last window is redacted in the context of the whole buffer and written. The cut never falls
+ * inside a match (it moves back to the match's start), so a secret of up to one window that straddles two chunks
+ * is still found whole; a longer one only when it comes in one round.
  */
 import { type Redaction, redactPieces } from "./Redactor.ts"
 

@@ -1,10 +1,8 @@
 /**
- * Redaction: regexes and built-in detectors from the config's `redact` list. Every regex is RE2
- * (re2js), so matching is linear in the text whatever the pattern or the input. `redactJson`
- * applies them to every string of a JSON value, with no exemption by key; it walks iteratively and
- * replaces anything nested deeper than {@link MAX_DEPTH} with {@link TOO_DEEP}, so it never throws.
- * Schema-aware walks of MCP content (the base64 exemptions, text split across blocks) are in
- * ContentRedaction.ts.
+ * Redaction: regexes and built-in detectors from the config's `redact` list, every regex on RE2 (re2js), so
+ * matching is linear in the text. `redactJson` redacts every string of a JSON value, with no exemption by key,
+ * iteratively, replacing what is nested deeper than {@link MAX_DEPTH} with {@link TOO_DEEP}, so it never throws.
+ * The schema-aware walks of MCP content are ContentRedaction.ts's.
  */
 import { ConfigError, parseMatcher } from "@interlock/core"
 import { Result } from "effect"

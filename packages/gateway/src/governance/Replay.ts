@@ -1,12 +1,8 @@
 /**
- * Shadow mode: re-decide recorded calls under a candidate policy and report the calls whose
- * decision would change. Rows recorded with `capture: "metadata"` have no arguments; they are
- * re-decided with empty arguments, and the change says so (`argsCaptured: false`). Only the policy
- * is re-run (hooks may act on the world): a row whose call never reached the policy (a hook denied
- * it, it was refused, or it is a Claude Code post-tool or agent event) has no decision to compare,
- * and is not re-decided. With a baseline config, the rows are re-decided under both policies and
- * the candidate is compared with the baseline instead of the recorded decision (JSON rules against
- * a Cedar policy, or one Cedar policy against another).
+ * Shadow mode: re-decide recorded calls under a candidate policy (against a baseline config's, when given) and
+ * report the calls whose decision would change. Only the policy is re-run (hooks may act on the world), so a row
+ * whose call never reached the policy is not re-decided; a row recorded with `capture: "metadata"` is re-decided
+ * with empty arguments, and its change says so (`argsCaptured: false`).
  */
 import { type ConfigError, HookContext, Policy, type PolicyDecision, Principal, ToolCall } from "@interlock/core"
 import { Effect } from "effect"

@@ -1,12 +1,8 @@
 /**
- * The config in force, as generations. A generation is everything a gateway derives from one
- * config that a reload may replace: the plan (its hash, redactions, approvals settings, console
- * settings) and the services built from it (GatewayCalls: hooks, rules or Cedar policy, rate limits,
- * approvals, timeouts), built in a scope of its own. A reload builds the next generation whole,
- * apart from the running one, and puts it in force with one assignment, so at every moment exactly
- * one generation decides new calls. Each operation reads the generation in force once, when it
- * starts, and runs under it to its end (its audit row names that generation's config hash); a
- * retired generation's scope is closed when its last operation has ended.
+ * The config in force, as generations: the plan and the services built from it (GatewayCalls: hooks, policy, rate
+ * limits, approvals, timeouts), in a scope of their own. A reload builds the next generation whole and puts it in
+ * force with one assignment, so exactly one generation decides new calls. Each operation reads the generation
+ * once, at its start, and runs under it to its end; a retired one closes after its last operation.
  */
 import type { CallInput, CallOptions, ConfigError, ToolTransport } from "@interlock/core"
 import { Context, Effect, Exit, Layer, Scope, Semaphore } from "effect"

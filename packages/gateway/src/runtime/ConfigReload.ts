@@ -1,18 +1,8 @@
 /**
- * One config reload: the file is loaded and validated whole (decoded, resolved into a plan, and its
- * generation built: hooks, rules or Cedar policy, approvals), and only then put in force, in one
- * swap (ConfigGeneration.ts). A config that fails anywhere, or that changes what a reload cannot
- * change, leaves the running one in force; the outcome is one log line naming the path at fault,
- * never a value.
- *
- * What needs a restart: `servers` (the downstream processes and connections), `listen` (address,
- * tokens and principals, origins, sessions: the HTTP front and its guards are built once), `audit`
- * (the store and its capture), `telemetry` (the exporter) and `namespace` (the names hosts already
- * hold). A reload that changes one of them is refused whole, so that the config in force is always
- * exactly the one its hash names. Everything else applies: policy, hooks, redact, rateLimits,
- * maxResultBytes, maxArgBytes, pinTools, approvals, hookTimeoutMs, callTimeoutMs, claude. A rate
- * limit the reload leaves as it was (same place in `rateLimits`, same fields) keeps its buckets, so
- * a reload never hands anyone a fresh burst; a changed one starts full.
+ * One config reload: the file is loaded and validated whole (decoded, planned, its generation built) and only then
+ * put in force, in one swap (ConfigGeneration.ts). A config that fails anywhere, or changes a RESTART_ONLY key,
+ * leaves the running one in force, so the config in force is always the one its hash names; the outcome is one log
+ * line naming the path at fault, never a value.
  */
 import { Canonical, ConfigError } from "@interlock/core"
 import { Effect } from "effect"
@@ -85,7 +75,8 @@ const builtinId = (entry: unknown): string | undefined =>
 
 /**
  * `next` with the running plan's hook (and so its buckets) for each rate limit that is the same in
- * both configs at the same index; the built-in hooks come first, so the first entry of an id is the built-in one.
+ * both configs at the same index, so a reload never hands anyone a fresh burst (a changed one starts full); the
+ * built-in hooks come first, so the first entry of an id is the built-in one.
  */
 export const keepRateLimits = (running: Plan, next: Plan): Plan => {
   const before = running.loaded.config.rateLimits ?? []

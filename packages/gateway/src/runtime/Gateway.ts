@@ -1,9 +1,8 @@
 /**
- * The Gateway service: everything one running gateway shares, assembled from a plan. The hub
- * (downstream servers), the audit store, the approval queue and the host sessions live as long as
- * the gateway; the audited calls and what else a config decides are a generation
- * (ConfigGeneration.ts), which a reload replaces in one swap (`apply`). A runner's fibers are
- * drained on shutdown, so in-flight calls finish (up to a deadline) before the servers are closed.
+ * The Gateway service: everything one running gateway shares, assembled from a plan. The hub, the audit store, the
+ * approval queue and the host sessions live as long as the gateway; the audited calls and what else a config
+ * decides are a generation (ConfigGeneration.ts), which a reload replaces in one swap (`apply`). On shutdown,
+ * in-flight calls finish (up to a deadline) before the servers are closed.
  */
 import { type ConfigError, Principal, type TransportFailure } from "@interlock/core"
 import { McpHub, type McpHubShape, type ServerConfig as HubServer } from "@interlock/mcp"

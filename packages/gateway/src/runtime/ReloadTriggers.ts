@@ -1,12 +1,8 @@
 /**
- * What starts a config reload while `interlock serve` runs: SIGHUP, and with `--watch` a change of
- * the config file or of the Cedar file it names. Files are watched through their directories, so
- * an editor that saves by writing a new file and renaming it over the old one is seen too (and a
- * Kubernetes ConfigMap's swap of its `..data` link); a burst
- * of changes is one reload, {@link WATCH_DEBOUNCE_MS} after the last. Reloads run one at a time, and
- * triggers that arrive during one coalesce into a single next reload, which reads the file as it
- * is then. Each reload logs one line (ConfigReload.ts); a change seen by the watcher that fails
- * the same way as the one before it is not logged again, and an unchanged file not at all.
+ * What starts a config reload while `interlock serve` runs: SIGHUP, and with `--watch` a change of the config file
+ * or its Cedar file, watched through their directories (so a save by rename, or a ConfigMap's `..data` swap, is
+ * seen); a burst is one reload, {@link WATCH_DEBOUNCE_MS} after the last. Reloads run one at a time, and triggers
+ * during one coalesce into one next reload. A failure like the one before it is not logged again.
  */
 import { Effect, FiberHandle, Queue, type Scope, Stream } from "effect"
 import { watch } from "node:fs"

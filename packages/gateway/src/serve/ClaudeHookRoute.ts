@@ -1,9 +1,8 @@
 /**
- * `POST /claude/hook` on the gateway's HTTP face: what `interlock claude-hook --gateway URL`
- * forwards. The body is one Claude Code hook event, as Claude Code wrote it on the hook's stdin;
- * the answer is the local bridge's (ClaudeHookBridge.ts) under the gateway's plan, as JSON
- * `{ stdout, stderr, exitCode }`, audited in the gateway's store as the caller's principal. The
- * request has already passed the `/mcp` guard (Host, Origin, bearer token).
+ * `POST /claude/hook` on the gateway's HTTP face, what `interlock claude-hook --gateway URL` forwards: the body is
+ * one Claude Code hook event as Claude Code wrote it, and the answer the local bridge's (ClaudeHookBridge.ts)
+ * under the gateway's plan, as JSON `{ stdout, stderr, exitCode }`, audited as the caller's principal. The request
+ * has passed the `/mcp` guard (Host, Origin, token).
  */
 import { Effect } from "effect"
 import { HttpServerRequest, type HttpServerResponse } from "effect/http"

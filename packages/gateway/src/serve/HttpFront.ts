@@ -1,12 +1,8 @@
 /**
- * The gateway's HTTP face on one port, served with effect/http on NodeHttpServer: `/mcp`
- * (Streamable HTTP: one session per 2025 host, none for a 2026-07-28 host; McpRoute.ts), `/metrics` (Prometheus text),
- * `/claude/hook` (a forwarded Claude Code hook event, ClaudeHookRoute.ts), and the web console at
- * `/` with its JSON API (console/ConsoleRoutes.ts, an HttpApi). Every route is behind the guard (Host, Origin, bearer
- * token or OAuth access token; front/http/GuardMiddleware.ts) but the OAuth protected-resource metadata
- * (front/http/auth/ResourceMetadata.ts, public), and runs in this layer's context: the Gateway and the metrics come
- * from it. Paths match exactly (case, trailing and doubled slashes). A session is bound to the
- * principal that opened it, counts against the session caps, and is closed once idle for too long.
+ * The gateway's HTTP face on one port, with effect/http on NodeHttpServer: `/mcp` (McpRoute.ts), `/metrics`
+ * (Prometheus text), `/claude/hook` (ClaudeHookRoute.ts) and the web console at `/` (console/ConsoleRoutes.ts).
+ * Every route but the OAuth resource metadata is behind the guard (front/http/GuardMiddleware.ts) and runs in this
+ * layer's context (the Gateway, the metrics). Paths match exactly.
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { Clock, Context, Effect, Layer, Schema, Scope } from "effect"

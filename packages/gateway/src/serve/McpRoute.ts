@@ -1,12 +1,8 @@
 /**
- * The `/mcp` route: both eras, chosen per request as the SDK classifies it
- * (front/http/mcp/EraRouting.ts). A 2026-07-28 request (its `_meta` claims that revision) is served
- * by itself, with no session (front/http/mcp/ModernRoute.ts). Everything else is 2025 Streamable
- * HTTP, one session per host: a request with a session id goes to that session's transport (404 for
- * an unknown id, 403 for another principal's); one without must be an initialize POST, which opens a
- * session bound to the caller's principal if the session caps allow (HttpSessions). The transport
- * writes the Node response itself (front/http/mcp/HttpSessionTransport.ts says why); the route waits
- * until that response has ended, so effect/http adds nothing to it.
+ * The `/mcp` route, in both eras as the SDK classifies each request (front/http/mcp/EraRouting.ts): a 2026-07-28
+ * request is served by itself (ModernRoute.ts); the rest is 2025 Streamable HTTP, one session per host, bound to
+ * its principal (404 for an unknown id, 403 for another's; HttpSessions). The session's transport writes the Node
+ * response itself (HttpSessionTransport.ts says why), and the route waits for its end.
  */
 import { JsonText, type Principal } from "@interlock/core"
 import { Effect } from "effect"

@@ -1,12 +1,8 @@
 /**
- * The gateway on stdio: one host, speaking MCP over this process's stdin and stdout, in either
- * era. SDK 2's serveStdio decides the era from the host's first message, as SDK 2's own servers do
- * (`initialize` opens a 2025 connection; a request whose `_meta` claims 2026-07-28, `server/discover`
- * first, a modern one) and pins one front server of that era for the connection. The transport is
- * HostStdioTransport: every line from the host passes the frame guard and FrameCheck, so each
- * malformed frame is answered, and is read once, with JsonText, so the SDK (and so the policy) sees
- * the keys the host wrote; only the transport writes to the output. The Effect completes when the
- * host closes the stream; closing the scope closes the connection.
+ * The gateway on stdio: one host, speaking MCP over stdin and stdout, in the era SDK 2's serveStdio decides from
+ * its first message, with one front server of that era. The transport is HostStdioTransport: every line passes the
+ * frame guard and FrameCheck, so each malformed frame is answered, and is read once, with JsonText, so the policy
+ * sees the keys the host wrote. It completes when the host closes the stream.
  */
 import { serveStdio as serveEras } from "@modelcontextprotocol/server/stdio"
 import { Effect } from "effect"

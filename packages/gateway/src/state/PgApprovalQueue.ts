@@ -1,21 +1,8 @@
 /**
- * The pending console approvals of several replicas, in the shared state database: an approval
- * pending on replica A is listed and answered through any replica's console, and the call on A
- * completes.
- *
- * - An answer is one UPDATE that sets it only on an unanswered, live entry with the digest the
- *   answerer was shown, and NOTIFYs the entry's id in the same statement (delivered on commit).
- * - A learns of it by LISTEN on one connection, for promptness; and every HEARTBEAT_MS by the
- *   heartbeat that renews its entries' leases and returns their answers, because a notification
- *   sent while A's listening connection is down is lost. An answer therefore reaches A at once,
- *   or at worst one heartbeat later.
- * - An entry is listed and answerable only while its replica is alive: while one of that replica's
- *   connections is open (StateDatabase's application_name; Postgres ends the connections of a
- *   killed process at once), and its lease (LEASE_MS, renewed by the heartbeat) has not run out,
- *   for a replica that hangs or cannot reach the database. A replica killed with an approval
- *   pending leaves no approvable ghost; the reaper (PgState) deletes the entry.
- * - Leaving the wait (answered, Approvals' timeout, cancelled) deletes the entry.
- * Replicas compare leases with their own clocks: keep them synchronised (NTP).
+ * The pending console approvals of several replicas, in the shared state database: an approval pending on replica
+ * A is listed and answered through any replica's console, and the call on A completes. A learns of the answer by
+ * LISTEN, or by its heartbeat (HEARTBEAT_MS), which renews its entries' leases; an entry is listed and answerable
+ * only while its replica is alive, and leaving the wait deletes it.
  */
 import { type ApprovalAnswer, JsonText } from "@interlock/core"
 import { Clock, Deferred, Effect, Layer, Option, Queue, Schedule, Schema, type Scope } from "effect"
@@ -25,10 +12,16 @@ import { APPLICATION_PREFIX, type StateDatabase } from "./StateDatabase.ts"
 /** The channel an answer is notified on; the payload is the entry's id. */
 export const CHANNEL = "interlock_approval"
 
-/** How long an entry stays answerable without its replica renewing it. */
+/**
+ * How long an entry stays answerable without its replica renewing it (a replica that hangs or cannot reach the
+ * database). Replicas compare leases with their own clocks: keep them synchronised (NTP).
+ */
 export const LEASE_MS = 10_000
 
-/** How often a replica renews its entries' leases and collects their answers. */
+/**
+ * How often a replica renews its entries' leases and collects their answers. A notification sent while its
+ * listening connection is down is lost, so an answer reaches the replica at once, or at worst one heartbeat later.
+ */
 export const HEARTBEAT_MS = 2_000
 
 /** The most pending approvals one listing returns. */
@@ -38,13 +31,16 @@ const INSERT =
   `INSERT INTO interlock_approvals (id, time, server, tool, principal, reason, rule, digest, args, replica, lease_until)
 VALUES ($1, $2::float8, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11::float8)`
 
-// Whether an entry's replica is alive at the time in parameter `now`: its lease runs, and one of its connections is open.
+// Whether an entry's replica is alive at the time in parameter `now`: its lease runs, and one of its connections is
+// open (Postgres ends a killed process's connections at once, so a killed replica leaves no approvable ghost).
 const alive = (now: string) =>
   `lease_until > ${now}::float8 AND EXISTS (
   SELECT 1 FROM pg_stat_activity s WHERE s.application_name = '${APPLICATION_PREFIX}' || interlock_approvals.replica)`
 
 const RENEW = "UPDATE interlock_approvals SET lease_until = $2::float8 WHERE replica = $1 RETURNING id, answer"
 
+// An answer is set only on an unanswered, live entry with the digest the answerer was shown; the NOTIFY of the same
+// statement is delivered on commit.
 const ANSWER = `WITH answered AS (
   UPDATE interlock_approvals SET answer = $2::jsonb
   WHERE id = $1 AND answer IS NULL AND ($3::text IS NULL OR digest = $3::text) AND ${alive("$4")}

@@ -1,13 +1,8 @@
 /**
- * effect/persistence's RateLimiterStore on the shared state database, so that a limit of 5 per
- * minute allows 5 calls across all replicas together. `tokenBucket` is one INSERT ... ON CONFLICT
- * DO UPDATE: Postgres locks the bucket's row and computes the refill and the take from its latest
- * version, so concurrent takes on several replicas never read-modify-write past each other. The
- * arithmetic is the in-memory store's (`layerStoreMemory`), operation for operation in double
- * precision, so both answer alike for the same times (test/rate-limit-store.test.ts). Time is the
- * caller's Clock: replicas need synchronised clocks (NTP), as any shared token bucket does.
- * Bucket keys are stored as their SHA-256 (a key holds a principal and a tool name of any length).
- * The gateway takes token buckets only; the other algorithms are refused with a store error.
+ * effect/persistence's RateLimiterStore on the shared state database, so that a limit holds across all replicas
+ * together. `tokenBucket` is one INSERT ... ON CONFLICT DO UPDATE, so Postgres locks the row and concurrent takes
+ * never read-modify-write past each other; its arithmetic is the in-memory store's, operation for operation, on
+ * the caller's Clock (replicas need synchronised clocks). Only token buckets.
  */
 import { Clock, Duration, Effect, Layer } from "effect"
 import { RateLimiterError, RateLimiterStore, RateLimitStoreError } from "effect/persistence/RateLimiter"
@@ -33,7 +28,7 @@ RETURNING attempt, last_refill`
 /** The statement that forgets the buckets that have refilled completely (an absent bucket is a full one). */
 export const PRUNE_BUCKETS = "DELETE FROM interlock_rate_buckets WHERE expires_at <= $1"
 
-/** The stored form of a bucket's key. */
+/** The stored form of a bucket's key: its SHA-256 (a key holds a principal and a tool name of any length). */
 export const bucketKey = (key: string): string => createHash("sha256").update(key).digest("base64url")
 
 const storeError = (message: string) => new RateLimiterError({ reason: new RateLimitStoreError({ message }) })

@@ -1,9 +1,8 @@
 /**
- * The shared state of several replicas on one Postgres database: rate limits (effect/persistence's
- * RateLimiter over PgRateLimiterStore), pending console approvals (PgApprovalQueue), tool pins
- * (PgToolPins, the hub's SharedPins) and used approval states (PgUsedStates), over one pool
- * (StateDatabase). A reaper prunes, every REAP_MS, what has expired: buckets that have refilled,
- * approvals whose replica stopped renewing their lease, marks of expired states.
+ * The shared state of several replicas on one Postgres database (StateDatabase's pool): rate limits
+ * (effect/persistence's RateLimiter over PgRateLimiterStore), pending console approvals (PgApprovalQueue), tool
+ * pins (PgToolPins) and used approval states (PgUsedStates). A reaper prunes, every REAP_MS, what has expired:
+ * refilled buckets, approvals whose lease ran out, marks of expired states.
  */
 import type { SharedPins } from "@interlock/mcp"
 import { Clock, Effect, Layer, type Redacted, Schedule } from "effect"

@@ -1,10 +1,8 @@
 /**
- * The Postgres database of the gateway's shared state (rate-limit buckets, pending approvals, tool
- * pins, used approval states), so that several replicas behave as one. Opening it creates the
- * missing tables under a transaction-scoped advisory lock, as the audit store does, so replicas
- * that start at once do not race; a replica's user needs no CREATE right once they exist. Every
- * statement runs in autocommit under STATEMENT_TIMEOUT, and its failure is a StateError that names
- * the operation and the driver's reason tag only (a server message can quote a row's values).
+ * The Postgres database of the gateway's shared state, so that several replicas behave as one. Opening it creates
+ * the missing tables under a transaction-scoped advisory lock, so replicas that start at once do not race. Every
+ * statement runs in autocommit under STATEMENT_TIMEOUT; its failure is a StateError naming the operation and the
+ * driver's reason tag only (a server message can quote a row's values).
  */
 import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, type Redacted, type Scope } from "effect"

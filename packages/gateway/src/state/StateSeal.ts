@@ -1,9 +1,8 @@
 /**
- * Sealed states that travel through a host and come back: the `requestState` of a 2026-07-28
- * multi-round-trip request. A state is an encrypted JWT (JWE `dir` + `A256GCM`, by `jose`), so a
- * host can neither read nor change it; it names its purpose (a state sealed for one purpose is
- * refused for another), carries a unique id (for single use, UsedStates) and an expiry checked
- * against Effect's Clock. The key is derived from a configured secret, or generated at start.
+ * Sealed states that travel through a host and come back (the `requestState` of a 2026-07-28 multi-round-trip
+ * request): an encrypted JWT (JWE `dir` + `A256GCM`, by `jose`) that a host can neither read nor change. It names
+ * its purpose (refused for another), carries a unique id (single use: UsedStates) and an expiry on Effect's Clock;
+ * the key is derived from a configured secret, or made at start.
  */
 import { Clock, Context, Effect, Layer, Redacted, Schema } from "effect"
 import { EncryptJWT, jwtDecrypt } from "jose"
