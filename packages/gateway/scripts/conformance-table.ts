@@ -3,7 +3,7 @@
  * Regenerates the conformance table in packages/gateway/README.md: runs the installed suite's
  * server requirement sets against each server of the matrix, directly and through a gateway on
  * each route (test/conformance-matrix.ts), and writes one row per cell between the README's
- * markers. conformance.test.ts checks that the README's rows are the ones it measures.
+ * markers. conformance-requirements.ts checks that the README's rows are the ones it measures.
  *
  *   node --conditions=@interlock/source packages/gateway/scripts/conformance-table.ts
  */

@@ -1,7 +1,7 @@
 /**
  * The conformance fixture (fixtures/conformance-server.ts) by itself: what `--omit-result-type`
  * does to the wire, and that its stdio mode serves the 2026-07-28 era (server/discover). Its runs
- * of both requirement sets are the direct runs of conformance.test.ts's matrix.
+ * of both requirement sets are the direct runs of the conformance matrix (conformance-requirements.ts).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/client"
@@ -66,7 +66,7 @@ const modernPost = (url: string, method: string, params: Record<string, unknown>
 
 describe("the conformance fixture by itself", () => {
   // Both requirement sets against the fixture alone, as it is and with --omit-result-type, run in
-  // conformance.test.ts's matrix (its direct runs), which holds them to passing.
+  // the conformance matrix (its direct runs, conformance-requirements.ts), which holds them to passing.
   it.live(
     "with --omit-result-type a 2026-07-28 scenario fails its wire-schema check, for the missing resultType",
     () =>

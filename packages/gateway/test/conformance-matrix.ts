@@ -2,7 +2,7 @@
  * The conformance matrix: each server the suite is run against, first directly and then through a
  * gateway in front of it, for each requirement set. The rule it checks: every scenario that
  * passes directly passes through the gateway, and one that fails directly fails no worse. Used by
- * conformance.test.ts and by scripts/conformance-table.ts (the gateway README's table).
+ * conformance-requirements.ts and by scripts/conformance-table.ts (the gateway README's table).
  */
 import { Effect, type Scope } from "effect"
 import { spawn } from "node:child_process"

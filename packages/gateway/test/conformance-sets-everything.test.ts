@@ -1,0 +1,3 @@
+import { describeRequirementSets, matrixServer } from "./conformance-requirements.ts"
+
+describeRequirementSets(matrixServer("server-everything"))
