@@ -2,11 +2,12 @@
  * `Policy.cedar({ policies, schema? })`: core's Policy service from a Cedar policy set. Decisions:
  * a satisfied forbid, or no satisfied permit, denies; a satisfied permit allows, unless a satisfied
  * permit is annotated `@ask("reason")`, which asks. The decision names the deciding policies by id
- * and takes its reason from `@reason` (or `@ask`). Fail closed: an evaluation error in any policy
- * (a missing attribute among them), arguments Cedar cannot hold, and any WASM failure deny.
- * Each decision is one synchronous WASM call; a listing yields between tools.
+ * and takes its reason from `@reason` (or `@ask`). Names with lookalike letters are also decided
+ * on their skeletons, where a forbid or an @ask permit counts and a plain permit grants nothing (as
+ * deny, ask and allow rules do). Fail closed: an evaluation error in any policy, arguments Cedar
+ * cannot hold, and any WASM failure deny. Each decision is synchronous; a listing yields between tools.
  */
-import type { AuthorizationAnswer, Context } from "@cedar-policy/cedar-wasm/nodejs"
+import type { AuthorizationAnswer, Context, PartialAuthorizationAnswer } from "@cedar-policy/cedar-wasm/nodejs"
 import {
   type HookContext,
   Policy as CorePolicy,
@@ -19,13 +20,16 @@ import {
 } from "@interlock/core"
 import { Effect, Exit, Layer } from "effect"
 import type { CedarError } from "./CedarErrors.ts"
-import { type CedarPolicySet, makeSlices, parsePolicySet, type Slices } from "./CedarPolicySet.ts"
+import { type CedarPolicyInfo, type CedarPolicySet, makeSlices, parsePolicySet, type Slices } from "./CedarPolicySet.ts"
 import { type CedarSchemaInput, validatePolicySet } from "./CedarValidation.ts"
 import { type CedarWasm, guarded, loadCedarWasm } from "./CedarWasm.ts"
 import {
   callRequest,
   type CedarRequest,
   listRequest,
+  lookalikeNames,
+  lookalikeServer,
+  type Names,
   promptListRequest,
   promptRequest,
   readRequest,
@@ -48,54 +52,85 @@ const WASM_FAILED = deny("the Cedar policy could not be evaluated")
 const NO_PERMIT = deny("no Cedar policy permits this request")
 const UNREPRESENTABLE = deny("the arguments cannot be given to Cedar (a fraction, a null in a list, or a reserved key)")
 
-/** Reads Cedar's answer as a decision (see the module's header). */
-const interpret = (set: CedarPolicySet, answer: AuthorizationAnswer | undefined): PolicyDecision => {
-  if (answer === undefined || answer.type === "failure") return WASM_FAILED
-  const { decision, diagnostics } = answer.response
-  if (diagnostics.errors.length > 0) {
-    const ids = [...new Set(diagnostics.errors.map((error) => error.policyId))]
+/** Cedar's answer to one request: "none" when no policy could apply, undefined when WASM failed. */
+type Answer = AuthorizationAnswer | "none" | undefined
+
+const idsOf = (policies: ReadonlyArray<CedarPolicyInfo>): string => policies.map((policy) => policy.id).join(",")
+
+/**
+ * Reads Cedar's answers as one decision (see the module's header): the answer on the names, then
+ * the one on their lookalike skeletons if any, whose plain permits grant nothing.
+ */
+const interpret = (set: CedarPolicySet, answers: ReadonlyArray<Answer>): PolicyDecision => {
+  const errored = new Set<string>()
+  const forbids = new Map<string, CedarPolicyInfo>()
+  const asks = new Map<string, CedarPolicyInfo>()
+  const permits: Array<CedarPolicyInfo> = []
+  for (let i = 0; i < answers.length; i++) {
+    const answer = answers[i]
+    if (answer === "none") continue
+    if (answer === undefined || answer.type === "failure") return WASM_FAILED
+    const { decision, diagnostics } = answer.response
+    for (const error of diagnostics.errors) errored.add(error.policyId)
+    if (decision === "allow" && diagnostics.reason.length === 0) return WASM_FAILED
+    for (const id of diagnostics.reason) {
+      const policy = set.byId.get(id)
+      if (policy === undefined) continue
+      if (decision === "deny") forbids.set(id, policy)
+      else if (policy.ask !== undefined) asks.set(id, policy)
+      else if (i === 0) permits.push(policy)
+    }
+  }
+  if (errored.size > 0) {
+    const ids = [...errored].join(",")
     // Cedar's message may quote an argument's name or value: the reason names the policies only.
-    return deny(`Cedar policy ${ids.join(", ")} failed to evaluate`, ids.join(","))
+    return deny(`Cedar policy ${ids.replaceAll(",", ", ")} failed to evaluate`, ids)
   }
-  const deciding = diagnostics.reason.flatMap((id) => {
-    const policy = set.byId.get(id)
-    return policy === undefined ? [] : [policy]
-  }).sort((a, b) => a.offset - b.offset)
-  if (decision === "deny") {
-    if (deciding.length === 0) return NO_PERMIT
+  const byOffset = (policies: Iterable<CedarPolicyInfo>) => [...policies].sort((a, b) => a.offset - b.offset)
+  if (forbids.size > 0) {
+    const deciding = byOffset(forbids.values())
     const reason = deciding.find((policy) => policy.reason !== undefined)?.reason
-    return deny(reason ?? "forbidden by Cedar policy", deciding.map((policy) => policy.id).join(","))
+    return deny(reason ?? "forbidden by Cedar policy", idsOf(deciding))
   }
-  if (deciding.length === 0) return WASM_FAILED
-  const asking = deciding.filter((policy) => policy.ask !== undefined)
-  if (asking.length > 0) {
-    return ask(
-      asking[0].ask ?? "approval required by Cedar policy",
-      asking.map((policy) => policy.id).join(",")
-    )
+  if (asks.size > 0) {
+    const asking = byOffset(asks.values())
+    return ask(asking[0].ask ?? "approval required by Cedar policy", idsOf(asking))
   }
-  return allow(deciding.map((policy) => policy.id).join(","))
+  return permits.length > 0 ? allow(idsOf(byOffset(permits))) : NO_PERMIT
 }
 
-/** Cedar's answer to one stateful request against its slice; "none" when no policy could apply. */
-const answerOf = (wasm: CedarWasm, slices: Slices, request: CedarRequest): AuthorizationAnswer | "none" | undefined => {
+/** Cedar's answer to one stateful request against its slice. */
+const answerOf = (wasm: CedarWasm, slices: Slices, request: CedarRequest): Answer => {
   const slice = slices.slice(request.action.id, uidKey(request.resource))
   if (slice === null) return "none"
   if (slice === undefined) return undefined
   return guarded(() => wasm.statefulIsAuthorized({ ...request, preparsedPolicySetId: slice }))
 }
 
-/** One decision. */
+/**
+ * One decision on `names`, and on `lookalike` (their skeletons) when given; `build` makes the
+ * request on a pair of names (undefined: the arguments cannot be given to Cedar).
+ */
 const authorize = (
   wasm: CedarWasm,
   set: CedarPolicySet,
   slices: Slices,
-  request: CedarRequest | undefined
+  build: (names: Names) => CedarRequest | undefined,
+  names: Names,
+  lookalike: Names | undefined
 ): PolicyDecision => {
+  const request = build(names)
   if (request === undefined) return UNREPRESENTABLE
   const answer = answerOf(wasm, slices, request)
-  return answer === "none" ? NO_PERMIT : interpret(set, answer)
+  if (lookalike === undefined) return answer === "none" ? NO_PERMIT : interpret(set, [answer])
+  const skeletal = build(lookalike)
+  return skeletal === undefined ? UNREPRESENTABLE : interpret(set, [answer, answerOf(wasm, slices, skeletal)])
 }
+
+/** Whether a satisfied forbid refuses the request whatever its arguments (partial evaluation). */
+const forbidsAll = (set: CedarPolicySet, answer: PartialAuthorizationAnswer | undefined): boolean =>
+  answer !== undefined && answer.type === "residuals" &&
+  answer.response.satisfied.some((id) => set.byId.get(id)?.effect === "forbid")
 
 const VISIBILITY_CACHE_ENTRIES = 10_000
 /** Longer listing subjects (a long URI) are decided each time, not remembered. */
@@ -105,17 +140,20 @@ const MAX_REMEMBERED_SUBJECT = 1024
 export const makeCedarPolicy = (wasm: CedarWasm, set: CedarPolicySet): PolicyShape => {
   const slices = makeSlices(wasm, set)
   const decide = (call: ToolCall, ctx: HookContext, facts?: PolicyFacts) =>
-    Exit.succeed(authorize(wasm, set, slices, callRequest(call.serverId, call.name, call.args, ctx, facts?.tool)))
-  /**
-   * Whether some `action` request could be permitted, its arguments unknown: Cedar's partial
-   * evaluation says "deny" only when no arguments could be permitted. An undetermined answer, an
-   * error or a WASM failure shows the entry (each request is still decided on its own).
-   */
-  const permittable = (request: CedarRequest, action: "callTool" | "getPrompt", ctx: HookContext): boolean => {
-    const context: Context = unknownArgsContext(ctx)
+    Exit.succeed(authorize(
+      wasm,
+      set,
+      slices,
+      (names) => callRequest(names.serverId, names.name, call.args, ctx, facts?.tool),
+      call,
+      lookalikeNames(call.serverId, call.name)
+    ))
+  /** Cedar's partial answer to an `action` request whose arguments are unknown; "none" when no policy could apply. */
+  const partial = (request: CedarRequest, action: "callTool" | "getPrompt", ctx: HookContext) => {
     const policies = slices.texts(action, uidKey(request.resource))
-    if (Object.keys(policies).length === 0) return false
-    const answer = guarded(() =>
+    if (Object.keys(policies).length === 0) return "none"
+    const context: Context = unknownArgsContext(ctx)
+    return guarded(() =>
       wasm.isAuthorizedPartial({
         ...request,
         action: { type: request.action.type, id: action },
@@ -123,17 +161,41 @@ export const makeCedarPolicy = (wasm: CedarWasm, set: CedarPolicySet): PolicySha
         policies: { staticPolicies: policies }
       })
     )
+  }
+  /**
+   * Whether some `action` request could be permitted, its arguments unknown: Cedar's partial
+   * evaluation says "deny" only when no arguments could be permitted. An undetermined answer, an
+   * error or a WASM failure shows the entry (each request is still decided on its own).
+   */
+  const permittable = (request: CedarRequest, action: "callTool" | "getPrompt", ctx: HookContext): boolean => {
+    const answer = partial(request, action, ctx)
+    if (answer === "none") return false
     return answer === undefined || answer.type !== "residuals" || answer.response.decision !== "deny" ||
       answer.response.errored.length > 0
   }
-  /** Whether some callTool request on the tool could be permitted (see `permittable`). */
-  const callable = (tool: Tool, ctx: HookContext): boolean => permittable(listRequest(tool, ctx), "callTool", ctx)
+  /** Whether a forbid refuses every `action` request on the lookalike skeletons (none: false). */
+  const lookalikeForbidden = (
+    request: CedarRequest | undefined,
+    action: "callTool" | "getPrompt",
+    ctx: HookContext
+  ) => {
+    if (request === undefined) return false
+    const answer = partial(request, action, ctx)
+    return answer !== "none" && forbidsAll(set, answer)
+  }
   /** A listTools request is refused only by a satisfied forbid: listing needs no permit of its own. */
-  const listForbidden = (tool: Tool, ctx: HookContext): boolean => {
-    const answer = answerOf(wasm, slices, listRequest(tool, ctx))
+  const listForbidden = (tool: Tool, ctx: HookContext, names: Names = tool): boolean => {
+    const answer = answerOf(wasm, slices, listRequest(tool, ctx, names))
     if (answer === "none" || answer === undefined || answer.type === "failure") return false
     const { decision, diagnostics } = answer.response
     return decision === "deny" && diagnostics.errors.length === 0 && diagnostics.reason.length > 0
+  }
+  /** Shown when no forbid refuses listing it and some call of it could be permitted, on its names and their skeletons. */
+  const shown = (tool: Tool, ctx: HookContext): boolean => {
+    if (listForbidden(tool, ctx) || !permittable(listRequest(tool, ctx), "callTool", ctx)) return false
+    const lookalike = lookalikeNames(tool.serverId, tool.name)
+    return lookalike === undefined ||
+      !(listForbidden(tool, ctx, lookalike) || lookalikeForbidden(listRequest(tool, ctx, lookalike), "callTool", ctx))
   }
   const cache = new Map<string, boolean>()
   /** A listing's answer on `subject` for the context's principal, client and era, remembered (subjects up to 1 KiB). */
@@ -150,38 +212,53 @@ export const makeCedarPolicy = (wasm: CedarWasm, set: CedarPolicySet): PolicySha
     return computed
   }
   const visible = (tool: Tool, ctx: HookContext): boolean =>
-    remembered(
-      `tool\u0000${tool.serverId}\u0000${tool.name}\u0000${tool.fingerprint}`,
-      ctx,
-      () => !listForbidden(tool, ctx) && callable(tool, ctx)
-    )
+    remembered(`tool\u0000${tool.serverId}\u0000${tool.name}\u0000${tool.fingerprint}`, ctx, () => shown(tool, ctx))
   const visibleTools = (tools: ReadonlyArray<Tool>, ctx: HookContext) =>
     Effect.map(
       Effect.forEach(tools, (tool) => Effect.andThen(Effect.yieldNow, Effect.sync(() => visible(tool, ctx)))),
       (shown) => tools.filter((_, i) => shown[i])
     )
-  const decideOperation = (operation: PolicyOperation, ctx: HookContext) =>
-    Exit.succeed(authorize(
+  const read = (serverId: string, uri: string, ctx: HookContext) =>
+    authorize(
       wasm,
       set,
       slices,
+      (names) => readRequest(names.serverId, uri, ctx),
+      { serverId, name: uri },
+      lookalikeServer(serverId, uri)
+    )
+  const decideOperation = (operation: PolicyOperation, ctx: HookContext) =>
+    Exit.succeed(
       operation._tag === "ReadResource"
-        ? readRequest(operation.serverId, operation.uri, ctx)
-        : promptRequest(operation.serverId, operation.name, operation.args, ctx)
-    ))
+        ? read(operation.serverId, operation.uri, ctx)
+        : authorize(
+          wasm,
+          set,
+          slices,
+          (names) => promptRequest(names.serverId, names.name, operation.args, ctx),
+          operation,
+          lookalikeNames(operation.serverId, operation.name)
+        )
+    )
   /** A resource is listed when its read is permitted; a prompt when some get of it could be. */
+  const prompted = (serverId: string, name: string, ctx: HookContext): boolean => {
+    if (!permittable(promptListRequest(serverId, name, ctx), "getPrompt", ctx)) return false
+    const lookalike = lookalikeNames(serverId, name)
+    return lookalike === undefined ||
+      !lookalikeForbidden(promptListRequest(lookalike.serverId, lookalike.name, ctx), "getPrompt", ctx)
+  }
   const visibleOperation = (operation: PolicyOperation, ctx: HookContext) =>
     Exit.succeed(
       operation._tag === "ReadResource"
         ? remembered(
           `read\u0000${operation.serverId}\u0000${operation.uri}`,
           ctx,
-          () => authorize(wasm, set, slices, readRequest(operation.serverId, operation.uri, ctx))._tag === "Allow"
+          () => read(operation.serverId, operation.uri, ctx)._tag === "Allow"
         )
         : remembered(
           `prompt\u0000${operation.serverId}\u0000${operation.name}`,
           ctx,
-          () => permittable(promptListRequest(operation.serverId, operation.name, ctx), "getPrompt", ctx)
+          () => prompted(operation.serverId, operation.name, ctx)
         )
     )
   return { decide, visible, visibleTools, decideOperation, visibleOperation }

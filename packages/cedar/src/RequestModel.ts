@@ -4,10 +4,18 @@
  * `listTools`, `readResource`, `getPrompt`), on what (`Interlock::Tool::"<server>/<tool>"` by
  * canonical names, with `server`, `name` and the MCP hints with MCP's defaults;
  * `Interlock::Resource::"<uri>"`; `Interlock::Prompt::"<server>/<name>"`), and the context
- * (`args` as a Cedar record, `client`, and `era` when known). Pure.
+ * (`args` as a Cedar record, `client`, and `era` when known). A request on names with lookalike
+ * letters is also made on their skeletons (core's `skeletonName`), so forbids see them. Pure.
  */
 import type { CedarValueJson, Context, TypeAndId } from "@cedar-policy/cedar-wasm/nodejs"
-import { canonicalName, effectiveHints, type HookContext, type JsonObject, type Tool } from "@interlock/core"
+import {
+  canonicalName,
+  effectiveHints,
+  type HookContext,
+  type JsonObject,
+  skeletonName,
+  type Tool
+} from "@interlock/core"
 
 /** An entity as this model builds it (Cedar's EntityJson, with plain uids). */
 export interface Entity {
@@ -41,6 +49,27 @@ export const PROMPT = `${NAMESPACE}::Prompt`
 /** A tool's or prompt's entity id: the canonical (loose) names of its server and itself. */
 export const canonicalId = (serverId: string, name: string): string =>
   `${canonicalName(serverId)}/${canonicalName(name)}`
+
+/** A server and a name, as a request reads them. */
+export interface Names {
+  readonly serverId: string
+  readonly name: string
+}
+
+/** The names' confusable skeletons, or undefined when neither has lookalike letters. */
+export const lookalikeNames = (serverId: string, name: string): Names | undefined => {
+  const server = skeletonName(serverId)
+  const skeleton = skeletonName(name)
+  return server === canonicalName(serverId) && skeleton === canonicalName(name)
+    ? undefined
+    : { serverId: server, name: skeleton }
+}
+
+/** A resource read's server skeleton (its URI is no name: it stays), or undefined when it has no lookalike letters. */
+export const lookalikeServer = (serverId: string, uri: string): Names | undefined => {
+  const server = skeletonName(serverId)
+  return server === canonicalName(serverId) ? undefined : { serverId: server, name: uri }
+}
 
 /** The key of an entity uid in slice indexes: `Type::"id"` as JSON. */
 export const uidKey = (uid: TypeAndId): string => `${uid.type}\u0000${uid.id}`
@@ -137,9 +166,9 @@ export const callRequest = (
   return request(ctx, "callTool", toolEntity(serverId, name, tool), { ...baseContext(ctx), args: record })
 }
 
-/** A listTools request on one tool (no arguments). */
-export const listRequest = (tool: Tool, ctx: HookContext): CedarRequest => {
-  return request(ctx, "listTools", toolEntity(tool.serverId, tool.name, tool), baseContext(ctx))
+/** A listTools request on one tool (no arguments), under its own names or `names`. */
+export const listRequest = (tool: Tool, ctx: HookContext, names: Names = tool): CedarRequest => {
+  return request(ctx, "listTools", toolEntity(names.serverId, names.name, tool), baseContext(ctx))
 }
 
 /** The context of a partial callTool request whose arguments are unknown (for listings). */

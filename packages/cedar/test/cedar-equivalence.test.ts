@@ -1,8 +1,9 @@
 /**
  * For random calls, a Cedar policy and the equivalent JSON rules decide the same. The rules are
  * ordered deny, then ask, then allow, with default deny: exactly the order Cedar's semantics give
- * (a satisfied forbid wins, then an @ask permit, then a permit; no permit denies). Names are
- * from a pool without confusable pairs, so that the rules' skeleton matching for deny does not apply.
+ * (a satisfied forbid wins, then an @ask permit, then a permit; no permit denies). They also
+ * decide alike on loose and lookalike spellings of the names: a forbid or an @ask permit (a deny
+ * or an ask rule) also takes a name's lookalike skeleton for the name; a plain permit does not.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { HookContext, Policy, type PolicyRule, Principal } from "@interlock/core"
@@ -114,22 +115,35 @@ describe("Cedar and JSON rules decide alike", () => {
       if (expectedRule !== undefined) assert.include((actualRule ?? "").split(","), expectedRule)
     }), { arbitrary: { runs: 150 } })
 
-  const variantCall = Arbitrary.all([Arbitrary.schema(Rules), Arbitrary.schema(CallSpec)]).pipe(
-    Arbitrary.flatMap(([specs, c]) =>
-      Arbitrary.all([Arbitraries.looseVariant(c.server), Arbitraries.looseVariant(c.name)]).pipe(
-        Arbitrary.map(([server, name]) => ({ specs, c, server, name }))
+  const variantCall = (variant: (name: string) => Arbitrary.Arbitrary<string>) =>
+    Arbitrary.all([Arbitrary.schema(Rules), Arbitrary.schema(CallSpec)]).pipe(
+      Arbitrary.flatMap(([specs, c]) =>
+        Arbitrary.all([variant(c.server), variant(c.name)]).pipe(
+          Arbitrary.map(([server, name]) => ({ specs, c, server, name }))
+        )
       )
     )
-  )
 
   it.effect.prop(
     "for loose name variants of the called tool",
-    [variantCall],
+    [variantCall(Arbitraries.looseVariant)],
     ([{ c, name, server, specs }]) =>
       Effect.gen(function*() {
         const { actual, expected } = yield* bothDecide(specs, c, server, name)
         assert.strictEqual(actual, expected)
       }),
     { arbitrary: { runs: 150 } }
+  )
+
+  it.effect.prop(
+    "for lookalike spellings of the called tool (Cyrillic, Greek or Armenian letters)",
+    [variantCall(Arbitraries.lookalikeVariant)],
+    ([{ c, name, server, specs }]) =>
+      Effect.gen(function*() {
+        const { actual, actualRule, expected, expectedRule } = yield* bothDecide(specs, c, server, name)
+        assert.strictEqual(actual, expected, JSON.stringify({ server, name }))
+        if (expectedRule !== undefined) assert.include((actualRule ?? "").split(","), expectedRule)
+      }),
+    { arbitrary: { runs: 200 } }
   )
 })

@@ -82,7 +82,7 @@ export { Tool } from "./model/Tool.ts"
 export { type JsonObject, ToolCall } from "./model/ToolCall.ts"
 export { ContentBlock, ToolResult, WITHHELD_TEXT } from "./model/ToolResult.ts"
 export { type Level, type Matcher, MatcherInput, MatcherJson, parseMatcher } from "./policy/Matcher.ts"
-export { canonicalName, sameName } from "./policy/Names.ts"
+export { canonicalName, sameName, skeletonName } from "./policy/Names.ts"
 export { Policy, type PolicyFacts, type PolicyOperation, type PolicyShape } from "./policy/Policy.ts"
 export type { PolicyDecision } from "./policy/PolicyDecision.ts"
 export {

@@ -18,6 +18,7 @@ import {
 } from "../src/index.ts"
 import { makeSelector, SELECTION_CACHE_BYTES } from "../src/internal/HookChain.ts"
 import { NAME_CACHE_BYTES, nameCacheBytes } from "../src/policy/Names.ts"
+import { Arbitraries } from "../src/testing/index.ts"
 import { recordingTransport } from "./fixtures.ts"
 
 /** Default-ignorable code points and white space an attacker can slip into a name. */
@@ -63,27 +64,7 @@ const disguise = (name: string, edits: ReadonlyArray<typeof Edit.Type>): string 
   return out
 }
 
-/** Latin letters and a Cyrillic or Greek lookalike of each. */
-const LATIN_TO_LOOKALIKE: Readonly<Record<string, string>> = {
-  a: "а",
-  e: "е",
-  o: "ο",
-  p: "р",
-  c: "с",
-  y: "у",
-  x: "χ",
-  s: "ѕ",
-  i: "і",
-  j: "ј",
-  h: "һ",
-  d: "ԁ",
-  q: "ԛ",
-  w: "ԝ",
-  l: "ӏ",
-  v: "ν",
-  u: "υ",
-  k: "κ"
-}
+const LATIN_TO_LOOKALIKE = Arbitraries.LOOKALIKE_OF
 
 /** Swaps the letters at `positions` (where they have a lookalike) for their lookalikes. */
 const swapLookalikes = (name: string, positions: ReadonlyArray<number>): string => {
@@ -262,27 +243,6 @@ describe("security: names", () => {
     }))
 })
 
-/** Uppercase Latin letters and a Cyrillic, Greek or Armenian uppercase lookalike of each. */
-const UPPER_LOOKALIKE: Readonly<Record<string, string>> = {
-  A: "А",
-  B: "Β",
-  C: "С",
-  E: "Е",
-  H: "Н",
-  I: "І",
-  J: "Ј",
-  K: "Κ",
-  M: "М",
-  N: "Ν",
-  O: "Օ",
-  P: "Р",
-  T: "Т",
-  X: "Х",
-  Y: "Υ",
-  S: "Ѕ",
-  Z: "Ζ"
-}
-
 /** Regex deny rules, as tools.deny and as policy rules. */
 const regexDenying = (regex: RegExp) => {
   const transport = recordingTransport()
@@ -345,7 +305,7 @@ describe("security: uppercase lookalikes and regex rules", () => {
       Effect.gen(function*() {
         const chars = [...name.toUpperCase()]
         for (const at of positions) {
-          chars[at % chars.length] = UPPER_LOOKALIKE[chars[at % chars.length]] ?? chars[at % chars.length]
+          chars[at % chars.length] = LATIN_TO_LOOKALIKE[chars[at % chars.length]] ?? chars[at % chars.length]
         }
         const target = chars.join("")
         const { log, layer } = denying(name)

@@ -5,7 +5,7 @@ import { TestClock } from "effect/testing"
 import { AuditStore } from "../src/audit/AuditStore.ts"
 import { GatewayCalls } from "../src/calls/GatewayCalls.ts"
 import { DETECTOR_NAMES } from "../src/governance/Detectors.ts"
-import { compileRedactions, redactText } from "../src/governance/Redactor.ts"
+import { compileRedactions, redactionsFor, redactText } from "../src/governance/Redactor.ts"
 import { SAMPLES, secretPart } from "./detector-samples.ts"
 import { withGateway } from "./fixtures.ts"
 
@@ -32,6 +32,16 @@ describe("redaction", () => {
       redactText("the quick brown fox, version 1.2.3", redactions),
       "the quick brown fox, version 1.2.3"
     )
+  })
+
+  it("a redaction's matcher selects a lookalike spelling of its tool, as a deny rule or a hook would", () => {
+    const redactions = compileRedactions([{ match: "files/write_file", detectors: ["aws-access-key"] }])
+    if (!Array.isArray(redactions)) throw new Error("compile failed")
+    for (const name of ["write_file", "WRITE-FILE", "wr\u0456te_file", "wr\u0456te\u200B_file", "\u0461rite_file"]) {
+      const expected = name.startsWith("\u0461") ? 0 : 1 // U+0461 is no lookalike of w: another name
+      assert.strictEqual(redactionsFor(redactions, "files", name).length, expected, JSON.stringify(name))
+    }
+    assert.strictEqual(redactionsFor(redactions, "fil\u0435s", "write_file").length, 1)
   })
 
   it.effect("a result's secrets are replaced before the host sees them, and the receipt says which hook did it", () =>

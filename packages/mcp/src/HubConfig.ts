@@ -175,7 +175,7 @@ export const compileFilter = (
   if (deny instanceof ConfigError) return deny
   return (name) =>
     (allow === undefined || allow.some((m) => m.test(serverId, name))) &&
-    !(deny ?? []).some((m) => m.test(serverId, name))
+    !(deny ?? []).some((m) => m.restrictTest(serverId, name))
 }
 
 /**

@@ -100,6 +100,16 @@ describe("hub configuration", () => {
       })
   )
 
+  it("a deny covers a lookalike spelling of the name (Cyrillic \u0456); an allow does not grant one", () => {
+    const exposed = compileFilter("tools", "srv", { deny: ["write_file"] }) as (name: string) => boolean
+    assert.isFalse(exposed("wr\u0456te_file"))
+    assert.isFalse(exposed("WR\u0406TE-FILE"))
+    assert.isTrue(exposed("read_file"))
+    const allowOnly = compileFilter("tools", "srv", { allow: ["srv/write_file"] }) as (name: string) => boolean
+    assert.isTrue(allowOnly("write_file"))
+    assert.isFalse(allowOnly("wr\u0456te_file"))
+  })
+
   it.effect.prop("server ids that are the same loose name are rejected, others accepted", [
     words,
     spelling,

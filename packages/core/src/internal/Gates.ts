@@ -56,7 +56,7 @@ const operation = <A, E>(
 
 const listSpec = (ctx: HookContext): ChainSpec<ReadonlyArray<Tool>> => {
   const select = (tools: ReadonlyArray<Tool>, hook: ResolvedHook) =>
-    tools.filter((tool) => hook.matcher.test(tool.serverId, tool.name))
+    tools.filter((tool) => hook.matcher.restrictTest(tool.serverId, tool.name))
   // skip and call ask for the same hook's selection of the same listing: filter once for both.
   // The decoder's input is filtered afresh: the hook may have changed the array it was given.
   let last:
@@ -77,7 +77,7 @@ const listSpec = (ctx: HookContext): ChainSpec<ReadonlyArray<Tool>> => {
       if (verdict._tag !== "ReplaceTools") return tools
       // Unselected tools stay where they were; a selected tool is replaced by the hook's version, or dropped.
       return tools.flatMap((tool) => {
-        if (!hook.matcher.test(tool.serverId, tool.name)) return [tool]
+        if (!hook.matcher.restrictTest(tool.serverId, tool.name)) return [tool]
         const kept = verdict.tools.find((t) => t.serverId === tool.serverId && t.name === tool.name)
         return kept === undefined ? [] : [kept]
       })

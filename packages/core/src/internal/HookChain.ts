@@ -258,7 +258,7 @@ export const makeSelector = (byEvent: { readonly [E in HookEvent]: ReadonlyArray
       caches.set(event, cache)
     }
     const key = `${serverId}\u0000${name}`
-    return cache.get(key) ?? cache.set(key, all.filter((hook) => hook.matcher.test(serverId, name)))
+    return cache.get(key) ?? cache.set(key, all.filter((hook) => hook.matcher.restrictTest(serverId, name)))
   }
   const cacheBytes = () => {
     let bytes = 0

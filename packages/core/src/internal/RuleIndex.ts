@@ -51,7 +51,7 @@ const EMPTY: ReadonlyArray<never> = []
  * holds. `applies` runs only on rules whose matcher matched, in index order within a bucket.
  * When the names have confusable skeletons (Confusables.ts) or a loose form other than the name
  * (Names.ts), rules for which `bySkeleton` holds (deny and ask rules) are also matched against
- * those (`Matcher.denyTest`); allow rules never are.
+ * those (`Matcher.restrictTest`); allow rules never are.
  */
 export const firstMatch = <Rule extends IndexedRule>(
   index: RuleIndex<Rule>,
@@ -76,13 +76,13 @@ export const firstMatch = <Rule extends IndexedRule>(
   // Deny/ask rules also match on skeletons and (regexes) loose forms: the skeleton buckets, then
   // the canonical server's bucket when it differs (a regex rule there sees the loose forms).
   const restricted = (rule: Rule) => bySkeleton(rule) && applies(rule)
-  const denyTest = (rule: Rule) => rule.matcher.denyTest(serverId, name)
-  const bySkeletons = scanIndex(index, server.skeleton, tool.skeleton, denyTest, restricted, best)
+  const restrictTest = (rule: Rule) => rule.matcher.restrictTest(serverId, name)
+  const bySkeletons = scanIndex(index, server.skeleton, tool.skeleton, restrictTest, restricted, best)
   if (server.skeleton === server.canonical) return bySkeletons
   let found = bySkeletons
   for (const rule of index.byServer.get(server.canonical) ?? EMPTY) {
     if (found !== undefined && rule.index >= found.index) break
-    if (denyTest(rule) && restricted(rule)) {
+    if (restrictTest(rule) && restricted(rule)) {
       found = rule
       break
     }

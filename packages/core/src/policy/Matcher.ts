@@ -26,7 +26,12 @@ export type Level = "global" | "server" | "tool"
 /** Level order, outermost first. */
 export const levelRank: Record<Level, number> = { global: 0, server: 1, tool: 2 }
 
-/** A compiled matcher. */
+/**
+ * A compiled matcher. It selects in two widths: `test` for what grants (allow rules, allow
+ * lists), `restrictTest` for what restricts or watches (deny and ask rules, deny lists, hooks,
+ * redactions), which also takes a name's lookalike skeleton for the name. Both read names
+ * through one normalization (Names.ts).
+ */
 export interface Matcher {
   /** The matcher as written, for error messages and receipts. */
   readonly source: string
@@ -37,13 +42,14 @@ export interface Matcher {
   readonly anyServer: boolean
   /** The canonical tool name when it is a literal (no glob, no regex), for indexing. */
   readonly nameKey: string | undefined
-  /** Whether a call to `name` on `serverId` is selected (raw names; compared loosely). */
+  /** Whether a grant (an allow rule) selects a call to `name` on `serverId` (raw names; compared loosely). */
   readonly test: (serverId: string, name: string) => boolean
   /**
-   * Whether a deny (or ask) rule with this matcher selects the call: `test`, or the same on the
-   * names' confusable skeletons; a regex also sees the loose forms (Names.ts) and their skeletons.
+   * Whether a restriction (deny or ask rule, deny list, hook, redaction) selects the call: `test`,
+   * or the same on the names' confusable skeletons; a regex also sees the loose forms (Names.ts)
+   * and their skeletons.
    */
-  readonly denyTest: (serverId: string, name: string) => boolean
+  readonly restrictTest: (serverId: string, name: string) => boolean
 }
 
 const ALL = new Set(["*", "all", "any"])
@@ -77,7 +83,7 @@ const literalOf = (glob: ReturnType<typeof compileGlob>): string | undefined =>
 const fail = (message: string): Result.Result<Matcher, string> => Result.fail(message)
 
 /** `test`, or `test` on the skeletons when either name has lookalikes (string matchers). */
-const skeletonDenyTest = (test: Matcher["test"]): Matcher["denyTest"] => (serverId, name) => {
+const skeletonTest = (test: Matcher["test"]): Matcher["restrictTest"] => (serverId, name) => {
   if (test(serverId, name)) return true
   const server = nameForms(serverId)
   const tool = nameForms(name)
@@ -96,7 +102,7 @@ const parseString = (input: string): Result.Result<Matcher, string> => {
       anyServer: true,
       nameKey: undefined,
       test: () => true,
-      denyTest: () => true
+      restrictTest: () => true
     })
   }
   const slash = text.indexOf("/")
@@ -118,7 +124,7 @@ const parseString = (input: string): Result.Result<Matcher, string> => {
     anyServer: /^\*+$/.test(serverPart),
     nameKey: literalOf(name),
     test,
-    denyTest: skeletonDenyTest(test)
+    restrictTest: skeletonTest(test)
   })
 }
 
@@ -192,7 +198,7 @@ const parseRegexMatcher = (
       const canonical = canonicalName(name)
       return canonical !== name && regex(canonical)
     },
-    denyTest: (serverId, name) => {
+    restrictTest: (serverId, name) => {
       const server = nameForms(serverId)
       if (!serverTest(server.canonical) && !serverTest(server.skeleton)) return false
       const tool = nameForms(name)
@@ -214,10 +220,11 @@ export const parseMatcher = (input: unknown): Result.Result<Matcher, string> => 
 }
 
 /**
- * Whether a deny matcher selects a call: on its names, or on their confusable skeletons (so a
- * deny on `read_file` also denies `rеad_file` with a Cyrillic `е`). For deny lists only.
+ * Whether a restricting matcher selects a call: on its names, or on their confusable skeletons (so
+ * a deny or a hook on `read_file` also selects `rеad_file` with a Cyrillic `е`). Never for grants.
  */
-export const denies = (matcher: Matcher, serverId: string, name: string): boolean => matcher.denyTest(serverId, name)
+export const restricts = (matcher: Matcher, serverId: string, name: string): boolean =>
+  matcher.restrictTest(serverId, name)
 
 // The Schemas of a matcher as written. Their shape is what a JSON Schema can say (a non-empty
 // string, or `{ server, regex }`); parseMatcher's rules (loose names, empty parts, linear-time
@@ -245,7 +252,7 @@ export const MatcherInput = InputShape.check(matcherRules)
 export type MatcherInput = typeof MatcherInput.Type
 
 const CompiledMatcher = Schema.declare((u: unknown): u is Matcher =>
-  typeof u === "object" && u !== null && "denyTest" in u
+  typeof u === "object" && u !== null && "restrictTest" in u
 )
 
 /**

@@ -13,8 +13,10 @@
  *   selectors, ...) are removed, and white space around the name is trimmed.
  * - `-`, `.` and `_` are equivalent.
  *
- * Deny matching also compares confusable skeletons (Confusables.ts); plain comparison does not:
- * `rеad` with a Cyrillic `е` is not `read`, but a deny rule on `read` denies it.
+ * This is the one normalization of names: rules, hooks, tools filters, redactions and Cedar all read
+ * names through it. Restrictions (deny and ask rules, deny lists, hooks, redactions, Cedar forbids
+ * and @ask permits) also compare confusable skeletons (Confusables.ts); grants do not: `rеad` with
+ * a Cyrillic `е` is not `read`, but a deny rule or a hook on `read` selects it.
  */
 import { makeBoundedCache } from "../internal/BoundedCache.ts"
 import { skeleton } from "../internal/Confusables.ts"
@@ -86,6 +88,12 @@ export const nameForms = (name: string): NameForms => cache.get(name) ?? cache.s
 
 /** The canonical (loose) form of a name. Idempotent: `canonicalName(canonicalName(x)) === canonicalName(x)`. */
 export const canonicalName = (name: string): string => nameForms(name).canonical
+
+/**
+ * The canonical form of a name's confusable skeleton: what restrictions also compare the name as.
+ * It is `canonicalName(name)` when the name has no lookalike letters.
+ */
+export const skeletonName = (name: string): string => nameForms(name).skeleton
 
 /** Whether two names are the same under loose comparison. */
 export const sameName = (a: string, b: string): boolean => a === b || canonicalName(a) === canonicalName(b)

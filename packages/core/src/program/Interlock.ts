@@ -15,7 +15,7 @@ import * as Supervisor from "../internal/Supervisor.ts"
 import { ConfigError } from "../model/Errors.ts"
 import { isDeadline, toMillis } from "../model/Millis.ts"
 import { Approvals } from "../policy/Approvals.ts"
-import { denies, type Matcher, type MatcherInput, parseMatcher } from "../policy/Matcher.ts"
+import { type Matcher, type MatcherInput, parseMatcher, restricts } from "../policy/Matcher.ts"
 import { Policy } from "../policy/Policy.ts"
 import * as PromiseClient from "./PromiseClient.ts"
 import { ToolCalls } from "./ToolCalls.ts"
@@ -88,7 +88,8 @@ const compileFilter = (
   const deny = compile("deny") ?? []
   if (deny instanceof ConfigError) return deny
   return (serverId, name) =>
-    (allow === undefined || allow.some((m) => m.test(serverId, name))) && !deny.some((m) => denies(m, serverId, name))
+    (allow === undefined || allow.some((m) => m.test(serverId, name))) &&
+    !deny.some((m) => restricts(m, serverId, name))
 }
 
 /**

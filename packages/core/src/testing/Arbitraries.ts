@@ -7,7 +7,14 @@ import { type JsonObject, makeToolCall, type ToolCall } from "../model/ToolCall.
 import type { CallInput } from "../program/ToolCalls.ts"
 import { toolName } from "./LooseNames.ts"
 
-export { looseNamePair, looseVariant, toolName } from "./LooseNames.ts"
+export {
+  LOOKALIKE_OF,
+  lookalikeNamePair,
+  lookalikeVariant,
+  looseNamePair,
+  looseVariant,
+  toolName
+} from "./LooseNames.ts"
 
 /** Tool arguments: any JSON object (keys any string, values any JSON). */
 export const jsonArgs: Arbitrary.Arbitrary<JsonObject> = Arbitrary.schema(Schema.JsonObject)

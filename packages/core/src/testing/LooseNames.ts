@@ -1,7 +1,8 @@
 /**
  * Loose-name variants: other spellings of a name that core's `sameName` and `canonicalName` treat
  * as the same name (case, full width, the separators `-` `.` `_`, default-ignorable characters,
- * surrounding white space), as Effect Arbitraries for property tests of rules that match names.
+ * surrounding white space), and lookalike spellings (Cyrillic, Greek or Armenian letters) that
+ * restricting matchers also select, as Effect Arbitraries for property tests of name matching.
  */
 import { Arbitrary, Schema } from "effect"
 
@@ -59,4 +60,62 @@ export const toolName: Arbitrary.Arbitrary<string> = Arbitrary.schema(
 /** A tool name and another spelling of it that loose comparison treats as the same name. */
 export const looseNamePair: Arbitrary.Arbitrary<readonly [name: string, variant: string]> = toolName.pipe(
   Arbitrary.flatMap((name) => looseVariant(name).pipe(Arbitrary.map((variant) => [name, variant] as const)))
+)
+
+/** Latin letters and a Cyrillic, Greek or Armenian letter that looks like each (both cases). */
+export const LOOKALIKE_OF: Readonly<Record<string, string>> = {
+  a: "\u0430",
+  e: "\u0435",
+  o: "\u03BF",
+  p: "\u0440",
+  c: "\u0441",
+  y: "\u0443",
+  x: "\u03C7",
+  s: "\u0455",
+  i: "\u0456",
+  j: "\u0458",
+  h: "\u04BB",
+  d: "\u0501",
+  q: "\u051B",
+  w: "\u051D",
+  l: "\u04CF",
+  v: "\u03BD",
+  u: "\u03C5",
+  k: "\u03BA",
+  A: "\u0410",
+  B: "\u0392",
+  C: "\u0421",
+  E: "\u0415",
+  H: "\u041D",
+  I: "\u0406",
+  J: "\u0408",
+  K: "\u039A",
+  M: "\u041C",
+  N: "\u039D",
+  O: "\u0555",
+  P: "\u0420",
+  T: "\u0422",
+  X: "\u0425",
+  Y: "\u03A5",
+  S: "\u0405",
+  Z: "\u0396"
+}
+
+/**
+ * Lookalike spellings of `name`: a loose variant of it with some letters swapped for a letter
+ * that looks like them (see {@link LOOKALIKE_OF}). Loose comparison keeps them apart from
+ * `name`; deny and ask rules, hooks and redactions select them as `name`.
+ */
+export const lookalikeVariant = (name: string): Arbitrary.Arbitrary<string> =>
+  looseVariant(name).pipe(
+    Arbitrary.flatMap((variant) => {
+      const chars = Array.from(variant)
+      return Arbitrary.array(Arbitrary.schema(Schema.Boolean), { minLength: chars.length, maxLength: chars.length })
+        .pipe(Arbitrary.map((swaps) => chars.map((char, i) => swaps[i] ? LOOKALIKE_OF[char] ?? char : char).join("")))
+    })
+  )
+
+/** A tool name and a lookalike spelling of it (which may also be a plain loose variant). */
+export const lookalikeNamePair: Arbitrary.Arbitrary<readonly [name: string, variant: string]> = toolName.pipe(
+  Arbitrary.flatMap((name) => lookalikeVariant(name).pipe(Arbitrary.map((variant) => [name, variant] as const)))
 )

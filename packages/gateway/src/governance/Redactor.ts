@@ -221,4 +221,4 @@ export const redactionsFor = (
   redactions: ReadonlyArray<Redaction>,
   serverId: string,
   name: string
-): ReadonlyArray<Redaction> => redactions.filter((redaction) => redaction.matcher.test(serverId, name))
+): ReadonlyArray<Redaction> => redactions.filter((redaction) => redaction.matcher.restrictTest(serverId, name))
