@@ -1,6 +1,6 @@
 /**
- * Test helpers for approvals of 2026-07-28 hosts: what the front puts in a call's assigns (a first
- * request, or a retry with an answer to the approval form), what a call ended in, and a gateway's
+ * Test helpers for approvals of 2026-07-28 hosts: the host input the front provides a call with (a
+ * first request, or a retry with an answer to the approval form), what a call ended in, and a gateway's
  * calls over a transfer tool that records its runs.
  */
 import { assert } from "@effect/vitest"
@@ -10,7 +10,7 @@ import { type AuditError, AuditStore } from "../src/audit/AuditStore.ts"
 import * as SqliteAuditStore from "../src/audit/SqliteAuditStore.ts"
 import { APPROVAL_INPUT } from "../src/calls/ApprovalRound.ts"
 import { GatewayCalls } from "../src/calls/GatewayCalls.ts"
-import { HOST_INPUT_KEY, type InputRequired } from "../src/calls/InputRound.ts"
+import { CurrentHostInput, type HostInput, type InputRequired } from "../src/calls/InputRound.ts"
 import type { StateRefused } from "../src/calls/StateRefused.ts"
 import { ApprovalQueue } from "../src/state/ApprovalQueue.ts"
 import { StateSeal } from "../src/state/StateSeal.ts"
@@ -20,14 +20,13 @@ import { planOf } from "./fixtures.ts"
 /** A principal of the tests. */
 export const who = (id: string) => new Principal({ id })
 
-/** The assigns of a first request of a 2026-07-28 host (no answers yet). */
-export const firstRequest = (): Record<string, unknown> => ({
-  [HOST_INPUT_KEY]: { inputResponses: {}, requestState: undefined }
-})
+/** The host input of a first request of a 2026-07-28 host (no answers yet). */
+export const firstRequest = (): HostInput => ({ inputResponses: {}, requestState: undefined })
 
-/** The assigns of a retry that answers the approval form with `answer`, echoing `requestState`. */
-export const retry = (requestState: string | undefined, answer: unknown): Record<string, unknown> => ({
-  [HOST_INPUT_KEY]: { inputResponses: { [APPROVAL_INPUT]: answer }, requestState }
+/** The host input of a retry that answers the approval form with `answer`, echoing `requestState`. */
+export const retry = (requestState: string | undefined, answer: unknown): HostInput => ({
+  inputResponses: { [APPROVAL_INPUT]: answer },
+  requestState
 })
 
 /** An explicit yes to the approval form. */
@@ -114,9 +113,15 @@ export const replica = (states: Layer.Layer<StateSeal | UsedStates> = keyed, rul
       )
     )
     const calls = Context.get(context, GatewayCalls)
-    /** A transfer by `principal` (bob) with the given assigns and arguments. */
-    const transfer = (assigns: Record<string, unknown>, args: JsonObject = ARGS, principal = who("bob")) =>
-      ended(calls.callTool({ serverId: "files", name: "transfer", args }, { principal, assigns }))
+    /** A transfer by `principal` (bob) with the given host input (none: a 2025 host's) and arguments. */
+    const transfer = (input: HostInput | undefined, args: JsonObject = ARGS, principal = who("bob")) =>
+      ended(
+        Effect.provideService(
+          calls.callTool({ serverId: "files", name: "transfer", args }, { principal }),
+          CurrentHostInput,
+          input
+        )
+      )
     return {
       runs,
       calls,

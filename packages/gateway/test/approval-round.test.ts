@@ -8,9 +8,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { APPROVAL_INPUT, APPROVAL_PURPOSE } from "../src/calls/ApprovalRound.ts"
-import { ELICIT_KEY } from "../src/calls/Approver.ts"
+import { CurrentElicit } from "../src/calls/Approver.ts"
 import { INPUT_REQUIRED } from "../src/calls/GatewayCalls.ts"
-import { HOST_INPUT_KEY } from "../src/calls/InputRound.ts"
 import { StateSeal } from "../src/state/StateSeal.ts"
 import { UsedStates } from "../src/state/UsedStates.ts"
 import { ACCOUNT, APPROVE, ARGS, firstRequest, KEY, keyed, replica, retry, stateOf, who } from "./approval-host.ts"
@@ -164,7 +163,7 @@ describe("approvals of 2026-07-28 hosts", () => {
     Effect.gen(function*() {
       const { runs, transfer } = yield* replica()
       const state = stateOf(yield* transfer(firstRequest()))
-      const again = yield* transfer({ [HOST_INPUT_KEY]: { inputResponses: { other: APPROVE }, requestState: state } })
+      const again = yield* transfer({ inputResponses: { other: APPROVE }, requestState: state })
       assert.strictEqual(again._tag, "InputRequired")
       assert.deepStrictEqual(yield* transfer(retry(undefined, APPROVE)), {
         _tag: "Error",
@@ -216,7 +215,7 @@ describe("approvals of 2025 hosts stay as they were", () => {
         asked.push(params.message)
         return Promise.resolve({ action: "accept", content: { approve: true } })
       }
-      assert.strictEqual((yield* transfer({ [ELICIT_KEY]: elicit }))._tag, "Ok")
+      assert.strictEqual((yield* Effect.provideService(transfer(undefined), CurrentElicit, elicit))._tag, "Ok")
       assert.strictEqual(asked.length, 1)
       assert.strictEqual(runs.length, 1)
     }))
@@ -225,7 +224,7 @@ describe("approvals of 2025 hosts stay as they were", () => {
     Effect.gen(function*() {
       const { runs, transfer, queue } = yield* replica()
       const call = yield* Effect.forkChild(
-        transfer({ [HOST_INPUT_KEY]: { inputResponses: {}, requestState: undefined, elicitation: false } })
+        transfer({ inputResponses: {}, requestState: undefined, elicitation: false })
       )
       yield* Effect.yieldNow
       const [pending] = queue.list()

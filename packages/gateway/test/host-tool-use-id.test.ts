@@ -1,7 +1,7 @@
 /** The host's tool_use_id the gateway audits from a tools/call's `_meta`: only an id-like string passes. */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { hostToolUseId } from "../src/calls/GatewayCalls.ts"
+import { hostToolUseId } from "../src/calls/HostClient.ts"
 
 describe("hostToolUseId", () => {
   it("takes Claude Code's claudecode/toolUseId; anything else is dropped", () => {

@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type CallOptions, type JsonObject, Principal } from "@interlock/core"
 import { Cause, Effect, Exit } from "effect"
-import { HOST_INPUT_KEY, InputRequired } from "../src/calls/InputRound.ts"
+import { CurrentHostInput, type HostInput, InputRequired } from "../src/calls/InputRound.ts"
 import type { GatewayShape } from "../src/runtime/Gateway.ts"
 import { startGateway } from "./e2e.ts"
 import { inputServer, inputServerOverHttp, SECRET } from "./input-fixture.ts"
@@ -20,9 +20,14 @@ type Outcome = { readonly ok: string } | { readonly input: InputRequired } | { r
   readonly other: string
 }
 
+/** A call's options, and the host input its request carries (a retry's answers and state). */
+type Asked = CallOptions & { readonly input?: HostInput }
+
 /** Runs a call through GatewayCalls and tells what it ended with. */
-const call = (gateway: GatewayShape, name: string, args: JsonObject, options: CallOptions, serverId = "modern") =>
-  Effect.map(Effect.exit(gateway.deps.calls.callTool({ serverId, name, args }, options)), (exit): Outcome => {
+const call = (gateway: GatewayShape, name: string, args: JsonObject, asked: Asked, serverId = "modern") => {
+  const { input, ...options } = asked
+  const called = gateway.deps.calls.callTool({ serverId, name, args }, options)
+  return Effect.map(Effect.exit(Effect.provideService(called, CurrentHostInput, input)), (exit): Outcome => {
     if (Exit.isSuccess(exit)) {
       return { ok: exit.value.content.map((block) => (block as { text?: string }).text ?? "").join("") }
     }
@@ -30,10 +35,11 @@ const call = (gateway: GatewayShape, name: string, args: JsonObject, options: Ca
     if (error._tag === "None") return { other: Cause.pretty(exit.cause) }
     return error.value instanceof InputRequired ? { input: error.value } : { error: error.value.message }
   })
+}
 
-const retry = (options: CallOptions, requestState: string, inputResponses: Record<string, unknown>): CallOptions => ({
+const retry = (options: CallOptions, requestState: string, inputResponses: Record<string, unknown>): Asked => ({
   ...options,
-  assigns: { [HOST_INPUT_KEY]: { inputResponses, requestState } }
+  input: { inputResponses, requestState }
 })
 
 const legs = (gateway: GatewayShape, serverId = "modern") =>

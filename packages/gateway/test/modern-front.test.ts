@@ -11,8 +11,8 @@ import { Effect } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as path from "node:path"
-import { HOST_CLIENT_KEY } from "../src/calls/GatewayCalls.ts"
-import { HOST_INPUT_KEY, type HostInput, InputRequired } from "../src/calls/InputRound.ts"
+import { CurrentHostClient, type HostClient } from "../src/calls/HostClient.ts"
+import { CurrentHostInput, type HostInput, InputRequired } from "../src/calls/InputRound.ts"
 import type { FrontDeps } from "../src/front/FrontServer.ts"
 import { makeFrontServer } from "../src/front/FrontServer.ts"
 import { makeModernFront } from "../src/front/http/mcp/ModernRoute.ts"
@@ -322,42 +322,47 @@ describe("the 2026-07-28 front over stdio", () => {
   )
 })
 
-/** A gateway's front deps whose echo call asks the host first (InputRequired) unless the request carried its answers; records each call's assigns. */
-const askingDeps = (deps: FrontDeps, assigns: Array<Readonly<Record<string, unknown>>>): FrontDeps => ({
+/** What a call's request handed the call path: the host's input and client. */
+interface Handed {
+  readonly input: HostInput | undefined
+  readonly client: HostClient | undefined
+}
+
+/** A gateway's front deps whose echo call asks the host first (InputRequired) unless the request carried its answers; records what each call was handed. */
+const askingDeps = (deps: FrontDeps, handed: Array<Handed>): FrontDeps => ({
   ...deps,
   calls: {
     ...deps.calls,
-    callTool: (input, options) => {
-      assigns.push(options?.assigns ?? {})
-      const answered = options?.assigns?.[HOST_INPUT_KEY] as HostInput | undefined
-      // The approval's state is its own, not a relayed round's: the call goes on without it, as ApprovalRound's does.
-      if (answered?.requestState === "sealed-1") {
-        const { [HOST_INPUT_KEY]: _answered, ...rest } = options?.assigns ?? {}
-        return deps.calls.callTool(input, { ...options, assigns: rest })
-      }
-      const asked = new InputRequired({
-        inputRequests: {
-          approve: inputRequired.elicit({
-            message: "Approve the echo?",
-            requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } }
-          })
-        },
-        requestState: "sealed-1"
+    callTool: (input, options) =>
+      Effect.gen(function*() {
+        const answered = yield* CurrentHostInput
+        handed.push({ input: answered, client: yield* CurrentHostClient })
+        // The approval's state is its own, not a relayed round's: the call goes on without it, as ApprovalRound's does.
+        if (answered?.requestState === "sealed-1") {
+          return yield* Effect.provideService(deps.calls.callTool(input, options), CurrentHostInput, undefined)
+        }
+        // The approvals helper adds InputRequired to the calls' failures; this stands in for it.
+        return yield* new InputRequired({
+          inputRequests: {
+            approve: inputRequired.elicit({
+              message: "Approve the echo?",
+              requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } }
+            })
+          },
+          requestState: "sealed-1"
+        })
       })
-      // The approvals helper adds InputRequired to the calls' failures; this stands in for it.
-      return Effect.fail(asked as never)
-    }
   }
 })
 
 describe("InputRequired from the call path", () => {
   it.live(
-    "a 2026-07-28 host gets input_required, answers it, and the retry's answers and state reach the call's assigns with the client info",
+    "a 2026-07-28 host gets input_required, answers it, and the retry's answers and state reach the call path with the client info",
     () =>
       Effect.gen(function*() {
         const { gateway } = yield* startGateway({ servers: { echo: echoServer }, policy: { default: "allow" } })
-        const assigns: Array<Readonly<Record<string, unknown>>> = []
-        const front = makeModernFront(askingDeps(gateway.deps, assigns))
+        const handed: Array<Handed> = []
+        const front = makeModernFront(askingDeps(gateway.deps, handed))
         const server = createServer((req, res) => {
           void readBody(req, 1_000_000).then((body) => front.serve(req, res, JSON.parse(String(body)), undefined))
         })
@@ -375,21 +380,19 @@ describe("InputRequired from the call path", () => {
         const result = yield* Effect.promise(() => host.callTool({ name: "echo", arguments: { text: "approved" } }))
         assert.strictEqual(toolText(result), "approved")
         assert.lengthOf(asked, 1)
-        assert.lengthOf(assigns, 2)
+        assert.lengthOf(handed, 2)
         // Every modern request says so (InputRound.ts's signal); the first one carries no answers.
-        assert.deepStrictEqual(assigns[0][HOST_INPUT_KEY], {
+        assert.deepStrictEqual(handed[0].input, {
           inputResponses: {},
           requestState: undefined,
           elicitation: true
         }, "the first request carried no answers")
-        assert.deepStrictEqual(assigns[1][HOST_INPUT_KEY], {
+        assert.deepStrictEqual(handed[1].input, {
           inputResponses: { approve: { action: "accept", content: { ok: true } } },
           requestState: "sealed-1",
           elicitation: true
         })
-        for (const seen of assigns) {
-          assert.deepStrictEqual(seen[HOST_CLIENT_KEY], { name: "asking-host", version: "2.0.0" })
-        }
+        for (const seen of handed) assert.deepStrictEqual(seen.client, { name: "asking-host", version: "2.0.0" })
         // Without answers, the raw wire shows the input_required result itself.
         const raw = yield* modernPost(url, {
           id: 9,
@@ -408,8 +411,8 @@ describe("InputRequired from the call path", () => {
     () =>
       Effect.gen(function*() {
         const { gateway } = yield* startGateway({ servers: { echo: echoServer }, policy: { default: "allow" } })
-        const assigns: Array<Readonly<Record<string, unknown>>> = []
-        const server = makeFrontServer(askingDeps(gateway.deps, assigns), undefined, "legacy")
+        const handed: Array<Handed> = []
+        const server = makeFrontServer(askingDeps(gateway.deps, handed), undefined, "legacy")
         const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
         const host = new Client({ name: "legacy-host", version: "1.0.0" }, {
           capabilities: { elicitation: { form: {} } }
@@ -437,9 +440,9 @@ describe("InputRequired from the call path", () => {
         }
         const again = yield* Effect.promise(() => host.callTool(smuggled as Parameters<Client["callTool"]>[0]))
         assert.strictEqual(toolText(again), NEEDS_MODERN)
-        assert.lengthOf(assigns, 2)
-        for (const seen of assigns) assert.isUndefined(seen[HOST_INPUT_KEY])
-        assert.deepStrictEqual(assigns[0][HOST_CLIENT_KEY], { name: "legacy-host", version: "1.0.0" })
+        assert.lengthOf(handed, 2)
+        for (const seen of handed) assert.isUndefined(seen.input)
+        assert.deepStrictEqual(handed[0].client, { name: "legacy-host", version: "1.0.0" })
       }),
     60_000
   )

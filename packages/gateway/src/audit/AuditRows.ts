@@ -49,7 +49,7 @@ const COLUMNS: ReadonlyArray<readonly [string, keyof typeof TYPES]> = [
   ["rewritten", "flag"],
   // Added for traceability: the hash of the config that decided (config/ConfigHash.ts).
   ["config_hash", "optional"],
-  // Added for traceability: the host's client as it named itself (GatewayCalls.ts, HOST_CLIENT_KEY).
+  // Added for traceability: the host's client as it named itself (calls/HostClient.ts, CurrentHostClient).
   ["client", "optional"]
 ]
 

@@ -4,22 +4,19 @@
  * sends the host progress on the call's progressToken: one at once, then every APPROVAL_PROGRESS_MS.
  */
 import type { Progress } from "@interlock/core"
-import { Effect, Fiber, Schedule } from "effect"
+import { Context, Effect, Fiber, Schedule } from "effect"
 
-/** The key under which the serving layer puts the call's progress sender in `ctx.assigns` (only with a progressToken). */
-export const APPROVAL_PROGRESS_KEY = "interlock.approvalProgress"
+/** The current call's progress sender, which the serving layer provides only when the host gave a progressToken. */
+export const CurrentApprovalProgress = Context.Reference<((progress: Progress) => void) | undefined>(
+  "@interlock/gateway/CurrentApprovalProgress",
+  { defaultValue: () => undefined }
+)
 
 /** How often a pending approval sends progress, in milliseconds. */
 export const APPROVAL_PROGRESS_MS = 15_000
 
 /** The message of a pending approval's progress. */
 export const WAITING_FOR_APPROVAL = "waiting for approval"
-
-/** The progress sender in a call's assigns, if the host gave a progressToken. */
-export const approvalProgressOf = (assigns: Record<string, unknown>): ((progress: Progress) => void) | undefined => {
-  const send = assigns[APPROVAL_PROGRESS_KEY]
-  return typeof send === "function" ? (send as (progress: Progress) => void) : undefined
-}
 
 /** Runs `wait` (an approval being waited for), sending progress through `send` meanwhile, when there is one. */
 export const withApprovalProgress = <A, E, R>(

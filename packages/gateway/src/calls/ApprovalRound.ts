@@ -105,7 +105,7 @@ export const checkRetry = (
   Effect.gen(function*() {
     const refused = (refusal: StateRefusal): ApprovalAnswer => {
       const error = new StateRefused({ of: "approval", refusal })
-      refuseState(request.ctx.assigns, error)
+      refuseState(input, error)
       return { decision: "deny", reason: error.message, via: "elicitation" }
     }
     if (input.requestState === undefined) return refused("missing")
@@ -120,7 +120,7 @@ export const checkRetry = (
     if (claimed._tag === "Failure") return refused("unrecorded")
     if (!claimed.success) return refused("replayed")
     const answer = hostAnswer(input.inputResponses[APPROVAL_INPUT], by)
-    if (answer.decision === "allow") grantApproval(request.ctx.assigns, bindingOf(request))
+    if (answer.decision === "allow") grantApproval(input, bindingOf(request))
     return answer
   })
 
@@ -141,6 +141,6 @@ export const carriedApproval = (
     if (
       opened._tag === "Failure" || bindingRefusal(opened.success.payload.a, bindingOf(request)) !== undefined
     ) return undefined
-    grantApproval(request.ctx.assigns, bindingOf(request))
+    grantApproval(input, bindingOf(request))
     return { decision: "allow", via: "elicitation", by }
   })

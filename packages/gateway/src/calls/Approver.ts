@@ -7,26 +7,28 @@
  */
 import type { ApprovalAnswer, ApprovalRequest } from "@interlock/core"
 import type { ElicitRequestFormParams } from "@modelcontextprotocol/server"
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
 import type { ApprovalRoute } from "../config/Plan.ts"
 import { LOCAL_USER } from "../config/PrincipalNames.ts"
 import { type Redaction, redactionsFor, redactJson } from "../governance/Redactor.ts"
 import { ApprovalQueue } from "../state/ApprovalQueue.ts"
 import { APPROVAL_SCHEMA, describeRequest, elicitationAnswer } from "./ApprovalForm.ts"
-import { approvalProgressOf, withApprovalProgress } from "./ApprovalProgress.ts"
+import { CurrentApprovalProgress, withApprovalProgress } from "./ApprovalProgress.ts"
 import { answersApproval, askHost, carriedApproval, checkRetry } from "./ApprovalRound.ts"
-import { hostInput, requireInput } from "./InputRound.ts"
+import { CurrentHostInput, requireInput } from "./InputRound.ts"
 
 export { describeRequest, elicitationAnswer } from "./ApprovalForm.ts"
-
-/** The key under which the serving layer puts the host's elicitation function in `ctx.assigns`. */
-export const ELICIT_KEY = "interlock.elicit"
 
 /** An elicitation request to the host, as the serving layer offers it. */
 export type Elicit = (params: {
   readonly message: string
   readonly requestedSchema: ElicitRequestFormParams["requestedSchema"]
 }) => Promise<{ readonly action: string; readonly content?: Record<string, unknown> | undefined }>
+
+/** The current call's host elicitation, when its host can be asked (a 2025 host that declared elicitation). */
+export const CurrentElicit = Context.Reference<Elicit | undefined>("@interlock/gateway/CurrentElicit", {
+  defaultValue: () => undefined
+})
 
 /** The deny reason of a first ask to a 2026-07-28 host: the call ends `input_required` (GatewayCalls). */
 export const ASKED_HOST = "approval asked of the host"
@@ -38,20 +40,20 @@ export const makeApprover =
       const args = redactJson(request.call.args, redactionsFor(redactions, request.call.serverId, request.call.name))
       // The caller's own host answers: it is the caller (or the local user) who confirms.
       const by = request.ctx.principal?.id ?? LOCAL_USER
-      const input = hostInput(request.ctx.assigns)
-      const elicit = request.ctx.assigns[ELICIT_KEY]
-      const progress = approvalProgressOf(request.ctx.assigns)
+      const input = yield* CurrentHostInput
+      const elicit = yield* CurrentElicit
+      const progress = yield* CurrentApprovalProgress
       if (route !== "console" && input !== undefined && input.elicitation !== false) {
         if (answersApproval(input)) return yield* checkRetry(request, input, by)
         const carried = yield* carriedApproval(request, input, by)
         if (carried !== undefined) return carried
-        requireInput(request.ctx.assigns, yield* askHost(request, args, ttlMs))
+        requireInput(input, yield* askHost(request, args, ttlMs))
         return { decision: "deny", reason: ASKED_HOST, via: "elicitation" } as ApprovalAnswer
       }
-      if (route !== "console" && input === undefined && typeof elicit === "function") {
+      if (route !== "console" && input === undefined && elicit !== undefined) {
         const answer = yield* withApprovalProgress(
           Effect.tryPromise(() =>
-            (elicit as Elicit)({ message: describeRequest(request, args), requestedSchema: APPROVAL_SCHEMA })
+            elicit({ message: describeRequest(request, args), requestedSchema: APPROVAL_SCHEMA })
           ),
           progress,
           "asked of the host"

@@ -41,11 +41,13 @@ import { ApprovalQueue } from "../state/ApprovalQueue.ts"
 import type { StateSeal } from "../state/StateSeal.ts"
 import type { UsedStates } from "../state/UsedStates.ts"
 import { makeApprover } from "./Approver.ts"
+import { hookOptions, withHookOptions } from "./HookAssigns.ts"
+import { clientName, CurrentHostClient, CurrentHostToolUseId } from "./HostClient.ts"
 import { makeInputRelay, relayed as relayedRead } from "./InputRelay.ts"
-import { hostInput, type InputRequired, requiredInput } from "./InputRound.ts"
+import { CurrentHostInput, type InputRequired, requiredInput } from "./InputRound.ts"
 import { auditedDecision, type DecidedOperation } from "./OperationAudit.ts"
 import { refusedState, type StateRefused } from "./StateRefused.ts"
-import { taskAuditOf, type TaskEnding } from "./TaskAudit.ts"
+import { CurrentTaskAudit, taskAuditOf, type TaskEnding } from "./TaskAudit.ts"
 
 /** A call the gateway refused before the pipeline: what the host named, and why it was refused. */
 export interface RefusedCall {
@@ -181,32 +183,27 @@ interface Ending {
   readonly task?: TaskEnding["result"]
 }
 
-/** The `assigns` key under which the front hands GatewayCalls the host's own id of a call, for its audit row. */
-export const HOST_TOOL_USE_KEY = "interlock/hostToolUseId"
-
-/** The assigns key of the host's client info (`{ name, version }`, as the host named itself), for hooks and the audit row. */
-export const HOST_CLIENT_KEY = "interlock/hostClient"
-
-/** The host's client as an audit row names it: `name/version` (just the name without a version). */
-const clientOf = (assigns: Readonly<Record<string, unknown>> | undefined): string | undefined => {
-  const client = assigns?.[HOST_CLIENT_KEY]
-  if (typeof client !== "object" || client === null) return undefined
-  const { name, version } = client as { readonly name?: unknown; readonly version?: unknown }
-  if (typeof name !== "string") return undefined
-  return typeof version === "string" && version !== "" ? `${name}/${version}` : name
-}
-
-/**
- * Claude Code's tool_use_id from a tools/call's `_meta` (`claudecode/toolUseId`, as Claude Code sends it), when it
- * looks like one (letters, digits, `_` and `-`, at most 200): the client chooses it, so nothing else reaches the row.
- */
-export const hostToolUseId = (meta: Readonly<Record<string, unknown>> | undefined): string | undefined => {
-  const id = meta?.["claudecode/toolUseId"]
-  return typeof id === "string" && /^[A-Za-z0-9_-]{1,200}$/.test(id) ? id : undefined
-}
-
 /** What the gateway's rows say about the call they record, whatever its outcome. */
 type CallFields = Pick<AuditFields, "time" | "callId" | "server" | "tool"> & Partial<AuditFields>
+
+/** What a row says of the current request's host: its client, and its own id of the call. */
+const hostFields: Effect.Effect<Partial<AuditFields>> = Effect.map(
+  Effect.all([CurrentHostToolUseId, CurrentHostClient]),
+  ([toolUseId, host]) => {
+    const fields: Partial<AuditFields> = {}
+    if (toolUseId !== undefined) fields.toolUseId = toolUseId
+    const client = clientName(host)
+    if (client !== undefined) fields.client = client
+    return fields
+  }
+)
+
+/** A call's own copy of the request's host input, which keys what the call records (InputRound.ts). */
+const withOwnHostInput = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.flatMap(
+    CurrentHostInput,
+    (input) => input === undefined ? effect : Effect.provideService(effect, CurrentHostInput, { ...input })
+  )
 
 const receiptFields = (fields: Partial<AuditFields>, receipt: Receipt): void => {
   fields.receipt = receipt
@@ -236,46 +233,43 @@ const make = (plan: Plan) =>
       serverId: string,
       name: string,
       callId: string,
-      options: CallOptions | undefined,
+      options: OperationOptions | undefined,
       started: number
-    ): CallFields => {
-      const fields: CallFields = {
-        time: started,
-        callId,
-        server: serverId,
-        tool: name,
-        instance: GATEWAY_INSTANCE,
-        configHash: plan.configHash
-      }
-      if (options?.principal !== undefined) fields.principal = options.principal.id
-      const toolUseId = options?.assigns?.[HOST_TOOL_USE_KEY]
-      if (typeof toolUseId === "string") fields.toolUseId = toolUseId
-      const client = clientOf(options?.assigns)
-      if (client !== undefined) fields.client = client
-      return fields
-    }
+    ): Effect.Effect<CallFields> =>
+      Effect.map(hostFields, (host) => {
+        const fields: CallFields = {
+          time: started,
+          callId,
+          server: serverId,
+          tool: name,
+          instance: GATEWAY_INSTANCE,
+          configHash: plan.configHash,
+          ...host
+        }
+        if (options?.principal !== undefined) fields.principal = options.principal.id
+        return fields
+      })
     const callTool = (
       input: CallInput,
       given?: CallOptions
     ): Effect.Effect<ToolResult, CallError | AuditError | InputRequired | StateRefused> =>
-      Effect.uninterruptibleMask((restore) =>
+      withOwnHostInput(Effect.uninterruptibleMask((restore) =>
         Effect.gen(function*() {
           const started = yield* Clock.currentTimeMillis
-          // A 2026-07-28 host's call gets assigns of its own: what it needs from the host is recorded against them.
-          const options = given?.assigns !== undefined && hostInput(given.assigns) !== undefined
-            ? { ...given, assigns: { ...given.assigns } }
-            : given
+          const hostInput = yield* CurrentHostInput
+          const options = yield* hookOptions(given)
           // The gateway names the call, so that its write-ahead row and its completion agree.
           const named = input.callId === undefined && typeof input === "object" && input !== null
             ? { ...input, callId: crypto.randomUUID() }
             : input
           const callId = typeof named.callId === "string" ? named.callId : ""
+          const fixed = yield* base(input.serverId, input.name, callId, options, started)
           let args: AuditFields["args"] = undefined
           const argsOf = () => (args ??= captured(() =>
             redactJson(input.args ?? {}, redactionsOf(input.serverId, input.name))
           ))
           const row = (extra: Pick<AuditFields, "outcome" | "durationMs"> & Partial<AuditFields>) => {
-            const fields: AuditFields = { ...base(input.serverId, input.name, callId, options, started), ...extra }
+            const fields: AuditFields = { ...fixed, ...extra }
             if (full) fields.args = argsOf()
             return trustedRecord(fields)
           }
@@ -294,7 +288,7 @@ const make = (plan: Plan) =>
               Effect.asVoid
             )
           // The call's host answers its servers' own requests (InputRelay); a round left for the host ends the call with InputRequired.
-          const relayed = relay.begin(input.serverId, options)
+          const relayed = yield* relay.begin(input.serverId, options)
           const exit = yield* Effect.exit(
             restore(
               relayed.provide(Effect.provideService(calls.callTool(named, options), CurrentWriteAhead, { begin }))
@@ -336,7 +330,7 @@ const make = (plan: Plan) =>
           }
           const sent = rowId !== undefined
           const task = Exit.isSuccess(exit) && rowId !== undefined
-            ? taskAuditOf(options?.assigns, exit.value.meta)
+            ? taskAuditOf(yield* CurrentTaskAudit, exit.value.meta)
             : undefined
           if (Exit.isSuccess(exit) && task !== undefined) {
             // A server's task: the row stays pending until the task ends (TaskAudit.ts), and then says how.
@@ -356,7 +350,7 @@ const make = (plan: Plan) =>
           const failure = Cause.findErrorOption(exit.cause)
           // A retry whose state the relay or the approval refused: nothing reached the server, and the host gets a JSON-RPC error.
           const stateRefused = relayed.refused() ??
-            (failure._tag === "Some" && failure.value._tag === "Denied" ? refusedState(options?.assigns) : undefined)
+            (failure._tag === "Some" && failure.value._tag === "Denied" ? refusedState(hostInput) : undefined)
           if (stateRefused !== undefined) {
             yield* complete({
               receipt: failure._tag === "Some" ? failure.value.receipt : undefined,
@@ -376,7 +370,7 @@ const make = (plan: Plan) =>
             })
             return yield* Effect.fail(relayAsked)
           }
-          const asked = requiredInput(options?.assigns)
+          const asked = requiredInput(hostInput)
           if (failure._tag === "Some" && failure.value._tag === "Denied" && asked !== undefined) {
             // Not an ending yet: the host is asked (the approval form), and its retry is a new call and row.
             yield* complete({
@@ -400,11 +394,12 @@ const make = (plan: Plan) =>
           yield* complete({ outcome: Cause.hasInterruptsOnly(exit.cause) ? "cancelled" : "failed", sent })
           return yield* Effect.failCause(exit.cause)
         })
-      )
+      ))
     const refuse = (call: RefusedCall, options?: CallOptions): Effect.Effect<void, AuditError> =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
         const fields: AuditFields = {
-          ...base(call.serverId, call.name, call.callId ?? crypto.randomUUID(), options, now),
+          ...(yield* base(call.serverId, call.name, call.callId ?? crypto.randomUUID(), options, now)),
           outcome: REFUSED,
           sent: false,
           durationMs: 0,
@@ -413,28 +408,40 @@ const make = (plan: Plan) =>
         if (full && call.args !== undefined) {
           fields.args = captured(() => redactJson(call.args, redactionsOf(call.serverId, call.name)))
         }
-        return store.record(trustedRecord(fields))
+        return yield* store.record(trustedRecord(fields))
       })
     const decided = auditedDecision({ store, full, base, redactionsOf })
+    // What core's hooks see of the request's host (HookAssigns.ts) is added to every operation's options.
     return GatewayCalls.of({
       callTool,
       refuse,
-      listTools: calls.listTools,
-      visibleOperations: calls.visibleOperations,
+      listTools: (serverId, options) => withHookOptions(options, (given) => calls.listTools(serverId, given)),
+      visibleOperations: (entries, operationOf, options) =>
+        withHookOptions(options, (given) => calls.visibleOperations(entries, operationOf, given)),
       decideRead: (operation, serverId, uri, options) =>
-        decided(operation, serverId, { uri }, options, calls.decideRead(serverId, uri, options)),
-      decidePrompt: (serverId, name, args, options) =>
-        decided(
-          "completion/complete",
-          serverId,
-          { prompt: name, arguments: args },
+        withHookOptions(
           options,
-          calls.decidePrompt(serverId, name, args, options)
+          (given) => decided(operation, serverId, { uri }, given, calls.decideRead(serverId, uri, given))
         ),
+      decidePrompt: (serverId, name, args, options) =>
+        withHookOptions(options, (given) =>
+          decided(
+            "completion/complete",
+            serverId,
+            { prompt: name, arguments: args },
+            given,
+            calls.decidePrompt(serverId, name, args, given)
+          )),
       // A 2026-07-28 host's reads and gets are relayed as its tool calls are; a 2025 host is asked over its session.
       readResource: (serverId, uri, options) =>
-        relayedRead(relay, serverId, options, calls.readResource(serverId, uri, options)),
+        withHookOptions(
+          options,
+          (given) => relayedRead(relay, serverId, given, calls.readResource(serverId, uri, given))
+        ),
       getPrompt: (serverId, name, args, options) =>
-        relayedRead(relay, serverId, options, calls.getPrompt(serverId, name, args, options))
+        withHookOptions(
+          options,
+          (given) => relayedRead(relay, serverId, given, calls.getPrompt(serverId, name, args, given))
+        )
     })
   })

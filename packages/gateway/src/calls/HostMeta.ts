@@ -16,11 +16,14 @@ import {
   TRACEPARENT_META_KEY,
   TRACESTATE_META_KEY
 } from "@modelcontextprotocol/server"
-import { Effect, Tracer } from "effect"
+import { Context, Effect, Tracer } from "effect"
 import { logLevelOf } from "./LogLevels.ts"
 
-/** The assigns key under which the front hands the call path the `_meta` keys to pass on for the host. */
-export const HOST_META_KEY = "interlock/hostMeta"
+/** The `_meta` keys the current request of a host passes on (hostMeta and pickHostMeta's), as the front provides them. */
+export const CurrentHostMeta = Context.Reference<Readonly<Record<string, unknown>> | undefined>(
+  "@interlock/gateway/CurrentHostMeta",
+  { defaultValue: () => undefined }
+)
 
 /** A server's request that the gateway can carry to a host, by the client capability it needs. */
 export type Carried = "sampling" | "elicitation" | "roots"
@@ -75,25 +78,17 @@ export const pickHostMeta = (meta: unknown, logLevel: unknown): Readonly<Record<
   return Object.keys(picked).length === 0 ? undefined : picked
 }
 
-/** The checked keys a call's assigns carry (HOST_META_KEY), for the hub's Caller. */
-export const hostMetaOf = (
-  assigns: Readonly<Record<string, unknown>> | undefined
-): Readonly<Record<string, unknown>> | undefined => {
-  const meta = assigns?.[HOST_META_KEY]
-  return isRecord(meta) ? meta : undefined
-}
-
-/** The host's span named by a call's traceparent, as the parent of the gateway's spans. */
-export const hostSpanOf = (assigns: Readonly<Record<string, unknown>> | undefined): Tracer.ExternalSpan | undefined => {
-  const parent = parseTraceparent(hostMetaOf(assigns)?.[TRACEPARENT_META_KEY])
+/** The host's span named by the traceparent of a request's `_meta` keys, as the parent of the gateway's spans. */
+export const hostSpanOf = (meta: Readonly<Record<string, unknown>> | undefined): Tracer.ExternalSpan | undefined => {
+  const parent = parseTraceparent(meta?.[TRACEPARENT_META_KEY])
   return parent === undefined ? undefined : Tracer.externalSpan(parent)
 }
 
-/** Runs `effect` under the host's span, when the call's host sent a traceparent. */
+/** Runs `effect` under the host's span, when the request's `_meta` keys carry a traceparent. */
 export const withHostSpan = <A, E, R>(
   effect: Effect.Effect<A, E, R>,
-  assigns: Readonly<Record<string, unknown>> | undefined
+  meta: Readonly<Record<string, unknown>> | undefined
 ): Effect.Effect<A, E, R> => {
-  const span = hostSpanOf(assigns)
+  const span = hostSpanOf(meta)
   return span === undefined ? effect : Effect.provideService(effect, Tracer.ParentSpan, span)
 }

@@ -94,19 +94,17 @@ export class HostSessions
  */
 export const HOSTLESS: HostSession = { server: undefined as never }
 
-/** The `assigns` key under which the front hands the call path the host connection a call came on. */
-export const HOST_SESSION_KEY = "interlock/hostSession"
+/** The host connection the current request came on, as the front provides it; none outside a host's request. */
+export const CurrentHostSession = Context.Reference<HostSession | undefined>("@interlock/gateway/CurrentHostSession", {
+  defaultValue: () => undefined
+})
 
 /**
- * The host connection of a call's assigns, when the front put one there and it has a
- * server-to-client channel: a connection that negotiated 2026-07-28 has none, so it counts as none.
+ * `host` when it has a server-to-client channel: a connection that negotiated 2026-07-28 has none,
+ * so it counts as none.
  */
-export const hostSessionOf = (assigns: Readonly<Record<string, unknown>> | undefined): HostSession | undefined => {
-  const host = assigns?.[HOST_SESSION_KEY]
-  if (typeof host !== "object" || host === null || !("server" in host)) return undefined
-  const session = host as HostSession
-  return hasChannel(session) ? session : undefined
-}
+export const withChannel = (host: HostSession | undefined): HostSession | undefined =>
+  host !== undefined && hasChannel(host) ? host : undefined
 
 /** Whether a server's request can be sent to `host`: not HOSTLESS, and not a connection that negotiated 2026-07-28 (which has no such channel). */
 const hasChannel = (host: HostSession): boolean =>

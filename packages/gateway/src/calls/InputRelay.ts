@@ -7,7 +7,7 @@
  * - A host without one (a 2026-07-28 host) gets the round: the call fails with InputRequired,
  *   carrying the server's requests (redacted) and a state sealed for RELAY_PURPOSE that binds the
  *   server, the method, the call's digest, the principal and the server's own requestState. The
- *   host's retry brings it back with the answers (HOST_INPUT_KEY); the state is opened, checked
+ *   host's retry brings it back with the answers (CurrentHostInput); the state is opened, checked
  *   against the retried call and claimed once (UsedStates) before the server sees the answers. A
  *   state that fails a check ends the call with StateRefused, before anything reaches the server.
  * Tool calls, resource reads and prompt gets are relayed alike (`relayed` for the latter two).
@@ -27,17 +27,17 @@ import { redactHostRequest } from "../governance/RedactingHostRequests.ts"
 import type { Redaction } from "../governance/Redactor.ts"
 import { type SealRefused, StateSeal } from "../state/StateSeal.ts"
 import { UsedStates } from "../state/UsedStates.ts"
-import { hostMetaOf, withHostSpan } from "./HostMeta.ts"
+import { CurrentHostMeta, withHostSpan } from "./HostMeta.ts"
 import {
   askHost,
-  HOST_SESSION_KEY,
+  CurrentHostSession,
   HOSTLESS,
   type HostSession,
-  hostSessionOf,
   HostSessions,
-  type HostSessionsShape
+  type HostSessionsShape,
+  withChannel
 } from "./HostSessions.ts"
-import { type GrantedApproval, grantedApproval, hostInput, InputRequired } from "./InputRound.ts"
+import { CurrentHostInput, type GrantedApproval, grantedApproval, type HostInput, InputRequired } from "./InputRound.ts"
 import { type StateRefusal, StateRefused } from "./StateRefused.ts"
 
 /** The purpose relayed states are sealed for (a state sealed for another purpose is not one). */
@@ -62,10 +62,15 @@ export interface RelayedCall {
 /** The relay of one gateway. */
 export interface InputRelayShape {
   /**
-   * The caller of a call to `serverId` with these options. `frontMarked` says the front has put a
-   * request of a host without a channel in flight itself (it does for tools/call, not for reads and gets).
+   * The caller of a call to `serverId` with these options, for the current request's host (its
+   * connection, `_meta` keys and input). `frontMarked` says the front has put a request of a host
+   * without a channel in flight itself (it does for tools/call, not for reads and gets).
    */
-  readonly begin: (serverId: string, options: OperationOptions | undefined, frontMarked?: boolean) => RelayedCall
+  readonly begin: (
+    serverId: string,
+    options: OperationOptions | undefined,
+    frontMarked?: boolean
+  ) => Effect.Effect<RelayedCall>
 }
 
 /** The seal's refusal as the relay's: a state it cannot open was not sealed by this gateway, or was changed. */
@@ -107,15 +112,17 @@ export const relayed = <A, E, R>(
   serverId: string,
   options: OperationOptions | undefined,
   effect: Effect.Effect<A, E, R>
-): Effect.Effect<A, E | InputRequired | StateRefused, R> => {
-  const call = relay.begin(serverId, options, false)
-  return Effect.catchCause(call.provide(effect), (cause): Effect.Effect<never, E | InputRequired | StateRefused> => {
-    const refusal = call.refused()
-    if (refusal !== undefined) return Effect.fail(refusal)
-    const asked = call.raised()
-    return asked !== undefined ? Effect.fail(asked) : Effect.failCause(cause)
-  })
-}
+): Effect.Effect<A, E | InputRequired | StateRefused, R> =>
+  Effect.flatMap(
+    relay.begin(serverId, options, false),
+    (call) =>
+      Effect.catchCause(call.provide(effect), (cause): Effect.Effect<never, E | InputRequired | StateRefused> => {
+        const refusal = call.refused()
+        if (refusal !== undefined) return Effect.fail(refusal)
+        const asked = call.raised()
+        return asked !== undefined ? Effect.fail(asked) : Effect.failCause(cause)
+      })
+  )
 
 /** The resume of a first request with answers and no state: the answers go to the server; nothing else does. */
 const unasked = (inputResponses: Readonly<Record<string, unknown>>): Resume | undefined =>
@@ -130,6 +137,7 @@ export const makeInputRelay = (redactions: ReadonlyArray<Redaction>) =>
 
     const relayFor = (
       options: OperationOptions | undefined,
+      input: HostInput | undefined,
       raise: (error: InputRequired) => void,
       refuse: (error: StateRefused) => void
     ): Relay => {
@@ -140,7 +148,6 @@ export const makeInputRelay = (redactions: ReadonlyArray<Redaction>) =>
         return new TransportError({ serverId, detail: `the relayed request state was refused (${refusal})` })
       }
       const resume = (op: Operation): Effect.Effect<Resume | undefined, TransportFailure> => {
-        const input = hostInput(options?.assigns)
         if (input === undefined) return Effect.succeed(undefined)
         // A first request that already brings answers (no state: nothing was asked yet) carries them
         // to the server as they are; the server reads what it knows and ignores the rest.
@@ -194,7 +201,7 @@ export const makeInputRelay = (redactions: ReadonlyArray<Redaction>) =>
           r: round.requestState ?? null,
           n: rounds,
           k: keys,
-          a: grantedApproval(options?.assigns) ?? null
+          a: grantedApproval(input) ?? null
         }
         return Effect.flatMap(seal.seal(RELAY_PURPOSE, { ...sealed }, RELAY_TTL_MS), (state) => {
           const requests: Record<string, HostRequest> = {}
@@ -219,26 +226,29 @@ export const makeInputRelay = (redactions: ReadonlyArray<Redaction>) =>
       return caller
     }
     return {
-      begin: (serverId, options, frontMarked = true) => {
-        let raised: InputRequired | undefined
-        let refusal: StateRefused | undefined
-        const host = hostSessionOf(options?.assigns)
-        const meta = hostMetaOf(options?.assigns)
-        const caller = host !== undefined
-          ? { ...callerOf(host), meta }
-          : {
-            ...HOSTLESS_CALLER,
-            relay: relayFor(options, (error) => (raised = error), (error) => (refusal = error)),
-            meta
-          }
-        // A 2026-07-28 host's front has put its tools/call in flight itself (its server's notifications reach it; askHost refuses it requests).
-        const inFlight = frontMarked && options?.assigns?.[HOST_SESSION_KEY] !== undefined ? undefined : hosts
-        return {
-          provide: (effect) => withHostSpan(withCaller(effect, caller, serverId, inFlight), options?.assigns),
-          raised: () => raised,
-          refused: () => refusal
-        }
-      }
+      begin: (serverId, options, frontMarked = true) =>
+        Effect.gen(function*() {
+          const session = yield* CurrentHostSession
+          const meta = yield* CurrentHostMeta
+          const input = yield* CurrentHostInput
+          let raised: InputRequired | undefined
+          let refusal: StateRefused | undefined
+          const host = withChannel(session)
+          const caller = host !== undefined
+            ? { ...callerOf(host), meta }
+            : {
+              ...HOSTLESS_CALLER,
+              relay: relayFor(options, input, (error) => (raised = error), (error) => (refusal = error)),
+              meta
+            }
+          // A 2026-07-28 host's front has put its tools/call in flight itself (its server's notifications reach it; askHost refuses it requests).
+          const inFlight = frontMarked && session !== undefined ? undefined : hosts
+          return {
+            provide: (effect) => withHostSpan(withCaller(effect, caller, serverId, inFlight), meta),
+            raised: () => raised,
+            refused: () => refusal
+          } satisfies RelayedCall
+        })
     } satisfies InputRelayShape
   })
 

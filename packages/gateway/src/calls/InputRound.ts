@@ -2,19 +2,19 @@
  * A call that needs answers from the host before it can go on (a multi-round-trip request of the
  * 2026-07-28 revision). A part of the call path fails with InputRequired; the front answers the
  * host `input_required` with its requests and sealed state. The host's retry carries the answers,
- * which the front puts in the call's assigns under HOST_INPUT_KEY for the part that asked.
+ * which the front provides as the call's CurrentHostInput for the part that asked.
  *
- * The signal the front and the call path agree on: the front puts a HostInput under
- * HOST_INPUT_KEY in the assigns of EVERY tools/call of a 2026-07-28 host, the first request
- * too (then `inputResponses` is `{}` and `requestState` undefined), and never for a 2025-era host.
- * So `hostInput(assigns) !== undefined` means "this host answers input_required, and cannot be
- * sent a server-to-client request". `elicitation: false` says the host declared no form
- * elicitation in its request's client capabilities (an approval then goes to the console, as for
- * a 2025 host without elicitation). A part inside core's pipeline (the approver) cannot fail
- * with InputRequired, since core's error channel has no place for it: it records the failure with
- * `requireInput` and denies, and GatewayCalls answers the call with what `requiredInput` returns.
+ * The signal the front and the call path agree on: the front provides a HostInput for EVERY request
+ * of a 2026-07-28 host, the first one too (then `inputResponses` is `{}` and `requestState`
+ * undefined), and never for a 2025-era host. So a defined CurrentHostInput means "this host answers
+ * input_required, and cannot be sent a server-to-client request". `elicitation: false` says the host
+ * declared no form elicitation in its request's client capabilities (an approval then goes to the
+ * console, as for a 2025 host without elicitation). A part inside core's pipeline (the approver)
+ * cannot fail with InputRequired, since core's error channel has no place for it: it records the
+ * failure with `requireInput` against the call's HostInput and denies, and GatewayCalls answers the
+ * call with what `requiredInput` returns.
  */
-import { Schema } from "effect"
+import { Context, Schema } from "effect"
 
 /** The call cannot finish without the host's answers to `inputRequests`; `requestState` is sealed (StateSeal). */
 export class InputRequired extends Schema.TaggedError<InputRequired>()("InputRequired", {
@@ -26,9 +26,6 @@ export class InputRequired extends Schema.TaggedError<InputRequired>()("InputReq
   }
 }
 
-/** The assigns key under which a retried request's answers reach the call path. */
-export const HOST_INPUT_KEY = "interlock.hostInput"
-
 /** What a request of a 2026-07-28 host carried: its answers by request key (`{}` on a first request), and the state it echoed. */
 export interface HostInput {
   readonly inputResponses: Readonly<Record<string, unknown>>
@@ -37,34 +34,25 @@ export interface HostInput {
   readonly elicitation?: boolean | undefined
 }
 
-const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 /**
- * The host input of a call's assigns: defined exactly for a 2026-07-28 host's request. The values
- * came from the host: answers that are not an object read as none, a state that is not a string as absent.
+ * The current request's host input: defined exactly for a request of a 2026-07-28 host. GatewayCalls
+ * gives each tool call a copy of its own, which keys what the call records (`requireInput`, `grantApproval`).
  */
-export const hostInput = (assigns: Readonly<Record<string, unknown>> | undefined): HostInput | undefined => {
-  const value = assigns?.[HOST_INPUT_KEY]
-  if (!isRecord(value) || !("inputResponses" in value)) return undefined
-  return {
-    inputResponses: isRecord(value.inputResponses) ? value.inputResponses : {},
-    requestState: typeof value.requestState === "string" ? value.requestState : undefined,
-    ...(value.elicitation === false ? { elicitation: false } : {})
-  }
-}
+export const CurrentHostInput = Context.Reference<HostInput | undefined>("@interlock/gateway/CurrentHostInput", {
+  defaultValue: () => undefined
+})
 
-// Keyed by the call's own assigns object (GatewayCalls gives each such call a fresh one).
+// Keyed by the call's own HostInput (GatewayCalls gives each tool call a copy of its own).
 const required = new WeakMap<object, InputRequired>()
 
-/** Records, from inside core's pipeline, that the call of `assigns` needs the host's input. */
-export const requireInput = (assigns: object, input: InputRequired): void => void required.set(assigns, input)
+/** Records, from inside core's pipeline, that the call of `host` (its HostInput) needs the host's input. */
+export const requireInput = (host: HostInput, input: InputRequired): void => void required.set(host, input)
 
-/** The InputRequired recorded for the call of `assigns`, taken (so it answers that call only). */
-export const requiredInput = (assigns: object | undefined): InputRequired | undefined => {
-  if (assigns === undefined) return undefined
-  const input = required.get(assigns)
-  required.delete(assigns)
+/** The InputRequired recorded for the call of `host`, taken (so it answers that call only). */
+export const requiredInput = (host: HostInput | undefined): InputRequired | undefined => {
+  if (host === undefined) return undefined
+  const input = required.get(host)
+  required.delete(host)
   return input
 }
 
@@ -77,9 +65,9 @@ export interface GrantedApproval {
 
 const granted = new WeakMap<object, GrantedApproval>()
 
-/** Records that the call of `assigns` was approved by its host, so that a round its server then leaves for the host carries the approval. */
-export const grantApproval = (assigns: object, approval: GrantedApproval): void => void granted.set(assigns, approval)
+/** Records that the call of `host` was approved by its host, so that a round its server then leaves for the host carries the approval. */
+export const grantApproval = (host: HostInput, approval: GrantedApproval): void => void granted.set(host, approval)
 
-/** The approval granted within the call of `assigns`, if any. */
-export const grantedApproval = (assigns: object | undefined): GrantedApproval | undefined =>
-  assigns === undefined ? undefined : granted.get(assigns)
+/** The approval granted within the call of `host`, if any. */
+export const grantedApproval = (host: HostInput | undefined): GrantedApproval | undefined =>
+  host === undefined ? undefined : granted.get(host)

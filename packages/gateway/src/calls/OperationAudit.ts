@@ -24,7 +24,7 @@ export interface OperationAuditDeps {
     callId: string,
     options: OperationOptions | undefined,
     started: number
-  ) => Pick<AuditFields, "time" | "callId" | "server" | "tool"> & Partial<AuditFields>
+  ) => Effect.Effect<Pick<AuditFields, "time" | "callId" | "server" | "tool"> & Partial<AuditFields>>
   /** The redactions of what a row captures about `name` on `serverId`. */
   readonly redactionsOf: (serverId: string, name: string) => ReadonlyArray<Redaction>
 }
@@ -59,7 +59,7 @@ export const auditedDecision = (deps: OperationAuditDeps) =>
       const ended = yield* Clock.currentTimeMillis
       const redactions = deps.redactionsOf(serverId, operation)
       const fields: AuditFields = {
-        ...deps.base(serverId, operation, crypto.randomUUID(), options, started),
+        ...(yield* deps.base(serverId, operation, crypto.randomUUID(), options, started)),
         durationMs: ended - started,
         outcome: Exit.isSuccess(exit) ? "ok" : Cause.hasInterruptsOnly(exit.cause) ? "cancelled" : "refused",
         sent: Exit.isSuccess(exit)

@@ -60,18 +60,18 @@ export class StateRefused extends Schema.TaggedError<StateRefused>()("StateRefus
   }
 }
 
-// Keyed by the call's own assigns object (GatewayCalls gives each 2026-07-28 host's call a fresh one).
+// Keyed by the call's own HostInput (InputRound.ts; GatewayCalls gives each 2026-07-28 host's call one of its own).
 const refused = new WeakMap<object, StateRefused>()
 
-/** Records, from inside core's pipeline, that the call of `assigns` carried a refused state. */
-export const refuseState = (assigns: object | undefined, refusal: StateRefused): void => {
-  if (assigns !== undefined) refused.set(assigns, refusal)
+/** Records, from inside core's pipeline, that the call of `host` (its HostInput) carried a refused state. */
+export const refuseState = (host: object | undefined, refusal: StateRefused): void => {
+  if (host !== undefined) refused.set(host, refusal)
 }
 
-/** The refusal recorded for the call of `assigns`, taken (so it answers that call only). */
-export const refusedState = (assigns: object | undefined): StateRefused | undefined => {
-  if (assigns === undefined) return undefined
-  const refusal = refused.get(assigns)
-  refused.delete(assigns)
+/** The refusal recorded for the call of `host`, taken (so it answers that call only). */
+export const refusedState = (host: object | undefined): StateRefused | undefined => {
+  if (host === undefined) return undefined
+  const refusal = refused.get(host)
+  refused.delete(host)
   return refusal
 }

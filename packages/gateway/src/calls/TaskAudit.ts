@@ -1,15 +1,12 @@
 /**
  * The audit row of a tools/call a server answered with a task (SEP-2663): the call's row stays
  * `pending` when the call returns, and is completed once, when the task ends (its outcome,
- * `cancelled` when the host cancelled it). The front hands GatewayCalls a holder under
- * TASK_AUDIT_KEY; GatewayCalls fills in how to complete the row instead of completing it.
+ * `cancelled` when the host cancelled it). The front provides GatewayCalls a holder as
+ * CurrentTaskAudit; GatewayCalls fills in how to complete the row instead of completing it.
  */
 import { TASK_META } from "@interlock/mcp"
-import type { Effect } from "effect"
+import { Context, type Effect } from "effect"
 import type { AuditError } from "../audit/AuditStore.ts"
-
-/** The assigns key of a call's TaskAudit holder (only a front that can hand on tasks passes one). */
-export const TASK_AUDIT_KEY = "interlock/taskAudit"
 
 /** How a task ended, for its call's row. */
 export interface TaskEnding {
@@ -29,12 +26,13 @@ export interface TaskAudit {
   settle?: (ending: TaskEnding) => Effect.Effect<void, AuditError>
 }
 
+/** The current call's TaskAudit holder (only a front that can hand on tasks provides one). */
+export const CurrentTaskAudit = Context.Reference<TaskAudit | undefined>("@interlock/gateway/CurrentTaskAudit", {
+  defaultValue: () => undefined
+})
+
 /** The call's holder when its result is a server's task and its front passed one; otherwise undefined. */
-export const taskAuditOf = (
-  assigns: Readonly<Record<string, unknown>> | undefined,
-  meta: unknown
-): TaskAudit | undefined => {
-  const holder = assigns?.[TASK_AUDIT_KEY]
+export const taskAuditOf = (holder: TaskAudit | undefined, meta: unknown): TaskAudit | undefined => {
   const isTask = typeof meta === "object" && meta !== null && TASK_META in meta
-  return isTask && typeof holder === "object" && holder !== null ? holder as TaskAudit : undefined
+  return isTask ? holder : undefined
 }

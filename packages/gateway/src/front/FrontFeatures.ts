@@ -114,17 +114,24 @@ const noCursor = (params: { readonly cursor?: unknown } | undefined) => {
 const withMeta = <A extends Record<string, unknown>>(body: A, meta: unknown): A =>
   meta === undefined ? body : { ...body, _meta: meta }
 
-/** Registers the handlers on one host's server; `options` are a request's (its principal and assigns). */
+/** Runs a request's Effect with what the request hands the call path (RequestEra's `withRequest`). */
+export type WithRequest = <A, E>(effect: Effect.Effect<A, E>, ctx: ServerContext) => Effect.Effect<A, E>
+
+/**
+ * Registers the handlers on one host's server; `options` are its requests' (their principal),
+ * `withRequest` gives each request's Effect that request's own values.
+ */
 export const registerFeatures = (
   handle: Handle,
   host: HostSession,
   forwarder: FeatureForwarderShape,
   run: Runner,
-  options: (ctx: ServerContext) => OperationOptions,
+  options: OperationOptions,
+  withRequest: WithRequest,
   era: Era = "legacy"
 ): void => {
   const answer = <A>(effect: Effect.Effect<A, GateFailure>, ctx: ServerContext, uri?: string): Promise<A> =>
-    run(Effect.result(effect), ctx.mcpReq.signal).then(
+    run(Effect.result(withRequest(effect, ctx)), ctx.mcpReq.signal).then(
       (result) => {
         if (Result.isSuccess(result)) return result.success
         // A read or get that needs the host's input (the multi-round-trip request of the 2026-07-28 revision).
@@ -140,20 +147,20 @@ export const registerFeatures = (
   handle("resources/list", (request, ctx) => {
     noCursor(request.params)
     return answer(
-      Effect.map(forwarder.listResources(options(ctx)), (resources) => ({ resources: [...resources] })),
+      Effect.map(forwarder.listResources(options), (resources) => ({ resources: [...resources] })),
       ctx
     )
   })
   handle("resources/templates/list", (request, ctx) => {
     noCursor(request.params)
     return answer(
-      Effect.map(forwarder.listResourceTemplates(options(ctx)), (templates) => ({ resourceTemplates: [...templates] })),
+      Effect.map(forwarder.listResourceTemplates(options), (templates) => ({ resourceTemplates: [...templates] })),
       ctx
     )
   })
   handle("resources/read", (request, ctx) =>
     answer(
-      Effect.map(forwarder.readResource(request.params.uri, options(ctx)), (read) =>
+      Effect.map(forwarder.readResource(request.params.uri, options), (read) =>
         withMeta({ contents: [...read.contents] as WireContents }, read.meta)),
       ctx,
       request.params.uri
@@ -161,7 +168,7 @@ export const registerFeatures = (
   handle(
     "resources/subscribe",
     (request, ctx) =>
-      answer(Effect.as(forwarder.subscribe(host, request.params.uri, options(ctx)), {}), ctx, request.params.uri)
+      answer(Effect.as(forwarder.subscribe(host, request.params.uri, options), {}), ctx, request.params.uri)
   )
   handle(
     "resources/unsubscribe",
@@ -169,18 +176,18 @@ export const registerFeatures = (
   )
   handle("prompts/list", (request, ctx) => {
     noCursor(request.params)
-    return answer(Effect.map(forwarder.listPrompts(options(ctx)), (prompts) => ({ prompts: [...prompts] })), ctx)
+    return answer(Effect.map(forwarder.listPrompts(options), (prompts) => ({ prompts: [...prompts] })), ctx)
   })
   handle("prompts/get", (request, ctx) =>
     answer(
-      Effect.map(forwarder.getPrompt(request.params.name, request.params.arguments ?? {}, options(ctx)), (prompt) =>
+      Effect.map(forwarder.getPrompt(request.params.name, request.params.arguments ?? {}, options), (prompt) =>
         withMeta({
           ...(prompt.description === undefined ? {} : { description: prompt.description }),
           messages: [...prompt.messages] as WireMessages
         }, prompt.meta)),
       ctx
     ))
-  handle("completion/complete", (request, ctx) => answer(forwarder.complete(request.params, options(ctx)), ctx))
+  handle("completion/complete", (request, ctx) => answer(forwarder.complete(request.params, options), ctx))
   handle(
     "logging/setLevel",
     (request, ctx) => answer(Effect.as(forwarder.setLoggingLevel(host, request.params.level), {}), ctx)

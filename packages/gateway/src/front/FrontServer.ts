@@ -12,21 +12,16 @@ import type { CallError, Principal, Progress, Tool } from "@interlock/core"
 import { ProtocolError as WireError, Server, type ServerContext } from "@modelcontextprotocol/server"
 import { Effect, Result } from "effect"
 import type { AuditError } from "../audit/AuditStore.ts"
-import { APPROVAL_PROGRESS_KEY } from "../calls/ApprovalProgress.ts"
-import { type Elicit, ELICIT_KEY } from "../calls/Approver.ts"
+import { CurrentApprovalProgress } from "../calls/ApprovalProgress.ts"
+import { CurrentElicit, type Elicit } from "../calls/Approver.ts"
 import type { CacheHint } from "../calls/CacheHints.ts"
 import type { FeatureForwarderShape } from "../calls/FeatureForwarder.ts"
-import {
-  type GatewayCallsShape,
-  HOST_TOOL_USE_KEY,
-  hostToolUseId,
-  type RefusedCall,
-  UNROUTED
-} from "../calls/GatewayCalls.ts"
-import { HOST_SESSION_KEY, type HostSessionsShape } from "../calls/HostSessions.ts"
+import { type GatewayCallsShape, type RefusedCall, UNROUTED } from "../calls/GatewayCalls.ts"
+import { CurrentHostToolUseId, hostToolUseId } from "../calls/HostClient.ts"
+import { CurrentHostSession, type HostSessionsShape } from "../calls/HostSessions.ts"
 import type { InputRequired } from "../calls/InputRound.ts"
 import type { StateRefused } from "../calls/StateRefused.ts"
-import { TASK_AUDIT_KEY, type TaskAudit } from "../calls/TaskAudit.ts"
+import { CurrentTaskAudit, type TaskAudit } from "../calls/TaskAudit.ts"
 import { orderTools } from "../calls/ToolOrder.ts"
 import { exposeContentUris, exposeTool } from "../governance/AppUris.ts"
 import { redactDefinition } from "../governance/ContentRedaction.ts"
@@ -34,7 +29,7 @@ import type { Namespace } from "../governance/Namespace.ts"
 import { type Redaction, redactionsFor } from "../governance/Redactor.ts"
 import { admitted, FRONT_CAPABILITIES, registerFeatures } from "./FrontFeatures.ts"
 import { type DoorLimits, MAX_NAME_LENGTH } from "./http/DoorLimits.ts"
-import { type Era, inputRequiredCall, isInputRequired, requestAssigns, requestLogLevel } from "./RequestEra.ts"
+import { type Era, inputRequiredCall, isInputRequired, requestLogLevel, withRequest } from "./RequestEra.ts"
 import { requestNotify } from "./RequestLog.ts"
 import type { Runner } from "./Runner.ts"
 import { createdTaskResult, hostTakesTasks, registerTaskMethods, type TaskDeps, TASKS_CAPABILITY } from "./TaskFront.ts"
@@ -148,20 +143,21 @@ export const makeFrontServer = (
   )
   const host = { server }
   // The connection travels with each of its requests, so that a server's own requests are asked of exactly this host.
-  const options = { ...(principal === undefined ? {} : { principal }), assigns: { [HOST_SESSION_KEY]: host } }
+  const run: Runner = (effect, signal) => deps.run(Effect.provideService(effect, CurrentHostSession, host), signal)
+  const options = principal === undefined ? {} : { principal }
   // A tools/call refused at the door is audited too, under its name cut to the cap.
   const handle = admitted(server, deps.limits, (request, reason, signal) => {
     if (request.method !== "tools/call") return Promise.resolve()
     const name = String((request.params as { readonly name?: unknown } | undefined)?.name ?? "")
     const shown = name.length > MAX_NAME_LENGTH ? `${name.slice(0, MAX_NAME_LENGTH)}…` : name
-    return deps.run(
+    return run(
       Effect.ignore(deps.calls.refuse({ serverId: UNROUTED, name: shown, args: undefined, reason }, options)),
       signal
     )
   })
 
   handle("tools/list", (_request, ctx: ServerContext) =>
-    deps.run(
+    run(
       Effect.map(deps.calls.listTools(undefined, options), (tools) => ({
         tools: orderTools(tools, deps.namespace.serverIds).flatMap((tool) => {
           const listed = listedTool(deps, tool)
@@ -180,15 +176,13 @@ export const makeFrontServer = (
     const callId = crypto.randomUUID()
     if ("refused" in checked) {
       const refused = { ...checked.refused, callId }
-      return deps.run(Effect.result(deps.calls.refuse(refused, options)), ctx.mcpReq.signal).then((result) => {
+      return run(Effect.result(deps.calls.refuse(refused, options)), ctx.mcpReq.signal).then((result) => {
         if (Result.isFailure(result)) return failure(result.failure, undefined, era)
         throw new WireError(INVALID_PARAMS, refused.reason, { [CALL_ID_META]: callId })
       })
     }
     const { target, args } = checked
     const progressToken = params._meta?.progressToken
-    const toolUseId = hostToolUseId(params._meta)
-    const elicit = hostElicit(server, era)
     const end = deps.hosts.begin(
       host,
       target.serverId,
@@ -209,21 +203,15 @@ export const makeFrontServer = (
       : undefined
     const call = deps.calls.callTool(
       { serverId: target.serverId, name: target.name, args, callId },
-      {
-        ...options,
-        assigns: {
-          ...requestAssigns(server, ctx, era),
-          ...options.assigns,
-          ...(elicit === undefined ? {} : { [ELICIT_KEY]: elicit }),
-          ...(toolUseId === undefined ? {} : { [HOST_TOOL_USE_KEY]: toolUseId }),
-          ...(taskAudit === undefined ? {} : { [TASK_AUDIT_KEY]: taskAudit }),
-          // While the call waits for a person, the host hears progress (its request would time out otherwise).
-          ...(sendProgress === undefined ? {} : { [APPROVAL_PROGRESS_KEY]: sendProgress })
-        },
-        ...(sendProgress === undefined ? {} : { onProgress: sendProgress })
-      }
+      { ...options, ...(sendProgress === undefined ? {} : { onProgress: sendProgress }) }
+    ).pipe(
+      Effect.provideService(CurrentElicit, hostElicit(server, era)),
+      Effect.provideService(CurrentHostToolUseId, hostToolUseId(params._meta)),
+      Effect.provideService(CurrentTaskAudit, taskAudit),
+      // While the call waits for a person, the host hears progress (its request would time out otherwise).
+      Effect.provideService(CurrentApprovalProgress, sendProgress)
     )
-    return deps.run(Effect.result(call), ctx.mcpReq.signal)
+    return run(Effect.result(withRequest(call, server, ctx, era)), ctx.mcpReq.signal)
       .then((result) => Promise.all(notified).then(() => result))
       .then((result) => {
         if (Result.isFailure(result)) {
@@ -252,8 +240,9 @@ export const makeFrontServer = (
     handle,
     host,
     deps.features,
-    deps.run,
-    (ctx) => ({ ...options, assigns: { ...options.assigns, ...requestAssigns(server, ctx, era) } }),
+    run,
+    options,
+    (effect, ctx) => withRequest(effect, server, ctx, era),
     era
   )
 

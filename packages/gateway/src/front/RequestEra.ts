@@ -1,7 +1,7 @@
 /**
  * What the protocol era of a host's request changes in the front: the request's own data the call
- * path gets in its assigns (the host's client info in both eras; for a 2026-07-28 request, the
- * answers and the state of a multi-round-trip retry under HOST_INPUT_KEY), and how a call that
+ * path gets in its context (the host's client info and the `_meta` keys to pass on in both eras; for
+ * a 2026-07-28 request, the answers and the state of a multi-round-trip retry), and how a call that
  * fails with InputRequired is answered: `input_required` to a 2026-07-28 host, a refusal to a 2025
  * host, whose revision cannot carry it (it never reaches the wire as a success).
  */
@@ -16,9 +16,10 @@ import {
   type Server,
   type ServerContext
 } from "@modelcontextprotocol/server"
-import { HOST_CLIENT_KEY } from "../calls/GatewayCalls.ts"
-import { ASKED, HOST_META_KEY, hostMeta, pickHostMeta, RELAYED } from "../calls/HostMeta.ts"
-import { HOST_INPUT_KEY, type HostInput, type InputRequired } from "../calls/InputRound.ts"
+import { Effect } from "effect"
+import { CurrentHostClient, type HostClient } from "../calls/HostClient.ts"
+import { ASKED, CurrentHostMeta, hostMeta, pickHostMeta, RELAYED } from "../calls/HostMeta.ts"
+import { CurrentHostInput, type HostInput, type InputRequired } from "../calls/InputRound.ts"
 import type { Era } from "./Era.ts"
 import { CALL_ID_META, ERROR_META } from "./WireConvert.ts"
 
@@ -35,10 +36,7 @@ const field = (value: unknown): string | undefined =>
  * The host's client info as hooks see it: legacy from initialize, modern from the request's
  * envelope (over HTTP the SDK also seeds the server with it per request; on stdio it does not).
  */
-export const hostClient = (
-  server: Server,
-  ctx?: ServerContext
-): { readonly name: string; readonly version: string } | undefined => {
+export const hostClient = (server: Server, ctx?: ServerContext): HostClient | undefined => {
   // The SDK types the envelope as `{}`; the SDK validated its clientInfo as an Implementation, and `field` reads only strings.
   const envelope: Readonly<Record<string, unknown>> | undefined = ctx?.mcpReq.envelope
   const info = (server.getClientVersion() ?? envelope?.[CLIENT_INFO_META_KEY]) as {
@@ -76,19 +74,29 @@ export const hostInputOf = (server: Server, ctx: ServerContext): HostInput => {
 export const requestLogLevel = (ctx: ServerContext): unknown =>
   (ctx.mcpReq.envelope as Readonly<Record<string, unknown>> | undefined)?.[LOG_LEVEL_META_KEY]
 
-/** The assigns a request adds to its call: the client info, what passes on to the server (HostMeta.ts: capabilities, client info, trace context, log level), and in the modern era the host's input. */
-export const requestAssigns = (server: Server, ctx: ServerContext, era: Era): Record<string, unknown> => {
-  const assigns: Record<string, unknown> = {}
+/**
+ * Runs `effect` with what a request hands its call path: the host's client info, what passes on to
+ * the server (HostMeta.ts: capabilities, client info, trace context, log level), and in the modern
+ * era the host's input.
+ */
+export const withRequest = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  server: Server,
+  ctx: ServerContext,
+  era: Era
+): Effect.Effect<A, E, R> => {
   const client = hostClient(server, ctx)
-  if (client !== undefined) assigns[HOST_CLIENT_KEY] = client
-  if (era === "modern") assigns[HOST_INPUT_KEY] = hostInputOf(server, ctx)
   // A 2025 request has no per-request log level (its host sets one with logging/setLevel).
   const picked = pickHostMeta(ctx.mcpReq._meta, era === "modern" ? requestLogLevel(ctx) : undefined)
-  assigns[HOST_META_KEY] = {
+  const meta = {
     ...hostMeta(hostCapabilities(server, ctx), client, era === "modern" ? RELAYED : ASKED, era === "modern"),
     ...picked
   }
-  return assigns
+  const provided = effect.pipe(
+    Effect.provideService(CurrentHostClient, client),
+    Effect.provideService(CurrentHostMeta, meta)
+  )
+  return era === "modern" ? Effect.provideService(provided, CurrentHostInput, hostInputOf(server, ctx)) : provided
 }
 
 /** Whether a call's failure is InputRequired (the call path's multi-round-trip request). */
