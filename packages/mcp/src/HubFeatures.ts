@@ -107,8 +107,7 @@ export const makeHubFeatures = (
     withSession(slots, serverId, (slot, session) => {
       if (!subscribable(session)) return Effect.fail(unsupported(serverId, "resource subscriptions"))
       if (on === slot.subscriptions.has(uri)) return Effect.void
-      if (on) slot.subscriptions.add(uri)
-      else slot.subscriptions.delete(uri)
+      slot.markSubscribed(uri, on)
       const timeout = slot.config.requestTimeoutMs
       const apply = on || session.modern
         ? slot.applySubscriptions(session, on ? [uri] : [])
@@ -120,7 +119,7 @@ export const makeHubFeatures = (
       // A subscription the server refused is not kept (and not restored later).
       return apply.pipe(
         Effect.asVoid,
-        Effect.tapError(() => Effect.sync(() => (on ? slot.subscriptions.delete(uri) : slot.subscriptions.add(uri))))
+        Effect.tapError(() => Effect.sync(() => slot.markSubscribed(uri, !on)))
       )
     })
   return {
@@ -144,7 +143,7 @@ export const makeHubFeatures = (
     setLoggingLevel: (serverId, level) =>
       withSession(slots, serverId, (slot, session) => {
         if (capabilitiesOf(session).logging === undefined) return Effect.void
-        slot.loggingLevel = level
+        slot.rememberLoggingLevel(level)
         // The 2026-07-28 revision has no logging/setLevel: the level goes with each request (RequestMeta).
         if (session.modern) return Effect.void
         return Effect.asVoid(slot.request(session, "during logging/setLevel", (signal) =>

@@ -19,7 +19,7 @@ import {
   type TransportCallOptions,
   type TransportFailure
 } from "@interlock/core"
-import { Context, Effect, FiberSet, Layer, Metric, Option } from "effect"
+import { Clock, Context, Effect, FiberSet, Layer, Metric, Option } from "effect"
 import type { Caller } from "./Caller.ts"
 import { toPromptResult, toResourceContents, toToolResult } from "./Convert.ts"
 import { Elicitation, Roots, Sampling } from "./HostRequests.ts"
@@ -159,11 +159,16 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
         const live = target.session
         if (live !== undefined && live.alive) return send(target, live, millis, caller)
         // Connecting first: the call's deadline covers the connection, and the request gets what is left.
-        const started = Date.now()
-        return target.acquire().pipe(
-          Effect.timeoutOrElse({ duration: millis, orElse: () => Effect.fail(new Timeout({ millis })) }),
-          Effect.flatMap((session) => send(target, session, Math.max(1, millis - (Date.now() - started)), caller))
-        )
+        return Effect.flatMap(Clock.currentTimeMillis, (started) =>
+          target.acquire().pipe(
+            Effect.timeoutOrElse({ duration: millis, orElse: () => Effect.fail(new Timeout({ millis })) }),
+            Effect.flatMap((session) =>
+              Effect.flatMap(
+                Clock.currentTimeMillis,
+                (now) => send(target, session, Math.max(1, millis - (now - started)), caller)
+              )
+            )
+          ))
       }
       return Effect.flatMap(currentCaller, (caller) =>
         slot.config.sessions === "shared"

@@ -5,29 +5,16 @@
  */
 import type { Denied, HookFailed, JsonObject, OperationOptions } from "@interlock/core"
 import { Cause, Clock, Effect, Exit } from "effect"
-import type { AuditError, AuditStoreShape } from "../audit/AuditStore.ts"
+import type { AuditError } from "../audit/AuditStore.ts"
 import { type AuditFields, trustedRecord } from "../audit/GatewayAuditRecord.ts"
 import type { DecidedOperation } from "../audit/OperationRows.ts"
 import { type Redaction, redactJson, redactText } from "../governance/Redactor.ts"
+import type { CallRows } from "./CallRows.ts"
 
 export type { DecidedOperation } from "../audit/OperationRows.ts"
 
-/** What the audit of decisions is built from (GatewayCalls' own row fields and redactions). */
-export interface OperationAuditDeps {
-  readonly store: AuditStoreShape
-  /** Whether rows capture what was asked (`audit.capture: "full"`). */
-  readonly full: boolean
-  /** The fields every row of the gateway carries (time, id, server, name, principal, client). */
-  readonly base: (
-    serverId: string,
-    name: string,
-    callId: string,
-    options: OperationOptions | undefined,
-    started: number
-  ) => Effect.Effect<Pick<AuditFields, "time" | "callId" | "server" | "tool"> & Partial<AuditFields>>
-  /** The redactions of what a row captures about `name` on `serverId`. */
-  readonly redactionsOf: (serverId: string, name: string) => ReadonlyArray<Redaction>
-}
+/** What the audit of decisions is built from: GatewayCalls' rows (their store, fields and redactions). */
+export type OperationAuditDeps = Pick<CallRows, "store" | "full" | "base" | "redactionsOf">
 
 /** The decision's row fields: a refusal names the policy's rule and Interlock's reason, redacted. */
 const refusalFields = (error: Denied | HookFailed, redactions: ReadonlyArray<Redaction>): Partial<AuditFields> => {

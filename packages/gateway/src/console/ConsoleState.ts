@@ -4,7 +4,7 @@
  * one call's detail (its whole audit row). Everything comes from the audit store, whose rows hold
  * arguments and results only redacted, and from the approval queue, which holds redacted ones.
  */
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { type AuditRecord, shownOutcome } from "../audit/GatewayAuditRecord.ts"
 import { versionOf } from "../config/ConfigHash.ts"
 import type { GatewayShape } from "../runtime/Gateway.ts"
@@ -50,7 +50,7 @@ const visible = (gateway: GatewayShape, viewer: ConsoleViewer) =>
 /** The console's state as the page polls it, for one viewer and query. */
 export const consoleState = (gateway: GatewayShape, viewer: ConsoleViewer, query: StateQuery) =>
   Effect.gen(function*() {
-    const now = Date.now()
+    const now = yield* Clock.currentTimeMillis
     const minutes = query.minutes ?? DEFAULT_MINUTES
     const { rows, truncated } = yield* visible(gateway, viewer)
     const matching = rows.filter((row) => passes(query, row))

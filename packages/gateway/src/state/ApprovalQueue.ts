@@ -5,7 +5,7 @@
  * This is the queue of one gateway; state/PgApprovalQueue.ts shares it between replicas.
  */
 import type { ApprovalAnswer } from "@interlock/core"
-import { Context, Deferred, Effect, Layer } from "effect"
+import { Clock, Context, Deferred, Effect, Layer } from "effect"
 import type { StateError } from "./StateError.ts"
 
 /** What the console shows of a pending approval: never the raw arguments, only redacted ones. */
@@ -53,7 +53,7 @@ export class ApprovalQueue
         Effect.gen(function*() {
           const deferred = yield* Deferred.make<ApprovalAnswer>()
           const id = crypto.randomUUID()
-          const time = Date.now()
+          const time = yield* Clock.currentTimeMillis
           entries.set(id, { pending: { ...request, id, time }, deferred })
           return yield* Deferred.await(deferred).pipe(Effect.ensuring(Effect.sync(() => entries.delete(id))))
         }),
