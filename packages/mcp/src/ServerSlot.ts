@@ -11,6 +11,7 @@ import { Cause, Deferred, Effect, Exit } from "effect"
 import type { Caller, Operation, Resume } from "./Caller.ts"
 import { listenForChanges } from "./ChangeListen.ts"
 import { toTools } from "./Convert.ts"
+import { type Credential, CurrentCredential } from "./Credential.ts"
 import { endedAtStart, fromSdk, isRetryable, isTimeout, isUnreachable, spawnFailed } from "./Failures.ts"
 import type { CompiledServer } from "./HubConfig.ts"
 import type { HubListener } from "./HubNotification.ts"
@@ -79,10 +80,15 @@ export class ServerSlot {
   private ownCount = 0
   /** The per-host slots of a `sessions: "per-host"` server, by caller key. */
   private readonly perHost = new Map<object, ServerSlot>()
+  /** The per-principal slots of a `sessions: "per-principal"` server, by principal. */
+  private readonly perPrincipal = new Map<string, ServerSlot>()
+  /** The principal whose sessions this slot opens (a per-principal server's own slot); undefined: shared. */
+  readonly principal: string | undefined
 
-  constructor(config: CompiledServer, hub: HubRuntime) {
+  constructor(config: CompiledServer, hub: HubRuntime, principal?: string) {
     this.config = config
     this.hub = hub
+    this.principal = principal
     this.events = {
       onClose: (session) => {
         if (this.session === session) this.session = undefined
@@ -112,6 +118,8 @@ export class ServerSlot {
     if (live !== undefined && live.alive) return Effect.succeed(live)
     return Effect.suspend(() => {
       if (this.hub.isClosed()) return Effect.fail(hubClosed(this.config.id))
+      // A per-principal server never opens a session of no one's: only its principals' slots connect.
+      if (this.config.sessions === "per-principal") return Effect.fail(noPrincipal(this.config.id))
       let pending = this.pending
       if (pending === undefined) {
         const deferred = Deferred.makeUnsafe<Session, TransportFailure>()
@@ -151,7 +159,7 @@ export class ServerSlot {
   private connectOnce(): Effect.Effect<Session, TransportFailure> {
     const config = this.config
     const open = Effect.callback<Session, TransportFailure>((resume, signal) => {
-      const opening = openSession(config, this.hub.clientInfo, this.hub.host, this.events, signal)
+      const opening = openSession(config, this.hub.clientInfo, this.hub.host, this.events, signal, this.principal)
       opening.then(
         (session) => {
           this.sessions.add(session)
@@ -322,7 +330,7 @@ export class ServerSlot {
    */
   forCaller(caller: Caller | undefined): Effect.Effect<ServerSlot, TransportFailure> {
     const key = caller?.key
-    if (this.config.sessions === "shared" || caller === undefined || key === undefined) return Effect.succeed(this)
+    if (this.config.sessions !== "per-host" || caller === undefined || key === undefined) return Effect.succeed(this)
     return Effect.flatMap(this.acquire(), (shared) => {
       if (shared.modern) return Effect.succeed(this)
       const own = this.perHost.get(key)
@@ -334,6 +342,44 @@ export class ServerSlot {
       this.perHost.set(key, slot)
       return Effect.succeed(slot)
     })
+  }
+
+  /**
+   * The slot of `principal` on a `per-principal` server: its sessions carry that principal's
+   * requests and no one else's. A request that names no principal gets none, and is not sent.
+   */
+  forPrincipal(principal: string | undefined): Effect.Effect<ServerSlot, TransportFailure> {
+    if (this.config.sessions !== "per-principal") return Effect.succeed(this)
+    if (principal === undefined) return Effect.fail(noPrincipal(this.config.id))
+    const own = this.perPrincipal.get(principal)
+    if (own !== undefined) return Effect.succeed(own)
+    if (this.perPrincipal.size >= this.config.maxSessions) {
+      return Effect.fail(sessionsFull(this.config, "per-principal"))
+    }
+    // The principal's own slot shares its one session among that principal's callers.
+    const slot = new ServerSlot({ ...this.config, sessions: "shared" }, this.hub, principal)
+    this.perPrincipal.set(principal, slot)
+    return Effect.succeed(slot)
+  }
+
+  /** The slot a request of `caller` with `credential` goes to, as the server's sessions are shared. */
+  route(caller: Caller | undefined, credential: Credential | undefined): Effect.Effect<ServerSlot, TransportFailure> {
+    switch (this.config.sessions) {
+      case "shared":
+        return Effect.succeed(this)
+      case "per-host":
+        return this.forCaller(caller)
+      case "per-principal":
+        return this.forPrincipal(credential?.principal)
+    }
+  }
+
+  /** The protocol era of this slot's latest session, or of a principal's on a per-principal server. */
+  get latestEra(): string | undefined {
+    const own = this.session?.era ?? this.lastEra
+    if (own !== undefined) return own
+    for (const slot of this.perPrincipal.values()) if (slot.latestEra !== undefined) return slot.latestEra
+    return undefined
   }
 
   /**
@@ -433,9 +479,10 @@ export class ServerSlot {
   closeAll(): Promise<void> {
     this.session = undefined
     const all = [...this.sessions]
-    const children = [...this.perHost.values()]
+    const children = [...this.perHost.values(), ...this.perPrincipal.values()]
     this.sessions.clear()
     this.perHost.clear()
+    this.perPrincipal.clear()
     return Promise.all([
       ...all.map((session) => session.close()),
       ...children.map((slot) => slot.closeAll()),
@@ -476,10 +523,17 @@ const callerHandlers = (host: HostHandlers, caller: Caller): HostHandlers => {
 }
 
 /** The error for a call that would open one session more than the server's maxSessions. */
-const sessionsFull = (config: CompiledServer) =>
+const sessionsFull = (config: CompiledServer, kind: "per-host" | "per-principal" = "per-host") =>
   new TransportError({
     serverId: config.id,
-    detail: `the server already has its ${config.maxSessions} per-host sessions open (maxSessions)`
+    detail: `the server already has its ${config.maxSessions} ${kind} sessions open (maxSessions)`
+  })
+
+/** The error for a request to a per-principal server that names no principal: it is not sent. */
+const noPrincipal = (serverId: string) =>
+  new TransportError({
+    serverId,
+    detail: "no credential: the server's sessions are per principal, and this request names none, so it was not sent"
   })
 
 /** The error for a server id the hub does not have. */
@@ -493,6 +547,13 @@ export const withSession = <A, E>(
 ): Effect.Effect<A, E | TransportFailure> => {
   const slot = slots.get(serverId)
   if (slot === undefined) return Effect.fail(noSuchServer(serverId))
+  // A per-principal server's request goes on its credential's principal's own session.
+  if (slot.config.sessions === "per-principal") {
+    return Effect.flatMap(
+      Effect.flatMap(Effect.service(CurrentCredential), (credential) => slot.forPrincipal(credential?.principal)),
+      (own) => Effect.flatMap(own.acquire(), (session) => use(own, session))
+    )
+  }
   const live = slot.session
   if (live !== undefined && live.alive) return use(slot, live)
   return Effect.flatMap(slot.acquire(), (session) => use(slot, session))

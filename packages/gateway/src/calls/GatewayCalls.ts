@@ -33,6 +33,9 @@ import { type AuditError, AuditStore } from "../audit/AuditStore.ts"
 import { type AuditFields, GATEWAY_INSTANCE, PENDING, trustedRecord } from "../audit/GatewayAuditRecord.ts"
 import { CurrentWriteAhead, writeAheadLayer } from "../audit/WriteAhead.ts"
 import type { Plan } from "../config/Plan.ts"
+import { CredentialBroker, makeCredentialBroker } from "../credentials/CredentialBroker.ts"
+import { CredentialError } from "../credentials/CredentialError.ts"
+import { credentialLayer, credentialStep, CurrentCredentialStep } from "../credentials/CredentialTransport.ts"
 import { redactResultParts } from "../governance/ContentRedaction.ts"
 import { planPolicyLayer } from "../governance/PolicyLayer.ts"
 import { redactingTransportLayer } from "../governance/RedactingTransport.ts"
@@ -63,6 +66,12 @@ export interface RefusedCall {
 /** The server of a refused call whose tool name resolves to no server. */
 export const UNROUTED = "(unrouted)"
 
+/**
+ * What a tool call can fail with, past core's own failures: the audit store failed, a round left
+ * for the host, a refused retry, or no downstream credential (nothing was sent).
+ */
+export type GatewayCallError = CallError | AuditError | InputRequired | StateRefused | CredentialError
+
 /** What a read or get can fail with, past core's own failures: a round left for the host, or a refused retry. */
 export type ReadFailure = Denied | HookFailed | TransportFailure | InputRequired | StateRefused
 
@@ -77,7 +86,7 @@ export interface GatewayCallsShape
   readonly callTool: (
     input: CallInput,
     options?: CallOptions
-  ) => Effect.Effect<ToolResult, CallError | AuditError | InputRequired | StateRefused>
+  ) => Effect.Effect<ToolResult, GatewayCallError>
   /** Reads a resource through core's gate; a 2026-07-28 host's read is relayed as a tool call is. */
   readonly readResource: (
     serverId: string,
@@ -113,12 +122,26 @@ export interface GatewayCallsShape
 export class GatewayCalls
   extends Context.Service<GatewayCalls, GatewayCallsShape>()("@interlock/gateway/GatewayCalls")
 {
-  /** Builds the calls from a plan over a transport, an audit store, an approval queue and the approval states' seal and marks. */
+  /**
+   * Builds the calls from a plan over a transport, an audit store, an approval queue and the
+   * approval states' seal and marks, and the gateway's CredentialBroker (one made from the plan when
+   * none is given: the hub's sessions then have no credentials of the plan's auth forms).
+   */
   static layer(
     plan: Plan
   ): Layer.Layer<GatewayCalls, ConfigError, ToolTransport | AuditStore | ApprovalQueue | StateSeal | UsedStates> {
-    // Core sends through the write-ahead audit, which sends through the redaction of server errors.
-    const transport = writeAheadLayer.pipe(Layer.provide(redactingTransportLayer(plan.redactions)))
+    // Core sends through the credential step, then the write-ahead audit, then the redaction of server errors.
+    const broker = Layer.effect(
+      CredentialBroker,
+      Effect.flatMap(
+        Effect.serviceOption(CredentialBroker),
+        (given) => given._tag === "Some" ? Effect.succeed(given.value) : makeCredentialBroker(plan)
+      )
+    )
+    const transport = credentialLayer([...plan.servers.keys()]).pipe(
+      Layer.provide(broker),
+      Layer.provide(writeAheadLayer.pipe(Layer.provide(redactingTransportLayer(plan.redactions))))
+    )
     return Layer.effect(GatewayCalls, make(plan)).pipe(
       Layer.provide(governedLayer(plan).pipe(Layer.provide(transport)))
     )
@@ -254,10 +277,13 @@ const make = (plan: Plan) =>
       if (client !== undefined) fields.client = client
       return fields
     }
+    // Each operation's principal goes to the credential step of the transport, for its downstream credential.
+    const withPrincipal = <A, E, R>(options: OperationOptions | undefined, effect: Effect.Effect<A, E, R>) =>
+      Effect.provideService(effect, CurrentCredentialStep, credentialStep(options?.principal))
     const callTool = (
       input: CallInput,
       given?: CallOptions
-    ): Effect.Effect<ToolResult, CallError | AuditError | InputRequired | StateRefused> =>
+    ): Effect.Effect<ToolResult, GatewayCallError> =>
       Effect.uninterruptibleMask((restore) =>
         Effect.gen(function*() {
           const started = yield* Clock.currentTimeMillis
@@ -295,9 +321,15 @@ const make = (plan: Plan) =>
             )
           // The call's host answers its servers' own requests (InputRelay); a round left for the host ends the call with InputRequired.
           const relayed = relay.begin(input.serverId, options)
+          const credential = credentialStep(options?.principal)
           const exit = yield* Effect.exit(
             restore(
-              relayed.provide(Effect.provideService(calls.callTool(named, options), CurrentWriteAhead, { begin }))
+              relayed.provide(
+                calls.callTool(named, options).pipe(
+                  Effect.provideService(CurrentWriteAhead, { begin }),
+                  Effect.provideService(CurrentCredentialStep, credential)
+                )
+              )
             )
           )
           if (failed !== undefined) return yield* Effect.fail(failed)
@@ -354,6 +386,15 @@ const make = (plan: Plan) =>
             return exit.value
           }
           const failure = Cause.findErrorOption(exit.cause)
+          const noCredential = credential.refused
+          if (noCredential !== undefined) {
+            // No downstream credential: the request was refused before it was sent, and the host is told why.
+            const receipt = failure._tag === "Some" ? failure.value.receipt : undefined
+            yield* complete({ receipt, outcome: REFUSED, sent: false, error: noCredential.message })
+            return yield* Effect.fail(
+              receipt === undefined ? noCredential : new CredentialError({ ...noCredential, receipt })
+            )
+          }
           // A retry whose state the relay or the approval refused: nothing reached the server, and the host gets a JSON-RPC error.
           const stateRefused = relayed.refused() ??
             (failure._tag === "Some" && failure.value._tag === "Denied" ? refusedState(options?.assigns) : undefined)
@@ -419,7 +460,7 @@ const make = (plan: Plan) =>
     return GatewayCalls.of({
       callTool,
       refuse,
-      listTools: calls.listTools,
+      listTools: (serverId, options) => withPrincipal(options, calls.listTools(serverId, options)),
       visibleOperations: calls.visibleOperations,
       decideRead: (operation, serverId, uri, options) =>
         decided(operation, serverId, { uri }, options, calls.decideRead(serverId, uri, options)),
@@ -433,8 +474,8 @@ const make = (plan: Plan) =>
         ),
       // A 2026-07-28 host's reads and gets are relayed as its tool calls are; a 2025 host is asked over its session.
       readResource: (serverId, uri, options) =>
-        relayedRead(relay, serverId, options, calls.readResource(serverId, uri, options)),
+        relayedRead(relay, serverId, options, withPrincipal(options, calls.readResource(serverId, uri, options))),
       getPrompt: (serverId, name, args, options) =>
-        relayedRead(relay, serverId, options, calls.getPrompt(serverId, name, args, options))
+        relayedRead(relay, serverId, options, withPrincipal(options, calls.getPrompt(serverId, name, args, options)))
     })
   })

@@ -8,15 +8,15 @@
  * request of a 2026-07-28 host over HTTP, whose unsolicited notifications go through
  * `subscriptions/listen` (ListenBridge.ts); a modern server asks its host nothing.
  */
-import type { CallError, Principal, Progress, Tool } from "@interlock/core"
+import type { Principal, Progress, Tool } from "@interlock/core"
 import { ProtocolError as WireError, Server, type ServerContext } from "@modelcontextprotocol/server"
 import { Effect, Result } from "effect"
-import type { AuditError } from "../audit/AuditStore.ts"
 import { APPROVAL_PROGRESS_KEY } from "../calls/ApprovalProgress.ts"
 import { type Elicit, ELICIT_KEY } from "../calls/Approver.ts"
 import type { CacheHint } from "../calls/CacheHints.ts"
 import type { FeatureForwarderShape } from "../calls/FeatureForwarder.ts"
 import {
+  type GatewayCallError,
   type GatewayCallsShape,
   HOST_TOOL_USE_KEY,
   hostToolUseId,
@@ -24,8 +24,6 @@ import {
   UNROUTED
 } from "../calls/GatewayCalls.ts"
 import { HOST_SESSION_KEY, type HostSessionsShape } from "../calls/HostSessions.ts"
-import type { InputRequired } from "../calls/InputRound.ts"
-import type { StateRefused } from "../calls/StateRefused.ts"
 import { TASK_AUDIT_KEY, type TaskAudit } from "../calls/TaskAudit.ts"
 import { orderTools } from "../calls/ToolOrder.ts"
 import { exposeContentUris, exposeTool } from "../governance/AppUris.ts"
@@ -69,7 +67,7 @@ const isObject = (value: unknown): value is Record<string, never> =>
 type Target = NonNullable<ReturnType<Namespace["resolve"]>>
 
 const failure = (
-  error: CallError | AuditError | InputRequired | StateRefused,
+  error: GatewayCallError,
   callId?: string,
   era: Era = "legacy"
 ) => {

@@ -4,7 +4,8 @@
  * `/claude/hook` (a forwarded Claude Code hook event, ClaudeHookRoute.ts), and the web console at
  * `/` with its JSON API (console/ConsoleRoutes.ts, an HttpApi). Every route is behind the guard (Host, Origin, bearer
  * token or OAuth access token; front/http/GuardMiddleware.ts) but the OAuth protected-resource metadata
- * (front/http/auth/ResourceMetadata.ts, public), and runs in this layer's context: the Gateway and the metrics come
+ * (front/http/auth/ResourceMetadata.ts) and the identity tokens' key set (front/http/auth/IdentityKeys.ts),
+ * both public, and runs in this layer's context: the Gateway and the metrics come
  * from it. Paths match exactly (case, trailing and doubled slashes). A session is bound to the
  * principal that opened it, counts against the session caps, and is closed once idle for too long.
  */
@@ -17,6 +18,8 @@ import type { AddressInfo } from "node:net"
 import { bindNames } from "../config/Plan.ts"
 import { consoleGuardOptions } from "../console/ConsoleAccess.ts"
 import { consoleApi, consoleRoutes } from "../console/ConsoleRoutes.ts"
+import type { CredentialBrokerShape } from "../credentials/CredentialBroker.ts"
+import { identityKeysRoute, JWKS_PATH } from "../front/http/auth/IdentityKeys.ts"
 import { METADATA_PATHS, metadataRoute } from "../front/http/auth/ResourceMetadata.ts"
 import { answerUnrouted, guarded, notFound } from "../front/http/GuardMiddleware.ts"
 import { type GuardOptions, ownOrigins } from "../front/http/HttpGuard.ts"
@@ -74,7 +77,8 @@ const metrics = Effect.gen(function*() {
 /** The routes of the face, each behind the guard of its kind; the console's API is an HttpApi (console/ConsoleApi.ts). */
 const routes = (
   guards: { readonly mcp: GuardOptions; readonly console: GuardOptions },
-  mcp: ReturnType<typeof mcpRoute>
+  mcp: ReturnType<typeof mcpRoute>,
+  jwks: CredentialBrokerShape["jwks"]
 ) => {
   const oauth = guards.mcp.oauth
   return Layer.merge(
@@ -82,6 +86,9 @@ const routes = (
       ...(oauth === undefined
         ? []
         : METADATA_PATHS.map((path) => HttpRouter.route("*", path, metadataRoute(oauth, guards.mcp.allowedHosts)))),
+      ...(jwks === undefined
+        ? []
+        : [HttpRouter.route("*", JWKS_PATH, identityKeysRoute(jwks, guards.mcp.allowedHosts))]),
       HttpRouter.route("*", "/mcp", guarded(guards.mcp)(mcp)),
       HttpRouter.route("*", "/metrics", guarded(guards.mcp)(metrics)),
       HttpRouter.route("*", CLAUDE_HOOK_PATH, guarded(guards.mcp)(claudeHookRoute)),
@@ -179,7 +186,11 @@ const make = () =>
       oauth
     }
     const guards = { mcp, console: consoleGuardOptions(gateway.plan, mcp) }
-    const app = yield* HttpRouter.toHttpEffect(routes(guards, mcpRoute({ gateway, sessions, track, modern }))).pipe(
+    // The gateway's identity tokens name its public origin as their issuer, where their keys are published.
+    gateway.credentials.publishAt(listen.publicUrl ?? base)
+    const app = yield* HttpRouter.toHttpEffect(
+      routes(guards, mcpRoute({ gateway, sessions, track, modern }), gateway.credentials.jwks)
+    ).pipe(
       Effect.provideService(HttpRouter.RouterConfig, EXACT_PATHS)
     )
     serve = yield* NodeHttpServer.makeHandler(answerUnrouted(guards.console)(app), { scope: requests })
