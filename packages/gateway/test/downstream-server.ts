@@ -6,11 +6,11 @@
  * `tag`, the subject the check found and the bearer token it came with; an unauthenticated request
  * is answered 401. When told the gateway's key set, it also verifies each call's identity token.
  */
-import { toNodeHandler } from "@modelcontextprotocol/node"
+import { NodeStreamableHTTPServerTransport, toNodeHandler } from "@modelcontextprotocol/node"
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server"
 import { Effect, Schema } from "effect"
 import { createRemoteJWKSet, type JWTPayload, jwtVerify } from "jose"
-import { createServer, type IncomingMessage } from "node:http"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 
 /** Who a request authenticates as, or undefined (answered 401). */
@@ -76,8 +76,11 @@ const readBody = (req: IncomingMessage) =>
 const object = <S extends Schema.Codec<any, any, never, never>>(schema: S) =>
   Schema.toStandardJSONSchemaV1(Schema.toStandardSchemaV1(schema))
 
-/** Starts the server in the current scope. */
-export const startDownstream = (authenticate: Authenticate) =>
+/**
+ * Starts the server in the current scope. With `legacySessions`, it speaks only the 2025 revisions,
+ * with a session per initialize (Mcp-Session-Id), as a stateful 2025 server does.
+ */
+export const startDownstream = (authenticate: Authenticate, options: { readonly legacySessions?: boolean } = {}) =>
   Effect.gen(function*() {
     const seen: Array<Seen> = []
     const calls: Array<Call> = []
@@ -85,7 +88,10 @@ export const startDownstream = (authenticate: Authenticate) =>
       | { header: string; keys: ReturnType<typeof createRemoteJWKSet>; audience: string; issuer: string }
       | undefined
     const build = () => {
-      const server = new McpServer({ name: "downstream", version: "1.0.0" })
+      const server = new McpServer(
+        { name: "downstream", version: "1.0.0" },
+        options.legacySessions === true ? { supportedProtocolVersions: ["2025-11-25", "2025-06-18"] } : {}
+      )
       server.registerTool("whoami", {
         description: "Says who called it",
         inputSchema: object(Schema.Struct({ tag: Schema.String }))
@@ -113,7 +119,22 @@ export const startDownstream = (authenticate: Authenticate) =>
       })
       return server
     }
-    const handler = toNodeHandler(createMcpHandler(build))
+    const modern = toNodeHandler(createMcpHandler(build))
+    const sessions = new Map<string, NodeStreamableHTTPServerTransport>()
+    const legacy = async (req: IncomingMessage, res: ServerResponse, body: unknown) => {
+      const id = req.headers["mcp-session-id"]
+      const known = typeof id === "string" ? sessions.get(id) : undefined
+      if (known !== undefined) return known.handleRequest(req, res, body)
+      if (typeof id === "string") return void res.writeHead(404).end()
+      const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
+        onsessioninitialized: (sid) => void sessions.set(sid, transport),
+        onsessionclosed: (sid) => void sessions.delete(sid)
+      })
+      await build().connect(transport)
+      await transport.handleRequest(req, res, body)
+    }
+    const handler = options.legacySessions === true ? legacy : modern
     const http = createServer((req, res) => {
       void readBody(req).then(async (body) => {
         const subject = await authenticate(req)

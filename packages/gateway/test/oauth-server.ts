@@ -47,6 +47,8 @@ export interface TokenRequest {
   readonly subject: string | undefined
   readonly resource: string | undefined
   readonly status: number
+  /** The request's parameters as the provider read them (client authentication aside). */
+  readonly params: Readonly<Record<string, unknown>>
 }
 
 /** The running authorization server. */
@@ -198,12 +200,14 @@ const subjectOf = (token: unknown): string | undefined => {
 /** A refused token request as the log records it, read from its form and Basic header. */
 const tokenRequestOf = async (req: IncomingMessage, body: string): Promise<Omit<TokenRequest, "status">> => {
   const form = new URLSearchParams(body)
+  const params = Object.fromEntries(form)
   const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? "")?.[1]
   return {
     client: basic === undefined ? undefined : decodeURIComponent(atob(basic).split(":")[0] ?? ""),
     grant: form.get("grant_type") ?? undefined,
     subject: subjectOf(form.get("subject_token")),
-    resource: form.get("resource") ?? undefined
+    resource: form.get("resource") ?? undefined,
+    params
   }
 }
 
@@ -323,7 +327,8 @@ export const startAuthServer = (clients: ReadonlyArray<AuthClient>, options: Aut
           grant: param(ctx.oidc.params.grant_type),
           subject: subjectOf(ctx.oidc.params.subject_token),
           resource: param(ctx.oidc.params.resource),
-          status
+          status,
+          params: Object.fromEntries(Object.entries(ctx.oidc.params).filter(([, value]) => value !== undefined))
         })
       next.on("grant.success", (ctx: GrantContext) => log(ctx, 200))
       next.on("grant.error", (ctx: GrantContext) => log(ctx, 400))
