@@ -16,7 +16,7 @@ import { readdirSync, readFileSync } from "node:fs"
 export const GATEWAY_LAYERS = [
   ["config"], // the config file and the plan data it resolves to
   ["state", "audit"], // what replicas share; the audit record and its stores
-  ["governance"], // rules to Policy, built-in hooks, redaction and the redacting wrappers, rate limits, replay
+  ["governance", "credentials"], // rules to Policy, built-in hooks, redaction, rate limits, replay; downstream credentials
   ["calls", "claude"], // audited calls, approvals, features, host sessions; the Claude Code hook bridge
   ["front"], // the host-facing MCP server pieces (eras, HTTP sessions, stdio frames), over what the Gateway gives them
   ["runtime"], // the plan builder, the Gateway service, config generations and reloads

@@ -4,14 +4,13 @@
  * calls over a transfer tool that records its runs.
  */
 import { assert } from "@effect/vitest"
-import { type CallError, type JsonObject, NativeTool, Principal, type ToolResult, ToolTransport } from "@interlock/core"
+import { type JsonObject, NativeTool, Principal, type ToolResult, ToolTransport } from "@interlock/core"
 import { Context, Effect, Layer, Redacted, Result, Schema } from "effect"
-import { type AuditError, AuditStore } from "../src/audit/AuditStore.ts"
+import { AuditStore } from "../src/audit/AuditStore.ts"
 import * as SqliteAuditStore from "../src/audit/SqliteAuditStore.ts"
 import { APPROVAL_INPUT } from "../src/calls/ApprovalRound.ts"
-import { GatewayCalls } from "../src/calls/GatewayCalls.ts"
+import { type GatewayCallError, GatewayCalls } from "../src/calls/GatewayCalls.ts"
 import { CurrentHostInput, type HostInput, type InputRequired } from "../src/calls/InputRound.ts"
-import type { StateRefused } from "../src/calls/StateRefused.ts"
 import { ApprovalQueue } from "../src/state/ApprovalQueue.ts"
 import { StateSeal } from "../src/state/StateSeal.ts"
 import { UsedStates } from "../src/state/UsedStates.ts"
@@ -40,7 +39,7 @@ export type Ended =
 
 /** Runs a call and says how it ended. */
 export const ended = (
-  call: Effect.Effect<ToolResult, CallError | AuditError | InputRequired | StateRefused>
+  call: Effect.Effect<ToolResult, GatewayCallError>
 ): Effect.Effect<Ended> =>
   Effect.map(Effect.result(call), (result): Ended => {
     if (Result.isSuccess(result)) {

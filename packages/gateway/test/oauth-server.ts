@@ -7,12 +7,17 @@
  * Access tokens are JWTs whose `aud` is the resource asked for (RFC 8707), with a `roles` claim.
  * The server counts the requests for its key set, can rotate its signing key (the new key signs,
  * the old one stays published), and hands the test its current private key to sign tokens of its own.
+ * For the downstream-credential tests, a client may also hold the RFC 8693 token-exchange grant
+ * (registered with oidc-provider's `registerGrantType`): a subject token this server issued, for
+ * the audience the test names, is traded for a JWT for the requested resource whose `sub` is the
+ * subject's. Access tokens may be short-lived, every token request is logged (grant and outcome),
+ * and `refuseTokens` makes the token endpoint refuse every request (invalid_grant).
  */
 import { Effect } from "effect"
-import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from "jose"
+import { createLocalJWKSet, decodeJwt, exportJWK, generateKeyPair, importJWK, type JWK, jwtVerify, SignJWT } from "jose"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import Provider from "oidc-provider"
+import Provider, { errors, type GrantContext } from "oidc-provider"
 
 /** A client of the authorization server: its credentials, the scopes it may ask for and the roles its tokens carry. */
 export interface AuthClient {
@@ -20,6 +25,30 @@ export interface AuthClient {
   readonly secret: string
   readonly scopes: ReadonlyArray<string>
   readonly roles?: ReadonlyArray<string>
+  /** Whether it may exchange tokens (RFC 8693) besides client_credentials. */
+  readonly exchanges?: boolean
+}
+
+/** The RFC 8693 grant type. */
+export const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
+
+/** How the server issues tokens. */
+export interface AuthOptions {
+  /** Lifetime of access tokens, seconds (default 300), or by the resource they are for. */
+  readonly accessTokenTtl?: number | ((resource: string) => number)
+  /** The `aud` a subject token must carry to be exchanged (default: any of this server's tokens). */
+  readonly subjectAudience?: string
+}
+
+/** One request to the token endpoint: the client (from Basic auth), the grant, the subject's `sub` for an exchange, and the status. */
+export interface TokenRequest {
+  readonly client: string | undefined
+  readonly grant: string | undefined
+  readonly subject: string | undefined
+  readonly resource: string | undefined
+  readonly status: number
+  /** The request's parameters as the provider read them (client authentication aside). */
+  readonly params: Readonly<Record<string, unknown>>
 }
 
 /** The running authorization server. */
@@ -41,6 +70,10 @@ export interface AuthServer {
   readonly authorize: (url: URL, user: string) => Effect.Effect<URL>
   /** A token signed by the test: `claims` as given, header `kid` and `alg` RS256 of the current key unless `header` says otherwise. */
   readonly sign: (claims: Record<string, unknown>, header?: Record<string, unknown>) => Effect.Effect<string>
+  /** Every token request so far, in order. */
+  readonly tokenRequests: () => ReadonlyArray<TokenRequest>
+  /** From now on, every token request is refused (400 invalid_grant) until set back. */
+  readonly refuseTokens: (refuse: boolean) => void
 }
 
 /** The scopes the server knows. */
@@ -58,13 +91,66 @@ const newKey = () =>
 /** Signs the provider's cookies; one per test process is enough. */
 const COOKIE_KEY = crypto.randomUUID()
 
-const providerFor = (issuer: string, keys: ReadonlyArray<JWK>, clients: ReadonlyArray<AuthClient>) => {
+/** The resource server a token for `resource` is minted for: a JWT with `aud` the resource. */
+const resourceServerInfo = (resource: string, options: AuthOptions) => ({
+  scope: SCOPES.join(" "),
+  audience: resource,
+  accessTokenTTL: typeof options.accessTokenTtl === "function"
+    ? options.accessTokenTtl(resource)
+    : options.accessTokenTtl ?? 300,
+  accessTokenFormat: "jwt",
+  jwt: { sign: { alg: "RS256" } }
+})
+
+const param = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined)
+
+/** The token-exchange grant: a subject token of this issuer (and `subjectAudience`), traded for one of the subject's for `resource`. */
+const registerExchange = (provider: Provider, issuer: string, keys: ReadonlyArray<JWK>, options: AuthOptions) => {
+  const publicKeys = createLocalJWKSet({
+    keys: keys.map(({ d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...key }) => key)
+  })
+  provider.registerGrantType(TOKEN_EXCHANGE, async (ctx) => {
+    const params = ctx.oidc.params
+    const resource = param(params.resource) ?? param(params.audience)
+    if (params.subject_token_type !== "urn:ietf:params:oauth:token-type:access_token" || resource === undefined) {
+      throw new errors.InvalidRequest("subject_token_type and resource or audience are required")
+    }
+    const subject = await jwtVerify(String(params.subject_token ?? ""), publicKeys, {
+      issuer,
+      ...(options.subjectAudience === undefined ? {} : { audience: options.subjectAudience })
+    }).catch(() => undefined)
+    if (subject?.payload.sub === undefined) throw new errors.InvalidGrant("the subject token is not valid")
+    const token = new provider.AccessToken({
+      accountId: subject.payload.sub,
+      client: ctx.oidc.client,
+      scope: param(params.scope),
+      gty: "token_exchange"
+    })
+    token.resourceServer = new provider.ResourceServer(resource, resourceServerInfo(resource, options))
+    ctx.body = {
+      access_token: await token.save(),
+      issued_token_type: "urn:ietf:params:oauth:token-type:access_token",
+      token_type: "Bearer",
+      expires_in: token.expiration
+    }
+  }, ["subject_token", "subject_token_type", "requested_token_type", "audience", "resource", "scope"])
+}
+
+const providerFor = (
+  issuer: string,
+  keys: ReadonlyArray<JWK>,
+  clients: ReadonlyArray<AuthClient>,
+  options: AuthOptions = {}
+) => {
   const roles = new Map(clients.map((client) => [client.id, client.roles ?? []]))
-  return new Provider(issuer, {
+  const ttl = typeof options.accessTokenTtl === "number" ? options.accessTokenTtl : 300
+  const tokenTtl = (_ctx: unknown, token: { readonly resourceServer?: { readonly accessTokenTTL?: number } }) =>
+    token.resourceServer?.accessTokenTTL ?? ttl
+  const provider = new Provider(issuer, {
     clients: clients.map((client) => ({
       client_id: client.id,
       client_secret: client.secret,
-      grant_types: ["client_credentials"],
+      grant_types: client.exchanges === true ? ["client_credentials", TOKEN_EXCHANGE] : ["client_credentials"],
       response_types: [],
       redirect_uris: [],
       scope: client.scopes.join(" ")
@@ -72,8 +158,9 @@ const providerFor = (issuer: string, keys: ReadonlyArray<JWK>, clients: Readonly
     jwks: { keys },
     scopes: [...SCOPES, "offline_access"],
     ttl: {
-      ClientCredentials: 300,
-      AccessToken: 300,
+      // A token for a resource lives as long as its resource server says (resourceServerInfo).
+      ClientCredentials: tokenTtl,
+      AccessToken: tokenTtl,
       AuthorizationCode: 60,
       RefreshToken: 3600,
       Grant: 3600,
@@ -90,19 +177,38 @@ const providerFor = (issuer: string, keys: ReadonlyArray<JWK>, clients: Readonly
       resourceIndicators: {
         enabled: true,
         useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx: unknown, resource: string) => ({
-          scope: SCOPES.join(" "),
-          audience: resource,
-          accessTokenTTL: 300,
-          accessTokenFormat: "jwt",
-          jwt: { sign: { alg: "RS256" } }
-        })
+        getResourceServerInfo: (_ctx: unknown, resource: string) => resourceServerInfo(resource, options)
       }
     },
-    extraTokenClaims: (_ctx: unknown, token: { readonly clientId?: string }) => ({
-      roles: roles.get(token.clientId ?? "") ?? []
-    })
+    extraTokenClaims: (_ctx: unknown, token: { readonly clientId?: string; readonly gty?: string }) =>
+      token.gty === "token_exchange" ? {} : { roles: roles.get(token.clientId ?? "") ?? [] }
   })
+  if (clients.some((client) => client.exchanges === true)) registerExchange(provider, issuer, keys, options)
+  return provider
+}
+
+/** The `sub` of a subject token, for the log. */
+const subjectOf = (token: unknown): string | undefined => {
+  if (typeof token !== "string") return undefined
+  try {
+    return String(decodeJwt(token).sub)
+  } catch {
+    return "(not a JWT)"
+  }
+}
+
+/** A refused token request as the log records it, read from its form and Basic header. */
+const tokenRequestOf = async (req: IncomingMessage, body: string): Promise<Omit<TokenRequest, "status">> => {
+  const form = new URLSearchParams(body)
+  const params = Object.fromEntries(form)
+  const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? "")?.[1]
+  return {
+    client: basic === undefined ? undefined : decodeURIComponent(atob(basic).split(":")[0] ?? ""),
+    grant: form.get("grant_type") ?? undefined,
+    subject: subjectOf(form.get("subject_token")),
+    resource: form.get("resource") ?? undefined,
+    params
+  }
 }
 
 const readBody = (req: IncomingMessage) =>
@@ -174,15 +280,29 @@ const visit = async (issuer: string, url: URL, user: string) => {
 }
 
 /** Starts an authorization server with these clients; it stops with the scope. */
-export const startAuthServer = (clients: ReadonlyArray<AuthClient>) =>
+export const startAuthServer = (clients: ReadonlyArray<AuthClient>, options: AuthOptions = {}) =>
   Effect.gen(function*() {
     let provider: Provider | undefined
     let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined
     let jwks = 0
+    let refusing = false
+    const requests: Array<TokenRequest> = []
+    // A refused token request is answered here, its description quoting the form it was sent (a
+    // careless server's echo, which the gateway must never pass on); the rest go to the provider.
+    const refuse = async (req: IncomingMessage, res: ServerResponse) => {
+      const body = await readBody(req)
+      requests.push({ ...(await tokenRequestOf(req, body)), status: 400 })
+      res.writeHead(400, { "content-type": "application/json" }).end(
+        JSON.stringify({ error: "invalid_grant", error_description: `refused: ${body}` })
+      )
+    }
     const server = createServer((req, res) => {
       if (req.url?.startsWith("/jwks") === true) jwks++
       if (provider !== undefined && req.method === "POST" && req.url?.startsWith(INTERACTION) === true) {
         return void interact(provider, req, res).catch((error: unknown) => res.writeHead(500).end(String(error)))
+      }
+      if (refusing && req.method === "POST" && req.url === "/token") {
+        return void refuse(req, res).catch((error: unknown) => res.writeHead(500).end(String(error)))
       }
       handler === undefined ? res.writeHead(503).end() : handler(req, res)
     })
@@ -201,8 +321,19 @@ export const startAuthServer = (clients: ReadonlyArray<AuthClient>) =>
     const serve = (next: Provider) => {
       provider = next
       handler = next.callback()
+      const log = (ctx: GrantContext, status: number) =>
+        void requests.push({
+          client: ctx.oidc.client?.clientId,
+          grant: param(ctx.oidc.params.grant_type),
+          subject: subjectOf(ctx.oidc.params.subject_token),
+          resource: param(ctx.oidc.params.resource),
+          status,
+          params: Object.fromEntries(Object.entries(ctx.oidc.params).filter(([, value]) => value !== undefined))
+        })
+      next.on("grant.success", (ctx: GrantContext) => log(ctx, 200))
+      next.on("grant.error", (ctx: GrantContext) => log(ctx, 400))
     }
-    serve(providerFor(issuer, keys, clients))
+    serve(providerFor(issuer, keys, clients, options))
     const auth: AuthServer = {
       issuer,
       jwksRequests: () => jwks,
@@ -210,7 +341,7 @@ export const startAuthServer = (clients: ReadonlyArray<AuthClient>) =>
       rotate: () =>
         Effect.map(newKey(), (key) => {
           keys.unshift(key)
-          serve(providerFor(issuer, [...keys], clients))
+          serve(providerFor(issuer, [...keys], clients, options))
         }),
       token: (client, resource, scope) =>
         Effect.promise(async () => {
@@ -239,7 +370,11 @@ export const startAuthServer = (clients: ReadonlyArray<AuthClient>) =>
           return new SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: key.kid, typ: "at+jwt", ...header }).sign(
             await importJWK(key, "RS256")
           )
-        })
+        }),
+      tokenRequests: () => requests,
+      refuseTokens: (refuse) => {
+        refusing = refuse
+      }
     }
     return auth
   })

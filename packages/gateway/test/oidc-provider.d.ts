@@ -18,8 +18,37 @@ declare module "oidc-provider" {
     save(): Promise<string>
   }
 
+  /** The koa context of a token request, as a grant handler and the grant events see it. */
+  export interface GrantContext {
+    readonly oidc: {
+      readonly params: Record<string, unknown>
+      readonly client: { readonly clientId: string } | undefined
+    }
+    body: unknown
+  }
+
+  /** A token the provider issues and signs. */
+  export interface IssuedAccessToken {
+    resourceServer: unknown
+    readonly expiration: number
+    /** Stores the token; resolves to its value (a JWT with a JWT-format resource server). */
+    save(): Promise<string>
+  }
+
+  /** The provider's error classes, answered as OAuth errors. */
+  export const errors: {
+    readonly InvalidGrant: new(description?: string) => Error
+    readonly InvalidRequest: new(description?: string) => Error
+  }
+
   /** An OpenID Connect / OAuth 2.1 authorization server. */
   export default class Provider {
+    /** Adds a grant type: `handler` answers the token requests of it, which may carry `params`. */
+    registerGrantType(name: string, handler: (ctx: GrantContext) => Promise<void>, params?: ReadonlyArray<string>): void
+    /** Listens to the provider's events (`grant.success`, `grant.error`, ...). */
+    on(event: string, listener: (ctx: GrantContext, ...rest: ReadonlyArray<unknown>) => void): this
+    readonly AccessToken: new(init: Record<string, unknown>) => IssuedAccessToken
+    readonly ResourceServer: new(identifier: string, info: Record<string, unknown>) => unknown
     constructor(issuer: string, configuration: Record<string, unknown>)
     /** The Node request handler. */
     callback(): (req: IncomingMessage, res: ServerResponse) => void

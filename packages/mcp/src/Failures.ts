@@ -10,6 +10,7 @@ import {
   SdkErrorCode,
   UnauthorizedError
 } from "@modelcontextprotocol/client"
+import { CredentialUnavailable } from "./Credential.ts"
 import { TASKS_EXTENSION } from "./TaskResult.ts"
 
 /** Extra words about the connection's end (for example how a child process exited). */
@@ -30,7 +31,9 @@ const systemCode = (error: unknown): string | undefined => {
  */
 export const isRetryable = (error: TransportError | ProtocolError): boolean =>
   error._tag === "TransportError" &&
-  !/\b(ENOENT|EACCES|ENOTDIR|EINVAL)\b|protocol version|HTTP 40[13]\b|ended during start/.test(error.detail)
+  !/\b(ENOENT|EACCES|ENOTDIR|EINVAL)\b|protocol version|HTTP 40[13]\b|ended during start|^no credential\b/.test(
+    error.detail
+  )
 
 /** The error for a server process that ended on its own before its handshake was done: how it ended, not retried. */
 export const endedAtStart = (serverId: string, end: string | undefined): TransportError =>
@@ -90,6 +93,9 @@ export const fromSdk = (
       detail: clip(error.message),
       ...(required === undefined ? {} : { requiredCapabilities: required })
     })
+  }
+  if (error instanceof CredentialUnavailable) {
+    return new TransportError({ serverId, detail: `no credential ${phase}: ${clip(error.message)}` })
   }
   if (error instanceof UnauthorizedError) {
     return new TransportError({ serverId, detail: `the server refused the credentials ${phase} (HTTP 401)` })

@@ -15,6 +15,7 @@ import {
 import type { AuthProvider, FetchLike, OAuthClientProvider } from "@modelcontextprotocol/client"
 import type { McpServer } from "@modelcontextprotocol/server"
 import { type Duration, Redacted, Result, Schedule } from "effect"
+import type { ServerAuth } from "./Credential.ts"
 
 /** A server started as a child process that speaks MCP over its stdin and stdout. */
 export interface StdioOptions {
@@ -81,11 +82,15 @@ export interface ServerConfig {
   /**
    * For a 2025-era server: `shared` (default) serves every caller on one session; `per-host` opens
    * one session per caller key (see Caller), so the server's own requests go to exactly that
-   * caller's host. A 2026-07-28 server has no sessions, and is always shared.
+   * caller's host. A 2026-07-28 server has no sessions, and is always shared. `per-principal`, in
+   * either era, gives each principal of a request's Credential sessions (for stdio, a process) of
+   * its own, and sends no request that names none.
    */
-  readonly sessions?: "shared" | "per-host"
-  /** The most per-host sessions open at once; a caller beyond it is refused. Default 16. */
+  readonly sessions?: "shared" | "per-host" | "per-principal"
+  /** The most per-host or per-principal sessions open at once; a caller beyond it is refused. Default 16. */
   readonly maxSessions?: number
+  /** How the server's sessions are authenticated (Credential.ts); HTTP headers and a principal's environment. */
+  readonly auth?: ServerAuth
 }
 
 /** Options of `McpHub.layer`. */
@@ -118,8 +123,9 @@ export interface CompiledServer {
   readonly connectTimeoutMs: number
   readonly requestTimeoutMs: number
   readonly progress: { readonly extendsDeadline: boolean; readonly maxCallMs: number }
-  readonly sessions: "shared" | "per-host"
+  readonly sessions: "shared" | "per-host" | "per-principal"
   readonly maxSessions: number
+  readonly auth: ServerAuth | undefined
 }
 
 /** The whole hub after checking. */
@@ -254,6 +260,29 @@ const compileNegotiation = (path: string, input: unknown): Negotiation | ConfigE
   return new ConfigError({ path, detail: `must be "auto", "legacy" or { pin: "YYYY-MM-DD" }` })
 }
 
+const compileAuth = (
+  path: string,
+  auth: unknown,
+  kind: "stdio" | "http" | "memory",
+  sessions: CompiledServer["sessions"]
+): ServerAuth | undefined | ConfigError => {
+  if (auth === undefined) return undefined
+  if (!isRecord(auth)) return new ConfigError({ path, detail: "must be an object with `headers` and/or `env`" })
+  const unknownKeys = Object.keys(auth).filter((key) => key !== "headers" && key !== "env")
+  if (unknownKeys.length > 0) return new ConfigError({ path, detail: `unknown keys: ${unknownKeys.join(", ")}` })
+  if (auth.headers !== undefined && (typeof auth.headers !== "function" || kind !== "http")) {
+    return new ConfigError({ path: `${path}.headers`, detail: "must be a function, on an http server" })
+  }
+  if (auth.env !== undefined && (typeof auth.env !== "function" || kind !== "stdio" || sessions !== "per-principal")) {
+    return new ConfigError({
+      path: `${path}.env`,
+      detail: "must be a function, on a stdio server with per-principal sessions"
+    })
+  }
+  // Both fields ServerAuth has were checked above.
+  return checked<ServerAuth>(auth)
+}
+
 const SERVER_KEYS = new Set([
   "stdio",
   "http",
@@ -267,7 +296,8 @@ const SERVER_KEYS = new Set([
   "progressExtendsDeadline",
   "maxCallDuration",
   "sessions",
-  "maxSessions"
+  "maxSessions",
+  "auth"
 ])
 
 const compileServer = (
@@ -321,9 +351,18 @@ const compileServer = (
   }
   const maxCallMs = millis(`${path}.maxCallDuration`, config.maxCallDuration as Duration.Input | undefined, 600_000)
   if (maxCallMs instanceof ConfigError) return maxCallMs
-  if (config.sessions !== undefined && config.sessions !== "shared" && config.sessions !== "per-host") {
-    return new ConfigError({ path: `${path}.sessions`, detail: `must be "shared" or "per-host"` })
+  const sessions = config.sessions ?? "shared"
+  if (sessions !== "shared" && sessions !== "per-host" && sessions !== "per-principal") {
+    return new ConfigError({ path: `${path}.sessions`, detail: `must be "shared", "per-host" or "per-principal"` })
   }
+  if (sessions === "per-principal" && config.connect === "eager") {
+    return new ConfigError({
+      path: `${path}.connect`,
+      detail: "cannot be \"eager\" with per-principal sessions: a session opens for its principal's first request"
+    })
+  }
+  const auth = compileAuth(`${path}.auth`, config.auth, kind, sessions)
+  if (auth instanceof ConfigError) return auth
   const maxSessions = config.maxSessions ?? DEFAULT_MAX_SESSIONS
   if (typeof maxSessions !== "number" || !Number.isInteger(maxSessions) || maxSessions < 1 || maxSessions > 1024) {
     return new ConfigError({ path: `${path}.maxSessions`, detail: "must be an integer from 1 to 1024" })
@@ -339,8 +378,9 @@ const compileServer = (
     connectTimeoutMs,
     requestTimeoutMs,
     progress: { extendsDeadline: config.progressExtendsDeadline === true, maxCallMs },
-    sessions: config.sessions ?? "shared",
-    maxSessions
+    sessions,
+    maxSessions,
+    auth
   }
 }
 

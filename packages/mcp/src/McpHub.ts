@@ -22,13 +22,14 @@ import {
 import { Clock, Context, Effect, FiberSet, Layer, Metric, Option } from "effect"
 import type { Caller } from "./Caller.ts"
 import { toPromptResult, toResourceContents, toToolResult } from "./Convert.ts"
+import { type Credential, CurrentCredential } from "./Credential.ts"
 import { Elicitation, Roots, Sampling } from "./HostRequests.ts"
 import { compileHub, type HubOptions } from "./HubConfig.ts"
 import { type HubFeaturesShape, makeHubFeatures } from "./HubFeatures.ts"
 import type { HubListener } from "./HubNotification.ts"
 import { requestMeta, withMeta } from "./RequestMeta.ts"
 import { withResume } from "./RoundTrip.ts"
-import { type ListCacheHint, noSuchServer, ServerSlot, withSession } from "./ServerSlot.ts"
+import { type ListCacheHint, noSuchServer, ServerSlot } from "./ServerSlot.ts"
 import { NO_SDK_TIMEOUT, type Session } from "./Session.ts"
 import { SharedPins } from "./SharedPins.ts"
 import { makeTaskRequest, type TaskRequest } from "./TaskRequests.ts"
@@ -88,14 +89,19 @@ const promptArguments = (serverId: string, args: JsonObject): Record<string, str
   return out
 }
 
-/** The SDK request options of a call: core's deadline as the SDK timeout, progress as configured. */
-const callOptions = (slot: ServerSlot, options: TransportCallOptions) => {
+/** The request's own headers (its Credential's), as SDK request options. */
+const headersOf = (credential: Credential | undefined) =>
+  credential?.headers === undefined ? {} : { headers: credential.headers }
+
+/** The SDK request options of a call: core's deadline as the SDK timeout, progress as configured, the credential's headers. */
+const callOptions = (slot: ServerSlot, options: TransportCallOptions, credential: Credential | undefined) => {
   const timeout = options.timeoutMs ?? NO_SDK_TIMEOUT
   const onProgress = options.onProgress
   const progress = slot.config.progress
-  if (onProgress === undefined && !progress.extendsDeadline) return { timeout }
+  if (onProgress === undefined && !progress.extendsDeadline) return { timeout, ...headersOf(credential) }
   return {
     timeout,
+    ...headersOf(credential),
     onprogress: (p: { progress: number; total?: number; message?: string }) =>
       onProgress?.({ progress: p.progress, total: p.total, message: p.message }),
     ...(progress.extendsDeadline ? { resetTimeoutOnProgress: true, maxTotalTimeout: progress.maxCallMs } : {})
@@ -108,23 +114,36 @@ const digestOf = (value: JsonObject): string => {
   return typeof digest === "string" ? digest : ""
 }
 
-/** Runs `use` on the session a request of the current caller goes to (its per-host one, when the server has them), with that caller. */
+/** The current caller and the current request's credential. */
+const currentRequest = Effect.zip(currentCaller, Effect.service(CurrentCredential))
+
+/**
+ * Runs `use` on the session a request of the current caller goes to (its per-host one, or its
+ * principal's, when the server has them), with that caller and the request's credential.
+ */
 const withCallerSession = <A, E>(
   slots: ReadonlyMap<string, ServerSlot>,
   serverId: string,
-  use: (slot: ServerSlot, session: Session, caller: Caller | undefined) => Effect.Effect<A, E>
+  use: (
+    slot: ServerSlot,
+    session: Session,
+    caller: Caller | undefined,
+    credential: Credential | undefined
+  ) => Effect.Effect<A, E>
 ): Effect.Effect<A, E | TransportFailure> =>
-  Effect.flatMap(currentCaller, (caller) => {
+  Effect.flatMap(currentRequest, ([caller, credential]) => {
     const slot = slots.get(serverId)
-    const useFor = (slot: ServerSlot, session: Session) => use(slot, session, caller)
-    if (slot === undefined || slot.config.sessions === "shared") return withSession(slots, serverId, useFor)
-    return Effect.flatMap(slot.forCaller(caller), (target) =>
-      withSession(new Map([[serverId, target]]), serverId, useFor))
+    const useFor = (slot: ServerSlot, session: Session) => use(slot, session, caller, credential)
+    if (slot === undefined) return Effect.fail(noSuchServer(serverId))
+    return Effect.flatMap(slot.route(caller, credential), (target) =>
+      Effect.flatMap(target.acquire(), (session) => useFor(target, session)))
   })
 
 const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): ToolTransportShape => {
+  // A listing goes where the request's calls would: a per-principal server lists its principal's tools.
   const listOne = (slot: ServerSlot) =>
-    Effect.flatMap(slot.acquire(), (session) => slot.fetchTools(session)).pipe(
+    Effect.flatMap(Effect.service(CurrentCredential), (credential) => slot.forPrincipal(credential?.principal)).pipe(
+      Effect.flatMap((target) => Effect.flatMap(target.acquire(), (session) => target.fetchTools(session))),
       Effect.map((tools) => tools.filter((tool) => slot.config.exposed(tool.name)))
     )
   return {
@@ -132,9 +151,15 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
       const slot = slots.get(call.serverId)
       if (slot === undefined) return Effect.fail(noSuchServer(call.serverId))
       if (!slot.config.exposed(call.name)) return Effect.fail(notExposed(call.serverId, call.name))
-      const requestOptions = callOptions(slot, options)
-      const millis = requestOptions.timeout
-      const send = (target: ServerSlot, session: Session, timeout: number, caller: Caller | undefined) => {
+      const millis = options.timeoutMs ?? NO_SDK_TIMEOUT
+      const send = (
+        target: ServerSlot,
+        session: Session,
+        timeout: number,
+        caller: Caller | undefined,
+        credential: Credential | undefined
+      ) => {
+        const requestOptions = callOptions(slot, options, credential)
         const params = withMeta(
           { name: call.name, arguments: call.args },
           requestMeta(caller, session.modern, call.meta, target.loggingLevel)
@@ -155,9 +180,9 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
           timeout
         ).pipe(Effect.map(toToolResult))
       }
-      const connectThenSend = (target: ServerSlot, caller: Caller | undefined) => {
+      const connectThenSend = (target: ServerSlot, caller: Caller | undefined, credential: Credential | undefined) => {
         const live = target.session
-        if (live !== undefined && live.alive) return send(target, live, millis, caller)
+        if (live !== undefined && live.alive) return send(target, live, millis, caller, credential)
         // Connecting first: the call's deadline covers the connection, and the request gets what is left.
         return Effect.flatMap(Clock.currentTimeMillis, (started) =>
           target.acquire().pipe(
@@ -165,15 +190,15 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
             Effect.flatMap((session) =>
               Effect.flatMap(
                 Clock.currentTimeMillis,
-                (now) => send(target, session, Math.max(1, millis - (now - started)), caller)
+                (now) => send(target, session, Math.max(1, millis - (now - started)), caller, credential)
               )
             )
           ))
       }
-      return Effect.flatMap(currentCaller, (caller) =>
+      return Effect.flatMap(currentRequest, ([caller, credential]) =>
         slot.config.sessions === "shared"
-          ? connectThenSend(slot, caller)
-          : Effect.flatMap(slot.forCaller(caller), (target) => connectThenSend(target, caller)))
+          ? connectThenSend(slot, caller, credential)
+          : Effect.flatMap(slot.route(caller, credential), (target) => connectThenSend(target, caller, credential)))
     },
     listTools: (serverId) => {
       if (serverId !== undefined) {
@@ -186,7 +211,7 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
     },
     // Reads and gets pass no deadline to `exchange`, so it cannot fail with Timeout: the casts below narrow its error type.
     readResource: (serverId, uri) =>
-      withCallerSession(slots, serverId, (slot, session, caller) =>
+      withCallerSession(slots, serverId, (slot, session, caller, credential) =>
         slot.exchange(
           session,
           { serverId, method: "resources/read", digest: digestOf({ serverId, uri }) },
@@ -194,7 +219,13 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
           (resume, signal, _left, on) =>
             on.client.readResource(
               withResume(withMeta({ uri }, requestMeta(caller, session.modern, undefined, slot.loggingLevel)), resume),
-              { signal, timeout: slot.config.requestTimeoutMs, cacheMode: "bypass", allowInputRequired: true }
+              {
+                signal,
+                timeout: slot.config.requestTimeoutMs,
+                cacheMode: "bypass",
+                allowInputRequired: true,
+                ...headersOf(credential)
+              }
             )
         ).pipe(
           Effect.flatMap((result) => {
@@ -205,7 +236,7 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
     getPrompt: (serverId, name, args) => {
       const stringArgs = promptArguments(serverId, args)
       if (stringArgs instanceof ProtocolError) return Effect.fail(stringArgs)
-      return withCallerSession(slots, serverId, (slot, session, caller) =>
+      return withCallerSession(slots, serverId, (slot, session, caller, credential) =>
         slot.exchange(
           session,
           { serverId, method: "prompts/get", digest: digestOf({ serverId, name, args: stringArgs }) },
@@ -219,7 +250,7 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
                 ),
                 resume
               ),
-              { signal, timeout: slot.config.requestTimeoutMs, allowInputRequired: true }
+              { signal, timeout: slot.config.requestTimeoutMs, allowInputRequired: true, ...headersOf(credential) }
             )
         ).pipe(
           Effect.flatMap((result) => {
@@ -230,7 +261,7 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
     },
     era: (serverId) => {
       const slot = slots.get(serverId)
-      return slot === undefined ? undefined : (slot.session?.era ?? slot.lastEra)
+      return slot?.latestEra
     },
     enforcesDeadline: true,
     toolChanged: (serverId, name) => {

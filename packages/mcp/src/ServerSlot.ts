@@ -1,16 +1,24 @@
 /**
  * One server's slot in the hub: its connection (internal/SlotConnect.ts: lazy or eager, one shared
  * attempt, retried on the server's backoff), what a new session is restored with (SlotRestore), the
- * requests sent on it (SlotRequests, SlotExchange) and a per-host server's child slots (ChildSlots).
+ * requests sent on it (SlotRequests, SlotExchange) and a per-host or per-principal server's child slots (ChildSlots).
  * A crash fails every in-flight request at once, each with a TransportError that says how it ended.
  */
 import { type Timeout, type Tool, TransportError, type TransportFailure } from "@interlock/core"
 import type { LoggingLevel } from "@modelcontextprotocol/client"
 import { Effect } from "effect"
 import type { Caller, Operation } from "./Caller.ts"
+import { type Credential, CurrentCredential } from "./Credential.ts"
 import type { CompiledServer } from "./HubConfig.ts"
-import { childFor, type ChildSlots, closeChildren, makeChildSlots, releaseChild } from "./internal/ChildSlots.ts"
-import { acquire, closeSessions, sessionEvents } from "./internal/SlotConnect.ts"
+import {
+  childFor,
+  childForPrincipal,
+  type ChildSlots,
+  closeChildren,
+  makeChildSlots,
+  releaseChild
+} from "./internal/ChildSlots.ts"
+import { acquire, closeSessions, noPrincipal, sessionEvents } from "./internal/SlotConnect.ts"
 import { exchange, type ExchangeRun } from "./internal/SlotExchange.ts"
 import { fetchTools, request } from "./internal/SlotRequests.ts"
 import { applySubscriptions } from "./internal/SlotRestore.ts"
@@ -27,11 +35,19 @@ export class ServerSlot {
   private readonly events: SessionEvents
   private readonly children: ChildSlots<ServerSlot>
 
-  constructor(config: CompiledServer, hub: HubRuntime) {
+  constructor(config: CompiledServer, hub: HubRuntime, principal?: string) {
     this.config = config
-    this.state = makeSlotState(config, hub)
+    this.state = makeSlotState(config, hub, principal)
     this.events = sessionEvents(this.state)
-    this.children = makeChildSlots((own) => new ServerSlot(config, own))
+    this.children = makeChildSlots(
+      (own) => new ServerSlot(config, own),
+      (owner) => new ServerSlot({ ...config, sessions: "shared" }, hub, owner)
+    )
+  }
+
+  /** The principal whose sessions this slot opens (a per-principal server's child); undefined: shared. */
+  get principal(): string | undefined {
+    return this.state.principal
   }
 
   /** The latest session, while it is the slot's (it may have died since). */
@@ -42,6 +58,14 @@ export class ServerSlot {
   /** The protocol era of the latest session, kept across reconnects. */
   get lastEra(): string | undefined {
     return this.state.lastEra
+  }
+
+  /** The protocol era of this slot's latest session, or of a principal's on a per-principal server. */
+  get latestEra(): string | undefined {
+    const own = this.state.session?.era ?? this.state.lastEra
+    if (own !== undefined) return own
+    for (const slot of this.children.perPrincipal.values()) if (slot.latestEra !== undefined) return slot.latestEra
+    return undefined
   }
 
   /** Resource URIs the hub's users subscribed to; restored on every new session. */
@@ -109,11 +133,33 @@ export class ServerSlot {
    */
   forCaller(caller: Caller | undefined): Effect.Effect<ServerSlot, TransportFailure> {
     const key = caller?.key
-    if (this.config.sessions === "shared" || caller === undefined || key === undefined) return Effect.succeed(this)
+    if (this.config.sessions !== "per-host" || caller === undefined || key === undefined) return Effect.succeed(this)
     return Effect.flatMap(
       this.acquire(),
       (shared) => Effect.map(childFor(this.state, this.children, shared, caller, key), (child) => child ?? this)
     )
+  }
+
+  /**
+   * The slot of `principal` on a `per-principal` server: its sessions carry that principal's
+   * requests and no one else's. A request that names no principal gets none, and is not sent.
+   */
+  forPrincipal(principal: string | undefined): Effect.Effect<ServerSlot, TransportFailure> {
+    if (this.config.sessions !== "per-principal") return Effect.succeed(this)
+    if (principal === undefined) return Effect.fail(noPrincipal(this.config.id))
+    return childForPrincipal(this.state, this.children, principal)
+  }
+
+  /** The slot a request of `caller` with `credential` goes to, as the server's sessions are shared. */
+  route(caller: Caller | undefined, credential: Credential | undefined): Effect.Effect<ServerSlot, TransportFailure> {
+    switch (this.config.sessions) {
+      case "shared":
+        return Effect.succeed(this)
+      case "per-host":
+        return this.forCaller(caller)
+      case "per-principal":
+        return this.forPrincipal(credential?.principal)
+    }
   }
 
   /** Closes the per-host session of a caller key (its host went away). */
@@ -153,6 +199,13 @@ export const withSession = <A, E>(
 ): Effect.Effect<A, E | TransportFailure> => {
   const slot = slots.get(serverId)
   if (slot === undefined) return Effect.fail(noSuchServer(serverId))
+  // A per-principal server's request goes on its credential's principal's own session.
+  if (slot.config.sessions === "per-principal") {
+    return Effect.flatMap(
+      Effect.flatMap(Effect.service(CurrentCredential), (credential) => slot.forPrincipal(credential?.principal)),
+      (own) => Effect.flatMap(own.acquire(), (session) => use(own, session))
+    )
+  }
   const live = slot.session
   if (live !== undefined && live.alive) return use(slot, live)
   return Effect.flatMap(slot.acquire(), (session) => use(slot, session))

@@ -13,6 +13,7 @@ import {
 import type { McpServer } from "@modelcontextprotocol/server"
 import { Deferred, Effect, Redacted } from "effect"
 import type { HostRequest } from "./Caller.ts"
+import { withAuthHeaders } from "./Credential.ts"
 import type { ElicitationShape, RootsShape, SamplingShape } from "./HostRequests.ts"
 import type { CompiledServer } from "./HubConfig.ts"
 import type { HubNotification } from "./HubNotification.ts"
@@ -83,19 +84,37 @@ const CONNECTION_LOST = /Maximum reconnection attempts .*exceeded/
 /** A long SDK timeout: deadlines belong to the caller (core's callTimeout), not to the SDK. */
 export const NO_SDK_TIMEOUT = 2_147_483_647
 
-const makeTransport = async (server: CompiledServer): Promise<{ transport: Transport; memoryServer?: McpServer }> => {
+const makeTransport = async (
+  server: CompiledServer,
+  principal: string | undefined,
+  host: HostHandlers
+): Promise<{ transport: Transport; memoryServer?: McpServer }> => {
   const endpoint = server.endpoint
+  const auth = server.auth
   switch (endpoint._tag) {
-    case "stdio":
-      return { transport: new StdioTransport(endpoint.options, endpoint.stderrBytes) }
+    case "stdio": {
+      const own = auth?.env === undefined || principal === undefined ? undefined : auth.env(principal)
+      const options = own === undefined
+        ? endpoint.options
+        : { ...endpoint.options, env: { ...endpoint.options.env, ...own } }
+      return { transport: new StdioTransport(options, endpoint.stderrBytes) }
+    }
     case "http": {
       const { headers, bearer, authProvider, fetch } = endpoint.options
       const provider = bearer === undefined ? authProvider : { token: async () => Redacted.value(bearer) }
+      const sessionHeaders = auth?.headers
+      const authed = sessionHeaders === undefined
+        ? fetch
+        : withAuthHeaders(
+          fetch ?? globalThis.fetch,
+          endpoint.url.origin,
+          () => host.run(server.id, () => sessionHeaders(principal))
+        )
       return {
         transport: new StreamableHTTPClientTransport(endpoint.url, {
           ...(headers === undefined ? {} : { requestInit: { headers: { ...headers } } }),
           ...(provider === undefined ? {} : { authProvider: provider }),
-          ...(fetch === undefined ? {} : { fetch })
+          ...(authed === undefined ? {} : { fetch: authed })
         })
       }
     }
@@ -243,13 +262,17 @@ export class OpenFailed extends Error {
   }
 }
 
-/** Spawns or dials the server, runs the handshake and returns the live session. Cleans up on failure. */
+/**
+ * Spawns or dials the server, runs the handshake and returns the live session. Cleans up on
+ * failure. A session of `principal` gets that principal's auth headers or environment (Credential.ts).
+ */
 export const openSession = async (
   server: CompiledServer,
   clientInfo: { readonly name: string; readonly version: string },
   host: HostHandlers,
   events: SessionEvents,
-  signal: AbortSignal
+  signal: AbortSignal,
+  principal: string | undefined = undefined
 ): Promise<Session> => {
   const negotiation = server.negotiation
   const client = new Client(clientInfo, {
@@ -289,7 +312,7 @@ export const openSession = async (
   answerHostRequests(client, server.id, host, () => session.exchanges)
   let made: { transport: Transport; memoryServer?: McpServer }
   try {
-    made = await makeTransport(server)
+    made = await makeTransport(server, principal, host)
   } catch (error) {
     throw new OpenFailed(error, () => undefined)
   }

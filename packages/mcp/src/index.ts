@@ -12,6 +12,7 @@ export {
   type Relay,
   type Resume
 } from "./Caller.ts"
+export { type Credential, CredentialUnavailable, CurrentCredential, type ServerAuth } from "./Credential.ts"
 export {
   Elicitation,
   type ElicitationShape,

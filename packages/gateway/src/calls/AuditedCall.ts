@@ -10,6 +10,8 @@ import { Cause, Clock, Effect, Exit, type Option } from "effect"
 import type { AuditError } from "../audit/AuditStore.ts"
 import { PENDING, trustedRecord } from "../audit/GatewayAuditRecord.ts"
 import { CurrentWriteAhead, writeAheadRow } from "../audit/WriteAhead.ts"
+import { CredentialError } from "../credentials/CredentialError.ts"
+import { type CredentialStep, credentialStep, CurrentCredentialStep } from "../credentials/CredentialTransport.ts"
 import { redactJson, redactText } from "../governance/Redactor.ts"
 import {
   type CallFields,
@@ -28,8 +30,11 @@ import { CurrentHostInput, type HostInput, type InputRequired, requiredInput } f
 import { refusedState, type StateRefused } from "./StateRefused.ts"
 import { CurrentTaskAudit, taskAuditOf } from "./TaskAudit.ts"
 
-/** What an audited call can fail with: core's failures, the audit's, and a 2026-07-28 host's round or refused retry. */
-export type AuditedCallError = CallError | AuditError | InputRequired | StateRefused
+/**
+ * What an audited call can fail with: core's failures, the audit's, a 2026-07-28 host's round or refused retry, and
+ * a downstream credential that could not be had.
+ */
+export type AuditedCallError = CallError | AuditError | InputRequired | StateRefused | CredentialError
 
 /** What audited calls are made of. */
 export interface AuditedCallDeps {
@@ -56,13 +61,14 @@ interface Failed {
 }
 
 /**
- * How a failed call ends (undefined for an interruption or a defect), in the order the gateway decides it: a retry whose state was refused
- * (nothing reached the server), a server's round left for the host (InputRelay), the approval's ask
+ * How a failed call ends (undefined for an interruption or a defect), in the order the gateway decides it: no
+ * downstream credential or a retry whose state was refused (nothing reached the server in either), a server's round left for the host (InputRelay), the approval's ask
  * of a 2026-07-28 host, or core's own failure (its text redacted: a hook's deny reason may quote
  * what it saw).
  */
 const failedCall = (
   failure: Option.Option<CallError>,
+  credential: CredentialStep,
   relayed: RelayedCall,
   host: HostInput | undefined,
   sent: boolean,
@@ -70,6 +76,12 @@ const failedCall = (
 ): Failed | undefined => {
   const receipt = failure._tag === "Some" ? failure.value.receipt : undefined
   const denied = failure._tag === "Some" && failure.value._tag === "Denied"
+  const noCredential = credential.refused
+  if (noCredential !== undefined) {
+    // The host is told why; the error carries the receipt when core made one.
+    const error = receipt === undefined ? noCredential : new CredentialError({ ...noCredential, receipt })
+    return { error, ending: { receipt, outcome: REFUSED, sent: false, error: noCredential.message } }
+  }
   const stateRefused = relayed.refused() ?? (denied ? refusedState(host) : undefined)
   if (stateRefused !== undefined) {
     return { error: stateRefused, ending: { receipt, outcome: REFUSED, sent: false, error: stateRefused.message } }
@@ -114,9 +126,16 @@ export const auditedCallTool = (deps: AuditedCallDeps) =>
       )
       // The call's host answers its servers' own requests (InputRelay); a round left for the host ends the call with InputRequired.
       const relayed = yield* deps.relay.begin(input.serverId, options)
+      // The transport's credential step (CredentialTransport.ts) says here whether the call was refused a credential.
+      const credential = credentialStep(options?.principal)
       const exit = yield* Effect.exit(
         restore(
-          relayed.provide(Effect.provideService(deps.calls.callTool(call, options), CurrentWriteAhead, ahead.step))
+          relayed.provide(
+            deps.calls.callTool(call, options).pipe(
+              Effect.provideService(CurrentWriteAhead, ahead.step),
+              Effect.provideService(CurrentCredentialStep, credential)
+            )
+          )
         )
       )
       const written = yield* ahead.state
@@ -147,6 +166,7 @@ export const auditedCallTool = (deps: AuditedCallDeps) =>
       }
       const failed = failedCall(
         Cause.findErrorOption(exit.cause),
+        credential,
         relayed,
         host,
         sent,

@@ -28,6 +28,8 @@ import { type AuditError, AuditStore } from "../audit/AuditStore.ts"
 import { type AuditFields, trustedRecord } from "../audit/GatewayAuditRecord.ts"
 import { writeAheadLayer } from "../audit/WriteAhead.ts"
 import type { Plan } from "../config/Plan.ts"
+import { CredentialBroker, makeCredentialBroker } from "../credentials/CredentialBroker.ts"
+import { credentialLayer, credentialStep, CurrentCredentialStep } from "../credentials/CredentialTransport.ts"
 import { planPolicyLayer } from "../governance/PolicyLayer.ts"
 import { redactingTransportLayer } from "../governance/RedactingTransport.ts"
 import { redactJson } from "../governance/Redactor.ts"
@@ -59,6 +61,12 @@ export interface RefusedCall {
 /** The server of a refused call whose tool name resolves to no server. */
 export const UNROUTED = "(unrouted)"
 
+/**
+ * What a tool call can fail with, past core's own failures: the audit store failed, a round left
+ * for the host, a refused retry, or no downstream credential (nothing was sent).
+ */
+export type GatewayCallError = AuditedCallError
+
 /** What a read or get can fail with, past core's own failures: a round left for the host, or a refused retry. */
 export type ReadFailure = Denied | HookFailed | TransportFailure | InputRequired | StateRefused
 
@@ -70,7 +78,7 @@ export type ReadFailure = Denied | HookFailed | TransportFailure | InputRequired
 export interface GatewayCallsShape
   extends Omit<ToolCallsShape, "callTool" | "readResource" | "getPrompt" | "decideRead" | "decidePrompt">
 {
-  readonly callTool: (input: CallInput, options?: CallOptions) => Effect.Effect<ToolResult, AuditedCallError>
+  readonly callTool: (input: CallInput, options?: CallOptions) => Effect.Effect<ToolResult, GatewayCallError>
   /** Reads a resource through core's gate; a 2026-07-28 host's read is relayed as a tool call is. */
   readonly readResource: (
     serverId: string,
@@ -106,12 +114,26 @@ export interface GatewayCallsShape
 export class GatewayCalls
   extends Context.Service<GatewayCalls, GatewayCallsShape>()("@interlock/gateway/GatewayCalls")
 {
-  /** Builds the calls from a plan over a transport, an audit store, an approval queue and the approval states' seal and marks. */
+  /**
+   * Builds the calls from a plan over a transport, an audit store, an approval queue and the
+   * approval states' seal and marks, and the gateway's CredentialBroker (one made from the plan when
+   * none is given: the hub's sessions then have no credentials of the plan's auth forms).
+   */
   static layer(
     plan: Plan
   ): Layer.Layer<GatewayCalls, ConfigError, ToolTransport | AuditStore | ApprovalQueue | StateSeal | UsedStates> {
-    // Core sends through the write-ahead audit, which sends through the redaction of server errors.
-    const transport = writeAheadLayer.pipe(Layer.provide(redactingTransportLayer(plan.redactions)))
+    // Core sends through the credential step, then the write-ahead audit, then the redaction of server errors.
+    const broker = Layer.effect(
+      CredentialBroker,
+      Effect.flatMap(
+        Effect.serviceOption(CredentialBroker),
+        (given) => given._tag === "Some" ? Effect.succeed(given.value) : makeCredentialBroker(plan)
+      )
+    )
+    const transport = credentialLayer([...plan.servers.keys()]).pipe(
+      Layer.provide(broker),
+      Layer.provide(writeAheadLayer.pipe(Layer.provide(redactingTransportLayer(plan.redactions))))
+    )
     return Layer.effect(GatewayCalls, make(plan)).pipe(
       Layer.provide(governedLayer(plan).pipe(Layer.provide(transport)))
     )
@@ -145,6 +167,9 @@ const make = (plan: Plan) =>
     const rows = callRows(plan, yield* AuditStore)
     const relay = yield* makeInputRelay(plan.redactions)
     const callTool = auditedCallTool({ calls, rows, relay })
+    // Each operation's principal goes to the credential step of the transport, for its downstream credential.
+    const withPrincipal = <A, E, R>(options: OperationOptions | undefined, effect: Effect.Effect<A, E, R>) =>
+      Effect.provideService(effect, CurrentCredentialStep, credentialStep(options?.principal))
     const refuse = (call: RefusedCall, options?: CallOptions): Effect.Effect<void, AuditError> =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
@@ -165,7 +190,8 @@ const make = (plan: Plan) =>
     return GatewayCalls.of({
       callTool,
       refuse,
-      listTools: (serverId, options) => withHookOptions(options, (given) => calls.listTools(serverId, given)),
+      listTools: (serverId, options) =>
+        withHookOptions(options, (given) => withPrincipal(given, calls.listTools(serverId, given))),
       visibleOperations: (entries, operationOf, options) =>
         withHookOptions(options, (given) => calls.visibleOperations(entries, operationOf, given)),
       decideRead: (operation, serverId, uri, options) =>
@@ -186,12 +212,13 @@ const make = (plan: Plan) =>
       readResource: (serverId, uri, options) =>
         withHookOptions(
           options,
-          (given) => relayedRead(relay, serverId, given, calls.readResource(serverId, uri, given))
+          (given) => relayedRead(relay, serverId, given, withPrincipal(given, calls.readResource(serverId, uri, given)))
         ),
       getPrompt: (serverId, name, args, options) =>
         withHookOptions(
           options,
-          (given) => relayedRead(relay, serverId, given, calls.getPrompt(serverId, name, args, given))
+          (given) =>
+            relayedRead(relay, serverId, given, withPrincipal(given, calls.getPrompt(serverId, name, args, given)))
         )
     })
   })

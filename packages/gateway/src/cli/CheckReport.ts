@@ -8,7 +8,7 @@ import { Console, Effect, type Option } from "effect"
 import { describeUrl } from "../audit/PostgresUrl.ts"
 import type { RuleConfig } from "../config/Config.ts"
 import { shownPath } from "../config/ConfigLoader.ts"
-import type { AuditPlan, Plan } from "../config/Plan.ts"
+import type { AuditPlan, Plan, ServerPlan } from "../config/Plan.ts"
 import { formatTable } from "../config/TextTable.ts"
 import { checkCedarPolicy, withListingGateway } from "./CedarCheck.ts"
 import { npxWarnings } from "./NpxCheck.ts"
@@ -24,6 +24,20 @@ export const describeAudit = (audit: AuditPlan): string =>
 
 const indent = (lines: ReadonlyArray<string>): ReadonlyArray<string> => lines.map((line) => `  ${line}`)
 
+/** How the gateway authenticates toward a server, in a few words (never a secret): its forms and whose token endpoint. */
+export const describeAuth = (server: ServerPlan): string => {
+  const { clientCredentials, exchange, perPrincipal, identity } = server.auth
+  const forms = [
+    clientCredentials === undefined ? undefined : `clientCredentials at ${new URL(clientCredentials.tokenUrl).host}`,
+    exchange === undefined ? undefined : `exchange at ${new URL(exchange.tokenUrl).host}`,
+    perPrincipal.length === 0 ? undefined : `perPrincipal (${perPrincipal.length})`,
+    identity === undefined ? undefined : `identity for ${identity.audience}`
+  ].filter((form) => form !== undefined)
+  if (server._tag === "http" && server.token !== undefined) forms.unshift("static token")
+  const sessions = server.sessions === "per-principal" ? ", per-principal sessions" : ""
+  return forms.length === 0 ? "" : `auth: ${forms.join(" + ")}${sessions}`
+}
+
 const ruleMatch = (
   rule: RuleConfig
 ): string => (typeof rule.match === "string" ? rule.match : `${rule.match.server}/${rule.match.regex}`)
@@ -31,13 +45,15 @@ const ruleMatch = (
 /** The plan described in lines: servers and rules as aligned tables, the listen address, the audit store, the shared state. */
 export const describePlan = (plan: Plan): ReadonlyArray<string> => {
   const lines = [`Config OK: ${plan.loaded.file === undefined ? "(inline)" : shownPath(plan.loaded.file)}`, "Servers:"]
+  const authed = [...plan.servers.values()].some((server) => describeAuth(server) !== "")
   lines.push(
     ...indent(
-      formatTable([...plan.servers].map(([name, server]) =>
-        server._tag === "stdio"
+      formatTable([...plan.servers].map(([name, server]) => {
+        const row = server._tag === "stdio"
           ? [name, "stdio", [server.command, ...server.args].join(" ")]
           : [name, "http", server.url]
-      ))
+        return authed ? [...row, describeAuth(server)] : row
+      }))
     )
   )
   const rules = plan.loaded.config.policy?.rules ?? []

@@ -5,6 +5,7 @@
  */
 import { Decision, MatcherJson, RuleFields } from "@interlock/core"
 import { Schema } from "effect"
+import { CredentialsConfig, HttpAuthConfig, StdioAuthConfig } from "./AuthConfig.ts"
 
 const NonEmpty = Schema.NonEmptyString
 
@@ -36,15 +37,15 @@ export const PathsConfig = Schema.Struct({
 })
 
 /** How a 2025-era server's sessions are shared among host connections. */
-export const SessionsConfig = Schema.Literals(["shared", "per-host"]).annotate({
+export const SessionsConfig = Schema.Literals(["shared", "per-host", "per-principal"]).annotate({
   description:
-    "For a server that speaks a 2025 revision: `shared` (default) serves every host on one session, and a request the server makes of a host (sampling, elicitation) while several hosts' calls run on it is refused; `per-host` opens one session (for stdio, one process) per host connection, closed when the host goes, so such requests go to exactly that host. A 2026-07-28 server needs neither: its requests come back within the call that caused them."
+    "For a server that speaks a 2025 revision: `shared` (default) serves every host on one session, and a request the server makes of a host (sampling, elicitation) while several hosts' calls run on it is refused; `per-host` opens one session (for stdio, one process) per host connection, closed when the host goes, so such requests go to exactly that host. A 2026-07-28 server needs neither: its requests come back within the call that caused them. `per-principal` gives each principal sessions (for stdio, a process) of its own, whatever the revision; it is how `auth.exchange` and `auth.perPrincipal` run, and a stdio server with `auth.perPrincipal` must set it."
 })
 
 /** The most per-host sessions of one server. */
 export const MaxSessionsConfig = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1024 })).annotate({
   description:
-    "With `sessions: \"per-host\"`, the most host sessions open at once; a further host's call is refused. Default 16."
+    "With `sessions: \"per-host\"` or `\"per-principal\"`, the most such sessions open at once; a further host's or principal's call is refused. Default 16."
 })
 
 /** Which protocol revision the gateway speaks to a server. */
@@ -59,6 +60,7 @@ export const StdioServerConfig = Schema.Struct({
   args: Schema.optionalKey(Schema.Array(Schema.String)),
   env: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
   cwd: Schema.optionalKey(Schema.String),
+  auth: Schema.optionalKey(StdioAuthConfig),
   paths: Schema.optionalKey(PathsConfig),
   sessions: Schema.optionalKey(SessionsConfig),
   maxSessions: Schema.optionalKey(MaxSessionsConfig),
@@ -70,6 +72,7 @@ export const HttpServerConfig = Schema.Struct({
   url: NonEmpty.annotate({ description: "The server's Streamable HTTP endpoint." }),
   headers: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
   token: Schema.optionalKey(Secret),
+  auth: Schema.optionalKey(HttpAuthConfig),
   paths: Schema.optionalKey(PathsConfig),
   sessions: Schema.optionalKey(SessionsConfig),
   maxSessions: Schema.optionalKey(MaxSessionsConfig),
@@ -308,6 +311,7 @@ export const GatewayConfig = Schema.Struct({
   approvals: Schema.optionalKey(ApprovalsConfig),
   listen: Schema.optionalKey(ListenConfig),
   telemetry: Schema.optionalKey(TelemetryConfig),
+  credentials: Schema.optionalKey(CredentialsConfig),
   hookTimeoutMs: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0))),
   callTimeoutMs: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0))),
   claude: Schema.optionalKey(ClaudeSettingsConfig),

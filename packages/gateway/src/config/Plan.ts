@@ -9,7 +9,7 @@ import type { LoadedConfig } from "./ConfigLoader.ts"
 import type { Redaction } from "./Redaction.ts"
 
 /** A downstream server, resolved. */
-export type ServerPlan = ServerEndpointPlan & SessionsPlan
+export type ServerPlan = ServerEndpointPlan & SessionsPlan & { readonly auth: AuthPlan }
 
 /** How a downstream server is reached. */
 export type ServerEndpointPlan =
@@ -27,9 +27,9 @@ export type ServerEndpointPlan =
     readonly token: Redacted.Redacted<string> | undefined
   }
 
-/** How a 2025-era server's sessions are shared among host connections (`servers.<id>.sessions`). */
+/** How a server's sessions are shared among host connections and principals (`servers.<id>.sessions`). */
 export interface SessionsPlan {
-  readonly sessions: "shared" | "per-host"
+  readonly sessions: "shared" | "per-host" | "per-principal"
   readonly maxSessions: number
   /** `servers.<id>.protocol`: the revision spoken to the server (default `auto`). */
   readonly protocol: "auto" | "legacy" | "2026-07-28"
@@ -40,6 +40,60 @@ export const DEFAULT_SESSIONS = "shared"
 
 /** The default of `servers.<id>.maxSessions`: the most per-host sessions of one server. */
 export const DEFAULT_MAX_SESSIONS = 16
+
+/** A token endpoint the gateway is a client of (`auth.clientCredentials`, `auth.exchange`), its secret read. */
+export interface TokenClientPlan {
+  readonly tokenUrl: string
+  readonly clientId: string
+  readonly clientSecret: Redacted.Redacted<string>
+  readonly scope: string | undefined
+  readonly resource: string | undefined
+}
+
+/** `auth.exchange`, resolved. */
+export interface ExchangePlan extends TokenClientPlan {
+  readonly audience: string | undefined
+}
+
+/** One entry of `auth.perPrincipal`: a principal's name or a role, and its headers (HTTP) or environment (stdio), read. */
+export interface PrincipalSecretsPlan {
+  readonly principal: string | undefined
+  readonly role: string | undefined
+  readonly values: Readonly<Record<string, Redacted.Redacted<string>>>
+}
+
+/** `auth.identity`, resolved. */
+export interface IdentityPlan {
+  readonly header: string
+  readonly audience: string
+  readonly ttlSeconds: number
+}
+
+/** How the gateway authenticates toward one server beyond its static `token` and `headers`. */
+export interface AuthPlan {
+  readonly clientCredentials: TokenClientPlan | undefined
+  readonly exchange: ExchangePlan | undefined
+  /** In config order; the first entry naming a principal (then the first naming a role it holds) is its. */
+  readonly perPrincipal: ReadonlyArray<PrincipalSecretsPlan>
+  readonly identity: IdentityPlan | undefined
+}
+
+/** No auth form: the static `token` and `headers` only. */
+export const NO_AUTH: AuthPlan = {
+  clientCredentials: undefined,
+  exchange: undefined,
+  perPrincipal: [],
+  identity: undefined
+}
+
+/** Whether a server's credential is each principal's own (`exchange`, `perPrincipal`): its sessions then are too. */
+export const perPrincipalAuth = (auth: AuthPlan): boolean => auth.exchange !== undefined || auth.perPrincipal.length > 0
+
+/** The default identity header. */
+export const DEFAULT_IDENTITY_HEADER = "Interlock-Identity"
+
+/** The default lifetime of an identity token (seconds). */
+export const DEFAULT_IDENTITY_TTL_SECONDS = 60
 
 /** The session limits of `/mcp`, from `listen`. */
 export interface SessionLimits {
@@ -133,6 +187,8 @@ export interface Plan {
   }
   readonly hookTimeoutMs: number | undefined
   readonly callTimeoutMs: number | undefined
+  /** The key signing identity tokens (credentials.identityKey, a PKCS #8 PEM); undefined: one generated at start. */
+  readonly identityKey: Redacted.Redacted<string> | undefined
   /** The hex SHA-256 of the config and its Cedar file (config/ConfigHash.ts), recorded on every audit row. */
   readonly configHash: string
   /**
@@ -153,6 +209,23 @@ export const isLoopback = (host: string): boolean => LOOPBACK.has(host) || /^127
 /** The names a bind address answers to: every loopback name for a loopback bind, else the address itself. */
 export const bindNames = (host: string): ReadonlyArray<string> =>
   isLoopback(host) ? ["127.0.0.1", "localhost", "[::1]"] : [host]
+
+/** An authorization server's URL: https, or http on a loopback host (for local use and tests), without credentials. */
+export const authorizationUrl = (text: string, where: string): string | ConfigError => {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    return new ConfigError({ path: where, detail: "must be a URL, for example https://auth.example.com" })
+  }
+  const secure = url.protocol === "https:" || (url.protocol === "http:" && isLoopback(url.hostname))
+  return secure && url.username === "" && url.password === ""
+    ? text
+    : new ConfigError({
+      path: where,
+      detail: "must be an https URL (http only on a loopback host), without credentials"
+    })
+}
 
 /** Parses HOST:PORT (IPv6 in brackets); port 0 lets the OS choose. */
 export const parseHostPort = (

@@ -8,19 +8,17 @@
  * request of a 2026-07-28 host over HTTP, whose unsolicited notifications go through
  * `subscriptions/listen` (ListenBridge.ts); a modern server asks its host nothing.
  */
-import type { CallError, Principal, Progress, Tool } from "@interlock/core"
+import type { Principal, Progress, Tool } from "@interlock/core"
 import { ProtocolError as WireError, Server, type ServerContext } from "@modelcontextprotocol/server"
 import { Effect, Result } from "effect"
-import type { AuditError } from "../audit/AuditStore.ts"
 import { CurrentApprovalProgress } from "../calls/ApprovalProgress.ts"
 import { CurrentElicit, type Elicit } from "../calls/Approver.ts"
 import type { CacheHint } from "../calls/CacheHints.ts"
 import type { FeatureForwarderShape } from "../calls/FeatureForwarder.ts"
-import { type GatewayCallsShape, type RefusedCall, UNROUTED } from "../calls/GatewayCalls.ts"
+import { type GatewayCallError, type GatewayCallsShape, type RefusedCall, UNROUTED } from "../calls/GatewayCalls.ts"
 import { CurrentHostToolUseId, hostToolUseId } from "../calls/HostClient.ts"
 import { CurrentHostSession, type HostSessionsShape } from "../calls/HostSessions.ts"
-import type { InputRequired } from "../calls/InputRound.ts"
-import type { StateRefused } from "../calls/StateRefused.ts"
+
 import { CurrentTaskAudit, type TaskAudit } from "../calls/TaskAudit.ts"
 import { orderTools } from "../calls/ToolOrder.ts"
 import { exposeContentUris, exposeTool } from "../governance/AppUris.ts"
@@ -64,7 +62,7 @@ const isObject = (value: unknown): value is Record<string, never> =>
 type Target = NonNullable<ReturnType<Namespace["resolve"]>>
 
 const failure = (
-  error: CallError | AuditError | InputRequired | StateRefused,
+  error: GatewayCallError,
   callId?: string,
   era: Era = "legacy"
 ) => {

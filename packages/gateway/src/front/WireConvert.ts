@@ -1,14 +1,14 @@
 /**
  * Between core's models and MCP wire shapes toward the host: tools for tools/list, results for
  * tools/call, and what a failed call looks like to the host. A denial, a hook failure, a timeout
- * or a transport failure is an isError result with Interlock's message (the model sees why); a
- * downstream protocol error keeps its JSON-RPC code. Messages never carry arguments or results.
+ * a transport failure or a missing downstream credential is an isError result with Interlock's
+ * message (the model sees why); a downstream protocol error keeps its JSON-RPC code. Messages
+ * never carry arguments, results or credentials.
  */
-import type { CallError, ProtocolError, Tool, ToolResult } from "@interlock/core"
+import type { ProtocolError, Receipt, Tool, ToolResult } from "@interlock/core"
 import { TASKS_EXTENSION } from "@interlock/mcp"
 import { type CallToolResult, ProtocolError as WireError, type Tool as WireTool } from "@modelcontextprotocol/server"
-import type { AuditError } from "../audit/AuditStore.ts"
-import type { InputRequired } from "../calls/InputRound.ts"
+import type { GatewayCallError } from "../calls/GatewayCalls.ts"
 import type { StateRefused } from "../calls/StateRefused.ts"
 import type { Era } from "./Era.ts"
 import { hostErrorCode } from "./EraErrorCodes.ts"
@@ -60,7 +60,10 @@ export const DIGEST_META = "interlock/digest"
 export const ERROR_META = "interlock/error"
 
 /** A failed call's id and digest under their `_meta` keys (each when known). */
-const callMeta = (error: CallError, callId: string | undefined): Record<string, string> => {
+const callMeta = (
+  error: { readonly receipt?: Receipt | undefined },
+  callId: string | undefined
+): Record<string, string> => {
   const meta: Record<string, string> = {}
   const id = callId ?? error.receipt?.callId
   if (id !== undefined) meta[CALL_ID_META] = id
@@ -98,7 +101,7 @@ export const stateRefusedToWire = (error: StateRefused, callId?: string): WireEr
  * error keeps its code and message, and carries the same ids as its error data.
  */
 export const failureToWire = (
-  error: CallError | AuditError | InputRequired | StateRefused,
+  error: GatewayCallError,
   callId?: string,
   era: Era = "legacy"
 ): CallToolResult | WireError => {

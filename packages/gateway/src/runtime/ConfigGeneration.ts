@@ -9,12 +9,19 @@ import { Context, Effect, Exit, Layer, Scope, Semaphore } from "effect"
 import type { AuditStore } from "../audit/AuditStore.ts"
 import { GatewayCalls, type GatewayCallsShape } from "../calls/GatewayCalls.ts"
 import type { Plan } from "../config/Plan.ts"
+import type { CredentialBroker } from "../credentials/CredentialBroker.ts"
 import type { ApprovalQueue } from "../state/ApprovalQueue.ts"
 import { StateSeal } from "../state/StateSeal.ts"
 import type { UsedStates } from "../state/UsedStates.ts"
 
 /** What a generation's services are built over: the gateway's long-lived services, which no reload replaces. */
-export type GenerationServices = ToolTransport | AuditStore | ApprovalQueue | StateSeal | UsedStates
+export type GenerationServices =
+  | ToolTransport
+  | AuditStore
+  | ApprovalQueue
+  | StateSeal
+  | UsedStates
+  | CredentialBroker
 
 /**
  * The services a generation builds from its plan. A config-derived service that a reload should

@@ -5,7 +5,7 @@
  * in-flight calls finish (up to a deadline) before the servers are closed.
  */
 import { type ConfigError, Principal, type TransportFailure } from "@interlock/core"
-import { McpHub, type McpHubShape, type ServerConfig as HubServer } from "@interlock/mcp"
+import { McpHub, type McpHubShape, type ServerAuth, type ServerConfig as HubServer } from "@interlock/mcp"
 import { Context, Effect, FiberSet, Layer } from "effect"
 import { auditLayer } from "../audit/AuditLayer.ts"
 import { type AuditError, AuditStore, type AuditStoreShape } from "../audit/AuditStore.ts"
@@ -15,6 +15,7 @@ import { makeGatewayTasks } from "../calls/GatewayTasks.ts"
 import { hostRequestsLayer, HostSessions } from "../calls/HostSessions.ts"
 import { mergedListing } from "../calls/MergedListing.ts"
 import type { Plan, ServerPlan } from "../config/Plan.ts"
+import { CredentialBroker, type CredentialBrokerShape } from "../credentials/CredentialBroker.ts"
 import type { FrontDeps } from "../front/FrontServer.ts"
 import { DEFAULT_MAX_ARG_BYTES } from "../front/http/DoorLimits.ts"
 import { makeNamespace } from "../governance/Namespace.ts"
@@ -43,6 +44,8 @@ export interface GatewayShape {
   readonly hub: McpHubShape
   readonly store: AuditStoreShape
   readonly approvals: ApprovalQueueShape
+  /** The credentials the gateway sends downstream (and the identity tokens' key set). */
+  readonly credentials: CredentialBrokerShape
   /** Waits for in-flight calls to finish (at most DRAIN_MS). */
   readonly drain: Effect.Effect<void>
   /** Principal for a bearer token, or undefined when the token is unknown. */
@@ -75,10 +78,15 @@ export class Gateway extends Context.Service<Gateway, GatewayShape>()("@interloc
       const base = Layer.mergeAll(
         stateLayer(plan).pipe(Layer.provideMerge(auditLayer(plan))),
         HostSessions.layer,
+        CredentialBroker.layer(plan),
         states
       )
+      // The hub's sessions take their credentials from the broker that prepares each operation's.
       const hub = Layer.unwrap(
-        Effect.map(stderrLogger(redactions), (onStderr) => McpHub.layer({ servers: hubServers(plan, onStderr) }))
+        Effect.map(
+          Effect.all([stderrLogger(redactions), Effect.service(CredentialBroker)]),
+          ([onStderr, broker]) => McpHub.layer({ servers: hubServers(plan, onStderr, broker.sessionAuth) })
+        )
       ).pipe(
         Layer.provide(redactingHostRequestsLayer(redactions).pipe(Layer.provide(hostRequestsLayer)))
       )
@@ -93,10 +101,12 @@ export class Gateway extends Context.Service<Gateway, GatewayShape>()("@interloc
 // them (calls/InputRelay.ts). `sessions` shares a 2025 server's session or opens one per host.
 const hubServer = (
   server: ServerPlan,
-  onStderr: ((tail: string, ended: { readonly stopped: boolean }) => void) | undefined
+  onStderr: ((tail: string, ended: { readonly stopped: boolean }) => void) | undefined,
+  auth: ServerAuth | undefined
 ): HubServer => ({
   sessions: server.sessions,
   maxSessions: server.maxSessions,
+  ...(auth === undefined ? {} : { auth }),
   protocol: server.protocol === "2026-07-28" ? { pin: "2026-07-28" } : server.protocol,
   ...(server._tag === "stdio"
     ? {
@@ -117,12 +127,18 @@ const hubServer = (
     })
 })
 
-/** The hub's server configs for a plan; `stderrTo` (by server name) takes each stdio server's stderr instead of error messages. */
+/**
+ * The hub's server configs for a plan; `stderrTo` (by server name) takes each stdio server's
+ * stderr instead of error messages, and `authOf` gives a server's sessions their credentials.
+ */
 export const hubServers = (
   plan: Plan,
-  stderrTo?: (serverId: string) => (tail: string, ended: { readonly stopped: boolean }) => void
+  stderrTo?: (serverId: string) => (tail: string, ended: { readonly stopped: boolean }) => void,
+  authOf?: (serverId: string) => ServerAuth | undefined
 ): Record<string, HubServer> =>
-  Object.fromEntries([...plan.servers].map(([name, server]) => [name, hubServer(server, stderrTo?.(name))]))
+  Object.fromEntries(
+    [...plan.servers].map(([name, server]) => [name, hubServer(server, stderrTo?.(name), authOf?.(name))])
+  )
 
 /**
  * A server's stderr never reaches a host: it goes to the gateway's log (the logger of the context
@@ -155,6 +171,7 @@ const make = (plan: Plan, held: { inForce?: ConfigInForce }) =>
     const hosts = yield* HostSessions
     const store = yield* AuditStore
     const approvals = yield* ApprovalQueue
+    const credentials = yield* CredentialBroker
     const fibers = yield* FiberSet.make<unknown, unknown>()
     const runPromise = yield* FiberSet.runtimePromise(fibers)<never>()
     const runFork = yield* FiberSet.runtime(fibers)<never>()
@@ -224,6 +241,7 @@ const make = (plan: Plan, held: { inForce?: ConfigInForce }) =>
       hub,
       store,
       approvals,
+      credentials,
       drain,
       principalFor: (token) => principals.get(token),
       generation: inForce.current,

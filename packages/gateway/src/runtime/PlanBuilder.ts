@@ -14,12 +14,12 @@ import { parseOrigin } from "../config/Origin.ts"
 import {
   type ApprovalsPlan,
   type AuditPlan,
+  authorizationUrl,
   bindNames,
   DEFAULT_AUDIT_PATH,
   DEFAULT_LISTEN,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_SESSION_LIMITS,
-  DEFAULT_SESSIONS,
   isLoopback,
   type ListenPlan,
   MIN_STATE_KEY_LENGTH,
@@ -33,6 +33,7 @@ import { CONSOLE_TOKEN_HOLDER } from "../config/PrincipalNames.ts"
 import { readSecret } from "../config/Secrets.ts"
 import { builtinHooks, mergeHooks } from "../governance/BuiltinHooks.ts"
 import { cedarPolicyFile } from "../governance/PolicyLayer.ts"
+import { type AuthContext, readIdentityKey, resolveServerAuth } from "./ServerAuthPlan.ts"
 
 const resolveServer = (
   name: string,
@@ -58,23 +59,6 @@ const resolveServer = (
   const token = server.token === undefined ? undefined : readSecret(server.token, `servers.${name}.token`, env)
   if (token instanceof ConfigError) return token
   return { _tag: "http", url: server.url, headers: server.headers ?? {}, token }
-}
-
-/** An authorization server's URL: https, or http on a loopback host (for local use and tests). */
-const authorizationUrl = (text: string, where: string): string | ConfigError => {
-  let url: URL
-  try {
-    url = new URL(text)
-  } catch {
-    return new ConfigError({ path: where, detail: "must be a URL, for example https://auth.example.com" })
-  }
-  const secure = url.protocol === "https:" || (url.protocol === "http:" && isLoopback(url.hostname))
-  return secure && url.username === "" && url.password === ""
-    ? text
-    : new ConfigError({
-      path: where,
-      detail: "must be an https URL (http only on a loopback host), without credentials"
-    })
 }
 
 const resolveOAuth = (listen: NonNullable<LoadedConfig["config"]["listen"]>): OAuthPlan | ConfigError | undefined => {
@@ -293,6 +277,16 @@ export interface PlanOptions {
 export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan | ConfigError => {
   const env = options.env ?? process.env
   const config = loaded.config
+  const listen = resolveListen(loaded, options.http, env)
+  if (listen instanceof ConfigError) return listen
+  const authContext: AuthContext = {
+    baseDir: loaded.baseDir,
+    env,
+    principals: listen.oauth === undefined
+      ? new Set([...listen.principals.values()].map((principal) => principal.id))
+      : undefined,
+    oauth: listen.oauth !== undefined
+  }
   const servers = new Map<string, ServerPlan>()
   for (const [name, server] of Object.entries(config.servers)) {
     if (name.includes("__") || name.includes("/")) {
@@ -303,9 +297,12 @@ export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan 
     }
     const resolved = resolveServer(name, server, loaded.baseDir, env)
     if (resolved instanceof ConfigError) return resolved
+    const auth = resolveServerAuth(name, server, authContext)
+    if (auth instanceof ConfigError) return auth
     servers.set(name, {
       ...resolved,
-      sessions: server.sessions ?? DEFAULT_SESSIONS,
+      auth: auth.auth,
+      sessions: auth.sessions,
       maxSessions: server.maxSessions ?? DEFAULT_MAX_SESSIONS,
       protocol: server.protocol ?? "auto"
     })
@@ -321,8 +318,6 @@ export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan 
   const cedar = cedarPolicyFile(config, loaded.baseDir)
   if (cedar instanceof ConfigError) return cedar
   const cedarPolicy = cedar === undefined ? undefined : { file: cedar, text: cedarText(cedar) }
-  const listen = resolveListen(loaded, options.http, env)
-  if (listen instanceof ConfigError) return listen
   const audit = auditPlan(loaded, env)
   if (audit instanceof ConfigError) return audit
   const approvals = resolveApprovals(config, listen, env)
@@ -331,6 +326,10 @@ export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan 
     ? audit.postgres
     : readPostgresUrl(config.state.postgres, "state.postgres", env)
   if (statePostgres instanceof ConfigError) return statePostgres
+  const identityKey = config.credentials?.identityKey === undefined
+    ? undefined
+    : readIdentityKey(config.credentials.identityKey, loaded.baseDir, env)
+  if (identityKey instanceof ConfigError) return identityKey
   return {
     servers,
     namespace: config.namespace ?? "auto",
@@ -349,6 +348,7 @@ export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan 
     },
     hookTimeoutMs: config.hookTimeoutMs,
     callTimeoutMs: config.callTimeoutMs,
+    identityKey,
     configHash: configHash(config, cedarPolicy?.text),
     cedar: cedarPolicy
   }

@@ -1,8 +1,8 @@
 /**
  * The gateway's HTTP face on one port, with effect/http on NodeHttpServer: `/mcp` (McpRoute.ts), `/metrics`
  * (Prometheus text), `/claude/hook` (ClaudeHookRoute.ts) and the web console at `/` (console/ConsoleRoutes.ts).
- * Every route but the OAuth resource metadata is behind the guard (front/http/GuardMiddleware.ts) and runs in this
- * layer's context (the Gateway, the metrics). Paths match exactly.
+ * Every route but the OAuth resource metadata and the identity tokens' key set (front/http/auth/IdentityKeys.ts) is
+ * behind the guard (front/http/GuardMiddleware.ts) and runs in this layer's context. Paths match exactly.
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { Clock, Context, Effect, Layer, Schema, Scope } from "effect"
@@ -13,6 +13,8 @@ import type { AddressInfo } from "node:net"
 import { bindNames } from "../config/Plan.ts"
 import { consoleGuardOptions } from "../console/ConsoleAccess.ts"
 import { consoleApi, consoleRoutes } from "../console/ConsoleRoutes.ts"
+import type { CredentialBrokerShape } from "../credentials/CredentialBroker.ts"
+import { identityKeysRoute, JWKS_PATH } from "../front/http/auth/IdentityKeys.ts"
 import { METADATA_PATHS, metadataRoute } from "../front/http/auth/ResourceMetadata.ts"
 import { answerUnrouted, guarded, notFound } from "../front/http/GuardMiddleware.ts"
 import { type GuardOptions, ownOrigins } from "../front/http/HttpGuard.ts"
@@ -70,7 +72,8 @@ const metrics = Effect.gen(function*() {
 /** The routes of the face, each behind the guard of its kind; the console's API is an HttpApi (console/ConsoleApi.ts). */
 const routes = (
   guards: { readonly mcp: GuardOptions; readonly console: GuardOptions },
-  mcp: ReturnType<typeof mcpRoute>
+  mcp: ReturnType<typeof mcpRoute>,
+  jwks: CredentialBrokerShape["jwks"]
 ) => {
   const oauth = guards.mcp.oauth
   return Layer.merge(
@@ -78,6 +81,9 @@ const routes = (
       ...(oauth === undefined
         ? []
         : METADATA_PATHS.map((path) => HttpRouter.route("*", path, metadataRoute(oauth, guards.mcp.allowedHosts)))),
+      ...(jwks === undefined
+        ? []
+        : [HttpRouter.route("*", JWKS_PATH, identityKeysRoute(jwks, guards.mcp.allowedHosts))]),
       HttpRouter.route("*", "/mcp", guarded(guards.mcp)(mcp)),
       HttpRouter.route("*", "/metrics", guarded(guards.mcp)(metrics)),
       HttpRouter.route("*", CLAUDE_HOOK_PATH, guarded(guards.mcp)(claudeHookRoute)),
@@ -175,7 +181,11 @@ const make = () =>
       oauth
     }
     const guards = { mcp, console: consoleGuardOptions(gateway.plan, mcp) }
-    const app = yield* HttpRouter.toHttpEffect(routes(guards, mcpRoute({ gateway, sessions, track, modern }))).pipe(
+    // The gateway's identity tokens name its public origin as their issuer, where their keys are published.
+    gateway.credentials.publishAt(listen.publicUrl ?? base)
+    const app = yield* HttpRouter.toHttpEffect(
+      routes(guards, mcpRoute({ gateway, sessions, track, modern }), gateway.credentials.jwks)
+    ).pipe(
       Effect.provideService(HttpRouter.RouterConfig, EXACT_PATHS)
     )
     serve = yield* NodeHttpServer.makeHandler(answerUnrouted(guards.console)(app), { scope: requests })

@@ -8,6 +8,7 @@ import { JsonText, type Principal } from "@interlock/core"
 import { Effect } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { accessTokenOf, bindAccessToken } from "../credentials/AccessTokens.ts"
 import { makeFrontServer } from "../front/FrontServer.ts"
 import { Caller } from "../front/http/GuardMiddleware.ts"
 import { isModernRequest } from "../front/http/mcp/EraRouting.ts"
@@ -30,6 +31,9 @@ export interface McpRouteOptions {
   /** Serves 2026-07-28 requests. */
   readonly modern: ModernFront
 }
+
+/** The principal each 2025 session was opened by: its calls run as that principal object. */
+const sessionPrincipals = new WeakMap<HttpSessionTransport, Principal>()
 
 const isInitialize = (body: unknown): boolean =>
   typeof body === "object" && body !== null && !Array.isArray(body) && "method" in body && body.method === "initialize"
@@ -60,6 +64,10 @@ const serve = async (
     if (entry.principal !== principal?.id) {
       return rpcError(res, 403, -32600, "Forbidden: the session belongs to another principal")
     }
+    // A host that refreshed its access token: the session's calls exchange the one it sends now.
+    const opener = sessionPrincipals.get(entry.session)
+    const current = accessTokenOf(principal)
+    if (opener !== undefined && opener !== principal && current !== undefined) bindAccessToken(opener, current)
     return entry.session.handleRequest(req, res, parsed)
   }
   if (req.method !== "POST" || !isInitialize(parsed)) {
@@ -76,6 +84,7 @@ const serve = async (
     if (transport.sessionId !== undefined) sessions.remove(transport.sessionId)
   }
   const server = makeFrontServer(gateway.deps, principal)
+  if (principal !== undefined) sessionPrincipals.set(transport, principal)
   await server.connect(transport)
   transport.handleRequest(req, res, parsed)
   // An initialize the transport turned down (wrong Accept, bad version...) opened no session: drop its server.

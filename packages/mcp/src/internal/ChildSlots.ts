@@ -1,7 +1,8 @@
 /**
  * The child slots of a `sessions: "per-host"` server that speaks a 2025 revision: one per caller key
  * (its own session, whose server-to-client requests that caller answers), and one-off slots for a
- * parked request that needs a session of its own. Together they count against `maxSessions`.
+ * parked request that needs a session of its own; and the per-principal slots of a `sessions: "per-principal"`
+ * server. Each kind counts against `maxSessions`.
  */
 import { TransportError, type TransportFailure } from "@interlock/core"
 import { Effect } from "effect"
@@ -19,24 +20,33 @@ export interface ChildSlot {
 /** A slot's children, and how to make one over a hub runtime of its own. */
 export interface ChildSlots<S extends ChildSlot> {
   readonly make: (hub: HubRuntime) => S
+  /** Makes a principal's own slot, which shares its one session among that principal's callers. */
+  readonly makeForPrincipal: (principal: string) => S
   /** The per-host slots, by caller key. */
   readonly perHost: Map<object, S>
+  /** The per-principal slots, by principal. */
+  readonly perPrincipal: Map<string, S>
   /** How many sessions are open for one parked request each (onOwnSession). */
   readonly own: { count: number }
 }
 
 /** No children yet; `make` builds one. */
-export const makeChildSlots = <S extends ChildSlot>(make: (hub: HubRuntime) => S): ChildSlots<S> => ({
+export const makeChildSlots = <S extends ChildSlot>(
+  make: (hub: HubRuntime) => S,
+  makeForPrincipal: (principal: string) => S
+): ChildSlots<S> => ({
   make,
+  makeForPrincipal,
   perHost: new Map(),
+  perPrincipal: new Map(),
   own: { count: 0 }
 })
 
 /** The error for a call that would open one session more than the server's maxSessions. */
-const sessionsFull = (config: CompiledServer) =>
+const sessionsFull = (config: CompiledServer, kind: "per-host" | "per-principal" = "per-host") =>
   new TransportError({
     serverId: config.id,
-    detail: `the server already has its ${config.maxSessions} per-host sessions open (maxSessions)`
+    detail: `the server already has its ${config.maxSessions} ${kind} sessions open (maxSessions)`
   })
 
 /**
@@ -90,6 +100,22 @@ export const childFor = <S extends ChildSlot>(
   return Effect.succeed(slot)
 }
 
+/** The slot of `principal` on a per-principal server, made on its first request, within maxSessions. */
+export const childForPrincipal = <S extends ChildSlot>(
+  state: SlotState,
+  children: ChildSlots<S>,
+  principal: string
+): Effect.Effect<S, TransportFailure> => {
+  const own = children.perPrincipal.get(principal)
+  if (own !== undefined) return Effect.succeed(own)
+  if (children.perPrincipal.size >= state.config.maxSessions) {
+    return Effect.fail(sessionsFull(state.config, "per-principal"))
+  }
+  const slot = children.makeForPrincipal(principal)
+  children.perPrincipal.set(principal, slot)
+  return Effect.succeed(slot)
+}
+
 /**
  * Runs `use` on a session opened for it alone, with `host`'s capabilities, and closes it after;
  * it counts against maxSessions with the per-host sessions.
@@ -120,9 +146,10 @@ export const releaseChild = <S extends ChildSlot>(state: SlotState, children: Ch
   trackClosing(state, slot.closeAll())
 }
 
-/** Closes every per-host child. */
+/** Closes every per-host and per-principal child. */
 export const closeChildren = <S extends ChildSlot>(children: ChildSlots<S>): Promise<void> => {
-  const all = [...children.perHost.values()]
+  const all = [...children.perHost.values(), ...children.perPrincipal.values()]
   children.perHost.clear()
+  children.perPrincipal.clear()
   return Promise.all(all.map((slot) => slot.closeAll())).then(() => undefined)
 }

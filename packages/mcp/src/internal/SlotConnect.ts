@@ -15,6 +15,13 @@ import { type SlotState, trackClosing } from "./SlotState.ts"
 
 const hubClosed = (serverId: string) => new TransportError({ serverId, detail: "the hub is closed" })
 
+/** The error for a request to a per-principal server that names no principal: it is not sent. */
+export const noPrincipal = (serverId: string) =>
+  new TransportError({
+    serverId,
+    detail: "no credential: the server's sessions are per principal, and this request names none, so it was not sent"
+  })
+
 const isSpawnError = (error: unknown): boolean => {
   const syscall = (error as { syscall?: unknown } | null)?.syscall
   return typeof syscall === "string" && syscall.startsWith("spawn")
@@ -56,7 +63,7 @@ const openError = (state: SlotState, error: unknown): TransportFailure => {
 const connectOnce = (state: SlotState, events: SessionEvents): Effect.Effect<Session, TransportFailure> => {
   const config = state.config
   const open = Effect.callback<Session, TransportFailure>((resume, signal) => {
-    const opening = openSession(config, state.hub.clientInfo, state.hub.host, events, signal)
+    const opening = openSession(config, state.hub.clientInfo, state.hub.host, events, signal, state.principal)
     opening.then(
       (session) => {
         state.sessions.add(session)
@@ -97,6 +104,10 @@ export const acquire = (state: SlotState, events: SessionEvents): Effect.Effect<
   if (live !== undefined && live.alive) return Effect.succeed(live)
   return Effect.suspend(() => {
     if (state.hub.isClosed()) return Effect.fail(hubClosed(state.config.id))
+    // A per-principal server never opens a session of no one's: only its principals' child slots connect.
+    if (state.config.sessions === "per-principal" && state.principal === undefined) {
+      return Effect.fail(noPrincipal(state.config.id))
+    }
     let pending = state.pending
     if (pending === undefined) {
       const deferred = Deferred.makeUnsafe<Session, TransportFailure>()

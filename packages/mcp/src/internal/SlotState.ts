@@ -37,6 +37,8 @@ export interface ListCacheHint {
 export interface SlotState {
   readonly config: CompiledServer
   readonly hub: HubRuntime
+  /** The principal whose sessions this slot opens (a per-principal server's child); undefined: shared. */
+  readonly principal: string | undefined
   /** The live session, if any. */
   session: Session | undefined
   /** The protocol era of the latest session, kept across reconnects. */
@@ -58,9 +60,10 @@ export interface SlotState {
 }
 
 /** A fresh slot's state: nothing connected, subscribed or parked. */
-export const makeSlotState = (config: CompiledServer, hub: HubRuntime): SlotState => ({
+export const makeSlotState = (config: CompiledServer, hub: HubRuntime, principal?: string): SlotState => ({
   config,
   hub,
+  principal,
   session: undefined,
   lastEra: undefined,
   pending: undefined,

@@ -10,6 +10,7 @@
 import type { Principal } from "@interlock/core"
 import { Cause, Context, Effect } from "effect"
 import { HttpServerError, HttpServerRequest, type HttpServerResponse } from "effect/http"
+import { bindAccessToken } from "../../credentials/AccessTokens.ts"
 import { missingToken, refusal } from "./auth/BearerChallenge.ts"
 import { guard, type GuardOptions } from "./HttpGuard.ts"
 import { jsonResponse } from "./JsonResponse.ts"
@@ -38,7 +39,11 @@ export const guarded = (options: GuardOptions) =>
       if (token === undefined) return Effect.succeed(missingToken(oauth))
       return Effect.matchEffect(oauth.verify(token), {
         onFailure: (error) => Effect.succeed(refusal(oauth, error)),
-        onSuccess: (principal) => Effect.provideService(route, Caller, { principal, token })
+        onSuccess: (principal) => {
+          // The verified token is the principal's subject token for a downstream token exchange.
+          bindAccessToken(principal, token)
+          return Effect.provideService(route, Caller, { principal, token })
+        }
       })
     }
     if (verdict._tag === "Reject") {

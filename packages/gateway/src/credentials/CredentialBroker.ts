@@ -1,0 +1,88 @@
+/**
+ * CredentialBroker: the credentials the gateway sends downstream, for every server of a plan
+ * (ServerCredentials.ts). An operation's credential is prepared in the operation's own fiber
+ * before anything is sent (CredentialTransport.ts), and the hub's sessions read their headers and
+ * environment from it (mcp's ServerAuth). It lives as long as the gateway: the servers do too.
+ */
+import type { Principal } from "@interlock/core"
+import { TransportError } from "@interlock/core"
+import type { ServerAuth } from "@interlock/mcp"
+import { Context, Effect, Layer } from "effect"
+import type { JWK } from "jose"
+import type { Plan } from "../config/Plan.ts"
+import type { CredentialError } from "./CredentialError.ts"
+import { makeIdentitySigner } from "./IdentityToken.ts"
+import { makeServerCredentials, type PreparedCredential, type ServerCredentials } from "./ServerCredentials.ts"
+
+/** The issuer of identity tokens before the gateway's public origin is known. */
+export const DEFAULT_IDENTITY_ISSUER = "urn:interlock:gateway"
+
+/** The broker's interface. */
+export interface CredentialBrokerShape {
+  /** The credential of an operation of `principal` on `serverId` with `digest`; refused (nothing is sent) when it has none. */
+  readonly prepare: (
+    serverId: string,
+    principal: Principal | undefined,
+    digest: string | undefined
+  ) => Effect.Effect<PreparedCredential, CredentialError>
+  /** How the hub authenticates `serverId`'s sessions, when it needs to. */
+  readonly sessionAuth: (serverId: string) => ServerAuth | undefined
+  /** The identity tokens' key set, when a server has `auth.identity`. */
+  readonly jwks: { readonly keys: ReadonlyArray<JWK> } | undefined
+  /** The gateway's public origin, once it listens: the issuer of its identity tokens. */
+  readonly publishAt: (origin: string) => void
+}
+
+const NONE: PreparedCredential = { principal: undefined, headers: undefined, form: "none", identity: false }
+
+/** The gateway's downstream credentials. */
+export class CredentialBroker
+  extends Context.Service<CredentialBroker, CredentialBrokerShape>()("@interlock/gateway/CredentialBroker")
+{
+  /** The broker of a plan's servers. */
+  static layer(plan: Plan): Layer.Layer<CredentialBroker> {
+    return Layer.effect(CredentialBroker, makeCredentialBroker(plan))
+  }
+}
+
+/** Builds the broker of `plan`'s servers; identity keys are made (jose loaded) only when a server has `auth.identity`. */
+export const makeCredentialBroker = (plan: Plan): Effect.Effect<CredentialBrokerShape> =>
+  Effect.gen(function*() {
+    const signs = [...plan.servers.values()].some((server) => server.auth.identity !== undefined)
+    const signer = signs ? yield* makeIdentitySigner(plan.identityKey) : undefined
+    let issuer = plan.listen.publicUrl ?? DEFAULT_IDENTITY_ISSUER
+    const servers = new Map<string, ServerCredentials>()
+    for (const [name, server] of plan.servers) {
+      const staticToken = server._tag === "http" && server.token !== undefined
+      servers.set(name, yield* makeServerCredentials(name, server.auth, staticToken, signer, () => issuer))
+    }
+    return {
+      prepare: (serverId, principal, digest) => {
+        const server = servers.get(serverId)
+        return server === undefined ? Effect.succeed(NONE) : server.prepare(principal, digest)
+      },
+      sessionAuth: (serverId) => {
+        const server = servers.get(serverId)
+        const sessionHeaders = server?.sessionHeaders
+        const env = server?.env
+        if (sessionHeaders === undefined && env === undefined) return undefined
+        const http = plan.servers.get(serverId)?._tag === "http"
+        return {
+          ...(http && sessionHeaders !== undefined
+            ? {
+              headers: (principal: string | undefined) =>
+                Effect.mapError(sessionHeaders(principal), (error) =>
+                  new TransportError({ serverId, detail: error.detail }))
+            }
+            : {}),
+          ...(!http && env !== undefined ? { env } : {})
+        }
+      },
+      jwks: signer?.jwks,
+      publishAt: (origin) => {
+        if (plan.listen.publicUrl === undefined) {
+          issuer = origin
+        }
+      }
+    }
+  })

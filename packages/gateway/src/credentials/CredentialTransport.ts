@@ -1,0 +1,108 @@
+/**
+ * The credential step of the transport: before an operation goes downstream, the broker prepares
+ * its credential for the operation's principal (its headers, and whose sessions carry it), in the
+ * operation's own fiber, and hands it to the hub as mcp's CurrentCredential. One that cannot be
+ * had refuses the operation with a TransportError, so nothing is sent; the caller's
+ * {@link CredentialStep} keeps the typed CredentialError for GatewayCalls to answer with.
+ */
+import {
+  Canonical,
+  type JsonObject,
+  type Principal,
+  type Tool,
+  ToolTransport,
+  type ToolTransportShape,
+  TransportError
+} from "@interlock/core"
+import { CurrentCredential } from "@interlock/mcp"
+import { Context, Effect, Layer } from "effect"
+import { CredentialBroker, type CredentialBrokerShape } from "./CredentialBroker.ts"
+import type { CredentialError } from "./CredentialError.ts"
+import type { AuthForm } from "./ServerCredentials.ts"
+
+/** One operation's credential step: whose operation it is, and what became of its credential. */
+export interface CredentialStep {
+  readonly principal: Principal | undefined
+  /** Why the credential was refused (the operation was not sent). */
+  refused: CredentialError | undefined
+  /** How the operation was authenticated downstream, once it was. */
+  form: AuthForm | undefined
+}
+
+/** The current operation's credential step; none outside a GatewayCalls operation (its principal is then unknown). */
+export const CurrentCredentialStep = Context.Reference<CredentialStep | undefined>(
+  "@interlock/gateway/CredentialStep",
+  { defaultValue: () => undefined }
+)
+
+/** A fresh step for an operation of `principal`. */
+export const credentialStep = (principal: Principal | undefined): CredentialStep => ({
+  principal,
+  refused: undefined,
+  form: undefined
+})
+
+const digestOf = (value: JsonObject): string | undefined => {
+  const digest = Canonical.digestJson(value)
+  return typeof digest === "string" ? digest : undefined
+}
+
+/** `transport` with every operation's credential prepared by `broker` first, for the servers `serverIds`. */
+export const credentialTransport = (
+  transport: ToolTransportShape,
+  broker: CredentialBrokerShape,
+  serverIds: ReadonlyArray<string>
+): ToolTransportShape => {
+  const authenticated = <A, E>(
+    serverId: string,
+    digest: string | undefined,
+    effect: Effect.Effect<A, E>
+  ): Effect.Effect<A, E | TransportError> =>
+    Effect.flatMap(
+      Effect.service(CurrentCredentialStep),
+      (step) =>
+        Effect.matchEffect(broker.prepare(serverId, step?.principal, digest), {
+          onFailure: (error) => {
+            if (step !== undefined) step.refused = error
+            return Effect.fail(new TransportError({ serverId, detail: `no credential: ${error.detail}` }))
+          },
+          onSuccess: (prepared) => {
+            if (step !== undefined) step.form = prepared.form
+            return prepared.principal === undefined && prepared.headers === undefined
+              ? effect
+              : Effect.provideService(effect, CurrentCredential, {
+                principal: prepared.principal,
+                headers: prepared.headers
+              })
+          }
+        })
+    )
+  const listOne = (serverId: string) => authenticated(serverId, undefined, transport.listTools(serverId))
+  return {
+    ...transport,
+    callTool: (call, options) => authenticated(call.serverId, call.digest, transport.callTool(call, options)),
+    listTools: (serverId) =>
+      serverId !== undefined
+        ? listOne(serverId)
+        : Effect.map(
+          Effect.forEach(serverIds, listOne, { concurrency: "unbounded" }),
+          (lists): ReadonlyArray<Tool> => lists.flat()
+        ),
+    readResource: (serverId, uri) =>
+      authenticated(serverId, digestOf({ serverId, uri }), transport.readResource(serverId, uri)),
+    getPrompt: (serverId, name, args) =>
+      authenticated(serverId, digestOf({ serverId, name, args }), transport.getPrompt(serverId, name, args))
+  }
+}
+
+/** Wraps the ToolTransport it is given with {@link credentialTransport}, over the CredentialBroker. */
+export const credentialLayer = (
+  serverIds: ReadonlyArray<string>
+): Layer.Layer<ToolTransport, never, ToolTransport | CredentialBroker> =>
+  Layer.effect(
+    ToolTransport,
+    Effect.map(
+      Effect.all([Effect.service(ToolTransport), Effect.service(CredentialBroker)]),
+      ([transport, broker]) => credentialTransport(transport, broker, serverIds)
+    )
+  )

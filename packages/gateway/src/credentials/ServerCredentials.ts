@@ -1,0 +1,232 @@
+/**
+ * One server's credentials, from its AuthPlan: what an operation of a principal is sent with, and
+ * the headers (HTTP) or environment (stdio) of a session of that principal.
+ * - `clientCredentials`: one service token for every caller (shared sessions), kept until near expiry.
+ * - `exchange`: the principal's verified access token traded (RFC 8693) for one minted for this
+ *   server, kept per (principal, subject token) until near expiry; a principal without one is
+ *   refused unless `perPrincipal` names it.
+ * - `perPrincipal`: the configured headers or environment of the principal's entry.
+ * - `identity`: a signed identity token on each operation, beside any of the above.
+ * A session of a principal gets only what an operation of that same principal prepared.
+ */
+import type { Principal } from "@interlock/core"
+import { Effect, Equal, Hash, Redacted } from "effect"
+import { createHash } from "node:crypto"
+import { type AuthPlan, perPrincipalAuth } from "../config/Plan.ts"
+import { accessTokenOf } from "./AccessTokens.ts"
+import { CredentialError } from "./CredentialError.ts"
+import type { IdentitySigner } from "./IdentityToken.ts"
+import { secretsFor } from "./PrincipalSecrets.ts"
+import { makeTokenCache, tokenFor } from "./TokenCache.ts"
+import { requestToken } from "./TokenEndpoint.ts"
+
+/** How an operation was authenticated downstream. */
+export type AuthForm = "none" | "static" | "clientCredentials" | "exchange" | "perPrincipal"
+
+/** What an operation is sent with: whose sessions carry it, its own headers, and how it was authenticated. */
+export interface PreparedCredential {
+  readonly principal: string | undefined
+  readonly headers: Readonly<Record<string, string>> | undefined
+  readonly form: AuthForm
+  /** Whether it carries an identity token. */
+  readonly identity: boolean
+}
+
+/** One server's credentials. */
+export interface ServerCredentials {
+  /** The credential of an operation of `principal` with `digest`; refused (nothing is sent) when it has none. */
+  readonly prepare: (
+    principal: Principal | undefined,
+    digest: string | undefined
+  ) => Effect.Effect<PreparedCredential, CredentialError>
+  /** The auth headers of one HTTP request on a session of `principal` (undefined: a shared session), when the server has any. */
+  readonly sessionHeaders:
+    | ((principal: string | undefined) => Effect.Effect<Readonly<Record<string, string>>, CredentialError>)
+    | undefined
+  /** The environment of a stdio process of `principal`, when the server gives principals one. */
+  readonly env: ((principal: string) => Readonly<Record<string, string>>) | undefined
+}
+
+const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
+const ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token"
+
+/** The most principals whose session sources one server keeps (oldest out first). */
+const MAX_SOURCES = 10_000
+
+/** An exchanged token's key: the principal and its subject token (compared by digest, held for the request). */
+class ExchangeKey implements Equal.Equal {
+  readonly principal: string
+  readonly subject: Redacted.Redacted<string>
+  readonly digest: string
+  constructor(principal: string, subject: Redacted.Redacted<string>, digest: string) {
+    this.principal = principal
+    this.subject = subject
+    this.digest = digest
+  }
+  [Equal.symbol](that: unknown): boolean {
+    return that instanceof ExchangeKey && that.principal === this.principal && that.digest === this.digest
+  }
+  [Hash.symbol](): number {
+    return Hash.string(`${this.principal}\u0000${this.digest}`)
+  }
+}
+
+const digests = new WeakMap<Redacted.Redacted<string>, string>()
+
+/** The SHA-256 of a subject token, once per token. */
+const digestOf = (token: Redacted.Redacted<string>): string => {
+  let digest = digests.get(token)
+  if (digest === undefined) {
+    digest = createHash("sha256").update(Redacted.value(token)).digest("hex")
+    digests.set(token, digest)
+  }
+  return digest
+}
+
+/** What a principal's session sends: its exchanged token, or its configured secrets. */
+type Source =
+  | { readonly _tag: "exchange"; readonly key: ExchangeKey }
+  | { readonly _tag: "secrets"; readonly values: Readonly<Record<string, Redacted.Redacted<string>>> }
+
+const reveal = (values: Readonly<Record<string, Redacted.Redacted<string>>>): Record<string, string> =>
+  Object.fromEntries(Object.entries(values).map(([name, value]) => [name, Redacted.value(value)]))
+
+const bearer = (token: Redacted.Redacted<string>) => ({ authorization: `Bearer ${Redacted.value(token)}` })
+
+/** No credential beyond the static ones. */
+const NOTHING: PreparedCredential = { principal: undefined, headers: undefined, form: "none", identity: false }
+
+/** The credentials of server `serverId`; `signer` and `issuer` sign its identity tokens, when it has them. */
+export const makeServerCredentials = (
+  serverId: string,
+  auth: AuthPlan,
+  staticToken: boolean,
+  signer: IdentitySigner | undefined,
+  issuer: () => string
+): Effect.Effect<ServerCredentials> =>
+  Effect.gen(function*() {
+    const { clientCredentials, exchange, identity } = auth
+    const refuse = (reason: CredentialError["reason"], detail: string) =>
+      new CredentialError({ serverId, reason, detail })
+    const service = clientCredentials === undefined ?
+      undefined :
+      yield* makeTokenCache((_: "service") =>
+        requestToken(serverId, clientCredentials, {
+          grant_type: "client_credentials",
+          ...(clientCredentials.scope === undefined ? {} : { scope: clientCredentials.scope }),
+          ...(clientCredentials.resource === undefined ? {} : { resource: clientCredentials.resource })
+        })
+      )
+    const exchanged = exchange === undefined ?
+      undefined :
+      yield* makeTokenCache((key: ExchangeKey) =>
+        requestToken(serverId, exchange, {
+          grant_type: TOKEN_EXCHANGE,
+          subject_token: Redacted.value(key.subject),
+          subject_token_type: ACCESS_TOKEN_TYPE,
+          requested_token_type: ACCESS_TOKEN_TYPE,
+          ...(exchange.audience === undefined ? {} : { audience: exchange.audience }),
+          ...(exchange.resource === undefined ? {} : { resource: exchange.resource }),
+          ...(exchange.scope === undefined ? {} : { scope: exchange.scope })
+        })
+      )
+    const perPrincipal = perPrincipalAuth(auth)
+    // Each principal's latest source, set only by that principal's own operations.
+    const sources = new Map<string, Source>()
+    const remember = (principal: string, source: Source) => {
+      sources.delete(principal)
+      sources.set(principal, source)
+      if (sources.size > MAX_SOURCES) sources.delete(sources.keys().next().value!)
+    }
+    const ownCredential = (principal: Principal): Effect.Effect<AuthForm, CredentialError> => {
+      const subject = exchanged === undefined ? undefined : accessTokenOf(principal)
+      if (exchanged !== undefined && subject !== undefined) {
+        const key = new ExchangeKey(principal.id, subject, digestOf(subject))
+        return Effect.as(
+          Effect.tap(tokenFor(exchanged, key), () =>
+            Effect.sync(() => remember(principal.id, { _tag: "exchange", key }))),
+          "exchange"
+        )
+      }
+      const entry = secretsFor(auth.perPrincipal, principal)
+      if (entry === undefined) {
+        return Effect.fail(
+          exchange === undefined
+            ? refuse("not-named", "auth.perPrincipal names neither the principal nor a role it holds")
+            : refuse(
+              "no-access-token",
+              "the principal has no OAuth access token to exchange, and auth.perPrincipal names it not"
+            )
+        )
+      }
+      return Effect.sync(() => {
+        remember(principal.id, { _tag: "secrets", values: entry.values })
+        return "perPrincipal"
+      })
+    }
+    const identityHeaders = (principal: Principal | undefined, digest: string | undefined) => {
+      if (identity === undefined || signer === undefined) {
+        return Effect.succeed(undefined)
+      }
+      if (principal === undefined) {
+        return Effect.fail(refuse("no-principal", "an identity token names a principal, and the request has none"))
+      }
+      return Effect.map(
+        signer.sign(issuer(), {
+          serverId,
+          principal,
+          digest,
+          audience: identity.audience,
+          ttlSeconds: identity.ttlSeconds
+        }),
+        (token) => ({ [identity.header]: token })
+      )
+    }
+    const serverForm: Effect.Effect<AuthForm, CredentialError> = service !== undefined
+      ? Effect.as(tokenFor(service, "service"), "clientCredentials")
+      : Effect.succeed(staticToken ? "static" : "none")
+    const prepare = (principal: Principal | undefined, digest: string | undefined) => {
+      if (!perPrincipal && identity === undefined && service === undefined) {
+        return Effect.succeed(staticToken ? { ...NOTHING, form: "static" as const } : NOTHING)
+      }
+      if (perPrincipal && principal === undefined) {
+        return Effect.fail(
+          refuse("no-principal", "the server's credential is each principal's own, and the request names none")
+        )
+      }
+      const form = perPrincipal && principal !== undefined ? ownCredential(principal) : serverForm
+      return Effect.flatMap(form, (form) =>
+        Effect.map(identityHeaders(principal, digest), (headers): PreparedCredential => ({
+          principal: perPrincipal ? principal?.id : undefined,
+          headers,
+          form,
+          identity: headers !== undefined
+        })))
+    }
+    const sessionHeaders = perPrincipal
+      ? (principal: string | undefined) => {
+        const source = principal === undefined ? undefined : sources.get(principal)
+        if (source === undefined) {
+          return Effect.fail(
+            refuse("no-principal", "no request of this session's principal has prepared its credential")
+          )
+        }
+        if (source._tag === "secrets") {
+          return Effect.succeed(reveal(source.values))
+        }
+        return Effect.map(tokenFor(exchanged!, source.key), (issued) =>
+          bearer(issued.token))
+      }
+      : service === undefined
+      ? undefined
+      : () =>
+        Effect.map(tokenFor(service, "service"), (issued) =>
+          bearer(issued.token))
+    const env = perPrincipal
+      ? (principal: string) => {
+        const source = sources.get(principal)
+        return source?._tag === "secrets" ? reveal(source.values) : {}
+      }
+      : undefined
+    return { prepare, sessionHeaders, env }
+  })
