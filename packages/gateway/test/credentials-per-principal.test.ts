@@ -104,6 +104,18 @@ describe("auth.perPrincipal over HTTP", () => {
         for (const call of downstream.calls) {
           assert.strictEqual(call.subject, call.tag.startsWith("alice-") ? "alice" : "ops", call.tag)
         }
+        // Listings and gets go on the principal's own sessions too; carol's are not sent.
+        const listed = yield* Effect.promise(() => hosts.bob.listPrompts())
+        assert.deepStrictEqual(listed.prompts.map((prompt) => prompt.name), ["hello"])
+        const got = yield* Effect.promise(() => hosts.alice.getPrompt({ name: "hello" }))
+        assert.deepStrictEqual(got.messages[0].content, { type: "text", text: "hello alice" })
+        const before = downstream.seen.length
+        const carolTools = yield* Effect.promise(() => hosts.carol.listTools().then(() => "listed", () => "refused"))
+        const carolPrompts = yield* Effect.promise(() =>
+          hosts.carol.listPrompts().then(() => "listed", () => "refused")
+        )
+        assert.deepStrictEqual([carolTools, carolPrompts], ["refused", "refused"])
+        assert.strictEqual(downstream.seen.length, before, "carol's listings were not sent")
         const rows = yield* gateway.store.query()
         assert.strictEqual(rows.find((row) => row.principal === "carol")?.outcome, "refused")
         const everything = [JSON.stringify(rows), lines.join("\n"), JSON.stringify(answers), refused.text].join("\n")
