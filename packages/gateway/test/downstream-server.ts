@@ -3,8 +3,8 @@
  * 127.0.0.1 (both eras; createMcpHandler), behind an authentication check of the test's choosing
  * (a JWT verified with jose against an authorization server's key set, or API keys). It records
  * every HTTP request it gets (method, headers, body) and, for each `whoami` call, the caller's
- * `tag`, the subject the check found and the bearer token it came with; an unauthenticated request
- * is answered 401. When told the gateway's key set, it also verifies each call's identity token.
+ * `tag`, the subject the check found and the bearer token it came with; its prompt `hello` greets
+ * the subject. An unauthenticated request is answered 401. When told the gateway's key set, it also verifies each call's identity token.
  */
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from "@modelcontextprotocol/node"
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server"
@@ -117,6 +117,12 @@ export const startDownstream = (authenticate: Authenticate, options: { readonly 
         calls.push({ tag, subject, authorization: headers.authorization, identity: claims, identityError })
         return { content: [{ type: "text" as const, text: `${subject}:${tag}` }] }
       })
+      server.registerPrompt("hello", { description: "Greets its caller" }, async (ctx) => ({
+        messages: [{
+          role: "user" as const,
+          content: { type: "text" as const, text: `hello ${String(ctx.http?.authInfo?.extra?.subject ?? "")}` }
+        }]
+      }))
       return server
     }
     const modern = toNodeHandler(createMcpHandler(build))

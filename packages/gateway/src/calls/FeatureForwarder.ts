@@ -102,6 +102,15 @@ export interface ForwarderDeps {
   readonly redactions: ReadonlyArray<Redaction>
   /** Runs a background Effect in the gateway's scope. */
   readonly fork: (effect: Effect.Effect<unknown, unknown>) => void
+  /**
+   * Runs a request to a server with the downstream credential of the operation's principal
+   * (CredentialTransport.ts); without it, requests go without one (a per-principal server's are then refused).
+   */
+  readonly authenticated?: <A, E>(
+    serverId: string,
+    options: OperationOptions | undefined,
+    effect: Effect.Effect<A, E>
+  ) => Effect.Effect<A, E | TransportFailure>
 }
 
 /** Builds the forwarder and starts following the servers' notifications; returns it and its stop. */
@@ -121,14 +130,16 @@ export const makeFeatureForwarder = (
     name: (item: A) => string
   ): ReadonlyArray<A> => items.map((item) => redactJson(item, redactionsFor(deps.redactions, serverId, name(item))))
   // Routes are learnt from all a server lists; a host is shown what the policy lets it read (core's hideDenied).
-  const fetchResources = (serverId: string) =>
+  const authenticated = <A, E>(serverId: string, options: OperationOptions | undefined, effect: Effect.Effect<A, E>) =>
+    deps.authenticated === undefined ? effect : deps.authenticated(serverId, options, effect)
+  const fetchResources = (serverId: string, options?: OperationOptions) =>
     Effect.tap(
-      features.listResources(serverId),
+      authenticated(serverId, options, features.listResources(serverId)),
       (resources) => Effect.sync(() => routes.listed(serverId, resources.map((r) => r.uri)))
     )
-  const fetchTemplates = (serverId: string) =>
+  const fetchTemplates = (serverId: string, options?: OperationOptions) =>
     Effect.tap(
-      features.listResourceTemplates(serverId),
+      authenticated(serverId, options, features.listResourceTemplates(serverId)),
       (templates) => Effect.sync(() => routes.templates(serverId, templates.map((t) => t.uriTemplate)))
     )
   const readOf = (serverId: string, uri: string): PolicyOperation => ({ _tag: "ReadResource", serverId, uri })
@@ -140,14 +151,16 @@ export const makeFeatureForwarder = (
   ) => deps.calls.visibleOperations(items, (item) => readOf(serverId, uriOf(item)), options)
   const listResourcesOf = (options: OperationOptions | undefined) => (serverId: string) =>
     Effect.map(
-      Effect.flatMap(fetchResources(serverId), (resources) => shownOf(serverId, resources, (r) => r.uri, options)),
+      Effect.flatMap(fetchResources(serverId, options), (resources) =>
+        shownOf(serverId, resources, (r) => r.uri, options)),
       (resources) =>
-        redactListed(serverId, resources, (r) => r.uri).map((r) => exposeUriAt(deps.prompts, serverId, r, "uri"))
+        redactListed(serverId, resources, (r) =>
+          r.uri).map((r) => exposeUriAt(deps.prompts, serverId, r, "uri"))
     )
   const listTemplatesOf = (options: OperationOptions | undefined) => (serverId: string) =>
     Effect.map(
       Effect.flatMap(
-        fetchTemplates(serverId),
+        fetchTemplates(serverId, options),
         (templates) => shownOf(serverId, templates, (t) => t.uriTemplate, options)
       ),
       (templates) =>
@@ -237,7 +250,7 @@ export const makeFeatureForwarder = (
         serverIds,
         (serverId) =>
           Effect.map(
-            Effect.flatMap(features.listPrompts(serverId), (prompts) => {
+            Effect.flatMap(authenticated(serverId, options, features.listPrompts(serverId)), (prompts) => {
               for (const prompt of prompts) deps.prompts.own(serverId, prompt.name)
               return deps.calls.visibleOperations(
                 prompts,
@@ -272,7 +285,11 @@ export const makeFeatureForwarder = (
         const args: JsonObject = { ...params.context?.arguments, [params.argument.name]: params.argument.value }
         return Effect.andThen(
           deps.calls.decidePrompt(target.serverId, target.name, args, options),
-          features.complete(target.serverId, { ...params, ref: { ...ref, name: target.name } })
+          authenticated(
+            target.serverId,
+            options,
+            features.complete(target.serverId, { ...params, ref: { ...ref, name: target.name } })
+          )
         )
       }
       return Effect.flatMap(
@@ -280,7 +297,11 @@ export const makeFeatureForwarder = (
         (target) =>
           Effect.andThen(
             deps.calls.decideRead("completion/complete", target.serverId, target.uri, options),
-            features.complete(target.serverId, { ...params, ref: { ...ref, uri: target.uri } })
+            authenticated(
+              target.serverId,
+              options,
+              features.complete(target.serverId, { ...params, ref: { ...ref, uri: target.uri } })
+            )
           )
       )
     },

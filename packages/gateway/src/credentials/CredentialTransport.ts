@@ -47,6 +47,32 @@ const digestOf = (value: JsonObject): string | undefined => {
   return typeof digest === "string" ? digest : undefined
 }
 
+/**
+ * Runs `effect` (a hub request to `serverId` for `principal`, with `digest`) with its credential
+ * prepared by `broker` and handed to the hub; when there is none, fails with a TransportError and
+ * sends nothing. `step`, when given, learns what became of the credential.
+ */
+export const withCredential = <A, E, R>(
+  broker: CredentialBrokerShape,
+  serverId: string,
+  principal: Principal | undefined,
+  digest: string | undefined,
+  effect: Effect.Effect<A, E, R>,
+  step?: CredentialStep
+): Effect.Effect<A, E | TransportError, R> =>
+  Effect.matchEffect(broker.prepare(serverId, principal, digest), {
+    onFailure: (error) => {
+      if (step !== undefined) step.refused = error
+      return Effect.fail(new TransportError({ serverId, detail: `no credential: ${error.detail}` }))
+    },
+    onSuccess: (prepared) => {
+      if (step !== undefined) step.form = prepared.form
+      return prepared.principal === undefined && prepared.headers === undefined
+        ? effect
+        : Effect.provideService(effect, CurrentCredential, { principal: prepared.principal, headers: prepared.headers })
+    }
+  })
+
 /** `transport` with every operation's credential prepared by `broker` first, for the servers `serverIds`. */
 export const credentialTransport = (
   transport: ToolTransportShape,
@@ -60,22 +86,7 @@ export const credentialTransport = (
   ): Effect.Effect<A, E | TransportError> =>
     Effect.flatMap(
       Effect.service(CurrentCredentialStep),
-      (step) =>
-        Effect.matchEffect(broker.prepare(serverId, step?.principal, digest), {
-          onFailure: (error) => {
-            if (step !== undefined) step.refused = error
-            return Effect.fail(new TransportError({ serverId, detail: `no credential: ${error.detail}` }))
-          },
-          onSuccess: (prepared) => {
-            if (step !== undefined) step.form = prepared.form
-            return prepared.principal === undefined && prepared.headers === undefined
-              ? effect
-              : Effect.provideService(effect, CurrentCredential, {
-                principal: prepared.principal,
-                headers: prepared.headers
-              })
-          }
-        })
+      (step) => withCredential(broker, serverId, step?.principal, digest, effect, step)
     )
   const listOne = (serverId: string) => authenticated(serverId, undefined, transport.listTools(serverId))
   return {

@@ -16,6 +16,7 @@ import { hostRequestsLayer, HostSessions } from "../calls/HostSessions.ts"
 import { mergedListing } from "../calls/MergedListing.ts"
 import type { Plan, ServerPlan } from "../config/Plan.ts"
 import { CredentialBroker, type CredentialBrokerShape } from "../credentials/CredentialBroker.ts"
+import { withCredential } from "../credentials/CredentialTransport.ts"
 import type { FrontDeps } from "../front/FrontServer.ts"
 import { DEFAULT_MAX_ARG_BYTES } from "../front/http/DoorLimits.ts"
 import { makeNamespace } from "../governance/Namespace.ts"
@@ -205,7 +206,9 @@ const make = (plan: Plan, held: { inForce?: ConfigInForce }) =>
       get redactions() {
         return redactions()
       },
-      fork: (effect) => void runFork(Effect.ignore(effect))
+      fork: (effect) => void runFork(Effect.ignore(effect)),
+      authenticated: (serverId, options, effect) =>
+        withCredential(credentials, serverId, options?.principal, undefined, effect)
     })
     yield* Effect.addFinalizer(() => Effect.sync(stop))
     const deps: FrontDeps = {

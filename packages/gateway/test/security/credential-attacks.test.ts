@@ -3,8 +3,9 @@
  * with their own OAuth access tokens call one server through the real gateway over HTTP, with
  * `auth.exchange` at a real authorization server (oidc-provider's RFC 8693 grant); the downstream
  * verifies every bearer token with jose and records who each call arrived as.
- * - No crossing: a call of alice arrives as alice, with a token minted for alice, and bob's as bob,
- *   interleaved and concurrent, in both eras, and again after the exchanged tokens expired.
+ * - No crossing: a call of alice arrives as alice, with a token minted for alice and an identity
+ *   token (auth.identity) naming alice and that call, and bob's as bob, interleaved and
+ *   concurrent, in both eras, and again after the exchanged tokens expired.
  * - No passthrough: the hosts' own tokens never reach the downstream.
  * - Fail closed: a static-token principal (no access token) is refused unless perPrincipal names
  *   it; a refused exchange sends nothing downstream. Each refusal is a CredentialError, audited.
@@ -12,6 +13,7 @@
  *   hosts' tokens (which the authorization server echoes in its refusal), nor the minted tokens.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { Canonical } from "@interlock/core"
 import type { Client } from "@modelcontextprotocol/client"
 import { Effect } from "effect"
 import { callTool, capturingLogs, firstOf, hostClient, type HostEra } from "../credential-harness.ts"
@@ -25,6 +27,7 @@ const GATEWAY: AuthClient = { id: "gateway", secret: "gateway-SECRET-0000003", s
 const STATIC = { carol: "carol-static-SECRET-04", dave: "dave-static-SECRET-005" }
 const DAVE_KEY = "dave-api-key-SECRET-06"
 const MARK = "SECRET-"
+const IDENTITY_AUDIENCE = "https://user.example/mcp"
 
 type Who = "alice" | "bob"
 
@@ -64,7 +67,8 @@ const world = (
               resource: downstream.url,
               scope: "mcp:tools"
             },
-            perPrincipal: { dave: { headers: { "x-api-key": "env:DAVE_KEY" } } }
+            perPrincipal: { dave: { headers: { "x-api-key": "env:DAVE_KEY" } } },
+            identity: { audience: IDENTITY_AUDIENCE }
           }
         }
       },
@@ -75,6 +79,13 @@ const world = (
         principals: { carol: { token: "env:CAROL" }, dave: { token: "env:DAVE" } }
       }
     }, { GATEWAY_SECRET: GATEWAY.secret, DAVE_KEY, CAROL: STATIC.carol, DAVE: STATIC.dave })
+    const origin = new URL(http.mcpUrl).origin
+    downstream.expectIdentity({
+      header: "Interlock-Identity",
+      jwksUrl: `${origin}/.well-known/jwks.json`,
+      audience: IDENTITY_AUDIENCE,
+      issuer: origin
+    })
     const hostTokens = {
       alice: yield* auth.token(ALICE, http.mcpUrl, "mcp:tools"),
       bob: yield* auth.token(BOB, http.mcpUrl, "mcp:tools")
@@ -121,7 +132,15 @@ const assertNoCrossing = (w: World, sent: ReadonlyArray<{ who: Who; tag: string;
   const tokensOf = (who: Who) =>
     new Set(w.downstream.calls.filter((call) => call.tag.startsWith(`${who}-`)).map((call) => call.authorization))
   for (const call of w.downstream.calls) {
-    assert.strictEqual(call.subject, call.tag.split("-")[0], `call ${call.tag} arrived as ${call.subject}`)
+    const owner = call.tag.split("-")[0]
+    assert.strictEqual(call.subject, owner, `call ${call.tag} arrived as ${call.subject}`)
+    // The identity token beside it names the same principal, and this very call.
+    assert.isUndefined(call.identityError, `${call.tag}: ${call.identityError}`)
+    assert.strictEqual(call.identity?.sub, owner, `call ${call.tag}'s identity named ${call.identity?.sub}`)
+    assert.strictEqual(
+      call.identity?.digest,
+      Canonical.digestJson({ serverId: "user", name: "whoami", args: { tag: call.tag } })
+    )
   }
   const alice = tokensOf("alice")
   for (const token of tokensOf("bob")) assert.isFalse(alice.has(token), "a token carried calls of both principals")
@@ -141,7 +160,10 @@ const assertNoCrossing = (w: World, sent: ReadonlyArray<{ who: Who; tag: string;
 /** Whether a text holds any host token or any token the downstream was sent. */
 const tokensIn = (w: World, text: string): ReadonlyArray<string> => {
   const minted = w.downstream.calls.map((call) => call.authorization?.replace(/^Bearer /, "") ?? "")
-  return [...Object.values(w.hostTokens), ...minted].filter((token) => token !== "" && text.includes(token))
+  const identities = w.downstream.seen.map((seen) => String(seen.headers["interlock-identity"] ?? ""))
+  return [...Object.values(w.hostTokens), ...minted, ...identities].filter((token) =>
+    token !== "" && text.includes(token)
+  )
 }
 
 describe("downstream credentials: no crossing", () => {
