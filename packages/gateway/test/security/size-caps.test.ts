@@ -130,7 +130,7 @@ describe("door caps over stdio", () => {
   const { dir, writeConfig } = cliIn("interlock-caps-")
 
   it.live(
-    "a request id past MAX_ID_LENGTH and a tool name past MAX_NAME_LENGTH are refused by cap, without the value",
+    "a request id past MAX_ID_LENGTH (answered with id null) and a tool name past MAX_NAME_LENGTH are refused by cap, without the value",
     () =>
       Effect.gen(function*() {
         const gateway = yield* rawStdioGateway(
@@ -147,9 +147,11 @@ describe("door caps over stdio", () => {
             params: { name: large(MAX_NAME_LENGTH + 1), arguments: {} }
           })
         )
-        const byId = yield* Effect.promise(() => gateway.reply(longId))
+        // An id past the cap is not echoed: the answer has id null (JSON-RPC's id for one it cannot give back).
+        const byId = yield* Effect.promise(() => gateway.reply(null))
         assert.strictEqual(byId.error?.code, -32600)
         assert.include(byId.error?.message, "MAX_ID_LENGTH")
+        assert.notInclude(gateway.lines().join("\n"), longId)
         const byName = yield* Effect.promise(() => gateway.reply(2))
         assert.strictEqual(byName.error?.code, -32602)
         assert.include(byName.error?.message, "MAX_NAME_LENGTH")

@@ -15,6 +15,15 @@ export const MAX_URI_LENGTH = 8 * 1024
 /** The longest string JSON-RPC id or progress token a host may send (characters). */
 export const MAX_ID_LENGTH = 256
 
+/** The most messages one JSON-RPC batch may carry (an HTTP POST serves it; stdio refuses every batch). */
+export const MAX_BATCH = 100
+
+/** The refusal of an empty batch, on both fronts. */
+export const EMPTY_BATCH = "Invalid Request: the batch is empty"
+
+/** The refusal of a batch past MAX_BATCH, on both fronts. */
+export const BATCH_TOO_LARGE = `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`
+
 /** The default cap on one call's arguments, as UTF-8 JSON (bytes); the config key `maxArgBytes` overrides it. */
 export const DEFAULT_MAX_ARG_BYTES = 1024 * 1024
 

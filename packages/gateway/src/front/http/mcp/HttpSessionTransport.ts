@@ -17,6 +17,7 @@ import {
   type TransportSendOptions
 } from "@modelcontextprotocol/server"
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { BATCH_TOO_LARGE, EMPTY_BATCH, MAX_BATCH } from "../DoorLimits.ts"
 import { EventLog, type EventLogOptions } from "./EventLog.ts"
 import {
   cancelledId,
@@ -24,14 +25,13 @@ import {
   isInitialize,
   isRequest,
   isResponse,
-  MAX_BATCH,
   RESUME_RETRY_MS,
   rpcError,
   SSE_HEADERS,
   SSE_KEEP_ALIVE_MS
 } from "./McpWire.ts"
 
-export { MAX_BATCH, RESUME_RETRY_MS, rpcError, SSE_KEEP_ALIVE_MS } from "./McpWire.ts"
+export { RESUME_RETRY_MS, rpcError, SSE_KEEP_ALIVE_MS } from "./McpWire.ts"
 
 /** The log's stream number of the session's standalone (GET) stream; POST streams count from 1. */
 const STANDALONE = 0
@@ -157,10 +157,10 @@ export class HttpSessionTransport implements Transport {
       return this.reject(res, 415, -32000, "Unsupported Media Type: Content-Type must be application/json")
     }
     if (Array.isArray(body) && body.length === 0) {
-      return this.reject(res, 400, -32600, "Invalid Request: the batch is empty")
+      return this.reject(res, 400, -32600, EMPTY_BATCH)
     }
     if (Array.isArray(body) && body.length > MAX_BATCH) {
-      return this.reject(res, 400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`)
+      return this.reject(res, 400, -32600, BATCH_TOO_LARGE)
     }
     let messages: Array<JSONRPCMessage>
     try {

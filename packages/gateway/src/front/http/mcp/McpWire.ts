@@ -9,9 +9,6 @@ import type { ServerResponse } from "node:http"
 /** How often an idle event stream gets a comment line, so that nothing between drops it (ms). */
 export const SSE_KEEP_ALIVE_MS = 15_000
 
-/** The most messages one POST may carry. */
-export const MAX_BATCH = 100
-
 /** How long a host waits before it reconnects to a resumable stream that ended early (ms), sent as `retry:`. */
 export const RESUME_RETRY_MS = 1_000
 
