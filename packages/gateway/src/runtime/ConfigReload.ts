@@ -5,7 +5,8 @@
  * change, leaves the running one in force; the outcome is one log line naming the path at fault,
  * never a value.
  *
- * What needs a restart: `servers` (the downstream processes and connections), `listen` (address,
+ * What needs a restart: `servers` (the downstream processes and connections, and how the gateway
+ * authenticates toward them), `credentials` (the identity key), `listen` (address,
  * tokens and principals, origins, sessions: the HTTP front and its guards are built once), `audit`
  * (the store and its capture), `telemetry` (the exporter) and `namespace` (the names hosts already
  * hold). A reload that changes one of them is refused whole, so that the config in force is always
@@ -29,7 +30,8 @@ export const RESTART_ONLY: ReadonlyArray<keyof GatewayConfig> = [
   "audit",
   "state",
   "telemetry",
-  "namespace"
+  "namespace",
+  "credentials"
 ]
 
 const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
