@@ -14,6 +14,8 @@ import { describePlan } from "../src/cli/CheckReport.ts"
 import { fromObject } from "../src/config/ConfigLoader.ts"
 import type { Plan } from "../src/config/Plan.ts"
 import { makePlan } from "../src/runtime/PlanBuilder.ts"
+import { cliIn } from "./cli-process.ts"
+import { echoServer, NODE } from "./e2e.ts"
 
 const dir = mkdtempSync(path.join(tmpdir(), "interlock-auth-config-"))
 writeFileSync(path.join(dir, "alice.key"), "Bearer alice-file-SECRET-0001\n")
@@ -209,4 +211,36 @@ describe("servers.<id>.auth", () => {
       const error = yield* errorOf({ servers: {}, credentials: { identityKey: "file:p384.pem" } })
       assert.strictEqual(error.path, "credentials.identityKey")
     }))
+
+  it.live(
+    "check --connect lists the shared servers and says a per-principal one connects for each principal",
+    () =>
+      Effect.gen(function*() {
+        const { cli, writeConfig } = cliIn("interlock-auth-check-")
+        const file = writeConfig("auth.json", {
+          servers: {
+            echo: echoServer,
+            local: {
+              command: NODE,
+              args: [path.join(import.meta.dirname, "fixtures", "env-server.ts")],
+              env: { RECORD_FILE: path.join(dir, "never-spawned.jsonl") },
+              sessions: "per-principal",
+              auth: { perPrincipal: { alice: { env: { API_KEY: "env:ALICE_KEY" } } } }
+            }
+          },
+          policy: { default: "allow" },
+          listen: { principals: { alice: { token: "env:ALICE_TOKEN" } } }
+        })
+        const { code, stdout, stderr } = yield* cli(["check", "--config", file], undefined, {
+          ALICE_KEY: "alice-key-SECRET-0007",
+          ALICE_TOKEN: "alice-token-00000007"
+        })
+        assert.strictEqual(code, 0, stderr)
+        assert.include(stdout, "auth: perPrincipal (1), per-principal sessions")
+        assert.include(stdout, "local  per-principal: connects at each principal's first call, not listed here")
+        assert.match(stdout, /Exposed tools \(\d+\):[\s\S]*\n {2}echo__echo\n/)
+        assert.notInclude(stdout + stderr, MARK)
+      }),
+    60_000
+  )
 })

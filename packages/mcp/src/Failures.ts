@@ -78,6 +78,16 @@ const capabilityNames = (data: unknown): ReadonlyArray<string> | undefined => {
   return names.length === 0 ? undefined : names
 }
 
+/** The CredentialUnavailable an error is, or was caused by (the SDK wraps what a fetch threw), if any. */
+const credentialCause = (error: unknown): CredentialUnavailable | undefined => {
+  let at = error
+  for (let depth = 0; depth < 5 && typeof at === "object" && at !== null; depth++) {
+    if (at instanceof CredentialUnavailable) return at
+    at = (at as { cause?: unknown }).cause
+  }
+  return undefined
+}
+
 /** Maps an error thrown by an SDK request (or connect) to a core error. */
 export const fromSdk = (
   serverId: string,
@@ -94,8 +104,9 @@ export const fromSdk = (
       ...(required === undefined ? {} : { requiredCapabilities: required })
     })
   }
-  if (error instanceof CredentialUnavailable) {
-    return new TransportError({ serverId, detail: `no credential ${phase}: ${clip(error.message)}` })
+  const credential = credentialCause(error)
+  if (credential !== undefined) {
+    return new TransportError({ serverId, detail: `no credential ${phase}: ${clip(credential.message)}` })
   }
   if (error instanceof UnauthorizedError) {
     return new TransportError({ serverId, detail: `the server refused the credentials ${phase} (HTTP 401)` })

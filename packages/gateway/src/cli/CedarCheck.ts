@@ -6,7 +6,7 @@
  */
 import { ConfigError, type Tool } from "@interlock/core"
 import { Console, Effect, Layer } from "effect"
-import type { Plan } from "../config/Plan.ts"
+import { type Plan, sharedServerIds } from "../config/Plan.ts"
 import { cedarPolicyFile, readCedarFile } from "../governance/PolicyLayer.ts"
 import type { GatewayShape } from "../runtime/Gateway.ts"
 import { progress } from "./Shared.ts"
@@ -22,11 +22,13 @@ export const liveTools = (plan: Plan): Effect.Effect<ReadonlyArray<Tool>, Config
     Effect.succeed([]) :
     withListingGateway(plan, (gateway) =>
       Effect.gen(function*() {
-        for (const serverId of gateway.hub.serverIds) {
+        // A per-principal server has no session without a principal: its tools are not listed here.
+        const shared = sharedServerIds(plan)
+        for (const serverId of shared) {
           yield* progress(`  connecting ${serverId}...`)
           yield* gateway.hub.connect(serverId)
         }
-        return yield* gateway.hub.transport.listTools(undefined)
+        return (yield* Effect.forEach(shared, (id) => gateway.hub.transport.listTools(id))).flat()
       }).pipe(
         Effect.mapError((error) =>
           new ConfigError({ path: "servers", detail: `could not list the tools: ${error.message}` })

@@ -8,7 +8,7 @@ import { Console, Effect, type Option } from "effect"
 import { describeUrl } from "../audit/PostgresUrl.ts"
 import type { RuleConfig } from "../config/Config.ts"
 import { shownPath } from "../config/ConfigLoader.ts"
-import type { AuditPlan, Plan, ServerPlan } from "../config/Plan.ts"
+import { type AuditPlan, type Plan, type ServerPlan, sharedServerIds } from "../config/Plan.ts"
 import { formatTable } from "../config/TextTable.ts"
 import { checkCedarPolicy, withListingGateway } from "./CedarCheck.ts"
 import { npxWarnings } from "./NpxCheck.ts"
@@ -101,19 +101,25 @@ const listExposed = (plan: Plan) =>
     printExposed([]) :
     Effect.scoped(withListingGateway(plan, (gateway) =>
       Effect.gen(function*() {
-        for (const serverId of gateway.hub.serverIds) {
+        // A per-principal server opens its sessions for each principal: a check, which is no principal, has none.
+        const shared = sharedServerIds(plan)
+        for (const serverId of shared) {
           yield* progress(`  connecting ${serverId}...`)
           yield* gateway.hub.connect(serverId)
         }
         // Which protocol era each server got (2026-07-28 when it offers server/discover, else its 2025 revision).
         yield* Console.log("Server protocols:")
         for (const serverId of gateway.hub.serverIds) {
-          yield* Console.log(`  ${serverId}  ${gateway.hub.status(serverId)?.era ?? "unknown"}`)
+          const era = shared.includes(serverId)
+            ? gateway.hub.status(serverId)?.era ?? "unknown"
+            : "per-principal: connects at each principal's first call, not listed here"
+          yield* Console.log(`  ${serverId}  ${era}`)
         }
-        const tools = yield* gateway.deps.calls.listTools()
+        const tools = (yield* Effect.forEach(shared, (id) => gateway.deps.calls.listTools(id))).flat()
         yield* printExposed(tools.map((tool) => gateway.deps.namespace.expose(tool.serverId, tool.name)).sort())
         if (plan.loaded.config.policy?.cedar !== undefined) {
-          yield* checkCedarPolicy(plan, yield* gateway.hub.transport.listTools(undefined))
+          const listed = yield* Effect.forEach(shared, (id) => gateway.hub.transport.listTools(id))
+          yield* checkCedarPolicy(plan, listed.flat())
         }
       })))
 

@@ -5,6 +5,7 @@
  */
 import { Console, Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
+import { sharedServerIds } from "../config/Plan.ts"
 import { claimStdout } from "../front/stdio/StdoutClaim.ts"
 import { Gateway } from "../runtime/Gateway.ts"
 import { reloadSignals, serveReloads } from "../runtime/ReloadTriggers.ts"
@@ -28,18 +29,22 @@ export const banner = (mcpUrl: string, consoleUrl: string, hasToken: boolean): R
 /** Connects every server now, reporting progress on a TTY; a server that fails is retried on first use. */
 export const connectAll = (gateway: Gateway["Service"]) =>
   Effect.forEach(gateway.hub.serverIds, (serverId) =>
-    progress(`  connecting ${serverId}...`).pipe(
-      Effect.andThen(gateway.hub.connect(serverId)),
-      Effect.andThen(Effect.sync(() => gateway.hub.status(serverId))),
-      Effect.flatMap((status) =>
-        progress(
-          `  ${serverId}: connected, ${status?.era ?? "unknown protocol"}${
-            status?.pid === undefined ? "" : ` (pid ${status.pid})`
-          }`
+    !sharedServerIds(gateway.plan).includes(serverId)
+      ? progress(`  ${serverId}: per-principal sessions, opened at each principal's first call`)
+      : progress(`  connecting ${serverId}...`).pipe(
+        Effect.andThen(gateway.hub.connect(serverId)),
+        Effect.andThen(Effect.sync(() => gateway.hub.status(serverId))),
+        Effect.flatMap((status) =>
+          progress(
+            `  ${serverId}: connected, ${status?.era ?? "unknown protocol"}${
+              status?.pid === undefined ? "" : ` (pid ${status.pid})`
+            }`
+          )
+        ),
+        Effect.catch((error) =>
+          Console.error(`  ${serverId}: not connected (${error.message}); will retry on first use`)
         )
-      ),
-      Effect.catch((error) => Console.error(`  ${serverId}: not connected (${error.message}); will retry on first use`))
-    ), { discard: true, concurrency: "unbounded" })
+      ), { discard: true, concurrency: "unbounded" })
 
 /** The serve command. */
 export const serveCommand = Command.make(

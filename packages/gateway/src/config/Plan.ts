@@ -89,6 +89,10 @@ export const NO_AUTH: AuthPlan = {
 /** Whether a server's credential is each principal's own (`exchange`, `perPrincipal`): its sessions then are too. */
 export const perPrincipalAuth = (auth: AuthPlan): boolean => auth.exchange !== undefined || auth.perPrincipal.length > 0
 
+/** The servers a gateway connects without a principal (at start, for `check`): all but per-principal ones, which open for each principal. */
+export const sharedServerIds = (plan: Pick<Plan, "servers">): ReadonlyArray<string> =>
+  [...plan.servers].filter(([, server]) => server.sessions !== "per-principal").map(([id]) => id)
+
 /** The default identity header. */
 export const DEFAULT_IDENTITY_HEADER = "Interlock-Identity"
 

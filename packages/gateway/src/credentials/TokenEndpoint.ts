@@ -2,7 +2,7 @@
  * One token request to an OAuth token endpoint (RFC 6749 section 3.2): a form POST with the
  * gateway's client id and secret in HTTP Basic authentication, no redirect followed (the secret
  * goes to the configured URL only), under a deadline. The answer must be a bearer token; its
- * lifetime is `expires_in`. A refusal names the HTTP status and the OAuth error code, never the
+ * lifetime is `expires_in`, less a second of rounding, counted from when it was asked for. A refusal names the HTTP status and the OAuth error code, never the
  * endpoint's description (which may quote what it was sent).
  */
 import { Clock, Effect, Redacted } from "effect"
@@ -98,8 +98,9 @@ export const requestToken = (
       return yield* refused(serverId, "token-response", "the token endpoint's answer is not a bearer token")
     }
     const expiresIn = body.expires_in
+    // `expires_in` counts whole seconds from an issue time the server rounded down: up to one second less is left.
     const lifetimeMs = typeof expiresIn === "number" && Number.isFinite(expiresIn) && expiresIn > 0
-      ? expiresIn * 1000
+      ? expiresIn * 1000 - 1000
       : DEFAULT_TOKEN_LIFETIME_MS
     const now = yield* Clock.currentTimeMillis
     return { token: Redacted.make(body.access_token), lifetimeMs: Math.max(0, lifetimeMs - (now - asked)) }

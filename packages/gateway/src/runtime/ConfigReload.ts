@@ -19,7 +19,8 @@ export const RESTART_ONLY: ReadonlyArray<keyof GatewayConfig> = [
   "audit",
   "state",
   "telemetry",
-  "namespace"
+  "namespace",
+  "credentials"
 ]
 
 const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>

@@ -206,6 +206,27 @@ describe("downstream credentials: no crossing", () => {
       }
     }))
 
+  it.live(
+    "1,000 calls of alice and bob in 25 random interleavings, while their exchanged tokens expire and are replaced: never crossed",
+    () =>
+      Effect.gen(function*() {
+        const w = yield* world({ ttl: 2 })
+        const sent: Array<{ who: Who; tag: string; answer: { text: string } }> = []
+        for (let round = 0; round < 25; round++) {
+          sent.push(...(yield* interleaved(w, 40, 1000 + round * 7919, `r${round}`)))
+        }
+        assertNoCrossing(w, sent)
+        assert.strictEqual(w.downstream.calls.length, 1000)
+        // The tokens expired on the way (issued for 2 s, kept for 1.5 s), and each principal got its own new ones.
+        const exchanges = w.auth.tokenRequests().filter((request) => request.grant === TOKEN_EXCHANGE)
+        const mine = (who: Who) => exchanges.filter((request) => request.subject === who).length
+        assert.isAtLeast(mine("alice"), 2, "alice's token was replaced")
+        assert.isAtLeast(mine("bob"), 2, "bob's token was replaced")
+        assert.strictEqual(mine("alice") + mine("bob"), exchanges.length)
+      }),
+    120_000
+  )
+
   it.live("a static-token principal is refused before anything is sent; one perPrincipal names goes with its own key only", () =>
     Effect.gen(function*() {
       const w = yield* world()
