@@ -1,7 +1,8 @@
 /**
  * What a run knows of its tool calls in flight: each call that entered the pipeline until it
  * settles, and whether its request reached the tool. Core's pipeline gives no receipt for an
- * interrupted call, so a cancelled run records each call still in flight with one the agent makes.
+ * interrupted call, so a run cut short records each call still in flight with one the agent makes
+ * (and the calls of its last turn that did settle, with core's).
  */
 import { type JsonObject, makeTrusted, Receipt, type ToolTransportShape } from "@interlock/core"
 import { Context, Effect } from "effect"
@@ -18,15 +19,18 @@ export interface StartedCall {
   sent: boolean
 }
 
-/** A run's calls in flight, and who is told of each call as it settles (a stream's ToolResult events). */
+/** A run's calls in flight, those of the turn that settled, and who is told of each call as it settles. */
 export interface CallWatch {
   readonly started: Set<StartedCall>
+  /** Calls of the current turn that settled; the turn's end records them (and empties this). */
+  readonly done: Array<AgentToolCall>
   readonly settled: ((call: AgentToolCall) => Effect.Effect<void>) | undefined
 }
 
-/** A fresh watch; `settled` is told of each settled call. */
+/** A fresh watch; `settled` is told of each settled call (a stream's ToolResult events). */
 export const makeWatch = (settled?: (call: AgentToolCall) => Effect.Effect<void>): CallWatch => ({
   started: new Set(),
+  done: [],
   settled
 })
 

@@ -65,6 +65,7 @@ export const settleTurn = (
   slots: ReadonlyArray<Slot>
 ): Effect.Effect<End | undefined> => {
   for (const slot of slots) if (slot._tag === "settled" && slot.recorded !== true) progress.toolCalls.push(slot.call)
+  progress.calls.done.length = 0
   const pending = slots.filter((slot): slot is Extract<Slot, { _tag: "pending" }> => slot._tag === "pending")
   if (pending.length > 0) {
     const names = pending.map((slot) => slot.pending.name).join(", ")

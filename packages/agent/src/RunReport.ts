@@ -47,8 +47,9 @@ const aborted = (signal: AbortSignal): Effect.Effect<void> =>
 const cancelledEnd = (progress: Progress): End => (progress.emit === undefined ? INTERRUPTED : CANCELLED)
 
 /**
- * The RunResult of a run that ended with `end`, with a record for each call still in flight (their
- * receipts are the agent's), and the run's metric (and a tool metric for each of those calls).
+ * The RunResult of a run that ended with `end`, with a record for each call of a turn cut short
+ * (those still in flight with the agent's receipts), and the run's metric (and a tool metric for
+ * each call cut).
  */
 const report = (env: ReportEnv, progress: Progress, end: End, state: RunState | undefined, durationMs: number) => {
   const cancelled = cancelledCalls(progress.calls)
@@ -64,7 +65,11 @@ const report = (env: ReportEnv, progress: Progress, end: End, state: RunState | 
       durationMs: 0
     })
   }
-  const toolCalls = cancelled.length === 0 ? progress.toolCalls : [...progress.toolCalls, ...cancelled]
+  // A turn cut short did not record its calls: those that settled, then those still in flight.
+  const unrecorded = progress.calls.done
+  const toolCalls = cancelled.length === 0 && unrecorded.length === 0
+    ? progress.toolCalls
+    : [...progress.toolCalls, ...unrecorded, ...cancelled]
   const usage = { ...progress.usage, totalTokens: progress.usage.inputTokens + progress.usage.outputTokens }
   emit(env.metrics, {
     type: "run",

@@ -186,10 +186,11 @@ export const execCall = (
 }
 
 /** Tells the watch of a settled slot. */
-const told = (watch: CallWatch, slot: Slot): Effect.Effect<Slot> =>
-  watch.settled === undefined || slot._tag !== "settled"
-    ? Effect.succeed(slot)
-    : Effect.as(watch.settled(slot.call), slot)
+const told = (watch: CallWatch, slot: Slot): Effect.Effect<Slot> => {
+  if (slot._tag !== "settled") return Effect.succeed(slot)
+  watch.done.push(slot.call)
+  return watch.settled === undefined ? Effect.succeed(slot) : Effect.as(watch.settled(slot.call), slot)
+}
 
 /** Runs a turn's calls, at most `concurrency` at a time, answers in call order. */
 export const execTurn = (
