@@ -169,6 +169,8 @@ const newReader = (turn: number): Reader => ({
 /** The answer a reading came to: a stopped turn keeps its released text and drops its tool calls. */
 const answerOf = (env: LoopEnv, progress: Progress, reader: Reader): Effect.Effect<TurnAnswer> => {
   const build = (): TurnAnswer => {
+    // A stopped turn keeps the text it released before the stop.
+    closeText(reader)
     const content = reader.stoppedBy === undefined
       ? reader.content
       : reader.content.filter((part) => part.type !== "tool-call")
