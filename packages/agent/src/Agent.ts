@@ -14,7 +14,7 @@ import {
   ToolResult,
   ToolTransport
 } from "@interlock/core"
-import { Context, Effect, Layer, Option, Schema, type Scope } from "effect"
+import { Context, Effect, Layer, Option, Schema, type Scope, Stream } from "effect"
 import { LanguageModel, Model } from "effect/ai"
 import type { InvalidRunState, UntrustedRunState } from "./AgentErrors.ts"
 import { compileAgentHooks } from "./AgentHooks.ts"
@@ -27,9 +27,11 @@ import {
   resolveOptions
 } from "./AgentOptions.ts"
 import { type AgentRuns, makeRuns, type ResumeDecision } from "./AgentRuns.ts"
+import { watchTransport } from "./CallWatch.ts"
 import type { RunOptions } from "./RunReport.ts"
 import type { RunResult } from "./RunResult.ts"
 import type { RunState } from "./RunState.ts"
+import type { StreamEvent } from "./StreamEvent.ts"
 
 export type { LayersError, LayersServices, ModelNeeded } from "./AgentOptions.ts"
 export type { ResumeDecision } from "./AgentRuns.ts"
@@ -39,8 +41,14 @@ export type { RunOptions } from "./RunReport.ts"
 export interface Agent extends AgentRuns {
   readonly name: string
   readonly model: string
-  /** Runs the loop on a prompt. */
+  /** Runs the loop on a prompt: the fold of `stream`'s events (the model's answers come whole). */
   readonly run: (prompt: string, options?: RunOptions) => Effect.Effect<RunResult>
+  /**
+   * Runs the loop on a prompt as a Stream of its events, the RunResult last. The model's answers
+   * stream; stopping the stream (or its signal, or interrupting its fiber) cancels the run and
+   * closes the model request.
+   */
+  readonly stream: (prompt: string, options?: RunOptions) => Stream.Stream<StreamEvent>
   /**
    * Continues a suspended run: approved calls run once, bound to the digest they were suspended
    * with (an edited call needs a new approval); denied ones answer the model with the denial.
@@ -72,6 +80,12 @@ const modelOf = (model: Layer.Layer<any, any, any> | undefined) =>
     return { lm, name }
   })
 
+/** The agent's transport, watched: a run sees which of its calls reached the tool (CallWatch.ts). */
+const watched = <E, R>(transport: Layer.Layer<ToolTransport, E, R>) =>
+  Layer.effect(ToolTransport, Effect.map(Effect.service(ToolTransport), watchTransport)).pipe(
+    Layer.provide(transport)
+  )
+
 /**
  * Builds an agent in the current scope: compiles its hooks, builds core's ToolCalls over its tools
  * (Approvals.none when no approver is given: an Ask then suspends the run), and its model.
@@ -97,7 +111,7 @@ export const make = <O extends AgentOptions<AgentLayers>>(
       callTimeout: options.callTimeout
     }).pipe(
       Layer.provideMerge(options.approvals ?? Approvals.none),
-      Layer.provide(Layer.mergeAll(Hooks.layer(resolved.coreHooks), options.policy, transport))
+      Layer.provide(Layer.mergeAll(Hooks.layer(resolved.coreHooks), options.policy, watched(transport)))
     )
     const services = yield* Layer.build(callsLayer)
     const model = yield* modelOf(options.model)
@@ -119,6 +133,16 @@ export const make = <O extends AgentOptions<AgentLayers>>(
 /** Builds an agent and runs one prompt (the agent's services live for this run only). */
 export const run = <O extends AgentOptions<AgentLayers>>(prompt: string, options: O & RunOptions) =>
   Effect.scoped(Effect.flatMap(make(options), (agent) => agent.run(prompt, options)))
+
+/**
+ * Builds an agent and streams one run of a prompt (the agent's services live as long as the stream):
+ *   Agent.stream("hi", { model, policy }).pipe(Stream.runForEach((event) => ...))
+ */
+export const stream = <O extends AgentOptions<AgentLayers>>(
+  prompt: string,
+  options: O & RunOptions
+): Stream.Stream<StreamEvent, ConfigError | LayersError<O>, LayersServices<O>> =>
+  Stream.unwrap(Effect.map(make(options), (agent) => agent.stream(prompt, options)))
 
 /** Builds an agent and resumes a suspended run with a decision; needs the `stateKey` that sealed the state. */
 export const resume = <O extends AgentOptions<AgentLayers>>(

@@ -39,6 +39,19 @@ const Rewrite = {
     v.tools === undefined || v.tools.every((item) => input.offered.some((tool) => tool.name === toolRefName(item)))
 } as const
 
+/** Keep the text back until the next delta: not accepted when the text ends (`final`), so nothing stays held. */
+const Hold = {
+  schema: verdictSchema("Hold", {}),
+  status: "hold",
+  check: (_v: unknown, input: { readonly final?: boolean | undefined }): boolean => input.final !== true
+} as const
+
+/** Replace the text held back so far (this delta included) with `text`. */
+const RewriteText = { schema: verdictSchema("Rewrite", { text: Schema.String }), status: "rewrite" } as const
+
+/** The verdict rows, for a decoder's fast paths (any other row is decoded through its Schema). */
+export const VERDICT_ROWS = { Continue, Block, AddContext, Deny, Rewrite, Hold, RewriteText } as const
+
 const gate = { args: ["input"], order: "outside-in", failure: "closed" } as const
 const observe = { args: ["input"], verdicts: { Continue }, order: "outside-in", failure: "observe" } as const
 
@@ -47,6 +60,7 @@ export const AGENT_EVENT_ROWS = defineEvents({
   userPromptSubmit: { ...gate, verdicts: { Continue, Block, AddContext } },
   beforeModel: { ...gate, verdicts: { Continue, Rewrite, Deny } },
   afterModel: observe,
+  afterModelChunk: { ...gate, verdicts: { Continue, Rewrite: RewriteText, Hold, Block } },
   stop: { ...gate, verdicts: { Continue, Block } },
   subagentStart: { ...gate, verdicts: { Continue, Block, AddContext } },
   subagentStop: { ...gate, verdicts: { Continue, Block } },

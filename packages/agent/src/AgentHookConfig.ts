@@ -5,7 +5,7 @@
  */
 import type { Duration, Effect } from "effect"
 import type { LanguageModel, Prompt } from "effect/ai"
-import type { AddContext, Block, Continue, Deny, Rewrite } from "./AgentVerdict.ts"
+import type { AddContext, Block, Continue, Deny, Hold, Rewrite } from "./AgentVerdict.ts"
 import type { AgentTool } from "./Catalog.ts"
 
 /** What a hook function may return. */
@@ -28,6 +28,22 @@ export interface BeforeModelInput {
 /** afterModel: the model's response (parts, text, tool calls, usage), after each model request. */
 export interface AfterModelInput {
   readonly response: LanguageModel.GenerateTextResponse<any, any>
+  readonly model: string
+  readonly turn: number
+}
+
+/**
+ * afterModelChunk: a text delta of the model's answer, before anyone sees it. `pending` is the text
+ * held back so far with this delta at its end (what the verdict decides); `released` is what the
+ * consumer has already seen this turn. A secret split over two deltas is caught by holding (Hold)
+ * the first until `pending` shows the whole of it, then rewriting it.
+ */
+export interface AfterModelChunkInput {
+  readonly delta: string
+  readonly pending: string
+  readonly released: string
+  /** True where the text ends (its last delta): Hold is then refused, a bad_return. */
+  readonly final: boolean
   readonly model: string
   readonly turn: number
 }
@@ -78,6 +94,8 @@ export interface AgentHooksConfig {
   readonly userPromptSubmit?: ReadonlyArray<AgentHookEntry<UserPromptSubmitInput, Continue | Block | AddContext>>
   readonly beforeModel?: ReadonlyArray<AgentHookEntry<BeforeModelInput, Continue | Rewrite | Deny>>
   readonly afterModel?: ReadonlyArray<AgentHookEntry<AfterModelInput, Continue>>
+  /** Pass (Continue), replace (Rewrite({ text })), hold back (Hold) or stop the turn (Block) for each text delta. */
+  readonly afterModelChunk?: ReadonlyArray<AgentHookEntry<AfterModelChunkInput, Continue | Rewrite | Hold | Block>>
   readonly stop?: ReadonlyArray<AgentHookEntry<StopInput, Continue | Block>>
   readonly subagentStart?: ReadonlyArray<AgentHookEntry<SubagentStartInput, Continue | Block | AddContext>>
   readonly subagentStop?: ReadonlyArray<AgentHookEntry<StopInput, Continue | Block>>

@@ -42,6 +42,8 @@ export interface HookEnv {
 export interface EventSpec<S> {
   readonly input: (state: S) => unknown
   readonly offered?: (state: S) => ReadonlyArray<AgentTool>
+  /** Whether the text an afterModelChunk hook is given ends there (Hold is then refused). */
+  readonly final?: (state: S) => boolean
   readonly apply: (state: S, verdict: DecodedVerdict) => S | typeof STOP
 }
 
@@ -60,7 +62,7 @@ const FIBERS = HookRunner.beside(RELEASE_GRACE_MS)
 const invocation = <S>(env: HookEnv, spec: EventSpec<S>): HookRunner.Invocation<S, AgentHook, DecodedVerdict> => ({
   call: (state, hook) => hook.run(spec.input(state)),
   decode: (value, state, hook) => {
-    const verdict = decodeAgentVerdict(hook.event, value, spec.offered?.(state) ?? [])
+    const verdict = decodeAgentVerdict(hook.event, value, spec.offered?.(state) ?? [], spec.final?.(state) ?? false)
     return verdict === BAD ? HookRunner.BAD_RETURN : verdict
   },
   deadlineMs: (hook) => hook.timeoutMs ?? env.hookTimeoutMs,

@@ -2,10 +2,10 @@
  * Compiling the model-level hooks config (validated, with a ConfigError naming the entry at fault)
  * and decoding what a hook returned against its event's verdicts.
  */
-import { ConfigError, isDeadline, toMillis, verdictKeys } from "@interlock/core"
+import { acceptsVerdict, ConfigError, isDeadline, toMillis, verdictKeys, type VerdictRow } from "@interlock/core"
 import { Exit, Schema } from "effect"
 import { Prompt } from "effect/ai"
-import { AGENT_EVENT_ROWS, AGENT_EVENTS, type AgentEvent, EVENT_VERDICTS, toolRefName } from "./AgentEvent.ts"
+import { AGENT_EVENT_ROWS, AGENT_EVENTS, type AgentEvent, toolRefName, VERDICT_ROWS } from "./AgentEvent.ts"
 import type { AgentTool } from "./Catalog.ts"
 
 /** One compiled model-level hook. */
@@ -76,33 +76,34 @@ export type DecodedVerdict =
     readonly _tag: "Rewrite"
     readonly messages: ReadonlyArray<Prompt.Message> | undefined
     readonly tools: ReadonlyArray<AgentTool> | undefined
+    /** afterModelChunk's Rewrite: the text that replaces what was held back. */
+    readonly text?: string | undefined
   }
   | { readonly _tag: "Deny"; readonly reason: string }
   | { readonly _tag: "Block"; readonly reason: string }
   | { readonly _tag: "AddContext"; readonly text: string }
+  | { readonly _tag: "Hold" }
 
 /** The decoder's answer for anything outside the contract. */
 export const BAD = Symbol.for("@interlock/agent/BadReturn")
 
 const CONTINUE: DecodedVerdict = { _tag: "Continue" }
+const HOLD: DecodedVerdict = { _tag: "Hold" }
 
-const { beforeModel, userPromptSubmit } = AGENT_EVENT_ROWS
-const KEYS = {
-  continue: verdictKeys(beforeModel.verdicts.Continue.schema),
-  rewrite: verdictKeys(beforeModel.verdicts.Rewrite.schema),
-  reason: verdictKeys(beforeModel.verdicts.Deny.schema),
-  text: verdictKeys(userPromptSubmit.verdicts.AddContext.schema)
-}
 const decodeMessages = Schema.decodeUnknownExit(Schema.Array(Prompt.Message))
 
 const onlyKeys = (value: object, keys: ReadonlyArray<string>): boolean =>
   Object.keys(value).every((key) => keys.includes(key))
 
-const decodeRewrite = (
+/** Decodes one tag's record, given the tools offered (beforeModel) and whether a chunk's text ends (afterModelChunk). */
+type TagDecoder = (
   record: Record<string, unknown>,
-  offered: ReadonlyArray<AgentTool>
-): DecodedVerdict | typeof BAD => {
-  if (!onlyKeys(record, KEYS.rewrite)) return BAD
+  offered: ReadonlyArray<AgentTool>,
+  final: boolean
+) => DecodedVerdict | typeof BAD
+
+const decodeRewrite: TagDecoder = (record, offered) => {
+  if (!onlyKeys(record, REWRITE_KEYS)) return BAD
   if (record.messages === undefined && record.tools === undefined) return BAD
   let messages: ReadonlyArray<Prompt.Message> | undefined
   if (record.messages !== undefined) {
@@ -114,7 +115,7 @@ const decodeRewrite = (
   if (record.tools !== undefined) {
     if (!Array.isArray(record.tools)) return BAD
     // The row's check: a hook narrows the tools it was given; it cannot invent one.
-    if (!beforeModel.verdicts.Rewrite.check({ tools: record.tools }, { offered })) return BAD
+    if (!VERDICT_ROWS.Rewrite.check({ tools: record.tools }, { offered })) return BAD
     tools = []
     for (const item of record.tools) {
       const name = toolRefName(item)
@@ -125,37 +126,74 @@ const decodeRewrite = (
   return { _tag: "Rewrite", messages, tools }
 }
 
+const REWRITE_KEYS = verdictKeys(VERDICT_ROWS.Rewrite.schema)
+
+/** A verdict whose payload is one string field, checked by hand (the hot path). */
+const stringField = (row: VerdictRow, tag: "Deny" | "Block" | "AddContext" | "Rewrite", field: string): TagDecoder => {
+  const keys = verdictKeys(row.schema)
+  return (record) => {
+    if (!onlyKeys(record, keys) || typeof record[field] !== "string") return BAD
+    return tag === "Rewrite"
+      ? { _tag: tag, text: record[field] as string, messages: undefined, tools: undefined }
+      : ({ _tag: tag, [field]: record[field] } as DecodedVerdict)
+  }
+}
+
+/** Hand-written decoders of the known verdict rows; they agree with the rows' Schemas (tested). */
+const FAST = new Map<VerdictRow, TagDecoder>([
+  [VERDICT_ROWS.Continue, (record) => (onlyKeys(record, verdictKeys(VERDICT_ROWS.Continue.schema)) ? CONTINUE : BAD)],
+  [VERDICT_ROWS.Deny, stringField(VERDICT_ROWS.Deny, "Deny", "reason")],
+  [VERDICT_ROWS.Block, stringField(VERDICT_ROWS.Block, "Block", "reason")],
+  [VERDICT_ROWS.AddContext, stringField(VERDICT_ROWS.AddContext, "AddContext", "text")],
+  [VERDICT_ROWS.Rewrite, decodeRewrite],
+  [VERDICT_ROWS.RewriteText, stringField(VERDICT_ROWS.RewriteText, "Rewrite", "text")],
+  [
+    VERDICT_ROWS.Hold,
+    (record, _offered, final) =>
+      onlyKeys(record, verdictKeys(VERDICT_ROWS.Hold.schema)) && VERDICT_ROWS.Hold.check(record, { final }) ? HOLD : BAD
+  ]
+])
+
+/** Any other verdict row: its Schema and its check decide. */
+const fromRow = (row: VerdictRow): TagDecoder => {
+  const accepts = acceptsVerdict(row.schema)
+  const check = row.check as ((verdict: unknown, input: unknown) => boolean) | undefined
+  return (record, offered, final) =>
+    accepts(record) && (check === undefined || check(record, { offered, final }))
+      ? (record as unknown as DecodedVerdict)
+      : BAD
+}
+
+/** Per event, per accepted tag, its decoder (built once from the rows). */
+const DECODERS = Object.fromEntries(
+  AGENT_EVENTS.map((event) => [
+    event,
+    new Map(
+      Object.entries(AGENT_EVENT_ROWS[event].verdicts as Record<string, VerdictRow>).map((
+        [tag, row]
+      ) => [tag, FAST.get(row) ?? fromRow(row)])
+    )
+  ])
+) as unknown as Record<AgentEvent, ReadonlyMap<string, TagDecoder>>
+
 /**
- * Decodes what a hook returned against its event's verdicts. `offered` is the tool list a
- * beforeModel hook was given. Never throws, whatever the value.
+ * Decodes what a hook returned against its event's verdicts and their checks: `offered` is the
+ * tool list a beforeModel hook was given, `final` whether an afterModelChunk hook's text ends
+ * there. Never throws, whatever the value.
  */
 export const decodeAgentVerdict = (
   event: AgentEvent,
   value: unknown,
-  offered: ReadonlyArray<AgentTool>
+  offered: ReadonlyArray<AgentTool>,
+  final = false
 ): DecodedVerdict | typeof BAD => {
   try {
     if (typeof value !== "object" || value === null || Array.isArray(value)) return BAD
     const record = value as Record<string, unknown>
     const tag = record._tag
-    if (typeof tag !== "string" || !EVENT_VERDICTS[event].has(tag)) return BAD
-    switch (tag) {
-      case "Continue":
-        return onlyKeys(record, KEYS.continue) ? CONTINUE : BAD
-      case "Deny":
-      case "Block":
-        return onlyKeys(record, KEYS.reason) && typeof record.reason === "string"
-          ? { _tag: tag, reason: record.reason }
-          : BAD
-      case "AddContext":
-        return onlyKeys(record, KEYS.text) && typeof record.text === "string"
-          ? { _tag: "AddContext", text: record.text }
-          : BAD
-      case "Rewrite":
-        return decodeRewrite(record, offered)
-      default:
-        return BAD
-    }
+    if (typeof tag !== "string") return BAD
+    const decode = DECODERS[event].get(tag)
+    return decode === undefined ? BAD : decode(record, offered, final)
   } catch {
     return BAD
   }

@@ -19,5 +19,7 @@ export class AgentToolCall extends Schema.Class<AgentToolCall>("@interlock/agent
   output: Schema.String,
   isError: Schema.Boolean,
   turn: Schema.Number,
-  receipt: Schema.optional(Receipt)
+  receipt: Schema.optional(Receipt),
+  /** True when the run was cancelled while the call was in flight (its receipt is then the agent's). */
+  cancelled: Schema.optional(Schema.Boolean)
 }) {}

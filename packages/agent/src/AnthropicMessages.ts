@@ -7,6 +7,7 @@ import type { ConfigError } from "@interlock/core"
 import { type Layer, Redacted } from "effect"
 import type { LanguageModel, Model, Prompt, Response } from "effect/ai"
 import type { HttpClient } from "effect/http"
+import { FINISH, reader } from "./AnthropicStream.ts"
 import {
   metadataOf,
   type ProviderConfig,
@@ -103,15 +104,6 @@ export const requestBody = (
   )
 }
 
-const FINISH: Record<string, Response.FinishReason> = {
-  end_turn: "stop",
-  stop_sequence: "stop",
-  tool_use: "tool-calls",
-  max_tokens: "length",
-  pause_turn: "pause",
-  refusal: "content-filter"
-}
-
 /** Converts a Messages answer into effect/ai's encoded response parts. */
 export const fromResponse = (json: unknown): Array<Response.PartEncoded> | undefined => {
   const body = json as {
@@ -158,7 +150,8 @@ export const layer = (
         ...(c.apiKey === undefined ? {} : { "x-api-key": Redacted.value(c.apiKey) })
       }),
       request: (m, options) => requestBody(m, config.maxTokens ?? 4096, options),
-      response: fromResponse
+      response: fromResponse,
+      stream: { body: { stream: true }, reader }
     },
     model,
     config

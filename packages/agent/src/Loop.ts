@@ -5,13 +5,12 @@
  * still report what was done.
  */
 import { Effect } from "effect"
-import { type AiError, type LanguageModel, Prompt } from "effect/ai"
+import { type LanguageModel, Prompt } from "effect/ai"
 import { runEvent, STOP } from "./AgentHookRunner.ts"
 import type { AgentTool } from "./Catalog.ts"
 import { compactIfNeeded } from "./Compaction.ts"
-import { emit } from "./Metrics.ts"
-import { withRetries } from "./Resilience.ts"
-import { type End, guardEnd, hookEnv, type LoopEnv, notify, type Progress } from "./RunContext.ts"
+import { callModel, type TurnAnswer } from "./ModelTurn.ts"
+import { emitEvent, type End, guardEnd, hookEnv, type LoopEnv, notify, type Progress } from "./RunContext.ts"
 import { RunState, SettledCall } from "./RunState.ts"
 import { execTurn, type ModelCall, type Slot } from "./ToolExec.ts"
 
@@ -66,6 +65,7 @@ export const settleTurn = (
   slots: ReadonlyArray<Slot>
 ): Effect.Effect<End | undefined> => {
   for (const slot of slots) if (slot._tag === "settled" && slot.recorded !== true) progress.toolCalls.push(slot.call)
+  progress.calls.done.length = 0
   const pending = slots.filter((slot): slot is Extract<Slot, { _tag: "pending" }> => slot._tag === "pending")
   if (pending.length > 0) {
     const names = pending.map((slot) => slot.pending.name).join(", ")
@@ -77,58 +77,6 @@ export const settleTurn = (
   progress.messages.push(toolMessage(slots.map((slot) => (slot as Extract<Slot, { _tag: "settled" }>).call)))
   return Effect.succeed(undefined)
 }
-
-const usageOf = (response: LanguageModel.GenerateTextResponse<any, any>) => {
-  const usage = response.usage
-  const inputTokens = usage.inputTokens.total ?? 0
-  const outputTokens = usage.outputTokens.total ?? 0
-  return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens }
-}
-
-// The per-turn steps are plain combinators rather than generators: they run on every turn of every run.
-const callModel = (env: LoopEnv, progress: Progress) =>
-  Effect.clockWith((clock) => {
-    const turn = progress.turns
-    const start = clock.currentTimeMillisUnsafe()
-    const request = env.lm.generateText({
-      prompt: Prompt.fromMessages(progress.messages),
-      toolkit: env.exec.catalog.toolkit(progress.tools),
-      disableToolCallResolution: true,
-      toolCallValidation: "deferred"
-      // The toolkit's handlers would need unknown services, but with disableToolCallResolution none runs.
-    }) as Effect.Effect<LanguageModel.GenerateTextResponse<any, any>, AiError.AiError>
-    return Effect.map(Effect.result(withRetries(request, env.retry)), (answer) => {
-      const durationMs = clock.currentTimeMillisUnsafe() - start
-      progress.turns++
-      if (answer._tag === "Failure") {
-        emit(env.metrics, {
-          type: "llm",
-          model: env.model,
-          turn,
-          status: "error",
-          attempts: answer.failure.attempts,
-          durationMs,
-          inputTokens: 0,
-          outputTokens: 0,
-          totalTokens: 0
-        })
-        return answer
-      }
-      const usage = usageOf(answer.success.value)
-      progress.usage.inputTokens += usage.inputTokens
-      progress.usage.outputTokens += usage.outputTokens
-      emit(env.metrics, {
-        type: "llm",
-        model: env.model,
-        turn,
-        status: "ok",
-        attempts: answer.success.attempts,
-        durationMs,
-        ...usage
-      })
-      return answer
-    })
-  })
 
 const beforeModel = (env: LoopEnv, progress: Progress, turn: number) =>
   runEvent(hookEnv(env, progress), "beforeModel", {
@@ -170,7 +118,7 @@ const afterAnswer = (
   if (calls.length > 0) {
     const active = new Set(progress.tools.map((tool) => tool.name))
     return Effect.flatMap(
-      execTurn(env.exec, active, calls, progress.turns - 1),
+      execTurn(env.exec, active, calls, progress.turns - 1, progress.calls),
       (slots) => settleTurn(env, progress, slots)
     )
   }
@@ -188,17 +136,34 @@ const afterAnswer = (
 
 const DONE: End = { status: "done" }
 
+/** The turn's end event: the finish reason, or the chunk hook that stopped it. */
+const turnEnd = (progress: Progress, turn: number, answer: TurnAnswer) =>
+  emitEvent(progress, () => ({
+    _tag: "TurnEnd",
+    turn,
+    finish: answer.stoppedBy === undefined ? answer.response.finishReason : "stopped",
+    stoppedBy: answer.stoppedBy
+  }))
+
 /** The model request of a turn and what follows it. */
-const modelStep = (env: LoopEnv, progress: Progress): Effect.Effect<End | undefined> =>
-  Effect.flatMap(callModel(env, progress), (answer) => {
+const modelStep = (env: LoopEnv, progress: Progress): Effect.Effect<End | undefined> => {
+  const turn = progress.turns
+  const answered = Effect.flatMap(callModel(env, progress), (answer): Effect.Effect<End | undefined> => {
     if (answer._tag === "Failure") return Effect.succeed<End>({ status: "error", error: answer.failure })
-    const response = answer.success.value
+    const turnAnswer = answer.success.value
+    if (turnAnswer.failed !== undefined) return Effect.succeed(turnAnswer.failed)
+    const response = turnAnswer.response
     const observed = runEvent(hookEnv(env, progress), "afterModel", {
-      input: () => ({ response, model: env.model, turn: progress.turns - 1 }),
+      input: () => ({ response, model: env.model, turn }),
       apply: (s) => s
     }, undefined)
-    return Effect.flatMap(observed, () => afterAnswer(env, progress, response))
+    const after = Effect.flatMap(observed, () => afterAnswer(env, progress, response))
+    return progress.emit === undefined ? after : Effect.tap(after, () => turnEnd(progress, turn, turnAnswer))
   })
+  return progress.emit === undefined
+    ? answered
+    : Effect.andThen(progress.emit({ _tag: "TurnStart", turn }), answered)
+}
 
 /** One turn. Returns how the run ended, or undefined to go on. */
 const turn = (env: LoopEnv, progress: Progress): Effect.Effect<End | undefined> =>

@@ -8,6 +8,7 @@ import type { ConfigError } from "@interlock/core"
 import { type Layer, Redacted } from "effect"
 import type { LanguageModel, Model, Prompt, Response } from "effect/ai"
 import type { HttpClient } from "effect/http"
+import { FINISH, reader } from "./OpenAiChatStream.ts"
 import {
   metadataOf,
   parseArguments,
@@ -77,14 +78,6 @@ export const requestBody = (model: string, options: LanguageModel.ProviderOption
     function: { name, description, parameters }
   }), toolChoiceOf)
 
-const FINISH: Record<string, Response.FinishReason> = {
-  stop: "stop",
-  tool_calls: "tool-calls",
-  function_call: "tool-calls",
-  length: "length",
-  content_filter: "content-filter"
-}
-
 /** Converts a Chat Completions answer into effect/ai's encoded response parts. */
 export const fromResponse = (json: unknown): Array<Response.PartEncoded> | undefined => {
   const body = json as { id?: unknown; model?: unknown; choices?: unknown; usage?: Record<string, unknown> } | null
@@ -128,7 +121,8 @@ const wire: WireFormat = {
     string
   > => (config.apiKey === undefined ? {} : { authorization: `Bearer ${Redacted.value(config.apiKey)}` }),
   request: requestBody,
-  response: fromResponse
+  response: fromResponse,
+  stream: { body: { stream: true, stream_options: { include_usage: true } }, reader }
 }
 
 /**

@@ -7,7 +7,8 @@
 import { ConfigError, JsonText } from "@interlock/core"
 import { Duration, Effect, Layer, Redacted, Stream } from "effect"
 import { AiError, LanguageModel, Model, type Prompt, type Response, Tool } from "effect/ai"
-import { HttpClient, HttpClientRequest } from "effect/http"
+import { HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
+import { type SseReader, streamParts } from "./ProviderStream.ts"
 
 /** Options shared by the providers. */
 export interface ProviderConfig {
@@ -61,17 +62,22 @@ const retryAfter = (value: string | undefined): Duration.Duration | undefined =>
   return Number.isFinite(seconds) && seconds >= 0 ? Duration.seconds(seconds) : undefined
 }
 
-const aiError = (module: string, reason: AiError.AiErrorReason, method = "generateText") =>
+/** An AiError of a provider's module. */
+export const aiError = (module: string, reason: AiError.AiErrorReason, method = "generateText") =>
   AiError.make({ module, method, reason })
 
-/** POSTs JSON and returns the decoded JSON answer, or an AiError. Interruption aborts the request. */
-const postJson = (
+/**
+ * POSTs JSON and returns the response once its status is a success, or an AiError (its body is
+ * drained and dropped). Interruption aborts the request.
+ */
+export const send = (
   client: HttpClient.HttpClient,
   module: string,
   url: string,
   headers: Record<string, string>,
-  body: Record<string, unknown>
-): Effect.Effect<unknown, AiError.AiError> =>
+  body: Record<string, unknown>,
+  method = "generateText"
+): Effect.Effect<HttpClientResponse.HttpClientResponse, AiError.AiError> =>
   Effect.gen(function*() {
     const request = HttpClientRequest.post(url).pipe(
       HttpClientRequest.setHeaders(headers),
@@ -86,27 +92,45 @@ const postJson = (
             method: "POST",
             url,
             description: "the request could not be delivered"
-          })
+          }),
+          method
         )
       )
     )
     const status = response.status
-    const http = { response: { status, headers: {} } }
     if (status >= 400) {
+      const http = { response: { status, headers: {} } }
       const description = `HTTP ${status}`
       const reason = status === 429
         ? new AiError.RateLimitError({ retryAfter: retryAfter(response.headers["retry-after"]), http })
         : AiError.reasonFromHttpStatus({ status, http, description })
       // Drain the body so the connection can be reused; its content is dropped.
       yield* Effect.ignore(response.text)
-      return yield* aiError(module, reason)
+      return yield* aiError(module, reason, method)
     }
-    return yield* response.json.pipe(
-      Effect.mapError(() =>
-        aiError(module, new AiError.InvalidResponseError({ description: "the response body is not JSON", http }))
-      )
-    )
+    return response
   })
+
+/** POSTs JSON and returns the decoded JSON answer, or an AiError. Interruption aborts the request. */
+const postJson = (
+  client: HttpClient.HttpClient,
+  module: string,
+  url: string,
+  headers: Record<string, string>,
+  body: Record<string, unknown>
+): Effect.Effect<unknown, AiError.AiError> =>
+  Effect.flatMap(send(client, module, url, headers, body), (response) =>
+    response.json.pipe(
+      Effect.mapError(() =>
+        aiError(
+          module,
+          new AiError.InvalidResponseError({
+            description: "the response body is not JSON",
+            http: { response: { status: response.status, headers: {} } }
+          })
+        )
+      )
+    ))
 
 /** The text of a tool result, as providers send it back. */
 export const toolResultText = (
@@ -173,6 +197,11 @@ export interface WireFormat {
   readonly request: (model: string, options: LanguageModel.ProviderOptions) => Record<string, unknown>
   /** The encoded response parts, or undefined when the answer lacks what the format requires. */
   readonly response: (json: unknown) => Array<Response.PartEncoded> | undefined
+  /** Streaming: the request body's extra fields (`stream: true`...) and a fresh reader of one answer's events. */
+  readonly stream?: {
+    readonly body: Readonly<Record<string, unknown>>
+    readonly reader: () => SseReader
+  }
 }
 
 const makeModel = (wire: WireFormat, model: string, config: ProviderConfig, baseUrl: string) =>
@@ -180,13 +209,17 @@ const makeModel = (wire: WireFormat, model: string, config: ProviderConfig, base
     const client = yield* HttpClient.HttpClient
     const headers = headersOf(wire.headers(config), config)
     const url = `${baseUrl}${wire.path}`
-    const fail = (reason: AiError.AiErrorReason) => aiError(wire.module, reason)
+    const fail = (reason: AiError.AiErrorReason, method?: string) => aiError(wire.module, reason, method)
+    const bodyOf = (options: LanguageModel.ProviderOptions, extra: Readonly<Record<string, unknown>>, method: string) =>
+      Effect.try({
+        try: () => finalBody({ ...wire.request(model, options), ...extra }, config),
+        catch: () => fail(new AiError.InvalidUserInputError({ description: "transformBody failed" }), method)
+      })
+    const streaming = wire.stream
+    const streamHeaders = { ...headers, accept: "text/event-stream" }
     return yield* LanguageModel.make({
       generateText: (options) =>
-        Effect.try({
-          try: () => finalBody(wire.request(model, options), config),
-          catch: () => fail(new AiError.InvalidUserInputError({ description: "transformBody failed" }))
-        }).pipe(
+        bodyOf(options, {}, "generateText").pipe(
           Effect.flatMap((body) => postJson(client, wire.module, url, headers, body)),
           Effect.flatMap((json) => {
             const parts = wire.response(json)
@@ -197,14 +230,20 @@ const makeModel = (wire: WireFormat, model: string, config: ProviderConfig, base
               : Effect.succeed(parts)
           })
         ),
-      streamText: () =>
-        Stream.fail(
-          aiError(
-            wire.module,
-            new AiError.UnknownError({ description: "streaming is not supported by this provider" }),
-            "streamText"
+      streamText: (options) =>
+        streaming === undefined
+          ? Stream.fail(
+            fail(new AiError.UnknownError({ description: "streaming is not supported by this provider" }), "streamText")
           )
-        )
+          : Stream.unwrap(
+            Effect.map(
+              Effect.flatMap(
+                bodyOf(options, streaming.body, "streamText"),
+                (body) => send(client, wire.module, url, streamHeaders, body, "streamText")
+              ),
+              (response) => streamParts(wire.module, response, streaming.reader())
+            )
+          )
     })
   })
 

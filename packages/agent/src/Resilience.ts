@@ -87,11 +87,12 @@ export const backoff = (policy: RetryPolicy): Schedule.Schedule<Duration.Duratio
 
 /**
  * Runs a model request with retries. Fails with ModelFailed, which names the status and the
- * attempts, nothing more.
+ * attempts, nothing more. `canRetry` vetoes a retry (a streamed answer that already showed something).
  */
 export const withRetries = <A>(
   request: Effect.Effect<A, AiError.AiError>,
-  policy: RetryPolicy
+  policy: RetryPolicy,
+  canRetry?: () => boolean
 ): Effect.Effect<{ readonly value: A; readonly attempts: number }, ModelFailed> => {
   let attempts = 0
   const attempt = Effect.suspend(() => {
@@ -99,6 +100,7 @@ export const withRetries = <A>(
     return request
   })
   const decide = (error: AiError.AiError): boolean => {
+    if (canRetry !== undefined && !canRetry()) return false
     const info = infoOf(error, attempts)
     let retry = info.retryable
     if (policy.onError !== undefined) {

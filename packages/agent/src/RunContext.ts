@@ -6,12 +6,14 @@ import type { AgentEvent } from "./AgentEvent.ts"
 import { type AgentHookRun, type EventEnd, type HookEnv, runEvent } from "./AgentHookRunner.ts"
 import type { CompiledAgentHooks } from "./AgentHooks.ts"
 import type { AgentToolCall } from "./AgentToolCall.ts"
+import type { CallWatch } from "./CallWatch.ts"
 import type { AgentTool } from "./Catalog.ts"
 import type { CompactionOptions } from "./CompactionOptions.ts"
 import type { MetricsSink } from "./Metrics.ts"
 import type { RetryPolicy } from "./Resilience.ts"
 import type { RunLimit, RunStatus } from "./RunResult.ts"
 import type { RunState } from "./RunState.ts"
+import type { StreamEvent } from "./StreamEvent.ts"
 import type { ExecEnv } from "./ToolExec.ts"
 
 /** Everything the loop needs that does not change during a run. */
@@ -41,7 +43,18 @@ export interface Progress {
   text: string
   stopHookActive: boolean
   readonly hookRuns: Array<AgentHookRun>
+  /** Where a streamed run's events go (and its model requests stream); undefined for `run`, which emits none. */
+  readonly emit: Emit | undefined
+  /** The run's tool calls in flight. */
+  readonly calls: CallWatch
 }
+
+/** Hands one event of a streamed run to its consumer (waiting while the consumer's buffer is full). */
+export type Emit = (event: StreamEvent) => Effect.Effect<void>
+
+/** Emits an event when the run streams; `event` is built only then. */
+export const emitEvent = (progress: Progress, event: () => StreamEvent): Effect.Effect<void> =>
+  progress.emit === undefined ? Effect.void : progress.emit(event())
 
 /** How a run ended, before it is turned into a RunResult. */
 export interface End {

@@ -7,7 +7,15 @@ import { AgentToolCall, Usage } from "./AgentToolCall.ts"
 import { RunState } from "./RunState.ts"
 
 /** How a run ended. */
-export const RunStatus = Schema.Literals(["done", "pending", "incomplete", "interrupted", "timeout", "error"])
+export const RunStatus = Schema.Literals([
+  "done",
+  "pending",
+  "incomplete",
+  "interrupted",
+  "cancelled",
+  "timeout",
+  "error"
+])
 
 /** How a run ended. */
 export type RunStatus = typeof RunStatus.Type

@@ -17,6 +17,7 @@ import { Effect, type Result } from "effect"
 
 type Json = Canonical.Json
 import { AgentToolCall } from "./AgentToolCall.ts"
+import { type CallWatch, CurrentCall, type StartedCall } from "./CallWatch.ts"
 import type { AgentTool, Catalog } from "./Catalog.ts"
 import { emit, type MetricsSink } from "./Metrics.ts"
 import { PendingCall } from "./RunState.ts"
@@ -47,7 +48,8 @@ const isPlainObject = (value: unknown): value is JsonObject =>
   typeof value === "object" && value !== null && !Array.isArray(value) &&
   Object.getPrototypeOf(value) === Object.prototype
 
-const isJsonLike = (value: unknown): value is Json =>
+/** Whether a decoded value can be recorded as JSON (anything else is recorded as null). */
+export const isJsonLike = (value: unknown): value is Json =>
   value === null || typeof value === "string" || typeof value === "number" || typeof value === "boolean" ||
   typeof value === "object"
 
@@ -139,7 +141,8 @@ export const execCall = (
   env: ExecEnv,
   active: ReadonlySet<string>,
   call: ModelCall,
-  turn: number
+  turn: number,
+  watch: CallWatch
 ): Effect.Effect<Slot> => {
   const tool = active.has(call.name) ? env.catalog.byName.get(call.name) : undefined
   const refuse = (serverId: string, outcome: string, output: string) => {
@@ -153,7 +156,7 @@ export const execCall = (
       outcome,
       durationMs: 0
     })
-    return Effect.succeed(settled(call, turn, output, true))
+    return told(watch, settled(call, turn, output, true))
   }
   if (tool === undefined) return refuse("", "not_found", `Tool not found: ${call.name}`)
   // A plain object is passed on; core checks that it is JSON before anything runs.
@@ -163,11 +166,30 @@ export const execCall = (
   const args = call.params
   return Effect.clockWith((clock) => {
     const start = clock.currentTimeMillisUnsafe()
-    return Effect.map(
-      Effect.result(env.toolCalls.callTool({ serverId: tool.serverId, name: tool.toolName, args, callId: call.id })),
-      (answer) => slotOf(env, call, tool, args, turn, answer, clock.currentTimeMillisUnsafe() - start)
-    )
+    const started: StartedCall = {
+      id: call.id,
+      name: call.name,
+      serverId: tool.serverId,
+      toolName: tool.toolName,
+      args,
+      turn,
+      sent: false
+    }
+    watch.started.add(started)
+    const request = env.toolCalls.callTool({ serverId: tool.serverId, name: tool.toolName, args, callId: call.id })
+    return Effect.flatMap(Effect.result(Effect.provideService(request, CurrentCall, started)), (answer) => {
+      // An interrupted call never gets here: it stays in `started`, for the cancelled run's record.
+      watch.started.delete(started)
+      return told(watch, slotOf(env, call, tool, args, turn, answer, clock.currentTimeMillisUnsafe() - start))
+    })
   })
+}
+
+/** Tells the watch of a settled slot. */
+const told = (watch: CallWatch, slot: Slot): Effect.Effect<Slot> => {
+  if (slot._tag !== "settled") return Effect.succeed(slot)
+  watch.done.push(slot.call)
+  return watch.settled === undefined ? Effect.succeed(slot) : Effect.as(watch.settled(slot.call), slot)
 }
 
 /** Runs a turn's calls, at most `concurrency` at a time, answers in call order. */
@@ -175,8 +197,9 @@ export const execTurn = (
   env: ExecEnv,
   active: ReadonlySet<string>,
   calls: ReadonlyArray<ModelCall>,
-  turn: number
+  turn: number,
+  watch: CallWatch
 ): Effect.Effect<Array<Slot>> =>
   calls.length === 1
-    ? Effect.map(execCall(env, active, calls[0], turn), (slot) => [slot])
-    : Effect.forEach(calls, (call) => execCall(env, active, call, turn), { concurrency: env.concurrency })
+    ? Effect.map(execCall(env, active, calls[0], turn, watch), (slot) => [slot])
+    : Effect.forEach(calls, (call) => execCall(env, active, call, turn, watch), { concurrency: env.concurrency })

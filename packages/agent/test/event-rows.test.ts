@@ -24,7 +24,7 @@ describe("model-level event rows", () => {
 
   it("AgentHookRun's status is the rows' statuses and failed", () => {
     const statuses = [...statusesOf(AGENT_EVENT_ROWS), "failed"]
-    assert.sameMembers(statuses, ["continue", "rewrite", "deny", "block", "add_context", "failed"])
+    assert.sameMembers(statuses, ["continue", "rewrite", "deny", "block", "add_context", "hold", "failed"])
     const run = (status: string) => ({ id: "h", event: "stop", status, ignored: false, durationMs: 1 })
     for (const status of statuses) assert.isTrue(Schema.is(AgentHookRun)(run(status)), status)
     assert.isFalse(Schema.is(AgentHookRun)(run("halt")))
@@ -44,7 +44,7 @@ describe("model-level event rows", () => {
   const Candidate = Schema.Union([
     Schema.Struct({ _tag: Tag }),
     Schema.Struct({ _tag: Schema.Literals(["Deny", "Block", "AddContext"]), reason: maybe(Schema.String) }),
-    Schema.Struct({ _tag: Schema.Literals(["AddContext", "Block"]), text: maybe(Schema.String) }),
+    Schema.Struct({ _tag: Schema.Literals(["AddContext", "Block", "Rewrite"]), text: maybe(Schema.String) }),
     Schema.Struct({
       _tag: Schema.Literal("Rewrite"),
       tools: maybe(
@@ -61,17 +61,17 @@ describe("model-level event rows", () => {
     Schema.Unknown
   ])
 
-  const agrees = (value: unknown) => (event: AgentEvent) =>
+  const agrees = (value: unknown, final: boolean) => (event: AgentEvent) =>
     assert.strictEqual(
-      decodeAgentVerdict(event, value, offered) !== BAD,
-      rowAccepts(AGENT_EVENT_ROWS[event], value, { offered }),
-      `${event}: ${JSON.stringify(value)}`
+      decodeAgentVerdict(event, value, offered, final) !== BAD,
+      rowAccepts(AGENT_EVENT_ROWS[event], value, { offered, final }),
+      `${event}: ${JSON.stringify(value)} (final: ${final})`
     )
 
   it.effect.prop(
     "a row's Schema and check accept exactly what the decoder accepts (every tag outside the row is a bad_return)",
-    [Candidate],
-    ([value]) => Effect.sync(() => AGENT_EVENTS.forEach(agrees(value))),
+    [Candidate, Schema.Boolean],
+    ([value, final]) => Effect.sync(() => AGENT_EVENTS.forEach(agrees(value, final))),
     { arbitrary: { runs: 1000 } }
   )
 })

@@ -45,6 +45,7 @@ describe("model-level verdicts", () => {
       for (const event of AGENT_EVENTS) assert.isTrue(accepts(event, cont))
       assert.deepStrictEqual(AGENT_EVENTS.filter((e) => accepts(e, block)), [
         "userPromptSubmit",
+        "afterModelChunk",
         "stop",
         "subagentStart",
         "subagentStop",
@@ -57,6 +58,13 @@ describe("model-level verdicts", () => {
         "preCompact"
       ])
       assert.deepStrictEqual(AGENT_EVENTS.filter((e) => accepts(e, rewrite)), ["beforeModel"])
+      // afterModelChunk: Rewrite carries the replacement text; Hold is refused where the text ends.
+      assert.deepStrictEqual(AGENT_EVENTS.filter((e) => accepts(e, { _tag: "Rewrite", text: "t" })), [
+        "afterModelChunk"
+      ])
+      assert.deepStrictEqual(AGENT_EVENTS.filter((e) => accepts(e, { _tag: "Hold" })), ["afterModelChunk"])
+      assert.isFalse(decodeAgentVerdict("afterModelChunk", { _tag: "Hold" }, offered, true) !== BAD)
+      assert.isFalse(accepts("afterModelChunk", { _tag: "Rewrite", text: "t", tools: ["add"] }))
       // Extra keys, wrong payload types and invented tools are junk.
       assert.isFalse(accepts("stop", { _tag: "Block", reason: "r", extra: true }))
       assert.isFalse(accepts("stop", { _tag: "Block", reason: 1 }))

@@ -16,10 +16,28 @@ export interface Seen {
   readonly body: any
 }
 
-/** What the script answers: a JSON body (status 200 by default), or hang until the client goes away. */
+/** One Server-Sent Event: its `event:` name (none for OpenAI) and its data (JSON, or a string as is). */
+export interface Frame {
+  readonly event?: string
+  readonly data: unknown
+}
+
+/**
+ * What the script answers: a JSON body (status 200 by default); Server-Sent Events, written in
+ * pieces of `split` bytes, then the end of the body or, with `hang`, nothing more; or hang at once.
+ */
 export type Reply =
   | { readonly status?: number; readonly headers?: Record<string, string>; readonly json: unknown }
+  | { readonly sse: ReadonlyArray<Frame>; readonly split?: number; readonly hang?: boolean }
   | { readonly hang: true }
+
+/** The SSE text of frames, as a provider writes them. */
+export const sseText = (frames: ReadonlyArray<Frame>): string =>
+  frames.map((frame) =>
+    `${frame.event === undefined ? "" : `event: ${frame.event}\n`}data: ${
+      typeof frame.data === "string" ? frame.data : JSON.stringify(frame.data)
+    }\n\n`
+  ).join("")
 
 /** A running fake server. */
 export interface Fake {
@@ -47,10 +65,25 @@ export const fake = (script: (body: any, index: number, seen: Seen) => Reply) =>
             }
             requests.push(seen)
             const reply = script(seen.body, requests.length - 1, seen)
-            if ("hang" in reply) {
-              res.on("close", () => void abandoned.count++)
+            // The client went away before the answer ended: an interrupted request.
+            res.on("close", () => {
+              if (!res.writableEnded) abandoned.count++
+            })
+            if ("sse" in reply) {
+              res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
+              const text = sseText(reply.sse)
+              const size = reply.split ?? text.length
+              // Each piece in its own write, a millisecond apart, so that the client reads them apart.
+              const write = (at: number) => {
+                if (res.destroyed) return
+                if (at >= text.length) return void (reply.hang !== true && res.end())
+                res.write(text.slice(at, at + size))
+                setTimeout(() => write(at + size), 1)
+              }
+              write(0)
               return
             }
+            if ("hang" in reply) return
             res.writeHead(reply.status ?? 200, { "content-type": "application/json", ...reply.headers })
             res.end(JSON.stringify(reply.json))
           })
