@@ -19,10 +19,11 @@ import {
   type TransportCallOptions,
   type TransportFailure
 } from "@interlock/core"
-import { Clock, Context, Effect, FiberSet, Layer, Metric, Option } from "effect"
+import { Clock, Context, Effect, FiberSet, Layer, Metric, Option, type Scope } from "effect"
 import type { Caller } from "./Caller.ts"
 import { toPromptResult, toResourceContents, toToolResult } from "./Convert.ts"
 import { type Credential, CurrentCredential } from "./Credential.ts"
+import { type ExtensionRequest, makeExtensionRequest } from "./ExtensionRequest.ts"
 import { Elicitation, Roots, Sampling } from "./HostRequests.ts"
 import { compileHub, type HubOptions } from "./HubConfig.ts"
 import { type HubFeaturesShape, makeHubFeatures } from "./HubFeatures.ts"
@@ -62,6 +63,8 @@ export interface McpHubShape {
   readonly toolsCacheHint: (serverId: string) => ListCacheHint | undefined
   /** Sends a tasks method (SEP-2663) to a server's 2026-07-28 session, for the current caller (TaskRequests.ts). */
   readonly task: TaskRequest
+  /** Sends an extension's own method (such as `interceptors/list`) to a server's shared session (ExtensionRequest.ts). */
+  readonly request: ExtensionRequest
 }
 
 /** The name of the counter of tool definitions that changed after they were pinned. */
@@ -358,12 +361,17 @@ const make = (options: HubOptions) =>
       toolsCacheHint: (serverId) => slots.get(serverId)?.toolsCacheHint,
       task: makeTaskRequest((serverId, use) =>
         withCallerSession(slots, serverId, (slot, session) => use(slot, session))
-      )
+      ),
+      request: makeExtensionRequest(slots)
     })
   })
 
 /** Several MCP servers behind one ToolTransport. Provide Sampling, Elicitation or Roots to answer server requests. */
 export class McpHub extends Context.Service<McpHub, McpHubShape>()("@interlock/mcp/McpHub") {
+  /** The hub alone, in the current scope (no ToolTransport in context): for servers reached for an extension's methods. */
+  static readonly make: (
+    options: HubOptions
+  ) => Effect.Effect<McpHubShape, ConfigError | TransportFailure, Scope.Scope> = make
   /**
    * The hub and the ToolTransport it serves. Eager servers connect while the Layer is built (a
    * failure there fails the build with its TransportError); lazy ones on first use.

@@ -20,7 +20,7 @@ import {
 } from "./internal/ChildSlots.ts"
 import { acquire, closeSessions, noPrincipal, sessionEvents } from "./internal/SlotConnect.ts"
 import { exchange, type ExchangeRun } from "./internal/SlotExchange.ts"
-import { fetchTools, request } from "./internal/SlotRequests.ts"
+import { deadlineRequest, fetchTools, request } from "./internal/SlotRequests.ts"
 import { applySubscriptions } from "./internal/SlotRestore.ts"
 import { type HubRuntime, type ListCacheHint, makeSlotState, type SlotState } from "./internal/SlotState.ts"
 import type { Session, SessionEvents } from "./Session.ts"
@@ -124,6 +124,16 @@ export class ServerSlot {
     run: (signal: AbortSignal) => Promise<A>
   ): Effect.Effect<A, TransportFailure> {
     return request(this.state, session, phase, run)
+  }
+
+  /** {@link request} under a deadline: the SDK's request timeout is `deadlineMs`, and becomes core's Timeout. */
+  deadlineRequest<A>(
+    session: Session,
+    phase: string,
+    run: (signal: AbortSignal) => Promise<A>,
+    deadlineMs: number
+  ): Effect.Effect<A, TransportFailure | Timeout> {
+    return deadlineRequest(this.state, session, phase, run, deadlineMs)
   }
 
   /**

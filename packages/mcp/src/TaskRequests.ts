@@ -5,8 +5,9 @@
  * sees and decides who may ask; this only carries the request and returns the server's result.
  */
 import { type JsonObject, TransportError, type TransportFailure } from "@interlock/core"
-import { CLIENT_CAPABILITIES_META_KEY, type StandardSchemaV1 } from "@modelcontextprotocol/client"
+import { CLIENT_CAPABILITIES_META_KEY } from "@modelcontextprotocol/client"
 import { Effect } from "effect"
+import { anyObjectResult } from "./ExtensionRequest.ts"
 import type { ServerSlot } from "./ServerSlot.ts"
 import type { Session } from "./Session.ts"
 import { TASKS_EXTENSION } from "./TaskResult.ts"
@@ -20,19 +21,6 @@ export type TaskRequest = (
   method: TaskMethod,
   params: JsonObject
 ) => Effect.Effect<JsonObject, TransportFailure>
-
-// The server's result is handed on after the serving layer redacts it: any JSON object is taken.
-const anyResult: StandardSchemaV1<unknown, JsonObject> = {
-  "~standard": {
-    version: 1,
-    vendor: "interlock",
-    validate: (
-      value
-    ) => (typeof value === "object" && value !== null && !Array.isArray(value)
-      ? { value: value as JsonObject }
-      : { issues: [{ message: "not an object" }] })
-  }
-}
 
 /** The TaskRequest of a hub, over its way to the session of a request's caller. */
 export const makeTaskRequest = (
@@ -50,7 +38,8 @@ export const makeTaskRequest = (
             method,
             params: { ...params, _meta: { [CLIENT_CAPABILITIES_META_KEY]: { extensions: { [TASKS_EXTENSION]: {} } } } }
           },
-          anyResult,
+          // The server's result is handed on after the serving layer redacts it: any JSON object is taken.
+          anyObjectResult,
           { signal, timeout: slot.config.requestTimeoutMs }
         ))
       // A 2025 session has no such tasks: nothing is sent.

@@ -14,6 +14,21 @@ export {
 } from "./Caller.ts"
 export { type Credential, CredentialUnavailable, CurrentCredential, type ServerAuth } from "./Credential.ts"
 export {
+  blockReason,
+  blocks,
+  decide,
+  effectiveSeverity,
+  type Member,
+  type ModelResult,
+  type Outcome,
+  resolvePriority,
+  runModel,
+  runOrder,
+  type Step,
+  verdictOf
+} from "./ExecutionModel.ts"
+export type { ExtensionRequest } from "./ExtensionRequest.ts"
+export {
   Elicitation,
   type ElicitationShape,
   Roots,
@@ -25,6 +40,24 @@ export type { HttpOptions, HubOptions, MemoryOptions, Negotiation, ServerConfig,
 export { defaultReconnect } from "./HubConfig.ts"
 export type { HubFeaturesShape } from "./HubFeatures.ts"
 export { type HubListener, type HubNotification, LIST_CHANGED } from "./HubNotification.ts"
+export { type Answer, invokeInterceptor, listInterceptors } from "./InterceptorClient.ts"
+export { InterceptorFailed, InterceptorFailureKind, InterceptorsUnavailable } from "./InterceptorErrors.ts"
+export { type Binding, BINDINGS } from "./InterceptorEvents.ts"
+export { hookId } from "./InterceptorHooks.ts"
+export * as Interceptors from "./Interceptors.ts"
+export {
+  InterceptorDescriptor,
+  InterceptorHook,
+  INTERCEPTORS_DRAFT,
+  INTERCEPTORS_EXTENSION,
+  type InvokeParams,
+  ListResult,
+  MutationResult,
+  Phase,
+  Severity,
+  ValidationMessage,
+  ValidationResult
+} from "./InterceptorWire.ts"
 export { McpHub, type McpHubShape, type ServerStatus, TOOL_CHANGES_METRIC } from "./McpHub.ts"
 export * as McpTransport from "./McpTransport.ts"
 export { MAX_INPUT_ROUNDS } from "./RoundTrip.ts"
