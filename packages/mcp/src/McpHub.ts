@@ -19,7 +19,7 @@ import {
   type TransportCallOptions,
   type TransportFailure
 } from "@interlock/core"
-import { Clock, Context, Effect, FiberSet, Layer, Metric, Option, type Scope } from "effect"
+import { Clock, Context, Deferred, Effect, FiberSet, Layer, Metric, Option, type Scope } from "effect"
 import type { Caller } from "./Caller.ts"
 import { toPromptResult, toResourceContents, toToolResult } from "./Convert.ts"
 import { type Credential, CurrentCredential } from "./Credential.ts"
@@ -273,6 +273,21 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
       // While a refresh after tools/list_changed is in flight, nothing is known: fail closed.
       if (slot.session?.toolsStale === true) return true
       return pins.changed(serverId, name)
+    },
+    describeTool: (serverId, name) => {
+      const slot = slots.get(serverId)
+      if (slot === undefined || !slot.config.exposed(name)) return undefined
+      if (pins.has(serverId) && slot.session?.toolsStale !== true) return pins.describe(serverId, name)
+      // Never listed (not connected yet), or a refresh after tools/list_changed in flight: connect,
+      // which lists, or wait for the refresh. A server that cannot be reached fails the call, unsent.
+      return Effect.flatMap(
+        currentCaller,
+        (caller) => slot.config.sessions === "shared" ? Effect.succeed(slot) : slot.forCaller(caller)
+      ).pipe(
+        Effect.flatMap((target) => target.acquire()),
+        Effect.flatMap((session) => session.toolsStale ? Deferred.await(session.refreshed) : Effect.void),
+        Effect.map(() => pins.describe(serverId, name))
+      )
     }
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Tool fingerprints pinned at first sight. Each listing (including the refresh after a server's
- * tools/list_changed) updates the current fingerprints; a tool whose current fingerprint differs
- * from its pin has changed. Pins live as long as the hub, across reconnects. With SharedPins, a
+ * tools/list_changed) updates the current definitions; a tool whose current fingerprint differs
+ * from its pin has changed, and the current definition is what the policy sees of it. Pins live as long as the hub, across reconnects. With SharedPins, a
  * tool's pin is the one first pinned by any hub that shares them (asked once per tool, then kept).
  */
 import { type Tool, TransportError } from "@interlock/core"
@@ -17,7 +17,7 @@ export interface ToolChange {
 /** Pins and current fingerprints of every server's tools. */
 export class ToolPins {
   private readonly pinned = new Map<string, Map<string, string>>()
-  private readonly current = new Map<string, Map<string, string>>()
+  private readonly current = new Map<string, Map<string, Tool>>()
 
   private readonly shared: SharedPinsShape | undefined
 
@@ -61,14 +61,14 @@ export class ToolPins {
       this.pinned.set(serverId, pins)
     }
     const before = this.current.get(serverId)
-    const now = new Map<string, string>()
+    const now = new Map<string, Tool>()
     const changed: Array<ToolChange> = []
     for (const tool of tools) {
       const fingerprint = tool.fingerprint
-      now.set(tool.name, fingerprint)
+      now.set(tool.name, tool)
       const pin = pins.get(tool.name)
       if (pin === undefined) pins.set(tool.name, fingerprint)
-      else if (pin !== fingerprint && before?.get(tool.name) !== fingerprint) {
+      else if (pin !== fingerprint && before?.get(tool.name)?.fingerprint !== fingerprint) {
         changed.push({ serverId, name: tool.name })
       }
     }
@@ -81,7 +81,12 @@ export class ToolPins {
     const pin = this.pinned.get(serverId)?.get(name)
     if (pin === undefined) return false
     const now = this.current.get(serverId)?.get(name)
-    return now !== undefined && now !== pin
+    return now !== undefined && now.fingerprint !== pin
+  }
+
+  /** A tool's definition in the server's latest listing (annotations included), if it was listed. */
+  describe(serverId: string, name: string): Tool | undefined {
+    return this.current.get(serverId)?.get(name)
   }
 
   /** Whether a server's tools have been seen. */

@@ -6,7 +6,15 @@
  */
 import { Cause, type Duration, Effect, Exit, Tracer } from "effect"
 import type { HookContext } from "../hooks/HookContext.ts"
-import { type CallError, Denied, HookFailed, ProtocolError, Timeout, TransportError } from "../model/Errors.ts"
+import {
+  type CallError,
+  Denied,
+  HookFailed,
+  ProtocolError,
+  Timeout,
+  TransportError,
+  type TransportFailure
+} from "../model/Errors.ts"
 import { toMillis } from "../model/Millis.ts"
 import {
   type ApprovalRecord,
@@ -17,6 +25,7 @@ import {
   type PolicyRecord,
   type Receipt
 } from "../model/Receipt.ts"
+import type { Tool } from "../model/Tool.ts"
 import type { ToolCall } from "../model/ToolCall.ts"
 import { ToolResult, WITHHELD_TEXT } from "../model/ToolResult.ts"
 import type { ApprovalOutcome } from "../policy/Approvals.ts"
@@ -121,13 +130,26 @@ const withReceipt = (error: CallError, receipt: Receipt): CallError => {
   }
 }
 
+/** The policy's decision, once the transport has described the tool (at once, or when it has learned it). */
 const decidePolicy = (
   client: ClientState,
   trail: Trail,
   call: ToolCall,
   ctx: HookContext
+): SyncOrEffect.SyncOrEffect<PolicyDecision, TransportFailure> => {
+  const described = client.transport.describeTool?.(call.serverId, call.name)
+  return SyncOrEffect.isEffect(described)
+    ? Effect.flatMap(described, (tool) => SyncOrEffect.toEffect(decideOn(client, trail, call, ctx, tool)))
+    : decideOn(client, trail, call, ctx, described)
+}
+
+const decideOn = (
+  client: ClientState,
+  trail: Trail,
+  call: ToolCall,
+  ctx: HookContext,
+  tool: Tool | undefined
 ): SyncOrEffect.SyncOrEffect<PolicyDecision> => {
-  const tool = client.transport.describeTool?.(call.serverId, call.name)
   const facts = tool === undefined ? NO_FACTS : { tool }
   const policy = client.policy
   // A policy that answers at once (the built-ins do) costs no fiber and no timer.

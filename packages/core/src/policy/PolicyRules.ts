@@ -83,8 +83,8 @@ export const AnnotationCondition: Schema.Codec<AnnotationCondition> = Schema.Str
 const Predicate = Schema.declare((u: unknown): u is RulePredicate => typeof u === "function")
 
 /**
- * The fields of a policy rule that a JSON config can hold (a string regex, no predicate, no
- * annotations): a config format's rule Schema spreads them and adds its own `when`.
+ * The fields of a policy rule that a JSON config can hold (a string regex, no predicate): a config
+ * format's rule Schema spreads them and adds its own `when`.
  */
 export const RuleFields = {
   id: Schema.optionalKey(RuleId),
@@ -92,7 +92,11 @@ export const RuleFields = {
   match: MatcherJson,
   decision: Decision,
   reason: Schema.optionalKey(Schema.String),
-  principals: Schema.optionalKey(RulePrincipals)
+  principals: Schema.optionalKey(RulePrincipals),
+  annotations: Schema.optionalKey(AnnotationCondition.annotate({
+    description:
+      "MCP hints the tool must have, as its server lists them (MCP's defaults for missing ones). They are the server's claims: a rule that relies on them trusts the server."
+  }))
 }
 
 // In code an optional field may also be given as undefined.

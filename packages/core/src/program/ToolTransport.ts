@@ -50,10 +50,14 @@ export interface ToolTransportShape {
    */
   readonly toolChanged?: ((serverId: string, name: string) => boolean) | undefined
   /**
-   * The tool's definition as last listed (annotations included), for the policy. Optional: a
-   * policy that asks for annotations treats an undescribed tool as having MCP's defaults.
+   * The tool's definition as last listed (annotations included), for the policy: at once, or an
+   * Effect when the transport must first learn it (connect and list); one that fails fails the
+   * call, unsent. Optional: a policy that asks for annotations treats an undescribed tool as
+   * having MCP's defaults. Annotations are the server's claims: a policy relying on them trusts it.
    */
-  readonly describeTool?: ((serverId: string, name: string) => Tool | undefined) | undefined
+  readonly describeTool?:
+    | ((serverId: string, name: string) => Tool | undefined | Effect.Effect<Tool | undefined, TransportFailure>)
+    | undefined
   /**
    * True when callTool enforces `timeoutMs` itself (failing with core's `Timeout`), for example
    * through the MCP SDK's request timeout; the pipeline then sets no timer of its own.

@@ -68,6 +68,11 @@ export const redactingTransport = (
     },
     // A listing failure is not about one tool: every redaction applies.
     listTools: (serverId) => Effect.mapError(inner.listTools(serverId), (error) => redactFailure(error, redactions)),
+    // Learning a tool's definition may connect, and a failure to connect may quote the server's stderr.
+    describeTool: inner.describeTool === undefined ? undefined : (serverId, name) => {
+      const described = inner.describeTool?.(serverId, name)
+      return Effect.isEffect(described) ? scrub(described, serverId, name) : described
+    },
     readResource: (serverId, uri) => scrub(inner.readResource(serverId, uri), serverId, uri),
     getPrompt: (serverId, name, args) => scrub(inner.getPrompt(serverId, name, args), serverId, name)
   }
