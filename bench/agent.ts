@@ -11,8 +11,12 @@
  * and receipts; 10 rewriting hooks. Peers: the Vercel AI SDK (MockLanguageModelV4, `execute`
  * wrappers), OpenAI Agents JS (a fake Model, tool input guardrails) and LangChain v1 (`createAgent`
  * with FakeToolCallingModel, `wrapToolCall` middleware), with and without 10 hooks.
+ *
+ * Streaming: an answer of 100 text deltas from a scripted in-process stream, through `Agent.stream`
+ * and through Vercel's `streamText`: the time to the first delta, and µs per delta with no chunk
+ * hook, one pass-through afterModelChunk hook, and a redactor that holds back and rewrites.
  */
-import { Agent } from "@interlock/agent"
+import { Agent, AgentVerdict } from "@interlock/agent"
 import { NativeTool, Policy, Verdict } from "@interlock/core"
 import {
   Agent as OpenAiAgent,
@@ -23,9 +27,9 @@ import {
   ToolGuardrailFunctionOutputFactory,
   Usage
 } from "@openai/agents"
-import { generateText, stepCountIs, tool as aiTool } from "ai"
+import { generateText, stepCountIs, streamText, tool as aiTool } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
-import { Effect, Layer, Schema, Scope } from "effect"
+import { Effect, Layer, Schema, Scope, Stream } from "effect"
 import { LanguageModel, type Response } from "effect/ai"
 import { createAgent, createMiddleware, FakeToolCallingModel, tool as lcTool } from "langchain"
 import { z } from "zod"
@@ -231,12 +235,95 @@ const langchain = (k: number, hooks: number) => {
   return () => agent.invoke({ messages: [{ role: "user", content: "go" }] })
 }
 
-/** Divides the K=10 cases' times by 10 (µs per tool call) and recomputes the ratios. */
+// --- Streaming ------------------------------------------------------------------------------
+
+const CHUNKS = 100
+const pieces = Array.from({ length: CHUNKS }, (_, i) => `w${i} `)
+
+const streamingModel = Layer.effect(
+  LanguageModel.LanguageModel,
+  LanguageModel.make({
+    generateText: () => Effect.die("not used") as never,
+    streamText: () => {
+      const usage = {
+        inputTokens: { total: 3, uncached: undefined, cacheRead: undefined, cacheWrite: undefined },
+        outputTokens: { total: CHUNKS, text: undefined, reasoning: undefined }
+      }
+      return Stream.fromIterable<Response.StreamPartEncoded>([
+        { type: "text-start", id: "t" },
+        ...pieces.map((delta): Response.StreamPartEncoded => ({ type: "text-delta", id: "t", delta })),
+        { type: "text-end", id: "t" },
+        { type: "finish", reason: "stop", usage }
+      ])
+    }
+  })
+)
+
+const SECRET = "sk-live-0000"
+/** Masks the marked secret; holds back a tail that could start one. */
+const redact = ({ pending, final }: { readonly pending: string; readonly final: boolean }) => {
+  const masked = pending.replaceAll(SECRET, "[redacted]")
+  if (!final) {
+    for (let n = Math.min(SECRET.length - 1, masked.length); n > 0; n--) {
+      if (masked.endsWith(SECRET.slice(0, n))) return AgentVerdict.hold
+    }
+  }
+  return masked === pending ? AgentVerdict.continue : AgentVerdict.replace(masked)
+}
+
+const streaming = async (variant: "none" | "pass" | "redact", firstOnly: boolean) => {
+  const scope = Effect.runSync(Scope.make())
+  const hooks = variant === "none"
+    ? {}
+    : { afterModelChunk: [variant === "pass" ? () => AgentVerdict.continue : redact] }
+  const agent = await Effect.runPromise(
+    Agent.make({ policy: Policy.allowAll, hooks }).pipe(Scope.provide(scope), Effect.provide(streamingModel))
+  )
+  const events = agent.stream("go")
+  const once = firstOnly
+    ? Stream.runDrain(Stream.takeUntil(events, (e) => e._tag === "TextDelta"))
+    : Stream.runLast(events)
+  const check = await Effect.runPromise(Stream.runCollect(events))
+  const text = Array.from(check).flatMap((e) => (e._tag === "TextDelta" ? [e.text] : [])).join("")
+  if (text !== pieces.join("")) throw new Error(`interlock stream ${variant}: wrong text`)
+  return () => Effect.runPromise(once)
+}
+
+const vercelStreaming = (firstOnly: boolean) => {
+  const usage = {
+    inputTokens: { total: 3, noCache: 3, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: CHUNKS, text: CHUNKS, reasoning: undefined }
+  }
+  const model = new MockLanguageModelV4({
+    doStream: async () => ({
+      stream: new ReadableStream({
+        start(controller) {
+          controller.enqueue({ type: "text-start", id: "t" })
+          for (const delta of pieces) controller.enqueue({ type: "text-delta", id: "t", delta })
+          controller.enqueue({ type: "text-end", id: "t" })
+          controller.enqueue({ type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage })
+          controller.close()
+        }
+      })
+    })
+  } as any)
+  return async () => {
+    const result = streamText({ model, prompt: "go" })
+    for await (const _ of result.textStream) if (firstOnly) break
+  }
+}
+
+/** Divides the K=10 cases' times by 10 (µs per tool call), the streamed ones by their deltas, and recomputes the ratios. */
 const perToolCall = (result: SuiteResult): SuiteResult => ({
   ...result,
   cases: result.cases.map((c) => {
-    const us = c.name.includes("k10") ? c.us / 10 : c.us
-    return { ...c, us: round3(us), ratio: round3(us / result.baseline.us), unit: "µs per tool call" }
+    const per = c.name.includes("k10") ? 10 : c.name.includes("chunks") ? CHUNKS : 1
+    const unit = c.name.includes("ttft")
+      ? "µs to the first delta"
+      : c.name.includes("chunks")
+      ? "µs per text delta"
+      : "µs per tool call"
+    return { ...c, us: round3(c.us / per), ratio: round3(c.us / per / result.baseline.us), unit }
   })
 })
 
@@ -255,6 +342,14 @@ export default async function(): Promise<void> {
       { name: `langchain-k${k}-10-hooks`, op: langchain(k, HOOKS), iterations: 100 }
     )
   }
+  cases.push(
+    { name: "interlock-stream-ttft", op: await streaming("none", true), iterations: 2_000 },
+    { name: "vercel-stream-ttft", op: vercelStreaming(true), iterations: 2_000 },
+    { name: "interlock-stream-100-chunks", op: await streaming("none", false), iterations: 300 },
+    { name: "interlock-stream-100-chunks-afterModelChunk", op: await streaming("pass", false), iterations: 300 },
+    { name: "interlock-stream-100-chunks-redactor", op: await streaming("redact", false), iterations: 300 },
+    { name: "vercel-stream-100-chunks", op: vercelStreaming(false), iterations: 300 }
+  )
   const result = await measure("agent", { name: "direct-k1", op: direct(1), iterations: 20_000 }, cases, { rounds: 7 })
   report(perToolCall(result))
 }

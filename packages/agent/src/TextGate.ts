@@ -63,7 +63,8 @@ export const passDelta = (
           return HELD
         }
         gate.pending = ""
-        return { _tag: "Stopped", hookId: end.hook.id, reason: (end.verdict as { reason?: string }).reason ?? "" }
+        const reason = end.verdict._tag === "Block" ? end.verdict.reason : ""
+        return { _tag: "Stopped", hookId: end.hook.id, reason }
       }
       gate.pending = ""
       gate.released += end.state

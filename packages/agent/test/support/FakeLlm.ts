@@ -7,7 +7,7 @@ import { Policy } from "@interlock/core"
 import { Effect, Layer, Redacted } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { Agent, type AgentOptions, AnthropicMessages, OpenAiChat } from "../../src/index.ts"
+import { Agent, type AgentOptions, AnthropicMessages, OpenAiChat, OpenAiResponses } from "../../src/index.ts"
 
 /** One request the server received. */
 export interface Seen {
@@ -161,6 +161,12 @@ export const runOn = (
 export const anthropic = (server: Fake, config: Partial<AnthropicMessages.AnthropicConfig> = {}) =>
   AnthropicMessages.layer("claude-x", { baseUrl: `${server.url}/v1`, apiKey: Redacted.make("test-key"), ...config })
     .pipe(Layer.provide(NodeHttpClient.layerUndici))
+
+/** The OpenAI Responses model of a fake server, over real HTTP (undici). */
+export const responses = (server: Fake) =>
+  OpenAiResponses.layer("gpt-x", { baseUrl: `${server.url}/v1`, apiKey: Redacted.make("test-key") }).pipe(
+    Layer.provide(NodeHttpClient.layerUndici)
+  )
 
 /** Answers the turns in order, then repeats the last one. */
 export const turns = (...replies: ReadonlyArray<Reply>) => (_body: unknown, index: number): Reply =>

@@ -116,3 +116,57 @@ export const anthropicFrames = (
   }, { event: "message_stop", data: { type: "message_stop" } })
   return frames
 }
+
+/** A Responses stream: response.created, a message item with text deltas, function_call items, response.completed. */
+export const responsesFrames = (
+  text: ReadonlyArray<string>,
+  calls: ReadonlyArray<StreamedCall> = [],
+  usage = { input_tokens: 9, output_tokens: 4 }
+): Array<Frame> => {
+  const frames: Array<Frame> = []
+  let sequence = 0
+  const push = (type: string, fields: Record<string, unknown>) =>
+    frames.push({ event: type, data: { type, sequence_number: sequence++, ...fields } })
+  const response = (status: string, extra: Record<string, unknown> = {}) => ({
+    id: "resp_s",
+    object: "response",
+    model: "gpt-x",
+    status,
+    output: [],
+    ...extra
+  })
+  push("response.created", { response: response("in_progress") })
+  let index = 0
+  if (text.length > 0) {
+    const item = { id: "msg_s", type: "message", role: "assistant", status: "in_progress", content: [] }
+    push("response.output_item.added", { output_index: index, item })
+    push("response.content_part.added", {
+      item_id: "msg_s",
+      output_index: index,
+      content_index: 0,
+      part: { type: "output_text", text: "" }
+    })
+    for (const delta of text) {
+      push("response.output_text.delta", { item_id: "msg_s", output_index: index, content_index: 0, delta })
+    }
+    push("response.output_text.done", { item_id: "msg_s", output_index: index, content_index: 0, text: text.join("") })
+    push("response.output_item.done", {
+      output_index: index,
+      item: { ...item, status: "completed", content: [{ type: "output_text", text: text.join("") }] }
+    })
+    index++
+  }
+  for (const call of calls) {
+    const item = { id: `fc_${call.id}`, type: "function_call", call_id: call.id, name: call.name, arguments: "" }
+    push("response.output_item.added", { output_index: index, item: { ...item, status: "in_progress" } })
+    for (const piece of call.pieces) {
+      push("response.function_call_arguments.delta", { item_id: item.id, output_index: index, delta: piece })
+    }
+    const args = call.pieces.join("")
+    push("response.function_call_arguments.done", { item_id: item.id, output_index: index, arguments: args })
+    push("response.output_item.done", { output_index: index, item: { ...item, arguments: args, status: "completed" } })
+    index++
+  }
+  push("response.completed", { response: response("completed", { usage: { ...usage, total_tokens: 13 } }) })
+  return frames
+}
