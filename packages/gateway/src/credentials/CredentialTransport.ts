@@ -27,6 +27,10 @@ export interface CredentialStep {
   refused: CredentialError | undefined
   /** How the operation was authenticated downstream, once it was. */
   form: AuthForm | undefined
+  /** Whether it carried an identity token. */
+  identity: boolean
+  /** Which grant it went with, as an opaque id. */
+  grant: string | undefined
 }
 
 /** The current operation's credential step; none outside a GatewayCalls operation (its principal is then unknown). */
@@ -39,8 +43,20 @@ export const CurrentCredentialStep = Context.Reference<CredentialStep | undefine
 export const credentialStep = (principal: Principal | undefined): CredentialStep => ({
   principal,
   refused: undefined,
-  form: undefined
+  form: undefined,
+  identity: false,
+  grant: undefined
 })
+
+/**
+ * How a step's operation was authenticated, as its audit row names it: the form, `identity` for an
+ * identity token alone, `<form>+identity` beside another; undefined when it sent no credential.
+ */
+export const authLabel = (step: CredentialStep): string | undefined => {
+  const form = step.form === "none" ? undefined : step.form
+  if (!step.identity) return form
+  return form === undefined ? "identity" : `${form}+identity`
+}
 
 const digestOf = (value: JsonObject): string | undefined => {
   const digest = Canonical.digestJson(value)
@@ -66,7 +82,11 @@ export const withCredential = <A, E, R>(
       return Effect.fail(new TransportError({ serverId, detail: `no credential: ${error.detail}` }))
     },
     onSuccess: (prepared) => {
-      if (step !== undefined) step.form = prepared.form
+      if (step !== undefined) {
+        step.form = prepared.form
+        step.identity = prepared.identity
+        step.grant = prepared.grant
+      }
       return prepared.principal === undefined && prepared.headers === undefined
         ? effect
         : Effect.provideService(effect, CurrentCredential, { principal: prepared.principal, headers: prepared.headers })
