@@ -38,7 +38,8 @@ const NONE: PreparedCredential = {
   headers: undefined,
   form: "none",
   grant: undefined,
-  identity: false
+  identity: false,
+  secrets: []
 }
 
 /** The gateway's downstream credentials. */

@@ -32,12 +32,15 @@ export interface PreparedCredential {
   readonly grant: string | undefined
   /** Whether it carries an identity token. */
   readonly identity: boolean
+  /** The secrets it sends (its bearer token, identity token, perPrincipal values): redacted from what the server answers. */
+  readonly secrets: ReadonlyArray<string>
 }
 
-/** How an operation was authenticated, and with which grant. */
+/** How an operation was authenticated, with which grant, and the secrets that sends. */
 interface Used {
   readonly form: AuthForm
   readonly grant: string | undefined
+  readonly secrets: ReadonlyArray<string>
 }
 
 /** One server's credentials. */
@@ -107,7 +110,8 @@ const NOTHING: PreparedCredential = {
   headers: undefined,
   form: "none",
   grant: undefined,
-  identity: false
+  identity: false,
+  secrets: []
 }
 
 /** An opaque grant id: 16 hex digits of the SHA-256 of what names the grant (never a secret, nor reversible to one). */
@@ -176,7 +180,8 @@ export const makeServerCredentials = (
           remember(principal.id, { _tag: "exchange", key })
           return {
             form: "exchange",
-            grant: issuedId(serverId, `exchange\u0000${principal.id}\u0000${key.digest}`, issued)
+            grant: issuedId(serverId, `exchange\u0000${principal.id}\u0000${key.digest}`, issued),
+            secrets: [Redacted.value(issued.token)]
           }
         })
       }
@@ -194,7 +199,11 @@ export const makeServerCredentials = (
       return Effect.sync((): Used => {
         remember(principal.id, { _tag: "secrets", values: entry.values })
         const named = entry.principal ?? `role:${entry.role}`
-        return { form: "perPrincipal", grant: grantId(serverId, "perPrincipal", named) }
+        return {
+          form: "perPrincipal",
+          grant: grantId(serverId, "perPrincipal", named),
+          secrets: Object.values(entry.values).map(Redacted.value)
+        }
       })
     }
     const identityHeaders = (principal: Principal | undefined, digest: string | undefined) => {
@@ -218,9 +227,10 @@ export const makeServerCredentials = (
     const serverForm: Effect.Effect<Used, CredentialError> = service !== undefined
       ? Effect.map(tokenFor(service, "service"), (issued): Used => ({
         form: "clientCredentials",
-        grant: issuedId(serverId, "service", issued)
+        grant: issuedId(serverId, "service", issued),
+        secrets: [Redacted.value(issued.token)]
       }))
-      : Effect.succeed({ form: staticToken ? "static" : "none", grant: undefined })
+      : Effect.succeed({ form: staticToken ? "static" : "none", grant: undefined, secrets: [] })
     const prepare = (principal: Principal | undefined, digest: string | undefined) => {
       if (!perPrincipal && identity === undefined && service === undefined) {
         return Effect.succeed(staticToken ? { ...NOTHING, form: "static" as const } : NOTHING)
@@ -237,7 +247,8 @@ export const makeServerCredentials = (
           headers,
           form: used.form,
           grant: used.grant,
-          identity: headers !== undefined
+          identity: headers !== undefined,
+          secrets: headers === undefined ? used.secrets : [...used.secrets, ...Object.values(headers)]
         })))
     }
     const sessionHeaders = perPrincipal
