@@ -119,7 +119,7 @@ describe("interlock audit and replay, on the store a config's gateway writes", (
         assert.strictEqual(table.length, 5)
         assert.match(
           table[0],
-          /^\s*ID\s+TIME\s+PRINCIPAL\s+TOOL\s+POLICY\s+APPROVAL\s+OUTCOME\s+MS\s+CALL\s+TOOL USE\s+SESSION\s+HOOKS$/
+          /^\s*ID\s+TIME\s+PRINCIPAL\s+TOOL\s+POLICY\s+APPROVAL\s+OUTCOME\s+MS\s+CALL\s+TOOL USE\s+SESSION\s+AUTH\s+HOOKS$/
         )
         // Aligned: each column starts where its header does.
         for (const column of HEADER.filter((name) => name !== "ID" && name !== "MS")) {

@@ -21,7 +21,7 @@ const counted = (lifetimeMs: number) =>
         if (state.fail) {
           return Effect.fail(new CredentialError({ serverId: "s", reason: "token-endpoint", detail: "refused" }))
         }
-        return Effect.succeed({ token: Redacted.make(`${key}#${asked.length}`), lifetimeMs })
+        return Effect.succeed({ token: Redacted.make(`${key}#${asked.length}`), lifetimeMs, issuedAt: 0 })
       })
     )
     const value = (key: string) => Effect.map(tokenFor(cache, key), (issued) => Redacted.value(issued.token))
@@ -74,7 +74,7 @@ describe("token cache", () => {
       const gate = yield* Deferred.make<void>()
       let issued = 0
       const cache = yield* makeTokenCache((_: string) =>
-        Effect.as(Deferred.await(gate), { token: Redacted.make(`t${++issued}`), lifetimeMs: 60_000 })
+        Effect.as(Deferred.await(gate), { token: Redacted.make(`t${++issued}`), lifetimeMs: 60_000, issuedAt: 0 })
       )
       const first = yield* Effect.forkChild(tokenFor(cache, "k"))
       const second = yield* Effect.forkChild(tokenFor(cache, "k"))

@@ -7,7 +7,7 @@
  * the subject. An unauthenticated request is answered 401. When told the gateway's key set, it also verifies each call's identity token.
  */
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from "@modelcontextprotocol/node"
-import { createMcpHandler, McpServer } from "@modelcontextprotocol/server"
+import { createMcpHandler, McpServer, ProtocolError } from "@modelcontextprotocol/server"
 import { Effect, Schema } from "effect"
 import { createRemoteJWKSet, type JWTPayload, jwtVerify } from "jose"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
@@ -116,6 +116,36 @@ export const startDownstream = (authenticate: Authenticate, options: { readonly 
         }
         calls.push({ tag, subject, authorization: headers.authorization, identity: claims, identityError })
         return { content: [{ type: "text" as const, text: `${subject}:${tag}` }] }
+      })
+      // An echoing server: every header it got, back in each channel a host or the audit can see.
+      server.registerTool("echo_headers", {
+        description:
+          "Echoes every header it got: in a progress message, a log message, the content and structured content",
+        inputSchema: object(Schema.Struct({ tag: Schema.String }))
+      }, async ({ tag }, ctx) => {
+        const headers = JSON.stringify(ctx.http?.authInfo?.extra?.headers ?? {})
+        const progressToken = ctx.mcpReq._meta?.progressToken
+        if (progressToken !== undefined) {
+          await ctx.mcpReq.notify({
+            method: "notifications/progress",
+            params: { progressToken, progress: 1, total: 2, message: headers }
+          })
+        }
+        await ctx.mcpReq.notify({
+          method: "notifications/message",
+          params: { level: "error", logger: "echo", data: { tag, headers } }
+        })
+        return {
+          content: [{ type: "text" as const, text: `${tag} ${headers}` }],
+          structuredContent: { tag, headers: ctx.http?.authInfo?.extra?.headers ?? {} },
+          _meta: { echoed: headers }
+        }
+      })
+      server.registerTool("echo_headers_error", {
+        description: "Fails with every header it got in the error's message",
+        inputSchema: object(Schema.Struct({ tag: Schema.String }))
+      }, async ({ tag }, ctx) => {
+        throw new ProtocolError(-32603, `${tag} ${JSON.stringify(ctx.http?.authInfo?.extra?.headers ?? {})}`)
       })
       server.registerPrompt("hello", { description: "Greets its caller" }, async (ctx) => ({
         messages: [{

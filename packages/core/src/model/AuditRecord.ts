@@ -90,5 +90,13 @@ export class AuditRecord extends Schema.Class<AuditRecord>("@interlock/core/Audi
   /** Hex SHA-256 of the config that decided (the gateway's config and its Cedar file); absent in rows older than this field. */
   configHash: Schema.optionalKey(Schema.String),
   /** The host's MCP client as it named itself (`name/version`, from initialize or a 2026-07-28 request's `_meta`); absent for the bridge and in older rows. */
-  client: Schema.optionalKey(Schema.String)
+  client: Schema.optionalKey(Schema.String),
+  /**
+   * How the gateway authenticated the call downstream: `static`, `clientCredentials`, `exchange`,
+   * `perPrincipal`, `identity` alone, or one of the first four with `+identity`; absent when it sent
+   * no credential (or was refused one), for the bridge and in older rows.
+   */
+  authForm: Schema.optionalKey(Schema.String),
+  /** Which grant it went with (an issued token, a perPrincipal entry), as an opaque id: never the token. */
+  authGrant: Schema.optionalKey(Schema.String)
 }) {}

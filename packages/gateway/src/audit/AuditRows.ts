@@ -50,7 +50,10 @@ const COLUMNS: ReadonlyArray<readonly [string, keyof typeof TYPES]> = [
   // Added for traceability: the hash of the config that decided (config/ConfigHash.ts).
   ["config_hash", "optional"],
   // Added for traceability: the host's client as it named itself (calls/HostClient.ts, CurrentHostClient).
-  ["client", "optional"]
+  ["client", "optional"],
+  // Added for downstream credentials: how the call was authenticated, and which grant (never a token).
+  ["auth_form", "optional"],
+  ["auth_grant", "optional"]
 ]
 
 // What completing a write-ahead row rewrites: every column but the first, `time`.
@@ -169,7 +172,9 @@ export const insertParams = (row: AuditRecord): Array<string | number | null> =>
   row.claudeDecision ?? null,
   flag(row.rewritten),
   row.configHash ?? null,
-  row.client ?? null
+  row.client ?? null,
+  row.authForm ?? null,
+  row.authGrant ?? null
 ]
 
 /** The parameters of `complete`: the row's values but its time, then the id of the row to complete. */
@@ -227,6 +232,8 @@ export const toRecord = (row: Row): AuditRecord => {
     claudeDecision: text("claude_decision"),
     configHash: text("config_hash"),
     client: text("client"),
+    authForm: text("auth_form"),
+    authGrant: text("auth_grant"),
     receipt: typeof row.receipt === "string" ? decodeReceipt(parsed("receipt")) : undefined,
     args: parsed("args"),
     result: parsed("result")

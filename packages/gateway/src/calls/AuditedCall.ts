@@ -8,10 +8,15 @@
 import type { CallError, CallInput, CallOptions, ToolCall, ToolCallsShape, ToolResult } from "@interlock/core"
 import { Cause, Clock, Effect, Exit, type Option } from "effect"
 import type { AuditError } from "../audit/AuditStore.ts"
-import { PENDING, trustedRecord } from "../audit/GatewayAuditRecord.ts"
+import { type AuditFields, PENDING, trustedRecord } from "../audit/GatewayAuditRecord.ts"
 import { CurrentWriteAhead, writeAheadRow } from "../audit/WriteAhead.ts"
 import { CredentialError } from "../credentials/CredentialError.ts"
-import { type CredentialStep, credentialStep, CurrentCredentialStep } from "../credentials/CredentialTransport.ts"
+import {
+  authLabel,
+  type CredentialStep,
+  credentialStep,
+  CurrentCredentialStep
+} from "../credentials/CredentialTransport.ts"
 import { redactJson, redactText } from "../governance/Redactor.ts"
 import {
   type CallFields,
@@ -53,6 +58,13 @@ const withOwnHostInput = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effec
 /** The input with the call's id: the gateway names the call, so that its write-ahead row and its completion agree. */
 const named = (input: CallInput): CallInput =>
   input.callId === undefined ? { ...input, callId: crypto.randomUUID() } : input
+
+/** What a row says of how its call was authenticated downstream: nothing for a call that sent no credential or was refused one. */
+const authFields = (step: CredentialStep): Partial<AuditFields> => {
+  const form = step.refused === undefined ? authLabel(step) : undefined
+  if (form === undefined) return {}
+  return step.grant === undefined ? { authForm: form } : { authForm: form, authGrant: step.grant }
+}
 
 /** The error a failed call ends with, and the ending its row records. */
 interface Failed {
@@ -120,14 +132,15 @@ export const auditedCallTool = (deps: AuditedCallDeps) =>
         ...(yield* rows.base(input.serverId, input.name, callId, options, started)),
         ...(rows.full ? { args: captured(() => redactJson(input.args ?? {}, redactions)) } : {})
       }
-      const row = (end: EndFields) => trustedRecord({ ...fixed, ...end })
+      // The transport's credential step (CredentialTransport.ts) says here whether the call was refused a credential,
+      // and else how it was authenticated (known before the write-ahead row, which the transport writes after it).
+      const credential = credentialStep(options?.principal)
+      const row = (end: EndFields) => trustedRecord({ ...fixed, ...authFields(credential), ...end })
       const ahead = yield* writeAheadRow((sending: ToolCall) =>
         rows.store.begin(row({ outcome: PENDING, sent: true, durationMs: 0, digest: sending.digest }))
       )
       // The call's host answers its servers' own requests (InputRelay); a round left for the host ends the call with InputRequired.
       const relayed = yield* deps.relay.begin(input.serverId, options)
-      // The transport's credential step (CredentialTransport.ts) says here whether the call was refused a credential.
-      const credential = credentialStep(options?.principal)
       const exit = yield* Effect.exit(
         restore(
           relayed.provide(

@@ -26,6 +26,7 @@ export const HEADER = [
   "CALL",
   "TOOL USE",
   "SESSION",
+  "AUTH",
   "HOOKS"
 ] as const
 
@@ -42,6 +43,7 @@ const COLUMNS = [
   { max: 64 },
   { max: 40 },
   { max: 40 },
+  {},
   {}
 ] as const
 
@@ -58,6 +60,7 @@ export const rowCells = (row: AuditRecord): ReadonlyArray<string> => [
   row.callId === "" ? "-" : row.callId,
   row.toolUseId ?? "-",
   row.sessionId ?? "-",
+  row.authForm ?? "-",
   (row.receipt?.hooks ?? []).map((run) => `${run.id}:${run.status}`).join(",") || "-"
 ]
 

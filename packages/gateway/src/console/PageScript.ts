@@ -91,7 +91,8 @@ function renderDetail(row) {
   $("#detail-title").textContent = "#" + row.id + " " + row.server + "/" + row.tool
   const facts = $("#detail-facts"); facts.replaceChildren()
   fact(facts, "Call id", row.callId); fact(facts, "Time", new Date(row.time).toLocaleString()); fact(facts, "Principal", row.principal)
-  fact(facts, "Client", row.client); fact(facts, "Claude tool_use_id", row.toolUseId); fact(facts, "Claude session", row.sessionId)
+  fact(facts, "Client", row.client); fact(facts, "Downstream auth", row.authForm); fact(facts, "Grant", row.authGrant)
+  fact(facts, "Claude tool_use_id", row.toolUseId); fact(facts, "Claude session", row.sessionId)
   fact(facts, "Outcome", outcomeText(row.claudeDecision || row.outcome)); fact(facts, "Duration", row.durationMs.toFixed(1) + " ms")
   fact(facts, "Sent downstream", row.sent === undefined ? "-" : row.sent ? "yes" : "no"); fact(facts, "Digest", row.digest || r.digest)
   fact(facts, "Error", row.error); fact(facts, "Tool definition changed", r.toolChanged ? "yes" : "no"); fact(facts, "Detached", (r.detached || []).join(", "))

@@ -33,7 +33,14 @@ export interface CredentialBrokerShape {
   readonly publishAt: (origin: string) => void
 }
 
-const NONE: PreparedCredential = { principal: undefined, headers: undefined, form: "none", identity: false }
+const NONE: PreparedCredential = {
+  principal: undefined,
+  headers: undefined,
+  form: "none",
+  grant: undefined,
+  identity: false,
+  secrets: []
+}
 
 /** The gateway's downstream credentials. */
 export class CredentialBroker

@@ -12,12 +12,17 @@ import {
   type Tool,
   ToolTransport,
   type ToolTransportShape,
-  TransportError
+  TransportError,
+  type TransportFailure
 } from "@interlock/core"
 import { CurrentCredential } from "@interlock/mcp"
 import { Context, Effect, Layer } from "effect"
+import { redactPrompt, redactResourceContents } from "../governance/ContentRedaction.ts"
+import { redactFailure } from "../governance/RedactingTransport.ts"
+import type { Redaction } from "../governance/Redactor.ts"
 import { CredentialBroker, type CredentialBrokerShape } from "./CredentialBroker.ts"
 import type { CredentialError } from "./CredentialError.ts"
+import { echoRedaction, redactProgress, redactToolResult } from "./EchoRedaction.ts"
 import type { AuthForm } from "./ServerCredentials.ts"
 
 /** One operation's credential step: whose operation it is, and what became of its credential. */
@@ -27,6 +32,10 @@ export interface CredentialStep {
   refused: CredentialError | undefined
   /** How the operation was authenticated downstream, once it was. */
   form: AuthForm | undefined
+  /** Whether it carried an identity token. */
+  identity: boolean
+  /** Which grant it went with, as an opaque id. */
+  grant: string | undefined
 }
 
 /** The current operation's credential step; none outside a GatewayCalls operation (its principal is then unknown). */
@@ -39,8 +48,28 @@ export const CurrentCredentialStep = Context.Reference<CredentialStep | undefine
 export const credentialStep = (principal: Principal | undefined): CredentialStep => ({
   principal,
   refused: undefined,
-  form: undefined
+  form: undefined,
+  identity: false,
+  grant: undefined
 })
+
+/**
+ * How a step's operation was authenticated, as its audit row names it: the form, `identity` for an
+ * identity token alone, `<form>+identity` beside another; undefined when it sent no credential.
+ */
+export const authLabel = (step: CredentialStep): string | undefined => {
+  const form = step.form === "none" ? undefined : step.form
+  if (!step.identity) return form
+  return form === undefined ? "identity" : `${form}+identity`
+}
+
+/** A failure's text with `echo` applied (a transport failure's detail; anything else as it is). */
+const scrubbed = <E>(error: E, echo: ReadonlyArray<Redaction>): E => {
+  const tag = (error as { readonly _tag?: unknown } | null)?._tag
+  return tag === "TransportError" || tag === "ProtocolError"
+    ? redactFailure(error as unknown as TransportFailure, echo) as unknown as E
+    : error
+}
 
 const digestOf = (value: JsonObject): string | undefined => {
   const digest = Canonical.digestJson(value)
@@ -60,13 +89,33 @@ export const withCredential = <A, E, R>(
   effect: Effect.Effect<A, E, R>,
   step?: CredentialStep
 ): Effect.Effect<A, E | TransportError, R> =>
+  withEchoedCredential(broker, serverId, principal, digest, () => effect, step)
+
+/**
+ * {@link withCredential} of the request `run` makes with the redaction of the secrets its credential
+ * sends (EchoRedaction.ts), to apply to what the server answers; its errors pass it here.
+ */
+const withEchoedCredential = <A, E, R>(
+  broker: CredentialBrokerShape,
+  serverId: string,
+  principal: Principal | undefined,
+  digest: string | undefined,
+  run: (echo: ReadonlyArray<Redaction>) => Effect.Effect<A, E, R>,
+  step?: CredentialStep
+): Effect.Effect<A, E | TransportError, R> =>
   Effect.matchEffect(broker.prepare(serverId, principal, digest), {
     onFailure: (error) => {
       if (step !== undefined) step.refused = error
       return Effect.fail(new TransportError({ serverId, detail: `no credential: ${error.detail}` }))
     },
     onSuccess: (prepared) => {
-      if (step !== undefined) step.form = prepared.form
+      if (step !== undefined) {
+        step.form = prepared.form
+        step.identity = prepared.identity
+        step.grant = prepared.grant
+      }
+      const echo = echoRedaction(prepared.secrets)
+      const effect = echo.length === 0 ? run(echo) : Effect.mapError(run(echo), (error) => scrubbed(error, echo))
       return prepared.principal === undefined && prepared.headers === undefined
         ? effect
         : Effect.provideService(effect, CurrentCredential, { principal: prepared.principal, headers: prepared.headers })
@@ -82,16 +131,21 @@ export const credentialTransport = (
   const authenticated = <A, E>(
     serverId: string,
     digest: string | undefined,
-    effect: Effect.Effect<A, E>
+    run: (echo: ReadonlyArray<Redaction>) => Effect.Effect<A, E>
   ): Effect.Effect<A, E | TransportError> =>
     Effect.flatMap(
       Effect.service(CurrentCredentialStep),
-      (step) => withCredential(broker, serverId, step?.principal, digest, effect, step)
+      (step) => withEchoedCredential(broker, serverId, step?.principal, digest, run, step)
     )
-  const listOne = (serverId: string) => authenticated(serverId, undefined, transport.listTools(serverId))
+  const listOne = (serverId: string) => authenticated(serverId, undefined, () => transport.listTools(serverId))
   return {
     ...transport,
-    callTool: (call, options) => authenticated(call.serverId, call.digest, transport.callTool(call, options)),
+    callTool: (call, options) =>
+      authenticated(call.serverId, call.digest, (echo) =>
+        Effect.map(
+          transport.callTool(call, redactProgress(options, echo)),
+          (result) => redactToolResult(result, echo)
+        )),
     listTools: (serverId) =>
       serverId !== undefined
         ? listOne(serverId)
@@ -100,9 +154,17 @@ export const credentialTransport = (
           (lists): ReadonlyArray<Tool> => lists.flat()
         ),
     readResource: (serverId, uri) =>
-      authenticated(serverId, digestOf({ serverId, uri }), transport.readResource(serverId, uri)),
+      authenticated(
+        serverId,
+        digestOf({ serverId, uri }),
+        (echo) => Effect.map(transport.readResource(serverId, uri), (read) => redactResourceContents(read, echo))
+      ),
     getPrompt: (serverId, name, args) =>
-      authenticated(serverId, digestOf({ serverId, name, args }), transport.getPrompt(serverId, name, args))
+      authenticated(
+        serverId,
+        digestOf({ serverId, name, args }),
+        (echo) => Effect.map(transport.getPrompt(serverId, name, args), (prompt) => redactPrompt(prompt, echo))
+      )
   }
 }
 

@@ -18,7 +18,7 @@ import { CredentialError } from "./CredentialError.ts"
 import type { IdentitySigner } from "./IdentityToken.ts"
 import { secretsFor } from "./PrincipalSecrets.ts"
 import { makeTokenCache, tokenFor } from "./TokenCache.ts"
-import { requestToken } from "./TokenEndpoint.ts"
+import { type IssuedToken, requestToken } from "./TokenEndpoint.ts"
 
 /** How an operation was authenticated downstream. */
 export type AuthForm = "none" | "static" | "clientCredentials" | "exchange" | "perPrincipal"
@@ -28,8 +28,19 @@ export interface PreparedCredential {
   readonly principal: string | undefined
   readonly headers: Readonly<Record<string, string>> | undefined
   readonly form: AuthForm
+  /** Which grant it went with (an issued token, a perPrincipal entry), as an opaque id: never the secret. */
+  readonly grant: string | undefined
   /** Whether it carries an identity token. */
   readonly identity: boolean
+  /** The secrets it sends (its bearer token, identity token, perPrincipal values): redacted from what the server answers. */
+  readonly secrets: ReadonlyArray<string>
+}
+
+/** How an operation was authenticated, with which grant, and the secrets that sends. */
+interface Used {
+  readonly form: AuthForm
+  readonly grant: string | undefined
+  readonly secrets: ReadonlyArray<string>
 }
 
 /** One server's credentials. */
@@ -94,7 +105,30 @@ const reveal = (values: Readonly<Record<string, Redacted.Redacted<string>>>): Re
 const bearer = (token: Redacted.Redacted<string>) => ({ authorization: `Bearer ${Redacted.value(token)}` })
 
 /** No credential beyond the static ones. */
-const NOTHING: PreparedCredential = { principal: undefined, headers: undefined, form: "none", identity: false }
+const NOTHING: PreparedCredential = {
+  principal: undefined,
+  headers: undefined,
+  form: "none",
+  grant: undefined,
+  identity: false,
+  secrets: []
+}
+
+/** An opaque grant id: 16 hex digits of the SHA-256 of what names the grant (never a secret, nor reversible to one). */
+const grantId = (...parts: ReadonlyArray<string | number>): string =>
+  createHash("sha256").update(parts.join("\u0000")).digest("hex").slice(0, 16)
+
+const issuedIds = new WeakMap<IssuedToken, string>()
+
+/** The id of an issued token: the cache entry it is kept under (`key`) and when it was asked for, once per token. */
+const issuedId = (serverId: string, key: string, issued: IssuedToken): string => {
+  let id = issuedIds.get(issued)
+  if (id === undefined) {
+    id = grantId(serverId, key, issued.issuedAt)
+    issuedIds.set(issued, id)
+  }
+  return id
+}
 
 /** The credentials of server `serverId`; `signer` and `issuer` sign its identity tokens, when it has them. */
 export const makeServerCredentials = (
@@ -138,15 +172,18 @@ export const makeServerCredentials = (
       sources.set(principal, source)
       if (sources.size > MAX_SOURCES) sources.delete(sources.keys().next().value!)
     }
-    const ownCredential = (principal: Principal): Effect.Effect<AuthForm, CredentialError> => {
+    const ownCredential = (principal: Principal): Effect.Effect<Used, CredentialError> => {
       const subject = exchanged === undefined ? undefined : accessTokenOf(principal)
       if (exchanged !== undefined && subject !== undefined) {
         const key = new ExchangeKey(principal.id, subject, digestOf(subject))
-        return Effect.as(
-          Effect.tap(tokenFor(exchanged, key), () =>
-            Effect.sync(() => remember(principal.id, { _tag: "exchange", key }))),
-          "exchange"
-        )
+        return Effect.map(tokenFor(exchanged, key), (issued): Used => {
+          remember(principal.id, { _tag: "exchange", key })
+          return {
+            form: "exchange",
+            grant: issuedId(serverId, `exchange\u0000${principal.id}\u0000${key.digest}`, issued),
+            secrets: [Redacted.value(issued.token)]
+          }
+        })
       }
       const entry = secretsFor(auth.perPrincipal, principal)
       if (entry === undefined) {
@@ -159,9 +196,14 @@ export const makeServerCredentials = (
             )
         )
       }
-      return Effect.sync(() => {
+      return Effect.sync((): Used => {
         remember(principal.id, { _tag: "secrets", values: entry.values })
-        return "perPrincipal"
+        const named = entry.principal ?? `role:${entry.role}`
+        return {
+          form: "perPrincipal",
+          grant: grantId(serverId, "perPrincipal", named),
+          secrets: Object.values(entry.values).map(Redacted.value)
+        }
       })
     }
     const identityHeaders = (principal: Principal | undefined, digest: string | undefined) => {
@@ -182,9 +224,13 @@ export const makeServerCredentials = (
         (token) => ({ [identity.header]: token })
       )
     }
-    const serverForm: Effect.Effect<AuthForm, CredentialError> = service !== undefined
-      ? Effect.as(tokenFor(service, "service"), "clientCredentials")
-      : Effect.succeed(staticToken ? "static" : "none")
+    const serverForm: Effect.Effect<Used, CredentialError> = service !== undefined
+      ? Effect.map(tokenFor(service, "service"), (issued): Used => ({
+        form: "clientCredentials",
+        grant: issuedId(serverId, "service", issued),
+        secrets: [Redacted.value(issued.token)]
+      }))
+      : Effect.succeed({ form: staticToken ? "static" : "none", grant: undefined, secrets: [] })
     const prepare = (principal: Principal | undefined, digest: string | undefined) => {
       if (!perPrincipal && identity === undefined && service === undefined) {
         return Effect.succeed(staticToken ? { ...NOTHING, form: "static" as const } : NOTHING)
@@ -195,12 +241,14 @@ export const makeServerCredentials = (
         )
       }
       const form = perPrincipal && principal !== undefined ? ownCredential(principal) : serverForm
-      return Effect.flatMap(form, (form) =>
+      return Effect.flatMap(form, (used) =>
         Effect.map(identityHeaders(principal, digest), (headers): PreparedCredential => ({
           principal: perPrincipal ? principal?.id : undefined,
           headers,
-          form,
-          identity: headers !== undefined
+          form: used.form,
+          grant: used.grant,
+          identity: headers !== undefined,
+          secrets: headers === undefined ? used.secrets : [...used.secrets, ...Object.values(headers)]
         })))
     }
     const sessionHeaders = perPrincipal
@@ -220,8 +268,7 @@ export const makeServerCredentials = (
       : service === undefined
       ? undefined
       : () =>
-        Effect.map(tokenFor(service, "service"), (issued) =>
-          bearer(issued.token))
+        Effect.map(tokenFor(service, "service"), (issued) => bearer(issued.token))
     const env = perPrincipal
       ? (principal: string) => {
         const source = sources.get(principal)

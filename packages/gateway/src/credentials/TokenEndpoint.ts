@@ -13,6 +13,8 @@ import { CredentialError } from "./CredentialError.ts"
 export interface IssuedToken {
   readonly token: Redacted.Redacted<string>
   readonly lifetimeMs: number
+  /** When it was asked for (epoch ms). */
+  readonly issuedAt: number
 }
 
 /** How long a token request may take. */
@@ -103,5 +105,9 @@ export const requestToken = (
       ? expiresIn * 1000 - 1000
       : DEFAULT_TOKEN_LIFETIME_MS
     const now = yield* Clock.currentTimeMillis
-    return { token: Redacted.make(body.access_token), lifetimeMs: Math.max(0, lifetimeMs - (now - asked)) }
+    return {
+      token: Redacted.make(body.access_token),
+      lifetimeMs: Math.max(0, lifetimeMs - (now - asked)),
+      issuedAt: asked
+    }
   })

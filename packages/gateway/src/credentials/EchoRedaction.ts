@@ -1,0 +1,56 @@
+/**
+ * A server that echoes the credential it was sent (its bearer token, an identity token, a
+ * perPrincipal header value) has it redacted: the credential step gives each operation a redaction
+ * of exactly the secrets it sent (RE2, literal alternatives: linear time), applied to what the
+ * server answers (a result's content, structured content and `_meta`, a read, a prompt), its
+ * errors and its progress messages, before core's pipeline, the audit or any host sees them.
+ */
+import { makeTrusted, parseMatcher, ToolResult, type TransportCallOptions } from "@interlock/core"
+import { Result } from "effect"
+import { RE2JS } from "re2js"
+import { redactResultParts } from "../governance/ContentRedaction.ts"
+import { REDACTED, type Redaction, redactText } from "../governance/Redactor.ts"
+
+const ANY = Result.getOrThrow(parseMatcher("*"))
+
+/** The shortest secret redacted: shorter values (a flag, a digit) would mask what is no secret. */
+const MIN_SECRET = 8
+
+/** The redaction of `secrets` (what one operation sent), none when it sent none. */
+export const echoRedaction = (secrets: ReadonlyArray<string>): ReadonlyArray<Redaction> => {
+  const kept = [...new Set(secrets.filter((secret) => secret.length >= MIN_SECRET))]
+  if (kept.length === 0) return []
+  // Longest first, so a secret that contains another is masked whole.
+  const source = kept.sort((a, b) => b.length - a.length).map((secret) => RE2JS.quote(secret)).join("|")
+  return [{
+    id: "credentials",
+    match: "*",
+    matcher: ANY,
+    finders: [{ regex: RE2JS.compile(source), group: 0 }],
+    replacement: REDACTED
+  }]
+}
+
+/** A tool result with `redactions` applied to its content, structured content and `_meta`. */
+export const redactToolResult = (result: ToolResult, redactions: ReadonlyArray<Redaction>): ToolResult => {
+  if (redactions.length === 0) return result
+  const parts = { content: result.content, structuredContent: result.structuredContent, meta: result.meta }
+  const redacted = redactResultParts(parts, redactions)
+  return redacted === parts ? result : makeTrusted(ToolResult, { ...result, ...redacted })
+}
+
+/** Call options whose progress messages pass `redactions`. */
+export const redactProgress = (
+  options: TransportCallOptions,
+  redactions: ReadonlyArray<Redaction>
+): TransportCallOptions => {
+  const onProgress = options.onProgress
+  if (onProgress === undefined || redactions.length === 0) return options
+  return {
+    ...options,
+    onProgress: (progress) =>
+      onProgress(
+        progress.message === undefined ? progress : { ...progress, message: redactText(progress.message, redactions) }
+      )
+  }
+}
