@@ -1,8 +1,6 @@
 /**
- * An OpenAI Responses API provider for effect/ai's LanguageModel (`POST {baseUrl}/responses`), over
- * effect/http's HttpClient; it streams too (OpenAiResponsesStream.ts). The loop sends the whole
- * transcript as `input` items every turn, so no stored response is needed.
- *
+ * An OpenAI Responses API provider for effect/ai's LanguageModel (`POST {baseUrl}/responses`), streaming too
+ * (OpenAiResponsesStream.ts). Each turn sends the whole transcript as `input` items: no stored response is needed.
  *   OpenAiResponses.layer("gpt-4.1", { baseUrl: "https://api.openai.com/v1", apiKey: Redacted.make(key) })
  */
 import type { ConfigError } from "@interlock/core"

@@ -1,10 +1,7 @@
 /**
- * How a hub's requests are authenticated, given by whoever builds the hub (the gateway's
- * credentials). A server's {@link ServerAuth} gives the headers of every HTTP request of a session
- * (for the principal the session belongs to) and the environment of a principal's process; the
- * {@link CurrentCredential} of a request says whose sessions carry it and adds headers of its own.
- * On a `sessions: "per-principal"` server, a principal's requests go only on sessions of its own,
- * and a request that names no principal is not sent at all.
+ * How a hub's requests are authenticated, as its builder (the gateway's credentials) says: a {@link ServerAuth} gives
+ * a session's headers and a principal's process environment, and a request's {@link CurrentCredential} says whose
+ * sessions carry it. On a per-principal server a principal's requests use only its own sessions; none, none sent.
  */
 import type { TransportFailure } from "@interlock/core"
 import type { FetchLike } from "@modelcontextprotocol/client"

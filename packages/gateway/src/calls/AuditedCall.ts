@@ -1,9 +1,7 @@
 /**
- * One tool call through core's governed pipeline, audited: its row is written ahead, just before
- * the request goes downstream (WriteAhead.ts), and completed with how the call ended before the
- * result or error is handed back, also when the host cancels (`cancelled`, uninterruptibly). A call
- * that never reached the transport is recorded whole. A row that cannot be written fails the call
- * with the store's AuditError (fail closed).
+ * One tool call through core's pipeline, audited: its row is written ahead just before the request goes downstream
+ * (WriteAhead.ts) and completed with how the call ended, also when the host cancels. A call that never reached the
+ * transport is recorded whole; a row that cannot be written fails the call with the AuditError (fail closed).
  */
 import type { CallError, CallInput, CallOptions, ToolCall, ToolCallsShape, ToolResult } from "@interlock/core"
 import { Cause, Clock, Effect, Exit, type Option } from "effect"

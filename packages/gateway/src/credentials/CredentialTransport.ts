@@ -1,9 +1,7 @@
 /**
- * The credential step of the transport: before an operation goes downstream, the broker prepares
- * its credential for the operation's principal (its headers, and whose sessions carry it), in the
- * operation's own fiber, and hands it to the hub as mcp's CurrentCredential. One that cannot be
- * had refuses the operation with a TransportError, so nothing is sent; the caller's
- * {@link CredentialStep} keeps the typed CredentialError for GatewayCalls to answer with.
+ * The credential step of the transport: before an operation goes downstream, the broker prepares its principal's
+ * credential in the operation's fiber and hands it to the hub as mcp's CurrentCredential. One that cannot be had
+ * refuses the operation (nothing is sent); the {@link CredentialStep} keeps the CredentialError for GatewayCalls.
  */
 import {
   Canonical,

@@ -1,9 +1,7 @@
 /**
- * A server that echoes the credential it was sent (its bearer token, an identity token, a
- * perPrincipal header value) has it redacted: the credential step gives each operation a redaction
- * of exactly the secrets it sent (RE2, literal alternatives: linear time), applied to what the
- * server answers (a result's content, structured content and `_meta`, a read, a prompt), its
- * errors and its progress messages, before core's pipeline, the audit or any host sees them.
+ * A server that echoes a credential it was sent has it redacted: each operation gets a redaction of exactly the
+ * secrets it sent (RE2 literal alternatives, linear time), applied to the server's results, reads, prompts, errors
+ * and progress before core's pipeline, the audit or a host sees them.
  */
 import { makeTrusted, parseMatcher, ToolResult, type TransportCallOptions } from "@interlock/core"
 import { Result } from "effect"

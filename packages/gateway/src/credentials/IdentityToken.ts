@@ -1,10 +1,7 @@
 /**
- * The gateway's identity tokens (`auth.identity`): a short-lived JWT signed for each request
- * toward a server, naming the principal the gateway acts for (`sub`), its roles and the request's
- * digest (SHA-256 of its canonical JSON, as its audit row records it), for the server's `aud`. The
- * key is `credentials.identityKey` or a P-256 key generated at start; its public part is published
- * at `/.well-known/jwks.json`, so that a server can verify who the gateway acts for. jose is loaded
- * only by a gateway that signs.
+ * The gateway's identity tokens (`auth.identity`): a short-lived JWT per request naming the principal (`sub`), its
+ * roles and the request's digest, for the server's `aud`. The key is `credentials.identityKey` or a P-256 key made
+ * at start; its public part is served at `/.well-known/jwks.json`. jose is loaded only by a gateway that signs.
  */
 import type { Principal } from "@interlock/core"
 import { Clock, Effect, Redacted } from "effect"

@@ -1,13 +1,7 @@
 /**
- * One server's credentials, from its AuthPlan: what an operation of a principal is sent with, and
- * the headers (HTTP) or environment (stdio) of a session of that principal.
- * - `clientCredentials`: one service token for every caller (shared sessions), kept until near expiry.
- * - `exchange`: the principal's verified access token traded (RFC 8693) for one minted for this
- *   server, kept per (principal, subject token) until near expiry; a principal without one is
- *   refused unless `perPrincipal` names it.
- * - `perPrincipal`: the configured headers or environment of the principal's entry.
- * - `identity`: a signed identity token on each operation, beside any of the above.
- * A session of a principal gets only what an operation of that same principal prepared.
+ * One server's credentials, from its AuthPlan: what an operation of a principal is sent with (clientCredentials,
+ * exchange, perPrincipal, identity: see the gateway README's "Downstream credentials"), and the headers or
+ * environment of that principal's sessions. A session of a principal gets only what that principal's operation prepared.
  */
 import type { Principal } from "@interlock/core"
 import { Effect, Equal, Hash, Redacted } from "effect"

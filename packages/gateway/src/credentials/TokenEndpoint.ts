@@ -1,9 +1,7 @@
 /**
- * One token request to an OAuth token endpoint (RFC 6749 section 3.2): a form POST with the
- * gateway's client id and secret in HTTP Basic authentication, no redirect followed (the secret
- * goes to the configured URL only), under a deadline. The answer must be a bearer token; its
- * lifetime is `expires_in`, less a second of rounding, counted from when it was asked for. A refusal names the HTTP status and the OAuth error code, never the
- * endpoint's description (which may quote what it was sent).
+ * One request to an OAuth token endpoint (RFC 6749 section 3.2): a form POST with Basic client authentication, no
+ * redirect followed, under a deadline. The answer must be a bearer token, living `expires_in` less a second from
+ * when it was asked for. A refusal names the HTTP status and OAuth error code, never the endpoint's description.
  */
 import { Clock, Effect, Redacted } from "effect"
 import type { TokenClientPlan } from "../config/Plan.ts"

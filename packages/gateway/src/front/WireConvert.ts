@@ -1,9 +1,7 @@
 /**
- * Between core's models and MCP wire shapes toward the host: tools for tools/list, results for
- * tools/call, and what a failed call looks like to the host. A denial, a hook failure, a timeout
- * a transport failure or a missing downstream credential is an isError result with Interlock's
- * message (the model sees why); a downstream protocol error keeps its JSON-RPC code. Messages
- * never carry arguments, results or credentials.
+ * Between core's models and MCP wire shapes toward the host: tools, results, and what a failed call looks like. A
+ * denial, hook failure, timeout, transport failure or missing credential is an isError result with Interlock's
+ * message; a downstream protocol error keeps its JSON-RPC code. Messages never carry arguments, results or secrets.
  */
 import type { ProtocolError, Receipt, Tool, ToolResult } from "@interlock/core"
 import { TASKS_EXTENSION } from "@interlock/mcp"
