@@ -156,16 +156,17 @@ const FAST = new Map<VerdictRow, TagDecoder>([
 
 /** Any other verdict row: its Schema and its check decide. */
 const fromRow = (row: VerdictRow): TagDecoder => {
-  const accepts = acceptsVerdict(row.schema)
+  // The row's Schema decodes to one of its event's verdicts.
+  const accepts = acceptsVerdict(row.schema) as (value: unknown) => value is DecodedVerdict
   const check = row.check as ((verdict: unknown, input: unknown) => boolean) | undefined
   return (record, offered, final) =>
     accepts(record) && (check === undefined || check(record, { offered, final }))
-      ? (record as unknown as DecodedVerdict)
+      ? record
       : BAD
 }
 
 /** Per event, per accepted tag, its decoder (built once from the rows). */
-const DECODERS = Object.fromEntries(
+const DECODERS: ReadonlyMap<AgentEvent, ReadonlyMap<string, TagDecoder>> = new Map(
   AGENT_EVENTS.map((event) => [
     event,
     new Map(
@@ -174,7 +175,7 @@ const DECODERS = Object.fromEntries(
       ) => [tag, FAST.get(row) ?? fromRow(row)])
     )
   ])
-) as unknown as Record<AgentEvent, ReadonlyMap<string, TagDecoder>>
+)
 
 /**
  * Decodes what a hook returned against its event's verdicts and their checks: `offered` is the
@@ -192,7 +193,7 @@ export const decodeAgentVerdict = (
     const record = value as Record<string, unknown>
     const tag = record._tag
     if (typeof tag !== "string") return BAD
-    const decode = DECODERS[event].get(tag)
+    const decode = DECODERS.get(event)?.get(tag)
     return decode === undefined ? BAD : decode(record, offered, final)
   } catch {
     return BAD

@@ -3,7 +3,7 @@
  * (every page) and `interceptor/invoke`, each answer decoded against its Schema (SEP §JSON-RPC
  * Methods). Any failure is typed: InterceptorsUnavailable at start, InterceptorFailed per invocation.
  */
-import type { JsonObject, Timeout, TransportFailure } from "@interlock/core"
+import type { Timeout, TransportFailure } from "@interlock/core"
 import { Effect, Exit, Schema } from "effect"
 import type { ExtensionRequest } from "./ExtensionRequest.ts"
 import { InterceptorFailed, InterceptorsUnavailable } from "./InterceptorErrors.ts"
@@ -79,7 +79,7 @@ export const invokeInterceptor = (
 ): Effect.Effect<Answer, InterceptorFailed> => {
   const failed = (kind: InterceptorFailed["kind"], detail: string) =>
     new InterceptorFailed({ serverId, interceptor: descriptor.name, kind, detail })
-  return request(serverId, "interceptor/invoke", params as unknown as JsonObject, deadlineMs ?? params.timeoutMs).pipe(
+  return request(serverId, "interceptor/invoke", params, deadlineMs ?? params.timeoutMs).pipe(
     Effect.mapError((error) =>
       failed(
         error._tag === "Timeout" ? "timeout" : error._tag === "ProtocolError" ? "error" : "transport",

@@ -129,7 +129,7 @@ export const MutationResult = Schema.Struct({
 export type MutationResult = typeof MutationResult.Type
 
 /** The params of `interceptor/invoke` that Interlock sends (SEP §Interceptor Invocation). */
-export interface InvokeParams {
+export type InvokeParams = {
   readonly name: string
   readonly event: string
   readonly phase: Phase

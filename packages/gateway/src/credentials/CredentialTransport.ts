@@ -65,7 +65,7 @@ export const authLabel = (step: CredentialStep): string | undefined => {
 const scrubbed = <E>(error: E, echo: ReadonlyArray<Redaction>): E => {
   const tag = (error as { readonly _tag?: unknown } | null)?._tag
   return tag === "TransportError" || tag === "ProtocolError"
-    ? redactFailure(error as unknown as TransportFailure, echo) as unknown as E
+    ? redactFailure(error as E & TransportFailure, echo)
     : error
 }
 
