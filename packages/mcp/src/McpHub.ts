@@ -280,10 +280,7 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
       if (pins.has(serverId) && slot.session?.toolsStale !== true) return pins.describe(serverId, name)
       // Never listed (not connected yet), or a refresh after tools/list_changed in flight: connect,
       // which lists, or wait for the refresh. A server that cannot be reached fails the call, unsent.
-      return Effect.flatMap(
-        currentCaller,
-        (caller) => slot.config.sessions === "shared" ? Effect.succeed(slot) : slot.forCaller(caller)
-      ).pipe(
+      return Effect.flatMap(currentRequest, ([caller, credential]) => slot.route(caller, credential)).pipe(
         Effect.flatMap((target) => target.acquire()),
         Effect.flatMap((session) => session.toolsStale ? Deferred.await(session.refreshed) : Effect.void),
         Effect.map(() => pins.describe(serverId, name))

@@ -136,8 +136,14 @@ export const credentialTransport = (
       (step) => withEchoedCredential(broker, serverId, step?.principal, digest, run, step)
     )
   const listOne = (serverId: string) => authenticated(serverId, undefined, () => transport.listTools(serverId))
+  const describe = transport.describeTool
   return {
     ...transport,
+    // A tool not yet listed is learnt by connecting, which needs the caller's own credential (per-principal sessions).
+    describeTool: describe === undefined ? undefined : (serverId, name) => {
+      const described = describe(serverId, name)
+      return Effect.isEffect(described) ? authenticated(serverId, undefined, () => described) : described
+    },
     callTool: (call, options) =>
       authenticated(call.serverId, call.digest, (echo) =>
         Effect.map(
