@@ -141,14 +141,19 @@ export const makeHubFeatures = (
     subscribe: (serverId, uri) => setSubscription(serverId, uri, true),
     unsubscribe: (serverId, uri) => setSubscription(serverId, uri, false),
     setLoggingLevel: (serverId, level) =>
-      withSession(slots, serverId, (slot, session) => {
-        if (capabilitiesOf(session).logging === undefined) return Effect.void
-        slot.rememberLoggingLevel(level)
-        // The 2026-07-28 revision has no logging/setLevel: the level goes with each request (RequestMeta).
-        if (session.modern) return Effect.void
-        return Effect.asVoid(slot.request(session, "during logging/setLevel", (signal) =>
-          session.client.setLoggingLevel(level, { signal, timeout: slot.config.requestTimeoutMs })))
-      }),
+      // A per-principal server is not sent a host's level: it would need a session of no one's.
+      slots.get(serverId)?.config.sessions === "per-principal" ?
+        Effect.void :
+        withSession(slots, serverId, (slot, session) => {
+          if (capabilitiesOf(session).logging === undefined) return Effect.void
+          slot.rememberLoggingLevel(level)
+          // The 2026-07-28 revision has no logging/setLevel: the level goes with each request (RequestMeta).
+          if (session.modern) return Effect.void
+          return Effect.asVoid(
+            slot.request(session, "during logging/setLevel", (signal) =>
+              session.client.setLoggingLevel(level, { signal, timeout: slot.config.requestTimeoutMs }))
+          )
+        }),
     releaseHost: (key) => {
       for (const slot of slots.values()) slot.release(key)
     },

@@ -101,6 +101,9 @@ describe("per-principal sessions", () => {
         )
         assert.include(carol._tag === "Failure" ? carol.failure.message : "", "the token endpoint refused")
         assert.strictEqual(seen.length, before, "nothing was sent for nobody or carol")
+        // A host's logging level is not sent to a per-principal server, and is no error.
+        yield* hub.features.setLoggingLevel("who", "debug")
+        assert.strictEqual(seen.length, before, "no session was opened for the logging level")
       }))
   }
 })
