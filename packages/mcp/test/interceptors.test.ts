@@ -232,6 +232,29 @@ describe("Interceptors over stdio", () => {
       ])
     }))
 
+  it.live("response phase: a blocking validator keeps every mutator from the result", () => {
+    const file = recordFile()
+    return withInterceptors(
+      stdio(
+        [
+          { name: "m", type: "mutation", behavior: "rewrite-field", value: "unblocked", phase: "response" },
+          { name: "v", type: "validation", behavior: "deny-all", phase: "response" }
+        ],
+        {},
+        file
+      ),
+      () =>
+        Effect.gen(function*() {
+          const result = yield* call({ note: "x" })
+          assert.deepStrictEqual(result._tag === "Success" ? [result.success.isError, result.success.text] : [], [
+            true,
+            `Result withheld: interceptor "v" found the response invalid (at arguments).`
+          ])
+          assert.deepStrictEqual(recorded(file).map((r) => r.name), ["v"])
+        })
+    )
+  })
+
   it.live("interceptor hooks run after the app's own pre-hooks", () =>
     withInterceptors(
       stdio([{ name: "needs-ticket", type: "validation", behavior: "require-field", field: "ticket" }]),
