@@ -10,6 +10,7 @@ import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
+import { cliIn } from "./cli-process.ts"
 import { httpClient, NODE, startGateway } from "./e2e.ts"
 import { modernHttpClient } from "./modern-wire.ts"
 
@@ -234,4 +235,36 @@ describe("the gateway as an interceptor host", () => {
       assert.include(String((error as { message?: string } | undefined)?.message), "interceptors[0]")
       assert.include(String((error as { message?: string } | undefined)?.message), `only names "ghost"`)
     }))
+
+  it.live(
+    "interlock check names each interceptor, and says when a declared failOpen is treated as fail-closed",
+    () =>
+      Effect.gen(function*() {
+        const { cli, writeConfig } = cliIn("interlock-interceptors-")
+        const specs: ReadonlyArray<Spec> = [
+          { name: "lenient", type: "validation", behavior: "allow-all", failOpen: true },
+          { name: "sampler", type: "validation", behavior: "allow-all", events: ["sampling/createMessage"] }
+        ]
+        const file = writeConfig("interceptors.json", {
+          servers: {},
+          interceptors: [{ server: stdioInterceptor(specs, tempFile("check.jsonl")) }]
+        })
+        const { code, stdout } = yield* cli(["check", "--config", file])
+        assert.strictEqual(code, 0)
+        assert.match(stdout, /Interceptor servers:\n {2}interceptors\[0\] +stdio .* failOpen never\n/)
+        assert.match(
+          stdout,
+          /Interceptors \(2\):\n {2}lenient +interceptors\[0\] +validation +enforce +tools\/call request\n/
+        )
+        assert.include(
+          stdout,
+          `note: "lenient" declares failOpen; it is treated as fail-closed (interceptors[0] has failOpen: "never")`
+        )
+        assert.include(
+          stdout,
+          `note: "sampler" hooks sampling/createMessage (request), which Interlock has no hook for`
+        )
+      }),
+    60_000
+  )
 })
