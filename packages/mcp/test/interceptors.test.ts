@@ -10,7 +10,7 @@ import {
   ToolTransport,
   Verdict
 } from "@interlock/core"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Schema, Tracer } from "effect"
 import { Interceptors } from "../src/index.ts"
 import type { Spec } from "./fixtures/interceptor-server.ts"
 import { httpInterceptors, recorded, recordFile, stdioInterceptors } from "./interceptor-fixture.ts"
@@ -207,6 +207,34 @@ describe("Interceptors over stdio", () => {
         }),
       { onVerdict: (record) => seen.push(record) }
     )
+  })
+
+  it.live("each invocation is an interlock.interceptor span with its verdict, never its payload", () => {
+    const spans: Array<Tracer.Span> = []
+    const tracer = Tracer.make({
+      span: (options) => {
+        const span = Tracer.nativeTracer.span(options)
+        spans.push(span)
+        return span
+      }
+    })
+    return withInterceptors(
+      stdio([{ name: "watch", type: "validation", behavior: "deny-all", mode: "audit" }]),
+      () =>
+        Effect.gen(function*() {
+          assert.strictEqual((yield* call({ note: "SPAN-MARK" }))._tag, "Success")
+          const found = spans.filter((span) => span.name === "interlock.interceptor")
+          assert.deepStrictEqual(found.map((span) => Object.fromEntries(span.attributes)), [{
+            "interlock.interceptor": "watch",
+            "interlock.interceptor.server": "one",
+            "interlock.interceptor.event": "tools/call",
+            "interlock.interceptor.phase": "request",
+            "interlock.interceptor.mode": "audit",
+            "interlock.interceptor.verdict": "invalid:error"
+          }])
+          assert.notInclude(JSON.stringify(found.map((span) => Object.fromEntries(span.attributes))), "SPAN-MARK")
+        })
+    ).pipe(Effect.withTracer(tracer))
   })
 
   it.live("response phase: a mutator's result reaches the caller; a blocking validator withholds it", () =>
