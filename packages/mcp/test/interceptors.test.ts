@@ -303,6 +303,47 @@ describe("Interceptors over stdio", () => {
     ))
 })
 
+describe("Interceptors on listings", () => {
+  const listing = (specs: ReadonlyArray<Spec>) =>
+    withInterceptors(stdio(specs), () =>
+      Effect.gen(function*() {
+        const calls = yield* ToolCalls
+        return yield* Effect.result(Effect.map(calls.listTools(), (tools) => tools.map((tool) => tool.name)))
+      }))
+
+  it.live("a tools/list response validator that passes keeps the listing; one that blocks lists nothing", () =>
+    Effect.gen(function*() {
+      const allowed = yield* listing([{
+        name: "ok",
+        type: "validation",
+        behavior: "allow-all",
+        events: ["tools/list"],
+        phase: "response"
+      }])
+      assert.deepStrictEqual(allowed._tag === "Success" ? allowed.success : "failed", ["note"])
+      const blocked = yield* listing([{
+        name: "no",
+        type: "validation",
+        behavior: "deny-all",
+        events: ["tools/list"],
+        phase: "response"
+      }])
+      assert.deepStrictEqual(blocked._tag === "Success" ? blocked.success : "failed", [])
+    }))
+
+  it.live("a listing mutation that is not a listing fails the listing closed", () =>
+    Effect.gen(function*() {
+      const junk = yield* listing([{
+        name: "bad",
+        type: "mutation",
+        behavior: "rewrite-field",
+        events: ["tools/*"],
+        phase: "response"
+      }])
+      assert.strictEqual(junk._tag === "Failure" ? junk.failure._tag : "listed", "HookFailed")
+    }))
+})
+
 describe("Interceptors over Streamable HTTP", () => {
   it.live("a deny-all validator denies and an allow-all one lets the call through", () =>
     Effect.gen(function*() {
