@@ -162,8 +162,12 @@ const step = <V>(
     })
   )
 
-/** The hook function of one interceptor on one binding: the event's payload in, the event's verdict out. */
-const runOf = (settings: HookSettings, member: BoundInterceptor, binding: Binding) => {
+/**
+ * The hook function of one interceptor on one binding: the event's payload in, the event's verdict
+ * out. `stopped` holds the calls whose result an interceptor withheld: core's postToolCall has no
+ * stop, so the later interceptors of that call pass (SEP: a validation error prevents the mutations).
+ */
+const runOf = (settings: HookSettings, member: BoundInterceptor, binding: Binding, stopped: WeakSet<object>) => {
   const on = <V>(payload: JsonObject, mutated: (p: unknown) => Mutated<V>, blocked: (reason: string) => V) =>
     step(settings, member, binding, payload, mutated, blocked)
   switch (binding.hook) {
@@ -171,8 +175,11 @@ const runOf = (settings: HookSettings, member: BoundInterceptor, binding: Bindin
       return (call: Parameters<typeof callPayload>[0]) =>
         on(callPayload(call), (p) => callMutated(call, p), Verdict.deny)
     case "postToolCall":
-      return (_call: unknown, result: Parameters<typeof resultPayload>[0]) =>
-        on(resultPayload(result), resultMutated, withheld)
+      return (call: object, result: Parameters<typeof resultPayload>[0]) =>
+        stopped.has(call) ? Effect.succeed(Verdict.continue) : on(resultPayload(result), resultMutated, (reason) => {
+          stopped.add(call)
+          return withheld(reason)
+        })
     case "toolsListed":
       // A listing has no Deny: a blocked one lists nothing.
       return (tools: Parameters<typeof toolsPayload>[0]) =>
@@ -196,6 +203,7 @@ export const interceptorHooks = (
   settings: HookSettings
 ): { readonly hooks: HooksConfig; readonly unsupported: ReadonlyArray<Unsupported> } => {
   const hooks: Record<string, Array<unknown>> = {}
+  const stopped = new WeakSet<object>()
   for (const binding of BINDINGS) {
     const ordered = runOrder(members.filter((member) => selected(member, binding)), binding.phase)
     // Core runs an inside-out event's hooks last declared first: declared reversed, they run in the SEP's order.
@@ -210,7 +218,7 @@ export const interceptorHooks = (
       ...(HOOK_EVENT_ROWS[binding.hook].failure === "onError"
         ? { onError: failsClosed(member) ? "fail" : "ignore" }
         : {}),
-      run: runOf(settings, member, binding)
+      run: runOf(settings, member, binding, stopped)
     }))
   }
   const unsupported = members.flatMap((member) =>

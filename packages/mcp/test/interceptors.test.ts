@@ -10,7 +10,7 @@ import {
   ToolTransport,
   Verdict
 } from "@interlock/core"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Schema, Tracer } from "effect"
 import { Interceptors } from "../src/index.ts"
 import type { Spec } from "./fixtures/interceptor-server.ts"
 import { httpInterceptors, recorded, recordFile, stdioInterceptors } from "./interceptor-fixture.ts"
@@ -209,6 +209,34 @@ describe("Interceptors over stdio", () => {
     )
   })
 
+  it.live("each invocation is an interlock.interceptor span with its verdict, never its payload", () => {
+    const spans: Array<Tracer.Span> = []
+    const tracer = Tracer.make({
+      span: (options) => {
+        const span = Tracer.nativeTracer.span(options)
+        spans.push(span)
+        return span
+      }
+    })
+    return withInterceptors(
+      stdio([{ name: "watch", type: "validation", behavior: "deny-all", mode: "audit" }]),
+      () =>
+        Effect.gen(function*() {
+          assert.strictEqual((yield* call({ note: "SPAN-MARK" }))._tag, "Success")
+          const found = spans.filter((span) => span.name === "interlock.interceptor")
+          assert.deepStrictEqual(found.map((span) => Object.fromEntries(span.attributes)), [{
+            "interlock.interceptor": "watch",
+            "interlock.interceptor.server": "one",
+            "interlock.interceptor.event": "tools/call",
+            "interlock.interceptor.phase": "request",
+            "interlock.interceptor.mode": "audit",
+            "interlock.interceptor.verdict": "invalid:error"
+          }])
+          assert.notInclude(JSON.stringify(found.map((span) => Object.fromEntries(span.attributes))), "SPAN-MARK")
+        })
+    ).pipe(Effect.withTracer(tracer))
+  })
+
   it.live("response phase: a mutator's result reaches the caller; a blocking validator withholds it", () =>
     Effect.gen(function*() {
       const rewritten = yield* withInterceptors(
@@ -232,6 +260,29 @@ describe("Interceptors over stdio", () => {
       ])
     }))
 
+  it.live("response phase: a blocking validator keeps every mutator from the result", () => {
+    const file = recordFile()
+    return withInterceptors(
+      stdio(
+        [
+          { name: "m", type: "mutation", behavior: "rewrite-field", value: "unblocked", phase: "response" },
+          { name: "v", type: "validation", behavior: "deny-all", phase: "response" }
+        ],
+        {},
+        file
+      ),
+      () =>
+        Effect.gen(function*() {
+          const result = yield* call({ note: "x" })
+          assert.deepStrictEqual(result._tag === "Success" ? [result.success.isError, result.success.text] : [], [
+            true,
+            `Result withheld: interceptor "v" found the response invalid (at arguments).`
+          ])
+          assert.deepStrictEqual(recorded(file).map((r) => r.name), ["v"])
+        })
+    )
+  })
+
   it.live("interceptor hooks run after the app's own pre-hooks", () =>
     withInterceptors(
       stdio([{ name: "needs-ticket", type: "validation", behavior: "require-field", field: "ticket" }]),
@@ -250,6 +301,47 @@ describe("Interceptors over stdio", () => {
         }
       }
     ))
+})
+
+describe("Interceptors on listings", () => {
+  const listing = (specs: ReadonlyArray<Spec>) =>
+    withInterceptors(stdio(specs), () =>
+      Effect.gen(function*() {
+        const calls = yield* ToolCalls
+        return yield* Effect.result(Effect.map(calls.listTools(), (tools) => tools.map((tool) => tool.name)))
+      }))
+
+  it.live("a tools/list response validator that passes keeps the listing; one that blocks lists nothing", () =>
+    Effect.gen(function*() {
+      const allowed = yield* listing([{
+        name: "ok",
+        type: "validation",
+        behavior: "allow-all",
+        events: ["tools/list"],
+        phase: "response"
+      }])
+      assert.deepStrictEqual(allowed._tag === "Success" ? allowed.success : "failed", ["note"])
+      const blocked = yield* listing([{
+        name: "no",
+        type: "validation",
+        behavior: "deny-all",
+        events: ["tools/list"],
+        phase: "response"
+      }])
+      assert.deepStrictEqual(blocked._tag === "Success" ? blocked.success : "failed", [])
+    }))
+
+  it.live("a listing mutation that is not a listing fails the listing closed", () =>
+    Effect.gen(function*() {
+      const junk = yield* listing([{
+        name: "bad",
+        type: "mutation",
+        behavior: "rewrite-field",
+        events: ["tools/*"],
+        phase: "response"
+      }])
+      assert.strictEqual(junk._tag === "Failure" ? junk.failure._tag : "listed", "HookFailed")
+    }))
 })
 
 describe("Interceptors over Streamable HTTP", () => {

@@ -12,6 +12,7 @@ import {
   type ConfigError,
   type Denied,
   type HookFailed,
+  type HooksConfig,
   Interlock,
   type JsonObject,
   type OperationOptions,
@@ -30,6 +31,7 @@ import { writeAheadLayer } from "../audit/WriteAhead.ts"
 import type { Plan } from "../config/Plan.ts"
 import { CredentialBroker, makeCredentialBroker } from "../credentials/CredentialBroker.ts"
 import { credentialLayer, credentialStep, CurrentCredentialStep } from "../credentials/CredentialTransport.ts"
+import { hooksWithInterceptors } from "../governance/InterceptorHost.ts"
 import { planPolicyLayer } from "../governance/PolicyLayer.ts"
 import { redactingTransportLayer } from "../governance/RedactingTransport.ts"
 import { redactJson } from "../governance/Redactor.ts"
@@ -144,9 +146,13 @@ export class GatewayCalls
 export const governedLayer = (
   plan: Plan
 ): Layer.Layer<ToolCalls, ConfigError, ToolTransport | ApprovalQueue | StateSeal | UsedStates> =>
+  // The config's interceptor servers are read here, and live as long as the generation (InterceptorHost.ts).
+  Layer.unwrap(Effect.map(hooksWithInterceptors(plan), (hooks) => governedWith(plan, hooks)))
+
+const governedWith = (plan: Plan, hooks: HooksConfig) =>
   Interlock.layer({
     client: "interlock-gateway",
-    hooks: plan.hooks,
+    hooks,
     policy: planPolicyLayer(plan, plan.loaded.baseDir),
     approvals: Approvals.layer({
       approver: makeApprover(plan.redactions, plan.approvals.route, plan.approvals.timeoutMs),

@@ -11,6 +11,7 @@ import { shownPath } from "../config/ConfigLoader.ts"
 import { type AuditPlan, type Plan, type ServerPlan, sharedServerIds } from "../config/Plan.ts"
 import { formatTable } from "../config/TextTable.ts"
 import { checkCedarPolicy, withListingGateway } from "./CedarCheck.ts"
+import { checkInterceptors, describeInterceptors } from "./InterceptorCheck.ts"
 import { npxWarnings } from "./NpxCheck.ts"
 import { planFrom, progress } from "./Shared.ts"
 
@@ -82,6 +83,7 @@ export const describePlan = (plan: Plan): ReadonlyArray<string> => {
   lines.push(
     `Listen: http://${plan.listen.host}:${plan.listen.port}/mcp (${auth.length === 0 ? "no token" : auth.join(", ")})`
   )
+  lines.push(...describeInterceptors(plan))
   lines.push(`Audit: ${describeAudit(plan.audit)} (capture ${plan.audit.capture})`)
   if (plan.statePostgres !== undefined) {
     lines.push(`State: shared by replicas in Postgres ${describeUrl(plan.statePostgres)}`)
@@ -131,5 +133,6 @@ export const checkConfig = (config: Option.Option<string>, connect: boolean) =>
     for (const line of npxWarnings(plan)) yield* Console.error(line)
     // A Cedar policy that does not parse is reported (file:line:column) before any server starts.
     yield* checkCedarPolicy(plan, undefined)
+    if (connect) yield* checkInterceptors(plan)
     if (connect) yield* listExposed(plan)
   })

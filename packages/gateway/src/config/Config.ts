@@ -6,6 +6,7 @@
 import { Decision, MatcherJson, RuleFields } from "@interlock/core"
 import { Schema } from "effect"
 import { CredentialsConfig, HttpAuthConfig, StdioAuthConfig } from "./AuthConfig.ts"
+import { InterceptorConfig } from "./InterceptorConfig.ts"
 
 const NonEmpty = Schema.NonEmptyString
 
@@ -315,6 +316,7 @@ export const GatewayConfig = Schema.Struct({
   hookTimeoutMs: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0))),
   callTimeoutMs: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0))),
   claude: Schema.optionalKey(ClaudeSettingsConfig),
+  interceptors: Schema.optionalKey(Schema.Array(InterceptorConfig)),
   maxArgBytes: Schema.optionalKey(
     Schema.Int.check(Schema.isGreaterThan(0)).annotate({
       description:
