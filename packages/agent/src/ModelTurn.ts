@@ -9,7 +9,7 @@ import { AiError, LanguageModel, Prompt, Response } from "effect/ai"
 import type { ModelFailed } from "./AgentErrors.ts"
 import { emit } from "./Metrics.ts"
 import { withRetries } from "./Resilience.ts"
-import { type End, type LoopEnv, type Progress } from "./RunContext.ts"
+import type { End, LoopEnv, Progress } from "./RunContext.ts"
 import { type GateStep, openGate, passDelta, type TextGate } from "./TextGate.ts"
 import { isJsonLike } from "./ToolExec.ts"
 
@@ -243,7 +243,10 @@ export const callModel = (
     const request = progress.emit === undefined
       ? withRetries(wholeAnswer(env, progress, turn), env.retry)
       : withRetries(
-        Effect.suspend(() => streamedAnswer(env, progress, reader = newReader(turn))),
+        Effect.suspend(() => {
+          reader = newReader(turn)
+          return streamedAnswer(env, progress, reader)
+        }),
         env.retry,
         () => reader === undefined || !reader.received
       )

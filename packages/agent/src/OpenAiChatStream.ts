@@ -41,8 +41,7 @@ export const reader = (): SseReader => {
   const close = (): Array<Part> => {
     const parts: Array<Part> = textOpen ? [{ type: "text-end", id: TEXT_ID }] : []
     textOpen = false
-    for (const index of [...calls.keys()].sort((a, b) => a - b)) {
-      const call = calls.get(index)!
+    for (const [, call] of [...calls.entries()].sort(([a], [b]) => a - b)) {
       parts.push({ type: "tool-params-end", id: call.id }, {
         type: "tool-call",
         id: call.id,

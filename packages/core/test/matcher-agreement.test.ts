@@ -76,7 +76,7 @@ const selection = (by: Selector, matcher: MatcherInput, names: ReadonlyArray<str
   }).pipe(Effect.provide(layer))
 }
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 /**
  * The matchers a config may write for `name`: server and tool, tool alone, a glob, a regex (on the
@@ -86,7 +86,7 @@ const matchersFor = (name: string): ReadonlyArray<MatcherInput> => [
   `srv/${name}`,
   name,
   `srv/${name.slice(0, Math.max(1, Math.floor(name.length / 2)))}*`,
-  { server: "srv", regex: `^${escape(canonicalName(name))}$` }
+  { server: "srv", regex: `^${escapeRegex(canonicalName(name))}$` }
 ]
 
 describe("matcher agreement: rules and hooks", () => {

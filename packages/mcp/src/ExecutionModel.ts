@@ -73,6 +73,7 @@ const MAX_PATH_LENGTH = 120
 
 // A path is the interceptor's text: control characters go, and it is cut short.
 const cleanPath = (path: string): string => {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is its purpose
   const clean = path.replace(/[\u0000-\u001f\u007f]/g, "")
   return clean.length > MAX_PATH_LENGTH ? `${clean.slice(0, MAX_PATH_LENGTH)}...` : clean
 }

@@ -8,7 +8,7 @@ import { Effect, Exit, Schema } from "effect"
 import type { ExtensionRequest } from "./ExtensionRequest.ts"
 import { InterceptorFailed, InterceptorsUnavailable } from "./InterceptorErrors.ts"
 import {
-  InterceptorDescriptor,
+  type InterceptorDescriptor,
   type InvokeParams,
   ListResult,
   MutationResult,

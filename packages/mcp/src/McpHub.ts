@@ -185,7 +185,7 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
       }
       const connectThenSend = (target: ServerSlot, caller: Caller | undefined, credential: Credential | undefined) => {
         const live = target.session
-        if (live !== undefined && live.alive) return send(target, live, millis, caller, credential)
+        if (live?.alive) return send(target, live, millis, caller, credential)
         // Connecting first: the call's deadline covers the connection, and the request gets what is left.
         return Effect.flatMap(Clock.currentTimeMillis, (started) =>
           target.acquire().pipe(
@@ -359,7 +359,7 @@ const make = (options: HubOptions) =>
         const slot = slots.get(serverId)
         if (slot === undefined) return undefined
         const session = slot.session
-        const connected = session !== undefined && session.alive
+        const connected = session?.alive === true
         const pid = connected ? (session.transport as { pid?: unknown }).pid : undefined
         return {
           serverId,

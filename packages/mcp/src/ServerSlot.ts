@@ -217,6 +217,6 @@ export const withSession = <A, E>(
     )
   }
   const live = slot.session
-  if (live !== undefined && live.alive) return use(slot, live)
+  if (live?.alive) return use(slot, live)
   return Effect.flatMap(slot.acquire(), (session) => use(slot, session))
 }

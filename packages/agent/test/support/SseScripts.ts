@@ -27,13 +27,13 @@ export const openAiFrames = (
 ): Array<Frame> => {
   const frames: Array<Frame> = [{ data: chunk({ role: "assistant", content: "" }) }]
   for (const delta of text) frames.push({ data: chunk({ content: delta }) })
-  calls.forEach((call, index) =>
+  for (const [index, call] of calls.entries()) {
     frames.push({
       data: chunk({
         tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }]
       })
     })
-  )
+  }
   const longest = Math.max(0, ...calls.map((call) => call.pieces.length))
   for (let piece = 0; piece < longest; piece++) {
     calls.forEach((call, index) => {

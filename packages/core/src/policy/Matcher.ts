@@ -146,7 +146,10 @@ const FLAGS: Record<string, number> = {
  */
 const lazyRe2 = (pattern: string, flags: number): (text: string) => boolean => {
   let compiled: RE2JS | undefined
-  return (text) => (compiled ??= RE2JS.compile(pattern, flags)).test(text)
+  return (text) => {
+    compiled ??= RE2JS.compile(pattern, flags)
+    return compiled.test(text)
+  }
 }
 
 /** Checks a config regex with re2js (linear time) and returns its lazy test, or says why it cannot be used. */

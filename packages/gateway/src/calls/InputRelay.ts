@@ -221,8 +221,10 @@ export const makeInputRelay = (redactions: ReadonlyArray<Redaction>) =>
     // One caller per host connection, made on its first call.
     const callers = new WeakMap<HostSession, Caller>()
     const callerOf = (host: HostSession) => {
-      let caller = callers.get(host)
-      if (caller === undefined) callers.set(host, caller = askingCaller(host, redactions))
+      const known = callers.get(host)
+      if (known !== undefined) return known
+      const caller = askingCaller(host, redactions)
+      callers.set(host, caller)
       return caller
     }
     return {

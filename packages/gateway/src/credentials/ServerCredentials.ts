@@ -164,7 +164,8 @@ export const makeServerCredentials = (
     const remember = (principal: string, source: Source) => {
       sources.delete(principal)
       sources.set(principal, source)
-      if (sources.size > MAX_SOURCES) sources.delete(sources.keys().next().value!)
+      const oldest = sources.keys().next()
+      if (sources.size > MAX_SOURCES && oldest.done !== true) sources.delete(oldest.value)
     }
     const ownCredential = (principal: Principal): Effect.Effect<Used, CredentialError> => {
       const subject = exchanged === undefined ? undefined : accessTokenOf(principal)
@@ -253,10 +254,12 @@ export const makeServerCredentials = (
             refuse("no-principal", "no request of this session's principal has prepared its credential")
           )
         }
-        if (source._tag === "secrets") {
-          return Effect.succeed(reveal(source.values))
+        if (source._tag === "secrets" || exchanged === undefined) {
+          return source._tag === "secrets"
+            ? Effect.succeed(reveal(source.values))
+            : Effect.fail(refuse("no-access-token", "the server exchanges no token"))
         }
-        return Effect.map(tokenFor(exchanged!, source.key), (issued) =>
+        return Effect.map(tokenFor(exchanged, source.key), (issued) =>
           bearer(issued.token))
       }
       : service === undefined

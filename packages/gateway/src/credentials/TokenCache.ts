@@ -3,7 +3,7 @@
  * share one token request, a failure is not kept (the next request asks again), and a token is
  * replaced a {@link refreshMarginMs} before it expires. Bounded, least recently used out first.
  */
-import { Cache, Effect, Exit } from "effect"
+import { Cache, type Effect, Exit } from "effect"
 import type { CredentialError } from "./CredentialError.ts"
 import type { IssuedToken } from "./TokenEndpoint.ts"
 

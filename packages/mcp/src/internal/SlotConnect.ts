@@ -101,7 +101,7 @@ const connectOnce = (state: SlotState, events: SessionEvents): Effect.Effect<Ses
 /** The live session, connecting (once, shared, retried on the server's backoff) when there is none. */
 export const acquire = (state: SlotState, events: SessionEvents): Effect.Effect<Session, TransportFailure> => {
   const live = state.session
-  if (live !== undefined && live.alive) return Effect.succeed(live)
+  if (live?.alive) return Effect.succeed(live)
   return Effect.suspend(() => {
     if (state.hub.isClosed()) return Effect.fail(hubClosed(state.config.id))
     // A per-principal server never opens a session of no one's: only its principals' child slots connect.

@@ -51,7 +51,7 @@ export class EventLog {
     this.events.push({ id, stream, data, bytes })
     this.total += bytes
     while (this.events.length > this.maxEvents || (this.total > this.maxBytes && this.events.length > 0)) {
-      this.total -= this.events.shift()!.bytes
+      this.total -= this.events.shift()?.bytes ?? 0
       this.first++
     }
     return id

@@ -192,7 +192,7 @@ export const checkParamHeaders = (
       return new HeaderMismatch({ header, fault: "missing" })
     }
     if (values.length > 1) return new HeaderMismatch({ header, fault: "repeated" })
-    const text = decodeParamValue(values[0]!)
+    const text = decodeParamValue(values[0] ?? "")
     if (text === undefined) return new HeaderMismatch({ header, fault: "invalid" })
     if (value === undefined || !agrees(text, value)) return new HeaderMismatch({ header, fault: "mismatch" })
   }

@@ -43,8 +43,8 @@ export const makeToolHeaders = (deps: FrontDeps, principal: Principal | undefine
     if (serverId === undefined) servers.clear()
     else servers.set(serverId, new Map())
     for (const tool of tools) {
-      let table = servers.get(tool.serverId)
-      if (table === undefined) servers.set(tool.serverId, table = new Map())
+      const table = servers.get(tool.serverId) ?? new Map()
+      servers.set(tool.serverId, table)
       // Redaction only rewrites what a schema says: one that declares nothing before it declares nothing after.
       const declared = declaredHeaders(tool.inputSchema).length === 0
         ? []
