@@ -1,6 +1,6 @@
 /**
- * The gateway's HTTP face on one port, with effect/http on NodeHttpServer: `/mcp` (McpRoute.ts), `/metrics`
- * (Prometheus text), `/claude/hook` (ClaudeHookRoute.ts) and the web console at `/` (console/ConsoleRoutes.ts).
+ * The gateway's HTTP face on one port (effect/http on NodeHttpServer): `/mcp` (McpRoute.ts), `/metrics`, `/claude/hook`
+ * (ClaudeHookRoute.ts), the console at `/` (console/ConsoleRoutes.ts), `/interceptors` when asked (InterceptorRoute.ts).
  * Every route but the OAuth resource metadata is behind the guard (front/http/GuardMiddleware.ts) and runs in this
  * layer's context (the Gateway, the metrics). Paths match exactly.
  */
@@ -21,6 +21,7 @@ import type { HttpSessionTransport } from "../front/http/mcp/HttpSessionTranspor
 import { makeModernFront } from "../front/http/mcp/ModernRoute.ts"
 import { DRAIN_MS, Gateway } from "../runtime/Gateway.ts"
 import { CLAUDE_HOOK_PATH, claudeHookRoute } from "./ClaudeHookRoute.ts"
+import { interceptorRoute, INTERCEPTORS_PATH, makeServing } from "./InterceptorRoute.ts"
 import { mcpRoute } from "./McpRoute.ts"
 
 export { MAX_BODY_BYTES } from "./McpRoute.ts"
@@ -53,8 +54,18 @@ export class HttpFront extends Context.Service<HttpFront, HttpFrontShape>()("@in
   /** Listens at the plan's address (port 0 picks one); closing the scope stops accepting and ends sessions. */
   static readonly layer: Layer.Layer<HttpFront, ListenError, Gateway> = Layer.effect(
     HttpFront,
-    Effect.suspend(() => make())
+    Effect.suspend(() => make({}))
   )
+
+  /** The face with options: `interceptors` also serves the policy and redactions at `/interceptors` (InterceptorRoute.ts). */
+  static layerWith(options: HttpFrontOptions): Layer.Layer<HttpFront, ListenError, Gateway> {
+    return Layer.effect(HttpFront, Effect.suspend(() => make(options)))
+  }
+}
+
+/** What the HTTP face serves beyond `/mcp`, the console, `/metrics` and `/claude/hook`. */
+export interface HttpFrontOptions {
+  readonly interceptors?: boolean
 }
 
 /** Paths match as written: no case folding, no trailing or doubled slash taken for none. */
@@ -70,7 +81,8 @@ const metrics = Effect.gen(function*() {
 /** The routes of the face, each behind the guard of its kind; the console's API is an HttpApi (console/ConsoleApi.ts). */
 const routes = (
   guards: { readonly mcp: GuardOptions; readonly console: GuardOptions },
-  mcp: ReturnType<typeof mcpRoute>
+  mcp: ReturnType<typeof mcpRoute>,
+  interceptors: ReturnType<typeof interceptorRoute> | undefined
 ) => {
   const oauth = guards.mcp.oauth
   return Layer.merge(
@@ -79,6 +91,9 @@ const routes = (
         ? []
         : METADATA_PATHS.map((path) => HttpRouter.route("*", path, metadataRoute(oauth, guards.mcp.allowedHosts)))),
       HttpRouter.route("*", "/mcp", guarded(guards.mcp)(mcp)),
+      ...(interceptors === undefined
+        ? []
+        : [HttpRouter.route("*", INTERCEPTORS_PATH, guarded(guards.mcp)(interceptors))]),
       HttpRouter.route("*", "/metrics", guarded(guards.mcp)(metrics)),
       HttpRouter.route("*", CLAUDE_HOOK_PATH, guarded(guards.mcp)(claudeHookRoute)),
       ...consoleRoutes(guards.console)
@@ -91,7 +106,7 @@ const notListening = (res: ServerResponse) => {
   res.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ error: "Not listening yet" }))
 }
 
-const make = () =>
+const make = (options: HttpFrontOptions) =>
   Effect.gen(function*() {
     const gateway = yield* Gateway
     const listen = gateway.plan.listen
@@ -175,7 +190,12 @@ const make = () =>
       oauth
     }
     const guards = { mcp, console: consoleGuardOptions(gateway.plan, mcp) }
-    const app = yield* HttpRouter.toHttpEffect(routes(guards, mcpRoute({ gateway, sessions, track, modern }))).pipe(
+    const interceptors = options.interceptors === true
+      ? interceptorRoute(yield* makeServing(gateway), track)
+      : undefined
+    const app = yield* HttpRouter.toHttpEffect(
+      routes(guards, mcpRoute({ gateway, sessions, track, modern }), interceptors)
+    ).pipe(
       Effect.provideService(HttpRouter.RouterConfig, EXACT_PATHS)
     )
     serve = yield* NodeHttpServer.makeHandler(answerUnrouted(guards.console)(app), { scope: requests })
