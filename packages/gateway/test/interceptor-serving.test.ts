@@ -12,6 +12,7 @@ import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { BIN, cliIn } from "./cli-process.ts"
 import { httpClient, NODE, startGateway } from "./e2e.ts"
+import { modernHttpClient } from "./modern-wire.ts"
 
 const TOKEN = "interceptor-serving-token-0123456789"
 const RECORDING_SERVER = path.join(import.meta.dirname, "fixtures", "recording-server.ts")
@@ -64,59 +65,65 @@ const invoke = (client: Client, name: string, event: string, phase: string, payl
   rpc(client, "interceptor/invoke", { name, event, phase, payload })
 
 describe("the gateway as an interceptor server", () => {
-  it.live("a plain SDK client lists and invokes interlock.policy and interlock.redact on /interceptors", () =>
-    Effect.gen(function*() {
-      const { http } = yield* startGateway(SERVING_CONFIG, {}, { interceptors: true })
-      const url = http.mcpUrl.replace(/\/mcp$/, "/interceptors")
-      const client = yield* interceptorClient(url, TOKEN)
-      const listed = yield* rpc(client, "interceptors/list", {})
-      assert.deepStrictEqual(
-        listed.ok ? listed.result.interceptors.map((i: any) => [i.name, i.type, i.hook.phase]) : [],
-        [["interlock.policy", "validation", "request"], ["interlock.redact", "mutation", "response"]]
-      )
-      const allowed = yield* invoke(client, "interlock.policy", "tools/call", "request", {
-        name: "note",
-        arguments: { nonce: "ok" }
-      })
-      assert.deepStrictEqual(allowed.ok ? allowed.result.valid : undefined, true)
-      const denied = yield* invoke(client, "interlock.policy", "tools/call", "request", {
-        name: "note",
-        arguments: { nonce: "bad-1" }
-      })
-      assert.deepStrictEqual(
-        denied.ok ? [denied.result.valid, denied.result.severity, denied.result.messages[0].message] : [],
-        [
-          false,
-          "error",
-          "denied by policy rule no-bad: bad nonces are refused"
-        ]
-      )
-      const asked = yield* invoke(client, "interlock.policy", "tools/call", "request", {
-        name: "deploy",
-        arguments: {}
-      })
-      assert.include(asked.ok ? asked.result.messages[0].message : "", "approval is needed")
-      const redacted = yield* invoke(client, "interlock.redact", "tools/call", "response", {
-        content: [{ type: "text", text: "the key is SECRET-42" }]
-      })
-      assert.deepStrictEqual(redacted.ok ? [redacted.result.modified, redacted.result.payload.content] : [], [
-        true,
-        [{ type: "text", text: "the key is [hidden]" }]
-      ])
-      // What it cannot run is a JSON-RPC error (-32602), not a verdict.
-      assert.deepStrictEqual(yield* invoke(client, "interlock.nope", "tools/call", "request", {}), {
-        ok: false,
-        code: -32602
-      })
-      assert.deepStrictEqual(yield* invoke(client, "interlock.policy", "tools/list", "response", {}), {
-        ok: false,
-        code: -32602
-      })
-      assert.deepStrictEqual(yield* invoke(client, "interlock.policy", "tools/call", "request", "junk"), {
-        ok: false,
-        code: -32602
-      })
-    }))
+  const ERAS = [
+    ["2025-11-25", (url: string) => interceptorClient(url, TOKEN)],
+    ["2026-07-28", (url: string) => modernHttpClient(url, { token: TOKEN })]
+  ] as const
+  for (const [era, connect] of ERAS) {
+    it.live(`a plain SDK client (${era}) lists and invokes interlock.policy and interlock.redact on /interceptors`, () =>
+      Effect.gen(function*() {
+        const { http } = yield* startGateway(SERVING_CONFIG, {}, { interceptors: true })
+        const url = http.mcpUrl.replace(/\/mcp$/, "/interceptors")
+        const client = yield* connect(url)
+        const listed = yield* rpc(client, "interceptors/list", {})
+        assert.deepStrictEqual(
+          listed.ok ? listed.result.interceptors.map((i: any) => [i.name, i.type, i.hook.phase]) : [],
+          [["interlock.policy", "validation", "request"], ["interlock.redact", "mutation", "response"]]
+        )
+        const allowed = yield* invoke(client, "interlock.policy", "tools/call", "request", {
+          name: "note",
+          arguments: { nonce: "ok" }
+        })
+        assert.deepStrictEqual(allowed.ok ? allowed.result.valid : undefined, true)
+        const denied = yield* invoke(client, "interlock.policy", "tools/call", "request", {
+          name: "note",
+          arguments: { nonce: "bad-1" }
+        })
+        assert.deepStrictEqual(
+          denied.ok ? [denied.result.valid, denied.result.severity, denied.result.messages[0].message] : [],
+          [
+            false,
+            "error",
+            "denied by policy rule no-bad: bad nonces are refused"
+          ]
+        )
+        const asked = yield* invoke(client, "interlock.policy", "tools/call", "request", {
+          name: "deploy",
+          arguments: {}
+        })
+        assert.include(asked.ok ? asked.result.messages[0].message : "", "approval is needed")
+        const redacted = yield* invoke(client, "interlock.redact", "tools/call", "response", {
+          content: [{ type: "text", text: "the key is SECRET-42" }]
+        })
+        assert.deepStrictEqual(redacted.ok ? [redacted.result.modified, redacted.result.payload.content] : [], [
+          true,
+          [{ type: "text", text: "the key is [hidden]" }]
+        ])
+        // What it cannot run is a JSON-RPC error (-32602), not a verdict.
+        assert.deepStrictEqual(yield* invoke(client, "interlock.nope", "tools/call", "request", {}), {
+          ok: false,
+          code: -32602
+        })
+        assert.deepStrictEqual(yield* invoke(client, "interlock.policy", "tools/list", "response", {}), {
+          ok: false,
+          code: -32602
+        })
+        assert.deepStrictEqual(yield* invoke(client, "interlock.policy", "tools/call", "request", "junk"), {
+          ok: false,
+          code: -32602
+        })
+      }))
+  }
 
   it.live("/interceptors has the guard of /mcp: no token, no interceptors; and it is served only when asked", () =>
     Effect.gen(function*() {

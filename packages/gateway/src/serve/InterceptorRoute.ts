@@ -6,26 +6,27 @@
 import {
   ConfigError,
   HookContext,
+  JsonText,
   Policy,
   type PolicyDecision,
   type PolicyShape,
   type Principal,
   ToolCall
 } from "@interlock/core"
-import { toNodeHandler } from "@modelcontextprotocol/node"
 import { createMcpHandler } from "@modelcontextprotocol/server"
 import { serveStdio as serveEras } from "@modelcontextprotocol/server/stdio"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { HttpServerRequest, type HttpServerResponse } from "effect/http"
-import type { ServerResponse } from "node:http"
+import type { IncomingMessage, ServerResponse } from "node:http"
 import { Caller } from "../front/http/GuardMiddleware.ts"
 import { rpcError } from "../front/http/mcp/McpWire.ts"
-import { nodeExchange } from "../front/http/RequestBody.ts"
+import { authInfoFor, principalOf, webRequest, writeResponse } from "../front/http/mcp/ModernRoute.ts"
+import { nodeExchange, readBody } from "../front/http/RequestBody.ts"
 import { type InterceptorServing, makeInterceptorServer, type PolicyQuery } from "../front/InterceptorServer.ts"
 import { HostStdioTransport } from "../front/stdio/HostStdioTransport.ts"
 import { planPolicyLayer } from "../governance/PolicyLayer.ts"
 import type { GatewayShape } from "../runtime/Gateway.ts"
-import { ended, written } from "./McpRoute.ts"
+import { ended, MAX_BODY_BYTES, written } from "./McpRoute.ts"
 import type { StdioStreams } from "./StdioFront.ts"
 
 /** The path interceptors are served at. */
@@ -89,20 +90,45 @@ export const makeServing = (gateway: GatewayShape): Effect.Effect<InterceptorSer
     }
   })
 
-/** The `/interceptors` route: one stateless SDK handler per request, for the guard's principal. */
+/** Serves one request: its body read under the `/mcp` cap, a fresh server for the guard's principal (stateless, both eras). */
+const serveOne = async (
+  handler: ReturnType<typeof createMcpHandler>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  principal: Principal | undefined
+) => {
+  let parsedBody: unknown
+  if (req.method === "POST") {
+    const body = await readBody(req, MAX_BODY_BYTES)
+    if (body === undefined) return rpcError(res, 413, -32600, `Request body larger than ${MAX_BODY_BYTES} bytes`)
+    try {
+      parsedBody = JsonText.parse(body.toString("utf8"))
+    } catch {
+      return rpcError(res, 400, -32700, "Parse error: the body is not JSON")
+    }
+  }
+  const gone = new AbortController()
+  res.once("close", () => {
+    if (!res.writableFinished) gone.abort()
+  })
+  const answer = await handler.fetch(webRequest(req, gone.signal), { parsedBody, authInfo: authInfoFor(principal) })
+  return writeResponse(answer, res)
+}
+
+/** The `/interceptors` route over one SDK handler, whose every request gets a server for its own principal. */
 export const interceptorRoute = (
   serving: InterceptorServing,
   track: (res: ServerResponse) => void
-): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | Caller> =>
-  Effect.gen(function*() {
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | Caller> => {
+  const handler = createMcpHandler((ctx) => makeInterceptorServer(serving, principalOf(ctx)))
+  return Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const exchange = nodeExchange(request)
     if (exchange === undefined) return yield* Effect.die(new Error("/interceptors is served on node:http only"))
     const { req, res } = exchange
     if (req.method === "POST") track(res)
     const { principal } = yield* Caller
-    const handler = toNodeHandler(createMcpHandler(() => makeInterceptorServer(serving, principal)))
-    yield* Effect.tryPromise(() => handler(req, res)).pipe(
+    yield* Effect.tryPromise(() => serveOne(handler, req, res, principal)).pipe(
       Effect.catch(() =>
         Effect.sync(() => {
           if (!res.headersSent) rpcError(res, 500, -32603, "Internal error")
@@ -113,6 +139,7 @@ export const interceptorRoute = (
     yield* ended(res)
     return written
   })
+}
 
 /** Serves the interceptors to one host over the given streams until it disconnects (`serve --stdio --interceptors`). */
 export const serveInterceptorsStdio = (gateway: GatewayShape, streams: StdioStreams) =>
