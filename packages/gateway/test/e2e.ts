@@ -5,7 +5,7 @@ import * as path from "node:path"
 import { fromObject } from "../src/config/ConfigLoader.ts"
 import { Gateway } from "../src/runtime/Gateway.ts"
 import { makePlan } from "../src/runtime/PlanBuilder.ts"
-import { HttpFront } from "../src/serve/HttpFront.ts"
+import { HttpFront, type HttpFrontOptions } from "../src/serve/HttpFront.ts"
 import { telemetryLayer } from "../src/telemetry/OtlpExport.ts"
 
 /** Node 24 from the workspace, for spawning TypeScript fixtures. */
@@ -32,15 +32,21 @@ export const everythingServer = {
   ]
 }
 
-/** Starts a gateway with HTTP on 127.0.0.1:0 in the current scope. */
-export const startGateway = (raw: Record<string, unknown>, env: Record<string, string> = {}) =>
+/** Starts a gateway with HTTP on 127.0.0.1:0 in the current scope (`front`: what the HTTP face serves besides /mcp). */
+export const startGateway = (
+  raw: Record<string, unknown>,
+  env: Record<string, string> = {},
+  front: HttpFrontOptions = {}
+) =>
   Effect.gen(function*() {
     const listen = { http: "127.0.0.1:0", ...((raw.listen as object | undefined) ?? {}) }
     const loaded = yield* fromObject({ audit: { path: ":memory:" }, ...raw, listen }, process.cwd())
     const plan = makePlan(loaded, { env })
     if (!("servers" in plan)) return yield* Effect.fail(plan)
     const context = yield* Layer.build(
-      HttpFront.layer.pipe(Layer.provideMerge(Gateway.layer(plan).pipe(Layer.provide(telemetryLayer(plan)))))
+      HttpFront.layerWith(front).pipe(
+        Layer.provideMerge(Gateway.layer(plan).pipe(Layer.provide(telemetryLayer(plan))))
+      )
     )
     return { gateway: Context.get(context, Gateway), http: Context.get(context, HttpFront) }
   })

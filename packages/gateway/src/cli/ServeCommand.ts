@@ -1,7 +1,7 @@
 /**
- * `interlock serve [--config F] [--stdio] [--http HOST:PORT] [--watch]`: run the gateway until
- * interrupted. SIGHUP reloads the config, and so does a change of its file with --watch
- * (runtime/ReloadTriggers.ts).
+ * `interlock serve [--config F] [--stdio] [--http HOST:PORT] [--watch] [--interceptors]`: run the gateway
+ * until interrupted. SIGHUP reloads the config, and so does a change of its file with --watch
+ * (runtime/ReloadTriggers.ts). --interceptors serves the policy and redactions as interceptors too.
  */
 import { Console, Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
@@ -10,6 +10,7 @@ import { claimStdout } from "../front/stdio/StdoutClaim.ts"
 import { Gateway } from "../runtime/Gateway.ts"
 import { reloadSignals, serveReloads } from "../runtime/ReloadTriggers.ts"
 import { HttpFront } from "../serve/HttpFront.ts"
+import { INTERCEPTORS_PATH, serveInterceptorsStdio } from "../serve/InterceptorRoute.ts"
 import { serveStdio } from "../serve/StdioFront.ts"
 import { telemetryLayer } from "../telemetry/OtlpExport.ts"
 import { planFrom, progress } from "./Shared.ts"
@@ -63,9 +64,15 @@ export const serveCommand = Command.make(
     watch: Flag.Boolean("watch").pipe(
       Flag.withDescription("Reload the config when its file (or its Cedar file) changes; SIGHUP always reloads"),
       Flag.withDefault(false)
+    ),
+    interceptors: Flag.Boolean("interceptors").pipe(
+      Flag.withDescription(
+        "Also serve the policy and redactions as MCP interceptors (SEP-1763): at /interceptors, or with --stdio instead of the tools"
+      ),
+      Flag.withDefault(false)
     )
   },
-  ({ config, http, stdio, watch }) =>
+  ({ config, http, interceptors, stdio, watch }) =>
     userFacing(Effect.scoped(Effect.gen(function*() {
       const triggers = yield* reloadSignals
       const options = { http: Option.getOrUndefined(http) }
@@ -84,6 +91,7 @@ export const serveCommand = Command.make(
           return yield* Effect.gen(function*() {
             yield* reloads(yield* Gateway)
             yield* connectAll(yield* Gateway)
+            if (interceptors) return yield* serveInterceptorsStdio(yield* Gateway, { input: process.stdin, output })
             yield* serveStdio({ input: process.stdin, output })
           }).pipe(Effect.provide(gateway))
         }))
@@ -95,7 +103,8 @@ export const serveCommand = Command.make(
         for (const line of banner(address.mcpUrl, address.consoleUrl, plan.listen.principals.size > 0)) {
           yield* Console.log(line)
         }
+        if (interceptors) yield* Console.log(`  Interceptors: ${address.mcpUrl.replace(/\/mcp$/, INTERCEPTORS_PATH)}`)
         return yield* Effect.never
-      })).pipe(Effect.provide(HttpFront.layer.pipe(Layer.provideMerge(gateway))))
+      })).pipe(Effect.provide(HttpFront.layerWith({ interceptors }).pipe(Layer.provideMerge(gateway))))
     })))
 ).pipe(Command.withDescription("Run the gateway (Streamable HTTP by default, or --stdio)"))

@@ -1,6 +1,6 @@
 /**
- * The gateway's HTTP face on one port, with effect/http on NodeHttpServer: `/mcp` (McpRoute.ts), `/metrics`
- * (Prometheus text), `/claude/hook` (ClaudeHookRoute.ts) and the web console at `/` (console/ConsoleRoutes.ts).
+ * The gateway's HTTP face on one port (effect/http on NodeHttpServer): `/mcp` (McpRoute.ts), `/metrics`, `/claude/hook`
+ * (ClaudeHookRoute.ts), the console at `/` (console/ConsoleRoutes.ts), `/interceptors` when asked (InterceptorRoute.ts).
  * Every route but the OAuth resource metadata and the identity tokens' key set (front/http/auth/IdentityKeys.ts) is
  * behind the guard (front/http/GuardMiddleware.ts) and runs in this layer's context. Paths match exactly.
  */
@@ -23,6 +23,7 @@ import type { HttpSessionTransport } from "../front/http/mcp/HttpSessionTranspor
 import { makeModernFront } from "../front/http/mcp/ModernRoute.ts"
 import { DRAIN_MS, Gateway } from "../runtime/Gateway.ts"
 import { CLAUDE_HOOK_PATH, claudeHookRoute } from "./ClaudeHookRoute.ts"
+import { interceptorRoute, INTERCEPTORS_PATH, makeServing } from "./InterceptorRoute.ts"
 import { mcpRoute } from "./McpRoute.ts"
 
 export { MAX_BODY_BYTES } from "./McpRoute.ts"
@@ -55,8 +56,18 @@ export class HttpFront extends Context.Service<HttpFront, HttpFrontShape>()("@in
   /** Listens at the plan's address (port 0 picks one); closing the scope stops accepting and ends sessions. */
   static readonly layer: Layer.Layer<HttpFront, ListenError, Gateway> = Layer.effect(
     HttpFront,
-    Effect.suspend(() => make())
+    Effect.suspend(() => make({}))
   )
+
+  /** The face with options: `interceptors` also serves the policy and redactions at `/interceptors` (InterceptorRoute.ts). */
+  static layerWith(options: HttpFrontOptions): Layer.Layer<HttpFront, ListenError, Gateway> {
+    return Layer.effect(HttpFront, Effect.suspend(() => make(options)))
+  }
+}
+
+/** What the HTTP face serves beyond `/mcp`, the console, `/metrics` and `/claude/hook`. */
+export interface HttpFrontOptions {
+  readonly interceptors?: boolean
 }
 
 /** Paths match as written: no case folding, no trailing or doubled slash taken for none. */
@@ -73,7 +84,8 @@ const metrics = Effect.gen(function*() {
 const routes = (
   guards: { readonly mcp: GuardOptions; readonly console: GuardOptions },
   mcp: ReturnType<typeof mcpRoute>,
-  jwks: CredentialBrokerShape["jwks"]
+  jwks: CredentialBrokerShape["jwks"],
+  interceptors: ReturnType<typeof interceptorRoute> | undefined
 ) => {
   const oauth = guards.mcp.oauth
   return Layer.merge(
@@ -85,6 +97,9 @@ const routes = (
         ? []
         : [HttpRouter.route("*", JWKS_PATH, identityKeysRoute(jwks, guards.mcp.allowedHosts))]),
       HttpRouter.route("*", "/mcp", guarded(guards.mcp)(mcp)),
+      ...(interceptors === undefined
+        ? []
+        : [HttpRouter.route("*", INTERCEPTORS_PATH, guarded(guards.mcp)(interceptors))]),
       HttpRouter.route("*", "/metrics", guarded(guards.mcp)(metrics)),
       HttpRouter.route("*", CLAUDE_HOOK_PATH, guarded(guards.mcp)(claudeHookRoute)),
       ...consoleRoutes(guards.console)
@@ -97,7 +112,7 @@ const notListening = (res: ServerResponse) => {
   res.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ error: "Not listening yet" }))
 }
 
-const make = () =>
+const make = (options: HttpFrontOptions) =>
   Effect.gen(function*() {
     const gateway = yield* Gateway
     const listen = gateway.plan.listen
@@ -183,8 +198,11 @@ const make = () =>
     const guards = { mcp, console: consoleGuardOptions(gateway.plan, mcp) }
     // The gateway's identity tokens name its public origin as their issuer, where their keys are published.
     gateway.credentials.publishAt(listen.publicUrl ?? base)
+    const interceptors = options.interceptors === true
+      ? interceptorRoute(yield* makeServing(gateway), track)
+      : undefined
     const app = yield* HttpRouter.toHttpEffect(
-      routes(guards, mcpRoute({ gateway, sessions, track, modern }), gateway.credentials.jwks)
+      routes(guards, mcpRoute({ gateway, sessions, track, modern }), gateway.credentials.jwks, interceptors)
     ).pipe(
       Effect.provideService(HttpRouter.RouterConfig, EXACT_PATHS)
     )

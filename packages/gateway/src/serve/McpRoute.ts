@@ -94,15 +94,15 @@ const serve = async (
   }
 }
 
-// Until the transport has ended the response (or the host has closed it, which interrupts the route).
-const ended = (res: ServerResponse): Effect.Effect<void> =>
+/** Until the transport has ended the response (or the host has closed it, which interrupts the route). */
+export const ended = (res: ServerResponse): Effect.Effect<void> =>
   Effect.callback<void>((resume) => {
     if (res.writableEnded) return resume(Effect.void)
     res.once("finish", () => resume(Effect.void))
   })
 
-// Already written by the transport; NodeHttpServer sends nothing for a response that has ended.
-const written = HttpServerResponse.empty()
+/** Already written by the transport; NodeHttpServer sends nothing for a response that has ended. */
+export const written = HttpServerResponse.empty()
 
 /** The `/mcp` route over a session table; a failure after the answer began ends the response as it is. */
 export const mcpRoute = (

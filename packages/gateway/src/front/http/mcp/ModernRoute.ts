@@ -51,11 +51,19 @@ export interface ModernFront {
 const PRINCIPAL_KEY = "interlock/principal"
 
 /** The principal a request's AuthInfo carries: the guard's, put there by `serve` (never derived from the request itself). */
-const principalOf = (ctx: McpRequestContext): Principal | undefined =>
+export const principalOf = (ctx: McpRequestContext): Principal | undefined =>
   ctx.authInfo?.extra?.[PRINCIPAL_KEY] as Principal | undefined
 
+/** The AuthInfo that hands the SDK's handler the guard's principal (read back by {@link principalOf}). */
+export const authInfoFor = (principal: Principal | undefined): AuthInfo => ({
+  token: "",
+  clientId: principal?.id ?? "anonymous",
+  scopes: [],
+  extra: { [PRINCIPAL_KEY]: principal }
+})
+
 /** The request as the web Request the SDK's handler takes: method and headers; its body is passed parsed. */
-const webRequest = (req: IncomingMessage, signal: AbortSignal): Request => {
+export const webRequest = (req: IncomingMessage, signal: AbortSignal): Request => {
   const headers = new Headers()
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue
@@ -69,7 +77,7 @@ const webRequest = (req: IncomingMessage, signal: AbortSignal): Request => {
 }
 
 /** Writes a web Response onto the Node response, streaming its body until it ends or the host goes away. */
-const writeResponse = async (response: Response, res: ServerResponse): Promise<void> => {
+export const writeResponse = async (response: Response, res: ServerResponse): Promise<void> => {
   const headers: Record<string, string> = {}
   response.headers.forEach((value, name) => {
     headers[name] = value
@@ -145,12 +153,7 @@ export const makeModernFront = (deps: FrontDeps): ModernFront => {
     res.once("close", () => {
       if (!res.writableFinished) gone.abort()
     })
-    const authInfo: AuthInfo = {
-      token: "",
-      clientId: principal?.id ?? "anonymous",
-      scopes: [],
-      extra: { [PRINCIPAL_KEY]: principal }
-    }
+    const authInfo = authInfoFor(principal)
     const request = webRequest(req, gone.signal)
     // A retry's answers that are not an object of objects: the SDK would drop them and call as if none came.
     const malformed = isObject(body) ? inputResponsesProblem(body.params) : undefined
