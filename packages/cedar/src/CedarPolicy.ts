@@ -1,11 +1,8 @@
 /**
- * `Policy.cedar({ policies, schema? })`: core's Policy service from a Cedar policy set. Decisions:
- * a satisfied forbid, or no satisfied permit, denies; a satisfied permit allows, unless a satisfied
- * permit is annotated `@ask("reason")`, which asks. The decision names the deciding policies by id
- * and takes its reason from `@reason` (or `@ask`). Names with lookalike letters are also decided
- * on their skeletons, where a forbid or an @ask permit counts and a plain permit grants nothing (as
- * deny, ask and allow rules do). Fail closed: an evaluation error in any policy, arguments Cedar
- * cannot hold, and any WASM failure deny. Each decision is synchronous; a listing yields between tools.
+ * `Policy.cedar({ policies, schema? })`: core's Policy service from a Cedar policy set. A satisfied forbid, or no
+ * satisfied permit, denies; a satisfied permit allows, unless one annotated `@ask("reason")` is satisfied, which asks.
+ * Lookalike names are also decided on their skeletons, where a plain permit grants nothing. Fail closed: an
+ * evaluation error, arguments Cedar cannot hold, or a WASM failure denies.
  */
 import type { AuthorizationAnswer, Context, PartialAuthorizationAnswer } from "@cedar-policy/cedar-wasm/nodejs"
 import {

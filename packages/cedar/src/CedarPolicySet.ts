@@ -1,9 +1,7 @@
 /**
- * A Cedar policy set as this package uses it: parsed once into its policies, each with its id
- * (`@id`, else Cedar's `policyN`), effect, `@ask`/`@reason` annotations, scope and place in the
- * file; then sliced, so that a request is evaluated only against the policies whose scope could
- * apply to its action and resource (Cedar evaluates every policy it is given; `npm run bench --
- * cedar` shows the difference). Slices are pre-parsed into the WASM module on first use.
+ * A Cedar policy set as this package uses it: parsed once into its policies (id from `@id`, else Cedar's `policyN`;
+ * effect; `@ask`/`@reason`; scope; place in the file), then sliced so that a request is evaluated only against the
+ * policies whose scope could apply to its action and resource. Slices are loaded into the WASM module on first use.
  */
 import type { DetailedError, PolicyJson } from "@cedar-policy/cedar-wasm/nodejs"
 import { Effect } from "effect"

@@ -1,11 +1,7 @@
 /**
- * Cedar schemas for Interlock's request model, and validation of a policy set against one. The
- * schema can be generated from a live tool listing: each tool's input schema (JSON Schema) becomes
- * the type of `context.args`. Cedar types a context per action, not per resource, so the schema of
- * a whole listing types `args` as the union of every tool's arguments, each optional (an argument
- * two tools type differently is left out); a policy whose scope names one listed tool
- * (`resource == Interlock::Tool::"srv/tool"`) is validated against that tool's own schema, where
- * required arguments are required. Errors name the file's line and column.
+ * Cedar schemas for Interlock's request model, and validation of a policy set against one. A schema made from a
+ * listing types `context.args` as the union of every tool's arguments, each optional (a conflicting one left out); a
+ * policy scoped to one listed tool is validated against that tool's own schema. Errors name the line and column.
  */
 import type { SchemaJson, Type, TypeOfAttribute } from "@cedar-policy/cedar-wasm/nodejs"
 import type { Tool } from "@interlock/core"

@@ -1,11 +1,7 @@
 /**
- * The Cedar request model (see the README): who (`Interlock::Principal`, roles as
- * `Interlock::Role` parents, "anonymous" without a principal), which action (`callTool`,
- * `listTools`, `readResource`, `getPrompt`), on what (`Interlock::Tool::"<server>/<tool>"` by
- * canonical names, with `server`, `name` and the MCP hints with MCP's defaults;
- * `Interlock::Resource::"<uri>"`; `Interlock::Prompt::"<server>/<name>"`), and the context
- * (`args` as a Cedar record, `client`, and `era` when known). A request on names with lookalike
- * letters is also made on their skeletons (core's `skeletonName`), so forbids see them. Pure.
+ * The Cedar request model (see the README): the principal (roles as `Interlock::Role` parents, "anonymous" without
+ * one), the action, the tool, resource or prompt by canonical name, and the context (`args`, `client`, `era`).
+ * A request on names with lookalike letters is also made on their skeletons, so forbids see them. Pure.
  */
 import type { CedarValueJson, Context, TypeAndId } from "@cedar-policy/cedar-wasm/nodejs"
 import {

@@ -1,8 +1,6 @@
 /**
- * McpHub: several MCP servers keyed by serverId, each with its own transport, tools filter and
- * connection lifetime, served to core as one ToolTransport. Connections live in the Layer's scope:
- * closing it closes every connection and ends every child process.
- *
+ * McpHub: several MCP servers keyed by serverId, each with its own transport, tools filter and lifetime, served to
+ * core as one ToolTransport. Connections live in the Layer's scope: closing it closes them all and ends every child.
  *   Interlock.layer({ hooks, policy }).pipe(Layer.provide(McpHub.layer({ servers: { fs: { stdio: { command } } } })))
  */
 import {

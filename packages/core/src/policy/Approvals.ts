@@ -1,9 +1,7 @@
 /**
- * The Approvals service: answers the policy's Ask (the seeds' PermissionRequest) with Allow or Deny
- * before a deadline. No answer in time, an approver that fails, or an answer that is not one of
- * the two, denies. An approval is bound to the call's digest, so an edited call needs a new one;
- * an allow can be remembered "once" (this call only) or "tool" (later calls of the same tool by the
- * same principal).
+ * The Approvals service: answers the policy's Ask with Allow or Deny before a deadline. No answer in time, a failing
+ * approver, or any other answer denies. An approval is bound to the call's digest; an allow can be remembered "once"
+ * (this call) or "tool" (later calls of the same tool by the same principal).
  */
 import { Context, Duration, Effect, Exit, Layer, Scope } from "effect"
 import type { HookContext } from "../hooks/HookContext.ts"

@@ -1,19 +1,7 @@
 /**
- * Matchers: which calls a hook or a policy rule applies to.
- *
- * - `"*"`, `"all"`, `"any"`: every call (global level);
- * - `"server/tool"`: `*` globs within one segment (it never crosses a `/`, which matters for
- *   resource URIs); a segment that is only `*` selects all of it, so `"server/*"` (the server
- *   level) selects every tool, URI and prompt of that server;
- * - a bare `"tool"`: that tool on any server;
- * - `{ server, regex }`: the regex against the tool name (resource URI, prompt name).
- *
- * Names compare loosely (see Names.ts). Everything here is pure and runs at config time,
- * except `test`, which is the hot path and caches canonical names.
- *
- * Globs and regexes run on names a host or server sends, so both are compiled with re2js, which
- * matches in linear time. A regex that needs backtracking (lookaround, backreferences) is rejected
- * at config time.
+ * Matchers: which calls a hook or a policy rule applies to (the forms are on {@link MatcherJson}). Names compare
+ * loosely (Names.ts). Globs and regexes see names a host or server sends, so they compile with re2js (linear time);
+ * a regex that needs backtracking is rejected at config time. All is pure and runs at config time but `test`.
  */
 import { Effect, Result, Schema, SchemaIssue, SchemaTransformation } from "effect"
 import { RE2JS } from "re2js"

@@ -1,22 +1,7 @@
 /**
- * Loose names: how Interlock compares server, tool, prompt and resource names.
- *
- * An approximation of Unicode NFKC_Casefold, so that a rule on `fs/read_file` also covers
- * `FS/Read-File`, `ｆｓ/read_file` or `fs/read\u200B_file`, and a deny rule cannot be dodged by
- * spelling a name differently:
- * - NFKC, then case folding, then NFKC again. JS has no case folding; `toUpperCase` then
- *   `toLowerCase` stands for it. It agrees with full folding on the characters where simple
- *   lowercasing does not (`ß` -> `ss`, `ẞ` -> `ss`, `ſ` -> `s`, `ς` -> `σ`, `ᾳ` -> `αι`); where it
- *   picks another representative (Cherokee folds to upper case, this to lower) it is still an
- *   equivalence, which is all a comparison needs. The steps repeat until nothing changes.
- * - Default_Ignorable_Code_Point characters (U+00AD, U+200B, U+200D, U+FEFF, variation
- *   selectors, ...) are removed, and white space around the name is trimmed.
- * - `-`, `.` and `_` are equivalent.
- *
- * This is the one normalization of names: rules, hooks, tools filters, redactions and Cedar all read
- * names through it. Restrictions (deny and ask rules, deny lists, hooks, redactions, Cedar forbids
- * and @ask permits) also compare confusable skeletons (Confusables.ts); grants do not: `rеad` with
- * a Cyrillic `е` is not `read`, but a deny rule or a hook on `read` selects it.
+ * Loose names: the one normalization through which rules, hooks, tools filters, redactions and Cedar compare server,
+ * tool, prompt and resource names (NFKC, case folding, ignorables removed, `-._` equivalent). Restrictions also
+ * compare confusable skeletons (Confusables.ts); grants do not.
  */
 import { makeBoundedCache } from "../internal/BoundedCache.ts"
 import { skeleton } from "../internal/Confusables.ts"
@@ -56,6 +41,10 @@ const foldOnce = (name: string): string =>
   name.normalize("NFKC").toUpperCase().toLowerCase().normalize("NFKC").replace(IGNORABLE, "").trim()
     .replace(SEPARATORS, "_")
 
+/**
+ * NFKC, case folding (`toUpperCase` then `toLowerCase`, which agrees with full folding where lowercasing does not:
+ * `ß` -> `ss`, `ς` -> `σ`), NFKC again, ignorables and outer white space removed, `-._` as `_`; until nothing changes.
+ */
 const fold = (name: string): string => {
   let current = name
   // A few characters need a second pass to reach a fixed point; four is far more than any needs.
