@@ -20,6 +20,23 @@ export interface Operation {
   readonly digest: string
 }
 
+/** An Operation whose digest is computed on first read: only a relayed round reads it, so most requests never hash. */
+export const operation = (
+  serverId: string,
+  method: Operation["method"],
+  digestOf: () => string
+): Operation => {
+  let digest: string | undefined
+  return {
+    serverId,
+    method,
+    get digest() {
+      digest ??= digestOf()
+      return digest
+    }
+  }
+}
+
 /** One `input_required` answer: the embedded requests by key, and the server's own state to echo. */
 export interface InputRound {
   readonly inputRequests: Readonly<Record<string, HostRequest>>

@@ -18,7 +18,7 @@ import {
   type TransportFailure
 } from "@interlock/core"
 import { Clock, Context, Deferred, Effect, FiberSet, Layer, Metric, Option, type Scope } from "effect"
-import type { Caller } from "./Caller.ts"
+import { type Caller, operation } from "./Caller.ts"
 import { toPromptResult, toResourceContents, toToolResult } from "./Convert.ts"
 import { type Credential, CurrentCredential } from "./Credential.ts"
 import { type ExtensionRequest, makeExtensionRequest } from "./ExtensionRequest.ts"
@@ -167,7 +167,7 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
         )
         return target.exchange(
           session,
-          { serverId: call.serverId, method: "tools/call", digest: call.digest },
+          operation(call.serverId, "tools/call", () => call.digest),
           "during tools/call",
           (resume, signal, left, on) =>
             on.modern
@@ -215,7 +215,7 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
       withCallerSession(slots, serverId, (slot, session, caller, credential) =>
         slot.exchange(
           session,
-          { serverId, method: "resources/read", digest: digestOf({ serverId, uri }) },
+          operation(serverId, "resources/read", () => digestOf({ serverId, uri })),
           "during resources/read",
           (resume, signal, _left, on) =>
             on.client.readResource(
@@ -240,7 +240,7 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
       return withCallerSession(slots, serverId, (slot, session, caller, credential) =>
         slot.exchange(
           session,
-          { serverId, method: "prompts/get", digest: digestOf({ serverId, name, args: stringArgs }) },
+          operation(serverId, "prompts/get", () => digestOf({ serverId, name, args: stringArgs })),
           "during prompts/get",
           (resume, signal, _left, on) =>
             on.client.getPrompt(

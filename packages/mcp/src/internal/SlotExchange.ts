@@ -33,44 +33,43 @@ export const exchange = <A, S extends ChildSlot>(
   phase: string,
   run: ExchangeRun<A>,
   deadlineMs?: number
-): Effect.Effect<A, TransportFailure | Timeout> =>
-  Effect.flatMap(Clock.currentTimeMillis, (started) => {
+): Effect.Effect<A, TransportFailure | Timeout> => {
+  // One leg, with `left` ms of the deadline when there is one.
+  const send = (resume: Resume | undefined, left: number | undefined) =>
+    deadlineMs === undefined
+      ? request(state, session, phase, (signal) => run(resume, signal, undefined, session))
+      : deadlineRequest(state, session, phase, (signal) => run(resume, signal, left, session), deadlineMs)
+  // A 2025 session has no input_required: its answer is the result, sent once with the whole deadline. A caller
+  // without a channel for the server's requests has the request parked, so that they can be relayed to it (ParkedCall.ts).
+  if (!session.modern) {
+    return Effect.flatMap(currentCaller, (caller) => {
+      const relay = caller?.relay
+      if (caller === undefined || relay === undefined) {
+        return registered(session, {}, send(undefined, deadlineMs) as Effect.Effect<A, TransportFailure | Timeout>)
+      }
+      const parked = (exchange: Exchange) => (on: Session) =>
+        registered(
+          on,
+          exchange,
+          request(state, on, phase, (signal) => run(undefined, signal, PARK_LIFETIME_MS, on)) as Effect.Effect<
+            A,
+            TransportFailure
+          >
+        )
+      // On a per-host server the request gets a session of its own, declaring its host's capabilities.
+      const sendParked = (exchange: Exchange) =>
+        state.config.sessions === "per-host"
+          ? onOwnSession(state, children, callerCapabilities(state.hub.host, caller), parked(exchange))
+          : parked(exchange)(session)
+      return parkedExchange(state.parks, op, caller, relay, sendParked, state.hub.fork, deadlineMs)
+    })
+  }
+  // Each leg of a round trip gets what is left of the deadline.
+  return Effect.flatMap(Clock.currentTimeMillis, (started) => {
     const leg = (resume: Resume | undefined): Effect.Effect<A | InputRequiredResult, TransportFailure | Timeout> =>
       deadlineMs === undefined
-        ? request(state, session, phase, (signal) => run(resume, signal, undefined, session))
-        : Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          deadlineRequest(
-            state,
-            session,
-            phase,
-            (signal) => run(resume, signal, Math.max(1, started + deadlineMs - now), session),
-            deadlineMs
-          ))
-    // A 2025 session has no input_required: its answer is the result. A caller without a channel
-    // for the server's requests has the request parked, so that they can be relayed to it (ParkedCall.ts).
-    if (!session.modern) {
-      return Effect.flatMap(currentCaller, (caller) => {
-        const relay = caller?.relay
-        if (caller === undefined || relay === undefined) {
-          return registered(session, {}, leg(undefined) as Effect.Effect<A, TransportFailure | Timeout>)
-        }
-        const parked = (exchange: Exchange) => (on: Session) =>
-          registered(
-            on,
-            exchange,
-            request(state, on, phase, (signal) => run(undefined, signal, PARK_LIFETIME_MS, on)) as Effect.Effect<
-              A,
-              TransportFailure
-            >
-          )
-        // On a per-host server the request gets a session of its own, declaring its host's capabilities.
-        const send = (exchange: Exchange) =>
-          state.config.sessions === "per-host"
-            ? onOwnSession(state, children, callerCapabilities(state.hub.host, caller), parked(exchange))
-            : parked(exchange)(session)
-        return parkedExchange(state.parks, op, caller, relay, send, state.hub.fork, deadlineMs)
-      })
-    }
+        ? send(resume, undefined)
+        : Effect.flatMap(Clock.currentTimeMillis, (now) => send(resume, Math.max(1, started + deadlineMs - now)))
     const rounds = roundTrip<A>(op, state.hub.host, leg)
     return deadlineMs === undefined
       ? rounds
@@ -79,3 +78,4 @@ export const exchange = <A, S extends ChildSlot>(
         orElse: () => Effect.fail(new Timeout({ millis: deadlineMs }))
       })
   })
+}
