@@ -56,7 +56,7 @@ export {
   type VerdictStatus
 } from "./hooks/HookEvent.ts"
 export * as HookRunner from "./hooks/HookRunner.ts"
-export { type CompiledHook, type CompiledHooks, Hooks, type HooksShape } from "./hooks/Hooks.ts"
+export { type CompiledHook, type CompiledHooks, Hooks, type HooksRequirements, type HooksShape } from "./hooks/Hooks.ts"
 export * as Verdict from "./hooks/Verdict.ts"
 export type { HookKind } from "./hooks/VerdictDecoder.ts"
 export { makeTrusted } from "./internal/Trusted.ts"
@@ -108,10 +108,10 @@ export {
   ToolCalls,
   type ToolCallsShape
 } from "./program/ToolCalls.ts"
+export { ToolTransport } from "./program/ToolTransport.ts"
 export {
   type Progress,
-  ToolTransport,
   type ToolTransportShape,
   type TransportCallOptions,
   unsupported
-} from "./program/ToolTransport.ts"
+} from "./program/TransportShape.ts"

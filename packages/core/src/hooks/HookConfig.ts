@@ -12,7 +12,6 @@ import type { ToolResult } from "../model/ToolResult.ts"
 import { MatcherFromInput, MatcherInput } from "../policy/Matcher.ts"
 import type { HookContext } from "./HookContext.ts"
 import { HOOK_EVENTS, type HookEvent } from "./HookEvent.ts"
-import type { CompiledHooks } from "./Hooks.ts"
 import type {
   PostToolCallVerdict,
   PreToolCallVerdict,
@@ -83,23 +82,6 @@ export interface HooksConfig {
   readonly resourceRead?: ReadonlyArray<HookEntry<ResourceReadHook<any>>>
   readonly promptGet?: ReadonlyArray<HookEntry<PromptGetHook<any>>>
 }
-
-type EntryRun<E> = E extends readonly [any, infer F, ...Array<any>] ? F
-  : E extends { readonly run: infer F } ? F
-  : never
-
-// A config typed only as HooksConfig (not a literal) says nothing about its requirements: `any`
-// there is read as none, and a hook whose service is missing fails closed at run time.
-type Known<R> = 0 extends 1 & R ? never : R
-
-type RunRequirements<F> = F extends Context.Key<infer I, any> ? Known<I>
-  : F extends (...args: Array<any>) => infer Ret ? Ret extends Effect.Effect<any, any, infer R> ? Known<R> : never
-  : never
-
-/** The services that a config's Effect hooks and service-tag hooks require (or compiled hooks', `R`). */
-export type HooksRequirements<C> = C extends CompiledHooks<infer R> ? R : {
-  [K in keyof C]-?: C[K] extends ReadonlyArray<infer E> | undefined ? RunRequirements<EntryRun<E>> : never
-}[keyof C]
 
 // The Schemas of a hooks config as written. In code an optional option may be given as undefined.
 

@@ -8,9 +8,26 @@ import { describe } from "../internal/Describe.ts"
 import { ConfigError } from "../model/Errors.ts"
 import { toMillis } from "../model/Millis.ts"
 import { levelRank, type Matcher, matcherProblem } from "../policy/Matcher.ts"
-import { type AnyHookFunction, CompilableHooks, type HooksConfig, type HooksRequirements } from "./HookConfig.ts"
+import { type AnyHookFunction, CompilableHooks, type HooksConfig } from "./HookConfig.ts"
 import { HOOK_EVENT_ROWS, HOOK_EVENTS, type HookEvent, isHookEvent } from "./HookEvent.ts"
 import type { HookKind } from "./VerdictDecoder.ts"
+
+type EntryRun<E> = E extends readonly [any, infer F, ...Array<any>] ? F
+  : E extends { readonly run: infer F } ? F
+  : never
+
+// A config typed only as HooksConfig (not a literal) says nothing about its requirements: `any`
+// there is read as none, and a hook whose service is missing fails closed at run time.
+type Known<R> = 0 extends 1 & R ? never : R
+
+type RunRequirements<F> = F extends Context.Key<infer I, any> ? Known<I>
+  : F extends (...args: Array<any>) => infer Ret ? Ret extends Effect.Effect<any, any, infer R> ? Known<R> : never
+  : never
+
+/** The services that a config's Effect hooks and service-tag hooks require (or compiled hooks', `R`). */
+export type HooksRequirements<C> = C extends CompiledHooks<infer R> ? R : {
+  [K in keyof C]-?: C[K] extends ReadonlyArray<infer E> | undefined ? RunRequirements<EntryRun<E>> : never
+}[keyof C]
 
 /** One compiled hook. `run` is a function, or a service tag until the hook is resolved. */
 export interface CompiledHook {

@@ -5,8 +5,8 @@
  *   const client = Interlock.client({ hooks, policy, transport: transportLayer })
  */
 import { type Duration, Effect, Layer, Result } from "effect"
-import type { HooksConfig, HooksRequirements, NoHooks } from "../hooks/HookConfig.ts"
-import { Hooks } from "../hooks/Hooks.ts"
+import type { HooksConfig, NoHooks } from "../hooks/HookConfig.ts"
+import { Hooks, type HooksRequirements } from "../hooks/Hooks.ts"
 import * as CallProgram from "../internal/CallProgram.ts"
 import { type ClientState, makeContextCache } from "../internal/ClientState.ts"
 import * as Gates from "../internal/Gates.ts"

@@ -11,7 +11,7 @@ import { ProtocolError, TransportError } from "../model/Errors.ts"
 import { Tool } from "../model/Tool.ts"
 import type { JsonObject, ToolCall } from "../model/ToolCall.ts"
 import { ToolResult } from "../model/ToolResult.ts"
-import { type ToolTransportShape, unsupported } from "./ToolTransport.ts"
+import { type ToolTransportShape, unsupported } from "./TransportShape.ts"
 
 /** A tool implemented in the host process. `handler` gets raw JSON arguments and never fails. */
 export interface NativeTool<R = never> {

@@ -8,7 +8,7 @@ import type { Tool } from "../model/Tool.ts"
 import type { JsonObject } from "../model/ToolCall.ts"
 import type { ToolResult } from "../model/ToolResult.ts"
 import type { PolicyOperation } from "../policy/Policy.ts"
-import type { Progress } from "./ToolTransport.ts"
+import type { Progress } from "./TransportShape.ts"
 
 /** A call as the caller asks for it. `callId` defaults to a fresh UUID, `args` to `{}`. */
 export interface CallInput {
