@@ -19,15 +19,7 @@ const MAX_HEADER_LINES = 6
  * file off as its comments are cut.
  */
 export const PENDING: ReadonlyArray<string> = [
-  "packages/gateway/src/calls/ApprovalProgress.ts",
-  "packages/gateway/src/calls/ApprovalRound.ts",
-  "packages/gateway/src/calls/Approver.ts",
-  "packages/gateway/src/calls/CacheHints.ts",
   "packages/gateway/src/calls/FeatureForwarder.ts",
-  "packages/gateway/src/calls/GatewayCalls.ts",
-  "packages/gateway/src/calls/HostMeta.ts",
-  "packages/gateway/src/calls/HostSessions.ts",
-  "packages/gateway/src/calls/InputRelay.ts",
   "packages/gateway/src/calls/InputRound.ts",
   "packages/gateway/src/calls/StateRefused.ts",
   "packages/gateway/src/calls/ToolOrder.ts",
