@@ -20,14 +20,6 @@ const MAX_HEADER_LINES = 6
  */
 export const PENDING: ReadonlyArray<string> = [
   "packages/gateway/src/calls/FeatureForwarder.ts",
-  "packages/gateway/src/calls/InputRound.ts",
-  "packages/gateway/src/calls/StateRefused.ts",
-  "packages/gateway/src/calls/ToolOrder.ts",
-  "packages/gateway/src/front/EraErrorCodes.ts",
-  "packages/gateway/src/front/FrontServer.ts",
-  "packages/gateway/src/front/RequestEra.ts",
-  "packages/gateway/src/front/TaskFront.ts",
-  "packages/gateway/src/front/http/GuardMiddleware.ts",
   "packages/gateway/src/front/http/HttpGuard.ts",
   "packages/gateway/src/front/http/RequestBody.ts",
   "packages/gateway/src/front/http/auth/AccessToken.ts",
