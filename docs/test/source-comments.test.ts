@@ -20,14 +20,6 @@ const MAX_HEADER_LINES = 6
  */
 export const PENDING: ReadonlyArray<string> = [
   "packages/gateway/src/calls/FeatureForwarder.ts",
-  "packages/gateway/src/front/http/HttpGuard.ts",
-  "packages/gateway/src/front/http/RequestBody.ts",
-  "packages/gateway/src/front/http/auth/AccessToken.ts",
-  "packages/gateway/src/front/http/auth/KeySet.ts",
-  "packages/gateway/src/front/http/auth/ResourceMetadata.ts",
-  "packages/gateway/src/front/http/auth/VerifiedTokens.ts",
-  "packages/gateway/src/front/http/mcp/EraRouting.ts",
-  "packages/gateway/src/front/http/mcp/HttpSessionTransport.ts",
   "packages/gateway/src/front/http/mcp/HttpSessions.ts",
   "packages/gateway/src/front/http/mcp/ListenBridge.ts",
   "packages/gateway/src/front/http/mcp/ModernRoute.ts",
