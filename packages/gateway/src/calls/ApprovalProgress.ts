@@ -1,7 +1,7 @@
 /**
- * Progress while a call waits for a person. A host's request has its own timeout (60 s in SDK 1.x
- * clients, below the default approvals.timeoutSeconds), so while an approval is pending the gateway
- * sends the host progress on the call's progressToken: one at once, then every APPROVAL_PROGRESS_MS.
+ * Progress while a call waits for a person. A host's request has its own timeout (60 s in the SDK's clients, below the
+ * default approvals.timeoutSeconds), so while an approval is pending the gateway sends the host progress on the call's
+ * progressToken: one at once, then every APPROVAL_PROGRESS_MS.
  */
 import type { Progress } from "@interlock/core"
 import { Context, Effect, Fiber, Schedule } from "effect"

@@ -1,10 +1,8 @@
 /**
- * Approvals of 2026-07-28 hosts as multi-round-trip requests, with no gateway memory between the
- * two requests. The first ask answers InputRequired: one form elicitation (the approval form) and
- * a state sealed for "approval" that binds the call's digest, the principal, the rule and an
- * expiry. The host's retry is approved only when that state opens, is unexpired, binds exactly
- * this call, principal and rule, has not been used before (UsedStates), and the answer is an
- * explicit accept with `approve: true`. Any replica holding the same key can check the retry.
+ * Approvals of 2026-07-28 hosts as multi-round-trip requests, with no gateway memory between the two: the first ask
+ * (`askHost`) answers InputRequired with the approval form and a state sealed for "approval" that binds the call's
+ * digest, the principal, the rule and an expiry; the retry is checked by `checkRetry`, on any replica holding the same
+ * key.
  */
 import type { ApprovalAnswer, ApprovalRequest } from "@interlock/core"
 import { Effect, Schema } from "effect"
@@ -93,9 +91,9 @@ export const askHost = (
   })
 
 /**
- * The retry: the host's answer, if its state holds for this call, principal and rule, and was never
- * used. A refused state denies, and is recorded for the call (StateRefused), which the host is then
- * answered with.
+ * The retry: the host's answer, if its state opens, is unexpired, holds for this call, principal and rule, and was
+ * never used (UsedStates); only an explicit accept with `approve: true` then allows. A refused state denies, and is
+ * recorded for the call (StateRefused), which the host is then answered with.
  */
 export const checkRetry = (
   request: ApprovalRequest,

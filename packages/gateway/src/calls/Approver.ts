@@ -1,9 +1,8 @@
 /**
- * The gateway's approver for the policy's `ask`: the caller's host is asked when it supports it,
- * otherwise a pending approval waits in the web console. A 2025 host gets an elicitation request;
- * a 2026-07-28 host gets an input request with a sealed state, and approves in its retry
- * (ApprovalRound). Only an explicit `approve: true` allows, for this call's digest only. Arguments
- * shown to the person are redacted. Approvals' timeout means deny.
+ * The gateway's approver for the policy's `ask`: the caller's host is asked when it supports it, otherwise a pending
+ * approval waits in the web console. A 2025 host gets an elicitation request; a 2026-07-28 host an input request with a
+ * sealed state, and approves in its retry (ApprovalRound). Only an explicit `approve: true` allows, for this call's
+ * digest only; arguments shown are redacted; Approvals' timeout means deny.
  */
 import type { ApprovalAnswer, ApprovalRequest } from "@interlock/core"
 import type { ElicitRequestFormParams } from "@modelcontextprotocol/server"

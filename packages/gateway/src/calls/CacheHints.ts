@@ -1,9 +1,8 @@
 /**
- * The 2026-07-28 cache hints (`ttlMs`, `cacheScope`) of a listing the gateway merges from several
- * servers: it may be kept no longer than any part of it (the shortest ttl), and shared across users
- * only when every part is `public` and the gateway itself made nothing per principal (its policy
- * or hooks filtering the list). A part with no hint (a 2025 server's, a server that failed) counts
- * as `ttlMs: 0`, `private`, the revision's conservative defaults: a merge only tightens.
+ * The 2026-07-28 cache hints (`ttlMs`, `cacheScope`) of a listing the gateway merges from several servers: kept no
+ * longer than any part (the shortest ttl), shared across users only when every part is `public` and the gateway made
+ * nothing per principal (policy or hooks filtering the list). A part with no hint (a 2025 server's, a failed server's)
+ * counts as NO_CACHE: a merge only tightens.
  */
 import type { Plan } from "../config/Plan.ts"
 

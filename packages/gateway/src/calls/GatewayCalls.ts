@@ -1,9 +1,8 @@
 /**
- * GatewayCalls: core's governed ToolCalls, built from a plan, with every operation audited. A tool
- * call's row is written ahead and completed with its outcome (AuditedCall.ts); a subscription's or
- * completion's decision gets its own row (OperationAudit.ts); a call refused before the pipeline
- * (unknown tool, arguments not an object) is recorded through `refuse`. Rows are built in
- * CallRows.ts. If a row cannot be written, the operation fails closed with an AuditError.
+ * GatewayCalls: core's governed ToolCalls, built from a plan, with every operation audited. A tool call's row is
+ * written ahead and completed with its outcome (AuditedCall.ts); a subscription's or completion's decision gets its own
+ * row (OperationAudit.ts); a call refused before the pipeline is recorded through `refuse`. Rows are built in
+ * CallRows.ts. A row that cannot be written fails the operation closed (AuditError).
  */
 import {
   Approvals,
@@ -108,7 +107,10 @@ export interface GatewayCallsShape
     args: JsonObject,
     options?: OperationOptions
   ) => Effect.Effect<void, Denied | HookFailed | AuditError>
-  /** Records a call refused before the pipeline (outcome `refused`); committed when it succeeds. */
+  /**
+   * Records a call refused before the pipeline (unknown tool, arguments not an object; outcome `refused`); committed
+   * when it succeeds.
+   */
   readonly refuse: (call: RefusedCall, options?: CallOptions) => Effect.Effect<void, AuditError>
 }
 

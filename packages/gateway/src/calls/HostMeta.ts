@@ -1,11 +1,8 @@
 /**
- * The `_meta` keys of a host's request that its call carries on to the server (mcp's
- * `Caller.meta`): the client capabilities the gateway can carry for that host and its client info
- * (so a 2026-07-28 server asks only for what this host can answer, never for what the gateway's own
- * session declared), W3C trace context (both eras) and a 2026-07-28 request's log level. Trace
- * context is host-controlled, so each key is checked strictly (mcp's TraceContext) and dropped when
- * it fails, silently: never an error, never logged. The call path makes the host's span the parent
- * of the gateway's spans; toward the server the traceparent then names the gateway's own span.
+ * The `_meta` keys of a host's request that its call carries on to the server (mcp's `Caller.meta`): the client
+ * capabilities the gateway can carry for that host and its client info (`hostMeta`), W3C trace context (both eras) and
+ * a 2026-07-28 request's log level (`pickHostMeta`). The host's span becomes the parent of the gateway's spans
+ * (`withHostSpan`).
  */
 import { isBaggage, isTracestate, parseTraceparent, TASKS_EXTENSION } from "@interlock/mcp"
 import {
@@ -39,7 +36,8 @@ const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
 
 /**
  * The `_meta` keys to pass on: the host's declared capabilities among those `carried` (each as the
- * host declared it), and its client info when known. A host that declared none promises none.
+ * host declared it), and its client info when known. A host that declared none promises none. So a
+ * 2026-07-28 server asks only for what this host can answer, never for what the gateway's own session declared.
  */
 export const hostMeta = (
   declared: unknown,
@@ -63,6 +61,8 @@ export const hostMeta = (
 /**
  * The keys a host request passes on: its valid trace context (tracestate only beside a valid
  * traceparent, as W3C says) and, for a 2026-07-28 request, its log level; undefined when none.
+ * Trace context is host-controlled, so each key is checked strictly (mcp's TraceContext) and one that
+ * fails is dropped silently: never an error, never logged.
  */
 export const pickHostMeta = (meta: unknown, logLevel: unknown): Readonly<Record<string, string>> | undefined => {
   const own = typeof meta === "object" && meta !== null ? meta as Readonly<Record<string, unknown>> : {}
@@ -84,7 +84,10 @@ export const hostSpanOf = (meta: Readonly<Record<string, unknown>> | undefined):
   return parent === undefined ? undefined : Tracer.externalSpan(parent)
 }
 
-/** Runs `effect` under the host's span, when the request's `_meta` keys carry a traceparent. */
+/**
+ * Runs `effect` under the host's span, when the request's `_meta` keys carry a traceparent; toward the server the
+ * traceparent then names the gateway's own span.
+ */
 export const withHostSpan = <A, E, R>(
   effect: Effect.Effect<A, E, R>,
   meta: Readonly<Record<string, unknown>> | undefined

@@ -1,13 +1,8 @@
 /**
- * The live host connections of a gateway, and who a downstream server's own request (sampling,
- * elicitation) or log message belongs to. A server's session is shared by every host, and the
- * 2025 protocol does not say which call such a message is about, so it is attributed only when
- * that is certain: to the one host with calls in flight to that server, or, with none in flight,
- * to the only connected host. When several hosts have calls in flight to the server the message is
- * not attributed at all (the server gets an error; a log message is dropped), so that one host
- * never sees what another host's call produced. A host without the capability gets nothing.
- * (A 2026-07-28 server's requests, and a `per-host` session's, need no such rule: they arrive
- * within, or for, one host's call, and are asked of that host alone; calls/InputRelay.ts.)
+ * The live host connections of a gateway, and who a downstream server's own request (sampling, elicitation) or log
+ * message belongs to: a shared session's message is attributed only when that is certain (`attribute`); a host without
+ * the capability gets nothing. A 2026-07-28 server's requests, and a `per-host` session's, arrive within one host's
+ * call and are asked of that host alone (InputRelay.ts).
  */
 import { Elicitation, type HostRequest, Sampling } from "@interlock/mcp"
 import type { CreateMessageRequestParams, ElicitRequestParams, Server } from "@modelcontextprotocol/server"
@@ -38,7 +33,13 @@ export type Attribution =
   /** Several hosts have calls in flight to the server: nobody can tell whose it is. */
   | { readonly _tag: "Ambiguous" }
 
-/** The attribution rule over the calls in flight to one server (oldest first). */
+/**
+ * The attribution rule over the calls in flight to one server (oldest first). A server's session is shared by every
+ * host and the 2025 protocol does not say which call a message is about, so it goes to the one host with calls in
+ * flight to that server (with none in flight, hostFor picks the only connected host). With several such hosts it is
+ * attributed to nobody (the server gets an error; a log message is dropped), so that no host sees what another host's
+ * call produced.
+ */
 export const attribute = (calls: ReadonlyArray<InFlightCall>): Attribution => {
   if (calls.length === 0) return { _tag: "Idle" }
   const latest = calls[calls.length - 1]

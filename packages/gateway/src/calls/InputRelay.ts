@@ -1,16 +1,8 @@
 /**
- * The caller of each governed call, as the hub sees it (mcp's Caller): a 2026-07-28 server's own
- * requests within a call (`input_required`) are attributed to exactly that call's host.
- * - A host connection with a server-to-client channel (a 2025 session) is asked at once, through
- *   that one session, with the redactions applied and today's refusal rules (HostSessions'
- *   `askHost`); the hub then resends the request downstream within the same call.
- * - A host without one (a 2026-07-28 host) gets the round: the call fails with InputRequired,
- *   carrying the server's requests (redacted) and a state sealed for RELAY_PURPOSE that binds the
- *   server, the method, the call's digest, the principal and the server's own requestState. The
- *   host's retry brings it back with the answers (CurrentHostInput); the state is opened, checked
- *   against the retried call and claimed once (UsedStates) before the server sees the answers. A
- *   state that fails a check ends the call with StateRefused, before anything reaches the server.
- * Tool calls, resource reads and prompt gets are relayed alike (`relayed` for the latter two).
+ * The caller of each governed call, as the hub sees it (mcp's Caller): a server's own requests within a call are
+ * attributed to exactly that call's host. A host with a server-to-client channel (a 2025 session) is asked at once
+ * (HostSessions' `askHost`); a 2026-07-28 host gets a round, checked on its retry (`makeInputRelay`). Tool calls,
+ * resource reads and prompt gets are relayed alike (`relayed` for the latter two).
  */
 import { type OperationOptions, TransportError, type TransportFailure } from "@interlock/core"
 import {
@@ -128,7 +120,15 @@ export const relayed = <A, E, R>(
 const unasked = (inputResponses: Readonly<Record<string, unknown>>): Resume | undefined =>
   Object.keys(inputResponses).length === 0 ? undefined : { inputResponses, requestState: undefined, rounds: 0 }
 
-/** Builds the relay over the gateway's seal and single-use marks (the approval states' own). */
+/**
+ * Builds the relay over the gateway's seal and single-use marks (the approval states' own). A host with a channel is
+ * asked through that one session, redacted, under today's refusal rules; the hub then resends the request downstream
+ * within the same call. A host without one gets the round: the call fails with InputRequired, carrying the server's
+ * requests (redacted) and a state sealed for RELAY_PURPOSE that binds the server, the method, the call's digest, the
+ * principal and the server's requestState. The retry brings it back with the answers (CurrentHostInput); the state is
+ * opened, checked against the retried call and claimed once (UsedStates) before the server sees the answers, and one
+ * that fails a check ends the call with StateRefused before anything reaches the server.
+ */
 export const makeInputRelay = (redactions: ReadonlyArray<Redaction>) =>
   Effect.gen(function*() {
     const seal = yield* StateSeal

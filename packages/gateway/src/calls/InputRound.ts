@@ -1,18 +1,8 @@
 /**
- * A call that needs answers from the host before it can go on (a multi-round-trip request of the
- * 2026-07-28 revision). A part of the call path fails with InputRequired; the front answers the
- * host `input_required` with its requests and sealed state. The host's retry carries the answers,
- * which the front provides as the call's CurrentHostInput for the part that asked.
- *
- * The signal the front and the call path agree on: the front provides a HostInput for EVERY request
- * of a 2026-07-28 host, the first one too (then `inputResponses` is `{}` and `requestState`
- * undefined), and never for a 2025-era host. So a defined CurrentHostInput means "this host answers
- * input_required, and cannot be sent a server-to-client request". `elicitation: false` says the host
- * declared no form elicitation in its request's client capabilities (an approval then goes to the
- * console, as for a 2025 host without elicitation). A part inside core's pipeline (the approver)
- * cannot fail with InputRequired, since core's error channel has no place for it: it records the
- * failure with `requireInput` against the call's HostInput and denies, and GatewayCalls answers the
- * call with what `requiredInput` returns.
+ * A call that needs answers from the host before it can go on (a 2026-07-28 multi-round-trip request). A part of the
+ * call path fails with InputRequired; the front answers the host `input_required` with its requests and sealed state,
+ * and provides the retry's answers as the call's CurrentHostInput for the part that asked. A part inside core's
+ * pipeline records it instead (`requireInput`).
  */
 import { Context, Schema } from "effect"
 
@@ -30,13 +20,18 @@ export class InputRequired extends Schema.TaggedError<InputRequired>()("InputReq
 export interface HostInput {
   readonly inputResponses: Readonly<Record<string, unknown>>
   readonly requestState: string | undefined
-  /** False when the host declared no form elicitation; absent or true, it can answer an elicitation. */
+  /**
+   * False when the host declared no form elicitation in its request's client capabilities (an approval then goes to the
+   * console, as for a 2025 host without elicitation); absent or true, it can answer an elicitation.
+   */
   readonly elicitation?: boolean | undefined
 }
 
 /**
- * The current request's host input: defined exactly for a request of a 2026-07-28 host. GatewayCalls
- * gives each tool call a copy of its own, which keys what the call records (`requireInput`, `grantApproval`).
+ * The current request's host input: the front provides one for EVERY request of a 2026-07-28 host, the first one too
+ * (then `inputResponses` is `{}` and `requestState` undefined), and never for a 2025-era host. So a defined one means
+ * "this host answers input_required, and cannot be sent a server-to-client request". GatewayCalls gives each tool call
+ * a copy of its own, which keys what the call records (`requireInput`, `grantApproval`).
  */
 export const CurrentHostInput = Context.Reference<HostInput | undefined>("@interlock/gateway/CurrentHostInput", {
   defaultValue: () => undefined
@@ -45,7 +40,11 @@ export const CurrentHostInput = Context.Reference<HostInput | undefined>("@inter
 // Keyed by the call's own HostInput (GatewayCalls gives each tool call a copy of its own).
 const required = new WeakMap<object, InputRequired>()
 
-/** Records, from inside core's pipeline, that the call of `host` (its HostInput) needs the host's input. */
+/**
+ * Records, from inside core's pipeline, that the call of `host` (its HostInput) needs the host's input: a part there
+ * (the approver) cannot fail with InputRequired, since core's error channel has no place for it, so it records it here
+ * and denies, and GatewayCalls answers the call with what `requiredInput` returns.
+ */
 export const requireInput = (host: HostInput, input: InputRequired): void => void required.set(host, input)
 
 /** The InputRequired recorded for the call of `host`, taken (so it answers that call only). */

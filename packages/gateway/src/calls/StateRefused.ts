@@ -1,14 +1,15 @@
 /**
- * A host's retry of a 2026-07-28 multi-round-trip request whose `requestState` the gateway refused:
- * not sealed by it or changed, expired, used before, or bound to another call, principal or rule.
- * The front answers it with a JSON-RPC error (invalid params), as the revision says a server must
- * answer a state that fails its checks; its message names only the kind of refusal, never the state.
- * A part inside core's pipeline (the approver) cannot fail with it, so it records it with
- * `refuseState` and denies, and GatewayCalls answers the call with what `refusedState` returns.
+ * A host's retry of a 2026-07-28 multi-round-trip request whose `requestState` the gateway refused (STATE_REFUSALS).
+ * The front answers it with a JSON-RPC error (invalid params), as the revision says a server must answer a state that
+ * fails its checks; its message names only the kind of refusal, never the state. A part inside core's pipeline (the
+ * approver) records it with `refuseState` and denies; GatewayCalls answers with `refusedState`.
  */
 import { Schema } from "effect"
 
-/** Why a state was refused. */
+/**
+ * Why a state was refused: not sealed by this gateway or changed, expired, used before, or bound to another call,
+ * principal or rule (REFUSAL_TEXT).
+ */
 export const STATE_REFUSALS = [
   "missing",
   "tampered",

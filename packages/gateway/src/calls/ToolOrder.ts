@@ -1,9 +1,8 @@
 /**
- * The order of a host's tools/list: the servers in config order, each server's tools in the order
- * it listed them. The listing is then the same on every request while the servers' lists are
- * unchanged, whatever order the servers answered in, as the revision asks of servers (a
- * deterministic order keeps hosts' caches and model prompt caches valid); a server's own order,
- * which hosts and models may read as its preference, is kept.
+ * The order of a host's tools/list: the servers in config order, each server's tools in the order it listed them. The
+ * listing is then the same on every request while the servers' lists are unchanged, whatever order they answered in, as
+ * the revision asks of servers (a deterministic order keeps hosts' and model prompt caches valid); a server's own
+ * order, which hosts and models may read as its preference, is kept.
  */
 import type { Tool } from "@interlock/core"
 

@@ -1,12 +1,8 @@
 /**
- * The MCP server one host connection talks to. Every tools/call goes through GatewayCalls (hooks,
- * policy, approvals, audit) with the connection's principal; one it refuses first (unknown tool,
- * arguments not an object) is audited too. Progress notifications flow back to the host; the
- * host's cancellation interrupts the call, which cancels the downstream request.
- * Resources, prompts, completion and logging go through the FeatureForwarder (FrontFeatures).
- * One server serves one era (RequestEra). It is a connected host (HostSessions) unless it serves one
- * request of a 2026-07-28 host over HTTP, whose unsolicited notifications go through
- * `subscriptions/listen` (ListenBridge.ts); a modern server asks its host nothing.
+ * The MCP server one host connection talks to. Every tools/call goes through GatewayCalls (hooks, policy, approvals,
+ * audit) with the connection's principal; one it refuses first (unknown tool, arguments not an object) is audited too.
+ * Progress flows back to the host, whose cancellation cancels the downstream request. Resources, prompts, completion
+ * and logging go through the FeatureForwarder (FrontFeatures). One server serves one era (RequestEra).
  */
 import type { Principal, Progress, Tool } from "@interlock/core"
 import { ProtocolError as WireError, Server, type ServerContext } from "@modelcontextprotocol/server"
@@ -119,8 +115,10 @@ export const listedTool = (deps: FrontDeps, tool: Tool) => {
 }
 
 /**
- * Builds the MCP server for one host connection, or (`connection` false) for one request;
- * `principal` is who it authenticated as, `era` the revision it serves.
+ * Builds the MCP server for one host connection, or (`connection` false) for one request; `principal` is who it
+ * authenticated as, `era` the revision it serves. It is a connected host (HostSessions) unless it serves one request of
+ * a 2026-07-28 host over HTTP, whose unsolicited notifications go through `subscriptions/listen` (ListenBridge.ts); a
+ * modern server asks its host nothing.
  */
 export const makeFrontServer = (
   deps: FrontDeps,

@@ -1,9 +1,8 @@
 /**
- * What the protocol era of a host's request changes in the front: the request's own data the call
- * path gets in its context (the host's client info and the `_meta` keys to pass on in both eras; for
- * a 2026-07-28 request, the answers and the state of a multi-round-trip retry), and how a call that
- * fails with InputRequired is answered: `input_required` to a 2026-07-28 host, a refusal to a 2025
- * host, whose revision cannot carry it (it never reaches the wire as a success).
+ * What the protocol era of a host's request changes in the front: the request's own data the call path gets in its
+ * context (`withRequest`: client info and the `_meta` keys to pass on; for a 2026-07-28 request, the answers and state
+ * of a multi-round-trip retry), and how a call that fails with InputRequired is answered: `input_required` to a
+ * 2026-07-28 host, a refusal to a 2025 host, whose revision cannot carry it.
  */
 import {
   CLIENT_CAPABILITIES_META_KEY,
@@ -108,8 +107,8 @@ export const NEEDS_MODERN =
   "Interlock: this request needs input from the host that only the 2026-07-28 revision can carry, so it was refused"
 
 /**
- * A tools/call that failed with InputRequired, for the host: `input_required` (its requests and
- * sealed state) in the modern era; in the legacy era an isError result, as a denial is.
+ * A tools/call that failed with InputRequired, for the host: `input_required` (its requests and sealed state) in the
+ * modern era; in the legacy era an isError result, as a denial is (it never reaches the wire as a success).
  */
 export const inputRequiredCall = (
   failure: InputRequired,

@@ -1,10 +1,8 @@
 /**
- * The io.modelcontextprotocol/tasks extension (SEP-2663) toward a 2026-07-28 host: a call a server
- * answered with a task is handed on under the gateway's own task id (GatewayTasks.ts), and
- * `tasks/get`, `tasks/update` and `tasks/cancel` reach the server only for the principal that
- * created the task. What the host gets of a task (result, status message, error message, input
- * requests) is redacted with the tool's redactions, as a call result is; the call's audit row is
- * completed when the host first sees the task end, or cancels it (TaskAudit.ts).
+ * The io.modelcontextprotocol/tasks extension (SEP-2663) toward a 2026-07-28 host: a call a server answered with a task
+ * is handed on under the gateway's own task id (GatewayTasks.ts), and `tasks/get`, `tasks/update` and `tasks/cancel`
+ * reach the server only for the principal that created the task. What the host gets of a task is redacted as a call
+ * result is; the call's audit row is completed when the host first sees the task end, or cancels it (TaskAudit.ts).
  */
 import type { JsonObject } from "@interlock/core"
 import { TASK_META, type TaskMethod, type TaskRequest, TASKS_EXTENSION } from "@interlock/mcp"
@@ -150,9 +148,10 @@ const hostError = (error: { readonly _tag: string; readonly code?: number }) =>
     : new WireError(INTERNAL, "Interlock: the server could not answer for the task")
 
 /**
- * Registers tasks/get, tasks/update and tasks/cancel on a 2026-07-28 front server. A host that did
- * not declare the extension is answered -32021; a task id that is not this principal's is -32602,
- * exactly as an unknown one is, and nothing is sent to the server.
+ * Registers tasks/get, tasks/update and tasks/cancel on a 2026-07-28 front server. A host that did not declare the
+ * extension is answered -32021; a task id that is not this principal's is -32602, exactly as an unknown one is, and
+ * nothing is sent to the server. What the host gets of a task (result, status message, error message, input requests)
+ * is redacted with the tool's redactions.
  */
 export const registerTaskMethods = (
   server: Server,

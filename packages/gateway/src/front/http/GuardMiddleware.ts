@@ -1,11 +1,8 @@
 /**
- * The guard (HttpGuard.ts) as effect/http middleware. Each route is wrapped in the guard of its
- * kind (`/mcp`, `/metrics` and `/claude/hook` take the bearer tokens; the console's routes also
- * the console token), so a request is checked before its route reads anything, its body included:
- * a refused one is answered 403 (Host, Origin) or 401 with `WWW-Authenticate: Bearer`. With OAuth,
- * a token that is no static token is checked by the resource server first, and a refusal carries
- * its challenge (auth/BearerChallenge.ts): the route never runs for a bad token. A path no
- * route serves passes the console's guard, then is 404; a route that dies is a JSON-RPC 500.
+ * The guard (HttpGuard.ts) as effect/http middleware: each route is wrapped in the guard of its kind (`guarded`), so a
+ * request is checked before its route reads anything, its body included; a refused one is answered 403 (Host, Origin)
+ * or 401 with `WWW-Authenticate: Bearer`, or with OAuth the challenge of auth/BearerChallenge.ts. What no route serves
+ * or a route dies with: `answerUnrouted`.
  */
 import type { Principal } from "@interlock/core"
 import { Cause, Context, Effect } from "effect"
@@ -27,7 +24,11 @@ type Response = HttpServerResponse.HttpServerResponse
 export const requestUrl = (request: HttpServerRequest.HttpServerRequest): URL =>
   new URL(request.url, "http://gateway.invalid")
 
-/** Runs `route` only for a request the guard passes, with its Caller; answers any other itself. */
+/**
+ * Runs `route` only for a request the guard passes, with its Caller; answers any other itself. `/mcp`, `/metrics` and
+ * `/claude/hook` take the bearer tokens, the console's routes also the console token. With OAuth, a token that is no
+ * static token is checked by the resource server first: the route never runs for a bad token.
+ */
 export const guarded = (options: GuardOptions) =>
 <E, R>(
   route: Effect.Effect<Response, E, R>

@@ -1,11 +1,8 @@
 /**
- * The checks every HTTP request passes before it reaches anything: Host and Origin against DNS
- * rebinding, then the bearer token (header, console cookie, or `?token=` once for the console).
- * With no token configured (loopback only), every request is the anonymous principal. With OAuth
- * (listen.oauth), a bearer token in the Authorization header that is no static token is left to
- * the resource server (auth/ResourceServer.ts), which the middleware asks. An Origin is
- * compared whole (scheme, host and port): `http://localhost:3000` does not admit
- * `http://localhost:4444`, so a page on another local port cannot drive the gateway.
+ * The checks every HTTP request passes before it reaches anything: Host and Origin against DNS rebinding
+ * (`originAllowed`), then the bearer token (header, console cookie, or `?token=` once for the console). With no token
+ * configured (loopback only), every request is anonymous. With OAuth (listen.oauth), an Authorization bearer token that
+ * is no static token is left to the resource server (auth/ResourceServer.ts), which the middleware asks.
  */
 import type { Principal } from "@interlock/core"
 import { parseOrigin } from "../../config/Origin.ts"
@@ -48,7 +45,11 @@ export const ownOrigins = (hosts: ReadonlyArray<string>, port: number): Readonly
     return origin === undefined ? [] : [origin]
   })
 
-/** Whether a request's Origin header is one of `allowed` (scheme, host and port all equal). */
+/**
+ * Whether a request's Origin header is one of `allowed`, compared whole (scheme, host and port):
+ * `http://localhost:3000` does not admit `http://localhost:4444`, so a page on another local port cannot drive the
+ * gateway.
+ */
 export const originAllowed = (origin: string, allowed: ReadonlyArray<string>): boolean => {
   const parsed = parseOrigin(origin)
   return parsed !== undefined && allowed.includes(parsed)

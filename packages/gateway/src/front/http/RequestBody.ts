@@ -1,9 +1,8 @@
 /**
- * Reading an HTTP request's body with a size cap, for `/mcp` and `/claude/hook` (the console's API
- * caps its bodies with effect/http's MaxBodySize, console/ConsoleRoutes.ts): a body over the cap
- * is read to its end and dropped, so the request can still be answered.
- * The routes read the Node request behind effect/http's (NodeHttpServer serves them), so a body is
- * one Buffer, never a web stream.
+ * Reading an HTTP request's body with a size cap, for `/mcp` and `/claude/hook` (the console's API caps its bodies with
+ * effect/http's MaxBodySize, console/ConsoleRoutes.ts): a body over the cap is read to its end and dropped, so the
+ * request can still be answered. The routes read the Node request behind effect/http's (NodeHttpServer serves them), so
+ * a body is one Buffer, never a web stream.
  */
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect } from "effect"

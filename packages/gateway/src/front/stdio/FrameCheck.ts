@@ -1,10 +1,7 @@
 /**
- * The check of one parsed JSON line from a stdio host before the SDK sees it, with the validation
- * the SDK's stdio transport and the HTTP front apply (`parseJSONRPCMessage`); a frame that passes
- * becomes the message the schema makes of it. Every other frame with a request in it is answered:
- * an Invalid Request error (-32600) with its id, or `id: null` when the id cannot be echoed (over
- * MAX_ID_LENGTH, or a number JSON cannot carry exactly). A batch is refused (the revisions served
- * over stdio have none), each request in it answered; an empty one or one past MAX_BATCH gets one answer.
+ * The check of one parsed JSON line from a stdio host before the SDK sees it, with the validation the SDK's stdio
+ * transport and the HTTP front apply (`parseJSONRPCMessage`); a frame that passes becomes the message the schema makes
+ * of it. Every other frame with a request in it is answered with an Invalid Request error (`checkFrame`).
  */
 import { type JSONRPCMessage, parseJSONRPCMessage } from "@modelcontextprotocol/server"
 import { Result } from "effect"
@@ -73,7 +70,11 @@ const validated = (frame: unknown): JSONRPCMessage | undefined => {
   }
 }
 
-/** The message a parsed frame is, or the error lines that answer it. */
+/**
+ * The message a parsed frame is, or the error lines that answer it: an Invalid Request error (-32600) with its id, or
+ * `id: null` when the id cannot be echoed (`replyId`). A batch is refused (the revisions served over stdio have none),
+ * each request in it answered; an empty one or one past MAX_BATCH gets one answer.
+ */
 export const checkFrame = (frame: unknown): Result.Result<JSONRPCMessage, ReadonlyArray<string>> => {
   if (Array.isArray(frame)) return Result.fail(batchReplies(frame))
   const message = validated(frame)

@@ -1,11 +1,8 @@
 /**
- * The guard that reads a stdio host's frames: it splits stdin into lines, reads each line once with
- * JsonText (every key as the text spells it), answers a line that is not JSON with a JSON-RPC parse
- * error (-32700) and a line over the size limit with an invalid-request error (-32600), and hands
- * what its `check` makes of every other line to `deliver`, in order. The SDK's transport would drop
- * the first silently and close the session on the second; with the guard, the host gets an error
- * and the session lives. HostStdioTransport passes FrameCheck's check, so the SDK gets the parsed,
- * validated message and never reads the host's text itself.
+ * The guard that reads a stdio host's frames (`frameGuard`): it splits stdin into lines, reads each once with JsonText
+ * (every key as the text spells it), answers a line that is not JSON with a parse error (-32700) and one over the size
+ * limit with an invalid request (-32600), and hands what its `check` makes of every other line to `deliver`, in order.
+ * HostStdioTransport passes FrameCheck's check, so the SDK never reads the host's text itself.
  */
 import { JsonText } from "@interlock/core"
 import { Result } from "effect"
@@ -30,7 +27,11 @@ export interface FrameGuardOptions<A> {
   readonly maxBytes?: number
 }
 
-/** A Writable taking raw stdin chunks; each JSON line that passes the check is delivered, the rest answered on `output`. */
+/**
+ * A Writable taking raw stdin chunks; each JSON line that passes the check is delivered, the rest answered on `output`.
+ * The SDK's transport would drop a line that is not JSON silently and close the session on one too long; with the
+ * guard, the host gets an error and the session lives.
+ */
 export const frameGuard = <A>(
   { check, deliver, maxBytes = MAX_FRAME_BYTES, output }: FrameGuardOptions<A>
 ): Writable => {

@@ -1,11 +1,8 @@
 /**
- * The SDK Transport toward a stdio host. It keeps the SDK's StdioServerTransport's behaviours (the
- * end or close of stdin closes it, a failing stdout reports and closes it, `send` waits for a
- * drain, a second close does nothing, a send after close rejects) but reads the host's frames
- * itself: each line passes the frame guard, is read once with JsonText and checked by FrameCheck,
- * and the SDK gets the parsed message. The SDK's transport would read the text again with
- * JSON.parse, which on Node 24 can read an escaped key as a sibling's backslash key
- * (nodejs/node#63785), so a rule could see other arguments than the host sent.
+ * The SDK Transport toward a stdio host, behaving as the SDK's StdioServerTransport but reading the host's frames
+ * itself: each line passes the frame guard (FrameGuard.ts), is read once with JsonText and checked by FrameCheck, and
+ * the SDK gets the parsed message. The SDK's transport would read it again with JSON.parse, which can read an escaped
+ * key as a sibling's backslash key (nodejs/node#63785): a rule could see other arguments than the host sent.
  */
 import { type JSONRPCMessage, serializeMessage, type Transport } from "@modelcontextprotocol/server"
 import type { Readable, Writable } from "node:stream"
@@ -14,7 +11,11 @@ import { frameGuard, MAX_FRAME_BYTES } from "./FrameGuard.ts"
 
 const toError = (cause: unknown): Error => cause instanceof Error ? cause : new Error(String(cause))
 
-/** The host's stdio as an SDK Transport: guarded, parsed-once messages in, one JSON line per sent message out. */
+/**
+ * The host's stdio as an SDK Transport: guarded, parsed-once messages in, one JSON line per sent message out. As with
+ * the SDK's StdioServerTransport, the end or close of stdin closes it, a failing stdout reports and closes it, `send`
+ * waits for a drain, a second close does nothing, a send after close rejects.
+ */
 export class HostStdioTransport implements Transport {
   onclose?: (() => void) | undefined
   onerror?: ((error: Error) => void) | undefined

@@ -1,12 +1,8 @@
 /**
- * The resource subscriptions of a 2026-07-28 host on stdio. serveStdio answers
- * `subscriptions/listen` itself and writes the pinned server's change notifications onto the open
- * subscriptions; what it cannot know is that the gateway must follow a listened resource downstream.
- * This transport wrapper sees each listen request on its way in and subscribes its resources for
- * the connection's host (decided as reads; the forwarder shares the downstream subscription, as for
- * a 2025 host's resources/subscribe) before serveStdio sees it with only the allowed resources,
- * holding the messages after it in order meanwhile; a cancelled listen or the end of the
- * connection releases them.
+ * The resource subscriptions of a 2026-07-28 host on stdio. serveStdio answers `subscriptions/listen` itself and writes
+ * the pinned server's change notifications onto the open subscriptions, but cannot know that the gateway must follow a
+ * listened resource downstream: this transport wrapper (`followListens`) subscribes each listen's resources for the
+ * connection's host before serveStdio sees it, until the listen is cancelled or the connection ends.
  */
 import type { JSONRPCMessage, Server, Transport, TransportSendOptions } from "@modelcontextprotocol/server"
 import { Effect } from "effect"
@@ -40,7 +36,12 @@ export interface StdioListens {
   readonly close: () => void
 }
 
-/** Follows the listened resources of the connection on `inner`. */
+/**
+ * Follows the listened resources of the connection on `inner`: each listen request's resources are subscribed for the
+ * connection's host (decided as reads; the forwarder shares the downstream subscription, as for a 2025 host's
+ * resources/subscribe) before serveStdio sees it with only the allowed resources, the messages after it held in order
+ * meanwhile.
+ */
 export const followListens = (deps: FrontDeps, inner: Transport): StdioListens => {
   let host: HostSession | undefined
   const byListen = new Map<string | number, ReadonlyArray<string>>()

@@ -1,9 +1,8 @@
 /**
- * One OAuth access token checked (jose): a JWS compact JWT signed with an allowed asymmetric
- * algorithm (never `none`, never HS*: a public key is never taken for an HMAC secret) by a key of
- * the issuer's key set, from the configured issuer, for the configured audience, within its
- * `exp`/`nbf` (a {@link CLOCK_SKEW_SECONDS} skew) on Effect's Clock; then its principal, roles and
- * scopes from its claims. A kid the cached keys lack triggers one bounded refetch (KeySet.ts).
+ * One OAuth access token checked (jose): a JWS compact JWT signed with one of the {@link ALGORITHMS} by a key of the
+ * issuer's key set, from the configured issuer, for the configured audience, within its `exp`/`nbf` (a
+ * {@link CLOCK_SKEW_SECONDS} skew) on Effect's Clock; then its principal, roles and scopes from its claims. A kid the
+ * cached keys lack triggers one bounded refetch (KeySet.ts).
  */
 import { Principal } from "@interlock/core"
 import { Clock, Effect, Result } from "effect"
@@ -13,7 +12,10 @@ import { type Claims, missingScopes, principalOf, rolesOf, scopesOf } from "./To
 import type { KeysUnavailable } from "./TokenRefused.ts"
 import { type RefusalReason, TokenRefused } from "./TokenRefused.ts"
 
-/** The signing algorithms accepted: asymmetric ones only. */
+/**
+ * The signing algorithms accepted: asymmetric ones only (never `none`, never HS*: a public key is never taken for an
+ * HMAC secret).
+ */
 export const ALGORITHMS = [
   "RS256",
   "RS384",

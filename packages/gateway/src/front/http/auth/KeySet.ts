@@ -1,12 +1,8 @@
 /**
- * The authorization server's signing keys (its JWKS), cached and rotated. The key set's URL is the
- * configured one, or the `jwks_uri` of the issuer's metadata (RFC 8414, then OpenID Connect
- * discovery; the metadata must name the same issuer). Keys are fetched on first use and again
- * once older than {@link MAX_AGE_MS}. A token signed with a key the set lacks (an unknown `kid`)
- * triggers a refetch, bounded: at most {@link UNKNOWN_KEY_REFETCHES} in any
- * {@link REFETCH_WINDOW_MS}, so a flood of made-up kids cannot make the gateway hammer the issuer,
- * and never blocks the age-based refresh (which picks up a rotation whatever an attacker sends).
- * Concurrent requests share one fetch. Times come from Effect's Clock.
+ * The authorization server's signing keys (its JWKS), cached and rotated. The key set's URL is the configured one, or
+ * the `jwks_uri` of the issuer's metadata (`metadataUrls`; it must name the same issuer). Keys are fetched on first use
+ * and again once older than {@link MAX_AGE_MS}; a token signed with a key the set lacks (an unknown `kid`) triggers a
+ * bounded refetch (`refetchAllowed`). Concurrent requests share one fetch. Times come from Effect's Clock.
  */
 import { Clock, Effect, Schema, Semaphore } from "effect"
 import { createLocalJWKSet, type JWK } from "jose"
@@ -51,7 +47,11 @@ export interface KeySetShape {
   readonly refreshFor: (seen: Keys) => Effect.Effect<Keys | undefined, KeysUnavailable>
 }
 
-/** Whether one more unknown-key refetch fits the budget, given when the earlier ones were. */
+/**
+ * Whether one more unknown-key refetch fits the budget, given when the earlier ones were: at most
+ * {@link UNKNOWN_KEY_REFETCHES} in any {@link REFETCH_WINDOW_MS}, so a flood of made-up kids cannot make the gateway
+ * hammer the issuer. It never blocks the age-based refresh, which picks up a rotation whatever an attacker sends.
+ */
 export const refetchAllowed = (earlier: ReadonlyArray<number>, now: number): boolean =>
   earlier.filter((at) => now - at < REFETCH_WINDOW_MS).length < UNKNOWN_KEY_REFETCHES
 

@@ -1,9 +1,8 @@
 /**
- * RFC 9728 protected-resource metadata, served at `/.well-known/oauth-protected-resource` and at
- * its path-suffixed form for `/mcp` (`/.well-known/oauth-protected-resource/mcp`), the two places
- * an MCP client looks. The document is public: it takes no token and answers any Origin (with
- * `Access-Control-Allow-Origin: *` and no credentials, so browser clients can discover the
- * authorization server), but only under the gateway's own Host names, as every route does.
+ * RFC 9728 protected-resource metadata, served at `/.well-known/oauth-protected-resource` and at its path-suffixed form
+ * for `/mcp` (`/.well-known/oauth-protected-resource/mcp`), the two places an MCP client looks. The document is public:
+ * it takes no token and answers any Origin (`Access-Control-Allow-Origin: *`, no credentials, so browser clients can
+ * discover the authorization server), but only under the gateway's own Host names, as every route does.
  */
 import { Effect } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"

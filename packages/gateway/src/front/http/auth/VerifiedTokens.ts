@@ -1,15 +1,17 @@
 /**
- * The access tokens already verified, so that a host's every request does not pay for a signature
- * check (RS256 costs CPU): a hit gives the principal the full check gave, while the token
- * is within its `exp` (plus skew) and for at most {@link VERIFIED_TTL_MS} after it was checked (so
- * a key withdrawn from the issuer's key set stops counting within that). Only tokens that passed
- * are kept, so bad tokens cannot fill it; it is bounded by bytes, least recently used out first.
+ * The access tokens already verified, so that a host's every request need not pay for a signature check: a hit gives
+ * the principal the full check gave, while the token is within its `exp` (plus skew) and at most
+ * {@link VERIFIED_TTL_MS} after its check. Only tokens that passed are kept, so bad tokens cannot fill it; it is
+ * bounded by bytes, least recently used out first.
  */
 import { BoundedCache } from "@interlock/core"
 import { Clock, Effect } from "effect"
 import type { VerifiedToken } from "./AccessToken.ts"
 
-/** The longest a verified token is taken without a new check. */
+/**
+ * The longest a verified token is taken without a new check: a key withdrawn from the issuer's key set stops counting
+ * within it.
+ */
 export const VERIFIED_TTL_MS = 60_000
 
 /** The most the cache holds, by estimated bytes. */

@@ -1,10 +1,8 @@
 /**
- * Which era a `/mcp` POST belongs to, decided as SDK 2's own handler decides it
- * (classifyInboundRequest): a request whose `_meta` claims a protocol version, or whose
- * MCP-Protocol-Version header names 2026-07-28 or later, is modern (or a modern request to refuse:
- * a malformed envelope, a header that disagrees with the body, an unknown version), and everything
- * else, initialize and the requests of a session included, is legacy. A request that claims
- * nothing is legacy without being classified at all, so the 2025 path costs a lookup.
+ * Which era a `/mcp` POST belongs to, decided as SDK 2's own handler decides it (classifyInboundRequest): a request
+ * whose `_meta` claims a protocol version, or whose MCP-Protocol-Version header names 2026-07-28 or later, is modern
+ * (or a modern request to refuse: a malformed envelope, a header that disagrees with the body, an unknown version);
+ * everything else, initialize and a session's requests included, is legacy.
  */
 import { classifyInboundRequest, PROTOCOL_VERSION_META_KEY } from "@modelcontextprotocol/server"
 import type { IncomingHttpHeaders } from "node:http"
@@ -27,7 +25,10 @@ const claimsModern = (headers: IncomingHttpHeaders, body: unknown): boolean => {
   return isObject(meta) && PROTOCOL_VERSION_META_KEY in meta
 }
 
-/** Whether a parsed `/mcp` POST goes to the modern front (to be served or refused there). */
+/**
+ * Whether a parsed `/mcp` POST goes to the modern front (to be served or refused there). A request that claims nothing
+ * is legacy without being classified at all, so the 2025 path costs a lookup.
+ */
 export const isModernRequest = (headers: IncomingHttpHeaders, body: unknown): boolean => {
   if (!claimsModern(headers, body)) return false
   const mcpMethodHeader = header(headers["mcp-method"])

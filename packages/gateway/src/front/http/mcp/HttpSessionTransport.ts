@@ -1,9 +1,8 @@
 /**
- * The server side of one Streamable HTTP session, written straight onto Node's request and response
- * (no web streams): POST carries messages, GET opens the standalone stream, DELETE ends the session.
- * Requests are checked first (SessionRequestChecks.ts); answers go on the session's streams
- * (SessionStreams.ts, EventStream.ts). Statuses and messages are the SDK transport's; the
- * specification is test/conformance.test.ts with test/http-session-transport.test.ts.
+ * The server side of one Streamable HTTP session, on Node's request and response (no web streams): POST carries
+ * messages, GET opens the standalone stream, DELETE ends the session. Requests are checked first
+ * (SessionRequestChecks.ts); answers go on the session's streams (SessionStreams.ts, EventStream.ts). Statuses and
+ * messages are the SDK transport's; specified by test/conformance.test.ts and test/http-session-transport.test.ts.
  */
 import {
   type JSONRPCMessage,

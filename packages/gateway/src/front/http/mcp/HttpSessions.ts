@@ -1,9 +1,8 @@
 /**
- * The live Streamable HTTP sessions of the HTTP face, bounded: a cap in total and one per
- * principal, checked before a session is created, and an idle expiry. A session is idle while none
- * of its connections is open (no event stream, no unanswered POST); one idle for longer than the
- * limit is closed, which cancels its calls and releases its subscriptions, and its host then gets
- * 404 for the id, as for any unknown session.
+ * The live Streamable HTTP sessions of the HTTP face, bounded: a cap in total and one per principal, checked before a
+ * session is created, and an idle expiry. A session is idle while none of its connections is open (no event stream, no
+ * unanswered POST); one idle for longer than the limit is closed, which cancels its calls and releases its
+ * subscriptions, and its host then gets 404 for the id, as for any unknown session.
  */
 import { Effect, Schema } from "effect"
 import type { SessionLimits } from "../../../config/Plan.ts"

@@ -1,12 +1,8 @@
 /**
- * How the downstream servers' change notifications reach a principal's `subscriptions/listen`
- * streams (2026-07-28 hosts over HTTP). Each principal has one bridge: a connected host of the
- * gateway (HostSessions, while one of its streams is open) whose server sends what the
- * FeatureForwarder gives it (list changes, and, redacted, updates of the resources this principal's
- * streams follow) onto that principal's event bus, from which the SDK's listen router writes each
- * stream what its filter asked for. One principal's bus never carries what only another principal's
- * streams follow. The bridge is asked nothing (it declares no client capability) and drops log
- * messages (a 2026-07-28 host gets those on its call's stream).
+ * How the downstream servers' change notifications reach a principal's `subscriptions/listen` streams (2026-07-28 hosts
+ * over HTTP). Each principal has one bridge (`makeListenBridge`), whose server puts what the FeatureForwarder gives it
+ * onto that principal's event bus, from which the SDK's listen router writes each stream what its filter asked for. One
+ * principal's bus never carries what only another principal's streams follow.
  */
 import type { Principal } from "@interlock/core"
 import {
@@ -85,7 +81,12 @@ export interface ListenBridge {
   readonly idle: () => boolean
 }
 
-/** A bridge for one principal's listen streams. */
+/**
+ * A bridge for one principal's listen streams: a connected host of the gateway (HostSessions, while one of its streams
+ * is open) whose server sends what the FeatureForwarder gives it (list changes, and, redacted, updates of the resources
+ * this principal's streams follow) onto the bus. It is asked nothing (it declares no client capability) and drops log
+ * messages (a 2026-07-28 host gets those on its call's stream).
+ */
 export const makeListenBridge = (deps: FrontDeps, principal?: Principal): ListenBridge => {
   // A stream's subscriptions are decided for its principal, as its reads would be.
   const options = principal === undefined ? {} : { principal }

@@ -1,16 +1,8 @@
 /**
- * The 2026-07-28 half of `/mcp`: no session, each request served by itself. The SDK's own modern
- * handler (createMcpHandler with `legacy: "reject"`: McpRoute keeps 2025 traffic on the sessions)
- * checks the request's `_meta` envelope (protocol version, client info and capabilities), the
- * MCP-Protocol-Version, Mcp-Method and Mcp-Name headers against the body (a mismatch is refused;
- * a tools/call's Mcp-Param-* headers are checked before it, by ToolHeaders.ts),
- * answers `server/discover`, stamps `resultType` and the cache hints, and serves
- * `subscriptions/listen`; a fresh front server (FrontServer.ts, era modern) for the request's own
- * principal serves everything else through the same calls pipeline as a session does. The guard
- * has passed the request before it gets here, and McpRoute has read its body under the size cap.
- *
- * Listen streams are served per principal (ListenBridge.ts): a stream's resource subscriptions are
- * subscribed downstream for as long as it is open, and only that principal's streams hear of them.
+ * The 2026-07-28 half of `/mcp`: no session, each request served by itself. The SDK's own modern handler checks the
+ * request's envelope and headers, answers `server/discover` and serves `subscriptions/listen` (per principal:
+ * ListenBridge.ts); a fresh front server (FrontServer.ts, era modern) for the request's own principal serves everything
+ * else through the same calls pipeline as a session does (`makeModernFront`).
  */
 import type { Principal } from "@interlock/core"
 import {
@@ -37,7 +29,10 @@ export const MAX_PRINCIPAL_FRONTS = 1_000
 
 /** The modern front of one HTTP face. */
 export interface ModernFront {
-  /** Serves one 2026-07-28 request (its body already parsed) for `principal`, writing the Node response. */
+  /**
+   * Serves one 2026-07-28 request (its body already parsed) for `principal`, writing the Node response; the guard has
+   * passed it, and McpRoute has read its body under the size cap.
+   */
   readonly serve: (
     req: IncomingMessage,
     res: ServerResponse,
@@ -122,7 +117,15 @@ interface PrincipalFront {
   readonly headers: ToolHeaders
 }
 
-/** The modern front over a gateway's front deps. */
+/**
+ * The modern front over a gateway's front deps. The SDK's own modern handler (createMcpHandler with `legacy: "reject"`:
+ * McpRoute keeps 2025 traffic on the sessions) checks the request's `_meta` envelope (protocol version, client info and
+ * capabilities), the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers against the body (a mismatch is refused; a
+ * tools/call's Mcp-Param-* headers are checked before it, by ToolHeaders.ts), answers `server/discover`, stamps
+ * `resultType` and the cache hints, and serves `subscriptions/listen`: a stream's resource subscriptions are subscribed
+ * downstream for as long as it is open, and only that principal's streams hear of them. A fresh front server for the
+ * request's own principal serves everything else.
+ */
 export const makeModernFront = (deps: FrontDeps): ModernFront => {
   const fronts = new Map<string | undefined, PrincipalFront>()
   const frontOf = (principal: Principal | undefined): PrincipalFront => {

@@ -1,11 +1,8 @@
 /**
- * SEP-2243's custom headers from tool parameters, as the gateway checks them on a 2026-07-28
- * tools/call: a tool's `inputSchema` declares (`x-mcp-header`) which arguments a host mirrors into
- * `Mcp-Param-{Name}` headers, and a call whose headers disagree with its body is refused with
- * HeaderMismatch (-32020), before anything acts on either. Pure rules only; ToolHeaders.ts finds
- * the declarations of the tool called. Header values are attacker input: each is bounded, every
- * loop over one is a single linear pass, and Base64 is decoded strictly (canonical padding, zero
- * pad bits, UTF-8), so no two header values decode to the same argument unless both are plain.
+ * SEP-2243's custom headers from tool parameters, checked on a 2026-07-28 tools/call: a tool's `inputSchema` declares
+ * (`x-mcp-header`) which arguments a host mirrors into `Mcp-Param-{Name}` headers; a call whose headers disagree with
+ * its body is refused (HeaderMismatch) before anything acts on either. Pure rules; ToolHeaders.ts finds the tool's
+ * declarations. Header values are attacker input: each is bounded, every loop over one a linear pass.
  */
 import { Schema } from "effect"
 import { isUtf8 } from "node:buffer"
@@ -122,9 +119,10 @@ const trimOws = (value: string): string => {
 const isSentinel = (value: string): boolean => value.startsWith(SENTINEL_PREFIX) && value.endsWith(SENTINEL_SUFFIX)
 
 /**
- * The argument text an `Mcp-Param-*` value carries: the value itself, or the UTF-8 its
- * `=?base64?...?=` sentinel wraps; undefined for a value too long, with a character no field value
- * has, or a sentinel that is not canonical Base64 of UTF-8.
+ * The argument text an `Mcp-Param-*` value carries: the value itself, or the UTF-8 its `=?base64?...?=` sentinel wraps;
+ * undefined for a value too long, with a character no field value has, or a sentinel that is not canonical Base64 of
+ * UTF-8. Base64 is decoded strictly (canonical padding, zero pad bits, UTF-8), so no two header values decode to the
+ * same argument unless both are plain.
  */
 export const decodeParamValue = (raw: string): string | undefined => {
   if (raw.length > MAX_PARAM_HEADER_LENGTH) return undefined

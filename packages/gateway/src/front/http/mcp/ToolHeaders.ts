@@ -1,12 +1,8 @@
 /**
- * The `Mcp-Param-*` gate of one principal's 2026-07-28 front (ModernRoute.ts): it learns the
- * headers each tool declares from the listings that principal's hosts are shown (the definitions
- * as listed, after namespacing and redaction), and refuses a tools/call whose headers disagree with
- * its body (ParamHeaders.ts) before the SDK's handler, the pipeline or the audit see it. A call to a
- * server none of whose listings it has seen lists that server first (one listing at a time). When
- * that listing fails the call goes on unchecked: the gateway acts on the body alone, and a server
- * that cannot list its tools fails the call on its own path, audited. The gate runs before the
- * SDK's own checks, so a call that also fails its standard headers or envelope is answered here.
+ * The `Mcp-Param-*` gate of one principal's 2026-07-28 front (ModernRoute.ts): it learns the headers each tool declares
+ * from the listings that principal's hosts are shown (as listed, after namespacing and redaction), and refuses a
+ * tools/call whose headers disagree with its body (ParamHeaders.ts) before the SDK's handler, the pipeline or the audit
+ * see it. A call to a server not yet listed: `makeToolHeaders`.
  */
 import type { Principal } from "@interlock/core"
 import { Effect } from "effect"
@@ -25,14 +21,21 @@ import {
 export interface ToolHeaders {
   /** The front deps its servers use: the same deps, whose tool listings teach the gate. */
   readonly deps: FrontDeps
-  /** Why a tools/call (its body parsed) is refused for its headers; undefined when they agree. */
+  /**
+   * Why a tools/call (its body parsed) is refused for its headers; undefined when they agree. The gate runs before the
+   * SDK's own checks, so a call that also fails its standard headers or envelope is answered here.
+   */
   readonly refusal: (req: IncomingMessage, body: Record<string, unknown>) => Promise<HeaderMismatch | undefined>
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
-/** The gate for `principal`'s front over the gateway's `deps`. */
+/**
+ * The gate for `principal`'s front over the gateway's `deps`. A call to a server none of whose listings it has seen
+ * lists that server first (one listing at a time). When that listing fails the call goes on unchecked: the gateway acts
+ * on the body alone, and a server that cannot list its tools fails the call on its own path, audited.
+ */
 export const makeToolHeaders = (deps: FrontDeps, principal: Principal | undefined): ToolHeaders => {
   // By server, then tool (its own name): the declared headers of the tools that declare any.
   const servers = new Map<string, Map<string, ReadonlyArray<ParamHeader>>>()
