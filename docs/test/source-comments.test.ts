@@ -23,7 +23,6 @@ export const PENDING: ReadonlyArray<string> = [
   "packages/gateway/src/calls/ApprovalRound.ts",
   "packages/gateway/src/calls/Approver.ts",
   "packages/gateway/src/calls/CacheHints.ts",
-  "packages/gateway/src/calls/FeatureForwarder.ts",
   "packages/gateway/src/calls/GatewayCalls.ts",
   "packages/gateway/src/calls/HostMeta.ts",
   "packages/gateway/src/calls/HostSessions.ts",
