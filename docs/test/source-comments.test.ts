@@ -12,15 +12,6 @@ import { ROOT } from "./Workspace.ts"
 /** The longest header a source file may have, in lines. */
 const MAX_HEADER_LINES = 6
 
-/**
- * Files other engineers have in hand (gateway's calls/FeatureForwarder.ts) that still break a rule below: a header
- * over MAX_HEADER_LINES. It must shrink to empty: the test fails while a file on it keeps both rules, so take each
- * file off as its comments are cut.
- */
-export const PENDING: ReadonlyArray<string> = [
-  "packages/gateway/src/calls/FeatureForwarder.ts"
-]
-
 /** Every TypeScript file of every package's src/ and every script of its bin/, relative to the root. */
 const sources = (): ReadonlyArray<string> =>
   readdirSync(path.join(ROOT, "packages")).flatMap((name) =>
@@ -120,24 +111,15 @@ describe("source comments", () => {
     assert.isAbove(headerOf("packages/core/src/internal/Trusted.ts"), 1)
   })
 
-  it(`every header is at most ${MAX_HEADER_LINES} lines (PENDING aside)`, () => {
-    const long = files.filter((file) => !PENDING.includes(file) && headerOf(file) > MAX_HEADER_LINES)
+  it(`every header is at most ${MAX_HEADER_LINES} lines`, () => {
+    const long = files.filter((file) => headerOf(file) > MAX_HEADER_LINES)
       .map((file) => `${file}: ${headerOf(file)}`)
     assert.deepStrictEqual(long, [], `headers over ${MAX_HEADER_LINES} lines:\n${long.join("\n")}`)
   })
 
-  it("no comment holds a benchmark figure or a version (PENDING aside)", () => {
-    const found = files.filter((file) => !PENDING.includes(file)).flatMap((file) =>
-      figuresOf(file).map((figure) => `${file}: ${figure}`)
-    )
+  it("no comment holds a benchmark figure or a version", () => {
+    const found = files.flatMap((file) => figuresOf(file).map((figure) => `${file}: ${figure}`))
     assert.deepStrictEqual(found, [], `figures live in bench/results and the READMEs:\n${found.join("\n")}`)
-  })
-
-  it("every PENDING file exists and still breaks a rule", () => {
-    const done = PENDING.filter((file) =>
-      !parsed.has(file) || (headerOf(file) <= MAX_HEADER_LINES && figuresOf(file).length === 0)
-    )
-    assert.deepStrictEqual(done, [], "take these off PENDING")
   })
 
   it("the patterns catch figures and versions, and pass protocol and standard numbers", () => {
