@@ -26,6 +26,9 @@ export interface SuiteResult {
   readonly suite: string
   readonly baseline: { readonly name: string; readonly us: number }
   readonly cases: ReadonlyArray<CaseResult>
+  /** With `--runs=N`: how many runs the figures are medians of, and the load average after each. */
+  readonly runs?: number
+  readonly loadAverages?: ReadonlyArray<number>
 }
 
 /** The median of some samples. */
@@ -87,6 +90,48 @@ export const measure = async (
   }
 }
 
+/** A numeric field's median over runs, with the extremes. */
+export interface Spread {
+  readonly min: number
+  readonly median: number
+  readonly max: number
+}
+
+/** The spread of `values`. */
+export const spreadOf = (values: ReadonlyArray<number>): Spread => ({
+  min: round3(Math.min(...values)),
+  median: round3(median(values)),
+  max: round3(Math.max(...values))
+})
+
+/**
+ * Several runs of one suite as one result: every numeric field of the baseline and of each case is
+ * the median over the runs, and each case's `spread` holds its ratio's min, median and max.
+ * `loads` is the one-minute load average at the end of each run.
+ */
+export const combineRuns = (runs: ReadonlyArray<SuiteResult>, loads: ReadonlyArray<number>): SuiteResult => {
+  const [first] = runs
+  const medianFields = (rows: ReadonlyArray<Record<string, unknown>>): Record<string, unknown> =>
+    Object.fromEntries(
+      Object.entries(rows[0]).map(([key, value]) =>
+        typeof value === "number"
+          ? [key, round3(median(rows.map((row) => (typeof row[key] === "number" ? row[key] : value))))]
+          : [key, value]
+      )
+    )
+  const casesNamed = (name: string) => runs.flatMap((run) => run.cases.filter((c) => c.name === name))
+  return {
+    ...first,
+    baseline: medianFields(runs.map((run) => run.baseline)) as SuiteResult["baseline"],
+    cases: first.cases.map((c) => {
+      const all = casesNamed(c.name)
+      return { ...(medianFields(all) as CaseResult), spread: spreadOf(all.map((one) => one.ratio)) }
+    }),
+    runs: runs.length,
+    loadAverages: loads.map(round3)
+  }
+}
+
 /** Rounds to three decimals, as every reported figure is. */
 export const round3 = (n: number): number => Math.round(n * 1000) / 1000
 
@@ -124,15 +169,20 @@ export const renderSvg = (result: SuiteResult): string => {
     bars.join("") + `</svg>\n`
 }
 
-/** Prints the table and writes bench/results/<suite>.json and .svg. */
+/** Prints the table (with each ratio's spread over runs, when combined) and writes bench/results/<suite>.json and .svg. */
 export const report = (result: SuiteResult): void => {
   const rows = [{ name: result.baseline.name, us: result.baseline.us, ratio: 1 }, ...result.cases]
   const width = Math.max(...rows.map((row) => row.name.length))
   console.log(`\n${result.suite}`)
   for (const row of rows) {
+    const spread = "spread" in row ? (row.spread as Spread) : undefined
+    const range = spread === undefined ? "" : `  (${spread.min.toFixed(3)}–${spread.max.toFixed(3)})`
     console.log(
-      `  ${row.name.padEnd(width)}  ${row.us.toFixed(3).padStart(10)} µs  ${row.ratio.toFixed(3).padStart(8)}x`
+      `  ${row.name.padEnd(width)}  ${row.us.toFixed(3).padStart(10)} µs  ${row.ratio.toFixed(3).padStart(8)}x${range}`
     )
+  }
+  if (result.loadAverages !== undefined) {
+    console.log(`  medians of ${result.runs} runs; load average after each: ${result.loadAverages.join(", ")}`)
   }
   mkdirSync(resultsDir, { recursive: true })
   writeFileSync(join(resultsDir, `${result.suite}.json`), `${JSON.stringify(result, null, 2)}\n`)

@@ -21,19 +21,19 @@ export interface Operation {
 }
 
 /** An Operation whose digest is computed on first read: only a relayed round reads it, so most requests never hash. */
-export const operation = (
-  serverId: string,
-  method: Operation["method"],
-  digestOf: () => string
-): Operation => {
-  let digest: string | undefined
-  return {
-    serverId,
-    method,
-    get digest() {
-      digest ??= digestOf()
-      return digest
-    }
+export class LazyOperation implements Operation {
+  readonly serverId: string
+  readonly method: Operation["method"]
+  private readonly digestOf: () => string
+  private computed: string | undefined = undefined
+  constructor(serverId: string, method: Operation["method"], digestOf: () => string) {
+    this.serverId = serverId
+    this.method = method
+    this.digestOf = digestOf
+  }
+  get digest(): string {
+    this.computed ??= this.digestOf()
+    return this.computed
   }
 }
 

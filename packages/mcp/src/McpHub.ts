@@ -18,7 +18,7 @@ import {
   type TransportFailure
 } from "@interlock/core"
 import { Clock, Context, Deferred, Effect, FiberSet, Layer, Metric, Option, type Scope } from "effect"
-import { type Caller, operation } from "./Caller.ts"
+import { type Caller, LazyOperation } from "./Caller.ts"
 import { toPromptResult, toResourceContents, toToolResult } from "./Convert.ts"
 import { type Credential, CurrentCredential } from "./Credential.ts"
 import { type ExtensionRequest, makeExtensionRequest } from "./ExtensionRequest.ts"
@@ -167,7 +167,8 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
         )
         return target.exchange(
           session,
-          operation(call.serverId, "tools/call", () => call.digest),
+          new LazyOperation(call.serverId, "tools/call", () => call.digest),
+          caller,
           "during tools/call",
           (resume, signal, left, on) =>
             on.modern
@@ -215,7 +216,8 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
       withCallerSession(slots, serverId, (slot, session, caller, credential) =>
         slot.exchange(
           session,
-          operation(serverId, "resources/read", () => digestOf({ serverId, uri })),
+          new LazyOperation(serverId, "resources/read", () => digestOf({ serverId, uri })),
+          caller,
           "during resources/read",
           (resume, signal, _left, on) =>
             on.client.readResource(
@@ -240,7 +242,8 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
       return withCallerSession(slots, serverId, (slot, session, caller, credential) =>
         slot.exchange(
           session,
-          operation(serverId, "prompts/get", () => digestOf({ serverId, name, args: stringArgs })),
+          new LazyOperation(serverId, "prompts/get", () => digestOf({ serverId, name, args: stringArgs })),
+          caller,
           "during prompts/get",
           (resume, signal, _left, on) =>
             on.client.getPrompt(

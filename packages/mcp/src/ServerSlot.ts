@@ -180,16 +180,18 @@ export class ServerSlot {
   /**
    * A request that a 2026-07-28 server may answer `input_required` (tools/call, prompts/get,
    * resources/read), driven as a round trip for the current caller, each leg under what is left of
-   * `deadlineMs` when given; on a 2025 session it is sent once (`resume` is then undefined).
+   * `deadlineMs` when given; on a 2025 session it is sent once (`resume` is then undefined), or
+   * parked for a `caller` that relays.
    */
   exchange<A>(
     session: Session,
     op: Operation,
+    caller: Caller | undefined,
     phase: string,
     run: ExchangeRun<A>,
     deadlineMs?: number
   ): Effect.Effect<A, TransportFailure | Timeout> {
-    return exchange(this.state, this.children, session, op, phase, run, deadlineMs)
+    return exchange(this.state, this.children, session, op, caller, phase, run, deadlineMs)
   }
 
   /** Closes every session this slot and its children opened (the hub's finalizer). */

@@ -64,9 +64,12 @@ export const registered = <A, E>(
   exchange: Exchange,
   effect: Effect.Effect<A, E>
 ): Effect.Effect<A, E> =>
-  Effect.acquireUseRelease(
-    Effect.sync(() => session.exchanges.add(exchange)),
-    () => effect,
+  // The finalizer is in place before the exchange is added, so no interruption can leave it behind.
+  Effect.onExit(
+    Effect.suspend(() => {
+      session.exchanges.add(exchange)
+      return effect
+    }),
     () => Effect.sync(() => void session.exchanges.delete(exchange))
   )
 

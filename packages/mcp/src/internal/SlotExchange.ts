@@ -7,11 +7,10 @@
 import { Timeout, type TransportFailure } from "@interlock/core"
 import type { InputRequiredResult } from "@modelcontextprotocol/client"
 import { Clock, Effect } from "effect"
-import type { Operation, Resume } from "../Caller.ts"
+import type { Caller, Operation, Resume } from "../Caller.ts"
 import { callerCapabilities, PARK_LIFETIME_MS, parkedExchange } from "../ParkedCall.ts"
 import { roundTrip } from "../RoundTrip.ts"
 import { type Exchange, registered, type Session } from "../Session.ts"
-import { currentCaller } from "../TracedCaller.ts"
 import { type ChildSlot, type ChildSlots, onOwnSession } from "./ChildSlots.ts"
 import { deadlineRequest, request } from "./SlotRequests.ts"
 import type { SlotState } from "./SlotState.ts"
@@ -30,6 +29,7 @@ export const exchange = <A, S extends ChildSlot>(
   children: ChildSlots<S>,
   session: Session,
   op: Operation,
+  caller: Caller | undefined,
   phase: string,
   run: ExchangeRun<A>,
   deadlineMs?: number
@@ -42,27 +42,25 @@ export const exchange = <A, S extends ChildSlot>(
   // A 2025 session has no input_required: its answer is the result, sent once with the whole deadline. A caller
   // without a channel for the server's requests has the request parked, so that they can be relayed to it (ParkedCall.ts).
   if (!session.modern) {
-    return Effect.flatMap(currentCaller, (caller) => {
-      const relay = caller?.relay
-      if (caller === undefined || relay === undefined) {
-        return registered(session, {}, send(undefined, deadlineMs) as Effect.Effect<A, TransportFailure | Timeout>)
-      }
-      const parked = (exchange: Exchange) => (on: Session) =>
-        registered(
-          on,
-          exchange,
-          request(state, on, phase, (signal) => run(undefined, signal, PARK_LIFETIME_MS, on)) as Effect.Effect<
-            A,
-            TransportFailure
-          >
-        )
-      // On a per-host server the request gets a session of its own, declaring its host's capabilities.
-      const sendParked = (exchange: Exchange) =>
-        state.config.sessions === "per-host"
-          ? onOwnSession(state, children, callerCapabilities(state.hub.host, caller), parked(exchange))
-          : parked(exchange)(session)
-      return parkedExchange(state.parks, op, caller, relay, sendParked, state.hub.fork, deadlineMs)
-    })
+    const relay = caller?.relay
+    if (caller === undefined || relay === undefined) {
+      return registered(session, {}, send(undefined, deadlineMs) as Effect.Effect<A, TransportFailure | Timeout>)
+    }
+    const parked = (exchange: Exchange) => (on: Session) =>
+      registered(
+        on,
+        exchange,
+        request(state, on, phase, (signal) => run(undefined, signal, PARK_LIFETIME_MS, on)) as Effect.Effect<
+          A,
+          TransportFailure
+        >
+      )
+    // On a per-host server the request gets a session of its own, declaring its host's capabilities.
+    const sendParked = (exchange: Exchange) =>
+      state.config.sessions === "per-host"
+        ? onOwnSession(state, children, callerCapabilities(state.hub.host, caller), parked(exchange))
+        : parked(exchange)(session)
+    return parkedExchange(state.parks, op, caller, relay, sendParked, state.hub.fork, deadlineMs)
   }
   // Each leg of a round trip gets what is left of the deadline.
   return Effect.flatMap(Clock.currentTimeMillis, (started) => {
