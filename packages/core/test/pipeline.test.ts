@@ -245,6 +245,25 @@ describe("seed rules", () => {
       ]])
     }))
 
+  it.effect("a hook's note reaches its receipt run; a run that noted nothing has no note key", () =>
+    Effect.gen(function*() {
+      const noted = client({
+        preToolCall: [
+          { match: "*", id: "watch", kind: "observe", run: () => Verdict.note("audit: invalid:error") },
+          { match: "*", id: "plain", run: () => Verdict.continue }
+        ],
+        postToolCall: [{ match: "*", id: "after", run: () => Verdict.note("seen") }]
+      })
+      const result = yield* Effect.provide(call("echo", { a: 1 }), noted.layer)
+      const runs = result._tag === "Success" ? result.success.receipt?.hooks ?? [] : []
+      assert.deepStrictEqual(runs.map((r) => [r.id, r.status, r.note]), [
+        ["watch", "continue", "audit: invalid:error"],
+        ["plain", "continue", undefined],
+        ["after", "continue", "seen"]
+      ])
+      assert.isFalse("note" in runs[1])
+    }))
+
   it.effect("recover: a failure hook's Recover ends the chain; a failing failure hook returns the original error", () =>
     Effect.gen(function*() {
       const later: Array<string> = []

@@ -133,9 +133,9 @@ describe("the gateway as an interceptor host", () => {
       assert.deepStrictEqual(g.invocations().map((i) => i.name), ["shadow", "watch"])
       const [row] = yield* g.gateway.store.query({ limit: 1 })
       assert.strictEqual(row.outcome, "ok")
-      assert.deepStrictEqual(row.receipt?.hooks.map((h) => h.id), [
-        "interceptor:shadow:preToolCall",
-        "interceptor:watch:preToolCall"
+      assert.deepStrictEqual(row.receipt?.hooks.map((h) => [h.id, h.note?.replace(/[0-9a-f]{64}/, "<digest>")]), [
+        ["interceptor:shadow:preToolCall", "audit modified shadow sha256:<digest>"],
+        ["interceptor:watch:preToolCall", "audit invalid:error"]
       ])
     }))
 

@@ -99,11 +99,25 @@ const record = (settings: HookSettings, member: BoundInterceptor, binding: Bindi
     } catch {
       // A listener's failure is its own.
     }
-    return Effect.annotateCurrentSpan({
-      "interlock.interceptor.verdict": entry.verdict,
-      ...(entry.shadowDigest === undefined ? {} : { "interlock.interceptor.shadow_digest": entry.shadowDigest })
-    })
+    return Effect.as(
+      Effect.annotateCurrentSpan({
+        "interlock.interceptor.verdict": entry.verdict,
+        ...(entry.shadowDigest === undefined ? {} : { "interlock.interceptor.shadow_digest": entry.shadowDigest })
+      }),
+      entry
+    )
   })
+
+/**
+ * What a passing step notes on its receipt run: an audit-mode verdict, or a failure it did not fail
+ * closed on (never the payload; a shadow mutation only as its digest).
+ */
+const passed = (entry: VerdictRecord, failed: boolean): Verdict.Continue =>
+  entry.mode === "audit" || failed
+    ? Verdict.note(
+      `${entry.mode} ${entry.verdict}${entry.shadowDigest === undefined ? "" : ` shadow sha256:${entry.shadowDigest}`}`
+    )
+    : Verdict.continue
 
 /** Invokes one interceptor on a payload and answers what its step means for this event, as a core verdict. */
 const step = <V>(
@@ -132,16 +146,17 @@ const step = <V>(
       ? mutated(answer.result.payload)
       : undefined
     const outcome: Outcome = applied?._tag === "Junk" ? { _tag: "Failed", kind: "junk" } : answer
-    yield* record(settings, member, binding, outcome, (yield* Clock.currentTimeMillis) - start)
+    const entry = yield* record(settings, member, binding, outcome, (yield* Clock.currentTimeMillis) - start)
+    const pass = passed(entry, outcome._tag === "Failed")
     if (applied?._tag === "Refused") return blocked(`interceptor ${JSON.stringify(descriptor.name)} ${applied.why}`)
     const next = decide(member, binding.phase, outcome)
     switch (next._tag) {
       case "Pass":
-        return Verdict.continue
+        return pass
       case "Block":
         return blocked(next.reason)
       case "Mutate":
-        return applied?._tag === "Apply" ? applied.verdict : Verdict.continue
+        return applied?._tag === "Apply" ? applied.verdict : pass
       case "Fail":
         return yield* new InterceptorFailed({
           serverId,

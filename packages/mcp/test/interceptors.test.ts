@@ -179,6 +179,11 @@ describe("Interceptors over stdio", () => {
           const result = yield* call({ note: "x" })
           assert.strictEqual(result._tag, "Success")
           assert.deepStrictEqual(calls, [{ note: "x" }])
+          // The failure it did not fail closed on is on the receipt.
+          const receipt = result._tag === "Success" ? result.success.receipt : undefined
+          assert.deepStrictEqual(receipt?.hooks.map((h) => [h.id, h.status, h.note]), [
+            ["interceptor:junk:preToolCall", "continue", "enforce failed:junk"]
+          ])
         })
     ))
 
@@ -200,10 +205,11 @@ describe("Interceptors over stdio", () => {
           ])
           assert.match(seen[0].shadowDigest ?? "", /^[0-9a-f]{64}$/)
           const receipt = result._tag === "Success" ? result.success.receipt : undefined
-          assert.deepStrictEqual(receipt?.hooks.map((h) => [h.id, h.status]), [
-            ["interceptor:shadow:preToolCall", "continue"],
-            ["interceptor:deny:preToolCall", "continue"]
+          assert.deepStrictEqual(receipt?.hooks.map((h) => [h.id, h.status, h.note]), [
+            ["interceptor:shadow:preToolCall", "continue", `audit modified shadow sha256:${seen[0].shadowDigest}`],
+            ["interceptor:deny:preToolCall", "continue", "audit invalid:error"]
           ])
+          assert.notInclude(JSON.stringify(receipt), "changed")
         }),
       { onVerdict: (record) => seen.push(record) }
     )

@@ -13,7 +13,11 @@ const JsonObject = Schema.declare(isJsonObject, { identifier: "JsonObject" })
 // Suspended and typed by hand: ToolResult holds a Receipt, whose Schema reads these rows.
 const Result: Schema.Codec<ToolResult, unknown> = Schema.suspend((): Schema.Codec<ToolResult, unknown> => ToolResult)
 
-const Continue = { schema: verdictSchema("Continue", {}), status: "continue" } as const
+/** The longest note a Continue may carry into the receipt. */
+export const MAX_NOTE_LENGTH = 256
+/** A Continue may note, for the receipt, what the hook saw without acting on it (never call data). */
+const Note = Schema.String.check(Schema.isMaxLength(MAX_NOTE_LENGTH))
+const Continue = { schema: verdictSchema("Continue", { note: Schema.optional(Note) }), status: "continue" } as const
 const Deny = { schema: verdictSchema("Deny", { reason: Schema.String }), status: "deny" } as const
 
 /** A call rewrite: args and/or meta; serverId, name and callId may be echoed, never changed. */

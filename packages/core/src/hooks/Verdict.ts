@@ -10,9 +10,10 @@ import type { JsonObject } from "../model/ToolCall.ts"
 import type { ToolResult } from "../model/ToolResult.ts"
 import type { HOOK_EVENT_ROWS, HookEvent } from "./HookEvent.ts"
 
-/** Go on unchanged. */
+/** Go on unchanged; `note` (at most 256 characters, never call data) is kept on the hook's receipt entry. */
 export interface Continue {
   readonly _tag: "Continue"
+  readonly note?: string | undefined
 }
 
 /** Go on with new arguments and/or meta. serverId, name and callId may be echoed but never changed. */
@@ -95,6 +96,9 @@ export type Verdict = VerdictOf<HookEvent>
 
 /** The one Continue value. */
 export const cont: Continue = Object.freeze({ _tag: "Continue" })
+
+/** Go on unchanged, with a note for the receipt: what the hook saw without acting on it (never call data). */
+export const note = (text: string): Continue => ({ _tag: "Continue", note: text })
 
 /** Rewrite a call's args and/or meta (pre), or a prompt's args (promptGet). */
 export const rewrite = (patch: Omit<Rewrite, "_tag">): Rewrite => ({ _tag: "Rewrite", ...patch })

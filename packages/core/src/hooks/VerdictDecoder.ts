@@ -10,14 +10,14 @@ import { Tool } from "../model/Tool.ts"
 import type { JsonObject, ToolCall } from "../model/ToolCall.ts"
 import { ToolResult } from "../model/ToolResult.ts"
 import { verdictKeys, verdictTags } from "./EventRegistry.ts"
-import { HOOK_EVENT_ROWS, type HookVerdictTag } from "./HookEvent.ts"
+import { HOOK_EVENT_ROWS, type HookVerdictTag, MAX_NOTE_LENGTH } from "./HookEvent.ts"
 
 /** A hook's declared kind, which narrows the verdicts it may return. */
 export type HookKind = "guard" | "transform" | "observe"
 
 /** A verdict after decoding: payloads are checked, typed values. */
 export type Decoded =
-  | { readonly _tag: "Continue" }
+  | { readonly _tag: "Continue"; readonly note?: string }
   | { readonly _tag: "Rewrite"; readonly call: ToolCall }
   | { readonly _tag: "RewriteArgs"; readonly args: JsonObject }
   | { readonly _tag: "Deny"; readonly reason: string }
@@ -37,6 +37,14 @@ export type DecodeInput =
 export const BAD_RETURN = Symbol.for("@interlock/core/BadReturn")
 
 const CONTINUE: Decoded = { _tag: "Continue" }
+
+/** A Continue, with its note when it has one within MAX_NOTE_LENGTH. */
+const noted = (note: unknown): Decoded | typeof BAD_RETURN =>
+  note === undefined
+    ? CONTINUE
+    : typeof note === "string" && note.length <= MAX_NOTE_LENGTH
+    ? { _tag: "Continue", note }
+    : BAD_RETURN
 
 const ALLOWED = verdictTags(HOOK_EVENT_ROWS)
 
@@ -143,7 +151,7 @@ export const decodeVerdict = (
     if (kind !== undefined && !BY_KIND[kind].has(tag as HookVerdictTag)) return BAD_RETURN
     switch (tag) {
       case "Continue":
-        return onlyKeys(record, KEYS.continue) ? CONTINUE : BAD_RETURN
+        return onlyKeys(record, KEYS.continue) ? noted(record.note) : BAD_RETURN
       case "Deny":
         return onlyKeys(record, KEYS.deny) && typeof record.reason === "string"
           ? { _tag: "Deny", reason: record.reason }

@@ -129,8 +129,11 @@ const record = (
   const failure = settled.ok ? undefined : settled.kind
   const detached = !settled.ok && settled.detached === true
   const run: HookRun = { id: hook.id, event: hook.event, status, failure, ignored, durationMs: elapsedMs(start, end) }
-  // The key is there only when set: a receipt of a run that was not detached looks as it always did.
-  recorder.runs?.push(detached ? { ...run, detached } : run)
+  const note = settled.ok && settled.verdict._tag === "Continue" ? settled.verdict.note : undefined
+  // The keys are there only when set: a receipt of a run that was not detached and noted nothing looks as it always did.
+  recorder.runs?.push(
+    detached ? { ...run, detached } : note === undefined ? run : { ...run, note }
+  )
   recordHook({
     fiber: recorder.fiber,
     parent: recorder.span,

@@ -34,7 +34,9 @@ export const HookRun = Schema.Struct({
   ignored: Schema.Boolean,
   durationMs: Schema.Number,
   /** True when the hook missed its deadline and did not yield to interruption: it was left running, supervised. */
-  detached: Schema.optional(Schema.Boolean)
+  detached: Schema.optional(Schema.Boolean),
+  /** What a Continue noted: what the hook saw without acting on it (an audit-mode interceptor's verdict, say). */
+  note: Schema.optional(Schema.String)
 })
 
 /** One hook run within a call. */
