@@ -24,7 +24,7 @@ export interface CaseResult {
 /** A suite's result, as written to bench/results/<suite>.json. */
 export interface SuiteResult {
   readonly suite: string
-  readonly baseline: { readonly name: string; readonly us: number }
+  readonly baseline: { readonly name: string; readonly us: number; readonly [extra: string]: unknown }
   readonly cases: ReadonlyArray<CaseResult>
   /** With `--runs=N`: how many runs the figures are medians of, and the load average after each. */
   readonly runs?: number
