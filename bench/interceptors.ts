@@ -2,9 +2,11 @@
  * `npm run bench -- interceptors`: what one interceptor on `tools/call` adds to a gateway call. The
  * baseline is `interlock serve` over HTTP with the interlock-gateway case's policy, redaction and
  * SQLite audit; the cases add one validator (mcp's interceptor fixture, allow-all) over stdio or over
- * Streamable HTTP. Calls are interleaved one by one; each case prints its p50 over the baseline's.
+ * Streamable HTTP. Calls are interleaved one by one; each case prints its p50 over the baseline's,
+ * beside what one `interceptor/invoke` costs a plain SDK client of the same server (its own floor).
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -68,26 +70,59 @@ const gateway = async (
   return client
 }
 
+/** The SDK result Schema of an invoke: any object (the bench reads none of it). */
+const anyObjectResult = {
+  "~standard": { version: 1, vendor: "bench", validate: (value: unknown) => ({ value: value as object }) }
+} as const
+
+/** One `interceptor/invoke` of the allow-all validator on a tools/call request, as the gateway sends it. */
+const invoke = (client: Client) =>
+  client.request({
+    method: "interceptor/invoke",
+    params: {
+      name: "allow",
+      event: "tools/call",
+      phase: "request",
+      payload: { name: "echo", arguments: { text: "hello" } },
+      timeoutMs: 5_000
+    }
+  }, anyObjectResult)
+
 export default async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "interlock-bench-interceptors-"))
   const children: Array<ChildProcess> = []
   try {
     const stdio = { server: { command: NODE, args: [INTERCEPTOR], env: { INTERCEPTORS: SPECS } } }
+    const call = (client: Client) => client.callTool({ name: "echo", arguments: { text: "hello" } })
     const clients = new Map<string, Client>([
       ["gateway", await gateway(dir, "gateway", [], children)],
       ["interceptor-stdio", await gateway(dir, "stdio", [stdio], children)],
       ["interceptor-http", await gateway(dir, "http", [{ server: { url: await httpInterceptor(children) } }], children)]
     ])
-    const call = (client: Client) => client.callTool({ name: "echo", arguments: { text: "hello" } })
+    const stdioInvoker = new Client({ name: "bench-host", version: "1.0.0" })
+    await stdioInvoker.connect(
+      new StdioClientTransport({
+        command: NODE,
+        args: [INTERCEPTOR],
+        env: { ...process.env, INTERCEPTORS: SPECS } as Record<string, string>
+      })
+    )
+    const httpInvoker = new Client({ name: "bench-host", version: "1.0.0" })
+    await httpInvoker.connect(new StreamableHTTPClientTransport(new URL(await httpInterceptor(children))))
+    const ops = new Map<string, () => Promise<unknown>>([
+      ...[...clients].map(([name, client]) => [name, () => call(client)] as const),
+      ["invoke-stdio", () => invoke(stdioInvoker)],
+      ["invoke-http", () => invoke(httpInvoker)]
+    ])
     for (const [name, client] of clients) {
       const answer = await call(client)
       if ((answer.content as Array<{ text?: string }>)[0]?.text !== "hello") throw new Error(`${name} did not echo`)
     }
-    const samples = new Map([...clients.keys()].map((name) => [name, [] as Array<number>]))
+    const samples = new Map([...ops.keys()].map((name) => [name, [] as Array<number>]))
     for (let i = 0; i < CALLS + 200; i++) {
-      for (const [name, client] of clients) {
+      for (const [name, op] of ops) {
         const start = performance.now()
-        await call(client)
+        await op()
         if (i >= 200) samples.get(name)!.push(performance.now() - start)
       }
     }
@@ -103,7 +138,8 @@ export default async function run(): Promise<void> {
         p50Ms: round3(p50(name)),
         p50OverGatewayMs: round3(p50(name) - base),
         goalMs: GOALS[name],
-        holds: p50(name) - base <= GOALS[name]
+        holds: p50(name) - base <= GOALS[name],
+        invokeFloorMs: round3(p50(name === "interceptor-stdio" ? "invoke-stdio" : "invoke-http"))
       }))
     })
     for (const name of ["interceptor-stdio", "interceptor-http"]) {
@@ -111,10 +147,12 @@ export default async function run(): Promise<void> {
       console.log(
         `  ${name}: +${added.toFixed(3)} ms p50 over the gateway (goal at most +${GOALS[name]} ms: ${
           added <= GOALS[name] ? "holds" : "does not hold"
-        })`
+        }); a plain SDK client's invoke of that server: ${
+          p50(name === "interceptor-stdio" ? "invoke-stdio" : "invoke-http").toFixed(3)
+        } ms`
       )
     }
-    await Promise.all([...clients.values()].map((client) => client.close()))
+    await Promise.all([...clients.values(), stdioInvoker, httpInvoker].map((client) => client.close()))
   } finally {
     for (const child of children) child.kill("SIGTERM")
     await new Promise((resolve) => setTimeout(resolve, 500))
