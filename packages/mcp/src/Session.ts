@@ -11,7 +11,7 @@ import {
   type Transport
 } from "@modelcontextprotocol/client"
 import type { McpServer } from "@modelcontextprotocol/server"
-import { Deferred, Effect, Redacted } from "effect"
+import { Deferred, type Effect, Redacted } from "effect"
 import type { HostRequest } from "./Caller.ts"
 import { withAuthHeaders } from "./Credential.ts"
 import type { ElicitationShape, RootsShape, SamplingShape } from "./HostRequests.ts"
@@ -57,21 +57,6 @@ const heldBy = (
   }
   return undefined
 }
-
-/** Runs `effect` with `exchange` among the session's requests in flight (Session.exchanges). */
-export const registered = <A, E>(
-  session: Session,
-  exchange: Exchange,
-  effect: Effect.Effect<A, E>
-): Effect.Effect<A, E> =>
-  // The finalizer is in place before the exchange is added, so no interruption can leave it behind.
-  Effect.onExit(
-    Effect.suspend(() => {
-      session.exchanges.add(exchange)
-      return effect
-    }),
-    () => Effect.sync(() => void session.exchanges.delete(exchange))
-  )
 
 /** Callbacks from a live session to the hub. */
 export interface SessionEvents {

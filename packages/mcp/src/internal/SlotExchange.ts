@@ -10,7 +10,7 @@ import { Clock, Effect } from "effect"
 import type { Caller, Operation, Resume } from "../Caller.ts"
 import { callerCapabilities, PARK_LIFETIME_MS, parkedExchange } from "../ParkedCall.ts"
 import { roundTrip } from "../RoundTrip.ts"
-import { type Exchange, registered, type Session } from "../Session.ts"
+import type { Exchange, Session } from "../Session.ts"
 import { type ChildSlot, type ChildSlots, onOwnSession } from "./ChildSlots.ts"
 import { deadlineRequest, request } from "./SlotRequests.ts"
 import type { SlotState } from "./SlotState.ts"
@@ -34,27 +34,23 @@ export const exchange = <A, S extends ChildSlot>(
   run: ExchangeRun<A>,
   deadlineMs?: number
 ): Effect.Effect<A, TransportFailure | Timeout> => {
-  // One leg, with `left` ms of the deadline when there is one.
-  const send = (resume: Resume | undefined, left: number | undefined) =>
+  // One leg, with `left` ms of the deadline when there is one; a 2025 one is among the session's exchanges.
+  const send = (resume: Resume | undefined, left: number | undefined, exchange?: Exchange) =>
     deadlineMs === undefined
-      ? request(state, session, phase, (signal) => run(resume, signal, undefined, session))
-      : deadlineRequest(state, session, phase, (signal) => run(resume, signal, left, session), deadlineMs)
+      ? request(state, session, phase, (signal) => run(resume, signal, undefined, session), exchange)
+      : deadlineRequest(state, session, phase, (signal) => run(resume, signal, left, session), deadlineMs, exchange)
   // A 2025 session has no input_required: its answer is the result, sent once with the whole deadline. A caller
   // without a channel for the server's requests has the request parked, so that they can be relayed to it (ParkedCall.ts).
   if (!session.modern) {
     const relay = caller?.relay
     if (caller === undefined || relay === undefined) {
-      return registered(session, {}, send(undefined, deadlineMs) as Effect.Effect<A, TransportFailure | Timeout>)
+      return send(undefined, deadlineMs, {}) as Effect.Effect<A, TransportFailure | Timeout>
     }
     const parked = (exchange: Exchange) => (on: Session) =>
-      registered(
-        on,
-        exchange,
-        request(state, on, phase, (signal) => run(undefined, signal, PARK_LIFETIME_MS, on)) as Effect.Effect<
-          A,
-          TransportFailure
-        >
-      )
+      request(state, on, phase, (signal) => run(undefined, signal, PARK_LIFETIME_MS, on), exchange) as Effect.Effect<
+        A,
+        TransportFailure
+      >
     // On a per-host server the request gets a session of its own, declaring its host's capabilities.
     const sendParked = (exchange: Exchange) =>
       state.config.sessions === "per-host"

@@ -7,20 +7,29 @@ import type { Tool as SdkTool } from "@modelcontextprotocol/client"
 import { Effect } from "effect"
 import { toTools } from "../Convert.ts"
 import { fromSdk, isTimeout, isUnreachable } from "../Failures.ts"
-import type { Session } from "../Session.ts"
+import type { Exchange, Session } from "../Session.ts"
 import type { ListCacheHint, SlotState } from "./SlotState.ts"
 
+// The exchange is among the session's requests in flight from sending until the request settles or is interrupted.
 const sdkRequest = <A, E>(
   state: SlotState,
   session: Session,
   phase: string,
   run: (signal: AbortSignal) => Promise<A>,
-  timedOut: (error: unknown) => E | undefined
+  timedOut: (error: unknown) => E | undefined,
+  exchange: Exchange | undefined
 ): Effect.Effect<A, TransportFailure | E> =>
   Effect.callback<A, TransportFailure | E>((resume, signal) => {
+    const exchanges = exchange === undefined ? undefined : session.exchanges
+    exchanges?.add(exchange as Exchange)
+    const settled = () => void exchanges?.delete(exchange as Exchange)
     run(signal).then(
-      (value) => resume(Effect.succeed(value)),
+      (value) => {
+        settled()
+        resume(Effect.succeed(value))
+      },
       (error) => {
+        settled()
         const timeout = timedOut(error)
         if (timeout !== undefined) return resume(Effect.fail(timeout))
         // An HTTP request that could not be delivered at all: give the session up, so the next call reconnects.
@@ -28,15 +37,20 @@ const sdkRequest = <A, E>(
         resume(Effect.fail(fromSdk(state.config.id, error, () => session.describeEnd(), phase)))
       }
     )
+    return exchanges === undefined ? undefined : Effect.sync(settled)
   })
 
-/** Runs one SDK request on a session (`phase` names it in errors), mapping its failure; interruption aborts it on the wire. */
+/**
+ * Runs one SDK request on a session (`phase` names it in errors), mapping its failure; interruption aborts it on the
+ * wire. With `exchange`, the request is among the session's exchanges while in flight (Session.exchanges).
+ */
 export const request = <A>(
   state: SlotState,
   session: Session,
   phase: string,
-  run: (signal: AbortSignal) => Promise<A>
-): Effect.Effect<A, TransportFailure> => sdkRequest<A, never>(state, session, phase, run, () => undefined)
+  run: (signal: AbortSignal) => Promise<A>,
+  exchange?: Exchange
+): Effect.Effect<A, TransportFailure> => sdkRequest<A, never>(state, session, phase, run, () => undefined, exchange)
 
 /** {@link request} under a call's deadline: the SDK's request timeout is `deadlineMs`, and becomes core's Timeout. */
 export const deadlineRequest = <A>(
@@ -44,14 +58,16 @@ export const deadlineRequest = <A>(
   session: Session,
   phase: string,
   run: (signal: AbortSignal) => Promise<A>,
-  deadlineMs: number
+  deadlineMs: number,
+  exchange?: Exchange
 ): Effect.Effect<A, TransportFailure | Timeout> =>
   sdkRequest(
     state,
     session,
     phase,
     run,
-    (error) => (isTimeout(error) ? new Timeout({ millis: deadlineMs }) : undefined)
+    (error) => (isTimeout(error) ? new Timeout({ millis: deadlineMs }) : undefined),
+    exchange
   )
 
 /** Lists the server's tools (all pages), records their fingerprints and reports changed ones. */
