@@ -154,6 +154,38 @@ describe("a 2026-07-28 host's call to a server spoken to in 2025", () => {
       assert.strictEqual(textOf(done), "launch confirmed by carol (state state-for-launch)")
     }))
 
+  it.live("a 2025 host's call cancelled mid-question leaves nothing in flight: bob's later request is parked and answered", () =>
+    Effect.gen(function*() {
+      const { bob, mallory } = yield* setup()
+      const other = yield* httpClient(mallory.url, { token: mallory.token, capabilities: { elicitation: {} } })
+      let asked: () => void = () => undefined
+      const questioned = new Promise<void>((resolve) => (asked = resolve))
+      // Her host is asked, and never answers: she gives up on the call instead.
+      other.setRequestHandler("elicitation/create", () => (asked(), new Promise<never>(() => undefined)))
+      const abort = new AbortController()
+      const hers = other.callTool({ name: "confirm", arguments: { text: "hers" } }, { signal: abort.signal })
+        .then(() => "answered", () => "cancelled")
+      yield* Effect.promise(() => questioned)
+      abort.abort()
+      assert.strictEqual(yield* Effect.promise(() => hers), "cancelled")
+      // Were her request still counted in flight, bob's question could not be attributed, and he would be refused.
+      const bobs = yield* rawHost(bob)
+      const round = yield* Effect.eventually(
+        Effect.flatMap(
+          leg(bobs, { name: "confirm", arguments: { text: "after" } }),
+          (answer) => answer.resultType === "input_required" ? Effect.succeed(answer) : Effect.fail(answer)
+        )
+      ).pipe(Effect.timeout("10 seconds"))
+      const [key] = Object.keys(round.inputRequests ?? {})
+      const done = yield* leg(bobs, {
+        name: "confirm",
+        arguments: { text: "after" },
+        inputResponses: { [key!]: accept("carol") },
+        requestState: round.requestState
+      })
+      assert.strictEqual(textOf(done), "after confirmed by carol (state state-for-after)")
+    }))
+
   it.live("a host that did not declare elicitation gets -32021 naming it, and is shown nothing", () =>
     Effect.gen(function*() {
       const { bob } = yield* setup()
