@@ -140,9 +140,10 @@ export class ParkedCall<A> implements Exchange {
     fork: (effect: Effect.Effect<unknown, unknown>) => boolean,
     forget: () => void
   ): boolean {
+    // The error is built only if the request is abandoned: most never are, and an Error captures a stack.
     const abandoned = Effect.andThen(
       Deferred.await(this.cancelled),
-      Effect.fail(new TransportError({ serverId: this.serverId, detail: "the parked request was cancelled" }))
+      Effect.failSync(() => new TransportError({ serverId: this.serverId, detail: "the parked request was cancelled" }))
     )
     const run = Effect.raceFirst(send(this), abandoned).pipe(
       Effect.timeoutOrElse({
