@@ -3,7 +3,7 @@
  * `hook:<id>`, a validator where its verdicts can only let go or refuse, a mutator where they can rewrite or replace,
  * on the SEP event and phase of its hook event. A hook no SEP contract fits is not served, and this says why.
  */
-import type { CompiledHook, HookEvent, HookKind } from "@interlock/core"
+import { type CompiledHook, HOOK_EVENTS, type HookEvent, type HookKind } from "@interlock/core"
 
 /** The prefix of a named hook's interceptor name. */
 export const HOOK_INTERCEPTOR_PREFIX = "hook:"
@@ -84,6 +84,11 @@ const TABLE: Record<HookEvent, Record<HookKind | "any", HookServing>> = {
     notServed("a toolsListed hook shapes this gateway's listing by server, which a tools/list payload lacks")
   )
 }
+
+/** Hooks per event as one list in the config's order: by event, then as written (not in run order). */
+export const inConfigOrder = <H extends CompiledHook>(
+  byEvent: { readonly [E in HookEvent]: ReadonlyArray<H> }
+): ReadonlyArray<H> => HOOK_EVENTS.flatMap((event) => [...byEvent[event]].sort((a, b) => a.index - b.index))
 
 /** Whether a hook was given an id (rather than core's default `<event>[<index>]`). */
 export const isNamed = (hook: CompiledHook): boolean => hook.id !== `${hook.event}[${hook.index}]`

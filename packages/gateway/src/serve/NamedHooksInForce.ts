@@ -3,18 +3,11 @@
  * timeout, for `serve --interceptors` (front/HookInterceptors.ts). Each run names its target as the gateway's own
  * hooks would see it: a tool or prompt the invoking host names as this gateway exposes it, on its server.
  */
-import {
-  ConfigError,
-  HOOK_EVENTS,
-  type HookContext,
-  Hooks,
-  type Principal,
-  SingleHook,
-  ToolCall
-} from "@interlock/core"
+import { ConfigError, type HookContext, Hooks, type Principal, SingleHook, ToolCall } from "@interlock/core"
 import { Context, Effect, Layer, type Scope } from "effect"
 import type { Plan } from "../config/Plan.ts"
 import type { HookQuery, NamedHooks } from "../front/HookInterceptors.ts"
+import { inConfigOrder } from "../front/HookServing.ts"
 
 /** How a run names its target and whom it runs for. */
 export interface HookTargets {
@@ -64,7 +57,7 @@ export const namedHooksOf = (plan: Plan, targets: HookTargets): Effect.Effect<Na
     const hooks = Context.get(context, Hooks)
     const runner = yield* SingleHook.make(hooks, { hookTimeoutMs: plan.hookTimeoutMs })
     return {
-      hooks: HOOK_EVENTS.flatMap((event) => [...hooks.byEvent[event]].sort((a, b) => a.index - b.index)),
+      hooks: inConfigOrder(hooks.byEvent),
       run: (hook, query, principal) => {
         const input = inputOf(query, targets)
         return runner.run(hook, input, targets.context(serverOf(input), principal))
