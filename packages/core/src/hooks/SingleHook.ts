@@ -13,6 +13,7 @@ import { type Invocation, invoke, isSettled, type Settled, supervised } from "./
 import type { HooksShape, ResolvedHook } from "./Hooks.ts"
 import { type Decoded, type DecodeInput, decodeVerdict } from "./VerdictDecoder.ts"
 
+/** A verdict as decoded: payloads checked, typed values (VerdictDecoder.ts). */
 export type { Decoded }
 
 /** What one hook is run on: its event's arguments, for the events a hook can be run alone on. */
