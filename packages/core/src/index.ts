@@ -56,7 +56,15 @@ export {
   type VerdictStatus
 } from "./hooks/HookEvent.ts"
 export * as HookRunner from "./hooks/HookRunner.ts"
-export { type CompiledHook, type CompiledHooks, Hooks, type HooksRequirements, type HooksShape } from "./hooks/Hooks.ts"
+export {
+  type CompiledHook,
+  type CompiledHooks,
+  Hooks,
+  type HooksRequirements,
+  type HooksShape,
+  type ResolvedHook
+} from "./hooks/Hooks.ts"
+export * as SingleHook from "./hooks/SingleHook.ts"
 export * as Verdict from "./hooks/Verdict.ts"
 export type { HookKind } from "./hooks/VerdictDecoder.ts"
 export { makeTrusted } from "./internal/Trusted.ts"

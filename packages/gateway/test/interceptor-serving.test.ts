@@ -4,19 +4,16 @@
  * that uses the first as its interceptor host, which closes the loop.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { BIN, cliIn } from "./cli-process.ts"
+import { cliIn } from "./cli-process.ts"
 import { httpClient, NODE, startGateway } from "./e2e.ts"
-import { modernHttpClient } from "./modern-wire.ts"
+import { interceptorEras, invoke, rpc, stdioInterceptorClient } from "./interceptor-wire.ts"
 
 const TOKEN = "interceptor-serving-token-0123456789"
 const RECORDING_SERVER = path.join(import.meta.dirname, "fixtures", "recording-server.ts")
-const AnyResult = Schema.toStandardSchemaV1(Schema.Record(Schema.String, Schema.Unknown))
 
 /** The policy and redactions the serving gateway holds. */
 const SERVING_CONFIG = {
@@ -38,37 +35,8 @@ const SERVING_CONFIG = {
   redact: [{ pattern: "SECRET-[0-9]+", replacement: "[hidden]" }]
 }
 
-const interceptorClient = (url: string, token?: string) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const client = new Client({ name: "plain-sdk-host", version: "1.0.0" })
-      await client.connect(
-        new StreamableHTTPClientTransport(
-          new URL(url),
-          token === undefined ? {} : { requestInit: { headers: { authorization: `Bearer ${token}` } } }
-        )
-      )
-      return client
-    }),
-    (client) => Effect.promise(() => client.close().catch(() => undefined))
-  )
-
-const rpc = (client: Client, method: string, params: Record<string, unknown>) =>
-  Effect.promise(() =>
-    client.request({ method, params }, AnyResult).then(
-      (result) => ({ ok: true as const, result: result as Record<string, any> }),
-      (error: { code?: number }) => ({ ok: false as const, code: error.code })
-    )
-  )
-
-const invoke = (client: Client, name: string, event: string, phase: string, payload: unknown) =>
-  rpc(client, "interceptor/invoke", { name, event, phase, payload })
-
 describe("the gateway as an interceptor server", () => {
-  const ERAS = [
-    ["2025-11-25", (url: string) => interceptorClient(url, TOKEN)],
-    ["2026-07-28", (url: string) => modernHttpClient(url, { token: TOKEN })]
-  ] as const
+  const ERAS = interceptorEras(TOKEN)
   for (const [era, connect] of ERAS) {
     it.live(`a plain SDK client (${era}) lists and invokes interlock.policy and interlock.redact on /interceptors`, () =>
       Effect.gen(function*() {
@@ -182,21 +150,7 @@ describe("the gateway as an interceptor server", () => {
     Effect.gen(function*() {
       const { writeConfig, dir } = cliIn("interlock-serving-")
       const file = writeConfig("serving.json", { ...SERVING_CONFIG, audit: { enabled: false } })
-      const client = yield* Effect.acquireRelease(
-        Effect.promise(async () => {
-          const client = new Client({ name: "plain-sdk-host", version: "1.0.0" })
-          await client.connect(
-            new StdioClientTransport({
-              command: NODE,
-              args: [BIN, "serve", "--stdio", "--interceptors", "--config", file],
-              cwd: dir,
-              stderr: "ignore"
-            })
-          )
-          return client
-        }),
-        (client) => Effect.promise(() => client.close().catch(() => undefined))
-      )
+      const { client } = yield* stdioInterceptorClient(dir, file)
       const denied = yield* invoke(client, "interlock.policy", "tools/call", "request", {
         name: "note",
         arguments: { nonce: "bad-3" }

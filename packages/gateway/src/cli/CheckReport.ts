@@ -11,7 +11,7 @@ import { shownPath } from "../config/ConfigLoader.ts"
 import { type AuditPlan, type Plan, type ServerPlan, sharedServerIds } from "../config/Plan.ts"
 import { formatTable } from "../config/TextTable.ts"
 import { checkCedarPolicy, withListingGateway } from "./CedarCheck.ts"
-import { checkInterceptors, describeInterceptors } from "./InterceptorCheck.ts"
+import { checkInterceptors, describeInterceptors, describeServedHooks } from "./InterceptorCheck.ts"
 import { npxWarnings } from "./NpxCheck.ts"
 import { planFrom, progress } from "./Shared.ts"
 
@@ -130,6 +130,7 @@ export const checkConfig = (config: Option.Option<string>, connect: boolean) =>
   Effect.gen(function*() {
     const plan = yield* planFrom(config)
     for (const line of describePlan(plan)) yield* Console.log(line)
+    for (const line of yield* describeServedHooks(plan)) yield* Console.log(line)
     for (const line of npxWarnings(plan)) yield* Console.error(line)
     // A Cedar policy that does not parse is reported (file:line:column) before any server starts.
     yield* checkCedarPolicy(plan, undefined)

@@ -2,10 +2,13 @@
  * What `interlock check` says of the config's interceptor servers: each entry, and once connected,
  * each interceptor it lists, where it runs, and what Interlock does differently from what it declares
  * (a failOpen treated as fail-closed, an event with no hook). The MCP client is loaded only to connect.
+ * And of its code hooks: which interceptor `serve --interceptors` serves each as, or why it does not.
  */
+import { type ConfigError, Hooks } from "@interlock/core"
 import { Console, Effect } from "effect"
 import type { Plan } from "../config/Plan.ts"
 import { formatTable } from "../config/TextTable.ts"
+import { describeHookServing, inConfigOrder } from "../front/HookServing.ts"
 import { progress } from "./Shared.ts"
 
 const indent = (lines: ReadonlyArray<string>): ReadonlyArray<string> => lines.map((line) => `  ${line}`)
@@ -24,6 +27,14 @@ export const describeInterceptors = (plan: Plan): ReadonlyArray<string> => {
     ])))
   ]
 }
+
+/** The config's code hooks in lines, each served as which interceptor or why not (nothing when it has none). */
+export const describeServedHooks = (plan: Plan): Effect.Effect<ReadonlyArray<string>, ConfigError> =>
+  Effect.map(Hooks.compile(plan.loaded.hooks), (compiled) => {
+    const hooks = inConfigOrder(compiled.byEvent)
+    if (hooks.length === 0) return []
+    return ["Hooks as interceptors (serve --interceptors):", ...indent(formatTable(describeHookServing(hooks)))]
+  })
 
 /** Reads every interceptor server and prints its interceptors, with what is refused or not run. */
 export const checkInterceptors = (plan: Plan) =>

@@ -1,11 +1,11 @@
 /**
  * `interlock serve [--config F] [--stdio] [--http HOST:PORT] [--watch] [--interceptors]`: run the gateway
  * until interrupted. SIGHUP reloads the config, and so does a change of its file with --watch
- * (runtime/ReloadTriggers.ts). --interceptors serves the policy and redactions as interceptors too.
+ * (runtime/ReloadTriggers.ts). --interceptors serves the policy, redactions and named hooks as interceptors too.
  */
 import { Console, Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
-import { sharedServerIds } from "../config/Plan.ts"
+import { type Plan, sharedServerIds } from "../config/Plan.ts"
 import { claimStdout } from "../front/stdio/StdoutClaim.ts"
 import { Gateway } from "../runtime/Gateway.ts"
 import { reloadSignals, serveReloads } from "../runtime/ReloadTriggers.ts"
@@ -13,6 +13,7 @@ import { HttpFront } from "../serve/HttpFront.ts"
 import { INTERCEPTORS_PATH, serveInterceptorsStdio } from "../serve/InterceptorRoute.ts"
 import { serveStdio } from "../serve/StdioFront.ts"
 import { telemetryLayer } from "../telemetry/OtlpExport.ts"
+import { describeServedHooks } from "./InterceptorCheck.ts"
 import { planFrom, progress } from "./Shared.ts"
 import { userFacing } from "./UserFacing.ts"
 
@@ -26,6 +27,14 @@ export const banner = (mcpUrl: string, consoleUrl: string, hasToken: boolean): R
   }`,
   "Press Ctrl-C to stop."
 ]
+
+/** Says which of the config's hooks are served as interceptors, and why the others are not (stderr under --stdio). */
+const logServedHooks = (plan: Plan) =>
+  describeServedHooks(plan).pipe(
+    // A hooks config that does not compile has already stopped the gateway: nothing to say here.
+    Effect.catchTag("ConfigError", () => Effect.succeed([])),
+    Effect.flatMap((lines) => Effect.forEach(lines, (line) => Console.log(`  ${line}`), { discard: true }))
+  )
 
 /** Connects every server now, reporting progress on a TTY; a server that fails is retried on first use. */
 export const connectAll = (gateway: Gateway["Service"]) =>
@@ -91,7 +100,10 @@ export const serveCommand = Command.make(
           return yield* Effect.gen(function*() {
             yield* reloads(yield* Gateway)
             yield* connectAll(yield* Gateway)
-            if (interceptors) return yield* serveInterceptorsStdio(yield* Gateway, { input: process.stdin, output })
+            if (interceptors) {
+              yield* logServedHooks(plan)
+              return yield* serveInterceptorsStdio(yield* Gateway, { input: process.stdin, output })
+            }
             yield* serveStdio({ input: process.stdin, output })
           }).pipe(Effect.provide(gateway))
         }))
@@ -103,7 +115,10 @@ export const serveCommand = Command.make(
         for (const line of banner(address.mcpUrl, address.consoleUrl, plan.listen.principals.size > 0)) {
           yield* Console.log(line)
         }
-        if (interceptors) yield* Console.log(`  Interceptors: ${address.mcpUrl.replace(/\/mcp$/, INTERCEPTORS_PATH)}`)
+        if (interceptors) {
+          yield* Console.log(`  Interceptors: ${address.mcpUrl.replace(/\/mcp$/, INTERCEPTORS_PATH)}`)
+          yield* logServedHooks(plan)
+        }
         return yield* Effect.never
       })).pipe(Effect.provide(HttpFront.layerWith({ interceptors }).pipe(Layer.provideMerge(gateway))))
     })))

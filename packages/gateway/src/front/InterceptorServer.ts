@@ -1,15 +1,19 @@
 /**
  * The gateway as an interceptor server (SEP-1763): an SDK server whose `interceptors/list` offers
- * `interlock.policy` (a validator: the gateway's policy on a call, read or get) and `interlock.redact`
- * (a mutator: the config's redactions on a call's result), and whose `interceptor/invoke` runs them.
- * A request it cannot run (unknown name, an event it does not hook, a payload that is no event's) is an error.
+ * `interlock.policy` (a validator: the gateway's policy on a call, read or get), `interlock.redact`
+ * (a mutator: the config's redactions on a call's result) and each named hook (`hook:<id>`, HookServing.ts),
+ * and whose `interceptor/invoke` runs them. A request it cannot run (unknown name, an event it does not hook,
+ * a payload that is no event's) is an error.
  */
-import type { JsonObject, PolicyDecision, Principal } from "@interlock/core"
+import type { ConfigError, JsonObject, PolicyDecision, Principal } from "@interlock/core"
 import { INTERCEPTORS_DRAFT, INTERCEPTORS_EXTENSION } from "@interlock/mcp"
 import { ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server"
-import { type Effect, Exit, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { redactResultParts } from "../governance/ContentRedaction.ts"
 import type { Redaction } from "../governance/Redactor.ts"
+import { hookAnswer, hookQueryOf, type NamedHooks } from "./HookInterceptors.ts"
+import { HOOK_INTERCEPTOR_PREFIX, hookDescriptor, hookInterceptorName, servingOf } from "./HookServing.ts"
+import { decoder, invalid, Named, Uri } from "./InterceptorPayload.ts"
 import type { Runner } from "./Runner.ts"
 
 /** What the policy is asked: a call, a read or a get, as the invoking host names them. */
@@ -23,6 +27,8 @@ export interface InterceptorServing {
   /** The policy's decision; undefined when it does not govern such an operation (it goes on). */
   readonly decide: (query: PolicyQuery, principal: Principal | undefined) => Effect.Effect<PolicyDecision | undefined>
   readonly redactions: () => ReadonlyArray<Redaction>
+  /** The config's hooks in force; a ConfigError when they could not be loaded. */
+  readonly namedHooks: Effect.Effect<NamedHooks, ConfigError>
   readonly run: Runner
   readonly version: string
 }
@@ -66,23 +72,12 @@ const InvokeParams = standard(Schema.Struct({
   context: Schema.optional(Schema.Unknown)
 }))
 
-const decoder = <S extends Schema.Decoder<unknown>>(schema: S) => {
-  const decode = Schema.decodeUnknownExit(schema)
-  return (value: unknown): S["Type"] | undefined => {
-    const exit = decode(value)
-    return Exit.isSuccess(exit) ? exit.value : undefined
-  }
-}
-const Named = decoder(Schema.Struct({ name: Schema.String, arguments: Schema.optional(Schema.JsonObject) }))
-const Uri = decoder(Schema.Struct({ uri: Schema.String }))
 const Result = decoder(Schema.Struct({
   content: Schema.Array(Schema.Unknown),
   structuredContent: Schema.optional(Schema.JsonObject),
   isError: Schema.optional(Schema.Boolean),
   _meta: Schema.optional(Schema.JsonObject)
 }))
-
-const invalid = (message: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, message)
 
 const queryOf = (event: string, payload: unknown): PolicyQuery => {
   if (event === "resources/read") {
@@ -120,6 +115,41 @@ const hooks = (name: string, event: string, phase: string): boolean =>
   name === POLICY_INTERCEPTOR ? phase === "request" && POLICY_EVENTS.includes(event) : event === "tools/call" &&
     phase === "response"
 
+/** The named hooks served, with how each is served. */
+const servedHooks = (named: NamedHooks) =>
+  named.hooks.flatMap((hook) => {
+    const serving = servingOf(hook)
+    return serving._tag === "Served" ? [{ hook, serving }] : []
+  })
+
+/** The served hooks in force, none when they could not be loaded (an invocation then says so). */
+const listedHooks = (serving: InterceptorServing) =>
+  serving.namedHooks.pipe(
+    Effect.map((named) => servedHooks(named).map(({ hook, serving }) => hookDescriptor(hook, serving))),
+    Effect.catchTag("ConfigError", () => Effect.succeed([]))
+  )
+
+/** Runs the named hook an invocation names, for the host's principal. */
+const invokeHook = async (
+  serving: InterceptorServing,
+  params: { readonly name: string; readonly event: string; readonly phase: string; readonly payload: unknown },
+  principal: Principal | undefined,
+  signal: AbortSignal
+) => {
+  const named = await serving.run(Effect.result(serving.namedHooks), signal)
+  if (named._tag === "Failure") {
+    throw new ProtocolError(ProtocolErrorCode.InternalError, "the config's hooks could not be loaded")
+  }
+  const found = servedHooks(named.success).find(({ hook }) => hookInterceptorName(hook.id) === params.name)
+  if (found === undefined) throw invalid(`no interceptor is named ${JSON.stringify(params.name)}`)
+  const { hook, serving: how } = found
+  if (how.event !== params.event || how.phase !== params.phase) {
+    throw invalid(`${params.name} does not hook ${params.event} on the ${params.phase}`)
+  }
+  const query = hookQueryOf(how, params.payload)
+  return hookAnswer(hook, how, query, await serving.run(named.success.run(hook, query, principal), signal))
+}
+
 /** An SDK server offering the interceptors to one host (its principal decides as its calls would). */
 export const makeInterceptorServer = (serving: InterceptorServing, principal: Principal | undefined): Server => {
   const server = new Server(
@@ -132,12 +162,20 @@ export const makeInterceptorServer = (serving: InterceptorServing, principal: Pr
       }
     }
   )
-  server.setRequestHandler("interceptors/list", { params: ListParams }, (params) => ({
-    interceptors: SERVED_INTERCEPTORS.filter((i) =>
-      params?.event === undefined || i.hook.events.some((e) => e === params.event)
-    ).map((i) => ({ ...i, hook: { ...i.hook, events: [...i.hook.events] } }))
-  }))
+  server.setRequestHandler("interceptors/list", { params: ListParams }, async (params, ctx) => {
+    const hooks = await serving.run(listedHooks(serving), ctx.mcpReq.signal)
+    const all = [
+      ...SERVED_INTERCEPTORS.map((i) => ({ ...i, hook: { ...i.hook, events: [...i.hook.events] } })),
+      ...hooks
+    ]
+    return {
+      interceptors: all.filter((i) => params?.event === undefined || i.hook.events.some((e) => e === params.event))
+    }
+  })
   server.setRequestHandler("interceptor/invoke", { params: InvokeParams }, async (params, ctx) => {
+    if (params.name.startsWith(HOOK_INTERCEPTOR_PREFIX)) {
+      return invokeHook(serving, params, principal, ctx.mcpReq.signal)
+    }
     if (params.name !== POLICY_INTERCEPTOR && params.name !== REDACT_INTERCEPTOR) {
       throw invalid(`no interceptor is named ${JSON.stringify(params.name)}`)
     }

@@ -1,10 +1,9 @@
 /**
- * `interlock serve --interceptors`: the gateway's policy and redactions served as interceptors
+ * `interlock serve --interceptors`: the gateway's policy, redactions and named hooks served as interceptors
  * (front/InterceptorServer.ts), at `/interceptors` behind the `/mcp` guard and tokens, or over stdio.
- * The policy is the generation's in force: built once per generation from its plan, as its calls' is.
+ * The policy and hooks are the generation's in force: built once per generation from its plan, as its calls' are.
  */
 import {
-  type ConfigError,
   HookContext,
   JsonText,
   Policy,
@@ -15,7 +14,7 @@ import {
 } from "@interlock/core"
 import { createMcpHandler } from "@modelcontextprotocol/server"
 import { serveStdio as serveEras } from "@modelcontextprotocol/server/stdio"
-import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { Context, Effect, Layer, type Scope } from "effect"
 import { HttpServerRequest, type HttpServerResponse } from "effect/http"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Caller } from "../front/http/GuardMiddleware.ts"
@@ -27,6 +26,8 @@ import { HostStdioTransport } from "../front/stdio/HostStdioTransport.ts"
 import { planPolicyLayer } from "../governance/PolicyLayer.ts"
 import type { GatewayShape } from "../runtime/Gateway.ts"
 import { ended, MAX_BODY_BYTES, written } from "./McpRoute.ts"
+import { namedHooksOf } from "./NamedHooksInForce.ts"
+import { perGeneration } from "./PerGeneration.ts"
 import type { StdioStreams } from "./StdioFront.ts"
 
 /** The path interceptors are served at. */
@@ -34,47 +35,36 @@ export const INTERCEPTORS_PATH = "/interceptors"
 
 const SERVING_CLIENT = "interlock-interceptors"
 
-/** The interceptors' serving over a gateway, in the current scope (which closes the policies it built). */
+/** The interceptors' serving over a gateway, in the current scope (which closes what each generation built). */
 export const makeServing = (gateway: GatewayShape): Effect.Effect<InterceptorServing, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const outer = yield* Effect.scope
-    let held: { readonly number: number; readonly policy: PolicyShape; readonly scope: Scope.Closeable } | undefined
-    const policyInForce = Effect.suspend((): Effect.Effect<PolicyShape, ConfigError> => {
-      const generation = gateway.generation()
-      if (held?.number === generation.number) return Effect.succeed(held.policy)
-      return Effect.gen(function*() {
-        const scope = yield* Scope.fork(outer, "sequential")
-        const context = yield* Layer.buildWithScope(
-          planPolicyLayer(generation.plan, generation.plan.loaded.baseDir),
-          scope
-        )
-        const previous = held
-        held = { number: generation.number, policy: Context.get(context, Policy), scope }
-        if (previous !== undefined) yield* Scope.close(previous.scope, Exit.void)
-        return held.policy
-      })
-    })
+    const policyInForce = yield* perGeneration(gateway, (plan) =>
+      Effect.map(
+        Layer.build(planPolicyLayer(plan, plan.loaded.baseDir)),
+        (context): PolicyShape => Context.get(context, Policy)
+      ))
+    // The invoking host names tools and prompts as this gateway exposes them; a name it does not know is any server's.
+    const target = (name: string) => {
+      const resolved = gateway.deps.namespace.resolve(name)
+      return { serverId: resolved?.serverId ?? "*", name: resolved?.name ?? name }
+    }
+    const context = (serverId: string, principal: Principal | undefined) =>
+      new HookContext({ client: SERVING_CLIENT, serverId, assigns: {}, principal })
+    const namedHooks = yield* perGeneration(gateway, (plan) => namedHooksOf(plan, { target, context }))
     const decide = (query: PolicyQuery, principal: Principal | undefined) =>
       Effect.gen(function*() {
         const policy = yield* policyInForce
-        // The invoking host names tools and prompts as this gateway exposes them; a name it does not know is any server's.
-        const target = query._tag === "Read" ? undefined : gateway.deps.namespace.resolve(query.name)
-        const serverId = target?.serverId ?? "*"
-        const ctx = new HookContext({ client: SERVING_CLIENT, serverId, assigns: {}, principal })
+        const { name, serverId } = query._tag === "Read" ? { name: "", serverId: "*" } : target(query.name)
+        const ctx = context(serverId, principal)
         if (query._tag === "Call") {
-          const call = new ToolCall({
-            serverId,
-            name: target?.name ?? query.name,
-            args: query.args,
-            callId: "interceptor"
-          })
+          const call = new ToolCall({ serverId, name, args: query.args, callId: "interceptor" })
           return yield* policy.decide(call, ctx)
         }
         if (policy.decideOperation === undefined) return undefined
         return yield* policy.decideOperation(
           query._tag === "Read"
             ? { _tag: "ReadResource", serverId, uri: query.uri }
-            : { _tag: "GetPrompt", serverId, name: target?.name ?? query.name, args: query.args },
+            : { _tag: "GetPrompt", serverId, name, args: query.args },
           ctx
         )
       }).pipe(
@@ -85,6 +75,7 @@ export const makeServing = (gateway: GatewayShape): Effect.Effect<InterceptorSer
     return {
       decide,
       redactions: () => gateway.plan.redactions,
+      namedHooks,
       run: gateway.deps.run,
       version: gateway.deps.version
     }
