@@ -1,9 +1,8 @@
 /**
- * The gateway as an interceptor server (SEP-1763): an SDK server whose `interceptors/list` offers
- * `interlock.policy` (a validator: the gateway's policy on a call, read or get), `interlock.redact`
- * (a mutator: the config's redactions on a call's result) and each named hook (`hook:<id>`, HookServing.ts),
- * and whose `interceptor/invoke` runs them. A request it cannot run (unknown name, an event it does not hook,
- * a payload that is no event's) is an error.
+ * The gateway as an interceptor server (SEP-1763): `interceptors/list` offers `interlock.policy` (a validator: the
+ * policy on a call, read or get), `interlock.redact` (a mutator: the redactions on a result) and each named hook
+ * (`hook:<id>`, HookServing.ts); `interceptor/invoke` runs them. A request it cannot run (unknown name, an event
+ * it does not hook, a payload that is no event's) is an error.
  */
 import type { ConfigError, JsonObject, PolicyDecision, Principal } from "@interlock/core"
 import { INTERCEPTORS_DRAFT, INTERCEPTORS_EXTENSION } from "@interlock/mcp"
