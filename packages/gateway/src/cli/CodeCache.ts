@@ -38,10 +38,11 @@ const WRAPPER = "(function (exports, require, module, __filename, __dirname) {\n
 const fs = () => process.getBuiltinModule("node:fs")
 const path = () => process.getBuiltinModule("node:path")
 
-/** The digest a cache file carries: this Node, the chunk's source, then the cache, each delimited by its length. */
-const digest = (source: Buffer, data: Buffer): Buffer =>
+/** The digest a cache file carries: this Node, its runs, the chunk's source, then the cache, each delimited by its length. */
+const digest = (runs: number, source: Buffer, data: Buffer): Buffer =>
   process.getBuiltinModule("node:crypto").createHash("sha256")
-    .update(`${NODE_TAG}\0${source.length}\0`).update(source).update(`\0${data.length}\0`).update(data).digest()
+    .update(`${NODE_TAG}\0${runs}\0${source.length}\0`).update(source).update(`\0${data.length}\0`).update(data)
+    .digest()
 
 /** The cache file of a chunk, for this Node. */
 const cacheFileOf = (dir: string, chunk: string): string =>
@@ -72,9 +73,10 @@ export const readCache = (file: string, source: Buffer): ReadCache | undefined =
     if (!info.isFile() || !isPrivate(info) || info.size <= HEADER_BYTES) return undefined
     const bytes = readFileSync(fd)
     if (!bytes.subarray(0, MAGIC.length).equals(MAGIC)) return undefined
+    const runs = bytes[MAGIC.length]
     const data = bytes.subarray(HEADER_BYTES)
-    if (!bytes.subarray(MAGIC.length + 1, HEADER_BYTES).equals(digest(source, data))) return undefined
-    return { data, runs: bytes[MAGIC.length] }
+    if (!bytes.subarray(MAGIC.length + 1, HEADER_BYTES).equals(digest(runs, source, data))) return undefined
+    return { data, runs }
   } catch {
     return undefined
   } finally {
@@ -88,7 +90,7 @@ export const writeCache = (file: string, source: Buffer, data: Buffer, runs: num
   const dir = path().dirname(file)
   mkdirSync(dir, { recursive: true, mode: DIR_MODE })
   const temp = `${file}.${process.pid}.tmp`
-  writeFileSync(temp, Buffer.concat([MAGIC, Buffer.of(runs), digest(source, data), data]), {
+  writeFileSync(temp, Buffer.concat([MAGIC, Buffer.of(runs), digest(runs, source, data), data]), {
     mode: FILE_MODE,
     flag: "wx"
   })
