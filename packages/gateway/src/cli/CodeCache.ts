@@ -84,17 +84,25 @@ export const readCache = (file: string, source: Buffer): ReadCache | undefined =
   }
 }
 
-/** Writes a cache for `source` into `file` (through a private temporary file, renamed), then trims the directory. */
+/**
+ * Writes a cache for `source` into `file` through a private temporary file renamed onto it (a reader sees the old
+ * file or the new one, whole), then trims the directory; a temporary file a failed write leaves is removed.
+ */
 export const writeCache = (file: string, source: Buffer, data: Buffer, runs: number): void => {
-  const { mkdirSync, renameSync, writeFileSync } = fs()
+  const { mkdirSync, renameSync, rmSync, writeFileSync } = fs()
   const dir = path().dirname(file)
   mkdirSync(dir, { recursive: true, mode: DIR_MODE })
   const temp = `${file}.${process.pid}.tmp`
-  writeFileSync(temp, Buffer.concat([MAGIC, Buffer.of(runs), digest(runs, source, data), data]), {
-    mode: FILE_MODE,
-    flag: "wx"
-  })
-  renameSync(temp, file)
+  try {
+    writeFileSync(temp, Buffer.concat([MAGIC, Buffer.of(runs), digest(runs, source, data), data]), {
+      mode: FILE_MODE,
+      flag: "wx"
+    })
+    renameSync(temp, file)
+  } catch (error) {
+    rmSync(temp, { force: true })
+    throw error
+  }
   trim(dir)
 }
 
