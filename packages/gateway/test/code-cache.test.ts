@@ -2,7 +2,8 @@
  * CodeCache.ts, the code caches of the claude-hook bundle: a cache file is read only when it is private, whole and
  * made for this Node and this source (any changed byte, another source, a public or foreign file, a symlink is
  * refused), and a CommonJS entry run through requireCached gives the same exports with or without its caches, which
- * the first runs write when the process exits. The published bin on them: claude-hook-bundle.test.ts.
+ * the first runs write when the process exits; they live in the user's cache directory. The published bin on them:
+ * claude-hook-bundle.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
@@ -20,7 +21,9 @@ import {
 } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
+import { codeCacheDir } from "../src/cli/ClaudeHookBundle.ts"
 import { DIR_MODE, FILE_MODE, MAX_CACHE_FILES, readCache, RUNS_THAT_WRITE, writeCache } from "../src/cli/CodeCache.ts"
+import { userCacheDir } from "../src/cli/UserCacheDir.ts"
 import { NODE } from "./e2e.ts"
 
 const work = mkdtempSync(path.join(tmpdir(), "interlock-code-cache-"))
@@ -155,5 +158,27 @@ describe("requireCached", () => {
   it("with no cache directory writes none", () => {
     runWith("-")
     assert.notInclude(readdirSync(work), "-")
+  })
+})
+
+describe("where the caches go", () => {
+  const home = process.getBuiltinModule("node:os").homedir()
+
+  it("the user's cache directory: an absolute XDG_CACHE_HOME, else ~/.cache; ~/Library/Caches on macOS; LOCALAPPDATA on Windows", () => {
+    assert.strictEqual(userCacheDir({ XDG_CACHE_HOME: "/x/cache" }, "linux"), "/x/cache")
+    assert.strictEqual(userCacheDir({ XDG_CACHE_HOME: "relative/cache" }, "linux"), path.join(home, ".cache"))
+    assert.strictEqual(userCacheDir({}, "linux"), path.join(home, ".cache"))
+    assert.strictEqual(userCacheDir({ XDG_CACHE_HOME: "/x/cache" }, "darwin"), path.join(home, "Library", "Caches"))
+    assert.strictEqual(
+      userCacheDir({ LOCALAPPDATA: "C:\\Users\\u\\AppData\\Local" }, "win32"),
+      "C:\\Users\\u\\AppData\\Local"
+    )
+    assert.strictEqual(userCacheDir({}, "win32"), path.win32.join(home, "AppData", "Local"))
+  })
+
+  it("interlock/code-cache in it, or none with NODE_DISABLE_COMPILE_CACHE", () => {
+    const expected = process.platform === "linux" ? path.join("/x/cache", "interlock", "code-cache") : undefined
+    if (expected !== undefined) assert.strictEqual(codeCacheDir({ XDG_CACHE_HOME: "/x/cache" }), expected)
+    assert.isUndefined(codeCacheDir({ XDG_CACHE_HOME: "/x/cache", NODE_DISABLE_COMPILE_CACHE: "1" }))
   })
 })

@@ -11,11 +11,18 @@ import { userCacheDir } from "./UserCacheDir.ts"
 /** The bundle's entry: dist/bundle/hook/ beside this module's dist/cli/. */
 const ENTRY = new URL("../bundle/hook/ClaudeHook.cjs", import.meta.url)
 
-/** Where the bundle's code caches go under `env`, or undefined when Node's compile cache is turned off. */
-export const codeCacheDir = (env: Record<string, string | undefined> = process.env): string | undefined =>
-  env.NODE_DISABLE_COMPILE_CACHE === undefined
-    ? process.getBuiltinModule("node:path").join(userCacheDir(env), "interlock", "code-cache")
-    : undefined
+/**
+ * Where the bundle's code caches go under `env`; undefined when Node's compile cache is turned off, or when this
+ * user has no home directory to find the cache directory in (the hook runs, without caches).
+ */
+export const codeCacheDir = (env: Record<string, string | undefined> = process.env): string | undefined => {
+  if (env.NODE_DISABLE_COMPILE_CACHE !== undefined) return undefined
+  try {
+    return process.getBuiltinModule("node:path").join(userCacheDir(env), "interlock", "code-cache")
+  } catch {
+    return undefined
+  }
+}
 
 /**
  * Answers the hook event on stdin and returns true when `args` (after the bin) are a plain claude-hook; returns
