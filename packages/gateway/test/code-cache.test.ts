@@ -115,44 +115,57 @@ describe("a code cache file", () => {
 })
 
 describe("requireCached", () => {
-  const app = path.join(work, "app")
-  mkdirSync(app)
-  writeFileSync(
-    path.join(app, "entry.cjs"),
-    `"use strict";\nconst chunk = require("./chunk.cjs");\nexports.line = () => new Error("here").stack.split("\\n")[1];\n` +
-      `exports.value = chunk.twice(21) + require("node:path").sep.length * 0;\n`
-  )
-  writeFileSync(path.join(app, "chunk.cjs"), `exports.twice = (n) => n * 2;\n`)
-  const run = path.join(app, "run.mjs")
-  writeFileSync(
-    run,
-    `import { requireCached } from ${
-      JSON.stringify(path.join(import.meta.dirname, "..", "src", "cli", "CodeCache.ts"))
-    }\n` +
-      `const entry = requireCached(${
-        JSON.stringify(path.join(app, "entry.cjs"))
-      }, process.argv[2] === "-" ? undefined : process.argv[2])\n` +
-      `console.log(JSON.stringify({ value: entry.value, line: entry.line() }))\n`
-  )
-  const runWith = (dir: string) =>
-    JSON.parse(execFileSync(NODE, [run, dir], { encoding: "utf8", env: { ...process.env, NODE_OPTIONS: "" } }))
+  /** A CommonJS entry and its chunk (doubling as `twice` says) in `work/name`; runs them with the caches in a directory ("-": none). */
+  const appAt = (name: string, twice: string) => {
+    const app = path.join(work, name)
+    mkdirSync(app)
+    writeFileSync(
+      path.join(app, "entry.cjs"),
+      `"use strict";\nconst chunk = require("./chunk.cjs");\nexports.line = () => new Error("here").stack.split("\\n")[1];\n` +
+        `exports.value = chunk.twice(21) + require("node:path").sep.length * 0;\n`
+    )
+    writeFileSync(path.join(app, "chunk.cjs"), `exports.twice = (n) => ${twice};\n`)
+    const run = path.join(app, "run.mjs")
+    writeFileSync(
+      run,
+      `import { requireCached } from ${
+        JSON.stringify(path.join(import.meta.dirname, "..", "src", "cli", "CodeCache.ts"))
+      }\n` +
+        `const entry = requireCached(${
+          JSON.stringify(path.join(app, "entry.cjs"))
+        }, process.argv[2] === "-" ? undefined : process.argv[2])\n` +
+        `console.log(JSON.stringify({ value: entry.value, line: entry.line() }))\n`
+    )
+    return (dir: string) =>
+      JSON.parse(execFileSync(NODE, [run, dir], { encoding: "utf8", env: { ...process.env, NODE_OPTIONS: "" } }))
+  }
+  const runWith = appAt("app", "n * 2")
+
+  // The header's runs byte, after the magic line (readCache here would refuse them: this process is another Node, by its flags).
+  const runsIn = (dir: string) => readdirSync(dir).map((name) => readFileSync(path.join(dir, name))[MAGIC_BYTES])
 
   it("runs the entry and its chunks alike with no cache, a new one and the ones written; the first runs write them", () => {
     const none = runWith("-")
     assert.strictEqual(none.value, 42)
     assert.match(none.line, /entry\.cjs:3:/, "the entry's lines keep their numbers")
     const dir = path.join(work, "caches")
-    // The header's runs byte, after the magic line (readCache here would refuse them: this process is another Node, by its flags).
-    const runsOf = () =>
-      Object.fromEntries(
-        readdirSync(dir).map((name) => [name.split(".cjs.")[0], readFileSync(path.join(dir, name))[MAGIC_BYTES]])
-      )
     for (let run = 1; run <= RUNS_THAT_WRITE + 1; run++) {
       assert.deepStrictEqual(runWith(dir), none, `run ${run}`)
       const runs = Math.min(run, RUNS_THAT_WRITE)
-      assert.deepStrictEqual(runsOf(), { chunk: runs, entry: runs }, `after run ${run}`)
+      assert.deepStrictEqual(readdirSync(dir).map((name) => name.split(".cjs.")[0]), ["chunk", "entry"])
+      assert.deepStrictEqual(runsIn(dir), [runs, runs], `after run ${run}`)
     }
     for (const name of readdirSync(dir)) assert.strictEqual(modeOf(path.join(dir, name)), FILE_MODE)
+  })
+
+  it("keeps the caches of two installs apart, so that running both in turn replaces neither's", () => {
+    const other = appAt("other", "n + n")
+    const dir = path.join(work, "shared-caches")
+    for (let run = 1; run <= RUNS_THAT_WRITE; run++) {
+      assert.strictEqual(runWith(dir).value, 42)
+      assert.strictEqual(other(dir).value, 42)
+    }
+    assert.deepStrictEqual(runsIn(dir), [RUNS_THAT_WRITE, RUNS_THAT_WRITE, RUNS_THAT_WRITE, RUNS_THAT_WRITE])
   })
 
   it("with no cache directory writes none", () => {

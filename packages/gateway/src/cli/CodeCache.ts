@@ -44,11 +44,16 @@ const digest = (runs: number, source: Buffer, data: Buffer): Buffer =>
     .update(`${NODE_TAG}\0${runs}\0${source.length}\0`).update(source).update(`\0${data.length}\0`).update(data)
     .digest()
 
-/** The cache file of a chunk, for this Node. */
+/**
+ * The cache file of a chunk for this Node, named after the chunk and a hash of this Node and the chunk's path: two
+ * installs (another project's, another version) keep files of their own, a rebuild in place replaces its own.
+ */
 const cacheFileOf = (dir: string, chunk: string): string =>
   path().join(
     dir,
-    `${path().basename(chunk)}.${process.getBuiltinModule("node:crypto").hash("sha256", NODE_TAG).slice(0, 16)}.cache`
+    `${path().basename(chunk)}.${
+      process.getBuiltinModule("node:crypto").hash("sha256", `${NODE_TAG}\0${chunk}`).slice(0, 16)
+    }.cache`
   )
 
 /** Whether a file is this user's and nobody else may read or write it (on Windows, the profile's ACLs decide). */
