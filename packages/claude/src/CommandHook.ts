@@ -6,7 +6,7 @@
  */
 import { JsonText } from "@interlock/core"
 import { type Duration, Effect } from "effect"
-import { spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { type ClaudeFailureKind, ClaudeHookFailed } from "./ClaudeErrors.ts"
 import type { ClaudeEventName, ClaudeInput } from "./ClaudeEvent.ts"
 import { type ClaudeHookSpec, millis } from "./ClaudeHook.ts"
@@ -68,9 +68,10 @@ const runProgram = (options: CommandOptions, stdin: string, maxOutput: number): 
       settled = true
       resume(Effect.succeed(ended))
     }
-    let child: ReturnType<typeof spawn>
+    let child: ChildProcess
     try {
-      child = spawn("/bin/sh", ["-c", options.command], {
+      // child_process (with net and dgram) is loaded on the first command, not with this module.
+      child = process.getBuiltinModule("node:child_process").spawn("/bin/sh", ["-c", options.command], {
         detached: true,
         stdio: ["pipe", "pipe", "pipe"],
         cwd: options.cwd,

@@ -2,8 +2,9 @@
 // The published `interlock` CLI; Claude Code runs `interlock claude-hook` on every tool call, so
 // start-up matters (the gateway README's start-up section has the measurements). It checks the Node
 // version before loading anything; `--help` prints dist/bundle/help.txt; other commands run the bundle
-// (#cli), `claude-hook --gateway URL` the forwarder (#claude-hook-forward), and a config written as
-// code the unbundled CLI (#cli-modules).
+// (#cli), `claude-hook --gateway URL` the forwarder (#claude-hook-forward), a plain `claude-hook` the
+// hook's own bundle through its code cache (#claude-hook-local), and a config written as code the
+// unbundled CLI (#cli-modules).
 const MINIMUM = [22, 19]
 const current = process.versions.node.split(".").map(Number)
 if (current[0] < MINIMUM[0] || (current[0] === MINIMUM[0] && current[1] < MINIMUM[1])) {
@@ -41,8 +42,11 @@ if (!bundle.endsWith(".ts") && (args.length === 0 || (args.length === 1 && (args
   await main(args.slice(1))
 } else {
   const { CONFIG_NAMES } = await import("#config-names")
-  const cli = await import(usesCodeConfig(args, CONFIG_NAMES) ? "#cli-modules" : "#cli")
-  cli.main(args)
+  const code = usesCodeConfig(args, CONFIG_NAMES)
+  if (code || args[0] !== "claude-hook" || !(await (await import("#claude-hook-local")).main(args))) {
+    const cli = await import(code ? "#cli-modules" : "#cli")
+    cli.main(args)
+  }
 }
 
 /** Whether a config file is JSON (`.json`, or `.jsonc` with comments) rather than code. */

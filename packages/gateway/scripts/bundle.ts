@@ -3,6 +3,8 @@
  * (dist/cli/Cli.js) with rolldown into dist/bundle/ (or outDir), one chunk per command plus the
  * chunks they share, and renders effect/cli's root help into help.txt beside it, which the bin
  * prints for `--help` without loading anything. Why a bundle: see the header of bin/interlock.js.
+ * The plain `claude-hook` has a bundle of its own in hook/ (ClaudeHookLocal.ts, CommonJS, which
+ * src/cli/CodeCache.ts runs with V8 code caches made after a run): see {@link HOOK_DIR}.
  *
  * What goes in: everything but Node's built-ins and the optional native add-ons that `pg` and `ws`
  * try to require (absent, and caught, at run time). The bundle runs only in the bin's own process,
@@ -59,6 +61,13 @@ export const builtinImport = (
   return declarations.length === 0 ? `${module};` : `const ${declarations.join(",")};`
 }
 
+/**
+ * Where the claude-hook bundle goes, inside outDir: CommonJS, for `vm.Script`, whose code cache can be made
+ * after a run (an ES module's only when it compiles); its chunks keep their names from build to build
+ * (no hash), so that a new build's cache replaces the old one's. ClaudeHookBundle.ts names its entry.
+ */
+export const HOOK_DIR = "hook"
+
 /** Options of {@link bundle}. */
 export interface BundleOptions {
   /** Where the chunks, their source maps and help.txt go. */
@@ -70,39 +79,60 @@ export interface BundleOptions {
   readonly from: "dist" | "source"
 }
 
-/** Bundles the CLI and writes its help.txt. */
+/** A module of src/cli as rolldown takes it: its tsc output, or its source. */
+const cliModule = (from: BundleOptions["from"], name: string): string =>
+  from === "dist" ? path.join(PACKAGE, "dist", "cli", `${name}.js`) : path.join(PACKAGE, "src", "cli", `${name}.ts`)
+
+/** What both bundles share: what goes in, tree shaking, minified, with source maps. */
+const shared = (from: BundleOptions["from"]) => ({
+  cwd: PACKAGE,
+  platform: "node" as const,
+  external: [/^node:/, ...OPTIONAL_NATIVE, ...WASM_PACKAGES],
+  treeshake: { moduleSideEffects: (id: string) => (pure(id) ? false : undefined) },
+  logLevel: "warn" as const,
+  ...(from === "source" ? { resolve: { conditionNames: ["@interlock/source", "import", "default"] } } : {})
+})
+
+const OUTPUT = { sourcemap: true, minify: true, keepNames: true } as const
+
+/** The maps keep their mappings and source paths (stack traces, the start-up test) but not a copy of every source: that would make up most of the tarball. */
+const dropSources = (dir: string): void => {
+  for (const file of readdirSync(dir).filter((name) => name.endsWith(".map"))) {
+    const map = JSON.parse(readFileSync(path.join(dir, file), "utf8")) as { sourcesContent?: unknown }
+    delete map.sourcesContent
+    writeFileSync(path.join(dir, file), JSON.stringify(map))
+  }
+}
+
+/** Bundles the CLI and writes its help.txt, then the claude-hook bundle into {@link HOOK_DIR}. */
 export const bundle = async ({ from, outDir }: BundleOptions): Promise<void> => {
   await build({
-    cwd: PACKAGE,
-    input: {
-      Cli: from === "dist" ? path.join(PACKAGE, "dist", "cli", "Cli.js") : path.join(PACKAGE, "src", "cli", "Cli.ts")
-    },
-    platform: "node",
-    external: [/^node:/, ...OPTIONAL_NATIVE, ...WASM_PACKAGES],
-    treeshake: { moduleSideEffects: (id) => (pure(id) ? false : undefined) },
-    logLevel: "warn",
+    ...shared(from),
+    input: { Cli: cliModule(from, "Cli") },
     plugins: [{
       name: "builtins-without-esm-facade",
       renderChunk: (code) => code.replace(BUILTIN_IMPORT, builtinImport)
     }],
-    ...(from === "source" ? { resolve: { conditionNames: ["@interlock/source", "import", "default"] } } : {}),
+    output: { ...OUTPUT, dir: outDir, format: "esm", chunkFileNames: "[name]-[hash].js", cleanDir: true }
+  })
+  const hookDir = path.join(outDir, HOOK_DIR)
+  // CommonJS takes a builtin through `require`, which gives its CommonJS object (no ESM facade); an
+  // import() of a package (Cedar's WASM build) becomes a require() too, as vm.Script runs no import().
+  await build({
+    ...shared(from),
+    input: { ClaudeHook: cliModule(from, "ClaudeHookLocal") },
     output: {
-      dir: outDir,
-      format: "esm",
-      sourcemap: true,
-      minify: true,
-      keepNames: true,
-      chunkFileNames: "[name]-[hash].js",
+      ...OUTPUT,
+      dir: hookDir,
+      format: "cjs",
+      dynamicImportInCjs: false,
+      entryFileNames: "[name].cjs",
+      chunkFileNames: "[name].cjs",
       cleanDir: true
     }
   })
-  // The maps keep their mappings and source paths (stack traces, the start-up test) but not a copy
-  // of every source: that would make up most of the tarball.
-  for (const file of readdirSync(outDir).filter((name) => name.endsWith(".js.map"))) {
-    const map = JSON.parse(readFileSync(path.join(outDir, file), "utf8")) as { sourcesContent?: unknown }
-    delete map.sourcesContent
-    writeFileSync(path.join(outDir, file), JSON.stringify(map))
-  }
+  dropSources(outDir)
+  dropSources(hookDir)
   const help = execFileSync(process.execPath, [
     "--input-type=module",
     "-e",

@@ -2,18 +2,20 @@
  * What `interlock claude-hook` loads, as Claude Code runs it on every tool call: for a config with
  * rules, built-in hooks and a SQLite audit store, neither the HTTP server, nor Postgres, nor the MCP
  * client, nor OTLP, both from the sources (bin/interlock.ts) and from the bundle the published bin
- * runs (built here from the sources into a temporary folder, so the test needs no `npm run build`).
- * A config that asks for Postgres does load it. No timing here: bench/startup.ts measures.
+ * runs (built here from the sources into a temporary folder, so the test needs no `npm run build`), and
+ * from the claude-hook bundle the bin runs through its code cache. A config that asks for Postgres does
+ * load it. No timing here: bench/startup.ts measures.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { bundle } from "../scripts/bundle.ts"
+import { bundle, HOOK_DIR } from "../scripts/bundle.ts"
 import { BIN } from "./cli-process.ts"
 import { NODE } from "./e2e.ts"
+import { HOOK_CONFIG } from "./hook-config.ts"
 
 const RECORDER = path.join(import.meta.dirname, "fixtures", "record-modules.ts")
 
@@ -27,16 +29,6 @@ const FORBIDDEN: Record<string, RegExp> = {
     /observability[\\/]Otlp|@effect[\\/]opentelemetry|[\\/]gateway[\\/](src|dist)[\\/](?:[\w-]+[\\/])*OtlpExport\./
 }
 
-const CONFIG = {
-  servers: {},
-  audit: { path: "audit.db" },
-  redact: [{ match: "*", pattern: "sk-[A-Za-z0-9]{20,}", replacement: "[REDACTED]" }],
-  rateLimits: [{ match: "*", perMinute: 600 }],
-  policy: {
-    default: "allow",
-    rules: [{ id: "no-fetch", match: "claude/WebFetch", decision: "deny", reason: "no network" }]
-  }
-}
 const EVENT = JSON.stringify({
   session_id: "s1",
   transcript_path: "/t.jsonl",
@@ -57,10 +49,20 @@ beforeAll(async () => {
     path.join(work, "run.mjs"),
     `(await import(${JSON.stringify(path.join(bundled, "Cli.js"))})).main(process.argv.slice(2))\n`
   )
-  writeFileSync(path.join(work, "sqlite.json"), JSON.stringify(CONFIG))
+  // The claude-hook bundle as ClaudeHookBundle.ts runs it, its code caches in `hook-caches`, one per chunk it loads.
+  writeFileSync(
+    path.join(work, "run-hook.mjs"),
+    `import { requireCached } from ${
+      JSON.stringify(path.join(import.meta.dirname, "..", "src", "cli", "CodeCache.ts"))
+    }\n` +
+      `requireCached(${JSON.stringify(path.join(bundled, HOOK_DIR, "ClaudeHook.cjs"))}, ${
+        JSON.stringify(path.join(work, "hook-caches"))
+      }).main({ config: process.argv[4] })\n`
+  )
+  writeFileSync(path.join(work, "sqlite.json"), JSON.stringify(HOOK_CONFIG))
   writeFileSync(
     path.join(work, "postgres.json"),
-    JSON.stringify({ ...CONFIG, audit: { postgres: "postgres://interlock@127.0.0.1:1/audit" } })
+    JSON.stringify({ ...HOOK_CONFIG, audit: { postgres: "postgres://interlock@127.0.0.1:1/audit" } })
   )
 }, 120_000)
 
@@ -101,6 +103,16 @@ const forbiddenIn = (modules: ReadonlyArray<string>) =>
 
 const denied = (stdout: string) => JSON.parse(stdout).hookSpecificOutput?.permissionDecision
 
+/** The original sources of a bundled run: SQLite's store among them, and nothing forbidden. */
+const assertSqliteOnly = (sources: ReadonlyArray<string>) => {
+  assert.include(sources, "node:sqlite")
+  assert.isTrue(
+    sources.some((source) => source.endsWith(path.join("gateway", "src", "audit", "SqliteAuditStore.ts"))),
+    "the source maps name the audit store"
+  )
+  assert.deepStrictEqual(forbiddenIn(sources), [])
+}
+
 describe("what claude-hook loads", () => {
   it("from the sources, with a SQLite audit store: no HTTP server, Postgres, MCP client or OTLP", async () => {
     const { modules, stdout } = await loadedBy(["--conditions=@interlock/source"], BIN, "sqlite.json")
@@ -116,13 +128,23 @@ describe("what claude-hook loads", () => {
   it("from the bundle, with a SQLite audit store: none of them either, in the chunks it loads", async () => {
     const { modules, stdout } = await loadedBy([], path.join(work, "run.mjs"), "sqlite.json")
     assert.strictEqual(denied(stdout), "deny")
-    const sources = originals(modules)
-    assert.include(sources, "node:sqlite")
-    assert.isTrue(
-      sources.some((source) => source.endsWith(path.join("gateway", "src", "audit", "SqliteAuditStore.ts"))),
-      "the source maps name the audit store"
-    )
-    assert.deepStrictEqual(forbiddenIn(sources), [])
+    assertSqliteOnly(originals(modules))
+  }, 60_000)
+
+  it("from the claude-hook bundle, with a SQLite audit store: none of them in the chunks it loads", async () => {
+    const { modules, stdout } = await loadedBy([], path.join(work, "run-hook.mjs"), "sqlite.json")
+    assert.strictEqual(denied(stdout), "deny")
+    // vm.Script runs the chunks, so no load hook sees them: each one loaded has its cache, named after it.
+    const chunks = readdirSync(path.join(work, "hook-caches")).map((name) => name.split(".cjs.")[0])
+    assert.include(chunks, "ClaudeHook")
+    assertSqliteOnly([
+      ...modules,
+      ...chunks.filter((chunk) => chunk !== "rolldown-runtime").flatMap((chunk) =>
+        (JSON.parse(readFileSync(path.join(bundled, HOOK_DIR, `${chunk}.cjs.map`), "utf8")) as {
+          sources: ReadonlyArray<string>
+        }).sources.map((source) => path.resolve(bundled, HOOK_DIR, source))
+      )
+    ])
   }, 60_000)
 
   it(

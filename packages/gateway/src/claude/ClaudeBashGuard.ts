@@ -5,7 +5,6 @@
  * redact`, keeping its status, `exit` and working directory. `run_in_background` too.
  */
 import type { JsonObject, ToolCall } from "@interlock/core"
-import { spawnSync } from "node:child_process"
 import { type Redaction, redactionsFor } from "../governance/Redactor.ts"
 
 /** A POSIX shell word that stands for `text` exactly (single quotes; a quote inside becomes '\''). */
@@ -22,7 +21,12 @@ export const REWRITE_MARK = ": interlock redacts the output of this command; "
 
 /** Whether `command` parses as a whole shell program: `bash -n` on it exits 0 and warns of nothing (no bash: no). */
 export const parsesWhole = (command: string): boolean => {
-  const result = spawnSync("bash", ["-n"], { input: command, encoding: "utf8", timeout: 5_000 })
+  // child_process (with net and dgram) is loaded here, on the first check, not with this module: most hook events run no command.
+  const result = process.getBuiltinModule("node:child_process").spawnSync("bash", ["-n"], {
+    input: command,
+    encoding: "utf8",
+    timeout: 5_000
+  })
   return result.status === 0 && result.stderr === ""
 }
 

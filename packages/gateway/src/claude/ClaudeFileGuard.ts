@@ -5,9 +5,14 @@
  * check denied. A Grep that would print lines is denied when one applies to `claude/Grep`.
  */
 import { type HookContext, type HooksConfig, type ToolCall, Verdict } from "@interlock/core"
-import { readFile, stat } from "node:fs/promises"
+import * as fs from "node:fs"
 import * as path from "node:path"
+import { promisify } from "node:util"
 import { type Redaction, redactionsFor, redactText } from "../governance/Redactor.ts"
+
+// fs's callbacks, not node:fs/promises, whose module loads readline's and the REPL's with it on every hook event.
+const stat = promisify(fs.stat)
+const readFile = promisify(fs.readFile)
 
 /** The largest file the guard reads; a larger one is denied, as unchecked. */
 export const MAX_CHECKED_BYTES = 16 * 1024 * 1024

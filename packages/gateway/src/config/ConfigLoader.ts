@@ -12,9 +12,10 @@ import {
   type ToolCall
 } from "@interlock/core"
 import { Effect, Exit, Schema } from "effect"
-import { readFile } from "node:fs/promises"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
+import { promisify } from "node:util"
 import { GatewayConfig } from "./Config.ts"
 import { fromIssue, ROOT } from "./IssueFormat.ts"
 import { blankComments } from "./JsonComments.ts"
@@ -104,6 +105,9 @@ const conditionOnOperations = (
     detail: `a rule on ${rules[index].on} takes no when (its conditions are on tool calls' arguments)`
   })
 }
+
+// fs's callback, not node:fs/promises, whose module loads readline's and the REPL's with it (claude-hook reads a config per event).
+const readFile = promisify(fs.readFile)
 
 const readJson = (file: string) =>
   Effect.tryPromise({

@@ -6,8 +6,9 @@
  */
 import { ConfigError, Policy, type PolicyRule } from "@interlock/core"
 import { Effect, Layer } from "effect"
-import { readFile } from "node:fs/promises"
+import * as fs from "node:fs"
 import * as path from "node:path"
+import { promisify } from "node:util"
 import type { GatewayConfig } from "../config/Config.ts"
 import type { RulePredicate } from "../config/ConfigLoader.ts"
 import type { Plan } from "../config/Plan.ts"
@@ -67,6 +68,9 @@ export const cedarPolicyFile = (
   }
   return path.resolve(baseDir, policy.cedar)
 }
+
+// fs's callback, not node:fs/promises, whose module loads readline's and the REPL's with it on every hook event.
+const readFile = promisify(fs.readFile)
 
 /** Reads a Cedar policy file; the error names the file as the config wrote it. */
 export const readCedarFile = (file: string): Effect.Effect<string, ConfigError> =>
