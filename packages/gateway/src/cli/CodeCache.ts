@@ -1,9 +1,8 @@
 /**
- * Runs a CommonJS bundle (an entry and the `./chunk.cjs` files it requires) through V8 code caches made when the
- * process exits, not when a module compiles (as Node's compile cache makes them), so that a cache also holds what
- * the run compiled lazily. A cache file is refused unless it is this user's, private, and its SHA-256 covers this
- * Node, the chunk's source and the cache: a refused or rejected one compiles from the source, as with no cache.
- * It runs unbundled, before anything else of ours: Node's builtins come through `process.getBuiltinModule`.
+ * Runs a CommonJS bundle (an entry and its `./chunk.cjs` files) through V8 code caches made when the process exits,
+ * so a cache also holds what the run compiled lazily (Node's compile cache is made at compile time). A cache file is
+ * refused unless it is this user's, private, and its SHA-256 covers this Node, the chunk's source and the cache; a
+ * refused one compiles from the source. It runs unbundled: Node's builtins come through `process.getBuiltinModule`.
  */
 
 /** The first bytes of a cache file (the format's version is in it). */
