@@ -13,10 +13,12 @@ export type BenchCase =
   | { readonly name: string; readonly effect: Effect.Effect<unknown, unknown>; readonly iterations?: number }
   | { readonly name: string; readonly op: () => Promise<unknown>; readonly iterations?: number }
 
-/** A case's result: microseconds per operation and the ratio to the baseline. */
+/** A case's result: microseconds per operation (or its figure in `unit`, when it names one) and the ratio to the baseline. */
 export interface CaseResult {
   readonly name: string
   readonly us: number
+  /** What `us` is counted in, when not microseconds per operation: "ms", "MB". */
+  readonly unit?: string
   readonly ratio: number
   readonly [extra: string]: unknown
 }
@@ -24,7 +26,12 @@ export interface CaseResult {
 /** A suite's result, as written to bench/results/<suite>.json. */
 export interface SuiteResult {
   readonly suite: string
-  readonly baseline: { readonly name: string; readonly us: number; readonly [extra: string]: unknown }
+  readonly baseline: {
+    readonly name: string
+    readonly us: number
+    readonly unit?: string
+    readonly [extra: string]: unknown
+  }
   readonly cases: ReadonlyArray<CaseResult>
   /** With `--runs=N`: how many runs the figures are medians of, and the load average after each. */
   readonly runs?: number
@@ -144,10 +151,20 @@ export const serviceOf = <I, S, E>(
 
 const resultsDir = join(dirname(fileURLToPath(import.meta.url)), "results")
 
-/** Renders a horizontal bar chart (µs per operation, baseline first) as SVG. */
+/** The unit a row's figure is shown in: its own, else µs. */
+const unitOf = (row: { readonly unit?: string }): string => row.unit ?? "µs"
+
+/** The quantity a unit measures (its first word): bars of one quantity share a scale. */
+const quantityOf = (row: { readonly unit?: string }): string => unitOf(row).split(" ")[0]
+
+/** Renders a horizontal bar chart (µs per operation, or each row's unit; baseline first) as SVG. */
 export const renderSvg = (result: SuiteResult): string => {
-  const rows = [{ name: `${result.baseline.name} (baseline)`, us: result.baseline.us, ratio: 1 }, ...result.cases]
-  const max = Math.max(...rows.map((row) => row.us), 1e-9)
+  const rows = [
+    { name: `${result.baseline.name} (baseline)`, us: result.baseline.us, ratio: 1, unit: result.baseline.unit },
+    ...result.cases
+  ]
+  const maxOf = (row: { readonly unit?: string }) =>
+    Math.max(...rows.filter((other) => quantityOf(other) === quantityOf(row)).map((other) => other.us), 1e-9)
   const width = 760
   const label = 260
   const barMax = width - label - 150
@@ -156,29 +173,34 @@ export const renderSvg = (result: SuiteResult): string => {
   const escapeXml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;")
   const bars = rows.map((row, i) => {
     const y = 40 + i * rowHeight
-    const w = Math.max(1, (row.us / max) * barMax)
+    const w = Math.max(1, (row.us / maxOf(row)) * barMax)
     return `<text x="${label - 8}" y="${y + 14}" text-anchor="end">${escapeXml(row.name)}</text>` +
       `<rect x="${label}" y="${y}" width="${w.toFixed(1)}" height="18" fill="${i === 0 ? "#888" : "#3b6fd4"}"/>` +
-      `<text x="${label + w + 6}" y="${y + 14}">${row.us.toFixed(2)} µs · ${row.ratio.toFixed(2)}x</text>`
+      `<text x="${label + w + 6}" y="${y + 14}">${row.us.toFixed(2)} ${unitOf(row)} · ${row.ratio.toFixed(2)}x</text>`
   })
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">` +
     `<rect width="100%" height="100%" fill="white"/>` +
-    `<text x="10" y="22" font-size="15" font-weight="bold">${
-      escapeXml(result.suite)
-    }: µs per operation (ratio to baseline)</text>` +
+    `<text x="10" y="22" font-size="15" font-weight="bold">${escapeXml(result.suite)}: ${
+      result.baseline.unit === undefined ? "µs per operation" : "each figure"
+    } (ratio to baseline)</text>` +
     bars.join("") + `</svg>\n`
 }
 
 /** Prints the table (with each ratio's spread over runs, when combined) and writes bench/results/<suite>.json and .svg. */
 export const report = (result: SuiteResult): void => {
-  const rows = [{ name: result.baseline.name, us: result.baseline.us, ratio: 1 }, ...result.cases]
+  const rows = [
+    { name: result.baseline.name, us: result.baseline.us, ratio: 1, unit: result.baseline.unit },
+    ...result.cases
+  ]
   const width = Math.max(...rows.map((row) => row.name.length))
   console.log(`\n${result.suite}`)
   for (const row of rows) {
     const spread = "spread" in row ? (row.spread as Spread) : undefined
     const range = spread === undefined ? "" : `  (${spread.min.toFixed(3)}–${spread.max.toFixed(3)})`
     console.log(
-      `  ${row.name.padEnd(width)}  ${row.us.toFixed(3).padStart(10)} µs  ${row.ratio.toFixed(3).padStart(8)}x${range}`
+      `  ${row.name.padEnd(width)}  ${row.us.toFixed(3).padStart(10)} ${unitOf(row)}  ${
+        row.ratio.toFixed(3).padStart(8)
+      }x${range}`
     )
   }
   if (result.loadAverages !== undefined) {
