@@ -87,7 +87,7 @@ export default {
     // dependency-cruiser to use.
     parser: "swc",
     doNotFollow: { path: "node_modules" },
-    exclude: { path: "(^|/)node_modules/" },
+    exclude: { path: "(^|/)(node_modules|dist)/" },
     // A package import resolves to the other package's src/index.ts, as the tests and the CLI run it.
     enhancedResolveOptions: {
       exportsFields: ["exports"],
