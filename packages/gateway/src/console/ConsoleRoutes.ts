@@ -4,7 +4,7 @@
  * may see (ConsoleAccess). `POST /api/approvals/<id>` answers an approval for the digest the approver was shown. A
  * principal that may not use the console gets 403 from every `/api/` path.
  */
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { ByteSize, Effect, Layer, type Types } from "effect"
 import { HttpEffect, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, type HttpApiEndpoint, HttpApiError } from "effect/http-api"

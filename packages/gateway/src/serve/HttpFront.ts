@@ -4,7 +4,7 @@
  * Every route but the OAuth resource metadata and the identity tokens' key set (front/http/auth/IdentityKeys.ts) is
  * behind the guard (front/http/GuardMiddleware.ts) and runs in this layer's context. Paths match exactly.
  */
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Clock, Context, Effect, Layer, Schema, Scope } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"

@@ -4,7 +4,7 @@
  * request can still be answered. The routes read the Node request behind effect/http's (NodeHttpServer serves them), so
  * a body is one Buffer, never a web stream.
  */
-import { NodeHttpServerRequest } from "@effect/platform-node"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Effect } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import { IncomingMessage, ServerResponse } from "node:http"
