@@ -1,5 +1,6 @@
 /** Settings every package's Vitest project shares: run the workspace packages from their sources. */
-import { availableParallelism } from "node:os"
+import { availableParallelism, tmpdir } from "node:os"
+import * as path from "node:path"
 import { defaultClientConditions, defaultServerConditions } from "vite"
 
 /** The export condition under which each package's `exports` point at its `.ts` sources. */
@@ -18,7 +19,12 @@ export const sourceConditions = {
     }
   },
   test: {
-    env: { NODE_OPTIONS: `--conditions=${SOURCE_CONDITION}` },
+    // Node's compile cache for every child that inherits the environment (scripts/test-node gives it to the rest):
+    // a spawned CLI or server spends most of its start-up compiling the same effect and SDK files.
+    env: {
+      NODE_OPTIONS: `--conditions=${SOURCE_CONDITION}`,
+      NODE_COMPILE_CACHE: path.join(tmpdir(), "interlock-test-compile-cache")
+    },
     // Per project: a project does not inherit the root's maxWorkers, and its own default is one fewer than the
     // cores (one worker, so one file at a time, on two cores). Most files wait on child processes and sockets.
     maxWorkers: availableParallelism() + 1,

@@ -8,8 +8,8 @@ import { makePlan } from "../src/runtime/PlanBuilder.ts"
 import { HttpFront, type HttpFrontOptions } from "../src/serve/HttpFront.ts"
 import { telemetryLayer } from "../src/telemetry/OtlpExport.ts"
 
-/** Node 24 from the workspace, for spawning TypeScript fixtures. */
-export const NODE = path.join(import.meta.dirname, "..", "..", "..", "node_modules", ".bin", "node")
+/** Node 24 from the workspace with the compile cache on (scripts/test-node), for spawning TypeScript fixtures. */
+export const NODE = path.join(import.meta.dirname, "..", "..", "..", "scripts", "test-node")
 
 /** The echo fixture server as a stdio server config. */
 export const echoServer = { command: NODE, args: [path.join(import.meta.dirname, "fixtures", "echo-server.ts")] }

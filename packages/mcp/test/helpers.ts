@@ -66,8 +66,8 @@ export const freePort = (): Promise<number> =>
 /** A policy that allows everything (the tests govern with hooks and filters). */
 export const allowAll = Policy.rules({ rules: [{ match: "*", decision: "allow" }] })
 
-/** The Node 24 binary running the tests, and the server-everything and server-filesystem entry points. */
-export const NODE = process.execPath
+/** The workspace's Node 24 with the compile cache on (scripts/test-node), and the servers' entry points. */
+export const NODE = new URL("../../../scripts/test-node", import.meta.url).pathname
 export const EVERYTHING = new URL("../../../node_modules/.bin/mcp-server-everything", import.meta.url).pathname
 export const FILESYSTEM = new URL("../../../node_modules/.bin/mcp-server-filesystem", import.meta.url).pathname
 export const FAULT_SERVER = new URL("./fixtures/fault-server.ts", import.meta.url).pathname

@@ -14,8 +14,8 @@ import type { Received, Step } from "./fake-api.ts"
 
 const ROOT = path.join(import.meta.dirname, "..", "..", "..", "..")
 
-/** Node 24 from the workspace. */
-export const NODE = path.join(ROOT, "node_modules", ".bin", "node")
+/** Node 24 from the workspace, with the compile cache on (scripts/test-node). */
+export const NODE = path.join(ROOT, "scripts", "test-node")
 
 /** The `interlock` bin inside this repository, run on the sources (what a user's installed bin does). */
 export const INTERLOCK = [
