@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { BAD_RETURN, type DecodeInput, decodeVerdict } from "../src/hooks/VerdictDecoder.ts"
-import { Tool, ToolResult, Verdict } from "../src/index.ts"
+import { Receipt, Tool, ToolResult, Verdict } from "../src/index.ts"
 import { makeToolCall } from "../src/model/ToolCall.ts"
 
 const call = makeToolCall({ serverId: "s", name: "t", args: { a: 1 }, callId: "c" })
@@ -111,12 +111,21 @@ describe("verdict decoding", () => {
       decodeVerdict(inputs[5], undefined, Verdict.rewrite({ args: { a: 1 }, name: "other" })),
       BAD_RETURN
     )
-    const forged = decodeVerdict(
-      inputs[1],
-      undefined,
-      Verdict.replace(new ToolResult({ content: [], receipt: undefined }))
-    )
-    assert.notStrictEqual(forged, BAD_RETURN)
+  })
+
+  it("a hook cannot forge a receipt: a result passed on loses its own, and a plain one's is dropped", () => {
+    const receipt = new Receipt({ callId: "1", serverId: "s", name: "t", hooks: [], sent: true, outcome: "ok" })
+    const attached = new ToolResult({ content: [{ type: "text", text: "x" }] }).withReceipt(receipt)
+    const plain = { content: [], receipt: Schema.encodeSync(Receipt)(receipt) }
+    for (const result of [attached, plain]) {
+      const decoded = decodeVerdict(inputs[1], undefined, { _tag: "Replace", result })
+      assert.notStrictEqual(decoded, BAD_RETURN)
+      assert.strictEqual(decoded !== BAD_RETURN && decoded._tag, "Replace")
+      const replaced = (decoded as { readonly result: ToolResult }).result
+      assert.instanceOf(replaced, ToolResult)
+      assert.strictEqual(replaced.receipt, undefined)
+      assert.isFalse(Object.hasOwn(replaced, "receipt"))
+    }
   })
 
   it("a rewrite builds a new call whose digest follows the new args", () => {

@@ -10,8 +10,6 @@ import { ToolResult } from "../model/ToolResult.ts"
 import { defineEvents, eventNames, type StatusOf, verdictSchema, type VerdictTagOf } from "./EventRegistry.ts"
 
 const JsonObject = Schema.declare(isJsonObject, { identifier: "JsonObject" })
-// Suspended and typed by hand: ToolResult holds a Receipt, whose Schema reads these rows.
-const Result: Schema.Codec<ToolResult, unknown> = Schema.suspend((): Schema.Codec<ToolResult, unknown> => ToolResult)
 
 /** The longest note a Continue may carry into the receipt. */
 export const MAX_NOTE_LENGTH = 256
@@ -63,7 +61,7 @@ const ReplaceTools = {
 } as const
 
 const withResult = <const T extends string, const S extends string>(tag: T, status: S) =>
-  ({ schema: verdictSchema(tag, { result: Result }), status }) as const
+  ({ schema: verdictSchema(tag, { result: ToolResult }), status }) as const
 
 /** The tool-call program's events, in the order the README lists them. */
 export const HOOK_EVENT_ROWS = defineEvents({

@@ -5,6 +5,7 @@
  * checks to the rows' Schemas.
  */
 import { Exit, Schema } from "effect"
+import { makeTrusted } from "../internal/Trusted.ts"
 import { isJsonObject } from "../model/Canonical.ts"
 import { Tool } from "../model/Tool.ts"
 import type { JsonObject, ToolCall } from "../model/ToolCall.ts"
@@ -79,8 +80,10 @@ const onlyKeys = (value: object, keys: ReadonlyArray<string>): boolean => {
 const result = (value: unknown): ToolResult | typeof BAD_RETURN => {
   const exit = decodeResult(value)
   if (Exit.isFailure(exit)) return BAD_RETURN
-  // A hook cannot forge a receipt: the pipeline attaches the real one.
-  return exit.value.receipt === undefined ? exit.value : new ToolResult({ ...exit.value, receipt: undefined })
+  // A hook cannot forge a receipt: a decoded object has none, and a result it passes on loses its own.
+  if (exit.value.receipt === undefined) return exit.value
+  const { receipt: _, ...fields } = exit.value
+  return makeTrusted(ToolResult, fields)
 }
 
 // The rows' checks are given the decoder's input itself: no allocation on the hot path.

@@ -7,13 +7,8 @@ import { statusesOf } from "../hooks/EventRegistry.ts"
 import { HOOK_EVENT_ROWS, HOOK_EVENTS } from "../hooks/HookEvent.ts"
 import { makeTrusted } from "../internal/Trusted.ts"
 
-// The rows' verdict Schemas hold ToolResult, which holds a Receipt: whichever of these modules loads
-// first, the rows are read on first use, not while this module loads.
-const statusLiterals = () => Schema.Literals([...statusesOf(HOOK_EVENT_ROWS), "failed"])
-const eventLiterals = () => Schema.Literals(HOOK_EVENTS)
-
 /** How a hook ended: the status its verdict records (see the event rows), or `failed` with a failure kind. */
-export const HookStatus = Schema.suspend((): ReturnType<typeof statusLiterals> => statusLiterals())
+export const HookStatus = Schema.Literals([...statusesOf(HOOK_EVENT_ROWS), "failed"])
 
 /** How a hook ended. */
 export type HookStatus = typeof HookStatus.Type
@@ -27,7 +22,7 @@ export type FailureKind = typeof FailureKind.Type
 /** One hook run within a call (a plain struct: receipts are built on the hot path). */
 export const HookRun = Schema.Struct({
   id: Schema.String,
-  event: Schema.suspend((): ReturnType<typeof eventLiterals> => eventLiterals()),
+  event: Schema.Literals(HOOK_EVENTS),
   status: HookStatus,
   failure: Schema.optional(FailureKind),
   /** True when a failure was ignored (an observer, or onError "ignore") and the call went on. */

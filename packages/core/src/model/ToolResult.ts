@@ -1,7 +1,7 @@
 /** The result of a tool call: MCP content blocks, structured content, the error flag and `_meta`. */
 import { Schema } from "effect"
 import { makeTrusted } from "../internal/Trusted.ts"
-import { Receipt } from "./Receipt.ts"
+import type { Receipt } from "./Receipt.ts"
 
 /** One MCP content block: `type` plus whatever fields that type carries (text, data, uri, ...). */
 export const ContentBlock = Schema.StructWithRest(Schema.Struct({ type: Schema.String }), [
@@ -11,15 +11,19 @@ export const ContentBlock = Schema.StructWithRest(Schema.Struct({ type: Schema.S
 /** A content block's type. */
 export type ContentBlock = typeof ContentBlock.Type
 
-/** A tool's answer. `receipt` is attached by the pipeline when the result reaches the caller. */
+/**
+ * A tool's answer. The pipeline attaches `receipt` when the result reaches the caller; it is not one of
+ * the Schema's fields, so a result decoded from a hook, an interceptor or a server never carries one.
+ */
 export class ToolResult extends Schema.Class<ToolResult>("@interlock/core/ToolResult")({
   content: Schema.Array(ContentBlock),
   structuredContent: Schema.optional(Schema.JsonObject),
   isError: Schema.optional(Schema.Boolean),
-  meta: Schema.optional(Schema.JsonObject),
-  // Suspended: Receipt's Schema reads the event rows, whose verdicts hold ToolResult.
-  receipt: Schema.optional(Schema.suspend((): typeof Receipt => Receipt))
+  meta: Schema.optional(Schema.JsonObject)
 }) {
+  /** The call's receipt, once the pipeline has attached it (see {@link withReceipt}). */
+  declare readonly receipt?: Receipt
+
   /** A result with one text block. */
   static text(text: string, options?: { readonly isError?: boolean }): ToolResult {
     return makeTrusted(ToolResult, { content: [{ type: "text", text }], isError: options?.isError ?? false })
