@@ -1,9 +1,9 @@
 /**
- * The order Vitest starts test files in: longest first across every project, so that no long file starts
- * last while the other workers sit idle. Vitest's own order runs the projects one after another and, with no
- * earlier run cached (a fresh clone), the largest files first; a three-line file that runs a whole conformance
- * suite then starts at the very end. Durations come from this machine's last run when Vitest cached one, else
- * from vitest.durations.json (rewritten by `node scripts/test-durations.ts REPORT`), else from the file's size.
+ * The order Vitest starts test files in: longest first, so that no long file starts last while the other
+ * workers sit idle. With no earlier run cached (a fresh clone), Vitest's own order is the largest files first,
+ * and a three-line file that runs whole conformance requirement sets starts at the very end. Durations come from
+ * this machine's last run when Vitest cached one, else from vitest.durations.json (rewritten by
+ * `node scripts/test-durations.ts REPORT`), else from the file's size.
  */
 import { readFileSync, statSync } from "node:fs"
 import * as path from "node:path"
@@ -14,7 +14,7 @@ const RECORDED: Readonly<Record<string, number>> = JSON.parse(
   readFileSync(path.join(import.meta.dirname, "vitest.durations.json"), "utf8")
 )
 
-/** Longest first, across projects (see the header). */
+/** Longest first (see the header). */
 export class LongestFirst extends BaseSequencer {
   override async sort(files: Array<TestSpecification>): Promise<Array<TestSpecification>> {
     const seconds = (spec: TestSpecification): number => {

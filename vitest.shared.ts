@@ -25,8 +25,8 @@ export const sourceConditions = {
       NODE_OPTIONS: `--conditions=${SOURCE_CONDITION}`,
       NODE_COMPILE_CACHE: path.join(tmpdir(), "interlock-test-compile-cache")
     },
-    // Per project: a project does not inherit the root's maxWorkers, and its own default is one fewer than the
-    // cores (one worker, so one file at a time, on two cores). Most files wait on child processes and sockets.
+    // Vitest's default is one fewer than the cores (one worker, so one file at a time, on two cores). Most files
+    // wait on child processes and sockets, so one more worker than the cores keeps both busy.
     maxWorkers: availableParallelism() + 1,
     // Files share the cores, so a CPU-bound test (a property over thousands of inputs) may take several times its
     // time alone. A test that needs longer still says so itself.
