@@ -15,17 +15,17 @@ import {
 import { createMcpHandler } from "@modelcontextprotocol/server"
 import { serveStdio as serveEras } from "@modelcontextprotocol/server/stdio"
 import { Context, Effect, Layer, type Scope } from "effect"
-import { HttpServerRequest, type HttpServerResponse } from "effect/http"
+import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { Caller } from "../front/http/GuardMiddleware.ts"
+import type { Caller } from "../front/http/GuardMiddleware.ts"
 import { rpcError } from "../front/http/mcp/McpWire.ts"
 import { authInfoFor, principalOf, webRequest, writeResponse } from "../front/http/mcp/ModernRoute.ts"
-import { nodeExchange, readBody } from "../front/http/RequestBody.ts"
+import { readBody } from "../front/http/RequestBody.ts"
 import { type InterceptorServing, makeInterceptorServer, type PolicyQuery } from "../front/InterceptorServer.ts"
 import { HostStdioTransport } from "../front/stdio/HostStdioTransport.ts"
 import { planPolicyLayer } from "../governance/PolicyLayer.ts"
 import type { GatewayShape } from "../runtime/Gateway.ts"
-import { ended, MAX_BODY_BYTES, written } from "./McpRoute.ts"
+import { MAX_BODY_BYTES, nodeRoute } from "./McpRoute.ts"
 import { namedHooksOf } from "./NamedHooksInForce.ts"
 import { perGeneration } from "./PerGeneration.ts"
 import type { StdioStreams } from "./StdioFront.ts"
@@ -112,23 +112,9 @@ export const interceptorRoute = (
   track: (res: ServerResponse) => void
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | Caller> => {
   const handler = createMcpHandler((ctx) => makeInterceptorServer(serving, principalOf(ctx)))
-  return Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const exchange = nodeExchange(request)
-    if (exchange === undefined) return yield* Effect.die(new Error("/interceptors is served on node:http only"))
-    const { req, res } = exchange
+  return nodeRoute("/interceptors", (req, res, principal) => {
     if (req.method === "POST") track(res)
-    const { principal } = yield* Caller
-    yield* Effect.tryPromise(() => serveOne(handler, req, res, principal)).pipe(
-      Effect.catch(() =>
-        Effect.sync(() => {
-          if (!res.headersSent) rpcError(res, 500, -32603, "Internal error")
-          else res.end()
-        })
-      )
-    )
-    yield* ended(res)
-    return written
+    return serveOne(handler, req, res, principal)
   })
 }
 

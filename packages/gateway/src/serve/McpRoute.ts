@@ -95,26 +95,31 @@ const serve = async (
 }
 
 /** Until the transport has ended the response (or the host has closed it, which interrupts the route). */
-export const ended = (res: ServerResponse): Effect.Effect<void> =>
+const ended = (res: ServerResponse): Effect.Effect<void> =>
   Effect.callback<void>((resume) => {
     if (res.writableEnded) return resume(Effect.void)
     res.once("finish", () => resume(Effect.void))
   })
 
 /** Already written by the transport; NodeHttpServer sends nothing for a response that has ended. */
-export const written = HttpServerResponse.empty()
+const written = HttpServerResponse.empty()
 
-/** The `/mcp` route over a session table; a failure after the answer began ends the response as it is. */
-export const mcpRoute = (
-  options: McpRouteOptions
+/**
+ * A route whose SDK transport writes the node:http response itself (`name` is its path, for the one error it
+ * can raise): `serve` gets the raw request, response and caller. A failure before the answer began is a JSON-RPC
+ * internal error; one after it ends the response as it is.
+ */
+export const nodeRoute = (
+  name: string,
+  serve: (req: IncomingMessage, res: ServerResponse, principal: Principal | undefined) => Promise<void>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | Caller> =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const exchange = nodeExchange(request)
-    if (exchange === undefined) return yield* Effect.die(new Error("/mcp is served on node:http only"))
+    if (exchange === undefined) return yield* Effect.die(new Error(`${name} is served on node:http only`))
     const { req, res } = exchange
     const { principal } = yield* Caller
-    yield* Effect.tryPromise(() => serve(options, req, res, principal)).pipe(
+    yield* Effect.tryPromise(() => serve(req, res, principal)).pipe(
       Effect.catch(() =>
         Effect.sync(() => {
           if (!res.headersSent) rpcError(res, 500, -32603, "Internal error")
@@ -125,3 +130,9 @@ export const mcpRoute = (
     yield* ended(res)
     return written
   })
+
+/** The `/mcp` route over a session table. */
+export const mcpRoute = (
+  options: McpRouteOptions
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | Caller> =>
+  nodeRoute("/mcp", (req, res, principal) => serve(options, req, res, principal))
