@@ -162,3 +162,20 @@ export const bridge = (
     const json = result.stdout.length > 0 ? JSON.parse(result.stdout) : undefined
     return { ...result, json, rows: audit.rows }
   })
+
+/** The fields every Claude Code hook event carries, for one session. */
+export const session = { session_id: "sess-1", transcript_path: "/t.jsonl", cwd: "/repo", permission_mode: "default" }
+
+/** A PreToolUse event for a tool and its input. */
+export const pre = (tool_name: string, tool_input: Record<string, unknown>) => ({
+  ...session,
+  hook_event_name: "PreToolUse",
+  tool_name,
+  tool_input,
+  tool_use_id: "toolu_1"
+})
+
+/** A PreToolUse answer with these hookSpecificOutput fields. */
+export const preOut = (fields: Record<string, unknown>) => ({
+  hookSpecificOutput: { hookEventName: "PreToolUse", ...fields }
+})
