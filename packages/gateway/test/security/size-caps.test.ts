@@ -161,8 +161,11 @@ describe("door caps over stdio", () => {
   )
 })
 
-/** How many distinct 1 MB names each front gets, and the heap the gateway child runs with (MB). */
-const FLOOD = 500
+/**
+ * How many distinct 1 MB names each front gets (twice the heap: any retention per name fills it), and the heap the
+ * gateway child runs with (MB).
+ */
+const FLOOD = 256
 const HEAP_MB = 128
 const MB = 1024 * 1024
 
