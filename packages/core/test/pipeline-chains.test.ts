@@ -6,7 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import {
-  Denied,
+  type Denied,
   Interlock,
   Policy,
   Tool,
