@@ -9,52 +9,21 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import type { IncomingMessage, ServerResponse } from "node:http"
-import { connect, createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { type CaseResult, measure, report } from "./harness.ts"
+import { freePort, waitForPort } from "./ports.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const NODE = join(root, "node_modules", ".bin", "node")
 const ECHO = join(root, "packages", "gateway", "test", "fixtures", "echo-server.ts")
 const INTERLOCK = join(root, "packages", "gateway", "bin", "interlock.ts")
+const ECHO_FLOORS = join(root, "bench", "echo-floors.ts")
 const CLIENTS = 32
 const CALLS_PER_CLIENT = 100
 /** Extra node flags for the gateway processes, e.g. `BENCH_GATEWAY_NODE_FLAGS=--cpu-prof`. */
 const GATEWAY_FLAGS = (process.env.BENCH_GATEWAY_NODE_FLAGS ?? "").split(" ").filter((flag) => flag.length > 0)
-
-/** A free TCP port on 127.0.0.1. */
-export const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const server = createServer()
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as { port: number }).port
-      server.close(() => resolve(port))
-    })
-  })
-
-const canConnect = (port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const socket = connect(port, "127.0.0.1")
-    socket.once("connect", () => {
-      socket.destroy()
-      resolve(true)
-    })
-    socket.once("error", () => resolve(false))
-  })
-
-/** Waits until `child` accepts connections on `port` (it fails if the child exits first). */
-export const waitForPort = async (port: number, child: ChildProcess): Promise<void> => {
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`port ${port}: the process exited with ${child.exitCode}`)
-    const ok = await canConnect(port)
-    if (ok) return
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error(`port ${port} did not come up`)
-}
 
 const stdioClient = async (command: string, args: ReadonlyArray<string>): Promise<Client> => {
   const client = new Client({ name: "bench-host", version: "1.0.0" })
@@ -222,7 +191,7 @@ const echoHttp =
     const port = await freePort()
     return httpSetup(
       port,
-      spawn(NODE, [fileURLToPath(import.meta.url), "--serve-echo-http", String(port), transport], { stdio: "ignore" })
+      spawn(NODE, [ECHO_FLOORS, String(port), transport], { stdio: "ignore" })
     )
   }
 
@@ -320,110 +289,6 @@ const throughput = async (clients: ReadonlyArray<Client>): Promise<number> => {
 
 const round3 = (value: number) => Math.round(value * 1000) / 1000
 
-/** The SDK's McpServer serving the echo tool over Streamable HTTP, one transport per session (as the gateway does). */
-const serveEchoHttp = async (port: number, kind: string): Promise<void> => {
-  if (kind.endsWith("-effect")) return serveEchoEffect(port, kind)
-  const { McpServer } = await import("@modelcontextprotocol/server")
-  const { NodeStreamableHTTPServerTransport } = await import("@modelcontextprotocol/node")
-  const { HttpSessionTransport } = await import("../packages/gateway/src/front/http/mcp/HttpSessionTransport.ts")
-  const { readBody } = await import("../packages/gateway/src/front/http/RequestBody.ts")
-  const { createServer: createHttpServer } = await import("node:http")
-  type EchoTransport = {
-    readonly handleRequest: (req: IncomingMessage, res: ServerResponse, body?: unknown) => unknown
-  }
-  const transports = new Map<string, EchoTransport>()
-  const { Schema } = await import("effect")
-  const inputSchema = Schema.toStandardJSONSchemaV1(Schema.toStandardSchemaV1(Schema.Struct({ text: Schema.String })))
-  createHttpServer(async (req, res) => {
-    // The SDK's transport reads the body itself; the gateway's is handed it parsed, as HttpFront does.
-    const raw = kind === "sdk" || req.method !== "POST" ? undefined : await readBody(req, 1 << 22)
-    const body = raw === undefined ? undefined : JSON.parse(raw.toString("utf8"))
-    const id = req.headers["mcp-session-id"]
-    const known = typeof id === "string" ? transports.get(id) : undefined
-    if (known !== undefined) return known.handleRequest(req, res, body)
-    const onsessioninitialized = (session: string) => void transports.set(session, transport)
-    const transport = kind === "sdk"
-      ? new NodeStreamableHTTPServerTransport({ sessionIdGenerator: () => crypto.randomUUID(), onsessioninitialized })
-      : new HttpSessionTransport({ onsessioninitialized })
-    const server = new McpServer({ name: "echo-http", version: "1.0.0" })
-    server.registerTool("echo", { description: "Echoes its text", inputSchema }, async ({ text }) => ({
-      content: [{ type: "text", text }]
-    }))
-    await server.connect(transport)
-    return transport.handleRequest(req, res, body)
-  }).listen(port, "127.0.0.1")
-}
-
-const echoServer = async () => {
-  const { McpServer } = await import("@modelcontextprotocol/server")
-  const { Schema } = await import("effect")
-  const inputSchema = Schema.toStandardJSONSchemaV1(Schema.toStandardSchemaV1(Schema.Struct({ text: Schema.String })))
-  const server = new McpServer({ name: "echo-http", version: "1.0.0" })
-  server.registerTool(
-    "echo",
-    { description: "Echoes its text", inputSchema },
-    async ({ text }) => ({ content: [{ type: "text", text }] })
-  )
-  return server
-}
-
-/** The echo tool behind one effect/http `/mcp` route on NodeHttpServer: the SDK's web-standard transport, or the gateway's. */
-const serveEchoEffect = async (port: number, kind: string): Promise<void> => {
-  const { Effect, Layer } = await import("effect")
-  const { HttpRouter, HttpServerRequest, HttpServerResponse } = await import("effect/http")
-  const { NodeHttpServer, NodeHttpServerRequest } = await import("@effect/platform-node")
-  const { WebStandardStreamableHTTPServerTransport } = await import("@modelcontextprotocol/server")
-  const { HttpSessionTransport } = await import("../packages/gateway/src/front/http/mcp/HttpSessionTransport.ts")
-  const { readBody } = await import("../packages/gateway/src/front/http/RequestBody.ts")
-  const { createServer: createHttpServer } = await import("node:http")
-  const web = new Map<string, InstanceType<typeof WebStandardStreamableHTTPServerTransport>>()
-  const own = new Map<string, InstanceType<typeof HttpSessionTransport>>()
-  const sdkRoute = Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const body = request.method === "POST" ? yield* request.json : undefined
-    const webRequest = yield* HttpServerRequest.toWeb(request)
-    const id = request.headers["mcp-session-id"]
-    let transport = id === undefined ? undefined : web.get(id)
-    if (transport === undefined) {
-      const created = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: () => crypto.randomUUID(),
-        onsessioninitialized: (session) => void web.set(session, created)
-      })
-      yield* Effect.promise(async () => (await echoServer()).connect(created))
-      transport = created
-    }
-    const answer = transport
-    return HttpServerResponse.fromWeb(
-      yield* Effect.promise(() => answer.handleRequest(webRequest, { parsedBody: body }))
-    )
-  })
-  const ownRoute = Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const req = NodeHttpServerRequest.toIncomingMessage(request) as IncomingMessage
-    const res = NodeHttpServerRequest.toServerResponse(request) as ServerResponse
-    const raw = request.method === "POST" ? yield* Effect.promise(() => readBody(req, 1 << 22)) : undefined
-    const body = raw === undefined ? undefined : JSON.parse(raw.toString("utf8"))
-    const id = request.headers["mcp-session-id"]
-    let transport = id === undefined ? undefined : own.get(id)
-    if (transport === undefined) {
-      const created = new HttpSessionTransport({ onsessioninitialized: (session) => void own.set(session, created) })
-      yield* Effect.promise(async () => (await echoServer()).connect(created))
-      transport = created
-    }
-    transport.handleRequest(req, res, body)
-    yield* Effect.callback<void>((resume) => {
-      if (res.writableEnded) return resume(Effect.void)
-      res.once("finish", () => resume(Effect.void))
-    })
-    return HttpServerResponse.empty()
-  })
-  const app = HttpRouter.add("*", "/mcp", kind === "sdk-web-effect" ? sdkRoute : ownRoute)
-  const server = HttpRouter.serve(app, { disableLogger: true }).pipe(
-    Layer.provide(NodeHttpServer.layer(createHttpServer, { port, host: "127.0.0.1" }))
-  )
-  await Effect.runPromise(Layer.launch(server))
-}
-
 export default async function run(): Promise<void> {
   const only = process.env.BENCH_CASES?.split(",")
   const names = Object.keys(SETUPS).filter((name) => only === undefined || only.includes(name))
@@ -514,8 +379,4 @@ export default async function run(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 500))
     for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true })
   }
-}
-
-if (import.meta.main && process.argv[2] === "--serve-echo-http") {
-  await serveEchoHttp(Number(process.argv[3]), process.argv[4])
 }

@@ -12,8 +12,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { freePort, FULL_POLICY, waitForPort } from "./gateway.ts"
+import { FULL_POLICY } from "./gateway.ts"
 import { median, report, round3 } from "./harness.ts"
+import { freePort, waitForPort } from "./ports.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const NODE = join(root, "node_modules", ".bin", "node")

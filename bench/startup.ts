@@ -11,11 +11,11 @@
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { type CaseResult, median, report, round3 } from "./harness.ts"
+import { freePort } from "./ports.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const BIN = join(root, "packages", "gateway", "bin", "interlock.js")
@@ -75,15 +75,6 @@ const gatewayConfig = (port: number) => ({
   audit: { path: "gateway-audit.db" },
   listen: { http: `127.0.0.1:${port}`, principals: { bench: { token: "env:INTERLOCK_BENCH_TOKEN" } } }
 })
-
-/** A free loopback port. */
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
 
 /** `interlock serve` on the gateway config in `cwd`, resolved once it listens. */
 const startGateway = (cwd: string): Promise<ChildProcess> =>
