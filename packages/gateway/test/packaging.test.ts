@@ -5,10 +5,11 @@
  * and the `interlock` bin. The bin must also refuse an older Node in one line.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { execFile, spawn } from "node:child_process"
+import { spawn } from "node:child_process"
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
+import { ok, pathWith, run, SYSTEM_PATH, USER_ENV } from "./user-shell.ts"
 
 const ROOT = path.join(import.meta.dirname, "..", "..", "..")
 const PACKAGES = ["core", "claude", "cedar", "mcp", "agent", "gateway"] as const
@@ -17,53 +18,6 @@ const NODE_FLOOR = "22.19.0"
 const NODE_OLD = "20.19.0"
 /** Versions the consumer installs beside our tarballs (the workspace's, so npm's cache has them). */
 const CONSUMER_DEPS = ["effect@4.1.0", "@types/node@24.19.4"]
-
-/** The machine's PATH without any node_modules/.bin, so a child finds only the node put before it. */
-const SYSTEM_PATH = (process.env.PATH ?? "").split(path.delimiter).filter((dir) => !dir.includes("node_modules")).join(
-  path.delimiter
-)
-const pathWith = (bin: string) => `${bin}${path.delimiter}${SYSTEM_PATH}`
-
-interface Ran {
-  readonly code: number
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/**
- * This process's environment less NODE_OPTIONS (the tests' source condition) and the variables an
- * outer `npm test` sets (npm_*), so a child sees what a user's shell would (proxy and CA settings too).
- */
-const USER_ENV = Object.fromEntries(
-  Object.entries(process.env).filter(([key]) => key !== "NODE_OPTIONS" && !/^npm_/i.test(key))
-)
-
-/** Runs a command in the user's environment with the PATH (and variables) given; its exit code and output. */
-const run = (
-  command: string,
-  args: ReadonlyArray<string>,
-  options: { cwd: string; path: string; input?: string; env?: Record<string, string> }
-) =>
-  new Promise<Ran>((resolve) => {
-    const child = execFile(command, args, {
-      cwd: options.cwd,
-      env: { ...USER_ENV, ...options.env, PATH: options.path },
-      timeout: 240_000,
-      maxBuffer: 64 * 1024 * 1024
-    }, (error, stdout, stderr) =>
-      resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr }))
-    // A child may exit before it reads its input (the bin on an old Node does): its exit code tells.
-    child.stdin?.on("error", () =>
-      undefined)
-    child.stdin?.end(options.input ?? "")
-  })
-
-/** Fails with the command's output when it did not exit 0; its output otherwise. */
-const ok = async (ran: Promise<Ran>, what: string) => {
-  const result = await ran
-  if (result.code !== 0) throw new Error(`${what} exited ${result.code}\n${result.stdout}\n${result.stderr}`)
-  return result
-}
 
 interface Packed {
   readonly name: string
