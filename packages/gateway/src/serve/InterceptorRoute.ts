@@ -25,8 +25,9 @@ import { type InterceptorServing, makeInterceptorServer, type PolicyQuery } from
 import { HostStdioTransport } from "../front/stdio/HostStdioTransport.ts"
 import { planPolicyLayer } from "../governance/PolicyLayer.ts"
 import type { GatewayShape } from "../runtime/Gateway.ts"
-import { MAX_BODY_BYTES, nodeRoute } from "./McpRoute.ts"
+import { MAX_BODY_BYTES } from "./McpRoute.ts"
 import { namedHooksOf } from "./NamedHooksInForce.ts"
+import { nodeRoute } from "./NodeRoute.ts"
 import { perGeneration } from "./PerGeneration.ts"
 import type { StdioStreams } from "./StdioFront.ts"
 

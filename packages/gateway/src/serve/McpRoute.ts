@@ -5,19 +5,20 @@
  * response itself (HttpSessionTransport.ts says why), and the route waits for its end.
  */
 import { JsonText, type Principal } from "@interlock/core"
-import { Effect } from "effect"
-import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import type { Effect } from "effect"
+import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { accessTokenOf, bindAccessToken } from "../credentials/AccessTokens.ts"
 import { makeFrontServer } from "../front/FrontServer.ts"
-import { Caller } from "../front/http/GuardMiddleware.ts"
+import type { Caller } from "../front/http/GuardMiddleware.ts"
 import { isModernRequest } from "../front/http/mcp/EraRouting.ts"
 import { SessionCapReached, type SessionTable } from "../front/http/mcp/HttpSessions.ts"
 import { HttpSessionTransport } from "../front/http/mcp/HttpSessionTransport.ts"
 import { rpcError } from "../front/http/mcp/McpWire.ts"
 import type { ModernFront } from "../front/http/mcp/ModernRoute.ts"
-import { nodeExchange, readBody } from "../front/http/RequestBody.ts"
+import { readBody } from "../front/http/RequestBody.ts"
 import type { GatewayShape } from "../runtime/Gateway.ts"
+import { nodeRoute } from "./NodeRoute.ts"
 
 /** The largest request body `/mcp` accepts (bytes). */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024
@@ -93,43 +94,6 @@ const serve = async (
     await server.close()
   }
 }
-
-/** Until the transport has ended the response (or the host has closed it, which interrupts the route). */
-const ended = (res: ServerResponse): Effect.Effect<void> =>
-  Effect.callback<void>((resume) => {
-    if (res.writableEnded) return resume(Effect.void)
-    res.once("finish", () => resume(Effect.void))
-  })
-
-/** Already written by the transport; NodeHttpServer sends nothing for a response that has ended. */
-const written = HttpServerResponse.empty()
-
-/**
- * A route whose SDK transport writes the node:http response itself (`name` is its path, for the one error it
- * can raise): `serve` gets the raw request, response and caller. A failure before the answer began is a JSON-RPC
- * internal error; one after it ends the response as it is.
- */
-export const nodeRoute = (
-  name: string,
-  serve: (req: IncomingMessage, res: ServerResponse, principal: Principal | undefined) => Promise<void>
-): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | Caller> =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const exchange = nodeExchange(request)
-    if (exchange === undefined) return yield* Effect.die(new Error(`${name} is served on node:http only`))
-    const { req, res } = exchange
-    const { principal } = yield* Caller
-    yield* Effect.tryPromise(() => serve(req, res, principal)).pipe(
-      Effect.catch(() =>
-        Effect.sync(() => {
-          if (!res.headersSent) rpcError(res, 500, -32603, "Internal error")
-          else res.end()
-        })
-      )
-    )
-    yield* ended(res)
-    return written
-  })
 
 /** The `/mcp` route over a session table. */
 export const mcpRoute = (
