@@ -3,7 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { request } from "node:http"
 
-import { call, connect, raw, rawSession, serveWith } from "./http-session-server.ts"
+import { call, connect, raw, rawSession, serveWith, stepsWithProgress } from "./http-session-server.ts"
 
 /** One server-sent event: its fields (`data` joined), comments left out. */
 type Sse = Readonly<Record<string, string>>
@@ -141,12 +141,7 @@ describe("HttpSessionTransport, resumable", () => {
 
       // The SDK's client takes the priming events in its stride.
       const client = yield* connect((yield* serveWith({ resumable: true })).url)
-      const seen: Array<number> = []
-      const result = yield* Effect.promise(() =>
-        client.callTool({ name: "steps", arguments: {} }, {
-          onprogress: (progress) => void seen.push(progress.progress)
-        })
-      )
+      const { result, seen } = yield* stepsWithProgress(client)
       assert.deepStrictEqual(result.content, [{ type: "text", text: "done" }])
       assert.deepStrictEqual(seen, [1, 2, 3])
     }))

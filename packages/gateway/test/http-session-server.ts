@@ -192,3 +192,13 @@ export const rawSession = (url: string, version = "2025-06-18") =>
     )
     return headers
   })
+
+/** Calls the server's `steps` tool through an SDK host; its result and the progress values the host saw. */
+export const stepsWithProgress = (client: Client) =>
+  Effect.promise(async () => {
+    const seen: Array<number> = []
+    const result = await client.callTool({ name: "steps", arguments: {} }, {
+      onprogress: (progress) => void seen.push(progress.progress)
+    })
+    return { result, seen }
+  })

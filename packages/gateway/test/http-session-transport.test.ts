@@ -6,7 +6,17 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { request } from "node:http"
 
-import { ACCEPT, call, connect, INIT, raw, rawSession, serve, serveWith } from "./http-session-server.ts"
+import {
+  ACCEPT,
+  call,
+  connect,
+  INIT,
+  raw,
+  rawSession,
+  serve,
+  serveWith,
+  stepsWithProgress
+} from "./http-session-server.ts"
 
 describe("HttpSessionTransport", () => {
   it.live("a call whose answer comes first is answered as plain JSON; a notification gets 202", () =>
@@ -42,12 +52,7 @@ describe("HttpSessionTransport", () => {
         "result 2"
       ])
       const client = yield* connect((yield* serve).url)
-      const seen: Array<number> = []
-      const result = yield* Effect.promise(() =>
-        client.callTool({ name: "steps", arguments: {} }, {
-          onprogress: (progress) => void seen.push(progress.progress)
-        })
-      )
+      const { result, seen } = yield* stepsWithProgress(client)
       assert.deepStrictEqual(result.content, [{ type: "text", text: "done" }])
       assert.deepStrictEqual(seen, [1, 2, 3])
     }))
