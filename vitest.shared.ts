@@ -31,6 +31,8 @@ export const sourceConditions = {
     // Files share the cores, so a CPU-bound test (a property over thousands of inputs) may take several times its
     // time alone. A test that needs longer still says so itself.
     testTimeout: 30_000,
+    // The CLI bundled from the sources once per run, for the tests that start it as a process (vitest.cli.ts).
+    globalSetup: [path.join(import.meta.dirname, "vitest.cli.ts")],
     // A worker keeps its modules from file to file: no test changes process-wide state (env, cwd, mocks), and
     // effect, the MCP SDK and our sources then load once per worker rather than once per file.
     isolate: false,

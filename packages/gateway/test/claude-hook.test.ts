@@ -10,9 +10,9 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import * as SqliteAuditStore from "../src/audit/SqliteAuditStore.ts"
+import { BIN } from "./cli-process.ts"
 import { NODE } from "./e2e.ts"
 
-const BIN = path.join(import.meta.dirname, "..", "bin", "interlock.ts")
 const dir = mkdtempSync(path.join(tmpdir(), "interlock-claude-hook-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 

@@ -4,10 +4,14 @@ import { execFile, spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
+import { inject } from "vitest"
 import { NODE } from "./e2e.ts"
 
-/** The CLI's entry point. */
-export const BIN = path.join(import.meta.dirname, "..", "bin", "interlock.ts")
+/** The CLI's entry point on the sources (bin/interlock.ts), for the tests of what a run from the sources loads. */
+export const SOURCES_BIN = path.join(import.meta.dirname, "..", "bin", "interlock.ts")
+
+/** The CLI as the tests run it: bin/interlock.js on the bundle of the sources made at the start of the run (vitest.cli.ts). */
+export const BIN = inject("interlockBin")
 
 /** A fresh temp directory (`prefix` names it) with a runner of the CLI in it and a config writer. */
 export const cliIn = (prefix: string) => {

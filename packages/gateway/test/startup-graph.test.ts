@@ -13,7 +13,7 @@ import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { bundle, HOOK_DIR } from "../scripts/bundle.ts"
-import { BIN } from "./cli-process.ts"
+import { SOURCES_BIN } from "./cli-process.ts"
 import { NODE } from "./e2e.ts"
 import { HOOK_CONFIG } from "./hook-config.ts"
 
@@ -115,7 +115,7 @@ const assertSqliteOnly = (sources: ReadonlyArray<string>) => {
 
 describe("what claude-hook loads", () => {
   it("from the sources, with a SQLite audit store: no HTTP server, Postgres, MCP client or OTLP", async () => {
-    const { modules, stdout } = await loadedBy(["--conditions=@interlock/source"], BIN, "sqlite.json")
+    const { modules, stdout } = await loadedBy(["--conditions=@interlock/source"], SOURCES_BIN, "sqlite.json")
     assert.strictEqual(denied(stdout), "deny")
     assert.include(modules, "node:sqlite")
     assert.isTrue(
@@ -150,7 +150,7 @@ describe("what claude-hook loads", () => {
   it(
     "claude-hook --gateway (the forwarding client) loads no effect and no package of ours but itself; with no gateway it denies",
     async () => {
-      const { modules, stderr } = await loadedBy([], BIN, "none", [
+      const { modules, stderr } = await loadedBy([], SOURCES_BIN, "none", [
         "claude-hook",
         "--gateway",
         "http://127.0.0.1:9",
@@ -184,7 +184,7 @@ describe("what claude-hook loads", () => {
   }, 60_000)
 
   it("a config whose audit store is Postgres loads Postgres, and still answers", async () => {
-    const { modules, stdout } = await loadedBy(["--conditions=@interlock/source"], BIN, "postgres.json")
+    const { modules, stdout } = await loadedBy(["--conditions=@interlock/source"], SOURCES_BIN, "postgres.json")
     assert.isTrue(modules.some((url) => FORBIDDEN.Postgres.test(url)), "Postgres was loaded")
     assert.strictEqual(denied(stdout), "deny")
   }, 60_000)

@@ -10,9 +10,8 @@ import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { NEEDLES, SECRET_PATTERN } from "../secrets.ts"
-import { bridgeCommand, INTERLOCK, NODE, resultText, runClaude, settingsFor } from "./harness.ts"
-
-import { bash, configFolder, done, FIXTURES, TIMEOUT } from "./project.ts"
+import { NODE, resultText, runClaude, settingsFor } from "./harness.ts"
+import { bash, configFolder, done, FIXTURES, hookCommand, INTERLOCK, TIMEOUT } from "./project.ts"
 
 const { config, dir, writeJson } = configFolder()
 
@@ -58,7 +57,7 @@ describe("redaction and Claude Code's built-in tools", () => {
         ],
         files: { "secret.env": `TOKEN=${SECRET}\n`, "notes.txt": "nothing to hide\n" },
         settings: {
-          ...settingsFor(bridgeCommand(redacting), { events: ["PreToolUse"] }),
+          ...settingsFor(hookCommand(redacting), { events: ["PreToolUse"] }),
           permissions: { deny: ["Bash(touch:*)"] }
         },
         args: ["--allowedTools", "Read Bash Grep"]
@@ -93,17 +92,12 @@ describe("redaction and Claude Code's built-in tools", () => {
       } finally {
         rmSync(path.dirname(path.dirname(path.dirname(output!))), { recursive: true, force: true })
       }
-      // The secret reached neither the model nor anything Claude Code kept (its HOME: transcripts, caches) nor its output.
+      // The secret reached neither the model nor anything Claude Code or the hook kept (its HOME: transcripts, caches,
+      // the hook's code caches) nor its output.
       assert.notInclude(JSON.stringify(run.received), SECRET)
       assert.notInclude(run.stdout + run.stderr, SECRET)
-      assert.notInclude(
-        execFileSync(
-          "cat",
-          execFileSync("find", [run.home, "-type", "f"], { encoding: "utf8" }).split("\n").filter(Boolean),
-          { encoding: "utf8" }
-        ),
-        SECRET
-      )
+      const kept = execFileSync("find", [run.home, "-type", "f"], { encoding: "utf8" }).split("\n").filter(Boolean)
+      for (const file of kept) assert.notInclude(readFileSync(file, "latin1"), SECRET, file)
     },
     TIMEOUT
   )
@@ -134,7 +128,7 @@ describe("MCP through the gateway", () => {
           { tool: "mcp__interlock__write_file", input: { path: "x.txt", content: "x" } },
           done
         ],
-        settings: settingsFor(bridgeCommand(config), { events: ["PreToolUse", "PostToolUse"] }),
+        settings: settingsFor(hookCommand(config), { events: ["PreToolUse", "PostToolUse"] }),
         args: [
           "--mcp-config",
           mcp,
@@ -218,7 +212,7 @@ describe("MCP output, redacted before the model sees it", () => {
       const tool = `mcp__${c.server}__leak_text`
       const run = await runClaude({
         script: [{ tool: "ToolSearch", input: { query: `select:${tool}`, max_results: 5 } }, { tool, input: {} }, done],
-        settings: settingsFor(bridgeCommand(bridgeConfig), { events: ["PreToolUse", "PostToolUse"] }),
+        settings: settingsFor(hookCommand(bridgeConfig), { events: ["PreToolUse", "PostToolUse"] }),
         args: ["--mcp-config", c.mcp, "--strict-mcp-config", "--allowedTools", tool]
       })
       assert.strictEqual(run.toolResults.length, 2, run.stderr)

@@ -8,23 +8,13 @@ import { assert, describe, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
-import {
-  bridgeCommand,
-  CLAUDE,
-  INTERLOCK,
-  readmeSettings,
-  resultText,
-  runClaude,
-  settingsFor,
-  shell
-} from "./harness.ts"
-
-import { bash, configFolder, done, refused, TIMEOUT } from "./project.ts"
+import { CLAUDE, readmeSettings, resultText, runClaude, settingsFor, shell } from "./harness.ts"
+import { bash, configFolder, done, hookCommand, INTERLOCK, refused, TIMEOUT } from "./project.ts"
 
 const { config, dir, writeJson } = configFolder()
 
 /** The README's snippet, running this repository's bin on the test config with the snippet's --timeout 30. */
-const readme = readmeSettings(bridgeCommand(config, 30))
+const readme = readmeSettings(hookCommand(config, 30))
 
 /** A PreToolUse-only settings file for `command` (the fail-closed cases need only the call's gate). */
 const preOnly = (
@@ -102,7 +92,7 @@ describe("interlock check --claude", () => {
     const ok = check(readme)
     assert.strictEqual(ok.code, 0, ok.stdout)
     assert.include(ok.stdout, "Claude Code settings OK")
-    const open = check(settingsFor(bridgeCommand(config), { onFailure: "unset" }))
+    const open = check(settingsFor(hookCommand(config), { onFailure: "unset" }))
     assert.strictEqual(open.code, 1)
     assert.include(open.stdout, `no "onFailure": "block"`)
     assert.include(open.stdout, "hooks.PreToolUse[0].hooks[0]")
@@ -111,16 +101,16 @@ describe("interlock check --claude", () => {
 
 describe("fail closed in the real host", () => {
   it("a config that does not exist denies", async () => {
-    refused(await attempt(preOnly(bridgeCommand(path.join(dir, "missing.json")))), "could not load its config")
+    refused(await attempt(preOnly(hookCommand(path.join(dir, "missing.json")))), "could not load its config")
   }, TIMEOUT)
 
   it("a config that is not JSON denies", async () => {
     writeFileSync(path.join(dir, "broken.json"), "{ not json")
-    refused(await attempt(preOnly(bridgeCommand(path.join(dir, "broken.json")))), "could not load its config")
+    refused(await attempt(preOnly(hookCommand(path.join(dir, "broken.json")))), "could not load its config")
   }, TIMEOUT)
 
   it("stdin that is no event: exit 2, which Claude Code reads as a block", async () => {
-    refused(await attempt(preOnly(`printf 'not json' | ${bridgeCommand(config)}`)), "stdin is not valid JSON")
+    refused(await attempt(preOnly(`printf 'not json' | ${hookCommand(config)}`)), "stdin is not valid JSON")
   }, TIMEOUT)
 
   it("a hook that hangs: the bridge denies at its own deadline, before Claude Code's timeout kills it", async () => {
@@ -132,7 +122,7 @@ describe("fail closed in the real host", () => {
         hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "sleep 600", timeout: 600 }] }] }
       }
     })
-    const run = await attempt(preOnly(bridgeCommand(hanging, 10), { timeout: 10 }))
+    const run = await attempt(preOnly(hookCommand(hanging, 10), { timeout: 10 }))
     // The bridge's answer, not Claude Code's kill ("timed out; blocking because onFailure is block").
     refused(run, "did not decide before its deadline")
   }, TIMEOUT)

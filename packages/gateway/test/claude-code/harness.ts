@@ -97,9 +97,9 @@ export const readmeSettings = (
   return settings
 }
 
-/** The bridge's hook command for a config file, with `--timeout` matching the settings' timeout. */
-export const bridgeCommand = (config: string, timeout = 30): string =>
-  shell([...INTERLOCK, "claude-hook", "--config", config, "--timeout", String(timeout)])
+/** The bridge's hook command for a config file, with `--timeout` matching the settings' timeout, run by `interlock`. */
+export const bridgeCommand = (config: string, timeout = 30, interlock: ReadonlyArray<string> = INTERLOCK): string =>
+  shell([...interlock, "claude-hook", "--config", config, "--timeout", String(timeout)])
 
 /** What one run gives. */
 export interface Run {

@@ -6,7 +6,14 @@ import { afterAll, assert } from "@effect/vitest"
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { removeRuns, resultText, type Run } from "./harness.ts"
+import { inject } from "vitest"
+import { bridgeCommand, NODE, removeRuns, resultText, type Run } from "./harness.ts"
+
+/** The `interlock` bin as these tests run it: on the bundle of the sources made at the start of the run (vitest.cli.ts). */
+export const INTERLOCK = [NODE, inject("interlockBin")]
+
+/** The bridge's hook command for a config file (harness.ts's bridgeCommand), run by {@link INTERLOCK}. */
+export const hookCommand = (config: string, timeout = 30): string => bridgeCommand(config, timeout, INTERLOCK)
 
 /** The gateway tests' fixture servers. */
 export const FIXTURES = path.join(import.meta.dirname, "..", "fixtures")
