@@ -12,7 +12,7 @@ import * as path from "node:path"
 import { ok, pathWith, run, SYSTEM_PATH, USER_ENV } from "./user-shell.ts"
 
 const ROOT = path.join(import.meta.dirname, "..", "..", "..")
-const PACKAGES = ["core", "claude", "cedar", "mcp", "agent", "gateway"] as const
+const PACKAGES = ["core", "claude", "cedar", "mcp", "agent", "gateway", "ai"] as const
 /** The Node the packages promise to run on (`engines.node`), and one below it. */
 const NODE_FLOOR = "22.19.0"
 const NODE_OLD = "20.19.0"
@@ -101,6 +101,15 @@ beforeAll(async () => {
   )
 }, 420_000)
 
+/** The dist/ stem of each entry point the workspace's package.json exports: "index" for the root, "vercel/index" for ./vercel. */
+const entryStems = (name: string): ReadonlyArray<string> =>
+  Object.keys(
+    JSON.parse(readFileSync(path.join(ROOT, "packages", name.replace("@interlock/", ""), "package.json"), "utf8"))
+      .exports
+  )
+    .filter((entry) => entry !== "./package.json")
+    .map((entry) => (entry === "." ? "index" : `${entry.slice(2)}/index`))
+
 /** The package.json of an installed package. */
 const installed = (name: string) => {
   const dir = path.join(app, "node_modules", "@interlock", name)
@@ -120,20 +129,12 @@ describe("the packed packages, installed outside the workspace", () => {
     assert.deepStrictEqual(packed.map((p) => p.name).sort(), PACKAGES.map((name) => `@interlock/${name}`).sort())
     for (const p of packed) {
       const files = p.files.map((file) => file.path)
-      for (
-        const needed of [
-          "package.json",
-          "README.md",
-          "LICENSE",
-          "dist/index.js",
-          "dist/index.d.ts",
-          "dist/index.js.map"
-        ]
-      ) {
+      for (const needed of ["package.json", "README.md", "LICENSE"]) {
         assert.include(files, needed, `${p.name} lacks ${needed}`)
       }
-      if (p.name === "@interlock/core") {
-        for (const needed of ["dist/testing/index.js", "dist/testing/index.d.ts"]) {
+      // Each entry point in the workspace's package.json (the root, ./testing, ./vercel) is built: JavaScript, types, map.
+      for (const stem of entryStems(p.name)) {
+        for (const needed of [`dist/${stem}.js`, `dist/${stem}.d.ts`, `dist/${stem}.js.map`]) {
           assert.include(files, needed, `${p.name} lacks ${needed}`)
         }
       }
@@ -160,8 +161,13 @@ describe("the packed packages, installed outside the workspace", () => {
       assert.strictEqual(json.engines?.node, ">=22.19", name)
       assert.strictEqual(json.repository?.directory, `packages/${name}`, name)
       assert.isString(json.repository?.url, name)
-      assert.strictEqual(json.exports["."].types, "./dist/index.d.ts", name)
-      assert.strictEqual(json.exports["."].import, "./dist/index.js", name)
+      // Every entry point (the root, or subpaths such as @interlock/ai/vercel) has built types and JavaScript.
+      for (const [entry, target] of Object.entries<{ types: string; import: string }>(json.exports)) {
+        if (entry === "./package.json") continue
+        const stem = entry === "." ? "index" : `${entry.slice(2)}/index`
+        assert.strictEqual(target.types, `./dist/${stem}.d.ts`, `${name} ${entry}`)
+        assert.strictEqual(target.import, `./dist/${stem}.js`, `${name} ${entry}`)
+      }
       for (const target of [...published(json.exports), ...published(json.imports), ...published(json.bin)]) {
         assert.match(target, /\.(js|d\.ts|json)$/, `${name}: ${target}`)
         assert.isTrue(existsSync(path.join(dir, target)), `${name}: ${target} is not in the tarball`)
@@ -193,6 +199,8 @@ describe("the packed packages, installed outside the workspace", () => {
       closed: "ClientClosed",
       loose: true
     })
+    // @interlock/ai/vercel: the allowed tool ran, the other was denied before its execute.
+    assert.deepStrictEqual(result.ai, { echoed: "vercel", rm: "Denied", ran: ["echo"] })
   }, 60_000)
 
   it("@interlock/cedar's WASM module loads from the installed tarball and decides on Node 22.19", async () => {

@@ -1,10 +1,12 @@
 // A new user's JavaScript app on the installed tarballs: one native tool behind a rewriting hook and
 // a rules policy, through the Effect API and through the Promise client (`Interlock.client`) over the
-// testing entry's recording transport and scripted approver; it prints what came back as one JSON
-// line. Every package must import.
+// testing entry's recording transport and scripted approver, and a Vercel-style tool set governed by
+// @interlock/ai/vercel (which needs no `ai` at run time); it prints what came back as one JSON line.
+// Every package must import.
 import { Interlock, InterlockError, NativeTool, Policy, ToolCalls, ToolTransport, Verdict } from "@interlock/core"
 import { Arbitraries, RecordingTransport, ScriptedApprover } from "@interlock/core/testing"
 import * as agent from "@interlock/agent"
+import * as vercel from "@interlock/ai/vercel"
 import * as claude from "@interlock/claude"
 import * as gateway from "@interlock/gateway"
 import * as mcp from "@interlock/mcp"
@@ -53,5 +55,21 @@ const promise = {
   closed: closed._tag,
   loose: typeof name === "string" && typeof variant === "string"
 }
-const packages = Object.fromEntries(Object.entries({ agent, claude, gateway, mcp }).map(([name, module]) => [name, Object.keys(module).length]))
-console.log(JSON.stringify({ ...result, promise, node: process.versions.node, packages }))
+// Tools as the Vercel AI SDK's `tool()` makes them: plain objects with an `execute`.
+const ran = []
+const governed = vercel.interlockTools(
+  {
+    echo: { inputSchema: {}, execute: async ({ text }) => (ran.push("echo"), { echoed: text }) },
+    rm: { inputSchema: {}, execute: async () => (ran.push("rm"), "removed") }
+  },
+  { policy: Policy.rules({ rules: [{ id: "echo-ok", match: "ai/echo", decision: "allow" }], default: "deny" }) }
+)
+const options = { toolCallId: "call_1", messages: [], context: {} }
+const ai = {
+  echoed: (await governed.echo.execute({ text: "vercel" }, options)).echoed,
+  rm: await governed.rm.execute({}, options).catch((error) => error._tag),
+  ran
+}
+await vercel.closeTools(governed)
+const packages = Object.fromEntries(Object.entries({ agent, claude, gateway, mcp, vercel }).map(([name, module]) => [name, Object.keys(module).length]))
+console.log(JSON.stringify({ ...result, promise, ai, node: process.versions.node, packages }))

@@ -1,0 +1,178 @@
+/**
+ * A framework's tools as one Interlock server: each call the framework makes runs through core's pipeline (hooks,
+ * the policy, approvals, receipts) and, when the pipeline sends it, reaches the framework tool's own function through
+ * a transport keyed by call. The adapters (vercel/, ...) only translate their framework's tool to a {@link Run}.
+ */
+import {
+  type HooksConfig,
+  Interlock,
+  InterlockError,
+  type JsonObject,
+  NativeTool,
+  type Principal,
+  type Receipt,
+  Tool,
+  ToolResult,
+  ToolTransport,
+  type ToolTransportShape,
+  TransportError,
+  unsupported
+} from "@interlock/core"
+import { Effect, Layer } from "effect"
+import { randomUUID } from "node:crypto"
+
+/** The framework tool's own function for one call: the final arguments (after rewrites) and a signal. */
+export type Run = (args: JsonObject, signal: AbortSignal) => unknown
+
+/** Which framework call a receipt is for. */
+export interface CallRef {
+  /** The tool's name in the framework's tool set, as the policy matches it (`server/name`). */
+  readonly tool: string
+  /** The framework's id of the call (the model's tool call id), when it has one. */
+  readonly toolCallId?: string | undefined
+}
+
+/** Options every adapter takes: core's client options (hooks, policy, approvals, settings) and these. */
+export type BridgeOptions<C extends HooksConfig = HooksConfig> =
+  & Omit<Interlock.ClientOptions<C, unknown, unknown, never>, "transport">
+  & {
+    /** The server id the tools have in matchers and receipts (`ai/deleteFile`); default "ai". */
+    readonly server?: string
+    /** Who is calling, for the policy's principal rules; default none. */
+    readonly principal?: Principal
+    /**
+     * Gets every call's receipt, allowed or not, before the framework sees the outcome: the audit record. When it
+     * throws or rejects, the call fails with that error and its result is withheld.
+     */
+    readonly onReceipt?: (receipt: Receipt, call: CallRef) => void | PromiseLike<void>
+  }
+
+/** What the framework tool produced for one call, kept so that an untouched result goes back as it came. */
+type Settled =
+  | { readonly _tag: "Value"; readonly value: unknown; readonly result: ToolResult }
+  | { readonly _tag: "Thrown"; readonly error: unknown; readonly result: ToolResult }
+
+interface Pending {
+  readonly run: Run
+  settled?: Settled
+}
+
+/** The text a tool's own error becomes for the hooks: its message, as NativeTool words it. */
+const thrownText = (error: unknown): string => {
+  const message = (error as { message?: unknown } | null)?.message
+  return typeof message === "string" && message.length > 0 ? `Tool failed: ${message}` : "Tool failed."
+}
+
+/** A tool's output, awaited: the last value of an async iterable (a framework's preliminary results), or the value. */
+const finalOutput = async (output: unknown): Promise<unknown> => {
+  const value = await output
+  if (value === null || typeof value !== "object" || !(Symbol.asyncIterator in value)) return value
+  let last: unknown
+  for await (const item of value as AsyncIterable<unknown>) last = item
+  return last
+}
+
+/**
+ * Whether the pipeline gave back what the tool produced: the same blocks, JSON and error flag (the pipeline copies
+ * the result to attach its receipt; a hook that replaces any of them makes new ones).
+ */
+const untouched = (result: ToolResult, produced: ToolResult): boolean =>
+  result.content === produced.content && result.structuredContent === produced.structuredContent &&
+  result.isError === produced.isError
+
+/** The framework's value for a result: the tool's own output when no hook changed it, else the result's JSON or text. */
+const outputOf = (result: ToolResult, settled: Settled | undefined): unknown => {
+  if (settled !== undefined && untouched(result, settled.result)) {
+    if (settled._tag === "Thrown") throw settled.error
+    return settled.value
+  }
+  if (result.isError === true) throw new Error(result.text)
+  return result.structuredContent ?? result.text
+}
+
+/** The bridge: `call` runs one framework call through the pipeline; `close` releases the client. */
+export interface Bridge {
+  readonly server: string
+  readonly call: (
+    tool: string,
+    input: unknown,
+    run: Run,
+    options: { readonly toolCallId?: string | undefined; readonly signal?: AbortSignal | undefined }
+  ) => Promise<unknown>
+  readonly close: () => Promise<void>
+}
+
+/** A bridge over `tools` (name and definition, for listings and the policy's view of a tool). */
+export const makeBridge = (
+  tools: ReadonlyArray<Omit<Tool, "serverId" | "fingerprint">>,
+  options: BridgeOptions
+): Bridge => {
+  const { server = "ai", principal, onReceipt, ...clientOptions } = options
+  const pending = new Map<string, Pending>()
+  const listed = tools.map((tool) => new Tool({ ...tool, serverId: server }))
+  const byName = new Map(listed.map((tool) => [tool.name, tool]))
+  const noServer = (serverId: string) => Effect.fail(new TransportError({ serverId, detail: "no such server" }))
+  const transport: ToolTransportShape = {
+    callTool: (call) => {
+      const entry = pending.get(call.callId)
+      if (call.serverId !== server || entry === undefined) return noServer(call.serverId)
+      return Effect.tryPromise({ try: (signal) => finalOutput(entry.run(call.args, signal)), catch: (error) => error })
+        .pipe(Effect.match({
+          onSuccess: (value) => {
+            const result = NativeTool.toToolResult(value)
+            entry.settled = { _tag: "Value", value, result }
+            return result
+          },
+          onFailure: (error) => {
+            const result = ToolResult.text(thrownText(error), { isError: true })
+            entry.settled = { _tag: "Thrown", error, result }
+            return result
+          }
+        }))
+    },
+    listTools: (
+      serverId
+    ) => (serverId === undefined || serverId === server ? Effect.succeed(listed) : noServer(serverId)),
+    readResource: (serverId) => unsupported(serverId, "resources/read"),
+    getPrompt: (serverId) => unsupported(serverId, "prompts/get"),
+    era: () => "native",
+    describeTool: (serverId, name) => (serverId === server ? byName.get(name) : undefined)
+  }
+  const client = Interlock.client({
+    ...(clientOptions as Omit<Interlock.ClientOptions<never, unknown, unknown, never>, "transport">),
+    transport: Layer.succeed(ToolTransport, transport)
+  })
+  const audit = async (receipt: Receipt | undefined, ref: CallRef) => {
+    if (receipt !== undefined && onReceipt !== undefined) await onReceipt(receipt, ref)
+  }
+  return {
+    server,
+    close: client.close,
+    call: async (tool, input, run, { signal, toolCallId }) => {
+      if (input === null || typeof input !== "object" || Array.isArray(input)) {
+        throw new TypeError(`the input of tool ${tool} is not a JSON object`)
+      }
+      const callId = randomUUID()
+      const entry: Pending = { run }
+      pending.set(callId, entry)
+      const ref = { tool, toolCallId }
+      try {
+        const result = await client.callTool(
+          { serverId: server, name: tool, args: input as JsonObject, callId },
+          {
+            ...(signal === undefined ? {} : { signal }),
+            ...(principal === undefined ? {} : { principal }),
+            ...(toolCallId === undefined ? {} : { assigns: { toolCallId } })
+          }
+        )
+        await audit(result.receipt, ref)
+        return outputOf(result, entry.settled)
+      } catch (error) {
+        if (InterlockError.is(error)) await audit((error as { receipt?: Receipt }).receipt, ref)
+        throw error
+      } finally {
+        pending.delete(callId)
+      }
+    }
+  }
+}
