@@ -80,14 +80,31 @@ const untouched = (result: ToolResult, produced: ToolResult): boolean =>
   result.content === produced.content && result.structuredContent === produced.structuredContent &&
   result.isError === produced.isError
 
-/** The framework's value for a result: the tool's own output when no hook changed it, else the result's JSON or text. */
-const outputOf = (result: ToolResult, settled: Settled | undefined): unknown => {
+/**
+ * How a framework's tool outputs and core's results convert: `toResult` for what the tool produced (before the
+ * post-call hooks), `fromResult` for a result a hook made. The default is JSON values, as the Vercel AI SDK has them.
+ */
+export interface Codec {
+  readonly toResult: (value: unknown) => ToolResult
+  readonly fromResult: (result: ToolResult) => unknown
+}
+
+/** JSON outputs: a value becomes text plus structuredContent; a hook's result its JSON, or its text; an error throws. */
+export const jsonCodec: Codec = {
+  toResult: NativeTool.toToolResult,
+  fromResult: (result) => {
+    if (result.isError === true) throw new Error(result.text)
+    return result.structuredContent ?? result.text
+  }
+}
+
+/** The framework's value for a result: the tool's own output when no hook changed it, else the codec's. */
+const outputOf = (result: ToolResult, settled: Settled | undefined, codec: Codec): unknown => {
   if (settled !== undefined && untouched(result, settled.result)) {
     if (settled._tag === "Thrown") throw settled.error
     return settled.value
   }
-  if (result.isError === true) throw new Error(result.text)
-  return result.structuredContent ?? result.text
+  return codec.fromResult(result)
 }
 
 /** The bridge: `call` runs one framework call through the pipeline; `close` releases the client. */
@@ -102,10 +119,11 @@ export interface Bridge {
   readonly close: () => Promise<void>
 }
 
-/** A bridge over `tools` (name and definition, for listings and the policy's view of a tool). */
+/** A bridge over `tools` (name and definition, for listings and the policy's view of a tool), converting with `codec`. */
 export const makeBridge = (
   tools: ReadonlyArray<Omit<Tool, "serverId" | "fingerprint">>,
-  options: BridgeOptions
+  options: BridgeOptions,
+  codec: Codec = jsonCodec
 ): Bridge => {
   const { server = "ai", principal, onReceipt, ...clientOptions } = options
   const pending = new Map<string, Pending>()
@@ -119,7 +137,7 @@ export const makeBridge = (
       return Effect.tryPromise({ try: (signal) => finalOutput(entry.run(call.args, signal)), catch: (error) => error })
         .pipe(Effect.match({
           onSuccess: (value) => {
-            const result = NativeTool.toToolResult(value)
+            const result = codec.toResult(value)
             entry.settled = { _tag: "Value", value, result }
             return result
           },
@@ -166,7 +184,7 @@ export const makeBridge = (
           }
         )
         await audit(result.receipt, ref)
-        return outputOf(result, entry.settled)
+        return outputOf(result, entry.settled, codec)
       } catch (error) {
         if (InterlockError.is(error)) await audit((error as { receipt?: Receipt }).receipt, ref)
         throw error
