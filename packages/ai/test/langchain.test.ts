@@ -2,22 +2,17 @@
  * @interlock/ai/langchain through a real LangChain v1 agent (`createAgent`) and its OpenAI chat model, against a fake
  * Chat Completions server over real HTTP: what the tool got, what the model was sent next, and the receipts.
  */
-import { afterEach, assert, describe, it } from "@effect/vitest"
-import { Approvals, Policy, type Receipt, type ToolResult, Verdict } from "@interlock/core"
+import { assert, describe, it } from "@effect/vitest"
+import { Approvals, Policy, type Receipt } from "@interlock/core"
 import { tool } from "@langchain/core/tools"
 import { ChatOpenAI } from "@langchain/openai"
 import { createAgent } from "langchain"
 import { z } from "zod"
 import { interlockMiddleware, type InterlockMiddlewareOptions } from "../src/langchain/index.ts"
 import { fakeOpenAi, type Reply, toolMessages } from "./support/FakeOpenAi.ts"
+import { closedAfterEach, reads, rewriteAndRedact, SECRET } from "./support/Governance.ts"
 
-const SECRET = "sk-live-4f9a2b7c1d"
-
-let open: Array<{ close: () => Promise<void> }> = []
-afterEach(async () => {
-  await Promise.all(open.map((resource) => resource.close()))
-  open = []
-})
+const open = closedAfterEach()
 
 /** Two real tools that record what they were called with: `read` returns a file's text, `remove` deletes. */
 const workspace = (files: Record<string, string> = { "notes.txt": "hello" }) => {
@@ -49,16 +44,6 @@ const run = async (
   return { fake, result }
 }
 
-const reads = Policy.rules({ rules: [{ id: "reads", match: "ai/read", decision: "allow" }], default: "deny" })
-
-/** A postToolCall hook that replaces {@link SECRET} in any result. */
-const redact = {
-  match: "*",
-  id: "redact",
-  run: (_call: unknown, output: ToolResult) =>
-    Verdict.replace({ content: [{ type: "text", text: output.text.replaceAll(SECRET, "[REDACTED]") }] })
-}
-
 describe("interlockMiddleware in createAgent", () => {
   it("an allowed call runs; one the policy does not allow never runs, and the model gets an error that says so", async () => {
     const { ran, files, tools } = workspace()
@@ -80,17 +65,7 @@ describe("interlockMiddleware in createAgent", () => {
 
   it("a rewrite reaches the tool; redaction keeps a secret from the model and from the agent's messages", async () => {
     const { ran, tools } = workspace({ "notes.txt": `token ${SECRET}` })
-    const { fake, result } = await run([{ name: "read", args: { path: "./notes.txt" } }], tools, {
-      hooks: {
-        preToolCall: [{
-          match: "ai/read",
-          id: "normalize",
-          run: (call) => Verdict.rewrite({ args: { path: String(call.args.path).replace(/^\.\//, "") } })
-        }],
-        postToolCall: [redact]
-      },
-      policy: reads
-    })
+    const { fake, result } = await run([{ name: "read", args: { path: "./notes.txt" } }], tools, rewriteAndRedact)
     assert.deepStrictEqual(ran, [{ tool: "read", args: { path: "notes.txt" } }])
     assert.include(fake.bodies[1]!, "token [REDACTED]")
     for (const body of fake.bodies) assert.notInclude(body, SECRET)

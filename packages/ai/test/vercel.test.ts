@@ -3,21 +3,16 @@
  * a fake Chat Completions server over real HTTP: what the tool got, what the model was sent next, and the receipts.
  */
 import { createOpenAI } from "@ai-sdk/openai"
-import { afterEach, assert, describe, it } from "@effect/vitest"
-import { Approvals, Policy, type Receipt, type ToolResult, Verdict } from "@interlock/core"
+import { assert, describe, it } from "@effect/vitest"
+import { Approvals, Policy, type Receipt, Verdict } from "@interlock/core"
 import { generateText, stepCountIs, streamText, tool, type ToolSet } from "ai"
 import { Effect } from "effect"
 import { z } from "zod"
 import { closeTools, interlockTools } from "../src/vercel/index.ts"
 import { fakeOpenAi, type Reply, toolMessages } from "./support/FakeOpenAi.ts"
+import { closedAfterEach, reads, redact, SECRET } from "./support/Governance.ts"
 
-const SECRET = "sk-live-4f9a2b7c1d"
-
-let open: Array<{ close: () => Promise<void> }> = []
-afterEach(async () => {
-  await Promise.all(open.map((resource) => resource.close()))
-  open = []
-})
+const open = closedAfterEach()
 
 /** A fake model that makes `calls` on its first turn and then answers "done". */
 const model = async (calls: Reply["toolCalls"]) => {
@@ -51,19 +46,6 @@ const workspace = (files: Record<string, string> = { "notes.txt": "hello" }) => 
   }
   return { ran, tools, files }
 }
-
-/** A postToolCall hook that replaces {@link SECRET} in any result, an error's too, keeping its error flag. */
-const redact = {
-  match: "*",
-  id: "redact",
-  run: (_call: unknown, output: ToolResult) =>
-    Verdict.replace({
-      content: [{ type: "text", text: output.text.replaceAll(SECRET, "[REDACTED]") }],
-      isError: output.isError === true
-    })
-}
-
-const reads = Policy.rules({ rules: [{ id: "reads", match: "ai/read", decision: "allow" }], default: "deny" })
 
 /** Governed tools, closed after the test. */
 const govern = <T extends ToolSet>(tools: T, options: Parameters<typeof interlockTools<T>>[1]) => {
