@@ -24,22 +24,20 @@ import {
   run as openAiRun,
   setTracingDisabled,
   tool as openAiTool,
-  ToolGuardrailFunctionOutputFactory,
-  Usage
+  ToolGuardrailFunctionOutputFactory
 } from "@openai/agents"
 import { generateText, stepCountIs, streamText, tool as aiTool } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
 import { Effect, Layer, Schema, Scope, Stream } from "effect"
 import { LanguageModel, type Response } from "effect/ai"
-import { createAgent, createMiddleware, FakeToolCallingModel, tool as lcTool } from "langchain"
+import { createMiddleware } from "langchain"
 import { z } from "zod"
 import { type BenchCase, measure, report, round3, type SuiteResult } from "./harness.ts"
+import { add, calls, langchainRun, openaiModel, vercelModel } from "./support/frameworks.ts"
 
 setTracingDisabled(true)
 
 const HOOKS = 10
-const calls = (k: number) => Array.from({ length: k }, (_, i) => ({ id: `c${i}`, a: i, b: 1 }))
-const add = ({ a, b }: { a: number; b: number }) => String(a + b)
 
 // --- a hand-written loop: the baseline -------------------------------------------------------
 
@@ -123,33 +121,7 @@ const interlock = async (k: number, variant: "none" | "policy" | "rewrite"): Pro
 // --- Vercel AI SDK ---------------------------------------------------------------------------
 
 const vercel = (k: number, hooks: number) => {
-  const usage = {
-    inputTokens: { total: 3, noCache: 3, cacheRead: undefined, cacheWrite: undefined },
-    outputTokens: { total: 2, text: 2, reasoning: undefined }
-  }
-  const model = new MockLanguageModelV4({
-    doGenerate: async (options: any) => {
-      const last = options.prompt[options.prompt.length - 1]
-      return last.role === "tool"
-        ? {
-          content: [{ type: "text", text: "done" }],
-          finishReason: { unified: "stop", raw: "stop" },
-          usage,
-          warnings: []
-        }
-        : {
-          content: calls(k).map((c) => ({
-            type: "tool-call",
-            toolCallId: c.id,
-            toolName: "add",
-            input: JSON.stringify({ a: c.a, b: c.b })
-          })),
-          finishReason: { unified: "tool-calls", raw: "tool_calls" },
-          usage,
-          warnings: []
-        }
-    }
-  } as any)
+  const model = vercelModel(k)
   let execute = async (input: { a: number; b: number }) => add(input)
   for (let i = 0; i < hooks; i++) {
     const inner = execute
@@ -164,31 +136,7 @@ const vercel = (k: number, hooks: number) => {
 // --- OpenAI Agents JS ------------------------------------------------------------------------
 
 const openai = (k: number, hooks: number) => {
-  const model = {
-    async getResponse(request: any) {
-      const input = Array.isArray(request.input) ? request.input : []
-      const answered = input.some((item: any) => item.type === "function_call_result")
-      const output = answered
-        ? [{
-          type: "message",
-          role: "assistant",
-          status: "completed",
-          content: [{ type: "output_text", text: "done" }]
-        }]
-        : calls(k).map((c) => ({
-          type: "function_call",
-          callId: c.id,
-          name: "add",
-          arguments: JSON.stringify({ a: c.a, b: c.b }),
-          status: "completed"
-        }))
-      return { usage: new Usage({ requests: 1, inputTokens: 3, outputTokens: 2, totalTokens: 5 }), output }
-    },
-    // biome-ignore lint/correctness/useYield: the Model interface needs a stream; this bench never asks for one
-    async *getStreamedResponse() {
-      throw new Error("not used")
-    }
-  }
+  const model = openaiModel(k)
   const inputGuardrails = Array.from(
     { length: hooks },
     (_, i) =>
@@ -214,25 +162,11 @@ const openai = (k: number, hooks: number) => {
 // --- LangChain v1 ----------------------------------------------------------------------------
 
 const langchain = (k: number, hooks: number) => {
-  const model = new FakeToolCallingModel({
-    toolCalls: [calls(k).map((c) => ({ id: c.id, name: "add", args: { a: c.a, b: c.b } })), []]
-  })
   const middleware = Array.from(
     { length: hooks },
     (_, i) => createMiddleware({ name: `wrap${i}`, wrapToolCall: (request, handler) => handler(request) })
   )
-  const agent = createAgent({
-    model,
-    tools: [
-      lcTool(async (input: { a: number; b: number }) => add(input), {
-        name: "add",
-        description: "Adds two numbers",
-        schema: z.object({ a: z.number(), b: z.number() })
-      })
-    ],
-    middleware
-  })
-  return () => agent.invoke({ messages: [{ role: "user", content: "go" }] })
+  return langchainRun(k, middleware)
 }
 
 // --- Streaming ------------------------------------------------------------------------------

@@ -13,13 +13,13 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { type CaseResult, measure, report } from "./harness.ts"
-import { freePort, waitForPort } from "./ports.ts"
+import { freePort, waitForPort } from "./support/ports.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const NODE = join(root, "node_modules", ".bin", "node")
 const ECHO = join(root, "packages", "gateway", "test", "fixtures", "echo-server.ts")
 const INTERLOCK = join(root, "packages", "gateway", "bin", "interlock.ts")
-const ECHO_FLOORS = join(root, "bench", "echo-floors.ts")
+const ECHO_FLOORS = join(root, "bench", "support", "echo-floors.ts")
 const CLIENTS = 32
 const CALLS_PER_CLIENT = 100
 /** Extra node flags for the gateway processes, e.g. `BENCH_GATEWAY_NODE_FLAGS=--cpu-prof`. */

@@ -14,7 +14,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { FULL_POLICY } from "./gateway.ts"
 import { median, report, round3 } from "./harness.ts"
-import { freePort, waitForPort } from "./ports.ts"
+import { freePort, waitForPort } from "./support/ports.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const NODE = join(root, "node_modules", ".bin", "node")

@@ -13,9 +13,9 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import { FULL_POLICY } from "./gateway.ts"
-import { freePort, waitForPort } from "./ports.ts"
 import { census, type CensusChange, censusChanges } from "./soak/census.ts"
 import type { ProbeRequest } from "./soak/probe.ts"
+import { freePort, waitForPort } from "./support/ports.ts"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const root = join(here, "..")

@@ -15,7 +15,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { type CaseResult, median, report, round3 } from "./harness.ts"
-import { freePort } from "./ports.ts"
+import { freePort } from "./support/ports.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const BIN = join(root, "packages", "gateway", "bin", "interlock.js")

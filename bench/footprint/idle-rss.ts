@@ -6,7 +6,7 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { type ChildProcess, spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
-import { freePort } from "../ports.ts"
+import { freePort } from "../support/ports.ts"
 
 /** A process's resident memory in MB: all of it, and its anonymous and file-backed parts. */
 export interface Resident {

@@ -1,6 +1,6 @@
 /**
  * The floors of `npm run bench -- gateway` (bench/gateway.ts starts it): the echo tool alone behind HTTP, on the
- * SDK's transport or the gateway's, bare or behind one effect/http route. Run as `node bench/echo-floors.ts PORT KIND`.
+ * SDK's transport or the gateway's, bare or behind one effect/http route. Run as `node bench/support/echo-floors.ts PORT KIND`.
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 
@@ -9,8 +9,8 @@ const serveEchoHttp = async (port: number, kind: string): Promise<void> => {
   if (kind.endsWith("-effect")) return serveEchoEffect(port, kind)
   const { McpServer } = await import("@modelcontextprotocol/server")
   const { NodeStreamableHTTPServerTransport } = await import("@modelcontextprotocol/node")
-  const { HttpSessionTransport } = await import("../packages/gateway/src/front/http/mcp/HttpSessionTransport.ts")
-  const { readBody } = await import("../packages/gateway/src/front/http/RequestBody.ts")
+  const { HttpSessionTransport } = await import("../../packages/gateway/src/front/http/mcp/HttpSessionTransport.ts")
+  const { readBody } = await import("../../packages/gateway/src/front/http/RequestBody.ts")
   const { createServer: createHttpServer } = await import("node:http")
   type EchoTransport = {
     readonly handleRequest: (req: IncomingMessage, res: ServerResponse, body?: unknown) => unknown
@@ -57,8 +57,8 @@ const serveEchoEffect = async (port: number, kind: string): Promise<void> => {
   const { HttpRouter, HttpServerRequest, HttpServerResponse } = await import("effect/http")
   const { NodeHttpServer, NodeHttpServerRequest } = await import("@effect/platform-node")
   const { WebStandardStreamableHTTPServerTransport } = await import("@modelcontextprotocol/server")
-  const { HttpSessionTransport } = await import("../packages/gateway/src/front/http/mcp/HttpSessionTransport.ts")
-  const { readBody } = await import("../packages/gateway/src/front/http/RequestBody.ts")
+  const { HttpSessionTransport } = await import("../../packages/gateway/src/front/http/mcp/HttpSessionTransport.ts")
+  const { readBody } = await import("../../packages/gateway/src/front/http/RequestBody.ts")
   const { createServer: createHttpServer } = await import("node:http")
   const web = new Map<string, InstanceType<typeof WebStandardStreamableHTTPServerTransport>>()
   const own = new Map<string, InstanceType<typeof HttpSessionTransport>>()
