@@ -8,7 +8,6 @@ import {
   Interlock,
   InterlockError,
   type JsonObject,
-  NativeTool,
   type Principal,
   type Receipt,
   Tool,
@@ -20,6 +19,7 @@ import {
 } from "@interlock/core"
 import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
+import { jsonCodec } from "./JsonCodec.ts"
 
 /** The framework tool's own function for one call: the final arguments (after rewrites) and a signal. */
 export type Run = (args: JsonObject, signal: AbortSignal) => unknown
@@ -82,20 +82,12 @@ const untouched = (result: ToolResult, produced: ToolResult): boolean =>
 
 /**
  * How a framework's tool outputs and core's results convert: `toResult` for what the tool produced (before the
- * post-call hooks), `fromResult` for a result a hook made. The default is JSON values, as the Vercel AI SDK has them.
+ * post-call hooks), `fromResult` for a result a hook made, given what the tool had produced (undefined when it threw
+ * or never ran). JsonCodec.ts has the default, for JSON values as the Vercel AI SDK and OpenAI Agents have them.
  */
 export interface Codec {
   readonly toResult: (value: unknown) => ToolResult
-  readonly fromResult: (result: ToolResult) => unknown
-}
-
-/** JSON outputs: a value becomes text plus structuredContent; a hook's result its JSON, or its text; an error throws. */
-export const jsonCodec: Codec = {
-  toResult: NativeTool.toToolResult,
-  fromResult: (result) => {
-    if (result.isError === true) throw new Error(result.text)
-    return result.structuredContent ?? result.text
-  }
+  readonly fromResult: (result: ToolResult, produced: unknown) => unknown
 }
 
 /** The framework's value for a result: the tool's own output when no hook changed it, else the codec's. */
@@ -104,7 +96,7 @@ const outputOf = (result: ToolResult, settled: Settled | undefined, codec: Codec
     if (settled._tag === "Thrown") throw settled.error
     return settled.value
   }
-  return codec.fromResult(result)
+  return codec.fromResult(result, settled?._tag === "Value" ? settled.value : undefined)
 }
 
 /** The bridge: `call` runs one framework call through the pipeline; `close` releases the client. */
