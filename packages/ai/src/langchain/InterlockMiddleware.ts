@@ -1,14 +1,25 @@
 /**
  * `interlockMiddleware(options)`: a LangChain v1 agent middleware whose `wrapToolCall` runs every tool call through
  * Interlock's pipeline first (hooks, the policy, approvals, receipts); the tool runs only when the pipeline sends it.
+ * With `modelHooks`, its `wrapModelCall` runs the model-level hooks too (ModelCall.ts).
  */
 import { type ContentBlock, type HooksConfig, InterlockError, makeTrusted, ToolResult } from "@interlock/core"
 import { ToolMessage } from "@langchain/core/messages"
+import type { Duration } from "effect"
 import { createMiddleware } from "langchain"
+import { compileModelHooks } from "../internal/ModelHooks.ts"
 import { type BridgeOptions, type Codec, makeBridge } from "../internal/ToolBridge.ts"
+import { type ModelHooksConfig, wrapModelCall } from "./ModelCall.ts"
 
-/** Options of {@link interlockMiddleware}: core's (hooks, `policy`, approvals, settings), the server id and `onReceipt`. */
-export type InterlockMiddlewareOptions<C extends HooksConfig = HooksConfig> = BridgeOptions<C>
+/**
+ * Options of {@link interlockMiddleware}: core's (hooks, `policy`, approvals, settings), the server id, `onReceipt`,
+ * and the model-level hooks with their default deadline.
+ */
+export type InterlockMiddlewareOptions<C extends HooksConfig = HooksConfig> = BridgeOptions<C> & {
+  readonly modelHooks?: ModelHooksConfig
+  /** The deadline of a model-level hook without its own; default 5 s. */
+  readonly modelHookTimeout?: Duration.Input
+}
 
 /** A result a hook made, for the middleware to turn into a ToolMessage for its call. */
 class Replaced {
@@ -61,9 +72,12 @@ const message = (
 export const interlockMiddleware = <const C extends HooksConfig = HooksConfig>(
   options: InterlockMiddlewareOptions<C>
 ) => {
-  const bridge = makeBridge([], options, codec)
+  const { modelHooks, modelHookTimeout, ...bridgeOptions } = options
+  const hooks = modelHooks === undefined ? undefined : compileModelHooks(modelHooks, modelHookTimeout)
+  const bridge = makeBridge([], bridgeOptions, codec)
   const middleware = createMiddleware({
     name: "Interlock",
+    ...(hooks === undefined ? {} : { wrapModelCall: wrapModelCall(hooks) }),
     wrapToolCall: async (request, handler) => {
       const call = request.toolCall
       try {
