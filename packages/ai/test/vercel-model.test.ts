@@ -97,13 +97,21 @@ describe("interlockModelMiddleware", () => {
       { run: () => Effect.never, timeout: "50 millis" },
       () => ({ _tag: "Allow" }),
       () => ModelVerdict.rewrite({ tools: ["invented"] }),
-      () => ModelVerdict.rewrite({ messages: [{ nope: true }] })
+      () => ModelVerdict.rewrite({ messages: [{ nope: true }] }),
+      () => ({
+        _tag: "Rewrite",
+        get messages(): never {
+          throw new Error(SECRET)
+        }
+      }),
+      () => new Proxy({}, { ownKeys: () => [SECRET], get: (_t, key) => (key === "_tag" ? "Continue" : undefined) })
     ]
+    const kinds = ["raise", "timeout", "bad_return", "bad_return", "bad_return", "bad_return", "bad_return"]
     for (const [i, hook] of hooks.entries()) {
       const { fake, model: llm } = await model({ beforeModel: [hook as never] })
       const error = await generateText({ model: llm, tools: { add }, prompt: "hi" }).then(() => undefined, (e) => e)
       assert.instanceOf(error, ModelHookFailed, `hook ${i}`)
-      assert.strictEqual((error as ModelHookFailed).kind, i === 1 ? "timeout" : i === 0 ? "raise" : "bad_return")
+      assert.strictEqual((error as ModelHookFailed).kind, kinds[i])
       assert.notInclude((error as Error).message, SECRET)
       assert.strictEqual(fake.bodies.length, 0)
     }

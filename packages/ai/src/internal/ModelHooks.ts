@@ -145,6 +145,15 @@ export interface ChainSpec<S, E extends ModelEvent> {
   readonly apply: (state: S, verdict: VerdictOf<E>) => S | typeof STOP
 }
 
+/** The value when `row` accepts it, else BAD_RETURN; never throws (a hook's answer may be a Proxy or have getters). */
+const accepts = (row: EventRow, value: unknown, facts: Facts): unknown => {
+  try {
+    return rowAccepts(row, value, facts) ? value : HookRunner.BAD_RETURN
+  } catch {
+    return HookRunner.BAD_RETURN
+  }
+}
+
 /** How long a timed-out hook's fiber is waited for once interrupted. */
 const FIBERS = HookRunner.beside(100)
 
@@ -158,11 +167,7 @@ export const runChain = <S, E extends ModelEvent>(
   const row: EventRow = MODEL_EVENT_ROWS[event]
   const calls: HookRunner.Invocation<S, ModelHook, VerdictOf<E>> = {
     call: (state, hook) => hook.run(spec.input(state)),
-    // rowAccepts has checked the value against its tag's Schema in the row.
-    decode: (
-      value,
-      state
-    ) => (rowAccepts(row, value, spec.facts(state)) ? value as VerdictOf<E> : HookRunner.BAD_RETURN),
+    decode: (value, state) => accepts(row, value, spec.facts(state)) as VerdictOf<E> | typeof HookRunner.BAD_RETURN,
     deadlineMs: (hook) => hook.timeoutMs,
     fibers: FIBERS
   }
