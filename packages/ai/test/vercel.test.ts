@@ -278,6 +278,64 @@ describe("interlockTools through streamText", () => {
   })
 })
 
+describe("deadlines and cancellation", () => {
+  /** A tool that never settles by itself; it records whether its signal aborted, and why. */
+  const hanging = () => {
+    const aborted: Array<string> = []
+    let started: () => void = () => undefined
+    const running = new Promise<void>((resolve) => (started = resolve))
+    const wait = tool({
+      inputSchema: z.object({}),
+      execute: (_input, { abortSignal }) =>
+        new Promise<string>(() => {
+          abortSignal?.addEventListener("abort", () => aborted.push(String(abortSignal.reason?._tag ?? "abort")))
+          started()
+        })
+    })
+    return { aborted, running, tools: { wait } }
+  }
+  const allowWait = Policy.rules({ rules: [{ match: "ai/wait", decision: "allow" }], default: "deny" })
+
+  it("a tool past callTimeout: the call fails with Timeout at the deadline, and the tool's signal aborts", async () => {
+    const { fake, model: llm } = await model([{ name: "wait", args: {} }])
+    const { aborted, tools } = hanging()
+    const receipts: Array<Receipt> = []
+    const started = Date.now()
+    await generateText({
+      model: llm,
+      tools: govern(tools, {
+        policy: allowWait,
+        callTimeout: "150 millis",
+        onReceipt: (receipt) => void receipts.push(receipt)
+      }),
+      prompt: "wait",
+      stopWhen: stepCountIs(3)
+    })
+    assert.isAtLeast(Date.now() - started, 140)
+    assert.deepStrictEqual(aborted, ["Timeout"])
+    assert.include(toolMessages(fake.bodies[1]!)[0]!.content, "timed out after 150 ms")
+    assert.deepStrictEqual(receipts.map((r) => [r.outcome, r.sent]), [["failed", true]])
+  })
+
+  it("the caller's abortSignal cancels a call in flight: the tool's signal aborts and the run rejects", async () => {
+    const { model: llm } = await model([{ name: "wait", args: {} }])
+    const { aborted, running: started, tools } = hanging()
+    const controller = new AbortController()
+    const running = generateText({
+      model: llm,
+      tools: govern(tools, { policy: allowWait }),
+      prompt: "wait",
+      abortSignal: controller.signal,
+      stopWhen: stepCountIs(3)
+    })
+    await started
+    controller.abort()
+    const error = await running.then(() => undefined, (e: unknown) => e)
+    assert.strictEqual((error as Error).name, "AbortError")
+    assert.strictEqual(aborted.length, 1)
+  })
+})
+
 describe("closeTools", () => {
   it("closed tools reject later calls with ClientClosed; tools it did not make are a TypeError", async () => {
     const { tools } = workspace()

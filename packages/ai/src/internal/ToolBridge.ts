@@ -20,6 +20,7 @@ import {
 import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { jsonCodec } from "./JsonCodec.ts"
+import { runTool } from "./ToolRun.ts"
 
 /** The framework tool's own function for one call: the final arguments (after rewrites) and a signal. */
 export type Run = (args: JsonObject, signal: AbortSignal) => unknown
@@ -61,15 +62,6 @@ interface Pending {
 const thrownText = (error: unknown): string => {
   const message = (error as { message?: unknown } | null)?.message
   return typeof message === "string" && message.length > 0 ? `Tool failed: ${message}` : "Tool failed."
-}
-
-/** A tool's output, awaited: the last value of an async iterable (a framework's preliminary results), or the value. */
-const finalOutput = async (output: unknown): Promise<unknown> => {
-  const value = await output
-  if (value === null || typeof value !== "object" || !(Symbol.asyncIterator in value)) return value
-  let last: unknown
-  for await (const item of value as AsyncIterable<unknown>) last = item
-  return last
 }
 
 /**
@@ -123,23 +115,21 @@ export const makeBridge = (
   const byName = new Map(listed.map((tool) => [tool.name, tool]))
   const noServer = (serverId: string) => Effect.fail(new TransportError({ serverId, detail: "no such server" }))
   const transport: ToolTransportShape = {
-    callTool: (call) => {
+    callTool: (call, { timeoutMs }) => {
       const entry = pending.get(call.callId)
       if (call.serverId !== server || entry === undefined) return noServer(call.serverId)
-      return Effect.tryPromise({ try: (signal) => finalOutput(entry.run(call.args, signal)), catch: (error) => error })
-        .pipe(Effect.match({
-          onSuccess: (value) => {
-            const result = codec.toResult(value)
-            entry.settled = { _tag: "Value", value, result }
-            return result
-          },
-          onFailure: (error) => {
-            const result = ToolResult.text(thrownText(error), { isError: true })
-            entry.settled = { _tag: "Thrown", error, result }
-            return result
-          }
-        }))
+      return runTool((signal) => entry.run(call.args, signal), timeoutMs, (outcome) => {
+        if (outcome.ok) {
+          const result = codec.toResult(outcome.value)
+          entry.settled = { _tag: "Value", value: outcome.value, result }
+          return result
+        }
+        const result = ToolResult.text(thrownText(outcome.error), { isError: true })
+        entry.settled = { _tag: "Thrown", error: outcome.error, result }
+        return result
+      })
     },
+    enforcesDeadline: true,
     listTools: (
       serverId
     ) => (serverId === undefined || serverId === server ? Effect.succeed(listed) : noServer(serverId)),
@@ -152,8 +142,9 @@ export const makeBridge = (
     ...(clientOptions as Omit<Interlock.ClientOptions<never, unknown, unknown, never>, "transport">),
     transport: Layer.succeed(ToolTransport, transport)
   })
-  const audit = async (receipt: Receipt | undefined, ref: CallRef) => {
-    if (receipt !== undefined && onReceipt !== undefined) await onReceipt(receipt, ref)
+  // Absent without an onReceipt, so that such a call waits for nothing more.
+  const audit = onReceipt === undefined ? undefined : async (receipt: Receipt | undefined, ref: CallRef) => {
+    if (receipt !== undefined) await onReceipt(receipt, ref)
   }
   return {
     server,
@@ -175,10 +166,12 @@ export const makeBridge = (
             ...(toolCallId === undefined ? {} : { assigns: { toolCallId } })
           }
         )
-        await audit(result.receipt, ref)
+        if (audit !== undefined) await audit(result.receipt, ref)
         return outputOf(result, entry.settled, codec)
       } catch (error) {
-        if (InterlockError.is(error)) await audit((error as { receipt?: Receipt }).receipt, ref)
+        if (audit !== undefined && InterlockError.is(error)) {
+          await audit((error as { receipt?: Receipt }).receipt, ref)
+        }
         throw error
       } finally {
         pending.delete(callId)
