@@ -1,8 +1,8 @@
 /**
  * What @interlock/ai adds to a framework's own tool call: the Vercel AI SDK's `generateText`, an OpenAI Agents JS
- * `run()` and a LangChain v1 `createAgent`, each with scripted in-process models (support/frameworks.ts), bare and with Interlock (10
- * pass-through hooks, a rules policy, receipts). K=1 is one tool call per run, K=10 ten in one turn; every case is in
- * µs per tool call, and each Interlock case reports its overhead over the same framework bare.
+ * `run()` and a LangChain v1 `createAgent`, each with scripted in-process models (support/frameworks.ts), bare and with
+ * Interlock (10 pass-through hooks, a rules policy, receipts). K=1 is one tool call per run, K=10 ten in one turn;
+ * every case is in µs per tool call, and each Interlock case reports its overhead over the same framework bare.
  */
 import { interlockMiddleware } from "@interlock/ai/langchain"
 import { interlockTools as interlockAgentTools } from "@interlock/ai/openai-agents"

@@ -247,7 +247,9 @@ const vercelStreaming = (firstOnly: boolean) => {
   }
 }
 
-/** Divides the K=10 cases' times by 10 (µs per tool call), the streamed ones by their deltas, and recomputes the ratios. */
+/**
+ * Divides the K=10 cases' times by 10 (µs per tool call), the streamed ones by their deltas, and recomputes the ratios.
+ */
 const perToolCall = (result: SuiteResult): SuiteResult => ({
   ...result,
   cases: result.cases.map((c) => {

@@ -31,7 +31,9 @@ const GOALS = { idleRssMb: 100, firstListMs: 300 } as const
 const SERVERS = 10
 /** How long the gateway idles after its first listing before its RSS is read. */
 const IDLE_MS = 5_000
-/** Rounds of each case (medians are reported): the memory cases, the listings over bare servers, over the echo fixture. */
+/**
+ * Rounds of each case (medians are reported): the memory cases, the listings over bare servers, over the echo fixture.
+ */
 const ROUNDS = { memory: 3, bare: 5, echo: 3 } as const
 
 /** The user's environment without the source condition or npm's variables (as bench/startup.ts runs the bin). */
@@ -111,7 +113,10 @@ const memoryCases = async (work: string) => {
   }
 }
 
-/** The first listing over {@link SERVERS} servers of each kind, against the same servers listed directly and bare `node`s. */
+/**
+ * The first listing over {@link SERVERS} servers of each kind, against the same servers listed directly and bare
+ * `node`s.
+ */
 const listingCases = async (work: string) => {
   const cases: Array<CaseResult> = []
   for (const kind of KINDS) {

@@ -100,7 +100,10 @@ export const FULL_POLICY = {
 /** The gateways' config and audit directories, removed when the run ends. */
 const tempDirs: Array<string> = []
 
-/** Options of a gateway case: `policy` false means default allow, no rules, no redaction; `oauth` an issuer whose tokens it takes. */
+/**
+ * Options of a gateway case: `policy` false means default allow, no rules, no redaction; `oauth` an issuer whose tokens
+ * it takes.
+ */
 interface GatewayOptions {
   readonly policy: boolean
   readonly audit: boolean
@@ -140,7 +143,10 @@ const gatewayHttp =
       : { ...setup, connect: () => httpClient(`http://127.0.0.1:${port}/mcp`, undefined, options.era) }
   }
 
-/** An issuer on loopback for `gateway-oauth`: OpenID metadata and an RS256 key set; it signs an hour-long token for an audience. */
+/**
+ * An issuer on loopback for `gateway-oauth`: OpenID metadata and an RS256 key set; it signs an hour-long token for an
+ * audience.
+ */
 const benchIssuer = async () => {
   const { exportJWK, generateKeyPair, SignJWT } = await import("jose")
   const { createServer: createHttpServer } = await import("node:http")

@@ -13,7 +13,10 @@ export type BenchCase =
   | { readonly name: string; readonly effect: Effect.Effect<unknown, unknown>; readonly iterations?: number }
   | { readonly name: string; readonly op: () => Promise<unknown>; readonly iterations?: number }
 
-/** A case's result: microseconds per operation (or its figure in `unit`, when it names one) and the ratio to the baseline. */
+/**
+ * A case's result: microseconds per operation (or its figure in `unit`, when it names one) and the ratio to the
+ * baseline.
+ */
 export interface CaseResult {
   readonly name: string
   readonly us: number
@@ -186,7 +189,9 @@ export const renderSvg = (result: SuiteResult): string => {
     bars.join("") + `</svg>\n`
 }
 
-/** Prints the table (with each ratio's spread over runs, when combined) and writes bench/results/<suite>.json and .svg. */
+/**
+ * Prints the table (with each ratio's spread over runs, when combined) and writes bench/results/<suite>.json and .svg.
+ */
 export const report = (result: SuiteResult): void => {
   const rows = [
     { name: result.baseline.name, us: result.baseline.us, ratio: 1, unit: result.baseline.unit },

@@ -113,7 +113,8 @@ const runsFor = (port: number): ReadonlyArray<Run> => [
     env: { INTERLOCK_TOKEN: TOKEN },
     expect: "\"deny\""
   },
-  // The options the bin's header weighs: without V8's compile cache, and the unbundled dist (what a config written as code runs).
+  // The options the bin's header weighs: without V8's compile cache, and the unbundled dist (what a config written as
+  // code runs).
   {
     name: "claude-hook (deny, no compile cache)",
     args: [BIN, "claude-hook", "--config", "interlock.config.json"],

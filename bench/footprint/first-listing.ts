@@ -15,13 +15,17 @@ export interface ServerCommand {
   readonly args: ReadonlyArray<string>
 }
 
-/** One host's start against the gateway: when its first listing came, what it held, and when every server was listed. */
+/**
+ * One host's start against the gateway: when its first listing came, what it held, and when every server was listed.
+ */
 export interface FirstListing {
   /** From spawning the gateway to the answer of the host's first tools/list. */
   readonly firstMs: number
   /** How many of the servers the first listing held tools of. */
   readonly serversInFirst: number
-  /** From spawning the gateway to a listing with every server's tools (after list_changed, when the first lacked some). */
+  /**
+   * From spawning the gateway to a listing with every server's tools (after list_changed, when the first lacked some).
+   */
   readonly completeMs: number
 }
 

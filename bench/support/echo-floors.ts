@@ -1,6 +1,7 @@
 /**
  * The floors of `npm run bench -- gateway` (bench/gateway.ts starts it): the echo tool alone behind HTTP, on the
- * SDK's transport or the gateway's, bare or behind one effect/http route. Run as `node bench/support/echo-floors.ts PORT KIND`.
+ * SDK's transport or the gateway's, bare or behind one effect/http route. Run as `node bench/support/echo-floors.ts
+ * PORT KIND`.
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 
@@ -51,7 +52,10 @@ const echoServer = async () => {
   return server
 }
 
-/** The echo tool behind one effect/http `/mcp` route on NodeHttpServer: the SDK's web-standard transport, or the gateway's. */
+/**
+ * The echo tool behind one effect/http `/mcp` route on NodeHttpServer: the SDK's web-standard transport, or the
+ * gateway's.
+ */
 const serveEchoEffect = async (port: number, kind: string): Promise<void> => {
   const { Effect, Layer } = await import("effect")
   const { HttpRouter, HttpServerRequest, HttpServerResponse } = await import("effect/http")

@@ -71,7 +71,9 @@ const blockError = (message: string): BlockError => ({ _tag: "BlockError", messa
 /** A relative path inside the folder it is relative to: no `..` segment, not absolute. */
 const isInside = (p: string) => p !== "" && !p.startsWith("/") && !p.split("/").includes("..")
 
-/** Reads one block's info string (`LANG [run|no-run REASON|file=PATH|output] [exit=N] [cwd=DIR] [env=NAME=VALUE]...`). */
+/**
+ * Reads one block's info string (`LANG [run|no-run REASON|file=PATH|output] [exit=N] [cwd=DIR] [env=NAME=VALUE]...`).
+ */
 export const classify = (info: string): Block | BlockError => {
   const [lang = "", ...words] = info.split(/\s+/).filter((word) => word !== "")
   if (lang === "") return blockError("has no language: name one (`text` for plain text)")

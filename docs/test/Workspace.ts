@@ -36,7 +36,10 @@ export const markdownFiles = (): ReadonlyArray<string> => {
   return found.sort()
 }
 
-/** A fresh folder under the repository's (git-ignored) scratch/, so that `@interlock/*` and the workspace's bins resolve from it. */
+/**
+ * A fresh folder under the repository's (git-ignored) scratch/, so that `@interlock/*` and the workspace's bins resolve
+ * from it.
+ */
 export const scratchDir = (prefix: string) => {
   mkdirSync(path.join(ROOT, "scratch"), { recursive: true })
   return mkdtempSync(path.join(ROOT, "scratch", prefix))
@@ -96,7 +99,10 @@ export const blockEnv = (
   ...extra
 })
 
-/** Installs node@NODE_FLOOR (from npm's cache when it holds it) into a temp folder outside the repository; its bin folder. */
+/**
+ * Installs node@NODE_FLOOR (from npm's cache when it holds it) into a temp folder outside the repository; its bin
+ * folder.
+ */
 export const installNodeFloor = async (): Promise<{ readonly bin: string; readonly dir: string }> => {
   const dir = mkdtempSync(path.join(tmpdir(), "interlock-readme-node-"))
   writeFileSync(

@@ -23,7 +23,10 @@ interface ExampleConfig {
   readonly policy: { readonly rules: Array<unknown> }
 }
 
-/** A copy of examples/default (so its audit file is written there), with `edit` applied to its config; the config's path. */
+/**
+ * A copy of examples/default (so its audit file is written there), with `edit` applied to its config; the config's
+ * path.
+ */
 const copyOfExample = (name: string, edit: (config: ExampleConfig) => void = () => undefined) => {
   const copy = path.join(dir, name)
   cpSync(EXAMPLE, copy, { recursive: true, filter: (source) => !source.includes(".interlock") })

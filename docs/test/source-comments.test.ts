@@ -12,6 +12,11 @@ import { ROOT } from "./Workspace.ts"
 /** The longest header a source file may have, in lines. */
 const MAX_HEADER_LINES = 6
 
+/**
+ * The longest line a comment may be on, in characters: the formatter's line width, which it does not wrap comments to.
+ */
+const MAX_COMMENT_LINE = 120
+
 /** Every TypeScript file of every package's src/ and every script of its bin/, relative to the root. */
 const sources = (): ReadonlyArray<string> =>
   readdirSync(path.join(ROOT, "packages")).flatMap((name) =>
@@ -23,6 +28,18 @@ const sources = (): ReadonlyArray<string> =>
       )
     })
   )
+
+/** Every TypeScript file of the tests, benches and scripts besides, relative to the root. */
+const others = (): ReadonlyArray<string> => {
+  const under = (dir: string): ReadonlyArray<string> =>
+    existsSync(path.join(ROOT, dir))
+      ? readdirSync(path.join(ROOT, dir), { recursive: true, encoding: "utf8" })
+        .filter((file) => file.endsWith(".ts") && !file.split(path.sep).includes("node_modules"))
+        .map((file) => path.posix.join(dir, file.split(path.sep).join("/")))
+      : []
+  const tests = readdirSync(path.join(ROOT, "packages")).flatMap((name) => under(`packages/${name}/test`))
+  return [...tests, ...under("bench"), ...under("scripts"), ...under("docs/test"), ...under("examples")]
+}
 
 /** One comment: its text between the markers, and where it starts and ends in the file. */
 interface Comment {
@@ -40,7 +57,10 @@ const read = (file: string): { readonly text: string; readonly comments: Readonl
   return { text, comments: parsed.comments.filter((comment) => !text.startsWith("#!", comment.start)) }
 }
 
-/** The length in lines of a file's header: its first comment when only white space precedes it, with the `//` lines that run on from it. */
+/**
+ * The length in lines of a file's header: its first comment when only white space precedes it, with the `//` lines that
+ * run on from it.
+ */
 const headerLines = (text: string, comments: ReadonlyArray<Comment>): number => {
   const first = comments[0]
   const shebang = text.startsWith("#!") ? text.indexOf("\n") + 1 : 0
@@ -103,6 +123,18 @@ const figuresOf = (file: string): ReadonlyArray<string> =>
     })
   )
 
+/** The lines a file's comments are on that are longer than {@link MAX_COMMENT_LINE}, as `file:line`. */
+const overlongOf = (file: string, found: { readonly text: string; readonly comments: ReadonlyArray<Comment> }) => {
+  const { comments, text } = found
+  const lineOf = (offset: number) => text.slice(0, offset).split("\n").length
+  const lines = text.split("\n")
+  return comments.flatMap((comment) => {
+    const first = lineOf(comment.start)
+    return lines.slice(first - 1, lineOf(comment.end))
+      .flatMap((line, i) => ([...line].length > MAX_COMMENT_LINE ? [`${file}:${first + i}`] : []))
+  })
+}
+
 describe("source comments", () => {
   it("reads the sources and scripts of every package", () => {
     assert.isAbove(files.length, 300)
@@ -115,6 +147,13 @@ describe("source comments", () => {
     const long = files.filter((file) => headerOf(file) > MAX_HEADER_LINES)
       .map((file) => `${file}: ${headerOf(file)}`)
     assert.deepStrictEqual(long, [], `headers over ${MAX_HEADER_LINES} lines:\n${long.join("\n")}`)
+  })
+
+  it(`no comment is on a line over ${MAX_COMMENT_LINE} characters, in the sources, tests, benches or scripts`, () => {
+    const checked = [...files, ...others()]
+    assert.isAbove(checked.length, files.length + 300)
+    const long = checked.flatMap((file) => overlongOf(file, parsed.get(file) ?? read(file)))
+    assert.deepStrictEqual(long, [], `comment lines over ${MAX_COMMENT_LINE} characters:\n${long.join("\n")}`)
   })
 
   it("no comment holds a benchmark figure or a version", () => {

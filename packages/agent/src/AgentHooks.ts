@@ -95,7 +95,9 @@ const decodeMessages = Schema.decodeUnknownExit(Schema.Array(Prompt.Message))
 const onlyKeys = (value: object, keys: ReadonlyArray<string>): boolean =>
   Object.keys(value).every((key) => keys.includes(key))
 
-/** Decodes one tag's record, given the tools offered (beforeModel) and whether a chunk's text ends (afterModelChunk). */
+/**
+ * Decodes one tag's record, given the tools offered (beforeModel) and whether a chunk's text ends (afterModelChunk).
+ */
 type TagDecoder = (
   record: Record<string, unknown>,
   offered: ReadonlyArray<AgentTool>,

@@ -26,7 +26,10 @@ export type AgentHooks = HooksConfig & AgentHooksConfig
 export interface AgentLayers {
   /** Native Effect tools (served as server "local"), or a ToolTransport Layer such as an MCP hub's. */
   readonly tools?: ReadonlyArray<NativeTool.NativeTool<any>> | Layer.Layer<ToolTransport, any, any> | undefined
-  /** A LanguageModel Layer (OpenAiChat.layer, AnthropicMessages.layer, any effect/ai provider); default the one in context. */
+  /**
+   * A LanguageModel Layer (OpenAiChat.layer, AnthropicMessages.layer, any effect/ai provider); default the one in
+   * context.
+   */
   readonly model?: Layer.Layer<any, any, any> | undefined
   /** The only allow authority for tool calls. */
   readonly policy: Layer.Layer<Policy, any, any>

@@ -1,7 +1,8 @@
 /**
  * An Anthropic Messages provider for effect/ai's LanguageModel, over effect/http's HttpClient.
  *
- *   AnthropicMessages.layer("claude-sonnet-4-5", { baseUrl: "https://api.anthropic.com/v1", apiKey: Redacted.make(key) })
+ *   AnthropicMessages.layer("claude-sonnet-4-5", { baseUrl: "https://api.anthropic.com/v1", apiKey: Redacted.make(key)
+ *   })
  */
 import type { ConfigError } from "@interlock/core"
 import { type Layer, Redacted } from "effect"

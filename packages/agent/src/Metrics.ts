@@ -76,7 +76,9 @@ const FAMILIES = {
   turns: counter("interlock_agent_run_turns_total", "Model turns of finished runs.")
 }
 
-/** A metric registry of its own (not the process's), as a context Effect's metrics update and PrometheusMetrics reads. */
+/**
+ * A metric registry of its own (not the process's), as a context Effect's metrics update and PrometheusMetrics reads.
+ */
 const registryContext = (): Context.Context<never> => Context.make(Metric.MetricRegistry, new Map())
 
 const add = (

@@ -46,7 +46,10 @@ export class RunState extends Schema.Class<RunState>("@interlock/agent/RunState"
   /** The suspended turn's calls, in call order: settled ones and pending ones. */
   slots: Schema.Array(Schema.Union([SettledCall, PendingCall])),
   stopHookActive: Schema.Boolean,
-  /** HMAC-SHA256 (hex) over the rest of the state with the agent's state key; `resume` refuses a state it does not verify. */
+  /**
+   * HMAC-SHA256 (hex) over the rest of the state with the agent's state key; `resume` refuses a state it does not
+   * verify.
+   */
   seal: Schema.optionalKey(Schema.String)
 }) {
   /** The state as a JSON string. */

@@ -239,7 +239,8 @@ describe("preCompact and compaction", () => {
         }
       })
       assert.strictEqual(result.status, "done")
-      // Before turn 1 there are 3 messages (not over); before turn 2, 5: compacted to 3; before turn 3, 5 again: blocked.
+      // Before turn 1 there are 3 messages (not over); before turn 2, 5: compacted to 3; before turn 3, 5 again:
+      // blocked.
       assert.deepStrictEqual(seen, ["keep the sums"])
       assert.deepStrictEqual(server.requests.map((r) => r.body.messages.length), [1, 3, 3, 5])
       assert.deepStrictEqual(result.hooks.filter((h) => h.event === "preCompact").map((h) => h.status), [

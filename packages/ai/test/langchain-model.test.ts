@@ -21,7 +21,9 @@ import { closedAfterEach, reads, SECRET } from "./support/Governance.ts"
 
 const open = closedAfterEach()
 
-/** Runs an agent whose fake model answers `replies` in turn (then "done"), with the model hooks; what it ran and got. */
+/**
+ * Runs an agent whose fake model answers `replies` in turn (then "done"), with the model hooks; what it ran and got.
+ */
 const run = async (modelHooks: ModelHooksConfig, replies: ReadonlyArray<Reply>, prompt = "go") => {
   const ran: Array<string> = []
   const read = tool(async ({ path }) => {

@@ -1,7 +1,7 @@
 /**
  * @interlock/ai/vercel's model middleware through the real Vercel AI SDK (`wrapLanguageModel`, `generateText`,
- * `streamText`) and its OpenAI provider, against a fake Chat Completions server over real HTTP: what the model was sent,
- * what the caller saw, and what a failing hook let through (nothing).
+ * `streamText`) and its OpenAI provider, against a fake Chat Completions server over real HTTP: what the model was
+ * sent, what the caller saw, and what a failing hook let through (nothing).
  */
 import { createOpenAI } from "@ai-sdk/openai"
 import { assert, describe, it } from "@effect/vitest"

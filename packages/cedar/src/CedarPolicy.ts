@@ -187,7 +187,9 @@ export const makeCedarPolicy = (wasm: CedarWasm, set: CedarPolicySet): PolicySha
     const { decision, diagnostics } = answer.response
     return decision === "deny" && diagnostics.errors.length === 0 && diagnostics.reason.length > 0
   }
-  /** Shown when no forbid refuses listing it and some call of it could be permitted, on its names and their skeletons. */
+  /**
+   * Shown when no forbid refuses listing it and some call of it could be permitted, on its names and their skeletons.
+   */
   const shown = (tool: Tool, ctx: HookContext): boolean => {
     if (listForbidden(tool, ctx) || !permittable(listRequest(tool, ctx), "callTool", ctx)) return false
     const lookalike = lookalikeNames(tool.serverId, tool.name)

@@ -1,4 +1,7 @@
-/** What tools (the gateway's `check` and `schema --cedar`) need from a Cedar policy set, without touching the WASM module themselves. */
+/**
+ * What tools (the gateway's `check` and `schema --cedar`) need from a Cedar policy set, without touching the WASM
+ * module themselves.
+ */
 import type { Tool } from "@interlock/core"
 import { Effect } from "effect"
 import { CedarPolicyInvalid, type CedarWasmFailed } from "./CedarErrors.ts"

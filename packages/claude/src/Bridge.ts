@@ -40,7 +40,10 @@ export interface BridgeResult {
 
 /** Options of {@link run}. */
 export interface BridgeOptions {
-  /** Claude-style hooks for the agent-level events (UserPromptSubmit, Stop, ...) and PermissionRequest (the approvers of an Ask). */
+  /**
+   * Claude-style hooks for the agent-level events (UserPromptSubmit, Stop, ...) and PermissionRequest (the approvers of
+   * an Ask).
+   */
   readonly agentHooks?: CompiledClaudeHooks | undefined
   /** Pipeline settings (hookTimeout, policyTimeout, tools filter, ...), as the gateway's config gives them. */
   readonly settings?: Interlock.Settings | undefined
@@ -165,7 +168,10 @@ const POLICY_EVENTS: ReadonlySet<string> = new Set(["PreToolUse", "PermissionReq
 /** The server of an agent event's record (it names no tool): its tool is the event. */
 const EVENT_SERVER = "claude-code"
 
-/** The audit record of one answered event: the bridge's answer in `claudeDecision`, `decision` the policy's (as in the gateway's rows). */
+/**
+ * The audit record of one answered event: the bridge's answer in `claudeDecision`, `decision` the policy's (as in the
+ * gateway's rows).
+ */
 const recordOf = (
   input: ClaudeInput,
   time: number,

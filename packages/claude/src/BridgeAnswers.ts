@@ -152,7 +152,8 @@ export const preAnswer = (g: Governed): Answer => {
     }
   }
   // Only the bridge's last rewrite (Bash through the redaction filter) changed the input: no one need confirm
-  // it, and Claude Code's own permissions decide as they would have (Claude Code applies updatedInput without a decision).
+  // it, and Claude Code's own permissions decide as they would have (Claude Code applies updatedInput without a
+  // decision).
   if (rewritten && g.beforeLastRewrite !== undefined && sameJson(g.beforeLastRewrite.args, g.original.args)) {
     return {
       output: {

@@ -29,7 +29,10 @@ import type { ClaudeToolInput } from "./ClaudeEvent.ts"
 import { isMetaTool, listingPolicy } from "./MetaTools.ts"
 import { fromClaudeName, type ToolRef } from "./ToolNames.ts"
 
-/** Who the bridge's calls come from, for hooks and the policy: `claude-code`, the principal its audit rows record (so replay decides alike). */
+/**
+ * Who the bridge's calls come from, for hooks and the policy: `claude-code`, the principal its audit rows record (so
+ * replay decides alike).
+ */
 export const CLAUDE_PRINCIPAL = new Principal({ id: "claude-code" })
 
 /** What one governed stage produced. */
@@ -134,11 +137,16 @@ export const governed = (
 export const respondWith = (result: ToolResult) => (_call: ToolCall): Effect.Effect<ToolResult, TransportError> =>
   Effect.succeed(result)
 
-/** The transport's answer for a failed call: a fixed TransportError (Claude's error text goes to hooks in the event). */
+/**
+ * The transport's answer for a failed call: a fixed TransportError (Claude's error text goes to hooks in the event).
+ */
 export const failWith = (serverId: string) => (_call: ToolCall): Effect.Effect<ToolResult, TransportError> =>
   Effect.fail(new TransportError({ serverId, detail: "the tool failed in Claude Code" }))
 
-/** `g` with its final call's input rewritten by `rewrite`, when the call got through (no error, no halt) and `rewrite` changes it. */
+/**
+ * `g` with its final call's input rewritten by `rewrite`, when the call got through (no error, no halt) and `rewrite`
+ * changes it.
+ */
 export const lastRewrite = (
   g: Governed,
   rewrite: ((call: ToolCall) => JsonObject | undefined) | undefined

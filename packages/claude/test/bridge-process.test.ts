@@ -154,7 +154,8 @@ describe("the bridge as a process", () => {
   it(
     "a hook sees exactly the keys Claude Code sent, even beside objects that trap Node 24's JSON.parse into misreading them",
     () => {
-      // On Node 24, JSON.parse reads "x\n" as "x\\" when a sibling object already has the key "x\\" (nodejs/node#63785).
+      // On Node 24, JSON.parse reads "x\n" as "x\\" when a sibling object already has the key "x\\"
+      // (nodejs/node#63785).
       const toolInput = {
         a: { k: "v", "x\\": "s" },
         b: { k: "v", "x\n": "SECRET" },

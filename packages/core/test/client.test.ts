@@ -11,7 +11,8 @@ import { recordingTransport } from "./fixtures.ts"
 describe("ClientState: hook contexts", () => {
   it("a burst of distinct long serverIds leaves the context cache under its byte bound", () => {
     const contexts = makeContextCache()
-    const client = { name: "c", transport: { era: () => undefined }, contexts } as unknown as ClientState // only the fields hookContext reads
+    // Only the fields hookContext reads.
+    const client = { name: "c", transport: { era: () => undefined }, contexts } as unknown as ClientState
     const base = "s".repeat(1024 * 1024)
     for (let i = 0; i < 40; i++) {
       assert.strictEqual(hookContext(client, `${i}${base}`, undefined).serverId.length, base.length + String(i).length)

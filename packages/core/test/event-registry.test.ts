@@ -168,7 +168,10 @@ describe("event registry", () => {
     Schema.Struct({ content: Content }),
     Schema.Struct({ content: Content, extra: Schema.Finite })
   ])
-  /** Values near the verdicts: the keys of some verdict, each right or junk, with its tag or another; or anything at all. */
+  /**
+   * Values near the verdicts: the keys of some verdict, each right or junk, with its tag or another; or anything at
+   * all.
+   */
   const Candidate = Schema.Union([
     Schema.Struct({ _tag: Tag }),
     Schema.Struct({ _tag: Schema.Literals(["Deny", "Allow"]), reason: maybe(Schema.String) }),

@@ -15,7 +15,10 @@ const trapOf = (value: Json): Json => {
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [misreadOf(key), trapOf(item)]))
 }
 
-/** Outcome of a parse: the canonical text of its value (or what JSON cannot carry, as `1e999`'s Infinity), or "SyntaxError". */
+/**
+ * Outcome of a parse: the canonical text of its value (or what JSON cannot carry, as `1e999`'s Infinity), or
+ * "SyntaxError".
+ */
 const outcome = (parse: (text: string) => unknown, text: string): string => {
   try {
     const canonical = canonicalJson(parse(text))
@@ -28,7 +31,10 @@ const outcome = (parse: (text: string) => unknown, text: string): string => {
 const hasBackslashKey = (text: string) => /"[^"]*\\[^"]*"\s*:/.test(text)
 
 const Records = Schema.Record(Schema.String, Schema.Json)
-/** JSON text with at most one edit (a piece of JSON's alphabet put in, or a character taken out), so much of it is nearly JSON. */
+/**
+ * JSON text with at most one edit (a piece of JSON's alphabet put in, or a character taken out), so much of it is
+ * nearly JSON.
+ */
 const PIECES = [
   "",
   "{",

@@ -54,7 +54,10 @@ function isJson(file) {
   return file.endsWith(".json") || file.endsWith(".jsonc")
 }
 
-/** Whether the config this run reads is code: --config names a non-JSON file, or none is given and the first default name found here is code. */
+/**
+ * Whether the config this run reads is code: --config names a non-JSON file, or none is given and the first default
+ * name found here is code.
+ */
 function usesCodeConfig(args, names) {
   for (const [i, arg] of args.entries()) {
     const given = arg === "--config" || arg === "-c" ? args[i + 1] : arg.startsWith("--config=") ? arg.slice("--config=".length) : undefined

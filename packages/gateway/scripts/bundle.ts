@@ -21,7 +21,9 @@ const PACKAGE = path.join(import.meta.dirname, "..")
 /** Optional native add-ons that dependencies require inside try/catch; they stay unresolved. */
 const OPTIONAL_NATIVE = ["pg-native", "bufferutil", "utf-8-validate"]
 
-/** Cedar's WASM build reads its .wasm file beside itself (`__dirname`): it is loaded from node_modules, never bundled. */
+/**
+ * Cedar's WASM build reads its .wasm file beside itself (`__dirname`): it is loaded from node_modules, never bundled.
+ */
 const WASM_PACKAGES = [/^@cedar-policy\/cedar-wasm/]
 
 /**
@@ -95,7 +97,10 @@ const shared = (from: BundleOptions["from"]) => ({
 
 const OUTPUT = { sourcemap: true, minify: true, keepNames: true } as const
 
-/** The maps keep their mappings and source paths (stack traces, the start-up test) but not a copy of every source: that would make up most of the tarball. */
+/**
+ * The maps keep their mappings and source paths (stack traces, the start-up test) but not a copy of every source: that
+ * would make up most of the tarball.
+ */
 const dropSources = (dir: string): void => {
   for (const file of readdirSync(dir).filter((name) => name.endsWith(".map"))) {
     const map = JSON.parse(readFileSync(path.join(dir, file), "utf8")) as { sourcesContent?: unknown }

@@ -94,7 +94,10 @@ export const keyed = Layer.merge(StateSeal.fromSecret(KEY), UsedStates.memory)
 /** The arguments of the transfer that is asked for. */
 export const ARGS: JsonObject = { to: ACCOUNT, amount: 10 }
 
-/** One gateway's calls over the transfer tool (`runs` records each run), with the given seal and marks, in the test's scope. */
+/**
+ * One gateway's calls over the transfer tool (`runs` records each run), with the given seal and marks, in the test's
+ * scope.
+ */
 export const replica = (states: Layer.Layer<StateSeal | UsedStates> = keyed, rule?: string) =>
   Effect.gen(function*() {
     const runs: Array<unknown> = []

@@ -15,7 +15,10 @@ const config = {
   approvals: { timeoutSeconds: 60 }
 }
 
-/** An SDK client on `url`: 2025 by default, pinned to 2026-07-28 with `modern`; with the elicitation capability when `elicit`. */
+/**
+ * An SDK client on `url`: 2025 by default, pinned to 2026-07-28 with `modern`; with the elicitation capability when
+ * `elicit`.
+ */
 const host = (url: string, modern: boolean, elicit?: () => Promise<unknown>) =>
   Effect.acquireRelease(
     Effect.promise(async () => {

@@ -1,4 +1,7 @@
-/** For the MCP Apps tests: the npm App servers and the app-server fixture as stdio server configs, and what the fixture serves. */
+/**
+ * For the MCP Apps tests: the npm App servers and the app-server fixture as stdio server configs, and what the fixture
+ * serves.
+ */
 import * as path from "node:path"
 import { NODE } from "./e2e.ts"
 
@@ -15,7 +18,10 @@ const npmServer = (name: string) => ({
 /** `@modelcontextprotocol/server-basic-react` (tool get-time, page ui://get-time/mcp-app.html). */
 export const basicReactServer = npmServer("server-basic-react")
 
-/** `@modelcontextprotocol/server-system-monitor` (get-system-info, app-only poll-system-stats, ui://system-monitor/mcp-app.html). */
+/**
+ * `@modelcontextprotocol/server-system-monitor` (get-system-info, app-only poll-system-stats,
+ * ui://system-monitor/mcp-app.html).
+ */
 export const systemMonitorServer = npmServer("server-system-monitor")
 
 /** The app-server fixture serving `uri` as the app `name`; `leak` makes it put the marked secrets everywhere it can. */

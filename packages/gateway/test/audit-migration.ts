@@ -1,4 +1,6 @@
-/** An audit table as the first release created it, and what a migrated store must then do (SQLite and Postgres alike). */
+/**
+ * An audit table as the first release created it, and what a migrated store must then do (SQLite and Postgres alike).
+ */
 import { assert } from "@effect/vitest"
 import { Effect } from "effect"
 import type { AuditStoreShape } from "../src/audit/AuditStore.ts"
@@ -19,7 +21,10 @@ export const OLD_TABLE = (dialect: "sqlite" | "postgres", table: string): string
 export const OLD_ROW = (table: string): string =>
   `INSERT INTO ${table} (time, call_id, server, tool, outcome, duration_ms, args) VALUES (1000, 'old-call', 'files', 'read_file', 'ok', 2.5, '{"path":"/a"}')`
 
-/** The old row reads back without the new fields; a write-ahead row (with Claude Code's tool_use_id and session_id) begins pending and completes. */
+/**
+ * The old row reads back without the new fields; a write-ahead row (with Claude Code's tool_use_id and session_id)
+ * begins pending and completes.
+ */
 export const assertMigrated = (store: AuditStoreShape) =>
   Effect.gen(function*() {
     const [old] = yield* store.query()
@@ -58,7 +63,10 @@ export const assertMigrated = (store: AuditStoreShape) =>
     )
   })
 
-/** The table as gateways wrote it before the one audit record: the first release's plus sent, instance, tool_use_id, session_id. */
+/**
+ * The table as gateways wrote it before the one audit record: the first release's plus sent, instance, tool_use_id,
+ * session_id.
+ */
 export const BRIDGE_ERA_TABLE = (dialect: "sqlite" | "postgres", table: string): string =>
   OLD_TABLE(dialect, table).replace(/\)$/, ", sent INTEGER, instance TEXT, tool_use_id TEXT, session_id TEXT)")
 
@@ -80,7 +88,10 @@ export const BRIDGE_ERA_ROWS = (table: string): ReadonlyArray<string> => [
     VALUES (1004, 'gw-2', 'files', 'read_file', 'ok', 2, 1, '1@a')`
 ]
 
-/** After the migration: the bridge's answers are in `claudeDecision` (outcome `answered`), the gateway's rows are unchanged. */
+/**
+ * After the migration: the bridge's answers are in `claudeDecision` (outcome `answered`), the gateway's rows are
+ * unchanged.
+ */
 export const assertBridgeMigrated = (store: AuditStoreShape) =>
   Effect.gen(function*() {
     const rows = [...yield* store.query()].reverse()

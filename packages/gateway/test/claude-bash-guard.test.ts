@@ -27,7 +27,8 @@ const run = (shell: string, command: string) => {
  */
 const runModuloLines = (shell: string, command: string) => {
   const out = run(shell, command)
-  // Not anchored at a line's start, nor at a word's: output without a newline (printf '%s' 1 >&2) may come just before ("1bash: line 2: ").
+  // Not anchored at a line's start, nor at a word's: output without a newline (printf '%s' 1 >&2) may come just before
+  // ("1bash: line 2: ").
   return { ...out, stdout: out.stdout.replace(/(bash|sh): (eval: )?line \d+: /g, "$1: $2line N: ") }
 }
 

@@ -2,7 +2,8 @@
  * The plain `claude-hook` as the published bin runs it: bin/interlock.js in a copy of the package whose dist/ is
  * built here from the sources (the bundles, and the modules the bin loads first), so the test needs no build. It
  * answers as the sources do (a rule, a redaction, a Cedar policy), writes its audit rows and its private code
- * caches, and answers the same when a cache is corrupted, stale, public or foreign; a bundle that does not load exits 2.
+ * caches, and answers the same when a cache is corrupted, stale, public or foreign; a bundle that does not load exits
+ * 2.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Effect } from "effect"

@@ -266,7 +266,8 @@ describe("interlock audit and replay, on the store a config's gateway writes", (
         assert.deepInclude(row, { callId: data["interlock/callId"], tool: "no_such_tool" })
         assert.strictEqual(row.digest, data["interlock/digest"])
 
-        // Refused before the pipeline (a name no server has, under namespace "always"): the error's data names the refused row.
+        // Refused before the pipeline (a name no server has, under namespace "always"): the error's data names the
+        // refused row.
         const strict = yield* startGateway({ servers: { echo: echoServer }, namespace: "always", policy })
         const strictClient = yield* httpClient(strict.http.mcpUrl)
         const refused = yield* Effect.promise(() =>

@@ -10,7 +10,10 @@ import { NODE } from "./e2e.ts"
 /** The CLI's entry point on the sources (bin/interlock.ts), for the tests of what a run from the sources loads. */
 export const SOURCES_BIN = path.join(import.meta.dirname, "..", "bin", "interlock.ts")
 
-/** The CLI as the tests run it: bin/interlock.js on the bundle of the sources made at the start of the run (vitest.cli.ts). */
+/**
+ * The CLI as the tests run it: bin/interlock.js on the bundle of the sources made at the start of the run
+ * (vitest.cli.ts).
+ */
 export const BIN = inject("interlockBin")
 
 /** A fresh temp directory (`prefix` names it) with a runner of the CLI in it and a config writer. */

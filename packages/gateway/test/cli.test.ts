@@ -12,7 +12,10 @@ import { echoServer, NODE } from "./e2e.ts"
 const { cli, dir, writeConfig } = cliIn("interlock-cli-")
 const text = toolText
 
-/** Writes `<name>.json`: the echo server, audited to `<name>-audit.db`, with rule no-writes denying echo/write_file for `reason`. */
+/**
+ * Writes `<name>.json`: the echo server, audited to `<name>-audit.db`, with rule no-writes denying echo/write_file for
+ * `reason`.
+ */
 const noWritesConfig = (name: string, reason: string, audit: Record<string, unknown> = {}) => {
   const db = path.join(dir, `${name}-audit.db`)
   const file = writeConfig(`${name}.json`, {

@@ -115,7 +115,10 @@ describe("a code cache file", () => {
 })
 
 describe("requireCached", () => {
-  /** A CommonJS entry and its chunk (doubling as `twice` says) in `work/name`; runs them with the caches in a directory ("-": none). */
+  /**
+   * A CommonJS entry and its chunk (doubling as `twice` says) in `work/name`; runs them with the caches in a directory
+   * ("-": none).
+   */
   const appAt = (name: string, twice: string) => {
     const app = path.join(work, name)
     mkdirSync(app)
@@ -141,7 +144,8 @@ describe("requireCached", () => {
   }
   const runWith = appAt("app", "n * 2")
 
-  // The header's runs byte, after the magic line (readCache here would refuse them: this process is another Node, by its flags).
+  // The header's runs byte, after the magic line (readCache here would refuse them: this process is another Node, by
+  // its flags).
   const runsIn = (dir: string) => readdirSync(dir).map((name) => readFileSync(path.join(dir, name))[MAGIC_BYTES])
 
   it("runs the entry and its chunks alike with no cache, a new one and the ones written; the first runs write them", () => {

@@ -74,7 +74,9 @@ export const everythingHttp = Effect.flatMap(
     )
 )
 
-/** One way the gateway reaches the server: a label for the table, and its `servers.<id>` config (given the direct URL). */
+/**
+ * One way the gateway reaches the server: a label for the table, and its `servers.<id>` config (given the direct URL).
+ */
 export interface Route {
   readonly label: string
   readonly server: (directUrl: string) => Record<string, unknown>
@@ -132,7 +134,10 @@ const lostChecks = (before: ReadonlyArray<string>, after: ReadonlyArray<string>)
   })
 }
 
-/** A difference from the direct run that the gateway does not close yet: a check (or `*`, the whole scenario) on a route. */
+/**
+ * A difference from the direct run that the gateway does not close yet: a check (or `*`, the whole scenario) on a
+ * route.
+ */
 export interface KnownGap {
   readonly scenario: string
   readonly check: string
@@ -275,7 +280,10 @@ export interface MatrixCell {
   readonly output: string
 }
 
-/** Runs a server's requirement sets directly, then through a gateway on each of its routes (the gateway fronts the same direct server for HTTP routes). */
+/**
+ * Runs a server's requirement sets directly, then through a gateway on each of its routes (the gateway fronts the same
+ * direct server for HTTP routes).
+ */
 export const runServer = (server: MatrixServer): Effect.Effect<ReadonlyArray<MatrixCell>, unknown, Scope.Scope> =>
   Effect.gen(function*() {
     const { url } = yield* server.direct
@@ -325,7 +333,10 @@ export const tally = (outcomes: ReadonlyArray<ScenarioOutcome>, scored: boolean)
   return { passed: of.filter(passes).length, total: of.length }
 }
 
-/** One row of the gateway README's conformance table, for a cell: scenarios passed out of those run, directly and through. */
+/**
+ * One row of the gateway README's conformance table, for a cell: scenarios passed out of those run, directly and
+ * through.
+ */
 export const tableRow = (cell: MatrixCell): string => {
   const cellOf = (outcomes: ReadonlyArray<ScenarioOutcome>, scored: boolean) => {
     const { passed, total } = tally(outcomes, scored)

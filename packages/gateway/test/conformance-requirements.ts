@@ -26,7 +26,10 @@ export const matrixServer = (id: string): MatrixServer => {
   return server
 }
 
-/** The scenarios a run of `set` must cover: a requirement set's own list, or (2025-06-18, no requirement set) those the direct run ran. */
+/**
+ * The scenarios a run of `set` must cover: a requirement set's own list, or (2025-06-18, no requirement set) those the
+ * direct run ran.
+ */
 const scenariosOf = (set: SuiteSet, direct: ReadonlyArray<{ readonly scenario: string }>): Array<string> => {
   if (set === "2025-06-18") return direct.map((outcome) => outcome.scenario)
   const listed = requirementSet(set)
@@ -73,14 +76,16 @@ export const describeRequirementSets = (server: MatrixServer) =>
               `${revision}, directly`
             )
             if (server.id === "fixture" || (server.id === "fixture-no-result-type" && revision !== "2026-07-28")) {
-              // The fixture alone passes every scenario of both sets, scored and not (tasks-status-notifications runs no check: the suite skips it).
+              // The fixture alone passes every scenario of both sets, scored and not (tasks-status-notifications runs
+              // no check: the suite skips it).
               const failing = direct.filter((outcome) =>
                 outcome.failed > 0 || (outcome.passed === 0 && outcome.scenario !== "tasks-status-notifications")
               )
               assert.deepStrictEqual(failing, [], `${server.id} ${revision}, directly`)
             }
             if (server.id === "fixture-no-result-type" && revision === "2026-07-28") {
-              // Without resultType a scenario fails at most its wire-schema check (the tasks extension's, several), and most fail it.
+              // Without resultType a scenario fails at most its wire-schema check (the tasks extension's, several), and
+              // most fail it.
               const other = direct.filter((outcome) => outcome.failed > 1 && !outcome.scenario.startsWith("tasks-"))
               assert.deepStrictEqual(other, [], "directly, only the missing resultType fails")
               assert.isAbove(
@@ -105,7 +110,8 @@ export const describeRequirementSets = (server: MatrixServer) =>
               })
               assert.isTrue(shown, `${gap.scenario} ${gap.check}: no longer a gap`)
             }
-            // The fixture passes every scored scenario directly, so the gateway passes all of them on every route (but the known gaps).
+            // The fixture passes every scored scenario directly, so the gateway passes all of them on every route (but
+            // the known gaps).
             for (const cell of cells) {
               const failing = cell.through.filter((outcome) =>
                 outcome.scored && !passes(outcome) &&

@@ -43,7 +43,10 @@ export interface ScenarioRun {
   readonly output: string
 }
 
-/** The server scenarios a requirement set scores and those it runs unscored, from the suite's requirements/REVISION.yaml. */
+/**
+ * The server scenarios a requirement set scores and those it runs unscored, from the suite's
+ * requirements/REVISION.yaml.
+ */
 export const requirementSet = (
   revision: Revision
 ): { readonly scored: ReadonlyArray<string>; readonly notScored: ReadonlyArray<string> } => {
@@ -107,7 +110,10 @@ const succeededChecks = (dir: string): ReadonlyMap<string, ReadonlyArray<string>
   return out
 }
 
-/** A set of server scenarios the suite runs: a revision's frozen requirement set, or the active scenarios of an older spec version. */
+/**
+ * A set of server scenarios the suite runs: a revision's frozen requirement set, or the active scenarios of an older
+ * spec version.
+ */
 export type SuiteSet = Revision | "2025-06-18"
 
 /** The suite's arguments for a set. */
@@ -115,7 +121,10 @@ const setArgs = (
   set: SuiteSet
 ): ReadonlyArray<string> => (set === "2025-06-18" ? ["--spec-version", set] : ["--requirements", set])
 
-/** Runs a set of server scenarios against `url` (bounded by `timeoutMs`, ten minutes unless told), with each scenario's checks. */
+/**
+ * Runs a set of server scenarios against `url` (bounded by `timeoutMs`, ten minutes unless told), with each scenario's
+ * checks.
+ */
 export const runRequirements = (url: string, set: SuiteSet, timeoutMs = 600_000): Effect.Effect<RequirementsRun> =>
   Effect.acquireUseRelease(
     Effect.sync(() => mkdtempSync(path.join(tmpdir(), "interlock-conformance-"))),
@@ -133,7 +142,10 @@ export const runRequirements = (url: string, set: SuiteSet, timeoutMs = 600_000)
     (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
   )
 
-/** Runs one scenario at `specVersion` with `--verbose`, which prints every check and its error; `force` runs an extension's scenario, which is on no spec timeline. */
+/**
+ * Runs one scenario at `specVersion` with `--verbose`, which prints every check and its error; `force` runs an
+ * extension's scenario, which is on no spec timeline.
+ */
 export const runScenario = (
   url: string,
   specVersion: SuiteSet,

@@ -229,7 +229,8 @@ describe("web console in headless Chromium", () => {
           EVIL_PRINCIPAL
         )
 
-        // The charts: one bar per minute and outcome with calls, one legend entry per outcome, one point per minute with latency.
+        // The charts: one bar per minute and outcome with calls, one legend entry per outcome, one point per minute
+        // with latency.
         const state = (yield* run(() =>
           page.evaluate(() => fetch("/api/state?minutes=30").then((res) => res.json()))
         )) as State

@@ -22,7 +22,10 @@ const DAVE_KEY = "dave-api-key-SECRET-f6"
 
 const postgres = usePostgres()
 
-/** The auth server, a downstream, and a gateway with `svc` (clientCredentials) and `user` (exchange, perPrincipal for dave), auditing to `audit`. */
+/**
+ * The auth server, a downstream, and a gateway with `svc` (clientCredentials) and `user` (exchange, perPrincipal for
+ * dave), auditing to `audit`.
+ */
 const world = (audit: Record<string, unknown>, env: Record<string, string>, ttl = 300) =>
   Effect.gen(function*() {
     let check: ((req: Parameters<Parameters<typeof startDownstream>[0]>[0]) => Promise<string | undefined>) | undefined

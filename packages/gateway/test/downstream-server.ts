@@ -4,7 +4,8 @@
  * (a JWT verified with jose against an authorization server's key set, or API keys). It records
  * every HTTP request it gets (method, headers, body) and, for each `whoami` call, the caller's
  * `tag`, the subject the check found and the bearer token it came with; its prompt `hello` greets
- * the subject. An unauthenticated request is answered 401. When told the gateway's key set, it also verifies each call's identity token.
+ * the subject. An unauthenticated request is answered 401. When told the gateway's key set, it also verifies each
+ * call's identity token.
  */
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from "@modelcontextprotocol/node"
 import { createMcpHandler, McpServer, ProtocolError } from "@modelcontextprotocol/server"

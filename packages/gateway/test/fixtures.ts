@@ -49,7 +49,10 @@ export const planOf = (raw: Record<string, unknown>, env: Record<string, string>
     return plan as Plan
   })
 
-/** What GatewayCalls' approver needs: a fresh approval queue, a seal with a generated key, and single-use marks in memory. */
+/**
+ * What GatewayCalls' approver needs: a fresh approval queue, a seal with a generated key, and single-use marks in
+ * memory.
+ */
 export const approvalLayers = Layer.mergeAll(ApprovalQueue.layer, StateSeal.generated, UsedStates.memory)
 
 /** GatewayCalls over the native files tools, an in-memory SQLite store and {@link approvalLayers}. */

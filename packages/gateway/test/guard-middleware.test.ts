@@ -1,4 +1,7 @@
-/** The guard as effect/http middleware, on requests built in memory: who reaches a route, and what a failing or unrouted request is answered. */
+/**
+ * The guard as effect/http middleware, on requests built in memory: who reaches a route, and what a failing or unrouted
+ * request is answered.
+ */
 import { assert, describe, it } from "@effect/vitest"
 import { Principal } from "@interlock/core"
 import { Effect } from "effect"

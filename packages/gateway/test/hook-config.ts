@@ -1,4 +1,6 @@
-/** The config the start-up tests run claude-hook on: a rule, a redaction pattern, a rate limit and a SQLite audit store. */
+/**
+ * The config the start-up tests run claude-hook on: a rule, a redaction pattern, a rate limit and a SQLite audit store.
+ */
 
 /** The sample config (the start-up bench's, with one rule); its audit store is `audit.db` beside it. */
 export const HOOK_CONFIG = {

@@ -28,7 +28,9 @@ const request = (base: string, path: string, init: RequestInit & { readonly toke
     return { status: res.status, type: res.headers.get("content-type"), text: await res.text() }
   })
 
-/** Sends only the head of a request that announces a large body, and reads what comes back before any body byte is sent. */
+/**
+ * Sends only the head of a request that announces a large body, and reads what comes back before any body byte is sent.
+ */
 const headOnly = (port: number, path: string) =>
   Effect.promise(() =>
     new Promise<string>((resolve, reject) => {

@@ -162,7 +162,10 @@ export const recordingModernHttpClient = (url: string) =>
     return { client, received }
   })
 
-/** A recording host client over the gateway's stdio front (serveStdio on in-process streams, run in the scope); `modern` pins 2026-07-28. */
+/**
+ * A recording host client over the gateway's stdio front (serveStdio on in-process streams, run in the scope); `modern`
+ * pins 2026-07-28.
+ */
 export const recordingStdioClient = (gateway: GatewayShape, modern = false) =>
   Effect.gen(function*() {
     const received: Received = { raw: [], messages: [] }

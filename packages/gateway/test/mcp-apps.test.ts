@@ -89,7 +89,8 @@ describe("MCP Apps through the gateway", () => {
             "ui://monitor__system-monitor/mcp-app.html",
             label
           )
-          // An app-only tool is listed, its visibility intact: the host hides it from the model and calls it for the app.
+          // An app-only tool is listed, its visibility intact: the host hides it from the model and calls it for the
+          // app.
           assert.deepStrictEqual(tool(listed, "monitor__poll-system-stats")._meta?.ui, { visibility: ["app"] }, label)
 
           const resources = yield* Effect.promise(() => client.listResources())

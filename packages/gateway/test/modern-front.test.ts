@@ -23,7 +23,10 @@ import { echoServer, httpClient, NODE, startGateway } from "./e2e.ts"
 import { envelope, MODERN, modernHttpClient, modernPost, stdioClient } from "./modern-wire.ts"
 
 const CONFORMANCE = { command: NODE, args: [path.join(import.meta.dirname, "fixtures", "conformance-server.ts")] }
-/** The fixture spoken to in a 2025 revision, whose resources/subscribe shows whether the gateway holds a downstream subscription. */
+/**
+ * The fixture spoken to in a 2025 revision, whose resources/subscribe shows whether the gateway holds a downstream
+ * subscription.
+ */
 const LEGACY_CONFORMANCE = { ...CONFORMANCE, protocol: "legacy" }
 const principals = { alice: { token: "env:ALICE_TOKEN" }, bob: { token: "env:BOB_TOKEN" } }
 const ENV = { ALICE_TOKEN: "alice-token-1", BOB_TOKEN: "bob-token-1" }
@@ -328,7 +331,10 @@ interface Handed {
   readonly client: HostClient | undefined
 }
 
-/** A gateway's front deps whose echo call asks the host first (InputRequired) unless the request carried its answers; records what each call was handed. */
+/**
+ * A gateway's front deps whose echo call asks the host first (InputRequired) unless the request carried its answers;
+ * records what each call was handed.
+ */
 const askingDeps = (deps: FrontDeps, handed: Array<Handed>): FrontDeps => ({
   ...deps,
   calls: {

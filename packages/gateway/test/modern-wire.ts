@@ -22,7 +22,10 @@ export const envelope = (name = "raw-host", capabilities: Record<string, unknown
   [CLIENT_CAPABILITIES_META_KEY]: capabilities
 })
 
-/** What a raw POST got back: status, headers, and the body (parsed when it is JSON, the text of every SSE event otherwise). */
+/**
+ * What a raw POST got back: status, headers, and the body (parsed when it is JSON, the text of every SSE event
+ * otherwise).
+ */
 export interface RawAnswer {
   readonly status: number
   readonly headers: Headers
@@ -30,7 +33,10 @@ export interface RawAnswer {
   readonly json: any
 }
 
-/** POSTs one JSON-RPC message to `url`; the standard headers follow the body unless `headers` overrides them (undefined drops one). */
+/**
+ * POSTs one JSON-RPC message to `url`; the standard headers follow the body unless `headers` overrides them (undefined
+ * drops one).
+ */
 export const modernPost = (
   url: string,
   message: Record<string, unknown>,

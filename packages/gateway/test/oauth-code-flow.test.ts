@@ -32,7 +32,10 @@ const setup = Effect.gen(function*() {
 const transportFor = (url: string, host: DesktopHost) =>
   new StreamableHTTPClientTransport(new URL(url), { authProvider: host, fetch: host.fetch })
 
-/** A host's first connection: refused for want of a token; the SDK has registered and asked the host to open the authorization URL. */
+/**
+ * A host's first connection: refused for want of a token; the SDK has registered and asked the host to open the
+ * authorization URL.
+ */
 const firstConnect = (url: string, host: DesktopHost) =>
   Effect.promise(async () => {
     const transport = transportFor(url, host)
@@ -78,7 +81,10 @@ const call = (client: Client, name: string, args: Record<string, unknown>) =>
 
 const accessClaims = (host: DesktopHost) => decodeJwt(host.tokens()?.access_token ?? assert.fail("no access token"))
 
-/** The requests the host made from the `from`th on, one line each ("POST gateway /mcp 401"), origins named "gateway" and "issuer". */
+/**
+ * The requests the host made from the `from`th on, one line each ("POST gateway /mcp 401"), origins named "gateway" and
+ * "issuer".
+ */
 const seenBy = (host: DesktopHost, mcpUrl: string, issuer: string, from = 0) => {
   const gateway = new URL(mcpUrl).origin
   const where = (url: string) =>
@@ -98,7 +104,8 @@ describe("OAuth: a desktop host's authorization-code flow with PKCE and dynamic 
       const gateway = new URL(http.mcpUrl).origin
       const callback = yield* signIn(http.mcpUrl, auth, host, "alice")
 
-      // What the host met, in order: the 401, both metadata documents, its registration, then (after the visit) the token.
+      // What the host met, in order: the 401, both metadata documents, its registration, then (after the visit) the
+      // token.
       const seen = seenBy(host, http.mcpUrl, auth.issuer)
       assert.strictEqual(seen[0], "POST gateway /mcp 401")
       assert.includeMembers(seen, [

@@ -1,4 +1,7 @@
-/** `listen.oauth` and `listen.publicUrl` in the config and the plan: defaults, and the mistakes each is refused for, by path. */
+/**
+ * `listen.oauth` and `listen.publicUrl` in the config and the plan: defaults, and the mistakes each is refused for, by
+ * path.
+ */
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigError } from "@interlock/core"
 import { Effect } from "effect"

@@ -93,7 +93,10 @@ export class DesktopHost implements OAuthClientProvider {
   saveDiscoveryState(state: OAuthDiscoveryState) {
     this.discovery = state
   }
-  /** Replaces the access token with one the gateway refuses, keeping the refresh token: what an expired token looks like to the host. */
+  /**
+   * Replaces the access token with one the gateway refuses, keeping the refresh token: what an expired token looks like
+   * to the host.
+   */
   spoilAccessToken() {
     if (this.saved !== undefined) this.saved = { ...this.saved, access_token: "expired.access.token" }
   }

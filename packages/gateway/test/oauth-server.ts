@@ -40,7 +40,10 @@ export interface AuthOptions {
   readonly subjectAudience?: string
 }
 
-/** One request to the token endpoint: the client (from Basic auth), the grant, the subject's `sub` for an exchange, and the status. */
+/**
+ * One request to the token endpoint: the client (from Basic auth), the grant, the subject's `sub` for an exchange, and
+ * the status.
+ */
 export interface TokenRequest {
   readonly client: string | undefined
   readonly grant: string | undefined
@@ -68,7 +71,10 @@ export interface AuthServer {
    * redirect away from the server (the host's redirect URI, with `code` or `error`), which it returns.
    */
   readonly authorize: (url: URL, user: string) => Effect.Effect<URL>
-  /** A token signed by the test: `claims` as given, header `kid` and `alg` RS256 of the current key unless `header` says otherwise. */
+  /**
+   * A token signed by the test: `claims` as given, header `kid` and `alg` RS256 of the current key unless `header` says
+   * otherwise.
+   */
   readonly sign: (claims: Record<string, unknown>, header?: Record<string, unknown>) => Effect.Effect<string>
   /** Every token request so far, in order. */
   readonly tokenRequests: () => ReadonlyArray<TokenRequest>
@@ -104,7 +110,10 @@ const resourceServerInfo = (resource: string, options: AuthOptions) => ({
 
 const param = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined)
 
-/** The token-exchange grant: a subject token of this issuer (and `subjectAudience`), traded for one of the subject's for `resource`. */
+/**
+ * The token-exchange grant: a subject token of this issuer (and `subjectAudience`), traded for one of the subject's for
+ * `resource`.
+ */
 const registerExchange = (provider: Provider, issuer: string, keys: ReadonlyArray<JWK>, options: AuthOptions) => {
   const publicKeys = createLocalJWKSet({
     keys: keys.map(({ d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...key }) => key)

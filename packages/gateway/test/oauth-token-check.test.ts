@@ -39,7 +39,10 @@ const signingKey = () =>
     return { privateKey, kid, jwk: { ...(await exportJWK(publicKey)), kid, alg: "ES256", use: "sig" } as JWK }
   })
 
-/** A loopback issuer serving OpenID metadata (no RFC 8414 document) and a key set; counts key set requests; `down` answers 500. */
+/**
+ * A loopback issuer serving OpenID metadata (no RFC 8414 document) and a key set; counts key set requests; `down`
+ * answers 500.
+ */
 const issuerServer = (keys: () => ReadonlyArray<JWK>, metadataIssuer?: string) =>
   Effect.gen(function*() {
     let jwks = 0

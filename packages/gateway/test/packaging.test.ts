@@ -35,7 +35,8 @@ const appBin = path.join(app, "node_modules", ".bin")
 const node22 = path.join(appBin, "node")
 let packed: ReadonlyArray<Packed> = []
 
-// Removing two installed trees (two Node binaries among them) can outlast the default 10 s hook timeout on a loaded machine.
+// Removing two installed trees (two Node binaries among them) can outlast the default 10 s hook timeout on a loaded
+// machine.
 afterAll(() => rmSync(work, { recursive: true, force: true }), 120_000)
 
 beforeAll(async () => {
@@ -101,7 +102,10 @@ beforeAll(async () => {
   )
 }, 420_000)
 
-/** The dist/ stem of each entry point the workspace's package.json exports: "index" for the root, "vercel/index" for ./vercel. */
+/**
+ * The dist/ stem of each entry point the workspace's package.json exports: "index" for the root, "vercel/index" for
+ * ./vercel.
+ */
 const entryStems = (name: string): ReadonlyArray<string> =>
   Object.keys(
     JSON.parse(readFileSync(path.join(ROOT, "packages", name.replace("@interlock/", ""), "package.json"), "utf8"))
@@ -132,7 +136,8 @@ describe("the packed packages, installed outside the workspace", () => {
       for (const needed of ["package.json", "README.md", "LICENSE"]) {
         assert.include(files, needed, `${p.name} lacks ${needed}`)
       }
-      // Each entry point in the workspace's package.json (the root, ./testing, ./vercel) is built: JavaScript, types, map.
+      // Each entry point in the workspace's package.json (the root, ./testing, ./vercel) is built: JavaScript, types,
+      // map.
       for (const stem of entryStems(p.name)) {
         for (const needed of [`dist/${stem}.js`, `dist/${stem}.d.ts`, `dist/${stem}.js.map`]) {
           assert.include(files, needed, `${p.name} lacks ${needed}`)
@@ -303,7 +308,8 @@ describe("the packed packages, installed outside the workspace", () => {
       permissionDecision: "deny",
       permissionDecisionReason: "no network"
     })
-    // A config written as code imports @interlock/core itself: the bin runs the unbundled dist for it, so both share one core.
+    // A config written as code imports @interlock/core itself: the bin runs the unbundled dist for it, so both share
+    // one core.
     writeFileSync(
       path.join(app, "code.config.js"),
       [

@@ -29,7 +29,9 @@ const recorded = () => {
 const ARGS = { region: "us-west1", shard: 7, target: { zone: "b" }, note: "n" }
 const GOOD = { "mcp-param-region": "us-west1", "mcp-param-shard": "7", "mcp-param-zone": "b" }
 
-/** The refusals: the headers a call is sent with, the header its answer names, and the value that answer must not show. */
+/**
+ * The refusals: the headers a call is sent with, the header its answer names, and the value that answer must not show.
+ */
 const REFUSED: ReadonlyArray<
   {
     readonly headers: Record<string, string | undefined>

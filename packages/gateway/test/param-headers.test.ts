@@ -19,7 +19,9 @@ const REGION: ReadonlyArray<ParamHeader> = [{ path: ["region"], name: "Region" }
 
 const PIECES = ["=?base64?", "?=", " ", "\t", "=", "\r\n", "é", "世界"]
 
-/** A character of every kind a header must survive: printable ASCII, control, BMP, astral, or a piece of the sentinel. */
+/**
+ * A character of every kind a header must survive: printable ASCII, control, BMP, astral, or a piece of the sentinel.
+ */
 const charOf = (n: number): string => {
   switch (n % 5) {
     case 0:
@@ -42,7 +44,10 @@ const Codes = Schema.Array(Schema.Int.check(Schema.isBetween({ minimum: 0, maxim
 /** Texts short enough that trying every edit of their header stays a unit test's work, on a loaded machine too. */
 const ShortCodes = Codes.check(Schema.isMaxLength(12))
 
-/** What one character of a header is changed to: the whole Base64 alphabet, the sentinel's marks, spaces, a control and non-ASCII. */
+/**
+ * What one character of a header is changed to: the whole Base64 alphabet, the sentinel's marks, spaces, a control and
+ * non-ASCII.
+ */
 const REPLACEMENTS = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=?-_ \t\u0000\u007fé"]
 
 /** The headers of a request, read as Node gives them (by lowercase name, each value once). */

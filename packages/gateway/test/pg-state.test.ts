@@ -186,7 +186,8 @@ describe("pending approvals shared by replicas (PgApprovalQueue)", () => {
         const now = yield* Clock.currentTimeMillis
         const insert =
           "INSERT INTO interlock_approvals (id, time, server, tool, reason, digest, replica, lease_until) VALUES ($1, $2, 'echo', 'write_file', 'r', 'd1', $3, $4)"
-        // A replica with no connection left (killed), its lease still running; and a live replica whose lease ran out (hung).
+        // A replica with no connection left (killed), its lease still running; and a live replica whose lease ran out
+        // (hung).
         const killed = "00000000-0000-4000-8000-000000000001"
         const hung = "00000000-0000-4000-8000-000000000002"
         yield* a.sql.unsafe(insert, [killed, now, crypto.randomUUID(), now + 60_000])
@@ -326,7 +327,8 @@ describe("a gateway on the shared state", () => {
         )
         assert.deepStrictEqual(yield* call("echo", { text: "first" }), { isError: false, text: "first" })
 
-        // The buckets' table goes away: the guard fails, the call is refused, and nothing of the store or the call shows.
+        // The buckets' table goes away: the guard fails, the call is refused, and nothing of the store or the call
+        // shows.
         yield* server.admin(database, "DROP TABLE interlock_rate_buckets")
         const refused = yield* call("echo", { text: "secret-arg-value" })
         assert.isTrue(refused.isError)

@@ -65,7 +65,8 @@ describe("a 2026-07-28 server's question through the 2026-07-28 front", () => {
       assert.notInclude(result.text, "confirmed by mallory")
       assert.isTrue(result.isError)
       const legs = yield* callText(bobs, "legs", {})
-      // bob's first leg, bob's sabotaged retry (refused before the server), mallory's first leg: two legs ran, none with an answer.
+      // bob's first leg, bob's sabotaged retry (refused before the server), mallory's first leg: two legs ran, none
+      // with an answer.
       assert.strictEqual(legs.text, "2")
       const finished = (yield* gateway.store.query()).filter((row) => row.tool === "confirm" && row.outcome === "ok")
       assert.lengthOf(finished, 0)

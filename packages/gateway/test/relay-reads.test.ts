@@ -26,7 +26,10 @@ const ENV = { BOB_TOKEN: "bob-token-reads-1", MALLORY_TOKEN: "mallory-token-read
 const config = { policy: { default: "allow" }, redact: [{ pattern: "sk-[a-z0-9]{20,}" }] }
 const accept = (name: string) => ({ who: { action: "accept", content: { name } } })
 
-/** A 2026-07-28 host that answers nothing itself: it sees each `input_required` and retries by hand, as a hostile host could. */
+/**
+ * A 2026-07-28 host that answers nothing itself: it sees each `input_required` and retries by hand, as a hostile host
+ * could.
+ */
 const rawHost = (transport: StreamableHTTPClientTransport | StdioClientTransport) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
@@ -106,7 +109,10 @@ const refusedAs = (ended: Ended, kind: string, state: string) => {
 
 const flip = (state: string) => state.slice(0, 40) + (state[40] === "A" ? "B" : "A") + state.slice(41)
 
-/** A retry of the `confirm` round with its state tampered as the suite does it (a suffix); the SDK types no retry fields on callTool. */
+/**
+ * A retry of the `confirm` round with its state tampered as the suite does it (a suffix); the SDK types no retry fields
+ * on callTool.
+ */
 const tamperedRetry = (round: InputRequiredResult) =>
   ({
     name: "confirm",
@@ -115,7 +121,10 @@ const tamperedRetry = (round: InputRequiredResult) =>
     requestState: `${round.requestState}-TAMPERED`
   }) as Parameters<Client["callTool"]>[0]
 
-/** The round, retry and attacks every front must pass: `other` is another principal's host, when the front has principals. */
+/**
+ * The round, retry and attacks every front must pass: `other` is another principal's host, when the front has
+ * principals.
+ */
 const relayRounds = (host: Client, other: Client | undefined) =>
   Effect.gen(function*() {
     // prompts/get: the round reaches the host redacted, with the server's own state sealed.

@@ -17,7 +17,10 @@ const server = usePostgres()
 
 const TOKENS = { ALICE: "alice-token-0123456789", BOB: "bob-token-0123456789", MALLORY: "mallory-token-0123456789" }
 
-/** Every replica's config: one echo server (its echo's definition changed, for `changed`), state on the audit's Postgres. */
+/**
+ * Every replica's config: one echo server (its echo's definition changed, for `changed`), state on the audit's
+ * Postgres.
+ */
 const config = (changed = false) => ({
   servers: {
     echo: changed ? { ...echoServer, env: { ECHO_DESCRIPTION: "Echoes its text, and mails it elsewhere" } } : echoServer
@@ -35,7 +38,10 @@ const config = (changed = false) => ({
   pinTools: true
 })
 
-/** Starts `count` replicas on a fresh database, the first before the others (it pins the tools); the last one's echo changed when `changedLast`. */
+/**
+ * Starts `count` replicas on a fresh database, the first before the others (it pins the tools); the last one's echo
+ * changed when `changedLast`.
+ */
 const replicas = (count: number, changedLast = false) =>
   Effect.gen(function*() {
     const database = yield* server.freshDatabase()
@@ -212,13 +218,15 @@ describe("replicas on one Postgres", () => {
         const pendingOnA = both.find((entry) => entry.id !== onC.id)!
 
         yield* Effect.promise(c.kill)
-        // Postgres ends the killed process's connections: its approval leaves every listing, and answering it does nothing.
+        // Postgres ends the killed process's connections: its approval leaves every listing, and answering it does
+        // nothing.
         yield* awaitPending(b.consoleUrl, 1)
         assert.deepStrictEqual((yield* pendingVia(a.consoleUrl)).map((entry) => entry.id), [pendingOnA.id])
         const ghost = yield* answerWith(a.consoleUrl, TOKENS.BOB, onC, "allow")
         assert.strictEqual(ghost.status, 404)
 
-        // The survivors go on: taking turns, the shared limit counts on (3 before, 2 left), and A's approval is answered via B.
+        // The survivors go on: taking turns, the shared limit counts on (3 before, 2 left), and A's approval is
+        // answered via B.
         const after = []
         for (let i = 0; i < 4; i++) after.push(yield* call(clients[i % 2], "pid"))
         assert.deepStrictEqual(after.map((result) => result.isError), [false, false, true, true])

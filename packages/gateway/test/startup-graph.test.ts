@@ -19,7 +19,10 @@ import { HOOK_CONFIG } from "./hook-config.ts"
 
 const RECORDER = path.join(import.meta.dirname, "fixtures", "record-modules.ts")
 
-/** What the hook path must not load, by what it is; each pattern is tested on module URLs and on the bundle's original sources. */
+/**
+ * What the hook path must not load, by what it is; each pattern is tested on module URLs and on the bundle's original
+ * sources.
+ */
 const FORBIDDEN: Record<string, RegExp> = {
   "the HTTP server":
     /^node:https?$|[\\/]gateway[\\/](src|dist)[\\/](?:[\w-]+[\\/])*(HttpFront|FrontServer|HttpSessionTransport)\.|@modelcontextprotocol[\\/]node|NodeHttpServer/,
@@ -66,7 +69,10 @@ beforeAll(async () => {
   )
 }, 120_000)
 
-/** Runs `node [flags] script claude-hook --config <config>` (or `args`) on the event with the recorder; its stdout and the modules it loaded. */
+/**
+ * Runs `node [flags] script claude-hook --config <config>` (or `args`) on the event with the recorder; its stdout and
+ * the modules it loaded.
+ */
 const loadedBy = (
   flags: ReadonlyArray<string>,
   script: string,

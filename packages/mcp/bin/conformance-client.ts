@@ -21,7 +21,9 @@ if (url === undefined || !/^https?:\/\//.test(url)) {
 /** Arguments for the tools the scenarios offer; any other tool is called with {}. */
 const ARGUMENTS: Record<string, JsonObject> = { add_numbers: { a: 2, b: 3 } }
 
-/** Tools whose arguments are made from the listing: the echo tool takes the schema the client observed for another one. */
+/**
+ * Tools whose arguments are made from the listing: the echo tool takes the schema the client observed for another one.
+ */
 const FROM_LISTING: Record<string, (tools: ReadonlyArray<Tool>) => JsonObject> = {
   json_schema_echo: (tools) => ({
     schema: tools.find((tool) => tool.name === "json_schema_2020_12_tool")?.inputSchema ?? {}

@@ -13,7 +13,10 @@ export interface HostRequest {
   readonly params: Readonly<Record<string, unknown>> | undefined
 }
 
-/** The request a server asked for input within: which server, which method, and its digest (SHA-256 of its canonical JSON). */
+/**
+ * The request a server asked for input within: which server, which method, and its digest (SHA-256 of its canonical
+ * JSON).
+ */
 export interface Operation {
   readonly serverId: string
   readonly method: "tools/call" | "prompts/get" | "resources/read"
@@ -60,9 +63,15 @@ export interface Relay {
 
 /** One caller of the hub. */
 export interface Caller {
-  /** The host connection: per-host sessions are keyed by it (compared by identity); none for a host without a connection. */
+  /**
+   * The host connection: per-host sessions are keyed by it (compared by identity); none for a host without a
+   * connection.
+   */
   readonly key: object | undefined
-  /** Asks the host now; fails when the host cannot answer (the server's request then fails). Interrupting it cancels the host's request. */
+  /**
+   * Asks the host now; fails when the host cannot answer (the server's request then fails). Interrupting it cancels the
+   * host's request.
+   */
   readonly ask: (serverId: string, request: HostRequest) => Effect.Effect<unknown, unknown>
   /** Set when the host has no channel for the server's requests: rounds are suspended and resumed instead of asked. */
   readonly relay?: Relay | undefined

@@ -41,7 +41,10 @@ export class CredentialUnavailable extends Error {
   }
 }
 
-/** Gets a session's auth headers for one request, through `run` (the hub's runtime); a failure is a CredentialUnavailable. */
+/**
+ * Gets a session's auth headers for one request, through `run` (the hub's runtime); a failure is a
+ * CredentialUnavailable.
+ */
 type HeadersFor = () => Promise<Readonly<Record<string, string>>>
 
 /**

@@ -96,7 +96,9 @@ export interface ServerConfig {
 /** Options of `McpHub.layer`. */
 export interface HubOptions {
   readonly servers: Readonly<Record<string, ServerConfig>>
-  /** The client's name and version sent to servers; default `interlock` and the release number (HubConfig's default). */
+  /**
+   * The client's name and version sent to servers; default `interlock` and the release number (HubConfig's default).
+   */
   readonly clientInfo?: { readonly name: string; readonly version: string }
   /** Backoff between connection attempts; default 100 ms doubling, at most 3 retries. */
   readonly reconnect?: Schedule.Schedule<unknown, unknown>

@@ -74,7 +74,9 @@ export const GRACE_MS = 250
 
 const failsClosed = (member: Member): boolean => !member.descriptor.audit && !member.failOpen
 
-/** Whether the interceptor hooks `binding` (its phase, its event or a wildcard of it) and the operator runs it there. */
+/**
+ * Whether the interceptor hooks `binding` (its phase, its event or a wildcard of it) and the operator runs it there.
+ */
 const selected = (member: BoundInterceptor, binding: Binding): boolean =>
   (member.events === undefined || member.events.has(binding.event)) &&
   member.descriptor.hooked.some((h) => h.phase === binding.phase && selects(h.event, h.phase, binding.event))

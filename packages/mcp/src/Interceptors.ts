@@ -1,8 +1,8 @@
 /**
- * Interlock as an interceptor host (SEP-1763): interceptor servers, reached as hub servers are, are
- * read once with `interceptors/list`, and each interceptor becomes a hook on the core events it hooks.
- * Stricter than the SEP: a failure fails closed unless the operator honours a declared failOpen.
- *   Interlock.layerFromServices().pipe(Layer.provide(Layer.mergeAll(Interceptors.layer({ servers }), policy, approvals)))
+ * Interlock as an interceptor host (SEP-1763): interceptor servers, reached as hub servers are, are read once with
+ * `interceptors/list`, and each interceptor becomes a hook on the core events it hooks. Stricter than the SEP: a
+ * failure fails closed unless the operator honours a declared failOpen.
+ * Use: `Interceptors.layer({ servers })` merged with the policy and approvals under `Interlock.layerFromServices()`.
  */
 import { ConfigError, Hooks, type HooksConfig, isDeadline, toMillis } from "@interlock/core"
 import { type Duration, Effect, Layer, type Scope } from "effect"
@@ -122,7 +122,10 @@ export const make = (
     return { hooks: built.hooks, interceptors: inForce, unsupported: built.unsupported }
   })
 
-/** core's Hooks from interceptor servers, after `hooks` (a hooks config of your own) where {@link withInterceptorHooks} puts them. */
+/**
+ * core's Hooks from interceptor servers, after `hooks` (a hooks config of your own) where {@link withInterceptorHooks}
+ * puts them.
+ */
 export const layer = (
   options: InterceptorsOptions & { readonly hooks?: HooksConfig }
 ): Layer.Layer<Hooks, ConfigError | InterceptorsUnavailable> =>

@@ -61,7 +61,9 @@ export interface McpHubShape {
   readonly toolsCacheHint: (serverId: string) => ListCacheHint | undefined
   /** Sends a tasks method (SEP-2663) to a server's 2026-07-28 session, for the current caller (TaskRequests.ts). */
   readonly task: TaskRequest
-  /** Sends an extension's own method (such as `interceptors/list`) to a server's shared session (ExtensionRequest.ts). */
+  /**
+   * Sends an extension's own method (such as `interceptors/list`) to a server's shared session (ExtensionRequest.ts).
+   */
   readonly request: ExtensionRequest
 }
 
@@ -94,7 +96,10 @@ const promptArguments = (serverId: string, args: JsonObject): Record<string, str
 const headersOf = (credential: Credential | undefined) =>
   credential?.headers === undefined ? {} : { headers: credential.headers }
 
-/** The SDK request options of a call: core's deadline as the SDK timeout, progress as configured, the credential's headers. */
+/**
+ * The SDK request options of a call: core's deadline as the SDK timeout, progress as configured, the credential's
+ * headers.
+ */
 const callOptions = (slot: ServerSlot, options: TransportCallOptions, credential: Credential | undefined) => {
   const timeout = options.timeoutMs ?? NO_SDK_TIMEOUT
   const onProgress = options.onProgress
@@ -211,7 +216,8 @@ const makeTransport = (slots: ReadonlyMap<string, ServerSlot>, pins: ToolPins): 
         Effect.map((lists): ReadonlyArray<Tool> => lists.flat())
       )
     },
-    // Reads and gets pass no deadline to `exchange`, so it cannot fail with Timeout: the casts below narrow its error type.
+    // Reads and gets pass no deadline to `exchange`, so it cannot fail with Timeout: the casts below narrow its error
+    // type.
     readResource: (serverId, uri) =>
       withCallerSession(slots, serverId, (slot, session, caller, credential) =>
         slot.exchange(
@@ -381,7 +387,9 @@ const make = (options: HubOptions) =>
 
 /** Several MCP servers behind one ToolTransport. Provide Sampling, Elicitation or Roots to answer server requests. */
 export class McpHub extends Context.Service<McpHub, McpHubShape>()("@interlock/mcp/McpHub") {
-  /** The hub alone, in the current scope (no ToolTransport in context): for servers reached for an extension's methods. */
+  /**
+   * The hub alone, in the current scope (no ToolTransport in context): for servers reached for an extension's methods.
+   */
   static readonly make: (
     options: HubOptions
   ) => Effect.Effect<McpHubShape, ConfigError | TransportFailure, Scope.Scope> = make

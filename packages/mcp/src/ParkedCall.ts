@@ -29,7 +29,9 @@ const CAPABILITY: Readonly<Record<string, string>> = {
   "roots/list": "roots"
 }
 
-/** Whether the caller's host declared the capability a server request needs (a caller that sent none is not checked). */
+/**
+ * Whether the caller's host declared the capability a server request needs (a caller that sent none is not checked).
+ */
 const declares = (caller: Caller, method: string): boolean => {
   const declared = declaredBy(caller)
   const capability = CAPABILITY[method]

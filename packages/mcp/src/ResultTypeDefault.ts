@@ -11,7 +11,10 @@ type Handler = NonNullable<Transport["onmessage"]>
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
-/** The message with `resultType: "complete"` added when it is a response whose result object has no resultType; otherwise the message itself. */
+/**
+ * The message with `resultType: "complete"` added when it is a response whose result object has no resultType;
+ * otherwise the message itself.
+ */
 export const withDefaultResultType = <M extends JSONRPCMessage>(message: M): M => {
   const given: unknown = (message as { readonly result?: unknown }).result
   if (!isRecord(given) || !("id" in message)) return message

@@ -78,7 +78,9 @@ export class ServerSlot {
     return this.state.loggingLevel
   }
 
-  /** The cache hints of the latest tools/list of a 2026-07-28 session, as the server sent them (none from a 2025 one). */
+  /**
+   * The cache hints of the latest tools/list of a 2026-07-28 session, as the server sent them (none from a 2025 one).
+   */
   get toolsCacheHint(): ListCacheHint | undefined {
     return this.state.toolsCacheHint
   }

@@ -29,7 +29,10 @@ export interface HostHandlers {
   readonly run: <A>(serverId: string, run: () => Effect.Effect<A, unknown>) => Promise<A>
 }
 
-/** A request in flight on a session, which a server's own request may belong to; a parked one holds them for its host (ParkedCall.ts). */
+/**
+ * A request in flight on a session, which a server's own request may belong to; a parked one holds them for its host
+ * (ParkedCall.ts).
+ */
 export interface Exchange {
   readonly hold?: ((request: HostRequest, signal: AbortSignal) => Promise<unknown>) | undefined
 }

@@ -26,7 +26,10 @@ const TASK_FIELDS = [
 const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
-/** The server's task of a result that is a CreateTaskResult (`resultType: "task"` and a string taskId); otherwise undefined. */
+/**
+ * The server's task of a result that is a CreateTaskResult (`resultType: "task"` and a string taskId); otherwise
+ * undefined.
+ */
 const createdTask = (result: unknown): JsonObject | undefined => {
   if (!isRecord(result) || result.resultType !== "task" || typeof result.taskId !== "string") return undefined
   const task: Record<string, unknown> = {}
@@ -34,7 +37,10 @@ const createdTask = (result: unknown): JsonObject | undefined => {
   return task as JsonObject
 }
 
-/** The result of a response as the SDK gets it: a CreateTaskResult carried in `_meta`, any other result without TASK_META. */
+/**
+ * The result of a response as the SDK gets it: a CreateTaskResult carried in `_meta`, any other result without
+ * TASK_META.
+ */
 export const carryTask = (result: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> => {
   const task = createdTask(result)
   if (task !== undefined) return { resultType: "complete", content: [], _meta: { [TASK_META]: task } }

@@ -1,8 +1,8 @@
 /**
- * Tool fingerprints pinned at first sight. Each listing (including the refresh after a server's
- * tools/list_changed) updates the current definitions; a tool whose current fingerprint differs
- * from its pin has changed, and the current definition is what the policy sees of it. Pins live as long as the hub, across reconnects. With SharedPins, a
- * tool's pin is the one first pinned by any hub that shares them (asked once per tool, then kept).
+ * Tool fingerprints pinned at first sight. Each listing (including the refresh after a server's tools/list_changed)
+ * updates the current definitions; a tool whose current fingerprint differs from its pin has changed, and the current
+ * definition is what the policy sees of it. Pins live as long as the hub, across reconnects. With SharedPins, a tool's
+ * pin is the one first pinned by any hub that shares them (asked once per tool, then kept).
  */
 import { type Tool, TransportError } from "@interlock/core"
 import { Effect } from "effect"

@@ -92,7 +92,8 @@ describe("official MCP conformance suite (client scenarios), offline", () => {
         const checks = checksOf(scenario, version)
         assert.isAbove(checks.filter((check) => check.status === "SUCCESS").length, 0)
         assert.deepStrictEqual(checks.filter((check) => check.status === "FAILURE"), [])
-        // A reconnection a little later than the server's retry hint is a WARNING on a loaded machine; nothing else may warn.
+        // A reconnection a little later than the server's retry hint is a WARNING on a loaded machine; nothing else may
+        // warn.
         assert.deepStrictEqual(
           checks.filter((check) => check.status === "WARNING" && check.id !== "client-sse-retry-timing"),
           []

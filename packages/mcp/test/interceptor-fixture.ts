@@ -1,4 +1,7 @@
-/** The interceptor fixture server (fixtures/interceptor-server.ts) as interceptor configs: over stdio, and over HTTP in a child process. */
+/**
+ * The interceptor fixture server (fixtures/interceptor-server.ts) as interceptor configs: over stdio, and over HTTP in
+ * a child process.
+ */
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync } from "node:fs"

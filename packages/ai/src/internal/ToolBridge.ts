@@ -103,7 +103,9 @@ export interface Bridge {
   readonly close: () => Promise<void>
 }
 
-/** A bridge over `tools` (name and definition, for listings and the policy's view of a tool), converting with `codec`. */
+/**
+ * A bridge over `tools` (name and definition, for listings and the policy's view of a tool), converting with `codec`.
+ */
 export const makeBridge = (
   tools: ReadonlyArray<Omit<Tool, "serverId" | "fingerprint">>,
   options: BridgeOptions,

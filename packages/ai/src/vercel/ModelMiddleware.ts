@@ -113,7 +113,9 @@ const blockedFinish = (step: Extract<GateStep, { _tag: "Stopped" }>, raw: string
   providerMetadata: { interlock: { blockedBy: step.hookId, reason: step.reason } }
 })
 
-/** `generateText`: each text part goes through the gate whole; a Block drops the rest of the answer's text and calls. */
+/**
+ * `generateText`: each text part goes through the gate whole; a Block drops the rest of the answer's text and calls.
+ */
 const gateGenerated = async (hooks: ModelHooks, result: Generated, model: string): Promise<Generated> => {
   if (hooks.afterModelChunk.length === 0) return result
   const content: Array<Part> = []

@@ -124,7 +124,9 @@ const configOf = <Match extends Schema.Top>(match: Match) => {
   )
 }
 
-/** One entry, `{ match, run, ...options }` or `[match, run]` / `[match, run, options]`: the Schema of {@link HookEntry}. */
+/**
+ * One entry, `{ match, run, ...options }` or `[match, run]` / `[match, run, options]`: the Schema of {@link HookEntry}.
+ */
 export const HookEntry = entryOf(MatcherInput)
 
 /** A hooks config: per event, a list of entries; no other key. The Schema of {@link HooksConfig}. */

@@ -118,7 +118,9 @@ export const listTools = (client: ClientState, serverId: string | undefined, opt
 const operationVerdict = <A>(answer: Effect.Effect<A>, failed: A): Effect.Effect<A> =>
   Effect.map(Effect.exit(answer), (exit) => (exit._tag === "Success" ? exit.value : failed))
 
-/** A policy answer on a read or get, under the client's policy deadline: one that fails, dies or misses it is `failed`. */
+/**
+ * A policy answer on a read or get, under the client's policy deadline: one that fails, dies or misses it is `failed`.
+ */
 const answerWithin = <A>(client: ClientState, answer: Effect.Effect<A>, failed: A): Effect.Effect<A> => {
   // An answer given at once (Cedar's is an Exit) costs no fiber and no timer.
   if (Exit.isExit(answer)) {

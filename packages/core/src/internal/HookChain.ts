@@ -130,7 +130,8 @@ const record = (
   const detached = !settled.ok && settled.detached === true
   const run: HookRun = { id: hook.id, event: hook.event, status, failure, ignored, durationMs: elapsedMs(start, end) }
   const note = settled.ok && settled.verdict._tag === "Continue" ? settled.verdict.note : undefined
-  // The keys are there only when set: a receipt of a run that was not detached and noted nothing looks as it always did.
+  // The keys are there only when set: a receipt of a run that was not detached and noted nothing looks as it always
+  // did.
   recorder.runs?.push(
     detached ? { ...run, detached } : note === undefined ? run : { ...run, note }
   )

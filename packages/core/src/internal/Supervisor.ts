@@ -22,7 +22,9 @@ export const MAX_DETACHED = 1024
 /** The most a fiber is signalled before its deadline, so an async cleanup can end by then. */
 export const RELEASE_GRACE_MS = 100
 
-/** The grace before a deadline of `millis` at which its fiber is signalled: a tenth, at most {@link RELEASE_GRACE_MS}. */
+/**
+ * The grace before a deadline of `millis` at which its fiber is signalled: a tenth, at most {@link RELEASE_GRACE_MS}.
+ */
 export const releaseGraceMs = (millis: number): number => Math.min(RELEASE_GRACE_MS, Math.floor(millis / 10))
 
 /** A wait that passed its deadline; `detached` is true when the fiber was still running after the signal. */

@@ -73,11 +73,17 @@ export class AuditRecord extends Schema.Class<AuditRecord>("@interlock/core/Audi
   durationMs: Schema.Number,
   /** The full receipt: every hook that ran with its verdict, the policy and approval records (as plain data). */
   receipt: Schema.optionalKey(ReceiptData),
-  /** For failures: the error's tag and Interlock's message; for the bridge, the reason Claude Code was given. Never arguments or results. */
+  /**
+   * For failures: the error's tag and Interlock's message; for the bridge, the reason Claude Code was given. Never
+   * arguments or results.
+   */
   error: Schema.optionalKey(Schema.String),
   args: Schema.optionalKey(Schema.Json),
   result: Schema.optionalKey(Schema.Json),
-  /** The host's own id of the call: Claude Code's `tool_use_id` (from a hook event, or `_meta["claudecode/toolUseId"]` on tools/call). */
+  /**
+   * The host's own id of the call: Claude Code's `tool_use_id` (from a hook event, or `_meta["claudecode/toolUseId"]`
+   * on tools/call).
+   */
   toolUseId: Schema.optionalKey(Schema.String),
   /** The host's session: Claude Code's `session_id` (hook events carry it; MCP tools/call does not). */
   sessionId: Schema.optionalKey(Schema.String),
@@ -87,9 +93,15 @@ export class AuditRecord extends Schema.Class<AuditRecord>("@interlock/core/Audi
   claudeDecision: Schema.optionalKey(ClaudeDecision),
   /** True when hooks rewrote the call's input (the bridge's tool events). */
   rewritten: Schema.optionalKey(Schema.Boolean),
-  /** Hex SHA-256 of the config that decided (the gateway's config and its Cedar file); absent in rows older than this field. */
+  /**
+   * Hex SHA-256 of the config that decided (the gateway's config and its Cedar file); absent in rows older than this
+   * field.
+   */
   configHash: Schema.optionalKey(Schema.String),
-  /** The host's MCP client as it named itself (`name/version`, from initialize or a 2026-07-28 request's `_meta`); absent for the bridge and in older rows. */
+  /**
+   * The host's MCP client as it named itself (`name/version`, from initialize or a 2026-07-28 request's `_meta`);
+   * absent for the bridge and in older rows.
+   */
   client: Schema.optionalKey(Schema.String),
   /**
    * How the gateway authenticated the call downstream: `static`, `clientCredentials`, `exchange`,

@@ -80,7 +80,9 @@ export class ProtocolError extends Schema.TaggedError<ProtocolError>()("Protocol
   serverId: Schema.String,
   code: Schema.Number,
   detail: Schema.String,
-  /** With MissingRequiredClientCapability (-32021): the client capabilities the server said the request needs, by name. */
+  /**
+   * With MissingRequiredClientCapability (-32021): the client capabilities the server said the request needs, by name.
+   */
   requiredCapabilities: Schema.optional(Schema.Array(Schema.String)),
   receipt: Schema.optional(Receipt)
 }) {

@@ -11,7 +11,9 @@ import type { JsonObject, ToolCall } from "../model/ToolCall.ts"
 import { allow, ask, deny, type PolicyDecision } from "./PolicyDecision.ts"
 import { type CompiledRules, compileRules, type RulesConfig } from "./PolicyRules.ts"
 
-/** What the policy may know besides the call: the tool's definition (annotations included), when the transport has it. */
+/**
+ * What the policy may know besides the call: the tool's definition (annotations included), when the transport has it.
+ */
 export interface PolicyFacts {
   readonly tool?: Tool | undefined
 }

@@ -27,7 +27,10 @@ export interface NativeToolOptions<Args, A, E, R> {
   /** Decodes the raw JSON arguments; its JSON Schema becomes the tool's inputSchema. */
   readonly parameters: Schema.Codec<Args, any, never, never>
   readonly annotations?: JsonObject
-  /** The tool's body. A string becomes a text block; JSON becomes text plus structuredContent; a ToolResult passes as is. */
+  /**
+   * The tool's body. A string becomes a text block; JSON becomes text plus structuredContent; a ToolResult passes as
+   * is.
+   */
   readonly run: (args: Args) => Effect.Effect<A, E, R> | PromiseLike<A> | A
 }
 

@@ -54,7 +54,10 @@ export interface ToolCallsShape {
     args?: JsonObject,
     options?: OperationOptions
   ) => Effect.Effect<PromptResult, Denied | HookFailed | TransportFailure>
-  /** Decides a read of `uri` as readResource would (hooks, policy) without reading: for a subscription or a template's completion. */
+  /**
+   * Decides a read of `uri` as readResource would (hooks, policy) without reading: for a subscription or a template's
+   * completion.
+   */
   readonly decideRead: (
     serverId: string,
     uri: string,

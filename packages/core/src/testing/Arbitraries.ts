@@ -24,7 +24,10 @@ export const callId: Arbitrary.Arbitrary<string> = Arbitrary.schema(
   Schema.String.check(Schema.isPattern(/^call-[0-9a-f]{8}$/))
 )
 
-/** What to draw a call from: each part a fixed value or an Arbitrary; default any of {@link toolName} and {@link jsonArgs}. */
+/**
+ * What to draw a call from: each part a fixed value or an Arbitrary; default any of {@link toolName} and {@link
+ * jsonArgs}.
+ */
 export interface CallParts {
   readonly serverId?: string | Arbitrary.Arbitrary<string>
   readonly name?: string | Arbitrary.Arbitrary<string>
@@ -41,7 +44,10 @@ const part = <A>(
     ? (value as Arbitrary.Arbitrary<A>)
     : Arbitrary.Constant(value)
 
-/** A call as an app passes it to `callTool`; for example `callInput({ serverId: "fs", name: looseVariant("write_file") })`. */
+/**
+ * A call as an app passes it to `callTool`; for example `callInput({ serverId: "fs", name: looseVariant("write_file")
+ * })`.
+ */
 export const callInput = (
   parts: CallParts = {}
 ): Arbitrary.Arbitrary<CallInput & { readonly args: JsonObject; readonly callId: string }> =>

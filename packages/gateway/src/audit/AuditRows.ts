@@ -71,7 +71,9 @@ export interface AuditSql {
   readonly insert: string
   /** The insert, answering the new row's `id`. Parameters: {@link insertParams}. */
   readonly begin: string
-  /** Rewrites a row but its `time` (left alone, so the time index is not touched). Parameters: {@link completeParams}. */
+  /**
+   * Rewrites a row but its `time` (left alone, so the time index is not touched). Parameters: {@link completeParams}.
+   */
   readonly complete: string
   /** Parameters: [limit]. */
   readonly newest: string

@@ -1,8 +1,8 @@
 /**
- * The AuditStore service: where the gateway writes one row per call. The row is write-ahead: it is
- * committed (outcome `pending`) before the request goes downstream, and completed with the outcome
- * before the call's response goes to the host; calls refused before they run get a row too. The SQLite store (SqliteAuditStore) is the default; the Postgres store
- * (PgAuditStore) serves several gateway replicas; any other store replaces them by providing a Layer.
+ * The AuditStore service: where the gateway writes one row per call. The row is write-ahead: it is committed (outcome
+ * `pending`) before the request goes downstream, and completed with the outcome before the call's response goes to the
+ * host; calls refused before they run get a row too. The SQLite store (SqliteAuditStore) is the default; the Postgres
+ * store (PgAuditStore) serves several gateway replicas; any other store replaces them by providing a Layer.
  */
 import { Context, Effect, Layer, Schema } from "effect"
 import type { AuditBucket, AuditQuery, AuditRecord } from "./GatewayAuditRecord.ts"

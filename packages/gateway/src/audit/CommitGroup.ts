@@ -18,7 +18,9 @@ const attempt = <A>(run: () => A): Outcome<A> => {
   }
 }
 
-/** One queued write: `run` makes it and answers how to resume its writer on success; `failed` resumes it with its error. */
+/**
+ * One queued write: `run` makes it and answers how to resume its writer on success; `failed` resumes it with its error.
+ */
 interface Queued {
   readonly run: () => () => void
   readonly failed: () => void

@@ -28,7 +28,10 @@ export const PENDING = "pending"
 /** How a `pending` row reads: the request went downstream and no outcome was recorded. */
 export const PENDING_LABEL = "sent, outcome unknown"
 
-/** A row's outcome as the CLI and the console show, group and filter it: the bridge's answer (keep_going, none, ...) for its records, else the outcome. */
+/**
+ * A row's outcome as the CLI and the console show, group and filter it: the bridge's answer (keep_going, none, ...) for
+ * its records, else the outcome.
+ */
 export const shownOutcome = (row: AuditRecord): string => row.claudeDecision ?? row.outcome
 
 /** This process's gateway instance, as written in its rows: its pid and start time. */

@@ -1,4 +1,7 @@
-/** How a Postgres URL is shown, in a module of its own so that `interlock check` names the store without loading the Postgres client. */
+/**
+ * How a Postgres URL is shown, in a module of its own so that `interlock check` names the store without loading the
+ * Postgres client.
+ */
 import { Redacted } from "effect"
 
 /** Where a URL points, without its password or query: `postgres://user@host:port/database`. */

@@ -107,7 +107,10 @@ export const open = (file: string): AuditStoreShape & { readonly close: () => vo
   }
 }
 
-/** Opens a SQLite audit database for the current scope (it closes with it); an AuditError naming the file when it cannot. */
+/**
+ * Opens a SQLite audit database for the current scope (it closes with it); an AuditError naming the file when it
+ * cannot.
+ */
 export const scoped = (file: string): Effect.Effect<AuditStoreShape, AuditError, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.try({

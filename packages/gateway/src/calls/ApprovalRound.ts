@@ -40,7 +40,10 @@ const SealedBinding = Schema.Struct({
 })
 const decodeBinding = Schema.decodeUnknownOption(SealedBinding)
 
-/** Which binding of an opened state's payload differs from `expected` (digest first), or undefined when it binds exactly that. */
+/**
+ * Which binding of an opened state's payload differs from `expected` (digest first), or undefined when it binds exactly
+ * that.
+ */
 export const bindingRefusal = (payload: unknown, expected: ApprovalBinding): StateRefusal | undefined => {
   const sealed = decodeBinding(payload)
   if (sealed._tag === "None") return "tampered"
@@ -63,7 +66,10 @@ const FormAnswer = Schema.Struct({
 })
 const decodeAnswer = Schema.decodeUnknownOption(FormAnswer, { onExcessProperty: "error" })
 
-/** The host's answer to the approval form as an approval: anything but an explicit accept with `approve: true`, in the form's shape, denies. */
+/**
+ * The host's answer to the approval form as an approval: anything but an explicit accept with `approve: true`, in the
+ * form's shape, denies.
+ */
 export const hostAnswer = (answer: unknown, by: string): ApprovalAnswer => {
   const decoded = decodeAnswer(answer)
   return decoded._tag === "Some"

@@ -57,7 +57,10 @@ const withOwnHostInput = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effec
 const named = (input: CallInput): CallInput =>
   input.callId === undefined ? { ...input, callId: crypto.randomUUID() } : input
 
-/** What a row says of how its call was authenticated downstream: nothing for a call that sent no credential or was refused one. */
+/**
+ * What a row says of how its call was authenticated downstream: nothing for a call that sent no credential or was
+ * refused one.
+ */
 const authFields = (step: CredentialStep): Partial<AuditFields> => {
   const form = step.refused === undefined ? authLabel(step) : undefined
   if (form === undefined) return {}
@@ -72,9 +75,9 @@ interface Failed {
 
 /**
  * How a failed call ends (undefined for an interruption or a defect), in the order the gateway decides it: no
- * downstream credential or a retry whose state was refused (nothing reached the server in either), a server's round left for the host (InputRelay), the approval's ask
- * of a 2026-07-28 host, or core's own failure (its text redacted: a hook's deny reason may quote
- * what it saw).
+ * downstream credential or a retry whose state was refused (nothing reached the server in either), a server's round
+ * left for the host (InputRelay), the approval's ask of a 2026-07-28 host, or core's own failure (its text redacted: a
+ * hook's deny reason may quote what it saw).
  */
 const failedCall = (
   failure: Option.Option<CallError>,
@@ -137,7 +140,8 @@ export const auditedCallTool = (deps: AuditedCallDeps) =>
       const ahead = yield* writeAheadRow((sending: ToolCall) =>
         rows.store.begin(row({ outcome: PENDING, sent: true, durationMs: 0, digest: sending.digest }))
       )
-      // The call's host answers its servers' own requests (InputRelay); a round left for the host ends the call with InputRequired.
+      // The call's host answers its servers' own requests (InputRelay); a round left for the host ends the call with
+      // InputRequired.
       const relayed = yield* deps.relay.begin(input.serverId, options)
       const exit = yield* Effect.exit(
         restore(

@@ -37,7 +37,10 @@ export const mergeCacheHints = (parts: ReadonlyArray<CacheHint | undefined>, per
   return { ttlMs, cacheScope: shared ? "public" : "private" }
 }
 
-/** Whether a plan makes a host's tool listing depend on who asks: toolsListed hooks or interceptors, or a Cedar policy that hides denied tools. */
+/**
+ * Whether a plan makes a host's tool listing depend on who asks: toolsListed hooks or interceptors, or a Cedar policy
+ * that hides denied tools.
+ */
 export const listsPerPrincipal = (plan: Plan): boolean =>
   (plan.hooks.toolsListed?.length ?? 0) > 0 || plan.loaded.config.policy?.cedar !== undefined ||
   (plan.loaded.config.interceptors?.length ?? 0) > 0

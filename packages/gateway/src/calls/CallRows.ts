@@ -54,7 +54,9 @@ export interface CallRows {
   readonly store: AuditStoreShape
   /** Whether rows capture what was asked and answered (`audit.capture: "full"`). */
   readonly full: boolean
-  /** The redactions of what a row captures about `name` on `serverId`: the configured ones and the built-in detectors. */
+  /**
+   * The redactions of what a row captures about `name` on `serverId`: the configured ones and the built-in detectors.
+   */
   readonly redactionsOf: (serverId: string, name: string) => ReadonlyArray<Redaction>
   /** The fields every row carries, for the current request's host. */
   readonly base: (

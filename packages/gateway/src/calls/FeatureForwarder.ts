@@ -32,7 +32,9 @@ import { makeResourceRouting, Unrouted } from "./ResourceRouting.ts"
 import { notificationRouter } from "./ServerNotifications.ts"
 import { makeSubscriptions } from "./Subscriptions.ts"
 
-/** What a read or get can fail with (a 2026-07-28 host's may end InputRequired or StateRefused: GatewayCalls relays it). */
+/**
+ * What a read or get can fail with (a 2026-07-28 host's may end InputRequired or StateRefused: GatewayCalls relays it).
+ */
 export type GateFailure = ReadFailure | Unrouted | AuditError
 
 /** What a subscription or a completion can fail with: its decision's refusal, its audit, or the server. */

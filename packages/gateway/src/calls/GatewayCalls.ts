@@ -144,7 +144,10 @@ export class GatewayCalls
   }
 }
 
-/** Core's ToolCalls for a plan (hooks, policy, approvals, settings); provide a ToolTransport, an ApprovalQueue, a StateSeal and UsedStates. */
+/**
+ * Core's ToolCalls for a plan (hooks, policy, approvals, settings); provide a ToolTransport, an ApprovalQueue, a
+ * StateSeal and UsedStates.
+ */
 export const governedLayer = (
   plan: Plan
 ): Layer.Layer<ToolCalls, ConfigError, ToolTransport | ApprovalQueue | StateSeal | UsedStates> =>

@@ -16,7 +16,9 @@ import {
 import { Context, Effect, Tracer } from "effect"
 import { logLevelOf } from "./LogLevels.ts"
 
-/** The `_meta` keys the current request of a host passes on (hostMeta and pickHostMeta's), as the front provides them. */
+/**
+ * The `_meta` keys the current request of a host passes on (hostMeta and pickHostMeta's), as the front provides them.
+ */
 export const CurrentHostMeta = Context.Reference<Readonly<Record<string, unknown>> | undefined>(
   "@interlock/gateway/CurrentHostMeta",
   { defaultValue: () => undefined }

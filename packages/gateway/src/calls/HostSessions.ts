@@ -107,7 +107,10 @@ export const CurrentHostSession = Context.Reference<HostSession | undefined>("@i
 export const withChannel = (host: HostSession | undefined): HostSession | undefined =>
   host !== undefined && hasChannel(host) ? host : undefined
 
-/** Whether a server's request can be sent to `host`: not HOSTLESS, and not a connection that negotiated 2026-07-28 (which has no such channel). */
+/**
+ * Whether a server's request can be sent to `host`: not HOSTLESS, and not a connection that negotiated 2026-07-28
+ * (which has no such channel).
+ */
 const hasChannel = (host: HostSession): boolean =>
   host !== HOSTLESS && host.server.getNegotiatedProtocolVersion()?.startsWith("2026-") !== true
 

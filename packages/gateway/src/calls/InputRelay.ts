@@ -68,7 +68,9 @@ export interface InputRelayShape {
 /** The seal's refusal as the relay's: a state it cannot open was not sealed by this gateway, or was changed. */
 const sealRefusal = (error: SealRefused): StateRefusal => (error.reason === "malformed" ? "tampered" : error.reason)
 
-/** The fields of a relayed state: server, method, digest, principal, the server's state, rounds so far, the keys asked. */
+/**
+ * The fields of a relayed state: server, method, digest, principal, the server's state, rounds so far, the keys asked.
+ */
 interface Sealed {
   readonly s: string
   readonly m: string
@@ -88,7 +90,10 @@ const isSealed = (u: Readonly<Record<string, unknown>>): u is Readonly<Record<st
     typeof key === "string"
   )
 
-/** Which binding of a relayed state differs from the retried operation and principal, or undefined when it binds exactly them. */
+/**
+ * Which binding of a relayed state differs from the retried operation and principal, or undefined when it binds exactly
+ * them.
+ */
 const bindingMismatch = (payload: Sealed, op: Operation, principal: string | null): StateRefusal | undefined => {
   if (payload.p !== principal) return "principal"
   if (payload.s !== op.serverId || payload.m !== op.method || payload.d !== op.digest) return "call"
@@ -142,7 +147,8 @@ export const makeInputRelay = (redactions: ReadonlyArray<Redaction>) =>
       refuse: (error: StateRefused) => void
     ): Relay => {
       const principal = options?.principal?.id ?? null
-      // The call fails in the transport (its channel has room for nothing else); the refusal is what the host is answered.
+      // The call fails in the transport (its channel has room for nothing else); the refusal is what the host is
+      // answered.
       const refused = (serverId: string, refusal: StateRefusal) => {
         refuse(new StateRefused({ of: "relayed", refusal }))
         return new TransportError({ serverId, detail: `the relayed request state was refused (${refusal})` })
@@ -243,7 +249,8 @@ export const makeInputRelay = (redactions: ReadonlyArray<Redaction>) =>
               relay: relayFor(options, input, (error) => (raised = error), (error) => (refusal = error)),
               meta
             }
-          // A 2026-07-28 host's front has put its tools/call in flight itself (its server's notifications reach it; askHost refuses it requests).
+          // A 2026-07-28 host's front has put its tools/call in flight itself (its server's notifications reach it;
+          // askHost refuses it requests).
           const inFlight = frontMarked && session !== undefined ? undefined : hosts
           return {
             provide: (effect) => withHostSpan(withCaller(effect, caller, serverId, inFlight), meta),
@@ -266,7 +273,9 @@ const HOSTLESS_CALLER: Caller = {
   ask: () => Effect.fail(new Error("the calling host cannot answer a server's requests"))
 }
 
-/** Runs `effect` for `caller`; a caller without a host connection is also marked in flight to `serverId` (see HOSTLESS). */
+/**
+ * Runs `effect` for `caller`; a caller without a host connection is also marked in flight to `serverId` (see HOSTLESS).
+ */
 const withCaller = <A, E, R>(
   effect: Effect.Effect<A, E, R>,
   caller: Caller,
@@ -277,6 +286,9 @@ const withCaller = <A, E, R>(
   return caller.key !== undefined || hosts === undefined ? provided : marked(hosts, serverId, provided)
 }
 
-/** Runs `effect` marked in flight for a host without a channel, so that a shared session's request meanwhile is attributed to nobody. */
+/**
+ * Runs `effect` marked in flight for a host without a channel, so that a shared session's request meanwhile is
+ * attributed to nobody.
+ */
 const marked = <A, E, R>(hosts: HostSessionsShape, serverId: string, effect: Effect.Effect<A, E, R>) =>
   Effect.acquireUseRelease(Effect.sync(() => hosts.begin(HOSTLESS, serverId)), () => effect, (end) => Effect.sync(end))

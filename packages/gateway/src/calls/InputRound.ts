@@ -16,7 +16,10 @@ export class InputRequired extends Schema.TaggedError<InputRequired>()("InputReq
   }
 }
 
-/** What a request of a 2026-07-28 host carried: its answers by request key (`{}` on a first request), and the state it echoed. */
+/**
+ * What a request of a 2026-07-28 host carried: its answers by request key (`{}` on a first request), and the state it
+ * echoed.
+ */
 export interface HostInput {
   readonly inputResponses: Readonly<Record<string, unknown>>
   readonly requestState: string | undefined
@@ -55,7 +58,9 @@ export const requiredInput = (host: HostInput | undefined): InputRequired | unde
   return input
 }
 
-/** What an approval granted within a call binds (ApprovalRound's binding): carried by a relayed round of the same call. */
+/**
+ * What an approval granted within a call binds (ApprovalRound's binding): carried by a relayed round of the same call.
+ */
 export interface GrantedApproval {
   readonly digest: string
   readonly principal: string | null
@@ -64,7 +69,10 @@ export interface GrantedApproval {
 
 const granted = new WeakMap<object, GrantedApproval>()
 
-/** Records that the call of `host` was approved by its host, so that a round its server then leaves for the host carries the approval. */
+/**
+ * Records that the call of `host` was approved by its host, so that a round its server then leaves for the host carries
+ * the approval.
+ */
 export const grantApproval = (host: HostInput, approval: GrantedApproval): void => void granted.set(host, approval)
 
 /** The approval granted within the call of `host`, if any. */

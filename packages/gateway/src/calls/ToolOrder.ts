@@ -6,7 +6,9 @@
  */
 import type { Tool } from "@interlock/core"
 
-/** `tools` in the listing order: by the position of their server in `serverOrder`, stably (a server's own order kept). */
+/**
+ * `tools` in the listing order: by the position of their server in `serverOrder`, stably (a server's own order kept).
+ */
 export const orderTools = <T extends Pick<Tool, "serverId">>(
   tools: ReadonlyArray<T>,
   serverOrder: ReadonlyArray<string>

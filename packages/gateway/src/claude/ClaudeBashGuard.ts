@@ -16,12 +16,16 @@ export const shellQuote = (text: string): string => `'${text.replaceAll("'", `'\
  */
 const oneLine = (text: string): string => text.replaceAll("\\", "\\\\").replaceAll("\n", "\\n")
 
-/** What the rewrite starts with (a no-op, for whoever reads the command). Never trusted: a command may start with it too. */
+/**
+ * What the rewrite starts with (a no-op, for whoever reads the command). Never trusted: a command may start with it
+ * too.
+ */
 export const REWRITE_MARK = ": interlock redacts the output of this command; "
 
 /** Whether `command` parses as a whole shell program: `bash -n` on it exits 0 and warns of nothing (no bash: no). */
 export const parsesWhole = (command: string): boolean => {
-  // child_process (with net and dgram) is loaded here, on the first check, not with this module: most hook events run no command.
+  // child_process (with net and dgram) is loaded here, on the first check, not with this module: most hook events run
+  // no command.
   const result = process.getBuiltinModule("node:child_process").spawnSync("bash", ["-n"], {
     input: command,
     encoding: "utf8",

@@ -70,7 +70,9 @@ export const grepGuard = (call: ToolCall): Verdict.PreToolCallVerdict =>
     )
     : Verdict.continue
 
-/** The bridge's preToolCall guards on `claude/Read` and `claude/Grep`, each when a redaction applies to it (else none). */
+/**
+ * The bridge's preToolCall guards on `claude/Read` and `claude/Grep`, each when a redaction applies to it (else none).
+ */
 export const fileGuardHooks = (redactions: ReadonlyArray<Redaction>): HooksConfig => {
   const read = redactionsFor(redactions, "claude", "Read")
   const grep = redactionsFor(redactions, "claude", "Grep")

@@ -58,11 +58,13 @@ export const answerEvent = (
     const agentHooks = claude === undefined ? undefined : yield* compileSettings(claude)
     const services = Layer.mergeAll(
       Hooks.layer(mergeHooks(fileGuardHooks(plan.redactions), plan.hooks, claudeHooks)),
-      // Path conditions place Claude's own paths against its working folder; the plan found any Cedar file beside the config.
+      // Path conditions place Claude's own paths against its working folder; the plan found any Cedar file beside the
+      // config.
       planPolicyLayer(plan, process.cwd()),
       auditSinkFor(options.principal ?? CLAUDE_PRINCIPAL, plan.configHash)
     )
-    // Bash's output cannot be redacted afterwards: a redaction on claude/Bash pipes the command through `interlock redact`.
+    // Bash's output cannot be redacted afterwards: a redaction on claude/Bash pipes the command through `interlock
+    // redact`.
     const file = plan.loaded.file
     const rewriteInput = file === undefined
       ? undefined

@@ -10,7 +10,10 @@ import { auditSourceFlags, openAuditSource } from "./AuditSource.ts"
 import { configFlag } from "./ConfigFlag.ts"
 import { userFacing } from "./UserFacing.ts"
 
-/** A row's outcome as shown: a write-ahead row never completed reads "sent, outcome unknown"; a bridge's record, its answer. */
+/**
+ * A row's outcome as shown: a write-ahead row never completed reads "sent, outcome unknown"; a bridge's record, its
+ * answer.
+ */
 export const outcomeLabel = (row: AuditRecord): string => (row.outcome === PENDING ? PENDING_LABEL : shownOutcome(row))
 
 /** The table's header row. */

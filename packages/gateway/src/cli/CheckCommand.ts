@@ -1,4 +1,7 @@
-/** `interlock check --config F`: validate a config and print its servers, exposed tools and rules. The work is in CheckReport.ts; this module holds the flags. */
+/**
+ * `interlock check --config F`: validate a config and print its servers, exposed tools and rules. The work is in
+ * CheckReport.ts; this module holds the flags.
+ */
 import { Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { checkConfig } from "./CheckReport.ts"

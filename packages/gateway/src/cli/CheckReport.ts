@@ -25,7 +25,9 @@ export const describeAudit = (audit: AuditPlan): string =>
 
 const indent = (lines: ReadonlyArray<string>): ReadonlyArray<string> => lines.map((line) => `  ${line}`)
 
-/** How the gateway authenticates toward a server, in a few words (never a secret): its forms and whose token endpoint. */
+/**
+ * How the gateway authenticates toward a server, in a few words (never a secret): its forms and whose token endpoint.
+ */
 export const describeAuth = (server: ServerPlan): string => {
   const { clientCredentials, exchange, perPrincipal, identity } = server.auth
   const forms = [
@@ -43,7 +45,10 @@ const ruleMatch = (
   rule: RuleConfig
 ): string => (typeof rule.match === "string" ? rule.match : `${rule.match.server}/${rule.match.regex}`)
 
-/** The plan described in lines: servers and rules as aligned tables, the listen address, the audit store, the shared state. */
+/**
+ * The plan described in lines: servers and rules as aligned tables, the listen address, the audit store, the shared
+ * state.
+ */
 export const describePlan = (plan: Plan): ReadonlyArray<string> => {
   const lines = [`Config OK: ${plan.loaded.file === undefined ? "(inline)" : shownPath(plan.loaded.file)}`, "Servers:"]
   const authed = [...plan.servers.values()].some((server) => describeAuth(server) !== "")
@@ -125,7 +130,9 @@ const listExposed = (plan: Plan) =>
         }
       })))
 
-/** Checks the config named by --config (or found), listing the exposed tools when `connect`; fails with what is wrong. */
+/**
+ * Checks the config named by --config (or found), listing the exposed tools when `connect`; fails with what is wrong.
+ */
 export const checkConfig = (config: Option.Option<string>, connect: boolean) =>
   Effect.gen(function*() {
     const plan = yield* planFrom(config)

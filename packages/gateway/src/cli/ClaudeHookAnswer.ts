@@ -24,7 +24,10 @@ const answer = (config: Option.Option<string>, stdin: string, deadline: Duration
     )
   )
 
-/** What the process prints and its exit code; the first call wins, later ones (the watchdog's, or the answer's) do nothing. */
+/**
+ * What the process prints and its exit code; the first call wins, later ones (the watchdog's, or the answer's) do
+ * nothing.
+ */
 const finisher = () => {
   let done = false
   return (result: Bridge.BridgeResult, exit: boolean) => {

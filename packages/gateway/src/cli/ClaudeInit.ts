@@ -12,7 +12,10 @@ import { shellQuote } from "../claude/ClaudeBashGuard.ts"
 /** The settings file init writes, relative to the project (the working directory). */
 export const CLAUDE_SETTINGS = path.join(".claude", "settings.json")
 
-/** The starter config's rules for Claude Code's built-ins (JSON lines, before the servers' ask rules); the default denies the rest. */
+/**
+ * The starter config's rules for Claude Code's built-ins (JSON lines, before the servers' ask rules); the default
+ * denies the rest.
+ */
 export const CLAUDE_RULES: ReadonlyArray<string> = [
   `      // Claude Code's built-ins are server "claude". Reading and searching are allowed (redaction below guards them);`,
   `      // a Bash command runs only when a rule allows it: list yours here.`,
@@ -22,7 +25,10 @@ export const CLAUDE_RULES: ReadonlyArray<string> = [
   `      { "id": "claude-bash-status", "match": "claude/Bash", "decision": "allow", "when": { "args": { "command": { "in": ["ls", "pwd", "git status", "git diff"] } } } },`
 ]
 
-/** The starter config's `redact` lines for Claude Code: secrets in Read (refused), Bash (filtered), Grep (content refused) and MCP output. */
+/**
+ * The starter config's `redact` lines for Claude Code: secrets in Read (refused), Bash (filtered), Grep (content
+ * refused) and MCP output.
+ */
 export const CLAUDE_REDACT: ReadonlyArray<string> = [
   "  // Secrets never reach the model: a Read of a file holding one is refused, a Bash command's output passes `interlock redact`,",
   "  // Grep's matching lines are refused, and MCP results are redacted (see @interlock/claude's README for what each tool gets).",

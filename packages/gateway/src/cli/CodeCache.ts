@@ -31,13 +31,18 @@ const NODE_TAG = `${process.versions.v8} ${process.arch} ${process.execArgv.join
   process.env.NODE_OPTIONS ?? ""
 }`
 
-/** The CommonJS wrapper, on a line of its own (compiled with lineOffset -1, so the chunk's lines keep their numbers). */
+/**
+ * The CommonJS wrapper, on a line of its own (compiled with lineOffset -1, so the chunk's lines keep their numbers).
+ */
 const WRAPPER = "(function (exports, require, module, __filename, __dirname) {\n"
 
 const fs = () => process.getBuiltinModule("node:fs")
 const path = () => process.getBuiltinModule("node:path")
 
-/** The digest a cache file carries: this Node, its runs, the chunk's source, then the cache, each delimited by its length. */
+/**
+ * The digest a cache file carries: this Node, its runs, the chunk's source, then the cache, each delimited by its
+ * length.
+ */
 const digest = (runs: number, source: Buffer, data: Buffer): Buffer =>
   process.getBuiltinModule("node:crypto").createHash("sha256")
     .update(`${NODE_TAG}\0${runs}\0${source.length}\0`).update(source).update(`\0${data.length}\0`).update(data)
@@ -67,7 +72,10 @@ export interface ReadCache {
   readonly runs: number
 }
 
-/** The cache in `file` for `source`; undefined when there is none, or it is not private, whole and for this Node and source. */
+/**
+ * The cache in `file` for `source`; undefined when there is none, or it is not private, whole and for this Node and
+ * source.
+ */
 export const readCache = (file: string, source: Buffer): ReadCache | undefined => {
   const { closeSync, constants, fstatSync, openSync, readFileSync } = fs()
   let fd: number | undefined

@@ -1,4 +1,7 @@
-/** The `--config`/`-c` flag the commands share, apart from Shared.ts so that claude-hook's direct path loads no effect/cli flags. */
+/**
+ * The `--config`/`-c` flag the commands share, apart from Shared.ts so that claude-hook's direct path loads no
+ * effect/cli flags.
+ */
 import * as Flag from "effect/cli/Flag"
 
 /** The optional `--config`/`-c` flag, described for its command. */

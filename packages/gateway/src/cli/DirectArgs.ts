@@ -26,7 +26,10 @@ export type DirectCommand = keyof typeof DIRECT_FLAGS
 /** What the flags of a direct command were given as: a flag's value, or true for one that takes none. */
 export type DirectValues<C extends DirectCommand> = { readonly [K in keyof (typeof DIRECT_FLAGS)[C]]?: string | true }
 
-/** The flags of `args` when they are a plain form of `command` (its name first, then only its flags, each once); undefined otherwise. */
+/**
+ * The flags of `args` when they are a plain form of `command` (its name first, then only its flags, each once);
+ * undefined otherwise.
+ */
 export const directArgs = <C extends DirectCommand>(
   args: ReadonlyArray<string>,
   command: C

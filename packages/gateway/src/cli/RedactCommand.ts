@@ -1,4 +1,7 @@
-/** `interlock redact --config F --tool S/N`: the flags; the work is in RedactFilter.ts (which Cli.ts also runs directly). */
+/**
+ * `interlock redact --config F --tool S/N`: the flags; the work is in RedactFilter.ts (which Cli.ts also runs
+ * directly).
+ */
 import { Command, Flag } from "effect/cli"
 import { configFlag } from "./ConfigFlag.ts"
 import { redactFilter } from "./RedactFilter.ts"

@@ -1,4 +1,7 @@
-/** What the CLI commands share: finding and loading the config, and progress lines (UserFacing.ts turns errors into one line and exit 1). */
+/**
+ * What the CLI commands share: finding and loading the config, and progress lines (UserFacing.ts turns errors into one
+ * line and exit 1).
+ */
 import { ConfigError } from "@interlock/core"
 import { Effect, Option } from "effect"
 import { existsSync } from "node:fs"

@@ -36,7 +36,10 @@ export const ClientCredentialsConfig = Schema.Struct({
   resource: Schema.optionalKey(resource)
 })
 
-/** RFC 8693 token exchange: the principal's verified access token (listen.oauth) is traded for one minted for this server. */
+/**
+ * RFC 8693 token exchange: the principal's verified access token (listen.oauth) is traded for one minted for this
+ * server.
+ */
 export const ExchangeConfig = Schema.Struct({
   tokenUrl,
   clientId,

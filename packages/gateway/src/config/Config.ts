@@ -205,7 +205,10 @@ export const PrincipalConfig = Schema.Struct({
   roles: Schema.optionalKey(Schema.Array(NonEmpty))
 })
 
-/** The gateway as an OAuth 2.1 resource server: access tokens (JWTs) of one authorization server, beside the static tokens. */
+/**
+ * The gateway as an OAuth 2.1 resource server: access tokens (JWTs) of one authorization server, beside the static
+ * tokens.
+ */
 export const OAuthConfig = Schema.Struct({
   issuer: NonEmpty.annotate({
     description:

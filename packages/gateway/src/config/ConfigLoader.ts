@@ -1,6 +1,6 @@
 /**
- * Loading a config file: `interlock.config.json` or `.jsonc` (comments allowed; validated by the GatewayConfig Schema) or
- * `interlock.config.ts` (its default export, from `defineConfig`, with hooks and rule predicates
+ * Loading a config file: `interlock.config.json` or `.jsonc` (comments allowed; validated by the GatewayConfig Schema)
+ * or `interlock.config.ts` (its default export, from `defineConfig`, with hooks and rule predicates
  * as code). Errors are ConfigErrors that name the file and the path at fault.
  */
 import {
@@ -90,7 +90,10 @@ export const fromObject = (raw: unknown, baseDir: string, file?: string): Effect
   })
 }
 
-/** A rule on resources or prompts with a condition (`when`, conditions on tool calls' arguments), as the error naming it. */
+/**
+ * A rule on resources or prompts with a condition (`when`, conditions on tool calls' arguments), as the error naming
+ * it.
+ */
 const conditionOnOperations = (
   config: GatewayConfig,
   predicates: ReadonlyMap<number, RulePredicate>
@@ -106,7 +109,8 @@ const conditionOnOperations = (
   })
 }
 
-// fs's callback, not node:fs/promises, whose module loads readline's and the REPL's with it (claude-hook reads a config per event).
+// fs's callback, not node:fs/promises, whose module loads readline's and the REPL's with it (claude-hook reads a config
+// per event).
 const readFile = promisify(fs.readFile)
 
 const readJson = (file: string) =>
@@ -152,7 +156,10 @@ export interface LoadOptions {
   readonly fresh?: boolean
 }
 
-/** Loads a config file (.json or .jsonc, both with `//` and `/* *\/` comments allowed, or .ts/.mts/.js/.mjs with a default export). */
+/**
+ * Loads a config file (.json or .jsonc, both with `//` and `/* *\/` comments allowed, or .ts/.mts/.js/.mjs with a
+ * default export).
+ */
 export const loadConfig = (file: string, options: LoadOptions = {}): Effect.Effect<LoadedConfig, ConfigError> => {
   const absolute = path.resolve(file)
   const baseDir = path.dirname(absolute)

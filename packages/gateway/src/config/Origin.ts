@@ -1,6 +1,11 @@
-/** Web origins as the config names them (`listen.allowedOrigins`, `listen.publicUrl`) and the HTTP guard compares them. */
+/**
+ * Web origins as the config names them (`listen.allowedOrigins`, `listen.publicUrl`) and the HTTP guard compares them.
+ */
 
-/** An origin (`scheme://host[:port]`, http or https, nothing after it) in its canonical form (`URL.origin`); undefined when it is not one. */
+/**
+ * An origin (`scheme://host[:port]`, http or https, nothing after it) in its canonical form (`URL.origin`); undefined
+ * when it is not one.
+ */
 export const parseOrigin = (text: string): string | undefined => {
   let url: URL
   try {

@@ -55,7 +55,9 @@ export interface ExchangePlan extends TokenClientPlan {
   readonly audience: string | undefined
 }
 
-/** One entry of `auth.perPrincipal`: a principal's name or a role, and its headers (HTTP) or environment (stdio), read. */
+/**
+ * One entry of `auth.perPrincipal`: a principal's name or a role, and its headers (HTTP) or environment (stdio), read.
+ */
 export interface PrincipalSecretsPlan {
   readonly principal: string | undefined
   readonly role: string | undefined
@@ -89,7 +91,10 @@ export const NO_AUTH: AuthPlan = {
 /** Whether a server's credential is each principal's own (`exchange`, `perPrincipal`): its sessions then are too. */
 export const perPrincipalAuth = (auth: AuthPlan): boolean => auth.exchange !== undefined || auth.perPrincipal.length > 0
 
-/** The servers a gateway connects without a principal (at start, for `check`): all but per-principal ones, which open for each principal. */
+/**
+ * The servers a gateway connects without a principal (at start, for `check`): all but per-principal ones, which open
+ * for each principal.
+ */
 export const sharedServerIds = (plan: Pick<Plan, "servers">): ReadonlyArray<string> =>
   [...plan.servers].filter(([, server]) => server.sessions !== "per-principal").map(([id]) => id)
 

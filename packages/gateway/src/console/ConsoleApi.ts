@@ -21,14 +21,20 @@ import { AnswerBody, AnswerText, ConsoleInputErrorBody, QUERY_OPTIONS, StateQuer
 /** Who is looking at the console, for the request being served (ConsoleCaller provides it). */
 export class Viewer extends Context.Service<Viewer, ConsoleViewer>()("@interlock/gateway/ConsoleViewer") {}
 
-/** The console's guard and viewer check: a refused request, or a principal that may not use the console, never reaches an endpoint. */
+/**
+ * The console's guard and viewer check: a refused request, or a principal that may not use the console, never reaches
+ * an endpoint.
+ */
 export class ConsoleCaller
   extends HttpApiMiddleware.Service<ConsoleCaller, { provides: Viewer }>()("@interlock/gateway/ConsoleCaller", {
     error: ConsoleForbidden
   })
 {}
 
-/** The body cap (MAX_ANSWER_BYTES), and what HttpApi could not decode as the error naming it: a query parameter or body field (400), an id (404). */
+/**
+ * The body cap (MAX_ANSWER_BYTES), and what HttpApi could not decode as the error naming it: a query parameter or body
+ * field (400), an id (404).
+ */
 export class ConsoleInputCheck
   extends HttpApiMiddleware.Service<ConsoleInputCheck>()("@interlock/gateway/ConsoleInputCheck", {
     error: [ConsoleInputErrorBody, UnknownId]

@@ -77,7 +77,9 @@ const fromMessage = (error: string, param: string): ConsoleInputError => {
   })
 }
 
-/** A ConsoleInputError as the API sends it: 400, `{ error, param }` (its message, and the parameter or field it names). */
+/**
+ * A ConsoleInputError as the API sends it: 400, `{ error, param }` (its message, and the parameter or field it names).
+ */
 export const ConsoleInputErrorBody = Schema.Struct({ error: Schema.String, param: Schema.String }).pipe(
   Schema.decodeTo(
     Schema.toType(ConsoleInputError),
@@ -136,7 +138,10 @@ export const parseStateQuery = (params: URLSearchParams): StateQuery | ConsoleIn
   return Exit.isSuccess(exit) ? exit.value : errorOf("query", exit, query)
 }
 
-/** An approval answer's body (parsed JSON; undefined when it was unreadable or not JSON), or the error naming the bad field. */
+/**
+ * An approval answer's body (parsed JSON; undefined when it was unreadable or not JSON), or the error naming the bad
+ * field.
+ */
 export const parseAnswer = (body: unknown): AnswerBody | ConsoleInputError => {
   const exit = decodeAnswer(body)
   return Exit.isSuccess(exit) ? exit.value : errorOf("body", exit)

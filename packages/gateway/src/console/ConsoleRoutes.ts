@@ -35,7 +35,10 @@ const NO_STORE = { "cache-control": "no-store" } as const
 const noStore: HttpEffect.PreResponseHandler = (_request, response) =>
   Effect.succeed(HttpServerResponse.setHeaders(response, NO_STORE))
 
-/** ConsoleCaller: the console's guard, then the viewer (403 for a principal that may not use the console); the API's answers are not cached. */
+/**
+ * ConsoleCaller: the console's guard, then the viewer (403 for a principal that may not use the console); the API's
+ * answers are not cached.
+ */
 const callerLayer = (guard: GuardOptions) =>
   Layer.effect(
     ConsoleCaller,
@@ -56,7 +59,10 @@ const isBodyTooLarge = (defect: unknown): boolean =>
   HttpServerError.isHttpServerError(defect) && defect.reason._tag === "RequestParseError" &&
   defect.reason.reason === "BodyTooLarge"
 
-/** What HttpApi could not decode (the id, the query or the body), as the error naming it; undefined for any other schema error. */
+/**
+ * What HttpApi could not decode (the id, the query or the body), as the error naming it; undefined for any other schema
+ * error.
+ */
 const decodeFailure = (
   error: HttpApiError.HttpApiSchemaError
 ): Effect.Effect<never, ConsoleInputError | UnknownId, HttpServerRequest.ParsedSearchParams> | undefined =>

@@ -9,7 +9,9 @@ import { Redacted } from "effect"
 
 const tokens = new WeakMap<Principal, Redacted.Redacted<string>>()
 
-/** Binds `principal` to the verified access token it came from (replacing an earlier one, for a host's refreshed token). */
+/**
+ * Binds `principal` to the verified access token it came from (replacing an earlier one, for a host's refreshed token).
+ */
 export const bindAccessToken = (principal: Principal, token: string | Redacted.Redacted<string>): void => {
   tokens.set(principal, Redacted.isRedacted(token) ? token : Redacted.make(token))
 }

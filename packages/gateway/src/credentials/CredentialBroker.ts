@@ -19,7 +19,10 @@ export const DEFAULT_IDENTITY_ISSUER = "urn:interlock:gateway"
 
 /** The broker's interface. */
 export interface CredentialBrokerShape {
-  /** The credential of an operation of `principal` on `serverId` with `digest`; refused (nothing is sent) when it has none. */
+  /**
+   * The credential of an operation of `principal` on `serverId` with `digest`; refused (nothing is sent) when it has
+   * none.
+   */
   readonly prepare: (
     serverId: string,
     principal: Principal | undefined,
@@ -52,7 +55,9 @@ export class CredentialBroker
   }
 }
 
-/** Builds the broker of `plan`'s servers; identity keys are made (jose loaded) only when a server has `auth.identity`. */
+/**
+ * Builds the broker of `plan`'s servers; identity keys are made (jose loaded) only when a server has `auth.identity`.
+ */
 export const makeCredentialBroker = (plan: Plan): Effect.Effect<CredentialBrokerShape> =>
   Effect.gen(function*() {
     const signs = [...plan.servers.values()].some((server) => server.auth.identity !== undefined)

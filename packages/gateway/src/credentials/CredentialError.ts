@@ -30,7 +30,9 @@ export type CredentialReason = typeof CredentialReason.Type
 export class CredentialError extends Schema.TaggedError<CredentialError>()("CredentialError", {
   serverId: Schema.String,
   reason: CredentialReason,
-  /** Interlock's words for the reason: never a token, a secret or what a server said beyond its status and error code. */
+  /**
+   * Interlock's words for the reason: never a token, a secret or what a server said beyond its status and error code.
+   */
   detail: Schema.String,
   receipt: Schema.optional(Receipt)
 }) {

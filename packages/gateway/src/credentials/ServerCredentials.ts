@@ -1,7 +1,8 @@
 /**
  * One server's credentials, from its AuthPlan: what an operation of a principal is sent with (clientCredentials,
  * exchange, perPrincipal, identity: see the gateway README's "Downstream credentials"), and the headers or
- * environment of that principal's sessions. A session of a principal gets only what that principal's operation prepared.
+ * environment of that principal's sessions. A session of a principal gets only what that principal's operation
+ * prepared.
  */
 import type { Principal } from "@interlock/core"
 import { Effect, Equal, Hash, Redacted } from "effect"
@@ -26,7 +27,10 @@ export interface PreparedCredential {
   readonly grant: string | undefined
   /** Whether it carries an identity token. */
   readonly identity: boolean
-  /** The secrets it sends (its bearer token, identity token, perPrincipal values): redacted from what the server answers. */
+  /**
+   * The secrets it sends (its bearer token, identity token, perPrincipal values): redacted from what the server
+   * answers.
+   */
   readonly secrets: ReadonlyArray<string>
 }
 
@@ -44,7 +48,10 @@ export interface ServerCredentials {
     principal: Principal | undefined,
     digest: string | undefined
   ) => Effect.Effect<PreparedCredential, CredentialError>
-  /** The auth headers of one HTTP request on a session of `principal` (undefined: a shared session), when the server has any. */
+  /**
+   * The auth headers of one HTTP request on a session of `principal` (undefined: a shared session), when the server has
+   * any.
+   */
   readonly sessionHeaders:
     | ((principal: string | undefined) => Effect.Effect<Readonly<Record<string, string>>, CredentialError>)
     | undefined

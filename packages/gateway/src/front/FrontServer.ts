@@ -67,7 +67,9 @@ const failure = (
   return wire
 }
 
-/** The call's server, tool and arguments; or, when it is refused before the pipeline, why (with what its row records). */
+/**
+ * The call's server, tool and arguments; or, when it is refused before the pipeline, why (with what its row records).
+ */
 const admit = (
   deps: FrontDeps,
   name: unknown,
@@ -104,7 +106,9 @@ export const CACHE_HINTS = {
   "server/discover": { ttlMs: 60_000, cacheScope: "private" }
 } as const
 
-/** A server's tool as a host's listing shows it: under its host-side name, redacted; undefined when redaction hides it. */
+/**
+ * A server's tool as a host's listing shows it: under its host-side name, redacted; undefined when redaction hides it.
+ */
 export const listedTool = (deps: FrontDeps, tool: Tool) => {
   const listed = redactDefinition(
     toWireTool(tool, deps.namespace.expose(tool.serverId, tool.name)),

@@ -36,7 +36,8 @@ const field = (value: unknown): string | undefined =>
  * envelope (over HTTP the SDK also seeds the server with it per request; on stdio it does not).
  */
 export const hostClient = (server: Server, ctx?: ServerContext): HostClient | undefined => {
-  // The SDK types the envelope as `{}`; the SDK validated its clientInfo as an Implementation, and `field` reads only strings.
+  // The SDK types the envelope as `{}`; the SDK validated its clientInfo as an Implementation, and `field` reads only
+  // strings.
   const envelope: Readonly<Record<string, unknown>> | undefined = ctx?.mcpReq.envelope
   const info = (server.getClientVersion() ?? envelope?.[CLIENT_INFO_META_KEY]) as {
     readonly name?: unknown
@@ -46,7 +47,10 @@ export const hostClient = (server: Server, ctx?: ServerContext): HostClient | un
   return name === undefined ? undefined : { name, version: field(info?.version) ?? "" }
 }
 
-/** The host's client capabilities: from the request's envelope (2026-07-28, which stdio does not seed into the server), else from initialize. */
+/**
+ * The host's client capabilities: from the request's envelope (2026-07-28, which stdio does not seed into the server),
+ * else from initialize.
+ */
 const hostCapabilities = (server: Server, ctx: ServerContext): unknown => {
   const envelope: Readonly<Record<string, unknown>> | undefined = ctx.mcpReq.envelope
   return envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities()
@@ -128,7 +132,10 @@ export const inputRequiredCall = (
       _meta: { [ERROR_META]: "InputRequired", [CALL_ID_META]: callId }
     }
 
-/** A prompts/get or resources/read that failed with InputRequired: `input_required` in the modern era, else a JSON-RPC error. */
+/**
+ * A prompts/get or resources/read that failed with InputRequired: `input_required` in the modern era, else a JSON-RPC
+ * error.
+ */
 export const inputRequiredRead = (failure: InputRequired, era: Era): InputRequiredResult => {
   if (era === "legacy") throw new WireError(-32600, NEEDS_MODERN)
   return inputRequired({ inputRequests: failure.inputRequests as InputRequests, requestState: failure.requestState })

@@ -15,7 +15,10 @@ export const logPasses = (level: unknown, threshold: LoggingLevel | undefined): 
   return threshold !== undefined && at !== undefined && !belowLevel(at, threshold)
 }
 
-/** A request's notify that, in the modern era, drops the log messages below the request's level (all of them without one). */
+/**
+ * A request's notify that, in the modern era, drops the log messages below the request's level (all of them without
+ * one).
+ */
 export const requestNotify = (notify: RequestNotify, era: Era, threshold: unknown): RequestNotify => {
   if (era === "legacy") return notify
   const level = logLevelOf(threshold)

@@ -51,7 +51,9 @@ export const toWireResult = (result: ToolResult): CallToolResult => {
 /** The `_meta` key of a failed call's id, as its audit row records it (`interlock audit --call ID`). */
 export const CALL_ID_META = "interlock/callId"
 
-/** The `_meta` key of the digest of a failed call's final call (after rewrites), as its receipt and audit row hold it. */
+/**
+ * The `_meta` key of the digest of a failed call's final call (after rewrites), as its receipt and audit row hold it.
+ */
 export const DIGEST_META = "interlock/digest"
 
 /** The `_meta` key of a failed call's error tag. */
@@ -69,7 +71,10 @@ const callMeta = (
   return meta
 }
 
-/** A -32021 error's data as the revision shapes it, for a 2026-07-28 host: `requiredCapabilities`, a ClientCapabilities object. */
+/**
+ * A -32021 error's data as the revision shapes it, for a 2026-07-28 host: `requiredCapabilities`, a ClientCapabilities
+ * object.
+ */
 export const requiredData = (
   error: ProtocolError,
   era: Era
@@ -84,7 +89,10 @@ export const requiredData = (
       )
     }
 
-/** A retry whose state the gateway refused, as the JSON-RPC error the host gets: its fixed message, and the call's id when it has one. */
+/**
+ * A retry whose state the gateway refused, as the JSON-RPC error the host gets: its fixed message, and the call's id
+ * when it has one.
+ */
 export const stateRefusedToWire = (error: StateRefused, callId?: string): WireError =>
   new WireError(
     error.code,

@@ -11,7 +11,10 @@ type Json = Record<string, unknown>
 
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value)
 
-/** Whether a string is base64 (the standard alphabet, as MCP's schema has it; optional padding): what an exempt position may keep. */
+/**
+ * Whether a string is base64 (the standard alphabet, as MCP's schema has it; optional padding): what an exempt position
+ * may keep.
+ */
 export const isBase64 = (text: string): boolean => {
   let end = text.length
   while (end > 0 && text.charCodeAt(end - 1) === 61 /* = */ && text.length - end < 2) end--
@@ -32,7 +35,9 @@ const keepingBase64 = (node: Json, key: string, redactions: ReadonlyArray<Redact
   return out === rest ? node : { ...out, [key]: payload }
 }
 
-/** An HTML entry's text redacted as HTML (HtmlRedaction.ts), so that the document stays well-formed; the rest as JSON. */
+/**
+ * An HTML entry's text redacted as HTML (HtmlRedaction.ts), so that the document stays well-formed; the rest as JSON.
+ */
 const redactHtmlEntry = (entry: Json & { readonly text: string }, redactions: ReadonlyArray<Redaction>): Json => {
   const { text, ...rest } = entry
   const out = redactJson(rest, redactions)

@@ -76,7 +76,10 @@ export const redactHtml = (html: string, redactions: ReadonlyArray<Redaction>): 
   return out
 }
 
-/** Whether a resource entry holds HTML: its MIME type is text/html (MCP Apps' `text/html;profile=mcp-app` included), or it is a `ui://` resource. */
+/**
+ * Whether a resource entry holds HTML: its MIME type is text/html (MCP Apps' `text/html;profile=mcp-app` included), or
+ * it is a `ui://` resource.
+ */
 export const isHtmlEntry = (mimeType: unknown, uri: unknown): boolean =>
   (typeof mimeType === "string" && mimeType.trim().toLowerCase().startsWith("text/html")) ||
   (typeof uri === "string" && isUiUri(uri))

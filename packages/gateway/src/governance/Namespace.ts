@@ -20,7 +20,10 @@ export interface Namespace {
 /** The separator between server and tool. */
 export const SEPARATOR = "__"
 
-/** A namespace over these servers in this mode. "never" with several servers routes to the first that listed the name (see `own`). */
+/**
+ * A namespace over these servers in this mode. "never" with several servers routes to the first that listed the name
+ * (see `own`).
+ */
 export const makeNamespace = (serverIds: ReadonlyArray<string>, mode: "auto" | "always" | "never"): Namespace => {
   const prefixed = mode === "always" || (mode === "auto" && serverIds.length > 1)
   const known = new Set(serverIds)

@@ -33,7 +33,9 @@ export interface PathSettings {
   readonly platform: Platform
   /** What a leading `~` stands for; undefined: not known, so such a path cannot be placed. */
   readonly home: string | undefined
-  /** "expand": the server expands a leading `~` to `home`; "either": it may, or may take `~` as a name (both readings). */
+  /**
+   * "expand": the server expands a leading `~` to `home`; "either": it may, or may take `~` as a name (both readings).
+   */
   readonly tilde: "expand" | "either"
   /** Set when symlinks are resolved on the gateway's side. */
   readonly links: LinkReader | undefined
@@ -127,7 +129,10 @@ const real = (platform: Platform, links: LinkReader, absolute: string): string |
 const WIN32_DEVICE = /^[\\/]{2}[?.][\\/]/
 const WIN32_DRIVE_RELATIVE = /^([a-z]):(?![\\/])/i
 
-/** The texts a server may take `text` for: itself, a `file:` URI's path, `~` expanded. Undefined when one cannot be known. */
+/**
+ * The texts a server may take `text` for: itself, a `file:` URI's path, `~` expanded. Undefined when one cannot be
+ * known.
+ */
 const readings = (text: string, settings: PathSettings): Array<string> | undefined => {
   const out = [text]
   if (/^file:/i.test(text)) {
@@ -156,7 +161,10 @@ const readings = (text: string, settings: PathSettings): Array<string> | undefin
   return out
 }
 
-/** The form two placed paths compare in: NFC; on win32 also lower case, without the trailing dots and spaces Windows drops. */
+/**
+ * The form two placed paths compare in: NFC; on win32 also lower case, without the trailing dots and spaces Windows
+ * drops.
+ */
 const comparable = (platform: Platform, placed: string): string => {
   const nfc = placed.normalize("NFC")
   if (platform === "posix") return nfc

@@ -23,7 +23,10 @@ export const redactHostRequest = (request: HostRequest, redactions: ReadonlyArra
   return { method: request.method, params: params as Readonly<Record<string, unknown>> }
 }
 
-/** Replaces Sampling and Elicitation in context with wrappers that redact what the server asks (with the redactions in force then). */
+/**
+ * Replaces Sampling and Elicitation in context with wrappers that redact what the server asks (with the redactions in
+ * force then).
+ */
 export const redactingHostRequestsLayer = (
   redactions: () => ReadonlyArray<Redaction>
 ): Layer.Layer<Sampling | Elicitation, never, Sampling | Elicitation> =>

@@ -174,8 +174,8 @@ const put = (frame: Frame, key: string, value: unknown, f: (text: string) => str
 }
 
 /**
- * Maps every string of a JSON value (object keys included) through `f`, without recursion; containers nested deeper than
- * `maxDepth` become {@link TOO_DEEP}. Returns the same object where nothing changed.
+ * Maps every string of a JSON value (object keys included) through `f`, without recursion; containers nested deeper
+ * than `maxDepth` become {@link TOO_DEEP}. Returns the same object where nothing changed.
  */
 export const mapStrings = (root: unknown, f: (text: string) => string, maxDepth: number = MAX_DEPTH): unknown => {
   const stack: Array<Frame> = []

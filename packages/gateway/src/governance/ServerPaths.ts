@@ -20,7 +20,10 @@ export interface GatewayHost {
 
 const thisHost = (): GatewayHost => ({ platform: gatewayPlatform, cwd: process.cwd(), home: homedir() })
 
-/** An absolute path on `platform`: on the gateway's own platform relative to `baseDir`; on another, it must already be absolute. */
+/**
+ * An absolute path on `platform`: on the gateway's own platform relative to `baseDir`; on another, it must already be
+ * absolute.
+ */
 const absoluteOn = (
   platform: Platform,
   host: GatewayHost,

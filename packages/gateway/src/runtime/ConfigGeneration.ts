@@ -28,8 +28,8 @@ export type GenerationServices =
  * replace is merged in here, and read through {@link ConfigInForce.current} where it is used.
  */
 export const generationLayer = (plan: Plan): Layer.Layer<GatewayCalls, ConfigError, GenerationServices> =>
-  // A configured approvals.stateKey is the generation's own (a reload may change it; the same key opens the same states);
-  // without one, the generation seals with the gateway's seal, so a reload keeps a generated key's states.
+  // A configured approvals.stateKey is the generation's own (a reload may change it; the same key opens the same
+  // states); without one, the generation seals with the gateway's seal, so a reload keeps a generated key's states.
   plan.approvals.stateKey === undefined
     ? GatewayCalls.layer(plan)
     : GatewayCalls.layer(plan).pipe(Layer.provide(StateSeal.fromSecret(plan.approvals.stateKey)))
@@ -57,7 +57,10 @@ interface Slot {
 export interface ConfigInForce {
   /** The generation in force now. */
   readonly current: () => Generation
-  /** Builds `plan`'s generation; when it built, puts it in force and retires the previous one. A failure changes nothing. */
+  /**
+   * Builds `plan`'s generation; when it built, puts it in force and retires the previous one. A failure changes
+   * nothing.
+   */
   readonly apply: (plan: Plan) => Effect.Effect<Generation, ConfigError>
   /** GatewayCalls whose every operation runs under the generation in force when it starts. */
   readonly calls: GatewayCallsShape

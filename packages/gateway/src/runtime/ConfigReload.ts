@@ -40,7 +40,9 @@ const differsAt = (a: unknown, b: unknown, at: string): string | undefined => {
   return at
 }
 
-/** The first restart-only key path (for example `listen.http`) whose value differs between two configs, or undefined. */
+/**
+ * The first restart-only key path (for example `listen.http`) whose value differs between two configs, or undefined.
+ */
 export const restartOnlyChange = (
   running: Readonly<Record<string, unknown>>,
   next: Readonly<Record<string, unknown>>

@@ -63,8 +63,9 @@ export interface GatewayShape {
 /** One running gateway. */
 export class Gateway extends Context.Service<Gateway, GatewayShape>()("@interlock/gateway/Gateway") {
   /**
-   * The whole gateway for a plan: hub, audit store, approvals, calls. Closing the scope drains calls, then stops servers.
-   * `states` replaces the plan's approval-state seal (tests pass a seal with one UsedStates shared between replicas).
+   * The whole gateway for a plan: hub, audit store, approvals, calls. Closing the scope drains calls, then stops
+   * servers. `states` replaces the plan's approval-state seal (tests pass a seal with one UsedStates shared between
+   * replicas).
    */
   static layer(
     plan: Plan,

@@ -221,7 +221,10 @@ const resolveApprovals = (
   }
 }
 
-/** A Postgres URL, literal or `env:NAME`, as a secret; a ConfigError naming `where` (never the value) when it is not one. */
+/**
+ * A Postgres URL, literal or `env:NAME`, as a secret; a ConfigError naming `where` (never the value) when it is not
+ * one.
+ */
 export const readPostgresUrl = (
   value: string,
   where: string,

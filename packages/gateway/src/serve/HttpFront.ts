@@ -1,8 +1,8 @@
 /**
  * The gateway's HTTP face on one port (effect/http on NodeHttpServer): `/mcp` (McpRoute.ts), `/metrics`, `/claude/hook`
- * (ClaudeHookRoute.ts), the console at `/` (console/ConsoleRoutes.ts), `/interceptors` when asked (InterceptorRoute.ts).
- * Every route but the OAuth resource metadata and the identity tokens' key set (front/http/auth/IdentityKeys.ts) is
- * behind the guard (front/http/GuardMiddleware.ts) and runs in this layer's context. Paths match exactly.
+ * (ClaudeHookRoute.ts), the console at `/`, and `/interceptors` when asked. Every route but the OAuth resource metadata
+ * and the identity key set (front/http/auth/IdentityKeys.ts) is behind the guard (front/http/GuardMiddleware.ts) and
+ * runs in this layer's context. Paths match exactly.
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Clock, Context, Effect, Layer, Schema, Scope } from "effect"
@@ -59,7 +59,10 @@ export class HttpFront extends Context.Service<HttpFront, HttpFrontShape>()("@in
     Effect.suspend(() => make({}))
   )
 
-  /** The face with options: `interceptors` also serves the policy and redactions at `/interceptors` (InterceptorRoute.ts). */
+  /**
+   * The face with options: `interceptors` also serves the policy and redactions at `/interceptors`
+   * (InterceptorRoute.ts).
+   */
   static layerWith(options: HttpFrontOptions): Layer.Layer<HttpFront, ListenError, Gateway> {
     return Layer.effect(HttpFront, Effect.suspend(() => make(options)))
   }
@@ -80,7 +83,9 @@ const metrics = Effect.gen(function*() {
   return HttpServerResponse.text(yield* PrometheusMetrics.format(), { contentType: "text/plain; version=0.0.4" })
 })
 
-/** The routes of the face, each behind the guard of its kind; the console's API is an HttpApi (console/ConsoleApi.ts). */
+/**
+ * The routes of the face, each behind the guard of its kind; the console's API is an HttpApi (console/ConsoleApi.ts).
+ */
 const routes = (
   guards: { readonly mcp: GuardOptions; readonly console: GuardOptions },
   mcp: ReturnType<typeof mcpRoute>,

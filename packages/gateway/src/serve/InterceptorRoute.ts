@@ -82,7 +82,10 @@ export const makeServing = (gateway: GatewayShape): Effect.Effect<InterceptorSer
     }
   })
 
-/** Serves one request: its body read under the `/mcp` cap, a fresh server for the guard's principal (stateless, both eras). */
+/**
+ * Serves one request: its body read under the `/mcp` cap, a fresh server for the guard's principal (stateless, both
+ * eras).
+ */
 const serveOne = async (
   handler: ReturnType<typeof createMcpHandler>,
   req: IncomingMessage,

@@ -36,7 +36,10 @@ const storeError = (message: string) => new RateLimiterError({ reason: new RateL
 const unsupported = (algorithm: string) =>
   Effect.fail(storeError(`the gateway's shared state keeps token buckets only, not ${algorithm}`))
 
-/** A RateLimiterStore on the state database; a failed statement is a RateLimitStoreError naming the driver's reason only. */
+/**
+ * A RateLimiterStore on the state database; a failed statement is a RateLimitStoreError naming the driver's reason
+ * only.
+ */
 export const make = (db: StateDatabase): typeof RateLimiterStore.Service =>
   RateLimiterStore.of({
     tokenBucket: (options) =>

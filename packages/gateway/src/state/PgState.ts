@@ -39,7 +39,9 @@ export const services = (
     RateLimiter.layer.pipe(Layer.provide(PgRateLimiterStore.layer(db)))
   )
 
-/** Opens the database at `url`, with the shared state's services and its reaper; the pool closes with the Layer's scope. */
+/**
+ * Opens the database at `url`, with the shared state's services and its reaper; the pool closes with the Layer's scope.
+ */
 export const layer = (
   url: Redacted.Redacted<string>
 ): Layer.Layer<ApprovalQueue | UsedStates | SharedPins | RateLimiter.RateLimiter, StateError> =>

@@ -70,13 +70,15 @@ describe("redaction and Claude Code's built-in tools", () => {
       // Bash's output went through `interlock redact` (the rule cat-ok saw the command as Claude wrote it).
       assert.strictEqual(resultText(cat!.content), "TOKEN=[REDACTED]")
       assert.strictEqual(resultText(clean!.content), `it's clean\n${path.join(run.project, "sub")}`)
-      // The working directory carried over from the previous call (Claude Code keeps it), and the failure's status shows.
+      // The working directory carried over from the previous call (Claude Code keeps it), and the failure's status
+      // shows.
       assert.isTrue(failing!.is_error)
       assert.include(resultText(failing!.content), "Exit code 1")
       assert.include(resultText(failing!.content), path.join(run.project, "sub"))
       assert.include(resultText(failing!.content), "No such file or directory")
-      // Grep's content mode would print the line: refused; a search for paths runs (it finds nothing here: Claude Code's
-      // Grep gave "No files found" in the test's namespace for every pattern, which is Grep's own doing, not Interlock's).
+      // Grep's content mode would print the line: refused; a search for paths runs (it finds nothing here: Claude
+      // Code's Grep gave "No files found" in the test's namespace for every pattern, which is Grep's own doing, not
+      // Interlock's).
       assert.isTrue(lines!.is_error)
       assert.include(resultText(lines!.content), "output_mode content is refused")
       assert.notEqual(files!.is_error, true)
@@ -145,7 +147,8 @@ describe("MCP through the gateway", () => {
       assert.strictEqual(resultText(echo!.content), "hello through the gateway")
       assert.isTrue(write!.is_error)
       assert.include(resultText(write!.content), "no policy rule allows this call")
-      // Correlation: the bridge's rows (PreToolUse, PostToolUse) and the gateway's row of the echo call carry Claude's tool_use_id.
+      // Correlation: the bridge's rows (PreToolUse, PostToolUse) and the gateway's row of the echo call carry Claude's
+      // tool_use_id.
       const rowsOf = (file: string) => {
         const db = new DatabaseSync(file, { readOnly: true })
         try {

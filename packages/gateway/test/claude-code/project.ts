@@ -9,7 +9,9 @@ import * as path from "node:path"
 import { inject } from "vitest"
 import { bridgeCommand, NODE, removeRuns, resultText, type Run } from "./harness.ts"
 
-/** The `interlock` bin as these tests run it: on the bundle of the sources made at the start of the run (vitest.cli.ts). */
+/**
+ * The `interlock` bin as these tests run it: on the bundle of the sources made at the start of the run (vitest.cli.ts).
+ */
 export const INTERLOCK = [NODE, inject("interlockBin")]
 
 /** The bridge's hook command for a config file (harness.ts's bridgeCommand), run by {@link INTERLOCK}. */
@@ -27,7 +29,10 @@ export const done = { text: "All done." }
 /** How long one test of the real host may take (ms). */
 export const TIMEOUT = 60_000
 
-/** For one test file: a temp folder (removed after the file, with Claude's runs), a JSON writer into it, the bridge's config. */
+/**
+ * For one test file: a temp folder (removed after the file, with Claude's runs), a JSON writer into it, the bridge's
+ * config.
+ */
 export const configFolder = () => {
   const dir = mkdtempSync(path.join(tmpdir(), "interlock-claude-code-config-"))
   afterAll(() => {

@@ -3,7 +3,8 @@
  * client and a real stdio server that records every call it receives. The host retries with a
  * tampered, expired, replayed, borrowed (another principal's, another call's) or wrong-purpose
  * state, or with an answer that is not an explicit yes; each is refused (a refused state with a
- * JSON-RPC error naming only the kind of refusal), its audit row says why, and the tool never runs. Two gateways sharing approvals.stateKey finish each other's calls once.
+ * JSON-RPC error naming only the kind of refusal), its audit row says why, and the tool never runs. Two gateways
+ * sharing approvals.stateKey finish each other's calls once.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Fiber, Layer, Redacted } from "effect"
@@ -33,7 +34,10 @@ const recordFile = () => {
   return file
 }
 
-/** A gateway over the recording server, with `states` as its approval-state services and `stateKey` as its configured key. */
+/**
+ * A gateway over the recording server, with `states` as its approval-state services and `stateKey` as its configured
+ * key.
+ */
 const gateway = (file: string, states: Layer.Layer<StateSeal | UsedStates>, stateKey = STATE_KEY) =>
   Effect.gen(function*() {
     const loaded = yield* fromObject({
@@ -77,7 +81,10 @@ const stealState = (into: Array<string>) => (params: CallParams): CallParams => 
   return { ...params, requestState: "sabotaged" }
 }
 
-/** Seals `payload` for `purpose` with the gateway's key: what an expired or wrong-purpose state of the gateway's own looks like. */
+/**
+ * Seals `payload` for `purpose` with the gateway's key: what an expired or wrong-purpose state of the gateway's own
+ * looks like.
+ */
 const sealWithKey = (purpose: string, payload: Record<string, unknown>, ttlMs: number) =>
   Effect.gen(function*() {
     return yield* (yield* StateSeal).seal(purpose, payload, ttlMs)
@@ -165,14 +172,20 @@ describe("approval states: the round trip of a 2026-07-28 host", () => {
     }))
 })
 
-/** A retry whose state was refused, as the host sees it: a JSON-RPC error (the client throws it) naming only the kind of refusal. */
+/**
+ * A retry whose state was refused, as the host sees it: a JSON-RPC error (the client throws it) naming only the kind of
+ * refusal.
+ */
 const rejected = (why: string, text: string) => ({
   isError: true,
   text: `client error: Interlock: the approval state was refused (${why}): ${text}`
 })
 
 describe("approval states: a hostile host", () => {
-  /** Bob asks, his retry carries `alter` of his (unused) state: how the call ended, its row's error, and what reached the server. */
+  /**
+   * Bob asks, his retry carries `alter` of his (unused) state: how the call ended, its row's error, and what reached
+   * the server.
+   */
   const retriedWith = <E>(alter: (state: string) => Effect.Effect<string, E>) =>
     Effect.gen(function*() {
       const { bob, received, lastError } = yield* setup

@@ -1,4 +1,7 @@
-/** A stdio server (recording-server.ts) that records the calls it receives in a fresh file, so that a test can prove a call never reached it. */
+/**
+ * A stdio server (recording-server.ts) that records the calls it receives in a fresh file, so that a test can prove a
+ * call never reached it.
+ */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"

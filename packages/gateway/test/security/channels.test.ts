@@ -81,7 +81,9 @@ const exercise = (client: Client) =>
 
 const content = (result: unknown): ReadonlyArray<Block> => (result as { content: ReadonlyArray<Block> }).content
 
-/** Asserts what this host got: nothing leaked anywhere, every channel was really exercised, exempt payloads are intact. */
+/**
+ * Asserts what this host got: nothing leaked anywhere, every channel was really exercised, exempt payloads are intact.
+ */
 const checkHost = (got: Record<string, unknown>, received: Received) => {
   assert.deepStrictEqual(leaksIn(received.raw.join("")), [], "raw bytes the host received")
   assert.deepStrictEqual(leaksIn(JSON.stringify(received.messages)), [], "messages the host received")

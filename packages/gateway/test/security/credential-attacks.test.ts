@@ -41,7 +41,10 @@ interface World {
   readonly mcpUrl: string
 }
 
-/** The auth server, the downstream, and a gateway whose server `user` exchanges each principal's token; dave has a static key. */
+/**
+ * The auth server, the downstream, and a gateway whose server `user` exchanges each principal's token; dave has a
+ * static key.
+ */
 const world = (
   options: { readonly protocol?: "auto" | "legacy"; readonly ttl?: number; readonly hosts?: HostEra } = {}
 ) =>

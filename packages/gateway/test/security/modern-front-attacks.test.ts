@@ -136,7 +136,8 @@ describe("the 2026-07-28 front's guard and principals", () => {
         yield* Effect.promise(() => bobHost.listen({ toolsListChanged: true }))
         yield* Effect.promise(() => bobHost.callTool({ name: "test_update_watched_resource", arguments: {} }))
         yield* Effect.promise(() => aliceSeen.until("notifications/resources/updated"))
-        // A list change after it reaches both streams: bob's stream works, and had the update come to it, it would be here first.
+        // A list change after it reaches both streams: bob's stream works, and had the update come to it, it would be
+        // here first.
         yield* Effect.promise(() => bobHost.callTool({ name: "test_change_lists", arguments: {} }))
         yield* Effect.promise(() => bobSeen.until("notifications/tools/list_changed"))
         yield* Effect.promise(() => aliceSeen.until("notifications/tools/list_changed"))

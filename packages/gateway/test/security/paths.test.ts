@@ -58,7 +58,10 @@ const privatePrefixes = (root: string): ReadonlyArray<string> => [
   `~/${path.relative(homedir(), root)}/private/`
 ]
 
-/** Two policies that keep calls out of `private`: deny within it (relative root), or allow only outside it (absolute root). */
+/**
+ * Two policies that keep calls out of `private`: deny within it (relative root), or allow only outside it (absolute
+ * root).
+ */
 const policies = (root: string) => ({
   denyWithin: {
     default: "allow",

@@ -39,7 +39,10 @@ const request = (id: unknown, method: string, params?: unknown) =>
 const answersTo = (gateway: RawGateway, id: unknown) =>
   gateway.lines().map((line) => JSON.parse(line)).filter((message) => !("method" in message) && message.id === id)
 
-/** Sends the frames, then a ping (a listing in 2026-07-28), and waits until every owed answer and the ping's have arrived; asserts each is there once. */
+/**
+ * Sends the frames, then a ping (a listing in 2026-07-28), and waits until every owed answer and the ping's have
+ * arrived; asserts each is there once.
+ */
 const sendAndCheck = (gateway: RawGateway, frames: ReadonlyArray<Frame>, meta: object, what: string) =>
   Effect.gen(function*() {
     const nullsBefore = answersTo(gateway, null).length

@@ -35,7 +35,10 @@ const parse = (line: string): Reply | undefined => {
   }
 }
 
-/** Whether a line is one JSON-RPC 2.0 message: a request or notification, or a response (id null allowed) with a result or an error. */
+/**
+ * Whether a line is one JSON-RPC 2.0 message: a request or notification, or a response (id null allowed) with a result
+ * or an error.
+ */
 export const isJsonRpcLine = (line: string): boolean => {
   const message = parse(line) as Record<string, unknown> | undefined
   if (typeof message !== "object" || message === null || Array.isArray(message) || message.jsonrpc !== "2.0") {
@@ -53,7 +56,10 @@ export const isJsonRpcLine = (line: string): boolean => {
 /** The protocol revision the raw sessions speak. */
 export const LEGACY_VERSION = "2025-06-18"
 
-/** Starts `interlock serve --stdio --config <file>` in `cwd` (node flags first) and initializes it (unless `initialize` is false); killed with the scope. */
+/**
+ * Starts `interlock serve --stdio --config <file>` in `cwd` (node flags first) and initializes it (unless `initialize`
+ * is false); killed with the scope.
+ */
 export const rawStdioGateway = (
   config: string,
   cwd: string,

@@ -116,7 +116,10 @@ interface Host {
 /** How host A abandons its stuck call (B is the other host, for checks on the way). */
 type Abandon = (url: string, a: Host, b: Host) => Effect.Effect<void>
 
-/** The fixture: A starts a call that never returns and abandons it; B's sampling call must then be served, and A never asked. */
+/**
+ * The fixture: A starts a call that never returns and abandons it; B's sampling call must then be served, and A never
+ * asked.
+ */
 const starvation = (abandon: Abandon, listen: Record<string, unknown> = {}) =>
   Effect.gen(function*() {
     const { http } = yield* startGateway({
@@ -305,7 +308,10 @@ describe("an empty JSON-RPC batch is an Invalid Request", () => {
     })), 60_000)
 })
 
-/** Opens `count` sessions with raw initialize requests (abandoned at once), `concurrency` at a time; their statuses in order. */
+/**
+ * Opens `count` sessions with raw initialize requests (abandoned at once), `concurrency` at a time; their statuses in
+ * order.
+ */
 const floodInit = (url: string, count: number, headers: Record<string, string> = {}) =>
   Effect.forEach(
     Array.from({ length: count }, (_, i) => i),

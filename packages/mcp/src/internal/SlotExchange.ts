@@ -15,7 +15,10 @@ import { type ChildSlot, type ChildSlots, onOwnSession } from "./ChildSlots.ts"
 import { deadlineRequest, request } from "./SlotRequests.ts"
 import type { SlotState } from "./SlotState.ts"
 
-/** How a leg of an exchange is sent: with the resume it carries, on `on`, with `timeout` ms left when there is a deadline. */
+/**
+ * How a leg of an exchange is sent: with the resume it carries, on `on`, with `timeout` ms left when there is a
+ * deadline.
+ */
 export type ExchangeRun<A> = (
   resume: Resume | undefined,
   signal: AbortSignal,
@@ -40,7 +43,8 @@ export const exchange = <A, S extends ChildSlot>(
       ? request(state, session, phase, (signal) => run(resume, signal, undefined, session), exchange)
       : deadlineRequest(state, session, phase, (signal) => run(resume, signal, left, session), deadlineMs, exchange)
   // A 2025 session has no input_required: its answer is the result, sent once with the whole deadline. A caller
-  // without a channel for the server's requests has the request parked, so that they can be relayed to it (ParkedCall.ts).
+  // without a channel for the server's requests has the request parked, so that they can be relayed to it
+  // (ParkedCall.ts).
   if (!session.modern) {
     const relay = caller?.relay
     if (caller === undefined || relay === undefined) {

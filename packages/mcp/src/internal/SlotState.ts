@@ -27,7 +27,9 @@ export interface HubRuntime {
   readonly notify: HubListener
 }
 
-/** The cache hints of a 2026-07-28 list result (`ttlMs`, `cacheScope`), unchecked: whoever passes them on checks them. */
+/**
+ * The cache hints of a 2026-07-28 list result (`ttlMs`, `cacheScope`), unchecked: whoever passes them on checks them.
+ */
 export interface ListCacheHint {
   readonly ttlMs?: unknown
   readonly cacheScope?: unknown
@@ -53,7 +55,9 @@ export interface SlotState {
   readonly subscriptions: Set<string>
   /** The logging level asked of this server, if any; restored on every new session. */
   loggingLevel: LoggingLevel | undefined
-  /** The cache hints of the latest tools/list of a 2026-07-28 session, as the server sent them (none from a 2025 one). */
+  /**
+   * The cache hints of the latest tools/list of a 2026-07-28 session, as the server sent them (none from a 2025 one).
+   */
   toolsCacheHint: ListCacheHint | undefined
   /** The requests parked on this slot's 2025 sessions for their callers' answers, by park id. */
   readonly parks: Map<string, ParkedCall<unknown>>

@@ -69,7 +69,10 @@ const internalError = jsonResponse(500, {
 /** The answer to a path no route serves. */
 export const notFound = jsonResponse(404, { error: "Not found" })
 
-/** Answers what no route serves (404, behind the console's guard) and what a route failed or died with (500); an interruption (the host went away) stays one. */
+/**
+ * Answers what no route serves (404, behind the console's guard) and what a route failed or died with (500); an
+ * interruption (the host went away) stays one.
+ */
 export const answerUnrouted =
   (options: GuardOptions) =>
   <E, R>(app: Effect.Effect<Response, E, R>): Effect.Effect<Response, never, R | HttpServerRequest.HttpServerRequest> =>

@@ -23,7 +23,10 @@ export const TOKEN_COOKIE = "interlock_token"
 export type GuardResult =
   | { readonly _tag: "Pass"; readonly principal: Principal | undefined; readonly token: string | undefined }
   | { readonly _tag: "Reject"; readonly status: number; readonly message: string }
-  /** Host and Origin pass, and no static token matches: the OAuth resource server decides (`token`: the header's, if any). */
+  /**
+   * Host and Origin pass, and no static token matches: the OAuth resource server decides (`token`: the header's, if
+   * any).
+   */
   | { readonly _tag: "Verify"; readonly token: string | undefined; readonly oauth: ResourceServerShape }
 
 /** The guard's settings. */
@@ -38,7 +41,9 @@ export interface GuardOptions {
   readonly oauth?: ResourceServerShape | undefined
 }
 
-/** The origins of the gateway's own pages: its bind address on its own port (all loopback names for a loopback bind). */
+/**
+ * The origins of the gateway's own pages: its bind address on its own port (all loopback names for a loopback bind).
+ */
 export const ownOrigins = (hosts: ReadonlyArray<string>, port: number): ReadonlyArray<string> =>
   hosts.flatMap((host) => {
     const origin = parseOrigin(`http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}`)

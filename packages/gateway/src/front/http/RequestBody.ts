@@ -30,7 +30,10 @@ export const readBody = (req: IncomingMessage, limit: number): Promise<Buffer | 
     req.on("error", reject)
   })
 
-/** The Node request and response behind an effect/http request; undefined unless it came through node:http (the HTTP face's server is). */
+/**
+ * The Node request and response behind an effect/http request; undefined unless it came through node:http (the HTTP
+ * face's server is).
+ */
 export const nodeExchange = (
   request: HttpServerRequest.HttpServerRequest
 ): { readonly req: IncomingMessage; readonly res: ServerResponse } | undefined => {

@@ -77,7 +77,10 @@ export class HostStdioTransport implements Transport {
     this.onclose?.()
   }
 
-  /** Writes one message as a JSON line; resolves once written (after a drain when the output is full), rejects after close. */
+  /**
+   * Writes one message as a JSON line; resolves once written (after a drain when the output is full), rejects after
+   * close.
+   */
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error("HostStdioTransport is closed"))
     const output = this.output

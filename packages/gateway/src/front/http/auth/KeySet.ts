@@ -58,7 +58,9 @@ export const refetchAllowed = (earlier: ReadonlyArray<number>, now: number): boo
 const Metadata = Schema.Struct({ issuer: Schema.String, jwks_uri: Schema.String })
 const KeySetDocument = Schema.Struct({ keys: Schema.Array(Schema.Record(Schema.String, Schema.Unknown)) })
 
-/** The metadata URLs of an issuer, in the order tried: RFC 8414 (path inserted), then OpenID Connect (path appended). */
+/**
+ * The metadata URLs of an issuer, in the order tried: RFC 8414 (path inserted), then OpenID Connect (path appended).
+ */
 export const metadataUrls = (issuer: string): ReadonlyArray<string> => {
   const url = new URL(issuer)
   const path = url.pathname === "/" ? "" : url.pathname.replace(/\/$/, "")

@@ -31,7 +31,10 @@ const CORS = {
   "access-control-allow-headers": "mcp-protocol-version"
 }
 
-/** The metadata route: GET answers the document, OPTIONS a CORS preflight, anything else 405; a Host not the gateway's is 403. */
+/**
+ * The metadata route: GET answers the document, OPTIONS a CORS preflight, anything else 405; a Host not the gateway's
+ * is 403.
+ */
 export const metadataRoute = (
   server: ResourceServerShape,
   allowedHosts: ReadonlyArray<string>

@@ -36,7 +36,10 @@ export const principalOf = (claims: Claims, claim: string): string | undefined =
   return typeof value === "string" && value.trim() !== "" ? value : undefined
 }
 
-/** The roles a token gives: none when the claim is absent (or no roles claim is configured); undefined when it has the wrong shape. */
+/**
+ * The roles a token gives: none when the claim is absent (or no roles claim is configured); undefined when it has the
+ * wrong shape.
+ */
 export const rolesOf = (claims: Claims, claim: string | undefined): ReadonlyArray<string> | undefined => {
   if (claim === undefined) return []
   const value = claimAt(claims, claim)

@@ -4,7 +4,9 @@
  */
 import { Schema } from "effect"
 
-/** The checks a token can fail; `scope` is the only one answered 403 (insufficient_scope), the rest 401 (invalid_token). */
+/**
+ * The checks a token can fail; `scope` is the only one answered 403 (insufficient_scope), the rest 401 (invalid_token).
+ */
 export const RefusalReason = Schema.Literals([
   "malformed",
   "algorithm",

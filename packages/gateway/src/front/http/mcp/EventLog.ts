@@ -63,7 +63,10 @@ export class EventLog {
     return this.events[Number(id) - this.first]
   }
 
-  /** The events of `id`'s stream after `id`, oldest first (priming events left out); undefined for an id the log does not hold. */
+  /**
+   * The events of `id`'s stream after `id`, oldest first (priming events left out); undefined for an id the log does
+   * not hold.
+   */
   after(id: string): { readonly stream: number; readonly events: ReadonlyArray<LoggedEvent> } | undefined {
     const event = this.find(id)
     if (event === undefined) return undefined

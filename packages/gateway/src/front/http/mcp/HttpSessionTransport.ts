@@ -36,7 +36,10 @@ export interface HttpSessionTransportOptions {
   readonly onsessionclosed?: (sessionId: string) => void
   /** How often an open answer or stream with nothing to send gets a comment line (ms); default SSE_KEEP_ALIVE_MS. */
   readonly keepAliveMs?: number
-  /** Priming events, event ids, an event log and Last-Event-ID resumption; every answer to a request is then an event stream. */
+  /**
+   * Priming events, event ids, an event log and Last-Event-ID resumption; every answer to a request is then an event
+   * stream.
+   */
   readonly resumable?: boolean
   /** The `retry:` a resumable stream's priming event carries (ms); default RESUME_RETRY_MS. */
   readonly retryMs?: number

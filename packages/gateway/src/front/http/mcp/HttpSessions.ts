@@ -135,7 +135,10 @@ export class SessionTable<S extends LiveSession> {
   }
 }
 
-/** Closes the table's idle sessions every sweep interval, forever (fork it in the HTTP face's scope); a close is not waited for. */
+/**
+ * Closes the table's idle sessions every sweep interval, forever (fork it in the HTTP face's scope); a close is not
+ * waited for.
+ */
 export const sweepIdle = <S extends LiveSession>(table: SessionTable<S>, limits: SessionLimits): Effect.Effect<never> =>
   Effect.sleep(sweepIntervalMs(limits)).pipe(
     Effect.andThen(Effect.sync(() => {

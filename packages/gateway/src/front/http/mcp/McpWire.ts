@@ -49,7 +49,9 @@ export const rpcError = (
   )
 }
 
-/** Refuses one JSON-RPC request with HTTP 400 and an error under its own id (null when it has none a response may echo). */
+/**
+ * Refuses one JSON-RPC request with HTTP 400 and an error under its own id (null when it has none a response may echo).
+ */
 export const rpcRefusal = (
   res: ServerResponse,
   id: unknown,

@@ -24,7 +24,9 @@ const INVALID_PARAMS = -32602
 /** The most `subscriptions/listen` streams one principal (the anonymous one counts as one) may have open at once. */
 export const MAX_LISTENS_PER_PRINCIPAL = 32
 
-/** How many principals' listen buses are kept; past it, those with no open stream are dropped (they hold nothing else). */
+/**
+ * How many principals' listen buses are kept; past it, those with no open stream are dropped (they hold nothing else).
+ */
 export const MAX_PRINCIPAL_FRONTS = 1_000
 
 /** The modern front of one HTTP face. */
@@ -45,7 +47,10 @@ export interface ModernFront {
 
 const PRINCIPAL_KEY = "interlock/principal"
 
-/** The principal a request's AuthInfo carries: the guard's, put there by `serve` (never derived from the request itself). */
+/**
+ * The principal a request's AuthInfo carries: the guard's, put there by `serve` (never derived from the request
+ * itself).
+ */
 export const principalOf = (ctx: McpRequestContext): Principal | undefined =>
   ctx.authInfo?.extra?.[PRINCIPAL_KEY] as Principal | undefined
 

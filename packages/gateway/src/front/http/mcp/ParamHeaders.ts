@@ -13,10 +13,15 @@ export const HEADER_MISMATCH = -32020
 /** The longest `Mcp-Param-*` value the gateway reads (characters); a longer one is refused as invalid. */
 export const MAX_PARAM_HEADER_LENGTH = 8_192
 
-/** How deep a chain of `properties` the declarations are looked for in (a schema from a server is not trusted to be shallow). */
+/**
+ * How deep a chain of `properties` the declarations are looked for in (a schema from a server is not trusted to be
+ * shallow).
+ */
 export const MAX_DECLARATION_DEPTH = 16
 
-/** One declared header: the argument's path (its chain of `properties` keys) and the header's name after `Mcp-Param-`. */
+/**
+ * One declared header: the argument's path (its chain of `properties` keys) and the header's name after `Mcp-Param-`.
+ */
 export interface ParamHeader {
   readonly path: ReadonlyArray<string>
   readonly name: string
@@ -88,7 +93,9 @@ const sextet = (code: number): number =>
     63
     : -1
 
-/** The bytes of canonical Base64 (standard alphabet, padded, the bits padding drops zero); undefined for anything else. */
+/**
+ * The bytes of canonical Base64 (standard alphabet, padded, the bits padding drops zero); undefined for anything else.
+ */
 export const decodeBase64 = (text: string): Buffer | undefined => {
   if (text.length % 4 !== 0) return undefined
   const pad = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0
@@ -135,7 +142,10 @@ export const decodeParamValue = (raw: string): string | undefined => {
   return bytes === undefined || !isUtf8(bytes) ? undefined : bytes.toString("utf8")
 }
 
-/** The header value a host sends for argument text: plain when it is visible ASCII with no edge spaces and no sentinel look, else the sentinel. */
+/**
+ * The header value a host sends for argument text: plain when it is visible ASCII with no edge spaces and no sentinel
+ * look, else the sentinel.
+ */
 export const encodeParamValue = (text: string): string => {
   let plain = !isSentinel(text) && text === trimOws(text)
   for (let i = 0; plain && i < text.length; i++) plain = text.charCodeAt(i) >= 0x20 && text.charCodeAt(i) <= 0x7e
@@ -152,7 +162,10 @@ const valueAt = (args: unknown, path: ReadonlyArray<string>): unknown => {
   return node
 }
 
-/** The value a header mirrors: a string, boolean or finite number (a safe integer, if whole); undefined when there is none to mirror. */
+/**
+ * The value a header mirrors: a string, boolean or finite number (a safe integer, if whole); undefined when there is
+ * none to mirror.
+ */
 const mirrored = (value: unknown): string | number | boolean | undefined => {
   if (typeof value === "string" || typeof value === "boolean") return value
   if (
@@ -164,7 +177,10 @@ const mirrored = (value: unknown): string | number | boolean | undefined => {
 // Plain decimal, so that "42.0" and 42 agree (the revision's SHOULD); one pass, no backtracking.
 const DECIMAL = /^-?\d+(?:\.\d+)?$/
 
-/** Whether header text agrees with the body's value: numbers numerically, the rest by their text (booleans as "true" and "false"). */
+/**
+ * Whether header text agrees with the body's value: numbers numerically, the rest by their text (booleans as "true" and
+ * "false").
+ */
 const agrees = (text: string, value: string | number | boolean): boolean =>
   typeof value === "number"
     ? (DECIMAL.test(text) ? Number(text) === value : text === String(value))

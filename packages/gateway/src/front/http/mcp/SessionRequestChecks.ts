@@ -67,7 +67,9 @@ export const getHeadersRefusal = (req: IncomingMessage): Refusal | undefined =>
     ? undefined
     : refused(406, -32000, "Not Acceptable: Client must accept text/event-stream")
 
-/** Why a request after initialize is refused: the session must be initialized, named by its id, in a version it speaks. */
+/**
+ * Why a request after initialize is refused: the session must be initialized, named by its id, in a version it speaks.
+ */
 export const sessionRefusal = (req: IncomingMessage, session: SessionFacts): Refusal | undefined => {
   if (!session.initialized) return refused(400, -32000, "Bad Request: Server not initialized")
   const id = req.headers["mcp-session-id"]

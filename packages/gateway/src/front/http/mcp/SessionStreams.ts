@@ -132,7 +132,9 @@ export class SessionStreams {
     return undefined
   }
 
-  /** A request the host cancelled gets no answer: it stops holding its stream, which ends once nothing else awaits one. */
+  /**
+   * A request the host cancelled gets no answer: it stops holding its stream, which ends once nothing else awaits one.
+   */
   settleCancelled(requestId: RequestId | undefined): void {
     const stream = requestId === undefined ? undefined : this.byRequest.get(requestId)
     if (stream === undefined || requestId === undefined) return
@@ -210,7 +212,9 @@ export class SessionStreams {
     }
   }
 
-  /** Resumable mode: the priming event (an id and no data) with the retry field, when the session's version has them. */
+  /**
+   * Resumable mode: the priming event (an id and no data) with the retry field, when the session's version has them.
+   */
   private prime(stream: EventStream): boolean {
     const version = this.session.version()
     if (
@@ -256,7 +260,10 @@ export class SessionStreams {
     endAnswer(stream, last, (message) => this.frame(stream.key, message), this.session.sessionId())
   }
 
-  /** A message that does not end its stream: logged in resumable mode, and written to `live`, the stream's open connection if it has one. */
+  /**
+   * A message that does not end its stream: logged in resumable mode, and written to `live`, the stream's open
+   * connection if it has one.
+   */
   private pass(key: number, live: EventStream | undefined, message: JSONRPCMessage): void {
     if (live === undefined && this.log === undefined) return
     const text = this.frame(key, message)
