@@ -1,14 +1,15 @@
 /**
- * What @interlock/ai adds to a framework's own tool call: the Vercel AI SDK's `generateText`, an OpenAI Agents JS
- * `run()` and a LangChain v1 `createAgent`, each with scripted in-process models (support/frameworks.ts), bare and with
- * Interlock (10 pass-through hooks, a rules policy, receipts). K=1 is one tool call per run, K=10 ten in one turn;
- * every case is in µs per tool call, and each Interlock case reports its overhead over the same framework bare.
+ * What @interlock/ai adds to a framework's tool call: Vercel AI SDK `generateText`, OpenAI Agents `run()` and LangChain
+ * `createAgent`, with scripted in-process models (support/frameworks.ts), bare, with Interlock (10 pass-through hooks, a
+ * rules policy, receipts) and, for LangChain, with a middleware that only calls on. K=1 is one tool call per run, K=10
+ * ten in one turn; cases are in µs per tool call, each governed one with its overhead over the same framework bare.
  */
 import { interlockMiddleware } from "@interlock/ai/langchain"
 import { interlockTools as interlockAgentTools } from "@interlock/ai/openai-agents"
 import { closeTools, interlockTools } from "@interlock/ai/vercel"
 import { Policy, Verdict } from "@interlock/core"
 import { Agent, run, setTracingDisabled, tool as agentTool } from "@openai/agents"
+import { createMiddleware } from "langchain"
 import { generateText, stepCountIs, tool as aiTool } from "ai"
 import { z } from "zod"
 import { type BenchCase, measure, report, round3, type SuiteResult } from "./harness.ts"
@@ -61,7 +62,11 @@ const openai = (k: number, governed: boolean) => {
   return () => run(agent, "go", { maxTurns: 5 })
 }
 
-const langchain = (k: number, governed: boolean) => {
+/** A wrapToolCall that only calls on: what LangChain's middleware machinery costs by itself. */
+const passThrough = createMiddleware({ name: "PassThrough", wrapToolCall: (request, handler) => handler(request) })
+
+const langchain = (k: number, governed: boolean | "pass-through") => {
+  if (governed === "pass-through") return langchainRun(k, [passThrough])
   const middleware = governed ? [interlockMiddleware(governance())] : []
   for (const m of middleware) closers.push(m.close)
   return langchainRun(k, middleware)
@@ -77,11 +82,13 @@ const perToolCall = (result: SuiteResult): SuiteResult => {
     ...result,
     baseline: { ...base, unit: "µs per tool call" },
     cases: cases.map((c) => {
-      const framework = bare.get(c.name.replace("-interlock", ""))
+      const framework = bare.get(c.name.replace(/-(?:interlock|pass-through)$/, ""))
       return {
         ...c,
         ratio: round3(c.us / base.us),
-        ...(c.name.endsWith("-interlock") && framework !== undefined ? { overheadUs: round3(c.us - framework) } : {})
+        ...(/-(?:interlock|pass-through)$/.test(c.name) && framework !== undefined
+          ? { overheadUs: round3(c.us - framework) }
+          : {})
       }
     })
   }
@@ -100,7 +107,8 @@ export default async function(): Promise<void> {
       { name: `openai-k${k}`, op: openai(k, false), iterations: 400 },
       { name: `openai-k${k}-interlock`, op: openai(k, true), iterations: 400 },
       { name: `langchain-k${k}`, op: langchain(k, false), iterations: 100 },
-      { name: `langchain-k${k}-interlock`, op: langchain(k, true), iterations: 100 }
+      { name: `langchain-k${k}-interlock`, op: langchain(k, true), iterations: 100 },
+      { name: `langchain-k${k}-pass-through`, op: langchain(k, "pass-through"), iterations: 100 }
     )
   }
   const result = await measure("adapters", { name: "vercel-k1", op: vercel(1, false), iterations: 2_000 }, cases, {
