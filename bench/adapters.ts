@@ -1,16 +1,16 @@
 /**
  * What @interlock/ai adds to a framework's tool call: Vercel AI SDK `generateText`, OpenAI Agents `run()` and LangChain
- * `createAgent`, with scripted in-process models (support/frameworks.ts), bare, with Interlock (10 pass-through hooks, a
- * rules policy, receipts) and, for LangChain, with a middleware that only calls on. K=1 is one tool call per run, K=10
- * ten in one turn; cases are in µs per tool call, each governed one with its overhead over the same framework bare.
+ * `createAgent`, with scripted in-process models (support/frameworks.ts), bare, with Interlock (10 pass-through hooks,
+ * a rules policy, receipts) and, for LangChain, with a middleware that only calls on. K=1 is one tool call a run,
+ * K=10 ten in one turn; cases are in µs per tool call, each governed one with its overhead over the framework bare.
  */
 import { interlockMiddleware } from "@interlock/ai/langchain"
 import { interlockTools as interlockAgentTools } from "@interlock/ai/openai-agents"
 import { closeTools, interlockTools } from "@interlock/ai/vercel"
 import { Policy, Verdict } from "@interlock/core"
 import { Agent, run, setTracingDisabled, tool as agentTool } from "@openai/agents"
-import { createMiddleware } from "langchain"
 import { generateText, stepCountIs, tool as aiTool } from "ai"
+import { createMiddleware } from "langchain"
 import { z } from "zod"
 import { type BenchCase, measure, report, round3, type SuiteResult } from "./harness.ts"
 import { add, langchainRun, openaiModel, vercelModel } from "./support/frameworks.ts"

@@ -15,22 +15,28 @@ export const thousandPolicies = (): string => {
     const tool = `Interlock::Tool::"srv${i % 500}/tool_${i}"`
     out.push(
       i % 3 === 0
-        ? `@id("p${i}") forbid(principal, action == Interlock::Action::"callTool", resource == ${tool}) when { context.args has path && context.args.path like "/etc/*" };`
+        ? `@id("p${i}") forbid(principal, action == Interlock::Action::"callTool", resource == ${tool}) when { ` +
+          `context.args has path && context.args.path like "/etc/*" };`
         : i % 3 === 1
-        ? `@id("p${i}") @ask("needs a human") permit(principal in Interlock::Role::"dev", action == Interlock::Action::"callTool", resource == ${tool});`
-        : `@id("p${i}") permit(principal, action in [Interlock::Action::"callTool", Interlock::Action::"listTools"], resource == ${tool}) when { resource.readOnlyHint };`
+        ? `@id("p${i}") @ask("needs a human") permit(principal in Interlock::Role::"dev", action == ` +
+          `Interlock::Action::"callTool", resource == ${tool});`
+        : `@id("p${i}") permit(principal, action in [Interlock::Action::"callTool", ` +
+          `Interlock::Action::"listTools"], resource == ${tool}) when { resource.readOnlyHint };`
     )
   }
   for (let i = 0; i < 8; i++) {
     out.push(
-      `@id("g${i}") forbid(principal in Interlock::Role::"guest${i}", action, resource) when { resource.destructiveHint };`
+      `@id("g${i}") forbid(principal in Interlock::Role::"guest${i}", action, resource) when { ` +
+        `resource.destructiveHint };`
     )
   }
   out.push(
-    `@id("no-etc") @reason("no /etc") forbid(principal, action == Interlock::Action::"callTool", resource == Interlock::Tool::"srv7/read_file") when { context.args has path && context.args.path like "/etc/*" };`
+    `@id("no-etc") @reason("no /etc") forbid(principal, action == Interlock::Action::"callTool", resource == ` +
+      `Interlock::Tool::"srv7/read_file") when { context.args has path && context.args.path like "/etc/*" };`
   )
   out.push(
-    `@id("decider") permit(principal in Interlock::Role::"dev", action == Interlock::Action::"callTool", resource == Interlock::Tool::"srv7/read_file");`
+    `@id("decider") permit(principal in Interlock::Role::"dev", action == Interlock::Action::"callTool", resource ` +
+      `== Interlock::Tool::"srv7/read_file");`
   )
   return out.join("\n")
 }

@@ -165,9 +165,8 @@ export default async (): Promise<void> => {
     )
     for (const row of cases.filter((c) => c.goalMs !== undefined)) {
       console.log(
-        `  goal: ${row.name} <= ${GOALS.firstListMs} ms: ${row.us} ms (${row.serversInFirst} of ${SERVERS} servers; all listed at ${row.completeMs} ms), ${
-          holds(row.us <= GOALS.firstListMs)
-        }`
+        `  goal: ${row.name} <= ${GOALS.firstListMs} ms: ${row.us} ms (${row.serversInFirst} of ${SERVERS} servers; ` +
+          `all listed at ${row.completeMs} ms), ${holds(row.us <= GOALS.firstListMs)}`
       )
     }
     console.log(`  load average: ${loadavg().map(round3).join(", ")}`)

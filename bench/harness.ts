@@ -181,7 +181,8 @@ export const renderSvg = (result: SuiteResult): string => {
       `<rect x="${label}" y="${y}" width="${w.toFixed(1)}" height="18" fill="${i === 0 ? "#888" : "#3b6fd4"}"/>` +
       `<text x="${label + w + 6}" y="${y + 14}">${row.us.toFixed(2)} ${unitOf(row)} · ${row.ratio.toFixed(2)}x</text>`
   })
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">` +
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" ` +
+    `font-size="12">` +
     `<rect width="100%" height="100%" fill="white"/>` +
     `<text x="10" y="22" font-size="15" font-weight="bold">${escapeXml(result.suite)}: ${
       result.baseline.unit === undefined ? "µs per operation" : "each figure"

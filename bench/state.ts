@@ -80,7 +80,8 @@ export default async function run(): Promise<void> {
       cases: result.cases.map((c) => ({ ...c, ...(c.name === "rate-limit-memory" ? p.memory : p.postgres) }))
     })
     console.log(
-      `  per-call p50/p99 ms: none ${p.none.p50}/${p.none.p99}, memory ${p.memory.p50}/${p.memory.p99}, postgres ${p.postgres.p50}/${p.postgres.p99}`
+      `  per-call p50/p99 ms: none ${p.none.p50}/${p.none.p99}, memory ${p.memory.p50}/${p.memory.p99}, postgres ` +
+        `${p.postgres.p50}/${p.postgres.p99}`
     )
     console.log(`  the shared rate limit adds ${round3(p.postgres.p50 - p.memory.p50)} ms p50 over the in-memory one`)
   } finally {

@@ -49,12 +49,16 @@ describe("links in the READMEs and docs/", () => {
     assert.include(links(text("README.md")).map((link) => link.target), "docs/DESIGN.md")
   })
 
-  it("no document runs a command through bare `npx interlock`: outside the repository that name is another package", () => {
-    const problems = files.flatMap((file) =>
-      text(file).split("\n").flatMap((line, index) =>
-        /\bnpx\s+(?:-\S+\s+)*interlock\s+[a-z]/.test(line) ? [`${file}:${index + 1}: ${line.trim()}`] : []
+  it(
+    "no document runs a command through bare `npx interlock`: outside the repository that name is " +
+      "another package",
+    () => {
+      const problems = files.flatMap((file) =>
+        text(file).split("\n").flatMap((line, index) =>
+          /\bnpx\s+(?:-\S+\s+)*interlock\s+[a-z]/.test(line) ? [`${file}:${index + 1}: ${line.trim()}`] : []
+        )
       )
-    )
-    assert.deepStrictEqual(problems, [])
-  })
+      assert.deepStrictEqual(problems, [])
+    }
+  )
 })

@@ -1,7 +1,7 @@
 /**
- * Comments the codebase keeps short (issue 22): every source file's header, in src/ and bin/, is at
- * most 6 lines, and no comment in them holds a benchmark figure or a dependency's version; figures
- * live in bench/results and the READMEs. Comments are read with rolldown's parser, not by regex.
+ * Comments and lines the codebase keeps short (issue 22): every source file's header, in src/ and bin/, is at most 6
+ * lines; no comment in them holds a benchmark figure or a dependency's version (figures live in bench/results and the
+ * READMEs); no line is over the formatter's 120 columns but in the files listed with why. Comments are parsed.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
@@ -28,6 +28,22 @@ const sources = (): ReadonlyArray<string> =>
       )
     })
   )
+
+/**
+ * The files that may hold lines over {@link MAX_COMMENT_LINE} characters, and why: what is in them is another
+ * language's text whose lines are its own, which the formatter does not break.
+ */
+const WIDE = new Map([
+  ["packages/gateway/src/console/PageScript.ts", "the console's browser script, as the page gets it"],
+  ["packages/gateway/src/console/ChartScript.ts", "the console's chart script, as the page gets it"],
+  ["packages/gateway/src/console/ConsolePage.ts", "the console's HTML"],
+  ["packages/gateway/src/console/PageStyles.ts", "the console's CSS"],
+  ["packages/gateway/src/claude/ClaudeBashGuard.ts", "the shell wrapper a rewritten Bash command runs in"],
+  ["packages/claude/test/bridge-process.test.ts", "command hooks' shell scripts, each answering one JSON line"],
+  ["packages/claude/test/command-hook.test.ts", "a command hook's shell script answering one JSON line"],
+  ["packages/claude/test/settings.test.ts", "a command hook's shell script answering one JSON line"],
+  ["packages/gateway/test/claude-hook.test.ts", "a command hook's shell script answering one JSON line"]
+])
 
 /** Every TypeScript file of the tests, benches and scripts besides, relative to the root. */
 const others = (): ReadonlyArray<string> => {
@@ -100,7 +116,10 @@ const FORBIDDEN: ReadonlyArray<readonly [string, RegExp]> = [
   ["a package version", /\w@[~^]?\d/],
   [
     "a product's version",
-    /\b(?:SDK|Node|Node\.js|TypeScript|Effect|Claude Code|Vitest|Biome|Postgres|SQLite|Chromium)\s(?:[<>]=?\s)?v?\d+\.\d+/
+    new RegExp(
+      String.raw`\b(?:SDK|Node|Node\.js|TypeScript|Effect|Claude Code|Vitest|Biome|Postgres|SQLite|Chromium)` +
+        String.raw`\s(?:[<>]=?\s)?v?\d+\.\d+`
+    )
   ],
   ["a v-version", /\bv\d+\.\d+\b/]
 ]
@@ -154,6 +173,18 @@ describe("source comments", () => {
     assert.isAbove(checked.length, files.length + 300)
     const long = checked.flatMap((file) => overlongOf(file, parsed.get(file) ?? read(file)))
     assert.deepStrictEqual(long, [], `comment lines over ${MAX_COMMENT_LINE} characters:\n${long.join("\n")}`)
+  })
+
+  it(`no line is over ${MAX_COMMENT_LINE} characters, but in the files that say why; each of those has one`, () => {
+    const checked = [...files, ...others()]
+    const wide = (file: string) =>
+      readFileSync(path.join(ROOT, file), "utf8").split("\n").flatMap((line, i) =>
+        [...line].length > MAX_COMMENT_LINE ? [`${file}:${i + 1}`] : []
+      )
+    const long = checked.filter((file) => !WIDE.has(file)).flatMap(wide)
+    assert.deepStrictEqual(long, [], `lines over ${MAX_COMMENT_LINE} characters:\n${long.join("\n")}`)
+    const stale = [...WIDE.keys()].filter((file) => !checked.includes(file) || wide(file).length === 0)
+    assert.deepStrictEqual(stale, [], "listed in WIDE with no line over the width")
   })
 
   it("no comment holds a benchmark figure or a version", () => {

@@ -155,8 +155,8 @@ export const resume = <O extends AgentOptions<AgentLayers>>(
     ? Effect.fail(
       new ConfigError({
         path: "stateKey",
-        detail:
-          "Agent.resume builds a new agent, which can check a state only under the stateKey that sealed it: pass that key"
+        detail: "Agent.resume builds a new agent, which can check a state only under the stateKey that sealed it: " +
+          "pass that key"
       })
     )
     : Effect.scoped(Effect.flatMap(make(options), (agent) => agent.resume(state, decision, options)))

@@ -102,29 +102,33 @@ describe("beforeModel", () => {
       assert.strictEqual(server.requests.length, 0)
     }))
 
-  it.effect("a hook that throws, rejects, fails, returns junk or invents a tool fails the run closed, and says nothing of what it raised", () =>
-    Effect.gen(function*() {
-      const server = yield* fake(turns(text("never")))
-      const bad: ReadonlyArray<[string, (input: any) => any]> = [
-        ["raise", () => {
-          throw new Error("sk-secret-1")
-        }],
-        ["raise", () => Promise.reject(new Error("sk-secret-2"))],
-        ["raise", () => Effect.fail("sk-secret-3")],
-        ["bad_return", () => ({ _tag: "Allow" })],
-        ["bad_return", () => AgentVerdict.rewrite({ tools: ["rm_rf"] })],
-        ["bad_return", () => AgentVerdict.rewrite({ messages: [{ role: "wizard", content: 1 }] as any })],
-        ["bad_return", () => undefined]
-      ]
-      for (const [kind, run] of bad) {
-        const result = yield* runOn(server, "hi", { tools: [add], hooks: { beforeModel: [{ id: "h", run }] } })
-        assert.strictEqual(result.status, "error")
-        assert.deepStrictEqual([result.error?._tag, (result.error as any).kind], ["AgentHookFailed", kind])
-        assert.notInclude(JSON.stringify(result), "sk-secret")
-        assert.deepStrictEqual(result.hooks.map((h) => [h.id, h.status, h.failure]), [["h", "failed", kind]])
-      }
-      assert.strictEqual(server.requests.length, 0)
-    }))
+  it.effect(
+    "a hook that throws, rejects, fails, returns junk or invents a tool fails the run closed, and says " +
+      "nothing of what it raised",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* fake(turns(text("never")))
+        const bad: ReadonlyArray<[string, (input: any) => any]> = [
+          ["raise", () => {
+            throw new Error("sk-secret-1")
+          }],
+          ["raise", () => Promise.reject(new Error("sk-secret-2"))],
+          ["raise", () => Effect.fail("sk-secret-3")],
+          ["bad_return", () => ({ _tag: "Allow" })],
+          ["bad_return", () => AgentVerdict.rewrite({ tools: ["rm_rf"] })],
+          ["bad_return", () => AgentVerdict.rewrite({ messages: [{ role: "wizard", content: 1 }] as any })],
+          ["bad_return", () => undefined]
+        ]
+        for (const [kind, run] of bad) {
+          const result = yield* runOn(server, "hi", { tools: [add], hooks: { beforeModel: [{ id: "h", run }] } })
+          assert.strictEqual(result.status, "error")
+          assert.deepStrictEqual([result.error?._tag, (result.error as any).kind], ["AgentHookFailed", kind])
+          assert.notInclude(JSON.stringify(result), "sk-secret")
+          assert.deepStrictEqual(result.hooks.map((h) => [h.id, h.status, h.failure]), [["h", "failed", kind]])
+        }
+        assert.strictEqual(server.requests.length, 0)
+      })
+  )
 
   it.effect("a hook that hangs times out under its deadline (TestClock) and fails the run closed", () =>
     Effect.gen(function*() {
@@ -140,20 +144,26 @@ describe("beforeModel", () => {
       assert.strictEqual(server.requests.length, 0)
     }))
 
-  it.effect("a hook that ignores interruption still answers at its deadline: the run fails closed, nothing is sent", () =>
-    Effect.gen(function*() {
-      const server = yield* fake(turns(text("never")))
-      const fiber = yield* Effect.forkChild(runOn(server, "hi", {
-        hooks: { beforeModel: [{ id: "stuck", timeout: "2 seconds", run: () => Effect.uninterruptible(Effect.never) }] }
-      }))
-      yield* TestClock.adjust("2 seconds")
-      yield* TestClock.adjust("100 millis")
-      yield* Effect.yieldNow
-      assert.isDefined(fiber.pollUnsafe())
-      const result = yield* Fiber.join(fiber)
-      assert.deepStrictEqual([result.status, (result.error as any).kind], ["error", "timeout"])
-      assert.strictEqual(server.requests.length, 0)
-    }))
+  it.effect(
+    "a hook that ignores interruption still answers at its deadline: the run fails closed, " +
+      "nothing is sent",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* fake(turns(text("never")))
+        const fiber = yield* Effect.forkChild(runOn(server, "hi", {
+          hooks: {
+            beforeModel: [{ id: "stuck", timeout: "2 seconds", run: () => Effect.uninterruptible(Effect.never) }]
+          }
+        }))
+        yield* TestClock.adjust("2 seconds")
+        yield* TestClock.adjust("100 millis")
+        yield* Effect.yieldNow
+        assert.isDefined(fiber.pollUnsafe())
+        const result = yield* Fiber.join(fiber)
+        assert.deepStrictEqual([result.status, (result.error as any).kind], ["error", "timeout"])
+        assert.strictEqual(server.requests.length, 0)
+      })
+  )
 })
 
 describe("afterModel", () => {

@@ -27,24 +27,30 @@ const tool = (name: string, outcome: string, durationMs: number): Metrics.ToolEv
 })
 
 describe("Metrics.collector's Prometheus text", () => {
-  it("counters and duration summaries (_sum, _count) with HELP and TYPE, labels in the agent's order and escaped", () => {
-    const collector = Metrics.collector()
-    for (const event of [llm("gpt-x", "ok", 10), llm("gpt-x", "ok", 2.5), tool("say \"hi\"\n", "ok", 4)]) {
-      collector.sink(event)
+  it(
+    "counters and duration summaries (_sum, _count) with HELP and TYPE, labels in the agent's order " +
+      "and escaped",
+    () => {
+      const collector = Metrics.collector()
+      for (const event of [llm("gpt-x", "ok", 10), llm("gpt-x", "ok", 2.5), tool("say \"hi\"\n", "ok", 4)]) {
+        collector.sink(event)
+      }
+      const text = collector.prometheus()
+      const expected = [
+        "# HELP interlock_agent_llm_requests_total Model requests, by model and status.\n# TYPE " +
+        "interlock_agent_llm_requests_total counter\n",
+        "interlock_agent_llm_requests_total{model=\"gpt-x\",status=\"ok\"} 2\n",
+        "# TYPE interlock_agent_llm_duration_ms summary\ninterlock_agent_llm_duration_ms_sum{model=\"gpt-x\"} " +
+        "12.5\ninterlock_agent_llm_duration_ms_count{model=\"gpt-x\"} 2\n",
+        "interlock_agent_tokens_total{model=\"gpt-x\",kind=\"output\"} 4\n",
+        "interlock_agent_tool_calls_total{tool=\"say \\\"hi\\\"\\n\",outcome=\"ok\"} 1\n"
+      ]
+      for (const part of expected) assert.include(text, part)
+      // Families without a sample are left out; nothing collected renders nothing.
+      assert.notInclude(text, "interlock_agent_runs_total")
+      assert.strictEqual(Metrics.collector().prometheus(), "")
     }
-    const text = collector.prometheus()
-    const expected = [
-      "# HELP interlock_agent_llm_requests_total Model requests, by model and status.\n# TYPE interlock_agent_llm_requests_total counter\n",
-      "interlock_agent_llm_requests_total{model=\"gpt-x\",status=\"ok\"} 2\n",
-      "# TYPE interlock_agent_llm_duration_ms summary\ninterlock_agent_llm_duration_ms_sum{model=\"gpt-x\"} 12.5\ninterlock_agent_llm_duration_ms_count{model=\"gpt-x\"} 2\n",
-      "interlock_agent_tokens_total{model=\"gpt-x\",kind=\"output\"} 4\n",
-      "interlock_agent_tool_calls_total{tool=\"say \\\"hi\\\"\\n\",outcome=\"ok\"} 1\n"
-    ]
-    for (const part of expected) assert.include(text, part)
-    // Families without a sample are left out; nothing collected renders nothing.
-    assert.notInclude(text, "interlock_agent_runs_total")
-    assert.strictEqual(Metrics.collector().prometheus(), "")
-  })
+  )
 
   it("a collector's metrics are its own: not in the process's registry, nor in another collector's", () =>
     Effect.runSync(Effect.gen(function*() {

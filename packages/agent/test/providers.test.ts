@@ -201,35 +201,39 @@ describe("provider config", () => {
 })
 
 describe("any effect/ai LanguageModel drives the agent", () => {
-  it.effect("a LanguageModel Layer with no requirements leaves nothing to provide; without one, the context's is used", () =>
-    Effect.gen(function*() {
-      const usage = {
-        inputTokens: { total: 1, uncached: undefined, cacheRead: undefined, cacheWrite: undefined },
-        outputTokens: { total: 1, text: undefined, reasoning: undefined }
-      }
-      const lm = yield* LanguageModel.make({
-        generateText: () =>
-          Effect.succeed(
-            [{ type: "text", text: "in-process" }, { type: "finish", reason: "stop", usage }] as Array<
-              Response.PartEncoded
-            >
-          ),
-        streamText: () => Stream.empty
+  it.effect(
+    "a LanguageModel Layer with no requirements leaves nothing to provide; without one, the " +
+      "context's is used",
+    () =>
+      Effect.gen(function*() {
+        const usage = {
+          inputTokens: { total: 1, uncached: undefined, cacheRead: undefined, cacheWrite: undefined },
+          outputTokens: { total: 1, text: undefined, reasoning: undefined }
+        }
+        const lm = yield* LanguageModel.make({
+          generateText: () =>
+            Effect.succeed(
+              [{ type: "text", text: "in-process" }, { type: "finish", reason: "stop", usage }] as Array<
+                Response.PartEncoded
+              >
+            ),
+          streamText: () => Stream.empty
+        })
+        // The types say what is left to provide: nothing with a model Layer, the LanguageModel without one.
+        const given: Effect.Effect<RunResult, ConfigError> = Agent.run("hi", {
+          policy: Policy.allowAll,
+          model: Layer.succeed(LanguageModel.LanguageModel, lm)
+        })
+        const fromContext: Effect.Effect<RunResult, ConfigError, LanguageModel.LanguageModel> = Agent.run("hi", {
+          policy: Policy.allowAll
+        })
+        assert.strictEqual((yield* given).text, "in-process")
+        assert.strictEqual(
+          (yield* Effect.provideService(fromContext, LanguageModel.LanguageModel, lm)).text,
+          "in-process"
+        )
       })
-      // The types say what is left to provide: nothing with a model Layer, the LanguageModel without one.
-      const given: Effect.Effect<RunResult, ConfigError> = Agent.run("hi", {
-        policy: Policy.allowAll,
-        model: Layer.succeed(LanguageModel.LanguageModel, lm)
-      })
-      const fromContext: Effect.Effect<RunResult, ConfigError, LanguageModel.LanguageModel> = Agent.run("hi", {
-        policy: Policy.allowAll
-      })
-      assert.strictEqual((yield* given).text, "in-process")
-      assert.strictEqual(
-        (yield* Effect.provideService(fromContext, LanguageModel.LanguageModel, lm)).text,
-        "in-process"
-      )
-    }))
+  )
 })
 
 describe("agent config", () => {

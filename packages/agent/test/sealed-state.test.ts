@@ -44,17 +44,21 @@ const forge = (json: string, amount: number): string => {
 }
 
 describe("sealed run states", () => {
-  it.effect("arguments and digests edited together: resume refuses it, the tool never runs, the model is not asked again", () =>
-    Effect.gen(function*() {
-      const { paid, server, options } = yield* setup
-      const first = yield* Agent.run("pay", { ...options, stateKey: KEY })
-      assert.strictEqual(first.status, "pending")
-      const forged = yield* RunState.fromJson(forge(RunState.toJson(first.state!), 500))
-      const error = yield* Effect.flip(Agent.resume(forged, "approve", { ...options, stateKey: KEY }))
-      assert.strictEqual(error._tag, "UntrustedRunState")
-      assert.deepStrictEqual(paid, [])
-      assert.strictEqual(server.requests.length, 1)
-    }))
+  it.effect(
+    "arguments and digests edited together: resume refuses it, the tool never runs, the model is not " +
+      "asked again",
+    () =>
+      Effect.gen(function*() {
+        const { paid, server, options } = yield* setup
+        const first = yield* Agent.run("pay", { ...options, stateKey: KEY })
+        assert.strictEqual(first.status, "pending")
+        const forged = yield* RunState.fromJson(forge(RunState.toJson(first.state!), 500))
+        const error = yield* Effect.flip(Agent.resume(forged, "approve", { ...options, stateKey: KEY }))
+        assert.strictEqual(error._tag, "UntrustedRunState")
+        assert.deepStrictEqual(paid, [])
+        assert.strictEqual(server.requests.length, 1)
+      })
+  )
 
   it.effect("a state sealed with another key is refused; nothing runs", () =>
     Effect.gen(function*() {

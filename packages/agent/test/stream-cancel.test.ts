@@ -61,48 +61,52 @@ describe("cancelling a streamed run", () => {
       assert.isTrue(yield* until(() => server.abandoned.count === 1), "the server saw the socket close")
     }))
 
-  it.live("every tool call that started has a record with a receipt: the finished one core's, the cut one the agent's", () =>
-    Effect.gen(function*() {
-      const started = yield* Deferred.make<void>()
-      const stuck = NativeTool.make({
-        name: "stuck",
-        parameters: Schema.Struct({}),
-        run: () => Deferred.succeed(started, undefined).pipe(Effect.andThen(Effect.never))
-      })
-      const server = yield* fake(turns({
-        sse: openAiFrames([], [
-          { id: "c_add", name: "add", pieces: ["{\"a\":1,\"b\":2}"] },
-          { id: "c_stuck", name: "stuck", pieces: ["{}"] }
-        ])
-      }))
-      const controller = new AbortController()
-      const collector = Metrics.collector()
-      const fiber = yield* Effect.forkChild(
-        Stream.runCollect(
-          streamOf(server, { tools: [add, stuck], signal: controller.signal, metrics: collector.sink })
+  it.live(
+    "every tool call that started has a record with a receipt: the finished one core's, the cut one " +
+      "the agent's",
+    () =>
+      Effect.gen(function*() {
+        const started = yield* Deferred.make<void>()
+        const stuck = NativeTool.make({
+          name: "stuck",
+          parameters: Schema.Struct({}),
+          run: () => Deferred.succeed(started, undefined).pipe(Effect.andThen(Effect.never))
+        })
+        const server = yield* fake(turns({
+          sse: openAiFrames([], [
+            { id: "c_add", name: "add", pieces: ["{\"a\":1,\"b\":2}"] },
+            { id: "c_stuck", name: "stuck", pieces: ["{}"] }
+          ])
+        }))
+        const controller = new AbortController()
+        const collector = Metrics.collector()
+        const fiber = yield* Effect.forkChild(
+          Stream.runCollect(
+            streamOf(server, { tools: [add, stuck], signal: controller.signal, metrics: collector.sink })
+          )
         )
-      )
-      yield* Deferred.await(started)
-      yield* Effect.sleep("10 millis")
-      controller.abort()
-      const events = Array.from(yield* Fiber.join(fiber))
-      const result = resultOf(events)
-      assert.strictEqual(result.status, "cancelled")
-      const byId = new Map(result.toolCalls.map((c) => [c.id, c]))
-      assert.deepStrictEqual([...byId.keys()].sort(), ["c_add", "c_stuck"])
-      const done = byId.get("c_add")!
-      assert.deepStrictEqual([done.output, done.receipt?.outcome, done.receipt?.policy?.decision, done.cancelled], [
-        "3",
-        "ok",
-        "allow",
-        undefined
-      ])
-      const cut = byId.get("c_stuck")!
-      assert.deepStrictEqual(
-        [cut.isError, cut.cancelled, cut.receipt?.outcome, cut.receipt?.sent, cut.receipt?.callId, cut.receipt?.name],
-        [true, true, "failed", true, "c_stuck", "stuck"]
-      )
-      const tools = collector.events.filter((e): e is Metrics.ToolEvent => e.type === "tool")
-      assert.sameDeepMembers(tools.map((e) => [e.callId, e.outcome]), [["c_add", "ok"], ["c_stuck", "cancelled"]])
-    }))
+        yield* Deferred.await(started)
+        yield* Effect.sleep("10 millis")
+        controller.abort()
+        const events = Array.from(yield* Fiber.join(fiber))
+        const result = resultOf(events)
+        assert.strictEqual(result.status, "cancelled")
+        const byId = new Map(result.toolCalls.map((c) => [c.id, c]))
+        assert.deepStrictEqual([...byId.keys()].sort(), ["c_add", "c_stuck"])
+        const done = byId.get("c_add")!
+        assert.deepStrictEqual([done.output, done.receipt?.outcome, done.receipt?.policy?.decision, done.cancelled], [
+          "3",
+          "ok",
+          "allow",
+          undefined
+        ])
+        const cut = byId.get("c_stuck")!
+        assert.deepStrictEqual(
+          [cut.isError, cut.cancelled, cut.receipt?.outcome, cut.receipt?.sent, cut.receipt?.callId, cut.receipt?.name],
+          [true, true, "failed", true, "c_stuck", "stuck"]
+        )
+        const tools = collector.events.filter((e): e is Metrics.ToolEvent => e.type === "tool")
+        assert.sameDeepMembers(tools.map((e) => [e.callId, e.outcome]), [["c_add", "ok"], ["c_stuck", "cancelled"]])
+      })
+  )
 })

@@ -28,35 +28,42 @@ const setup = Effect.gen(function*() {
 })
 
 describe("suspension and resume", () => {
-  it.effect("Ask without an approver ends the run pending, with a serializable state; approve runs the tool once and goes on", () =>
-    Effect.gen(function*() {
-      const { paid, server, options } = yield* setup
-      const first = yield* Agent.run("pay and add", options)
-      assert.strictEqual(first.status, "pending")
-      assert.deepStrictEqual(paid, [])
-      const state = first.state!
-      assert.deepStrictEqual(state.slots.map((slot) => [slot.constructor.name, slot.id]), [["PendingCall", "c1"], [
-        "SettledCall",
-        "c2"
-      ]])
-      assert.deepStrictEqual(first.toolCalls.map((c) => [c.id, c.output]), [["c2", "2"]])
-      assert.strictEqual(server.requests.length, 1)
+  it.effect(
+    "Ask without an approver ends the run pending, with a serializable state; approve runs the tool once " +
+      "and goes on",
+    () =>
+      Effect.gen(function*() {
+        const { paid, server, options } = yield* setup
+        const first = yield* Agent.run("pay and add", options)
+        assert.strictEqual(first.status, "pending")
+        assert.deepStrictEqual(paid, [])
+        const state = first.state!
+        assert.deepStrictEqual(state.slots.map((slot) => [slot.constructor.name, slot.id]), [["PendingCall", "c1"], [
+          "SettledCall",
+          "c2"
+        ]])
+        assert.deepStrictEqual(first.toolCalls.map((c) => [c.id, c.output]), [["c2", "2"]])
+        assert.strictEqual(server.requests.length, 1)
 
-      // Across a process boundary: JSON out, JSON in.
-      const json = RunState.toJson(state)
-      assert.notInclude(json, "test-key")
-      const restored = yield* RunState.fromJson(json)
+        // Across a process boundary: JSON out, JSON in.
+        const json = RunState.toJson(state)
+        assert.notInclude(json, "test-key")
+        const restored = yield* RunState.fromJson(json)
 
-      const resumed = yield* Agent.resume(restored, "approve", options)
-      assert.strictEqual(resumed.status, "done")
-      assert.strictEqual(resumed.text, "all settled")
-      assert.deepStrictEqual(paid, [5])
-      assert.deepStrictEqual(resumed.toolCalls.map((c) => [c.id, c.output]), [["c2", "2"], ["c1", "paid 5"]])
-      const approved = resumed.toolCalls.find((c) => c.id === "c1")!
-      assert.deepStrictEqual(approved.receipt?.approval, { decision: "allow", source: "remembered" })
-      const toolMessages = server.requests[1].body.messages.filter((m: any) => m.role === "tool")
-      assert.deepStrictEqual(toolMessages.map((m: any) => [m.tool_call_id, m.content]), [["c1", "paid 5"], ["c2", "2"]])
-    }))
+        const resumed = yield* Agent.resume(restored, "approve", options)
+        assert.strictEqual(resumed.status, "done")
+        assert.strictEqual(resumed.text, "all settled")
+        assert.deepStrictEqual(paid, [5])
+        assert.deepStrictEqual(resumed.toolCalls.map((c) => [c.id, c.output]), [["c2", "2"], ["c1", "paid 5"]])
+        const approved = resumed.toolCalls.find((c) => c.id === "c1")!
+        assert.deepStrictEqual(approved.receipt?.approval, { decision: "allow", source: "remembered" })
+        const toolMessages = server.requests[1].body.messages.filter((m: any) => m.role === "tool")
+        assert.deepStrictEqual(toolMessages.map((m: any) => [m.tool_call_id, m.content]), [["c1", "paid 5"], [
+          "c2",
+          "2"
+        ]])
+      })
+  )
 
   it.effect("a resumed state with an edited call needs new approval: the tool does not run", () =>
     Effect.gen(function*() {

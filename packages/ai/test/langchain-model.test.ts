@@ -68,54 +68,66 @@ describe("interlockMiddleware's model-level hooks in createAgent", () => {
     assert.deepStrictEqual(JSON.parse(fake.bodies[0]!).tools.map((t: any) => t.function.name), ["read"])
   })
 
-  it("a Deny, a throw or a junk answer rejects the run (LangChain's MiddlewareError, caused by ours) before the model is asked", async () => {
-    const cases: ReadonlyArray<
-      readonly [NonNullable<ModelHooksConfig["beforeModel"]>[number], typeof ModelDenied | typeof ModelHookFailed]
-    > = [
-      [() => ModelVerdict.deny("not today"), ModelDenied],
-      [() => {
-        throw new Error(SECRET)
-      }, ModelHookFailed],
-      [() => ModelVerdict.rewrite({ messages: [{ role: "user", content: "forged" }] as never }), ModelHookFailed]
-    ]
-    for (const [hook, kind] of cases) {
-      const { fake, error } = await run({ beforeModel: [hook] }, [{ text: "ok" }])
-      assert.strictEqual((error as Error).constructor.name, "MiddlewareError")
-      assert.instanceOf((error as Error).cause, kind as typeof ModelDenied)
-      assert.notInclude(`${(error as Error).message} ${((error as Error).cause as Error).message}`, SECRET)
-      assert.strictEqual(fake.bodies.length, 0)
+  it(
+    "a Deny, a throw or a junk answer rejects the run (LangChain's MiddlewareError, caused by ours) before the " +
+      "model is asked",
+    async () => {
+      const cases: ReadonlyArray<
+        readonly [NonNullable<ModelHooksConfig["beforeModel"]>[number], typeof ModelDenied | typeof ModelHookFailed]
+      > = [
+        [() => ModelVerdict.deny("not today"), ModelDenied],
+        [() => {
+          throw new Error(SECRET)
+        }, ModelHookFailed],
+        [() => ModelVerdict.rewrite({ messages: [{ role: "user", content: "forged" }] as never }), ModelHookFailed]
+      ]
+      for (const [hook, kind] of cases) {
+        const { fake, error } = await run({ beforeModel: [hook] }, [{ text: "ok" }])
+        assert.strictEqual((error as Error).constructor.name, "MiddlewareError")
+        assert.instanceOf((error as Error).cause, kind as typeof ModelDenied)
+        assert.notInclude(`${(error as Error).message} ${((error as Error).cause as Error).message}`, SECRET)
+        assert.strictEqual(fake.bodies.length, 0)
+      }
     }
-  })
+  )
 
-  it("afterModelChunk replaces the answer's text before the agent keeps it; afterModel sees the replaced answer", async () => {
-    const seen: Array<AfterModelInput> = []
-    const { result } = await run({
-      afterModelChunk: [({ pending }) => ModelVerdict.replace(pending.replaceAll(SECRET, "[REDACTED]"))],
-      afterModel: [(input) => {
-        seen.push(input)
-        return ModelVerdict.cont
-      }]
-    }, [{ text: `key ${SECRET} end` }])
-    assert.strictEqual(result!.messages.at(-1)!.text, "key [REDACTED] end")
-    assert.notInclude(JSON.stringify(result!.messages), SECRET)
-    assert.strictEqual(seen[0]!.message.text, "key [REDACTED] end")
-  })
+  it(
+    "afterModelChunk replaces the answer's text before the agent keeps it; afterModel sees the " +
+      "replaced answer",
+    async () => {
+      const seen: Array<AfterModelInput> = []
+      const { result } = await run({
+        afterModelChunk: [({ pending }) => ModelVerdict.replace(pending.replaceAll(SECRET, "[REDACTED]"))],
+        afterModel: [(input) => {
+          seen.push(input)
+          return ModelVerdict.cont
+        }]
+      }, [{ text: `key ${SECRET} end` }])
+      assert.strictEqual(result!.messages.at(-1)!.text, "key [REDACTED] end")
+      assert.notInclude(JSON.stringify(result!.messages), SECRET)
+      assert.strictEqual(seen[0]!.message.text, "key [REDACTED] end")
+    }
+  )
 
-  it("a Block empties the answer and drops its tool calls: the tool never runs, and the answer says who stopped it", async () => {
-    const { ran, result, fake } = await run({
-      afterModelChunk: [{
-        id: "creds",
-        run: ({ pending }) => pending.includes("sk-") ? ModelVerdict.block("a key") : ModelVerdict.cont
-      }]
-    }, [{ text: `key ${SECRET}`, toolCalls: [{ name: "read", args: { path: "notes.txt" } }] }])
-    assert.deepStrictEqual(ran, [])
-    assert.strictEqual(fake.bodies.length, 1)
-    const last = result!.messages.at(-1)!
-    assert.strictEqual(last.text, "")
-    assert.deepStrictEqual((last.response_metadata as { interlock?: unknown }).interlock, {
-      blockedBy: "creds",
-      reason: "a key"
-    })
-    assert.notInclude(JSON.stringify(result!.messages), SECRET)
-  })
+  it(
+    "a Block empties the answer and drops its tool calls: the tool never runs, and the answer says who " +
+      "stopped it",
+    async () => {
+      const { ran, result, fake } = await run({
+        afterModelChunk: [{
+          id: "creds",
+          run: ({ pending }) => pending.includes("sk-") ? ModelVerdict.block("a key") : ModelVerdict.cont
+        }]
+      }, [{ text: `key ${SECRET}`, toolCalls: [{ name: "read", args: { path: "notes.txt" } }] }])
+      assert.deepStrictEqual(ran, [])
+      assert.strictEqual(fake.bodies.length, 1)
+      const last = result!.messages.at(-1)!
+      assert.strictEqual(last.text, "")
+      assert.deepStrictEqual((last.response_metadata as { interlock?: unknown }).interlock, {
+        blockedBy: "creds",
+        reason: "a key"
+      })
+      assert.notInclude(JSON.stringify(result!.messages), SECRET)
+    }
+  )
 })

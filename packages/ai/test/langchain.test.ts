@@ -45,23 +45,27 @@ const run = async (
 }
 
 describe("interlockMiddleware in createAgent", () => {
-  it("an allowed call runs; one the policy does not allow never runs, and the model gets an error that says so", async () => {
-    const { ran, files, tools } = workspace()
-    const receipts: Array<Receipt> = []
-    const { fake, result } = await run(
-      [{ name: "read", args: { path: "notes.txt" } }, { name: "remove", args: { path: "notes.txt" } }],
-      tools,
-      { policy: reads, onReceipt: (receipt) => void receipts.push(receipt) }
-    )
-    assert.deepStrictEqual(ran, [{ tool: "read", args: { path: "notes.txt" } }])
-    assert.strictEqual(files["notes.txt"], "hello")
-    const sent = toolMessages(fake.bodies[1]!)
-    assert.strictEqual(sent.find((m) => m.tool_call_id === "call_0_0")!.content, "hello")
-    assert.include(sent.find((m) => m.tool_call_id === "call_0_1")!.content, "denied by policy")
-    assert.strictEqual(result.messages.at(-1)!.content, "done")
-    const outcomes = receipts.map((r) => [r.name, r.outcome, r.sent]).sort()
-    assert.deepStrictEqual(outcomes, [["read", "ok", true], ["remove", "denied", false]])
-  })
+  it(
+    "an allowed call runs; one the policy does not allow never runs, and the model gets an error " +
+      "that says so",
+    async () => {
+      const { ran, files, tools } = workspace()
+      const receipts: Array<Receipt> = []
+      const { fake, result } = await run(
+        [{ name: "read", args: { path: "notes.txt" } }, { name: "remove", args: { path: "notes.txt" } }],
+        tools,
+        { policy: reads, onReceipt: (receipt) => void receipts.push(receipt) }
+      )
+      assert.deepStrictEqual(ran, [{ tool: "read", args: { path: "notes.txt" } }])
+      assert.strictEqual(files["notes.txt"], "hello")
+      const sent = toolMessages(fake.bodies[1]!)
+      assert.strictEqual(sent.find((m) => m.tool_call_id === "call_0_0")!.content, "hello")
+      assert.include(sent.find((m) => m.tool_call_id === "call_0_1")!.content, "denied by policy")
+      assert.strictEqual(result.messages.at(-1)!.content, "done")
+      const outcomes = receipts.map((r) => [r.name, r.outcome, r.sent]).sort()
+      assert.deepStrictEqual(outcomes, [["read", "ok", true], ["remove", "denied", false]])
+    }
+  )
 
   it("a rewrite reaches the tool; redaction keeps a secret from the model and from the agent's messages", async () => {
     const { ran, tools } = workspace({ "notes.txt": `token ${SECRET}` })

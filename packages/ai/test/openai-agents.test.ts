@@ -64,26 +64,30 @@ const runAgent = async (
 }
 
 describe("interlockTools in an OpenAI Agents run", () => {
-  it("an allowed call runs; a denied one never runs, and the model gets the reason, as rejectContent gives it", async () => {
-    const { ran, files, tools } = workspace()
-    const receipts: Array<Receipt> = []
-    const { fake, result } = await runAgent(
-      [{ name: "read", args: { path: "notes.txt" } }, { name: "remove", args: { path: "notes.txt" } }],
-      tools,
-      { policy: reads, onReceipt: (receipt) => void receipts.push(receipt) }
-    )
-    assert.strictEqual((result as { finalOutput: string }).finalOutput, "done")
-    assert.deepStrictEqual(ran, [{ tool: "read", args: { path: "notes.txt" } }])
-    assert.strictEqual(files["notes.txt"], "hello")
-    const sent = toolMessages(fake.bodies[1]!)
-    assert.strictEqual(sent.find((m) => m.tool_call_id === "call_0_0")!.content, "hello")
-    assert.include(sent.find((m) => m.tool_call_id === "call_0_1")!.content, "denied by policy")
-    assert.deepStrictEqual(receipts.map((r) => [r.name, r.outcome, r.sent]).sort(), [["read", "ok", true], [
-      "remove",
-      "denied",
-      false
-    ]])
-  })
+  it(
+    "an allowed call runs; a denied one never runs, and the model gets the reason, as " +
+      "rejectContent gives it",
+    async () => {
+      const { ran, files, tools } = workspace()
+      const receipts: Array<Receipt> = []
+      const { fake, result } = await runAgent(
+        [{ name: "read", args: { path: "notes.txt" } }, { name: "remove", args: { path: "notes.txt" } }],
+        tools,
+        { policy: reads, onReceipt: (receipt) => void receipts.push(receipt) }
+      )
+      assert.strictEqual((result as { finalOutput: string }).finalOutput, "done")
+      assert.deepStrictEqual(ran, [{ tool: "read", args: { path: "notes.txt" } }])
+      assert.strictEqual(files["notes.txt"], "hello")
+      const sent = toolMessages(fake.bodies[1]!)
+      assert.strictEqual(sent.find((m) => m.tool_call_id === "call_0_0")!.content, "hello")
+      assert.include(sent.find((m) => m.tool_call_id === "call_0_1")!.content, "denied by policy")
+      assert.deepStrictEqual(receipts.map((r) => [r.name, r.outcome, r.sent]).sort(), [["read", "ok", true], [
+        "remove",
+        "denied",
+        false
+      ]])
+    }
+  )
 
   it("a rewrite is what the tool parses; redaction keeps a secret from the model and the run's items", async () => {
     const { ran, tools } = workspace({ "notes.txt": `token ${SECRET}` })
@@ -94,33 +98,37 @@ describe("interlockTools in an OpenAI Agents run", () => {
     assert.notInclude(JSON.stringify((result as { newItems: unknown }).newItems), SECRET)
   })
 
-  it("ask goes to the approver; a hook that fails ends the run with the tool-input tripwire, and nothing ran", async () => {
-    const asked: Array<unknown> = []
-    const first = workspace({ "a.txt": "a" })
-    const denied = await runAgent([{ name: "remove", args: { path: "a.txt" } }], first.tools, {
-      policy: Policy.rules({ rules: [{ match: "ai/remove", decision: "ask" }], default: "deny" }),
-      approvals: Approvals.layer({
-        approver: (request) => {
-          asked.push(request.call.args)
-          return { decision: "deny", reason: "keep it" }
-        }
+  it(
+    "ask goes to the approver; a hook that fails ends the run with the tool-input tripwire, and " +
+      "nothing ran",
+    async () => {
+      const asked: Array<unknown> = []
+      const first = workspace({ "a.txt": "a" })
+      const denied = await runAgent([{ name: "remove", args: { path: "a.txt" } }], first.tools, {
+        policy: Policy.rules({ rules: [{ match: "ai/remove", decision: "ask" }], default: "deny" }),
+        approvals: Approvals.layer({
+          approver: (request) => {
+            asked.push(request.call.args)
+            return { decision: "deny", reason: "keep it" }
+          }
+        })
       })
-    })
-    assert.deepStrictEqual(asked, [{ path: "a.txt" }])
-    assert.deepStrictEqual(first.ran, [])
-    assert.include(toolMessages(denied.fake.bodies[1]!)[0]!.content, "keep it")
+      assert.deepStrictEqual(asked, [{ path: "a.txt" }])
+      assert.deepStrictEqual(first.ran, [])
+      assert.include(toolMessages(denied.fake.bodies[1]!)[0]!.content, "keep it")
 
-    const second = workspace()
-    const broken = await runAgent([{ name: "read", args: { path: "notes.txt" } }], second.tools, {
-      hooks: { preToolCall: [{ match: "ai/read", id: "broken", run: () => Promise.reject(new Error(SECRET)) }] },
-      policy: reads
-    })
-    // The runner reports a throwing invoke as a ToolCallError; its error is the tripwire.
-    assert.instanceOf(broken.result, ToolCallError)
-    assert.instanceOf((broken.result as ToolCallError).error, ToolInputGuardrailTripwireTriggered)
-    assert.include((broken.result as ToolCallError).error.message, "Interlock stopped tool read")
-    assert.notInclude(`${(broken.result as Error).message} ${(broken.result as ToolCallError).error.message}`, SECRET)
-    assert.deepStrictEqual(second.ran, [])
-    assert.lengthOf(broken.fake.bodies, 1)
-  })
+      const second = workspace()
+      const broken = await runAgent([{ name: "read", args: { path: "notes.txt" } }], second.tools, {
+        hooks: { preToolCall: [{ match: "ai/read", id: "broken", run: () => Promise.reject(new Error(SECRET)) }] },
+        policy: reads
+      })
+      // The runner reports a throwing invoke as a ToolCallError; its error is the tripwire.
+      assert.instanceOf(broken.result, ToolCallError)
+      assert.instanceOf((broken.result as ToolCallError).error, ToolInputGuardrailTripwireTriggered)
+      assert.include((broken.result as ToolCallError).error.message, "Interlock stopped tool read")
+      assert.notInclude(`${(broken.result as Error).message} ${(broken.result as ToolCallError).error.message}`, SECRET)
+      assert.deepStrictEqual(second.ran, [])
+      assert.lengthOf(broken.fake.bodies, 1)
+    }
+  )
 })

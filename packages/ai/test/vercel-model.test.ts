@@ -89,85 +89,104 @@ describe("interlockModelMiddleware", () => {
     assert.strictEqual(fake.bodies.length, 0)
   })
 
-  it("a beforeModel hook that throws, hangs or answers junk fails closed, and the provider is never asked", async () => {
-    const hooks = [
-      () => {
-        throw new Error(SECRET)
-      },
-      { run: () => Effect.never, timeout: "50 millis" },
-      () => ({ _tag: "Allow" }),
-      () => ModelVerdict.rewrite({ tools: ["invented"] }),
-      () => ModelVerdict.rewrite({ messages: [{ nope: true }] }),
-      () => ({
-        _tag: "Rewrite",
-        get messages(): never {
+  it(
+    "a beforeModel hook that throws, hangs or answers junk fails closed, and the provider is " +
+      "never asked",
+    async () => {
+      const hooks = [
+        () => {
           throw new Error(SECRET)
-        }
-      }),
-      () => new Proxy({}, { ownKeys: () => [SECRET], get: (_t, key) => (key === "_tag" ? "Continue" : undefined) })
-    ]
-    const kinds = ["raise", "timeout", "bad_return", "bad_return", "bad_return", "bad_return", "bad_return"]
-    for (const [i, hook] of hooks.entries()) {
-      const { fake, model: llm } = await model({ beforeModel: [hook as never] })
-      const error = await generateText({ model: llm, tools: { add }, prompt: "hi" }).then(() => undefined, (e) => e)
-      assert.instanceOf(error, ModelHookFailed, `hook ${i}`)
-      assert.strictEqual((error as ModelHookFailed).kind, kinds[i])
-      assert.notInclude((error as Error).message, SECRET)
-      assert.strictEqual(fake.bodies.length, 0)
+        },
+        { run: () => Effect.never, timeout: "50 millis" },
+        () => ({ _tag: "Allow" }),
+        () => ModelVerdict.rewrite({ tools: ["invented"] }),
+        () => ModelVerdict.rewrite({ messages: [{ nope: true }] }),
+        () => ({
+          _tag: "Rewrite",
+          get messages(): never {
+            throw new Error(SECRET)
+          }
+        }),
+        () => new Proxy({}, { ownKeys: () => [SECRET], get: (_t, key) => (key === "_tag" ? "Continue" : undefined) })
+      ]
+      const kinds = ["raise", "timeout", "bad_return", "bad_return", "bad_return", "bad_return", "bad_return"]
+      for (const [i, hook] of hooks.entries()) {
+        const { fake, model: llm } = await model({ beforeModel: [hook as never] })
+        const error = await generateText({ model: llm, tools: { add }, prompt: "hi" }).then(() => undefined, (e) => e)
+        assert.instanceOf(error, ModelHookFailed, `hook ${i}`)
+        assert.strictEqual((error as ModelHookFailed).kind, kinds[i])
+        assert.notInclude((error as Error).message, SECRET)
+        assert.strictEqual(fake.bodies.length, 0)
+      }
     }
-  })
+  )
 
-  it("streamText: a secret split over two deltas is held, then replaced whole; no delta carries any of it", async () => {
-    const seen: Array<AfterModelChunkInput> = []
-    const { model: llm } = await model({
-      afterModelChunk: [(input) => {
-        seen.push(input)
-        return redactChunks(input)
-      }]
-    })
-    const deltas: Array<string> = []
-    const result = streamText({ model: llm, prompt: "show me" })
-    for await (const delta of result.textStream) deltas.push(delta)
-    assert.strictEqual(deltas.join(""), "key [REDACTED] end")
-    assert.isTrue(deltas.every((d) => !d.includes(SECRET.slice(0, 4))), JSON.stringify(deltas))
-    assert.isAbove(seen.length, 1)
-    assert.isTrue(seen.at(-1)!.final)
-  })
-
-  it("generateText: each text goes through afterModelChunk whole, and afterModel sees the answer after it", async () => {
-    const answers: Array<unknown> = []
-    const { model: llm } = await model({
-      afterModelChunk: [redactChunks],
-      afterModel: [({ content }) => {
-        answers.push(content)
-        return ModelVerdict.cont
-      }, () => {
-        throw new Error("observers only observe")
-      }]
-    })
-    const result = await generateText({ model: llm, prompt: "show me" })
-    assert.strictEqual(result.text, "key [REDACTED] end")
-    assert.notInclude(JSON.stringify(answers), SECRET)
-    assert.include(JSON.stringify(answers), "[REDACTED]")
-  })
-
-  it("a Block stops the answer: no more text, its tool calls never run, and the finish says who stopped it", async () => {
-    let ran = 0
-    const counted = tool({ inputSchema: z.object({ a: z.number() }), execute: async () => ++ran })
-    const block = ({ pending }: AfterModelChunkInput) =>
-      pending.includes("sk-") ? ModelVerdict.block("a credential") : ModelVerdict.cont
-    for (const run of ["stream", "generate"] as const) {
-      const { model: llm } = await model({ afterModelChunk: [{ id: "creds", run: block }] }, [
-        { text: LEAKY, toolCalls: [{ name: "counted", args: { a: 1 } }] }
-      ])
-      const options = { model: llm, tools: { counted }, prompt: "go", stopWhen: stepCountIs(3) }
-      const result = run === "stream" ? streamText(options) : await generateText(options)
-      assert.notInclude(await result.text, "sk-")
-      assert.strictEqual(await result.finishReason, "content-filter")
-      assert.deepStrictEqual((await result.providerMetadata)?.interlock, { blockedBy: "creds", reason: "a credential" })
+  it(
+    "streamText: a secret split over two deltas is held, then replaced whole; no delta " +
+      "carries any of it",
+    async () => {
+      const seen: Array<AfterModelChunkInput> = []
+      const { model: llm } = await model({
+        afterModelChunk: [(input) => {
+          seen.push(input)
+          return redactChunks(input)
+        }]
+      })
+      const deltas: Array<string> = []
+      const result = streamText({ model: llm, prompt: "show me" })
+      for await (const delta of result.textStream) deltas.push(delta)
+      assert.strictEqual(deltas.join(""), "key [REDACTED] end")
+      assert.isTrue(deltas.every((d) => !d.includes(SECRET.slice(0, 4))), JSON.stringify(deltas))
+      assert.isAbove(seen.length, 1)
+      assert.isTrue(seen.at(-1)!.final)
     }
-    assert.strictEqual(ran, 0)
-  })
+  )
+
+  it(
+    "generateText: each text goes through afterModelChunk whole, and afterModel sees the " +
+      "answer after it",
+    async () => {
+      const answers: Array<unknown> = []
+      const { model: llm } = await model({
+        afterModelChunk: [redactChunks],
+        afterModel: [({ content }) => {
+          answers.push(content)
+          return ModelVerdict.cont
+        }, () => {
+          throw new Error("observers only observe")
+        }]
+      })
+      const result = await generateText({ model: llm, prompt: "show me" })
+      assert.strictEqual(result.text, "key [REDACTED] end")
+      assert.notInclude(JSON.stringify(answers), SECRET)
+      assert.include(JSON.stringify(answers), "[REDACTED]")
+    }
+  )
+
+  it(
+    "a Block stops the answer: no more text, its tool calls never run, and the finish says who " +
+      "stopped it",
+    async () => {
+      let ran = 0
+      const counted = tool({ inputSchema: z.object({ a: z.number() }), execute: async () => ++ran })
+      const block = ({ pending }: AfterModelChunkInput) =>
+        pending.includes("sk-") ? ModelVerdict.block("a credential") : ModelVerdict.cont
+      for (const run of ["stream", "generate"] as const) {
+        const { model: llm } = await model({ afterModelChunk: [{ id: "creds", run: block }] }, [
+          { text: LEAKY, toolCalls: [{ name: "counted", args: { a: 1 } }] }
+        ])
+        const options = { model: llm, tools: { counted }, prompt: "go", stopWhen: stepCountIs(3) }
+        const result = run === "stream" ? streamText(options) : await generateText(options)
+        assert.notInclude(await result.text, "sk-")
+        assert.strictEqual(await result.finishReason, "content-filter")
+        assert.deepStrictEqual((await result.providerMetadata)?.interlock, {
+          blockedBy: "creds",
+          reason: "a credential"
+        })
+      }
+      assert.strictEqual(ran, 0)
+    }
+  )
 
   it("a failing afterModelChunk hook errors the stream, and what it held back is never shown", async () => {
     let calls = 0

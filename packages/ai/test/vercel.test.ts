@@ -55,28 +55,32 @@ const govern = <T extends ToolSet>(tools: T, options: Parameters<typeof interloc
 }
 
 describe("interlockTools through generateText", () => {
-  it("an allowed call runs with the model's arguments; one the policy does not allow never runs, and the model is told", async () => {
-    const { fake, model: llm } = await model([
-      { name: "read", args: { path: "notes.txt" } },
-      { name: "remove", args: { path: "notes.txt" } }
-    ])
-    const { ran, tools, files } = workspace()
-    const receipts: Array<Receipt> = []
-    const result = await generateText({
-      model: llm,
-      tools: govern(tools, { policy: reads, onReceipt: (receipt) => void receipts.push(receipt) }),
-      prompt: "tidy up",
-      stopWhen: stepCountIs(3)
-    })
-    assert.strictEqual(result.text, "done")
-    assert.deepStrictEqual(ran, [{ tool: "read", args: { path: "notes.txt" } }])
-    assert.strictEqual(files["notes.txt"], "hello")
-    const sent = toolMessages(fake.bodies[1]!)
-    assert.include(sent.find((m) => m.tool_call_id === "call_0_0")!.content, "hello")
-    assert.include(sent.find((m) => m.tool_call_id === "call_0_1")!.content, "denied by policy")
-    const outcomes = receipts.map((r) => [r.name, r.outcome, r.sent, r.policy?.rule]).sort()
-    assert.deepStrictEqual(outcomes, [["read", "ok", true, "reads"], ["remove", "denied", false, undefined]])
-  })
+  it(
+    "an allowed call runs with the model's arguments; one the policy does not allow never runs, and the " +
+      "model is told",
+    async () => {
+      const { fake, model: llm } = await model([
+        { name: "read", args: { path: "notes.txt" } },
+        { name: "remove", args: { path: "notes.txt" } }
+      ])
+      const { ran, tools, files } = workspace()
+      const receipts: Array<Receipt> = []
+      const result = await generateText({
+        model: llm,
+        tools: govern(tools, { policy: reads, onReceipt: (receipt) => void receipts.push(receipt) }),
+        prompt: "tidy up",
+        stopWhen: stepCountIs(3)
+      })
+      assert.strictEqual(result.text, "done")
+      assert.deepStrictEqual(ran, [{ tool: "read", args: { path: "notes.txt" } }])
+      assert.strictEqual(files["notes.txt"], "hello")
+      const sent = toolMessages(fake.bodies[1]!)
+      assert.include(sent.find((m) => m.tool_call_id === "call_0_0")!.content, "hello")
+      assert.include(sent.find((m) => m.tool_call_id === "call_0_1")!.content, "denied by policy")
+      const outcomes = receipts.map((r) => [r.name, r.outcome, r.sent, r.policy?.rule]).sort()
+      assert.deepStrictEqual(outcomes, [["read", "ok", true, "reads"], ["remove", "denied", false, undefined]])
+    }
+  )
 
   it("a preToolCall hook's rewrite is what the tool gets, and what the policy decides on", async () => {
     const { model: llm } = await model([
@@ -129,29 +133,33 @@ describe("interlockTools through generateText", () => {
     assert.notInclude(JSON.stringify(receipts), SECRET)
   })
 
-  it("redaction covers a tool's thrown error too: its message, with the secret, reaches neither the model nor the SDK", async () => {
-    const { fake, model: llm } = await model([{ name: "read", args: { path: "db.txt" } }])
-    const tools = {
-      read: tool({
-        inputSchema: z.object({ path: z.string() }),
-        execute: async (): Promise<string> => {
-          throw new Error(`cannot reach postgres://app:${SECRET}@db`)
-        }
+  it(
+    "redaction covers a tool's thrown error too: its message, with the secret, reaches neither the model " +
+      "nor the SDK",
+    async () => {
+      const { fake, model: llm } = await model([{ name: "read", args: { path: "db.txt" } }])
+      const tools = {
+        read: tool({
+          inputSchema: z.object({ path: z.string() }),
+          execute: async (): Promise<string> => {
+            throw new Error(`cannot reach postgres://app:${SECRET}@db`)
+          }
+        })
+      }
+      const result = await generateText({
+        model: llm,
+        tools: govern(tools, {
+          hooks: { postToolCall: [redact] },
+          policy: reads
+        }),
+        prompt: "read",
+        stopWhen: stepCountIs(3)
       })
+      const error = result.steps[0]!.content.find((part) => part.type === "tool-error") as { error: Error } | undefined
+      assert.include(error!.error.message, "cannot reach postgres://app:[REDACTED]@db")
+      for (const body of fake.bodies) assert.notInclude(body, SECRET)
     }
-    const result = await generateText({
-      model: llm,
-      tools: govern(tools, {
-        hooks: { postToolCall: [redact] },
-        policy: reads
-      }),
-      prompt: "read",
-      stopWhen: stepCountIs(3)
-    })
-    const error = result.steps[0]!.content.find((part) => part.type === "tool-error") as { error: Error } | undefined
-    assert.include(error!.error.message, "cannot reach postgres://app:[REDACTED]@db")
-    for (const body of fake.bodies) assert.notInclude(body, SECRET)
-  })
+  )
 
   it("ask: the approver sees the call and decides; a denied ask never runs", async () => {
     const { fake, model: llm } = await model([
@@ -179,47 +187,55 @@ describe("interlockTools through generateText", () => {
     assert.include(toolMessages(fake.bodies[1]!).find((m) => m.tool_call_id === "call_0_1")!.content, "keep b")
   })
 
-  it("fails closed: a hook that throws or hangs past its deadline stops the call, and the tool never runs", async () => {
-    const { fake, model: llm } = await model([
-      { name: "read", args: { path: "notes.txt" } },
-      { name: "remove", args: { path: "notes.txt" } }
-    ])
-    const { ran, tools } = workspace()
-    await generateText({
-      model: llm,
-      tools: govern(tools, {
-        hooks: {
-          preToolCall: [
-            { match: "ai/read", id: "broken", run: () => Effect.die(new Error(`leaks ${SECRET}`)) },
-            { match: "ai/remove", id: "stuck", timeout: "50 millis", run: () => Effect.never }
-          ]
-        },
-        policy: Policy.rules({ rules: [{ match: "ai/*", decision: "allow" }], default: "deny" })
-      }),
-      prompt: "go",
-      stopWhen: stepCountIs(3)
-    })
-    assert.deepStrictEqual(ran, [])
-    assert.lengthOf(toolMessages(fake.bodies[1]!), 2)
-    assert.notInclude(fake.bodies[1]!, SECRET)
-  })
+  it(
+    "fails closed: a hook that throws or hangs past its deadline stops the call, and the tool " +
+      "never runs",
+    async () => {
+      const { fake, model: llm } = await model([
+        { name: "read", args: { path: "notes.txt" } },
+        { name: "remove", args: { path: "notes.txt" } }
+      ])
+      const { ran, tools } = workspace()
+      await generateText({
+        model: llm,
+        tools: govern(tools, {
+          hooks: {
+            preToolCall: [
+              { match: "ai/read", id: "broken", run: () => Effect.die(new Error(`leaks ${SECRET}`)) },
+              { match: "ai/remove", id: "stuck", timeout: "50 millis", run: () => Effect.never }
+            ]
+          },
+          policy: Policy.rules({ rules: [{ match: "ai/*", decision: "allow" }], default: "deny" })
+        }),
+        prompt: "go",
+        stopWhen: stepCountIs(3)
+      })
+      assert.deepStrictEqual(ran, [])
+      assert.lengthOf(toolMessages(fake.bodies[1]!), 2)
+      assert.notInclude(fake.bodies[1]!, SECRET)
+    }
+  )
 
-  it("an audit sink that fails withholds the result: the tool ran, the model gets an error, not the output", async () => {
-    const { fake, model: llm } = await model([{ name: "read", args: { path: "notes.txt" } }])
-    const { ran, tools } = workspace({ "notes.txt": `text ${SECRET}` })
-    await generateText({
-      model: llm,
-      tools: govern(tools, {
-        policy: reads,
-        onReceipt: () => Promise.reject(new Error("the audit store is down"))
-      }),
-      prompt: "read",
-      stopWhen: stepCountIs(3)
-    })
-    assert.lengthOf(ran, 1)
-    assert.notInclude(fake.bodies[1]!, SECRET)
-    assert.include(toolMessages(fake.bodies[1]!)[0]!.content, "the audit store is down")
-  })
+  it(
+    "an audit sink that fails withholds the result: the tool ran, the model gets an error, not " +
+      "the output",
+    async () => {
+      const { fake, model: llm } = await model([{ name: "read", args: { path: "notes.txt" } }])
+      const { ran, tools } = workspace({ "notes.txt": `text ${SECRET}` })
+      await generateText({
+        model: llm,
+        tools: govern(tools, {
+          policy: reads,
+          onReceipt: () => Promise.reject(new Error("the audit store is down"))
+        }),
+        prompt: "read",
+        stopWhen: stepCountIs(3)
+      })
+      assert.lengthOf(ran, 1)
+      assert.notInclude(fake.bodies[1]!, SECRET)
+      assert.include(toolMessages(fake.bodies[1]!)[0]!.content, "the audit store is down")
+    }
+  )
 
   it("a tool's own error reaches the SDK as the very error it threw, with no hook in the way", async () => {
     const { model: llm } = await model([{ name: "read", args: { path: "missing.txt" } }])

@@ -27,13 +27,15 @@ forbid(principal, action == Interlock::Action::"callTool", resource == Interlock
 permit(principal, action == Interlock::Action::"callTool", resource == Interlock::Tool::"fs/write_file");
 
 @id("admins")
-permit(principal in Interlock::Role::"admin", action == Interlock::Action::"callTool", resource == Interlock::Tool::"fs/delete_file");
+permit(principal in Interlock::Role::"admin", action == Interlock::Action::"callTool",
+  resource == Interlock::Tool::"fs/delete_file");
 
 @id("docs")
 permit(principal, action == Interlock::Action::"readResource", resource) when { resource.uri like "file:///docs/*" };
 
 @id("greet")
-permit(principal == Interlock::Principal::"alice", action == Interlock::Action::"getPrompt", resource == Interlock::Prompt::"fs/greet");
+permit(principal == Interlock::Principal::"alice", action == Interlock::Action::"getPrompt",
+  resource == Interlock::Prompt::"fs/greet");
 `
 
 describe("Policy.cedar decisions", () => {
@@ -89,7 +91,8 @@ permit(principal, action == Interlock::Action::"getPrompt", resource == Interloc
   when { context.args has topic && context.args.topic == "safe" };
 @id("no-secret")
 forbid(principal, action == Interlock::Action::"getPrompt", resource == Interlock::Prompt::"fs/secret");
-@id("secret-for-all") permit(principal, action == Interlock::Action::"getPrompt", resource == Interlock::Prompt::"fs/secret");
+@id("secret-for-all") permit(principal, action == Interlock::Action::"getPrompt",
+  resource == Interlock::Prompt::"fs/secret");
 `)
       const visible = policy.visibleOperation!
       const shown = (operation: Parameters<typeof visible>[0], context = ctx()) =>
@@ -133,7 +136,8 @@ forbid(principal, action == Interlock::Action::"getPrompt", resource == Interloc
   it.effect("several deciding policies are all named", () =>
     Effect.gen(function*() {
       const policy = yield* compile(
-        `@id("a") permit(principal, action, resource);\n@id("b") permit(principal, action == Interlock::Action::"callTool", resource);`
+        `@id("a") permit(principal, action, resource);\n@id("b") permit(principal, action == ` +
+          `Interlock::Action::"callTool", resource);`
       )
       assert.deepStrictEqual(decideCall(policy, call("s", "t")), { _tag: "Allow", rule: "a,b" })
     }))
@@ -143,7 +147,8 @@ describe("Policy.cedar fails closed", () => {
   it.effect("an evaluation error in any policy denies, naming the policy but no argument", () =>
     Effect.gen(function*() {
       const policy = yield* compile(
-        `@id("all") permit(principal, action, resource);\n@id("needs-mode") forbid(principal, action, resource) when { context.args.mode == "secret-value" };`
+        `@id("all") permit(principal, action, resource);\n@id("needs-mode") forbid(principal, action, resource) ` +
+          `when { context.args.mode == "secret-value" };`
       )
       const decision = decideCall(policy, call("s", "t", { other: "secret-value" }))
       assert.deepStrictEqual(decision, {
@@ -248,9 +253,13 @@ describe("Policy.cedar fails closed", () => {
 
   it.effect("a schema given to Policy.cedar validates the policies when the Layer is built", () =>
     Effect.gen(function*() {
-      const schema =
-        `namespace Interlock { entity Role; entity Principal in [Role]; entity Tool = { server: String, name: String, readOnlyHint: Bool, destructiveHint: Bool, idempotentHint: Bool, openWorldHint: Bool };
-        action callTool appliesTo { principal: Principal, resource: Tool, context: { args: { path: String }, client: String, era?: String } }; }`
+      const schema = `namespace Interlock { entity Role; entity Principal in [Role]; entity Tool = {
+          server: String, name: String,
+          readOnlyHint: Bool, destructiveHint: Bool, idempotentHint: Bool, openWorldHint: Bool
+        };
+        action callTool appliesTo {
+          principal: Principal, resource: Tool, context: { args: { path: String }, client: String, era?: String }
+        }; }`
       const ok = yield* Effect.result(
         compileCedar({
           policies:
@@ -276,9 +285,12 @@ describe("Policy.cedar listings (hideDenied)", () => {
     Effect.gen(function*() {
       const policy = yield* compile(`
 @id("reads") permit(principal, action == Interlock::Action::"callTool", resource) when { resource.readOnlyHint };
-@id("sandbox") permit(principal, action == Interlock::Action::"callTool", resource == Interlock::Tool::"fs/write_file") when { context.args.path like "/sandbox/*" };
-@id("never-drop") forbid(principal, action == Interlock::Action::"callTool", resource == Interlock::Tool::"fs/drop_table");
-@id("hide-secret") forbid(principal, action == Interlock::Action::"listTools", resource == Interlock::Tool::"fs/secret");
+@id("sandbox") permit(principal, action == Interlock::Action::"callTool",
+  resource == Interlock::Tool::"fs/write_file") when { context.args.path like "/sandbox/*" };
+@id("never-drop") forbid(principal, action == Interlock::Action::"callTool",
+  resource == Interlock::Tool::"fs/drop_table");
+@id("hide-secret") forbid(principal, action == Interlock::Action::"listTools",
+  resource == Interlock::Tool::"fs/secret");
 permit(principal, action, resource == Interlock::Tool::"fs/drop_table");
 permit(principal, action, resource == Interlock::Tool::"fs/secret");
 `)

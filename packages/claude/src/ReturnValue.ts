@@ -214,7 +214,8 @@ const coerceUnsafe = (value: unknown, event: ClaudeEventName): Coerced => {
       return {
         output: EMPTY,
         warnings: [
-          `Hook returned "${action}" for ${event}, which only applies to PreToolUse or PermissionRequest — returning empty output`
+          `Hook returned "${action}" for ${event}, which only applies to PreToolUse or PermissionRequest — ` +
+          `returning empty output`
         ]
       }
     }

@@ -104,13 +104,15 @@ const hookFindings = (
   }
   if (hook.onFailure !== "block") {
     error(
-      `no "onFailure": "block": Claude Code lets the tool run when the bridge cannot run (exit 1, killed at its timeout, a missing bin); Claude Code 2.1.295 and later honour it`
+      `no "onFailure": "block": Claude Code lets the tool run when the bridge cannot run (exit 1, killed at its ` +
+        `timeout, a missing bin); Claude Code 2.1.295 and later honour it`
     )
   }
   if (hook.async === true) error(`"async": true: Claude Code never waits for an async hook, so it cannot deny`)
   if (bareNpx(argv)) {
     error(
-      "a bare `npx interlock` runs an unrelated package of that name: use the installed bin's path or `npx --no-install @interlock/gateway`"
+      "a bare `npx interlock` runs an unrelated package of that name: use the installed bin's path or `npx " +
+        "--no-install @interlock/gateway`"
     )
   }
   const config = flagValue(argv, "--config") ?? flagValue(argv, "-c")
@@ -139,14 +141,16 @@ const hookFindings = (
       ? `assumes ${DEFAULT_HOOK_TIMEOUT_SECONDS} s (no --timeout)`
       : `has --timeout ${flag}`
     error(
-      `"timeout": ${hook.timeout} is not above the bridge's deadline (it ${given}): Claude Code would kill it first; pass --timeout ${hook.timeout}`
+      `"timeout": ${hook.timeout} is not above the bridge's deadline (it ${given}): Claude Code would kill it ` +
+        `first; pass --timeout ${hook.timeout}`
     )
   } else if (flag === undefined) {
     found.push({
       path: at,
       level: "warning",
       message:
-        `no --timeout: the bridge assumes ${DEFAULT_HOOK_TIMEOUT_SECONDS} s; pass --timeout ${hook.timeout} to match "timeout"`
+        `no --timeout: the bridge assumes ${DEFAULT_HOOK_TIMEOUT_SECONDS} s; pass --timeout ${hook.timeout} to ` +
+        `match "timeout"`
     })
   }
   return found

@@ -13,35 +13,39 @@ describe("PermissionRequest", () => {
     permission_suggestions: []
   })
 
-  it.effect("an explicit allow answers the prompt with allow; a deny with deny; anything else leaves it to the user", () =>
-    Effect.gen(function*() {
-      const allowed = yield* bridge(request("Bash", { command: "ls" }))
-      assert.deepStrictEqual(allowed.json, {
-        hookSpecificOutput: {
-          hookEventName: "PermissionRequest",
-          decision: { behavior: "allow", updatedInput: { command: "ls" } }
-        }
+  it.effect(
+    "an explicit allow answers the prompt with allow; a deny with deny; anything else leaves it " +
+      "to the user",
+    () =>
+      Effect.gen(function*() {
+        const allowed = yield* bridge(request("Bash", { command: "ls" }))
+        assert.deepStrictEqual(allowed.json, {
+          hookSpecificOutput: {
+            hookEventName: "PermissionRequest",
+            decision: { behavior: "allow", updatedInput: { command: "ls" } }
+          }
+        })
+        const denied = yield* bridge(request("Bash", { command: "rm -rf /" }))
+        assert.deepStrictEqual(denied.json, {
+          hookSpecificOutput: {
+            hookEventName: "PermissionRequest",
+            decision: { behavior: "deny", message: "rm is not allowed" }
+          }
+        })
+        assert.strictEqual(
+          (yield* bridge(request("Edit", { file_path: "a" }))).stdout,
+          "{}\n",
+          "an Ask with no matching approver hook: the user decides"
+        )
+        assert.strictEqual((yield* bridge(request("Glob", {}))).stdout, "{}\n")
+        assert.deepInclude(denied.rows[0], { event: "PermissionRequest", claudeDecision: "deny", rule: "no-rm" })
+        const rewritten = yield* bridge(request("Bash", { command: "sudo ls" }))
+        assert.deepStrictEqual(rewritten.json.hookSpecificOutput.decision, {
+          behavior: "allow",
+          updatedInput: { command: "ls" }
+        })
       })
-      const denied = yield* bridge(request("Bash", { command: "rm -rf /" }))
-      assert.deepStrictEqual(denied.json, {
-        hookSpecificOutput: {
-          hookEventName: "PermissionRequest",
-          decision: { behavior: "deny", message: "rm is not allowed" }
-        }
-      })
-      assert.strictEqual(
-        (yield* bridge(request("Edit", { file_path: "a" }))).stdout,
-        "{}\n",
-        "an Ask with no matching approver hook: the user decides"
-      )
-      assert.strictEqual((yield* bridge(request("Glob", {}))).stdout, "{}\n")
-      assert.deepInclude(denied.rows[0], { event: "PermissionRequest", claudeDecision: "deny", rule: "no-rm" })
-      const rewritten = yield* bridge(request("Bash", { command: "sudo ls" }))
-      assert.deepStrictEqual(rewritten.json.hookSpecificOutput.decision, {
-        behavior: "allow",
-        updatedInput: { command: "ls" }
-      })
-    }))
+  )
 })
 
 describe("PermissionRequest hooks answer the policy's Ask", () => {
@@ -274,23 +278,27 @@ describe("agent-level events", () => {
 })
 
 describe("bad input", () => {
-  it.effect("not JSON, not an object or an unknown event: exit 2 (Claude Code blocks), one line on stderr, nothing audited", () =>
-    Effect.gen(function*() {
-      const cases: Array<[string, string]> = [
-        ["not json at all", "interlock claude-hook: stdin is not valid JSON\n"],
-        ["", "interlock claude-hook: stdin is not valid JSON\n"],
-        [`[1,2]`, "interlock claude-hook: the event must be a JSON object\n"],
-        [`{"hook_event_name":"SessionEnd"}`, ""]
-      ]
-      for (const [stdin, expected] of cases) {
-        const r = yield* bridge(stdin)
-        assert.strictEqual(r.exitCode, 2, stdin)
-        assert.strictEqual(r.stdout, "")
-        assert.match(r.stderr, /^interlock claude-hook: [^\n]+\n$/)
-        if (expected !== "") assert.strictEqual(r.stderr, expected)
-        assert.strictEqual(r.rows.length, 0)
-      }
-    }))
+  it.effect(
+    "not JSON, not an object or an unknown event: exit 2 (Claude Code blocks), one line on stderr, " +
+      "nothing audited",
+    () =>
+      Effect.gen(function*() {
+        const cases: Array<[string, string]> = [
+          ["not json at all", "interlock claude-hook: stdin is not valid JSON\n"],
+          ["", "interlock claude-hook: stdin is not valid JSON\n"],
+          [`[1,2]`, "interlock claude-hook: the event must be a JSON object\n"],
+          [`{"hook_event_name":"SessionEnd"}`, ""]
+        ]
+        for (const [stdin, expected] of cases) {
+          const r = yield* bridge(stdin)
+          assert.strictEqual(r.exitCode, 2, stdin)
+          assert.strictEqual(r.stdout, "")
+          assert.match(r.stderr, /^interlock claude-hook: [^\n]+\n$/)
+          if (expected !== "") assert.strictEqual(r.stderr, expected)
+          assert.strictEqual(r.rows.length, 0)
+        }
+      })
+  )
 
   it.effect("a known event with a bad field answers closed in JSON (exit 0), naming the field, never its value", () =>
     Effect.gen(function*() {

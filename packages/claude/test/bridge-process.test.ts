@@ -42,7 +42,8 @@ const recorder = dir.script("recorder.sh", `cat > '${seen}'`)
 const budget = dir.script("budget.sh", `cat >/dev/null; echo '{"continue":false,"stopReason":"budget exhausted"}'`)
 const compact = dir.script(
   "compact.sh",
-  `cat >/dev/null; echo '{"hookSpecificOutput":{"hookEventName":"PreCompact","customInstructions":"keep the TODO list"}}'`
+  `cat >/dev/null; echo '{"hookSpecificOutput":{"hookEventName":"PreCompact","customInstructions":"keep the ` +
+    `TODO list"}}'`
 )
 const reviewer = dir.script(
   "reviewer.sh",
@@ -152,7 +153,8 @@ describe("the bridge as a process", () => {
   }, 60_000)
 
   it(
-    "a hook sees exactly the keys Claude Code sent, even beside objects that trap Node 24's JSON.parse into misreading them",
+    "a hook sees exactly the keys Claude Code sent, even beside objects that trap Node 24's JSON.parse into " +
+      "misreading them",
     () => {
       // On Node 24, JSON.parse reads "x\n" as "x\\" when a sibling object already has the key "x\\"
       // (nodejs/node#63785).

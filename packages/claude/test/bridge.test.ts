@@ -81,33 +81,37 @@ describe("PreToolUse", () => {
       assert.notProperty(r.rows[0], "rule")
     }))
 
-  it.effect("the last rewrite (rewriteInput) runs after the policy: allow or no opinion carry updatedInput; a deny does not", () =>
-    Effect.gen(function*() {
-      const rewriteInput = (call: { readonly name: string; readonly args: Record<string, unknown> }) =>
-        call.name === "Bash" ? { ...call.args, command: `filtered(${String(call.args.command)})` } : undefined
-      // The rule allow-ls saw "ls", as Claude wrote it.
-      const allowed = yield* bridge(pre("Bash", { command: "ls" }), { rewriteInput })
-      assert.deepStrictEqual(
-        allowed.json,
-        preOut({
-          permissionDecision: "allow",
-          permissionDecisionReason: "Interlock: allowed by rule allow-ls",
-          updatedInput: { command: "filtered(ls)" }
-        })
-      )
-      assert.deepInclude(allowed.rows[0], { claudeDecision: "allow", rewritten: true })
-      // No rule: no decision (Claude Code's permissions decide), the rewritten input only.
-      const open = yield* bridge(pre("Bash", { command: "echo hi" }), { rewriteInput })
-      assert.deepStrictEqual(open.json, preOut({ updatedInput: { command: "filtered(echo hi)" } }))
-      assert.deepInclude(open.rows[0], { claudeDecision: "none", rewritten: true })
-      const denied = yield* bridge(pre("Bash", { command: "rm -rf /" }), { rewriteInput })
-      assert.deepStrictEqual(
-        denied.json,
-        preOut({ permissionDecision: "deny", permissionDecisionReason: "rm is not allowed" })
-      )
-      const glob = yield* bridge(pre("Glob", { pattern: "*.ts" }), { rewriteInput })
-      assert.strictEqual(glob.stdout, "{}\n")
-    }))
+  it.effect(
+    "the last rewrite (rewriteInput) runs after the policy: allow or no opinion carry updatedInput; a " +
+      "deny does not",
+    () =>
+      Effect.gen(function*() {
+        const rewriteInput = (call: { readonly name: string; readonly args: Record<string, unknown> }) =>
+          call.name === "Bash" ? { ...call.args, command: `filtered(${String(call.args.command)})` } : undefined
+        // The rule allow-ls saw "ls", as Claude wrote it.
+        const allowed = yield* bridge(pre("Bash", { command: "ls" }), { rewriteInput })
+        assert.deepStrictEqual(
+          allowed.json,
+          preOut({
+            permissionDecision: "allow",
+            permissionDecisionReason: "Interlock: allowed by rule allow-ls",
+            updatedInput: { command: "filtered(ls)" }
+          })
+        )
+        assert.deepInclude(allowed.rows[0], { claudeDecision: "allow", rewritten: true })
+        // No rule: no decision (Claude Code's permissions decide), the rewritten input only.
+        const open = yield* bridge(pre("Bash", { command: "echo hi" }), { rewriteInput })
+        assert.deepStrictEqual(open.json, preOut({ updatedInput: { command: "filtered(echo hi)" } }))
+        assert.deepInclude(open.rows[0], { claudeDecision: "none", rewritten: true })
+        const denied = yield* bridge(pre("Bash", { command: "rm -rf /" }), { rewriteInput })
+        assert.deepStrictEqual(
+          denied.json,
+          preOut({ permissionDecision: "deny", permissionDecisionReason: "rm is not allowed" })
+        )
+        const glob = yield* bridge(pre("Glob", { pattern: "*.ts" }), { rewriteInput })
+        assert.strictEqual(glob.stdout, "{}\n")
+      })
+  )
 
   it.effect("no rule and a default of deny: deny", () =>
     Effect.gen(function*() {

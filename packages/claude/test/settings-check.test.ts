@@ -70,17 +70,21 @@ describe("SettingsCheck", () => {
     assert.lengthOf(errors(settings({ onFailure: "continue" })), 1)
   })
 
-  it("a timeout not above the bridge's deadline is an error; a missing --timeout is a warning when the timeout leaves room", () => {
-    assert.match(
-      errors(settings({ timeout: 10 }))[0]!.message,
-      /not above the bridge's deadline \(it has --timeout 30\)/
-    )
-    const noFlag = BRIDGE.replace(" --timeout 30", "")
-    assert.match(errors(settings({ command: noFlag, timeout: 30 }))[0]!.message, /assumes 60 s/)
-    const roomy = check(settings({ command: noFlag, timeout: 120 }))
-    assert.deepStrictEqual(roomy.map((finding) => finding.level), ["warning"])
-    assert.match(errors(settings({ command: `${noFlag} --timeout=abc` }))[0]!.message, /--timeout/)
-  })
+  it(
+    "a timeout not above the bridge's deadline is an error; a missing --timeout is a warning when the timeout " +
+      "leaves room",
+    () => {
+      assert.match(
+        errors(settings({ timeout: 10 }))[0]!.message,
+        /not above the bridge's deadline \(it has --timeout 30\)/
+      )
+      const noFlag = BRIDGE.replace(" --timeout 30", "")
+      assert.match(errors(settings({ command: noFlag, timeout: 30 }))[0]!.message, /assumes 60 s/)
+      const roomy = check(settings({ command: noFlag, timeout: 120 }))
+      assert.deepStrictEqual(roomy.map((finding) => finding.level), ["warning"])
+      assert.match(errors(settings({ command: `${noFlag} --timeout=abc` }))[0]!.message, /--timeout/)
+    }
+  )
 
   it("a bare npx interlock, no --config, a config that does not exist", () => {
     assert.match(

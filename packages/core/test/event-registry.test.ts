@@ -194,7 +194,8 @@ describe("event registry", () => {
   ])
 
   it.effect.prop(
-    "the decoder answers bad_return for every tag outside the row, and accepts exactly what the row's Schema and check accept",
+    "the decoder answers bad_return for every tag outside the row, and accepts exactly what the row's Schema and " +
+      "check accept",
     [Candidate],
     ([value]) =>
       Effect.sync(() => {

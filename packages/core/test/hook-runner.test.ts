@@ -105,28 +105,32 @@ describe("HookRunner.invoke", () => {
       )
     }))
 
-  it.effect("an Effect, in every fiber mode: success is decoded; Effect.fail and a defect are raises; self-interruption is an exit", () =>
-    Effect.gen(function*() {
-      for (const fibers of yield* modes) {
-        assert.deepStrictEqual(yield* run(fibers, () => Effect.succeed("ok")), { verdict: "ok" }, fibers._tag)
-        assert.deepStrictEqual(
-          yield* run(fibers, () => Effect.as(Effect.yieldNow, "later")),
-          { verdict: "later" },
-          fibers._tag
-        )
-        assert.deepStrictEqual(yield* run(fibers, () => Effect.succeed(null)), { kind: "bad_return" }, fibers._tag)
-        assert.deepStrictEqual(yield* run(fibers, () => Effect.fail("secret")), { kind: "raise" }, fibers._tag)
-        assert.deepStrictEqual(
-          yield* run(fibers, () => Effect.die(new Error("secret"))),
-          { kind: "raise" },
-          fibers._tag
-        )
-        assert.deepStrictEqual(yield* run(fibers, () => Effect.andThen(Effect.yieldNow, Effect.die("secret"))), {
-          kind: "raise"
-        }, fibers._tag)
-        assert.deepStrictEqual(yield* run(fibers, () => Effect.interrupt), { kind: "exit" }, fibers._tag)
-      }
-    }))
+  it.effect(
+    "an Effect, in every fiber mode: success is decoded; Effect.fail and a defect are raises; " +
+      "self-interruption is an exit",
+    () =>
+      Effect.gen(function*() {
+        for (const fibers of yield* modes) {
+          assert.deepStrictEqual(yield* run(fibers, () => Effect.succeed("ok")), { verdict: "ok" }, fibers._tag)
+          assert.deepStrictEqual(
+            yield* run(fibers, () => Effect.as(Effect.yieldNow, "later")),
+            { verdict: "later" },
+            fibers._tag
+          )
+          assert.deepStrictEqual(yield* run(fibers, () => Effect.succeed(null)), { kind: "bad_return" }, fibers._tag)
+          assert.deepStrictEqual(yield* run(fibers, () => Effect.fail("secret")), { kind: "raise" }, fibers._tag)
+          assert.deepStrictEqual(
+            yield* run(fibers, () => Effect.die(new Error("secret"))),
+            { kind: "raise" },
+            fibers._tag
+          )
+          assert.deepStrictEqual(yield* run(fibers, () => Effect.andThen(Effect.yieldNow, Effect.die("secret"))), {
+            kind: "raise"
+          }, fibers._tag)
+          assert.deepStrictEqual(yield* run(fibers, () => Effect.interrupt), { kind: "exit" }, fibers._tag)
+        }
+      })
+  )
 
   it.effect("`raised` reads a typed failure as an answer; one it does not know stays a raise", () =>
     Effect.gen(function*() {
@@ -167,27 +171,31 @@ describe("HookRunner.invoke", () => {
       }
     }))
 
-  it.effect("a hook that ignores interruption: supervised, detached at the deadline; beside, answered after the grace or when it ends", () =>
-    Effect.gen(function*() {
-      const [supervisedFibers, graced, waited] = yield* modes
-      const stuck = () => Effect.uninterruptible(Effect.as(Effect.sleep(10_000), "late"))
-      const supervisedRun = yield* Effect.forkChild(run(supervisedFibers, stuck, 2_000))
-      yield* TestClock.adjust(2_000)
-      assert.deepStrictEqual(supervisedRun.pollUnsafe()?._tag, "Success")
-      assert.deepStrictEqual(yield* Fiber.join(supervisedRun), { kind: "timeout", detached: true })
+  it.effect(
+    "a hook that ignores interruption: supervised, detached at the deadline; beside, answered after the " +
+      "grace or when it ends",
+    () =>
+      Effect.gen(function*() {
+        const [supervisedFibers, graced, waited] = yield* modes
+        const stuck = () => Effect.uninterruptible(Effect.as(Effect.sleep(10_000), "late"))
+        const supervisedRun = yield* Effect.forkChild(run(supervisedFibers, stuck, 2_000))
+        yield* TestClock.adjust(2_000)
+        assert.deepStrictEqual(supervisedRun.pollUnsafe()?._tag, "Success")
+        assert.deepStrictEqual(yield* Fiber.join(supervisedRun), { kind: "timeout", detached: true })
 
-      const gracedRun = yield* Effect.forkChild(run(graced, stuck, 2_000))
-      yield* TestClock.adjust(2_000)
-      assert.isUndefined(gracedRun.pollUnsafe(), "the grace was not given")
-      yield* TestClock.adjust(100)
-      assert.deepStrictEqual(yield* Fiber.join(gracedRun), { kind: "timeout" })
+        const gracedRun = yield* Effect.forkChild(run(graced, stuck, 2_000))
+        yield* TestClock.adjust(2_000)
+        assert.isUndefined(gracedRun.pollUnsafe(), "the grace was not given")
+        yield* TestClock.adjust(100)
+        assert.deepStrictEqual(yield* Fiber.join(gracedRun), { kind: "timeout" })
 
-      const waitedRun = yield* Effect.forkChild(run(waited, stuck, 2_000))
-      yield* TestClock.adjust(9_999)
-      assert.isUndefined(waitedRun.pollUnsafe(), "did not wait for the hook to end")
-      yield* TestClock.adjust(1)
-      assert.deepStrictEqual(yield* Fiber.join(waitedRun), { kind: "timeout" })
-    }))
+        const waitedRun = yield* Effect.forkChild(run(waited, stuck, 2_000))
+        yield* TestClock.adjust(9_999)
+        assert.isUndefined(waitedRun.pollUnsafe(), "did not wait for the hook to end")
+        yield* TestClock.adjust(1)
+        assert.deepStrictEqual(yield* Fiber.join(waitedRun), { kind: "timeout" })
+      })
+  )
 
   it.effect("interrupting the caller interrupts the hook, in every fiber mode", () =>
     Effect.gen(function*() {

@@ -118,16 +118,23 @@ describe("the strict parser", () => {
       }
     }), { arbitrary: { runs: 2000 } })
 
-  it("keeps __proto__ as data, keeps the first place of a repeated key, and parses deep nesting without recursion", () => {
-    const parsed = parseStrict("{\"__proto__\":{\"polluted\":true},\"a\":1,\"b\":2,\"a\":3}") as Record<string, unknown>
-    assert.strictEqual(Object.getPrototypeOf(parsed), Object.prototype)
-    assert.deepStrictEqual(Object.keys(parsed), ["__proto__", "a", "b"])
-    assert.strictEqual(parsed.a, 3)
-    assert.isUndefined(({} as Record<string, unknown>).polluted)
-    const depth = 200_000
-    let deep = parseStrict(`${"[".repeat(depth)}"\\u00e9"${"]".repeat(depth)}`)
-    for (let i = 0; i < depth; i++) deep = (deep as Array<unknown>)[0]
-    assert.strictEqual(deep, "é")
-    assert.strictEqual(parseStrict("\"\\ud800\\/\\b\""), "\ud800/\b")
-  })
+  it(
+    "keeps __proto__ as data, keeps the first place of a repeated key, and parses deep nesting " +
+      "without recursion",
+    () => {
+      const parsed = parseStrict("{\"__proto__\":{\"polluted\":true},\"a\":1,\"b\":2,\"a\":3}") as Record<
+        string,
+        unknown
+      >
+      assert.strictEqual(Object.getPrototypeOf(parsed), Object.prototype)
+      assert.deepStrictEqual(Object.keys(parsed), ["__proto__", "a", "b"])
+      assert.strictEqual(parsed.a, 3)
+      assert.isUndefined(({} as Record<string, unknown>).polluted)
+      const depth = 200_000
+      let deep = parseStrict(`${"[".repeat(depth)}"\\u00e9"${"]".repeat(depth)}`)
+      for (let i = 0; i < depth; i++) deep = (deep as Array<unknown>)[0]
+      assert.strictEqual(deep, "é")
+      assert.strictEqual(parseStrict("\"\\ud800\\/\\b\""), "\ud800/\b")
+    }
+  )
 })

@@ -76,29 +76,33 @@ describe("policy over reads, gets and listings", () => {
       }
     }))
 
-  it.effect("with hideDenied, visibleTools filters the listing (after the tools filter); without hideDenied it is not asked", () =>
-    Effect.gen(function*() {
-      let asked = 0
-      const shape: PolicyShape = {
-        decide: () => Effect.succeed(Policy.allow()),
-        visible: () => false,
-        visibleTools: (listed) => Effect.sync(() => (asked++, listed.filter((tool) => tool.name !== "b")))
-      }
-      const hidden = yield* Effect.provide(
-        Effect.flatMap(Effect.service(ToolCalls), (c) => c.listTools()),
-        withPolicy(shape, true)
-      )
-      assert.deepStrictEqual(hidden.map((tool) => tool.name), ["a", "c"])
-      const all = yield* Effect.provide(
-        Effect.flatMap(Effect.service(ToolCalls), (c) => c.listTools()),
-        withPolicy(shape, false)
-      )
-      assert.deepStrictEqual(all.map((tool) => tool.name), ["a", "b", "c"])
-      assert.strictEqual(asked, 1)
-      const failing = yield* Effect.provide(
-        Effect.flatMap(Effect.service(ToolCalls), (c) => c.listTools()),
-        withPolicy({ ...shape, visibleTools: () => Effect.die("boom") }, true)
-      )
-      assert.deepStrictEqual(failing, [])
-    }))
+  it.effect(
+    "with hideDenied, visibleTools filters the listing (after the tools filter); without hideDenied it " +
+      "is not asked",
+    () =>
+      Effect.gen(function*() {
+        let asked = 0
+        const shape: PolicyShape = {
+          decide: () => Effect.succeed(Policy.allow()),
+          visible: () => false,
+          visibleTools: (listed) => Effect.sync(() => (asked++, listed.filter((tool) => tool.name !== "b")))
+        }
+        const hidden = yield* Effect.provide(
+          Effect.flatMap(Effect.service(ToolCalls), (c) => c.listTools()),
+          withPolicy(shape, true)
+        )
+        assert.deepStrictEqual(hidden.map((tool) => tool.name), ["a", "c"])
+        const all = yield* Effect.provide(
+          Effect.flatMap(Effect.service(ToolCalls), (c) => c.listTools()),
+          withPolicy(shape, false)
+        )
+        assert.deepStrictEqual(all.map((tool) => tool.name), ["a", "b", "c"])
+        assert.strictEqual(asked, 1)
+        const failing = yield* Effect.provide(
+          Effect.flatMap(Effect.service(ToolCalls), (c) => c.listTools()),
+          withPolicy({ ...shape, visibleTools: () => Effect.die("boom") }, true)
+        )
+        assert.deepStrictEqual(failing, [])
+      })
+  )
 })

@@ -127,39 +127,43 @@ describe("Interlock.client", () => {
     await client.close()
   })
 
-  it("a transport defect rejects with a TransportError, and an operation's own defect with Defect: neither keeps what was thrown", async () => {
-    const dying = Layer.succeed(ToolTransport, {
-      ...recordingTransportShape(),
-      callTool: (call) => Effect.die(new Error(`crashed on ${JSON.stringify(call.args)}`))
-    })
-    const client = Interlock.client({ policy: Policy.allowAll, transport: dying })
-    const transportError = await rejected(client.callTool({ serverId: "srv", name: "echo", args: { text: SECRET } }))
-    assert.instanceOf(transportError, TransportError)
-    assert.notInclude(printed(transportError), SECRET)
-    await client.close()
-    const defective = PromiseClient.make(Layer.succeed(ToolCalls, {
-      callTool: (input) => Effect.die(new Error(`bug with ${JSON.stringify(input.args)}`)),
-      listTools: () => Effect.die(SECRET),
-      readResource: () => Effect.die(SECRET),
-      getPrompt: () => Effect.die(SECRET),
-      decideRead: () => Effect.die(SECRET),
-      decidePrompt: () => Effect.die(SECRET),
-      visibleOperations: () => Effect.die(SECRET)
-    }))
-    for (
-      const operation of [
-        defective.callTool({ serverId: "srv", name: "echo", args: { text: SECRET } }),
-        defective.listTools()
-      ]
-    ) {
-      const error = await rejected(operation)
-      assert.instanceOf(error, Defect)
-      assert.strictEqual((error as Defect)._tag, "Defect")
-      assert.isTrue(error instanceof InterlockError)
-      assert.notInclude(printed(error), SECRET)
+  it(
+    "a transport defect rejects with a TransportError, and an operation's own defect with Defect: neither keeps " +
+      "what was thrown",
+    async () => {
+      const dying = Layer.succeed(ToolTransport, {
+        ...recordingTransportShape(),
+        callTool: (call) => Effect.die(new Error(`crashed on ${JSON.stringify(call.args)}`))
+      })
+      const client = Interlock.client({ policy: Policy.allowAll, transport: dying })
+      const transportError = await rejected(client.callTool({ serverId: "srv", name: "echo", args: { text: SECRET } }))
+      assert.instanceOf(transportError, TransportError)
+      assert.notInclude(printed(transportError), SECRET)
+      await client.close()
+      const defective = PromiseClient.make(Layer.succeed(ToolCalls, {
+        callTool: (input) => Effect.die(new Error(`bug with ${JSON.stringify(input.args)}`)),
+        listTools: () => Effect.die(SECRET),
+        readResource: () => Effect.die(SECRET),
+        getPrompt: () => Effect.die(SECRET),
+        decideRead: () => Effect.die(SECRET),
+        decidePrompt: () => Effect.die(SECRET),
+        visibleOperations: () => Effect.die(SECRET)
+      }))
+      for (
+        const operation of [
+          defective.callTool({ serverId: "srv", name: "echo", args: { text: SECRET } }),
+          defective.listTools()
+        ]
+      ) {
+        const error = await rejected(operation)
+        assert.instanceOf(error, Defect)
+        assert.strictEqual((error as Defect)._tag, "Defect")
+        assert.isTrue(error instanceof InterlockError)
+        assert.notInclude(printed(error), SECRET)
+      }
+      await defective.close()
     }
-    await defective.close()
-  })
+  )
 
   it("reads resources and gets prompts through their gates", async () => {
     const transport = recordingTransport()
@@ -257,27 +261,31 @@ describe("Interlock.client", () => {
     assert.strictEqual(builds, 0)
   })
 
-  it("an aborted signal interrupts the call (Interrupted); one aborted already never reaches the transport", async () => {
-    const interrupted: Array<string> = []
-    const recording = RecordingTransport.make([echo, hanging(interrupted)])
-    const client = Interlock.client({ policy: Policy.allowAll, transport: recording.layer })
-    const controller = new AbortController()
-    const call = rejected(client.callTool({ serverId: "local", name: "wait" }, { signal: controller.signal }))
-    while (recording.calls.length === 0) await new Promise((resolve) => setImmediate(resolve))
-    controller.abort()
-    assert.instanceOf(await call, Interrupted)
-    assert.deepStrictEqual(interrupted, ["wait"])
-    assert.instanceOf(
-      await rejected(
-        client.callTool({ serverId: "local", name: "echo", args: { text: "x" } }, { signal: controller.signal })
-      ),
-      Interrupted
-    )
-    assert.strictEqual(recording.calls.length, 1)
-    const ok = await client.callTool({ serverId: "local", name: "echo", args: { text: "after" } })
-    assert.strictEqual(ok.text, "echo: after")
-    await client.close()
-  })
+  it(
+    "an aborted signal interrupts the call (Interrupted); one aborted already never reaches " +
+      "the transport",
+    async () => {
+      const interrupted: Array<string> = []
+      const recording = RecordingTransport.make([echo, hanging(interrupted)])
+      const client = Interlock.client({ policy: Policy.allowAll, transport: recording.layer })
+      const controller = new AbortController()
+      const call = rejected(client.callTool({ serverId: "local", name: "wait" }, { signal: controller.signal }))
+      while (recording.calls.length === 0) await new Promise((resolve) => setImmediate(resolve))
+      controller.abort()
+      assert.instanceOf(await call, Interrupted)
+      assert.deepStrictEqual(interrupted, ["wait"])
+      assert.instanceOf(
+        await rejected(
+          client.callTool({ serverId: "local", name: "echo", args: { text: "x" } }, { signal: controller.signal })
+        ),
+        Interrupted
+      )
+      assert.strictEqual(recording.calls.length, 1)
+      const ok = await client.callTool({ serverId: "local", name: "echo", args: { text: "after" } })
+      assert.strictEqual(ok.text, "echo: after")
+      await client.close()
+    }
+  )
 
   it("a bad option rejects every operation with the same ConfigError, naming the path", async () => {
     const client = Interlock.client({ policy, hookTimeout: 0, transport: ToolTransport.fromTools([echo]) })
@@ -304,29 +312,33 @@ describe("Interlock.client", () => {
     }
   })
 
-  it("an Ask goes to the approvals Layer: a scripted allow lets the call through, and its receipt says so", async () => {
-    const approver = ScriptedApprover.make([{ decision: "allow", by: "alice" }, {
-      decision: "deny",
-      reason: "not twice"
-    }])
-    const ask = Policy.rules({
-      rules: [{ id: "ask-echo", match: "local/echo", decision: "ask", reason: "echo needs a person" }]
-    })
-    const client = Interlock.client({
-      policy: ask,
-      approvals: approver.layer,
-      transport: ToolTransport.fromTools([echo])
-    })
-    const allowed = await client.callTool({ serverId: "local", name: "echo", args: { text: "a" } })
-    assert.deepStrictEqual(allowed.receipt?.approval, { decision: "allow", source: "approver", by: "alice" })
-    const refused = await rejected(client.callTool({ serverId: "local", name: "echo", args: { text: "b" } }))
-    assert.deepStrictEqual((refused as Denied).reason, { _tag: "ApprovalDenied", message: "not twice" })
-    assert.deepStrictEqual(approver.asked.map((request) => [request.reason, request.rule, request.call.args]), [
-      ["echo needs a person", "ask-echo", { text: "a" }],
-      ["echo needs a person", "ask-echo", { text: "b" }]
-    ])
-    await client.close()
-  })
+  it(
+    "an Ask goes to the approvals Layer: a scripted allow lets the call through, and its " +
+      "receipt says so",
+    async () => {
+      const approver = ScriptedApprover.make([{ decision: "allow", by: "alice" }, {
+        decision: "deny",
+        reason: "not twice"
+      }])
+      const ask = Policy.rules({
+        rules: [{ id: "ask-echo", match: "local/echo", decision: "ask", reason: "echo needs a person" }]
+      })
+      const client = Interlock.client({
+        policy: ask,
+        approvals: approver.layer,
+        transport: ToolTransport.fromTools([echo])
+      })
+      const allowed = await client.callTool({ serverId: "local", name: "echo", args: { text: "a" } })
+      assert.deepStrictEqual(allowed.receipt?.approval, { decision: "allow", source: "approver", by: "alice" })
+      const refused = await rejected(client.callTool({ serverId: "local", name: "echo", args: { text: "b" } }))
+      assert.deepStrictEqual((refused as Denied).reason, { _tag: "ApprovalDenied", message: "not twice" })
+      assert.deepStrictEqual(approver.asked.map((request) => [request.reason, request.rule, request.call.args]), [
+        ["echo needs a person", "ask-echo", { text: "a" }],
+        ["echo needs a person", "ask-echo", { text: "b" }]
+      ])
+      await client.close()
+    }
+  )
 
   it("refuses, at compile time, hooks that require services", () => {
     class Secrets extends Context.Service<Secrets, { readonly key: string }>()("test/Secrets") {}

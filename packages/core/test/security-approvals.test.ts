@@ -57,28 +57,34 @@ describe("approval attribution", () => {
 })
 
 describe("approval deadline", () => {
-  it.effect("an approver that ignores interruption is denied at the approvals timeout; nothing is sent; the close does not hang", () =>
-    Effect.gen(function*() {
-      const transport = recordingTransport()
-      const layer = Interlock.layer({
-        policy: askEverything,
-        approvals: Approvals.layer({ approver: () => Effect.uninterruptible(Effect.never), timeout: 1000 })
-      }).pipe(Layer.provide(transport.layer))
-      const scope = yield* Scope.make()
-      const context = yield* Layer.buildWithScope(layer, scope)
-      const calls = context.mapUnsafe.get(ToolCalls.key) as ToolCalls["Service"]
-      const fiber = yield* Effect.forkChild(Effect.result(calls.callTool({ serverId: "srv", name: "echo", args: {} })))
-      yield* TestClock.adjust(1000)
-      const exit = fiber.pollUnsafe()
-      assert.isDefined(exit, "the caller was still waiting after the approvals timeout")
-      const result = exit !== undefined && Exit.isSuccess(exit) ? exit.value : undefined
-      assert.strictEqual(result?._tag, "Failure")
-      const error = result?._tag === "Failure" ? result.failure : undefined
-      assert.strictEqual(error?._tag, "Denied")
-      assert.deepStrictEqual(error?.receipt?.approval?.decision, "deny")
-      assert.deepStrictEqual(transport.log.calls, [])
-      const closing = yield* Effect.forkChild(Scope.close(scope, Exit.void))
-      yield* TestClock.adjust(5000)
-      assert.isDefined(closing.pollUnsafe(), "closing the client hung on the approver")
-    }))
+  it.effect(
+    "an approver that ignores interruption is denied at the approvals timeout; nothing is sent; the close " +
+      "does not hang",
+    () =>
+      Effect.gen(function*() {
+        const transport = recordingTransport()
+        const layer = Interlock.layer({
+          policy: askEverything,
+          approvals: Approvals.layer({ approver: () => Effect.uninterruptible(Effect.never), timeout: 1000 })
+        }).pipe(Layer.provide(transport.layer))
+        const scope = yield* Scope.make()
+        const context = yield* Layer.buildWithScope(layer, scope)
+        const calls = context.mapUnsafe.get(ToolCalls.key) as ToolCalls["Service"]
+        const fiber = yield* Effect.forkChild(
+          Effect.result(calls.callTool({ serverId: "srv", name: "echo", args: {} }))
+        )
+        yield* TestClock.adjust(1000)
+        const exit = fiber.pollUnsafe()
+        assert.isDefined(exit, "the caller was still waiting after the approvals timeout")
+        const result = exit !== undefined && Exit.isSuccess(exit) ? exit.value : undefined
+        assert.strictEqual(result?._tag, "Failure")
+        const error = result?._tag === "Failure" ? result.failure : undefined
+        assert.strictEqual(error?._tag, "Denied")
+        assert.deepStrictEqual(error?.receipt?.approval?.decision, "deny")
+        assert.deepStrictEqual(transport.log.calls, [])
+        const closing = yield* Effect.forkChild(Scope.close(scope, Exit.void))
+        yield* TestClock.adjust(5000)
+        assert.isDefined(closing.pollUnsafe(), "closing the client hung on the approver")
+      })
+  )
 })

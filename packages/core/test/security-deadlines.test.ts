@@ -50,27 +50,31 @@ const withClient = <A, E>(
 const hooked = (hooks: HooksConfig) => client(hooks, { settings: { hookTimeout: 50 } })
 
 describe("security: deadlines", () => {
-  it.effect("an uninterruptible pre-call hook fails the call at its deadline; nothing is sent; the run is marked detached", () =>
-    Effect.gen(function*() {
-      const { layer, log } = hooked({ preToolCall: [{ match: "*", id: "stuck", run: stuck }] })
-      const exit = yield* withClient(
-        layer,
-        (calls) => atDeadline(calls.callTool({ serverId: "srv", name: "echo", args: { a: "secret-arg" } }), 50)
-      )
-      assert.isTrue(Exit.isFailure(exit))
-      const error = Exit.isFailure(exit) ? exit.cause.reasons[0] : undefined
-      const failure = error?._tag === "Fail" ? error.error : undefined
-      assert.strictEqual(failure?._tag, "HookFailed")
-      assert.strictEqual(failure?._tag === "HookFailed" ? failure.kind : undefined, "timeout")
-      assert.deepStrictEqual(failure?.receipt?.hooks.map((run) => [run.id, run.failure, run.detached]), [[
-        "stuck",
-        "timeout",
-        true
-      ]])
-      assert.isFalse(failure?.receipt?.sent)
-      assert.deepStrictEqual(log.calls, [])
-      assert.strictEqual(yield* detachedCount({ event: "preToolCall", hook: "stuck" }), 1)
-    }).pipe(Effect.provide(Layer.succeed(Metric.MetricRegistry, new Map()))))
+  it.effect(
+    "an uninterruptible pre-call hook fails the call at its deadline; nothing is sent; the run is " +
+      "marked detached",
+    () =>
+      Effect.gen(function*() {
+        const { layer, log } = hooked({ preToolCall: [{ match: "*", id: "stuck", run: stuck }] })
+        const exit = yield* withClient(
+          layer,
+          (calls) => atDeadline(calls.callTool({ serverId: "srv", name: "echo", args: { a: "secret-arg" } }), 50)
+        )
+        assert.isTrue(Exit.isFailure(exit))
+        const error = Exit.isFailure(exit) ? exit.cause.reasons[0] : undefined
+        const failure = error?._tag === "Fail" ? error.error : undefined
+        assert.strictEqual(failure?._tag, "HookFailed")
+        assert.strictEqual(failure?._tag === "HookFailed" ? failure.kind : undefined, "timeout")
+        assert.deepStrictEqual(failure?.receipt?.hooks.map((run) => [run.id, run.failure, run.detached]), [[
+          "stuck",
+          "timeout",
+          true
+        ]])
+        assert.isFalse(failure?.receipt?.sent)
+        assert.deepStrictEqual(log.calls, [])
+        assert.strictEqual(yield* detachedCount({ event: "preToolCall", hook: "stuck" }), 1)
+      }).pipe(Effect.provide(Layer.succeed(Metric.MetricRegistry, new Map())))
+  )
 
   it.effect("the detached hook and request are marked on their spans, which carry no arguments", () =>
     capturing((captured) =>
@@ -161,27 +165,31 @@ describe("security: deadlines", () => {
       }
     }))
 
-  it.effect("a native tool that ignores interruption times out at the call's deadline; the request is marked detached", () =>
-    Effect.gen(function*() {
-      const wedged = NativeTool.make({
-        name: "wedged",
-        parameters: Schema.Struct({}),
-        run: () => Effect.uninterruptible(Effect.never)
-      })
-      const layer = Interlock.layer({ policy: Policy.allowAll, callTimeout: 100 }).pipe(
-        Layer.provide(ToolTransport.fromTools([wedged]))
-      )
-      const exit = yield* withClient(
-        layer,
-        (calls) => atDeadline(calls.callTool({ serverId: "local", name: "wedged" }), 100)
-      )
-      const reason = Exit.isFailure(exit) ? exit.cause.reasons[0] : undefined
-      const error = reason?._tag === "Fail" ? reason.error : undefined
-      assert.strictEqual(error?._tag, "Timeout")
-      assert.deepStrictEqual(error?.receipt?.detached, ["request"])
-      assert.strictEqual(error?.receipt?.outcome, "failed")
-      assert.strictEqual(yield* detachedCount({ operation: "callTool", step: "request" }), 1)
-    }).pipe(Effect.provide(Layer.succeed(Metric.MetricRegistry, new Map()))))
+  it.effect(
+    "a native tool that ignores interruption times out at the call's deadline; the request is " +
+      "marked detached",
+    () =>
+      Effect.gen(function*() {
+        const wedged = NativeTool.make({
+          name: "wedged",
+          parameters: Schema.Struct({}),
+          run: () => Effect.uninterruptible(Effect.never)
+        })
+        const layer = Interlock.layer({ policy: Policy.allowAll, callTimeout: 100 }).pipe(
+          Layer.provide(ToolTransport.fromTools([wedged]))
+        )
+        const exit = yield* withClient(
+          layer,
+          (calls) => atDeadline(calls.callTool({ serverId: "local", name: "wedged" }), 100)
+        )
+        const reason = Exit.isFailure(exit) ? exit.cause.reasons[0] : undefined
+        const error = reason?._tag === "Fail" ? reason.error : undefined
+        assert.strictEqual(error?._tag, "Timeout")
+        assert.deepStrictEqual(error?.receipt?.detached, ["request"])
+        assert.strictEqual(error?.receipt?.outcome, "failed")
+        assert.strictEqual(yield* detachedCount({ operation: "callTool", step: "request" }), 1)
+      }).pipe(Effect.provide(Layer.succeed(Metric.MetricRegistry, new Map())))
+  )
 
   it.effect("a custom policy that ignores interruption denies at the policy deadline; nothing is sent", () =>
     Effect.gen(function*() {

@@ -109,57 +109,61 @@ describe("security: invalid calls", () => {
       assert.isDefined(result.receipt)
     }))
 
-  it.effect("a getter or Proxy nested in args or meta is read once: the hooks, the policy and the wire see one value", () =>
-    Effect.gen(function*() {
-      const seen: Array<unknown> = []
-      const { layer, log } = client({
-        preToolCall: [{
-          match: "*",
-          id: "pre",
-          run: (call) => {
-            seen.push(JSON.stringify(call.args))
-            return Verdict.continue
-          }
-        }]
-      })
-      let reads = 0
-      let metaReads = 0
-      let proxyReads = 0
-      const args = {
-        file: {
-          get path() {
-            reads++
-            return reads === 1 ? "ok" : "/etc/shadow"
-          }
-        },
-        list: new Proxy({ a: "x" }, {
-          get: (target, key) => {
-            proxyReads++
-            return proxyReads === 1 ? Reflect.get(target, key) : "evil"
-          }
+  it.effect(
+    "a getter or Proxy nested in args or meta is read once: the hooks, the policy and the wire " +
+      "see one value",
+    () =>
+      Effect.gen(function*() {
+        const seen: Array<unknown> = []
+        const { layer, log } = client({
+          preToolCall: [{
+            match: "*",
+            id: "pre",
+            run: (call) => {
+              seen.push(JSON.stringify(call.args))
+              return Verdict.continue
+            }
+          }]
         })
-      }
-      const meta = {
-        trace: {
-          get id() {
-            metaReads++
-            return metaReads === 1 ? "t1" : "t2"
+        let reads = 0
+        let metaReads = 0
+        let proxyReads = 0
+        const args = {
+          file: {
+            get path() {
+              reads++
+              return reads === 1 ? "ok" : "/etc/shadow"
+            }
+          },
+          list: new Proxy({ a: "x" }, {
+            get: (target, key) => {
+              proxyReads++
+              return proxyReads === 1 ? Reflect.get(target, key) : "evil"
+            }
+          })
+        }
+        const meta = {
+          trace: {
+            get id() {
+              metaReads++
+              return metaReads === 1 ? "t1" : "t2"
+            }
           }
         }
-      }
-      yield* Effect.provide(
-        Effect.flatMap(ToolCalls, (calls) => calls.callTool({ serverId: "srv", name: "echo", args, meta } as never)),
-        layer
-      )
-      assert.strictEqual(reads, 1)
-      assert.strictEqual(metaReads, 1)
-      assert.strictEqual(proxyReads, 1)
-      assert.deepStrictEqual(seen, [JSON.stringify({ file: { path: "ok" }, list: { a: "x" } })])
-      assert.strictEqual(
-        JSON.stringify(log.calls.map((c) => c.args)),
-        JSON.stringify([{ file: { path: "ok" }, list: { a: "x" } }])
-      )
-    }))
+        yield* Effect.provide(
+          Effect.flatMap(ToolCalls, (calls) => calls.callTool({ serverId: "srv", name: "echo", args, meta } as never)),
+          layer
+        )
+        assert.strictEqual(reads, 1)
+        assert.strictEqual(metaReads, 1)
+        assert.strictEqual(proxyReads, 1)
+        assert.deepStrictEqual(seen, [JSON.stringify({ file: { path: "ok" }, list: { a: "x" } })])
+        assert.strictEqual(
+          JSON.stringify(log.calls.map((c) => c.args)),
+          JSON.stringify([{ file: { path: "ok" }, list: { a: "x" } }])
+        )
+      })
+  )
 
   it.effect("arguments nested 100,000 deep are an invalid call, not a crash; nothing is sent", () =>
     Effect.gen(function*() {

@@ -133,7 +133,8 @@ describe("security: names", () => {
   )
 
   it.effect.prop(
-    "a lookalike (Cyrillic/Greek letters) of a denied name is denied by the policy and by tools.deny; an allow rule does not allow it",
+    "a lookalike (Cyrillic/Greek letters) of a denied name is denied by the policy and by tools.deny; an allow rule " +
+      "does not allow it",
     [
       PlainName,
       Schema.Array(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 40 }))).check(

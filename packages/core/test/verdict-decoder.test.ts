@@ -46,34 +46,42 @@ describe("verdict decoding", () => {
     })
   })
 
-  it("a Continue's note is kept, for every event and kind, within 256 characters of text; anything else is bad_return", () => {
-    for (const input of inputs) {
-      for (const kind of [undefined, "guard", "transform", "observe"] as const) {
-        assert.deepStrictEqual(decodeVerdict(input, kind, Verdict.note("audit: invalid")), {
-          _tag: "Continue",
-          note: "audit: invalid"
-        })
-        assert.deepStrictEqual(decodeVerdict(input, kind, Verdict.note("x".repeat(256))), {
-          _tag: "Continue",
-          note: "x".repeat(256)
-        })
-        assert.strictEqual(decodeVerdict(input, kind, Verdict.note("x".repeat(257))), BAD_RETURN)
-        for (const junk of [1, null, { text: "x" }, ["x"]]) {
-          assert.strictEqual(decodeVerdict(input, kind, { _tag: "Continue", note: junk }), BAD_RETURN)
+  it(
+    "a Continue's note is kept, for every event and kind, within 256 characters of text; anything else is " +
+      "bad_return",
+    () => {
+      for (const input of inputs) {
+        for (const kind of [undefined, "guard", "transform", "observe"] as const) {
+          assert.deepStrictEqual(decodeVerdict(input, kind, Verdict.note("audit: invalid")), {
+            _tag: "Continue",
+            note: "audit: invalid"
+          })
+          assert.deepStrictEqual(decodeVerdict(input, kind, Verdict.note("x".repeat(256))), {
+            _tag: "Continue",
+            note: "x".repeat(256)
+          })
+          assert.strictEqual(decodeVerdict(input, kind, Verdict.note("x".repeat(257))), BAD_RETURN)
+          for (const junk of [1, null, { text: "x" }, ["x"]]) {
+            assert.strictEqual(decodeVerdict(input, kind, { _tag: "Continue", note: junk }), BAD_RETURN)
+          }
         }
       }
     }
-  })
+  )
 
-  it("kinds narrow the verdicts: guard denies or halts, transform rewrites/replaces/recovers, observe continues", () => {
-    const pre = inputs[0]
-    assert.notStrictEqual(decodeVerdict(pre, "guard", Verdict.deny("x")), BAD_RETURN)
-    assert.strictEqual(decodeVerdict(pre, "guard", Verdict.rewrite({ args: {} })), BAD_RETURN)
-    assert.strictEqual(decodeVerdict(pre, "transform", Verdict.deny("x")), BAD_RETURN)
-    assert.notStrictEqual(decodeVerdict(pre, "transform", Verdict.rewrite({ args: {} })), BAD_RETURN)
-    assert.strictEqual(decodeVerdict(pre, "observe", Verdict.halt(result)), BAD_RETURN)
-    assert.notStrictEqual(decodeVerdict(pre, "observe", Verdict.continue), BAD_RETURN)
-  })
+  it(
+    "kinds narrow the verdicts: guard denies or halts, transform rewrites/replaces/recovers, " +
+      "observe continues",
+    () => {
+      const pre = inputs[0]
+      assert.notStrictEqual(decodeVerdict(pre, "guard", Verdict.deny("x")), BAD_RETURN)
+      assert.strictEqual(decodeVerdict(pre, "guard", Verdict.rewrite({ args: {} })), BAD_RETURN)
+      assert.strictEqual(decodeVerdict(pre, "transform", Verdict.deny("x")), BAD_RETURN)
+      assert.notStrictEqual(decodeVerdict(pre, "transform", Verdict.rewrite({ args: {} })), BAD_RETURN)
+      assert.strictEqual(decodeVerdict(pre, "observe", Verdict.halt(result)), BAD_RETURN)
+      assert.notStrictEqual(decodeVerdict(pre, "observe", Verdict.continue), BAD_RETURN)
+    }
+  )
 
   it("payloads are checked: results must be MCP results, listed tools must come from the listing", () => {
     assert.strictEqual(decodeVerdict(inputs[1], undefined, Verdict.replace({ content: "x" } as never)), BAD_RETURN)

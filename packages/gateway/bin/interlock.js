@@ -8,7 +8,9 @@
 const MINIMUM = [22, 19]
 const current = process.versions.node.split(".").map(Number)
 if (current[0] < MINIMUM[0] || (current[0] === MINIMUM[0] && current[1] < MINIMUM[1])) {
-  process.stderr.write("interlock needs Node.js " + MINIMUM.join(".") + " or newer; this is Node.js " + process.versions.node + "\n")
+  process.stderr.write(
+    "interlock needs Node.js " + MINIMUM.join(".") + " or newer; this is Node.js " + process.versions.node + "\n"
+  )
   // Claude Code lets a tool run when its hook exits 1; a hook exits 2, its blocking exit.
   process.exit(process.argv[2] === "claude-hook" ? 2 : 1)
 }
@@ -31,11 +33,14 @@ if (bundle.startsWith("file:") && !bundle.endsWith(".ts") && !existsSync(new URL
     resolve: (specifier, context, nextResolve) =>
       nextResolve(specifier, { ...context, conditions: [...context.conditions, "@interlock/source"] })
   })
-  process.stderr.write("interlock: dist/ is not built, so this runs from the sources (`npm run build` makes it faster)\n")
+  process.stderr.write(
+    "interlock: dist/ is not built, so this runs from the sources (`npm run build` makes it faster)\n"
+  )
   bundle = import.meta.resolve("#cli")
 }
 const help = new URL("help.txt", bundle)
-if (!bundle.endsWith(".ts") && (args.length === 0 || (args.length === 1 && (args[0] === "--help" || args[0] === "-h"))) && existsSync(help)) {
+const asksHelp = args.length === 0 || (args.length === 1 && (args[0] === "--help" || args[0] === "-h"))
+if (!bundle.endsWith(".ts") && asksHelp && existsSync(help)) {
   process.stdout.write(readFileSync(help))
 } else if (args[0] === "claude-hook" && (await import("#claude-hook-forward")).forwards(args)) {
   const { main } = await import("#claude-hook-forward")
@@ -60,7 +65,11 @@ function isJson(file) {
  */
 function usesCodeConfig(args, names) {
   for (const [i, arg] of args.entries()) {
-    const given = arg === "--config" || arg === "-c" ? args[i + 1] : arg.startsWith("--config=") ? arg.slice("--config=".length) : undefined
+    const given = arg === "--config" || arg === "-c"
+      ? args[i + 1]
+      : arg.startsWith("--config=")
+      ? arg.slice("--config=".length)
+      : undefined
     if (given !== undefined) return !isJson(given)
   }
   const found = names.find((name) => existsSync(resolve(name)))

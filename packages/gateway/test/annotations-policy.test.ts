@@ -154,7 +154,8 @@ describe("MCP hints reach the policy through the gateway", () => {
 
 describe("learning a tool's definition first", () => {
   it.live(
-    "a server that cannot start fails the first call, unsent, before any decision on guessed hints; its stderr never shows",
+    "a server that cannot start fails the first call, unsent, before any decision on guessed hints; its stderr " +
+      "never shows",
     () =>
       Effect.gen(function*() {
         const secret = "sk-abcdefghijklmnopqrstuvwxyz0123"

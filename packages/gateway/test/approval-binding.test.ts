@@ -54,7 +54,8 @@ describe("the approval binding", () => {
         if (to === ACCOUNT && amount === ARGS.amount) return assert.strictEqual(end._tag, "Ok")
         assert.strictEqual(
           end._tag === "Error" ? end.error : end._tag,
-          "StateRefused: the approval state was refused (call): it belongs to another call (the tool, the request or its arguments differ)"
+          "StateRefused: the approval state was refused (call): it belongs to another call (the tool, the request " +
+            "or its arguments differ)"
         )
         assert.deepStrictEqual(runs, [])
       }),
@@ -106,7 +107,8 @@ describe("the approval binding", () => {
         }
         assert.strictEqual(
           end._tag === "Error" ? end.error : end._tag,
-          "StateRefused: the approval state was refused (tampered): it is not a state this gateway sealed, or it was changed"
+          "StateRefused: the approval state was refused (tampered): it is not a state this gateway sealed, or it " +
+            "was changed"
         )
         assert.deepStrictEqual(runs, [])
       }),

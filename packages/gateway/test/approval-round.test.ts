@@ -15,45 +15,49 @@ import { UsedStates } from "../src/state/UsedStates.ts"
 import { ACCOUNT, APPROVE, ARGS, firstRequest, KEY, keyed, replica, retry, stateOf, who } from "./approval-host.ts"
 
 describe("approvals of 2026-07-28 hosts", () => {
-  it.effect("the first ask ends InputRequired: one form elicitation with the rule's reason and redacted arguments, and a sealed state", () =>
-    Effect.gen(function*() {
-      const { runs, transfer, store } = yield* replica()
-      const end = yield* transfer(firstRequest())
-      assert.strictEqual(end._tag, "InputRequired")
-      if (end._tag !== "InputRequired") return
-      assert.deepStrictEqual(Object.keys(end.input.inputRequests), [APPROVAL_INPUT])
-      const request = end.input.inputRequests[APPROVAL_INPUT] as {
-        method: string
-        params: { mode: string; message: string; requestedSchema: unknown }
-      }
-      assert.strictEqual(request.method, "elicitation/create")
-      assert.strictEqual(request.params.mode, "form")
-      assert.include(request.params.message, "moving money needs a person")
-      assert.include(request.params.message, "files/transfer by bob")
-      assert.include(request.params.message, "[REDACTED]")
-      assert.notInclude(request.params.message, ACCOUNT)
-      assert.deepStrictEqual(request.params.requestedSchema, {
-        type: "object",
-        properties: { approve: { type: "boolean", title: "Approve this call" } },
-        required: ["approve"]
+  it.effect(
+    "the first ask ends InputRequired: one form elicitation with the rule's reason and redacted arguments, " +
+      "and a sealed state",
+    () =>
+      Effect.gen(function*() {
+        const { runs, transfer, store } = yield* replica()
+        const end = yield* transfer(firstRequest())
+        assert.strictEqual(end._tag, "InputRequired")
+        if (end._tag !== "InputRequired") return
+        assert.deepStrictEqual(Object.keys(end.input.inputRequests), [APPROVAL_INPUT])
+        const request = end.input.inputRequests[APPROVAL_INPUT] as {
+          method: string
+          params: { mode: string; message: string; requestedSchema: unknown }
+        }
+        assert.strictEqual(request.method, "elicitation/create")
+        assert.strictEqual(request.params.mode, "form")
+        assert.include(request.params.message, "moving money needs a person")
+        assert.include(request.params.message, "files/transfer by bob")
+        assert.include(request.params.message, "[REDACTED]")
+        assert.notInclude(request.params.message, ACCOUNT)
+        assert.deepStrictEqual(request.params.requestedSchema, {
+          type: "object",
+          properties: { approve: { type: "boolean", title: "Approve this call" } },
+          required: ["approve"]
+        })
+        // The state is encrypted: it shows neither the principal nor the rule nor the digest.
+        for (const hidden of ["bob", "money", ACCOUNT]) assert.notInclude(end.input.requestState, hidden)
+        const opened = yield* Effect.gen(function*() {
+          return yield* (yield* StateSeal).open(APPROVAL_PURPOSE, end.input.requestState)
+        }).pipe(Effect.provide(StateSeal.fromSecret(KEY)))
+        assert.deepStrictEqual(Object.keys(opened.payload).sort(), ["digest", "principal", "rule"])
+        assert.strictEqual(opened.payload.principal, "bob")
+        assert.strictEqual(opened.payload.rule, "money")
+        assert.strictEqual(opened.expiresAtMs, 60_000)
+        assert.deepStrictEqual(runs, [])
+        const [row] = yield* store.query()
+        assert.strictEqual(row.outcome, INPUT_REQUIRED)
+        assert.strictEqual(row.sent, false)
+        assert.strictEqual(row.approval, undefined)
+        assert.strictEqual(row.rule, "money")
+        assert.strictEqual(row.digest, opened.payload.digest)
       })
-      // The state is encrypted: it shows neither the principal nor the rule nor the digest.
-      for (const hidden of ["bob", "money", ACCOUNT]) assert.notInclude(end.input.requestState, hidden)
-      const opened = yield* Effect.gen(function*() {
-        return yield* (yield* StateSeal).open(APPROVAL_PURPOSE, end.input.requestState)
-      }).pipe(Effect.provide(StateSeal.fromSecret(KEY)))
-      assert.deepStrictEqual(Object.keys(opened.payload).sort(), ["digest", "principal", "rule"])
-      assert.strictEqual(opened.payload.principal, "bob")
-      assert.strictEqual(opened.payload.rule, "money")
-      assert.strictEqual(opened.expiresAtMs, 60_000)
-      assert.deepStrictEqual(runs, [])
-      const [row] = yield* store.query()
-      assert.strictEqual(row.outcome, INPUT_REQUIRED)
-      assert.strictEqual(row.sent, false)
-      assert.strictEqual(row.approval, undefined)
-      assert.strictEqual(row.rule, "money")
-      assert.strictEqual(row.digest, opened.payload.digest)
-    }))
+  )
 
   it.effect("the retry with an explicit yes runs the call once; its row names the approval", () =>
     Effect.gen(function*() {
@@ -96,23 +100,28 @@ describe("approvals of 2026-07-28 hosts", () => {
       assert.strictEqual(runs.length, 1)
     }))
 
-  it.effect("approving binds exactly the digest: a retry with changed arguments is refused, and the state still serves the call it was asked for", () =>
-    Effect.gen(function*() {
-      const { runs, transfer, store } = yield* replica()
-      const state = stateOf(yield* transfer(firstRequest()))
-      const changed = yield* transfer(retry(state, APPROVE), { to: ACCOUNT, amount: 10_000 })
-      assert.deepStrictEqual(changed, {
-        _tag: "Error",
-        error:
-          "StateRefused: the approval state was refused (call): it belongs to another call (the tool, the request or its arguments differ)"
+  it.effect(
+    "approving binds exactly the digest: a retry with changed arguments is refused, and the state still " +
+      "serves the call it was asked for",
+    () =>
+      Effect.gen(function*() {
+        const { runs, transfer, store } = yield* replica()
+        const state = stateOf(yield* transfer(firstRequest()))
+        const changed = yield* transfer(retry(state, APPROVE), { to: ACCOUNT, amount: 10_000 })
+        assert.deepStrictEqual(changed, {
+          _tag: "Error",
+          error:
+            "StateRefused: the approval state was refused (call): it belongs to another call (the tool, the request " +
+            "or its arguments differ)"
+        })
+        assert.deepStrictEqual(runs, [])
+        // The refused reason quotes no arguments, in the answer or the row.
+        const [row] = yield* store.query()
+        assert.notInclude(JSON.stringify(row), "10000")
+        assert.strictEqual((yield* transfer(retry(state, APPROVE)))._tag, "Ok")
+        assert.deepStrictEqual(runs, [ARGS])
       })
-      assert.deepStrictEqual(runs, [])
-      // The refused reason quotes no arguments, in the answer or the row.
-      const [row] = yield* store.query()
-      assert.notInclude(JSON.stringify(row), "10000")
-      assert.strictEqual((yield* transfer(retry(state, APPROVE)))._tag, "Ok")
-      assert.deepStrictEqual(runs, [ARGS])
-    }))
+  )
 
   it.effect("another principal cannot use bob's state", () =>
     Effect.gen(function*() {
@@ -126,38 +135,45 @@ describe("approvals of 2026-07-28 hosts", () => {
       assert.deepStrictEqual(runs, [])
     }))
 
-  it.effect("a retry that answers anything but accept with exactly { approve: true } denies (declines, junk, extra fields, huge or deeply nested answers)", () =>
-    Effect.gen(function*() {
-      const { runs, transfer } = yield* replica()
-      let nested: unknown = true
-      for (let depth = 0; depth < 10_000; depth++) nested = { approve: nested }
-      const answers = [
-        { action: "decline" },
-        { action: "cancel" },
-        { action: "decline", content: { approve: true } },
-        { action: "accept", content: { approve: "true" } },
-        { action: "accept" },
-        { action: "ACCEPT", content: { approve: true } },
-        { ...APPROVE, extra: true },
-        { action: "accept", content: { approve: true, note: "x".repeat(1_000_000) } },
-        { action: "accept", content: nested },
-        "yes",
-        null,
-        [APPROVE]
-      ]
-      for (const answer of answers) {
-        const state = stateOf(yield* transfer(firstRequest()))
-        const end = yield* transfer(retry(state, answer))
-        assert.strictEqual(end._tag, "Error")
-        if (end._tag === "Error") {
-          assert.match(
-            end.error,
-            /^Denied: approval denied: (the user declined|the approval form did not say approve: true|the host's answer is not an answer to the approval form)$/
-          )
+  it.effect(
+    "a retry that answers anything but accept with exactly { approve: true } denies (declines, junk, extra " +
+      "fields, huge or deeply nested answers)",
+    () =>
+      Effect.gen(function*() {
+        const { runs, transfer } = yield* replica()
+        let nested: unknown = true
+        for (let depth = 0; depth < 10_000; depth++) nested = { approve: nested }
+        const answers = [
+          { action: "decline" },
+          { action: "cancel" },
+          { action: "decline", content: { approve: true } },
+          { action: "accept", content: { approve: "true" } },
+          { action: "accept" },
+          { action: "ACCEPT", content: { approve: true } },
+          { ...APPROVE, extra: true },
+          { action: "accept", content: { approve: true, note: "x".repeat(1_000_000) } },
+          { action: "accept", content: nested },
+          "yes",
+          null,
+          [APPROVE]
+        ]
+        for (const answer of answers) {
+          const state = stateOf(yield* transfer(firstRequest()))
+          const end = yield* transfer(retry(state, answer))
+          assert.strictEqual(end._tag, "Error")
+          if (end._tag === "Error") {
+            assert.match(
+              end.error,
+              new RegExp(
+                "^Denied: approval denied: (the user declined|the approval form did not say approve: true|" +
+                  "the host's answer is not an answer to the approval form)$"
+              )
+            )
+          }
         }
-      }
-      assert.deepStrictEqual(runs, [])
-    }))
+        assert.deepStrictEqual(runs, [])
+      })
+  )
 
   it.effect("a retry without the approval's answer is asked again; one with an answer and no state is refused", () =>
     Effect.gen(function*() {
@@ -196,7 +212,8 @@ describe("approvals of 2026-07-28 hosts", () => {
       assert.deepStrictEqual(yield* generated.transfer(retry(state, APPROVE)), {
         _tag: "Error",
         error:
-          "StateRefused: the approval state was refused (tampered): it is not a state this gateway sealed, or it was changed"
+          "StateRefused: the approval state was refused (tampered): it is not a state this gateway sealed, or it " +
+          "was changed"
       })
       assert.deepStrictEqual(yield* reloaded.transfer(retry(state, APPROVE)), {
         _tag: "Error",
@@ -220,17 +237,21 @@ describe("approvals of 2025 hosts stay as they were", () => {
       assert.strictEqual(runs.length, 1)
     }))
 
-  it.effect("a 2026-07-28 host without form elicitation waits in the console (auto), as a 2025 host without elicitation does", () =>
-    Effect.gen(function*() {
-      const { runs, transfer, queue } = yield* replica()
-      const call = yield* Effect.forkChild(
-        transfer({ inputResponses: {}, requestState: undefined, elicitation: false })
-      )
-      yield* Effect.yieldNow
-      const [pending] = queue.list()
-      assert.strictEqual(pending.principal, "bob")
-      assert.isTrue(yield* queue.answer(pending.id, { decision: "allow" }, pending.digest))
-      assert.deepStrictEqual(yield* Fiber.join(call), { _tag: "Ok", text: "sent 10" })
-      assert.strictEqual(runs.length, 1)
-    }))
+  it.effect(
+    "a 2026-07-28 host without form elicitation waits in the console (auto), as a 2025 host without " +
+      "elicitation does",
+    () =>
+      Effect.gen(function*() {
+        const { runs, transfer, queue } = yield* replica()
+        const call = yield* Effect.forkChild(
+          transfer({ inputResponses: {}, requestState: undefined, elicitation: false })
+        )
+        yield* Effect.yieldNow
+        const [pending] = queue.list()
+        assert.strictEqual(pending.principal, "bob")
+        assert.isTrue(yield* queue.answer(pending.id, { decision: "allow" }, pending.digest))
+        assert.deepStrictEqual(yield* Fiber.join(call), { _tag: "Ok", text: "sent 10" })
+        assert.strictEqual(runs.length, 1)
+      })
+  )
 })

@@ -51,17 +51,21 @@ describe("approvals.stateKey", () => {
       }
     }))
 
-  it.effect("a gateway without one says once, at start, that its key is generated; one with a key says nothing of it", () =>
-    Effect.gen(function*() {
-      const started = (approvals: Record<string, unknown>) =>
-        Effect.gen(function*() {
-          const plan = yield* planWith(approvals)
-          if (plan instanceof ConfigError) return assert.fail(plan.message)
-          const lines: Array<string> = []
-          yield* recordingLogs(lines, Effect.scoped(Effect.asVoid(Layer.build(Gateway.layer(plan)))))
-          return lines.filter((line) => line.includes(GENERATED_KEY_NOTICE)).length
-        })
-      assert.strictEqual(yield* started({}), 1)
-      assert.strictEqual(yield* started({ stateKey: LONG }), 0)
-    }))
+  it.effect(
+    "a gateway without one says once, at start, that its key is generated; one with a key says " +
+      "nothing of it",
+    () =>
+      Effect.gen(function*() {
+        const started = (approvals: Record<string, unknown>) =>
+          Effect.gen(function*() {
+            const plan = yield* planWith(approvals)
+            if (plan instanceof ConfigError) return assert.fail(plan.message)
+            const lines: Array<string> = []
+            yield* recordingLogs(lines, Effect.scoped(Effect.asVoid(Layer.build(Gateway.layer(plan)))))
+            return lines.filter((line) => line.includes(GENERATED_KEY_NOTICE)).length
+          })
+        assert.strictEqual(yield* started({}), 1)
+        assert.strictEqual(yield* started({ stateKey: LONG }), 0)
+      })
+  )
 })

@@ -13,13 +13,15 @@ export const OLD_TABLE = (dialect: "sqlite" | "postgres", table: string): string
     : "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
   const time = dialect === "sqlite" ? "INTEGER NOT NULL" : "BIGINT NOT NULL"
   const duration = dialect === "sqlite" ? "REAL NOT NULL" : "DOUBLE PRECISION NOT NULL"
-  return `CREATE TABLE ${table} (id ${id}, time ${time}, call_id TEXT NOT NULL, principal TEXT, server TEXT NOT NULL, tool TEXT NOT NULL,
-    digest TEXT, decision TEXT, rule TEXT, approval TEXT, outcome TEXT NOT NULL, duration_ms ${duration}, receipt TEXT, error TEXT, args TEXT, result TEXT)`
+  return `CREATE TABLE ${table} (id ${id}, time ${time}, call_id TEXT NOT NULL, principal TEXT, server TEXT NOT NULL,
+    tool TEXT NOT NULL, digest TEXT, decision TEXT, rule TEXT, approval TEXT, outcome TEXT NOT NULL,
+    duration_ms ${duration}, receipt TEXT, error TEXT, args TEXT, result TEXT)`
 }
 
 /** One row as the first release wrote it. */
 export const OLD_ROW = (table: string): string =>
-  `INSERT INTO ${table} (time, call_id, server, tool, outcome, duration_ms, args) VALUES (1000, 'old-call', 'files', 'read_file', 'ok', 2.5, '{"path":"/a"}')`
+  `INSERT INTO ${table} (time, call_id, server, tool, outcome, duration_ms, args) VALUES (1000, 'old-call', ` +
+  `'files', 'read_file', 'ok', 2.5, '{"path":"/a"}')`
 
 /**
  * The old row reads back without the new fields; a write-ahead row (with Claude Code's tool_use_id and session_id)
@@ -76,8 +78,11 @@ export const BRIDGE_ERA_TABLE = (dialect: "sqlite" | "postgres", table: string):
  * and the gateway's own withheld and ok calls, which keep their outcome.
  */
 export const BRIDGE_ERA_ROWS = (table: string): ReadonlyArray<string> => [
-  `INSERT INTO ${table} (time, call_id, principal, server, tool, decision, rule, outcome, duration_ms, error, tool_use_id, session_id)
-    VALUES (1000, 'toolu_1', 'claude-code', 'claude', 'Bash', 'deny', 'no-rm', 'deny', 1, 'rm is not allowed', 'toolu_1', 's-1')`,
+  `INSERT INTO ${table}
+    (time, call_id, principal, server, tool, decision, rule, outcome, duration_ms, error, tool_use_id, session_id)
+    VALUES
+    (1000, 'toolu_1', 'claude-code', 'claude', 'Bash', 'deny', 'no-rm', 'deny', 1, 'rm is not allowed',
+    'toolu_1', 's-1')`,
   `INSERT INTO ${table} (time, call_id, principal, server, tool, outcome, duration_ms, session_id)
     VALUES (1001, '', 'claude-code', 'claude-code', 'Stop', 'keep_going', 1, 's-1')`,
   `INSERT INTO ${table} (time, call_id, principal, server, tool, outcome, duration_ms, tool_use_id)

@@ -126,33 +126,45 @@ describe("SQLite audit store", () => {
       assert.strictEqual(error._tag, "AuditError")
     }))
 
-  it.effect("a database of the first release gets the new columns at open: old rows read back, write-ahead rows begin and complete", () =>
-    Effect.gen(function*() {
-      const file = path.join(dir, "old.db")
-      const old = new DatabaseSync(file)
-      old.exec(OLD_TABLE("sqlite", "calls"))
-      old.exec(OLD_ROW("calls"))
-      old.close()
-      yield* assertMigrated(yield* SqliteAuditStore.scoped(file))
-    }))
+  it.effect(
+    "a database of the first release gets the new columns at open: old rows read back, write-ahead rows " +
+      "begin and complete",
+    () =>
+      Effect.gen(function*() {
+        const file = path.join(dir, "old.db")
+        const old = new DatabaseSync(file)
+        old.exec(OLD_TABLE("sqlite", "calls"))
+        old.exec(OLD_ROW("calls"))
+        old.close()
+        yield* assertMigrated(yield* SqliteAuditStore.scoped(file))
+      })
+  )
 
-  it.effect("a database written before the one audit record: the bridge's answers move from outcome to claudeDecision at open", () =>
-    Effect.gen(function*() {
-      const file = path.join(dir, "bridge-era.db")
-      const old = new DatabaseSync(file)
-      old.exec(BRIDGE_ERA_TABLE("sqlite", "calls"))
-      for (const row of BRIDGE_ERA_ROWS("calls")) old.exec(row)
-      old.close()
-      yield* assertBridgeMigrated(yield* SqliteAuditStore.scoped(file))
-      // Opened again, the migration does not run twice: the rows stay as they are.
-      yield* assertBridgeMigrated(yield* SqliteAuditStore.scoped(file))
-    }))
+  it.effect(
+    "a database written before the one audit record: the bridge's answers move from outcome to " +
+      "claudeDecision at open",
+    () =>
+      Effect.gen(function*() {
+        const file = path.join(dir, "bridge-era.db")
+        const old = new DatabaseSync(file)
+        old.exec(BRIDGE_ERA_TABLE("sqlite", "calls"))
+        for (const row of BRIDGE_ERA_ROWS("calls")) old.exec(row)
+        old.close()
+        yield* assertBridgeMigrated(yield* SqliteAuditStore.scoped(file))
+        // Opened again, the migration does not run twice: the rows stay as they are.
+        yield* assertBridgeMigrated(yield* SqliteAuditStore.scoped(file))
+      })
+  )
 
-  it.effect("a database written before the config hash gets config_hash at open: old rows have none, new rows keep theirs", () =>
-    Effect.gen(function*() {
-      const file = oldDatabase(path.join(dir, "hashless.db"), HASHLESS_TABLE("sqlite", "calls"), OLD_ROW("calls"))
-      yield* assertConfigHashMigrated(yield* SqliteAuditStore.scoped(file))
-    }))
+  it.effect(
+    "a database written before the config hash gets config_hash at open: old rows have none, new rows " +
+      "keep theirs",
+    () =>
+      Effect.gen(function*() {
+        const file = oldDatabase(path.join(dir, "hashless.db"), HASHLESS_TABLE("sqlite", "calls"), OLD_ROW("calls"))
+        yield* assertConfigHashMigrated(yield* SqliteAuditStore.scoped(file))
+      })
+  )
 
   it.effect("the bridge's and the gateway's records round-trip through a SQLite file", () =>
     Effect.gen(function*() {

@@ -102,8 +102,10 @@ describe("one Cedar policy over reads and gets too", () => {
           policy: {
             cedar: policyFile(`
 @id("tools") permit(principal, action == Interlock::Action::"callTool", resource);
-@id("notes") permit(principal, action == Interlock::Action::"readResource", resource) when { resource.uri like "echo://notes/*" && resource.server == "echo" };
-@id("no-today") @reason("not today") forbid(principal, action == Interlock::Action::"readResource", resource == Interlock::Resource::"echo://notes/today");
+@id("notes") permit(principal, action == Interlock::Action::"readResource",
+  resource) when { resource.uri like "echo://notes/*" && resource.server == "echo" };
+@id("no-today") @reason("not today") forbid(principal, action == Interlock::Action::"readResource",
+  resource == Interlock::Resource::"echo://notes/today");
 @id("note-0") permit(principal, action == Interlock::Action::"getPrompt", resource == Interlock::Prompt::"echo/note_0");
 `)
           }
@@ -192,40 +194,45 @@ describe("replay with Cedar", () => {
   ]
   const loaded = (policy: Record<string, unknown>) => fromObject({ servers: {}, policy }, process.cwd())
 
-  it.effect("a Cedar candidate against the recorded traffic, against JSON rules, and against another Cedar policy", () =>
-    Effect.gen(function*() {
-      const cedar = yield* loaded({
-        cedar: policyFile(
-          `@id("all") permit(principal, action, resource);\n@id("no-etc") forbid(principal, action, resource == Interlock::Tool::"fs/write_file") when { context.args.path like "/etc/*" };`
-        )
+  it.effect(
+    "a Cedar candidate against the recorded traffic, against JSON rules, and against another " +
+      "Cedar policy",
+    () =>
+      Effect.gen(function*() {
+        const cedar = yield* loaded({
+          cedar: policyFile(
+            `@id("all") permit(principal, action, resource);\n@id("no-etc") forbid(principal, action, resource == ` +
+              `Interlock::Tool::"fs/write_file") when { context.args.path like "/etc/*" };`
+          )
+        })
+        const recorded = yield* replay(rows, cedar)
+        assert.deepStrictEqual(recorded.map((change) => [change.id, change.before, change.after, change.rule]), [[
+          1,
+          "allow",
+          "deny",
+          "no-etc"
+        ], [3, "deny", "allow", "all"]])
+        const json = yield* loaded({
+          default: "allow",
+          rules: [{ id: "no-writes", match: "fs/write_file", decision: "deny" }]
+        })
+        const againstJson = yield* replay(rows, cedar, json)
+        assert.deepStrictEqual(againstJson.map((change) => [change.id, change.before, change.after]), [[
+          2,
+          "deny",
+          "allow"
+        ]])
+        const stricter = yield* loaded({
+          cedar: policyFile(`@id("reads") permit(principal, action, resource == Interlock::Tool::"fs/read_file");`)
+        })
+        const againstCedar = yield* replay(rows, stricter, cedar)
+        assert.deepStrictEqual(againstCedar.map((change) => [change.id, change.before, change.after]), [[
+          2,
+          "allow",
+          "deny"
+        ]])
       })
-      const recorded = yield* replay(rows, cedar)
-      assert.deepStrictEqual(recorded.map((change) => [change.id, change.before, change.after, change.rule]), [[
-        1,
-        "allow",
-        "deny",
-        "no-etc"
-      ], [3, "deny", "allow", "all"]])
-      const json = yield* loaded({
-        default: "allow",
-        rules: [{ id: "no-writes", match: "fs/write_file", decision: "deny" }]
-      })
-      const againstJson = yield* replay(rows, cedar, json)
-      assert.deepStrictEqual(againstJson.map((change) => [change.id, change.before, change.after]), [[
-        2,
-        "deny",
-        "allow"
-      ]])
-      const stricter = yield* loaded({
-        cedar: policyFile(`@id("reads") permit(principal, action, resource == Interlock::Tool::"fs/read_file");`)
-      })
-      const againstCedar = yield* replay(rows, stricter, cedar)
-      assert.deepStrictEqual(againstCedar.map((change) => [change.id, change.before, change.after]), [[
-        2,
-        "allow",
-        "deny"
-      ]])
-    }))
+  )
 
   it.effect("a refused subscription's or completion's row is not re-decided as a tool call", () =>
     Effect.gen(function*() {

@@ -32,11 +32,15 @@ describe("fileGuardHooks", () => {
     assert.strictEqual((await guard("secret.env"))._tag, "Deny")
   })
 
-  it("lets a clean file, a missing file, a directory and a bad argument through (Claude Code's Read decides)", async () => {
-    for (const target of ["clean.txt", "missing.txt", dir, 42]) {
-      assert.strictEqual((await guard(target))._tag, "Continue", String(target))
+  it(
+    "lets a clean file, a missing file, a directory and a bad argument through (Claude Code's " +
+      "Read decides)",
+    async () => {
+      for (const target of ["clean.txt", "missing.txt", dir, 42]) {
+        assert.strictEqual((await guard(target))._tag, "Continue", String(target))
+      }
     }
-  })
+  )
 
   it("denies a file too large to check", async () => {
     assert.include((await guard("huge.bin")).reason, "too large")

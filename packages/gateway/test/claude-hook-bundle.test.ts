@@ -67,7 +67,8 @@ beforeAll(async () => {
   writeFileSync(path.join(app, "interlock.config.json"), JSON.stringify(HOOK_CONFIG))
   writeFileSync(
     path.join(app, "policy.cedar"),
-    `@id("all")\npermit(principal, action, resource);\n\n@id("no-fetch")\nforbid(principal, action == Interlock::Action::"callTool", resource == Interlock::Tool::"claude/webfetch");\n`
+    `@id("all")\npermit(principal, action, resource);\n\n@id("no-fetch")\nforbid(principal, action == ` +
+      `Interlock::Action::"callTool", resource == Interlock::Tool::"claude/webfetch");\n`
   )
   writeFileSync(
     path.join(app, "cedar.config.json"),

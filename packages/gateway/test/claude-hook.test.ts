@@ -29,7 +29,8 @@ const guard = script(
 )
 const redact = script(
   "redact.sh",
-  `cat >/dev/null\necho '{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedMCPToolOutput":[{"type":"text","text":"[REDACTED]"}]}}'`
+  `cat >/dev/null\necho ` +
+    `'{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedMCPToolOutput":[{"type":"text","text":"[REDACTED]"}]}}'`
 )
 const prompts = script(
   "prompts.sh",
@@ -42,7 +43,8 @@ const stop = script(
 const budget = script("budget.sh", `cat >/dev/null; echo '{"continue":false,"stopReason":"budget exhausted"}'`)
 const compact = script(
   "compact.sh",
-  `cat >/dev/null; echo '{"hookSpecificOutput":{"hookEventName":"PreCompact","customInstructions":"keep the TODO list"}}'`
+  `cat >/dev/null; echo '{"hookSpecificOutput":{"hookEventName":"PreCompact","customInstructions":"keep the ` +
+    `TODO list"}}'`
 )
 const reviewer = script(
   "reviewer.sh",

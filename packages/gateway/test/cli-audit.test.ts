@@ -82,7 +82,8 @@ const metaOf = (result: Record<string, unknown>, expectedError: string) => {
 
 describe("interlock audit and replay, on the store a config's gateway writes", () => {
   it.live(
-    "claude-hook rows: audit --config finds them from another folder; the config replayed against itself changes nothing",
+    "claude-hook rows: audit --config finds them from another folder; the config replayed against itself " +
+      "changes nothing",
     () =>
       Effect.gen(function*() {
         mkdirSync(path.join(dir, "project"), { recursive: true })
@@ -119,7 +120,10 @@ describe("interlock audit and replay, on the store a config's gateway writes", (
         assert.strictEqual(table.length, 5)
         assert.match(
           table[0],
-          /^\s*ID\s+TIME\s+PRINCIPAL\s+TOOL\s+POLICY\s+APPROVAL\s+OUTCOME\s+MS\s+CALL\s+TOOL USE\s+SESSION\s+AUTH\s+HOOKS$/
+          new RegExp(
+            String.raw`^\s*ID\s+TIME\s+PRINCIPAL\s+TOOL\s+POLICY\s+APPROVAL\s+OUTCOME\s+MS\s+` +
+              String.raw`CALL\s+TOOL USE\s+SESSION\s+AUTH\s+HOOKS$`
+          )
         )
         // Aligned: each column starts where its header does.
         for (const column of HEADER.filter((name) => name !== "ID" && name !== "MS")) {
@@ -183,7 +187,8 @@ describe("interlock audit and replay, on the store a config's gateway writes", (
   )
 
   it.live(
-    "serve --stdio: a failed call's _meta names its audit row (audit --call), and the config replayed against itself changes nothing",
+    "serve --stdio: a failed call's _meta names its audit row (audit --call), and the config replayed against " +
+      "itself changes nothing",
     () =>
       Effect.gen(function*() {
         const file = path.join(dir, "hooked.config.ts")
@@ -236,7 +241,8 @@ describe("interlock audit and replay, on the store a config's gateway writes", (
   )
 
   it.live(
-    "over HTTP: a failed call's _meta equals its audit row's callId and digest; a downstream protocol error's or a refused call's error data names its row",
+    "over HTTP: a failed call's _meta equals its audit row's callId and digest; a downstream protocol error's or a " +
+      "refused call's error data names its row",
     () =>
       Effect.scoped(Effect.gen(function*() {
         const { gateway, http } = yield* startGateway({ servers: { echo: echoServer }, policy, hooks })

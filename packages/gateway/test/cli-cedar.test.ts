@@ -27,7 +27,8 @@ describe("interlock check and schema with a Cedar policy", () => {
     Effect.gen(function*() {
       const config = withPolicy(
         "broken",
-        `@id("ok") permit(principal, action, resource);\n\nforbid(principal, action, resource)\n  when { context.args.text like };\n`
+        `@id("ok") permit(principal, action, resource);\n\nforbid(principal, action, resource)\n  when { ` +
+          `context.args.text like };\n`
       )
       const { code, stderr } = yield* cli(["check", "--config", config, "--no-connect"])
       assert.strictEqual(code, 1, stderr)
@@ -41,7 +42,8 @@ describe("interlock check and schema with a Cedar policy", () => {
       Effect.gen(function*() {
         const config = withPolicy(
           "misnamed",
-          `@id("echo")\npermit(principal, action == Interlock::Action::"callTool", resource == Interlock::Tool::"echo/echo")\n  when { context.args.txet == "hi" };\n`
+          `@id("echo")\npermit(principal, action == Interlock::Action::"callTool", resource == ` +
+            `Interlock::Tool::"echo/echo")\n  when { context.args.txet == "hi" };\n`
         )
         const { code, stderr } = yield* cli(["check", "--config", config])
         assert.strictEqual(code, 1, stderr)
@@ -56,7 +58,8 @@ describe("interlock check and schema with a Cedar policy", () => {
       Effect.gen(function*() {
         const config = withPolicy(
           "good",
-          `@id("echo")\npermit(principal, action == Interlock::Action::"callTool", resource == Interlock::Tool::"echo/echo")\n  when { context.args.text like "hi*" };\n`
+          `@id("echo")\npermit(principal, action == Interlock::Action::"callTool", resource == ` +
+            `Interlock::Tool::"echo/echo")\n  when { context.args.text like "hi*" };\n`
         )
         const checked = yield* cli(["check", "--config", config])
         assert.strictEqual(checked.code, 0, checked.stderr)

@@ -24,7 +24,8 @@ describe("config errors through the CLI", () => {
       Effect.gen(function*() {
         const name = write(
           "comma.json",
-          `{\n  "servers": {},\n  "listen": { "token": "sk-secretsecretsecret0000" },\n  "policy": { "default": "allow", },\n}\n`
+          `{\n  "servers": {},\n  "listen": { "token": "sk-secretsecretsecret0000" },\n  "policy": { "default": ` +
+            `"allow", },\n}\n`
         )
         const { code, stdout, stderr } = yield* cli(["check", "--config", name])
         assert.strictEqual(code, 1)

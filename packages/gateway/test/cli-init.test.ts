@@ -9,7 +9,8 @@ const { cli, dir, writeConfig } = cliIn("interlock-cli-init-")
 
 describe("interlock init and check", () => {
   it.live(
-    "init writes a commented config that check accepts, prints the next commands, and keeps an existing file unless --force",
+    "init writes a commented config that check accepts, prints the next commands, and keeps an existing file " +
+      "unless --force",
     () =>
       Effect.gen(function*() {
         const help = yield* cli(["init", "--help"])

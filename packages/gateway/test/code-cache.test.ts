@@ -124,7 +124,8 @@ describe("requireCached", () => {
     mkdirSync(app)
     writeFileSync(
       path.join(app, "entry.cjs"),
-      `"use strict";\nconst chunk = require("./chunk.cjs");\nexports.line = () => new Error("here").stack.split("\\n")[1];\n` +
+      `"use strict";\nconst chunk = require("./chunk.cjs");\nexports.line = () => new ` +
+        `Error("here").stack.split("\\n")[1];\n` +
         `exports.value = chunk.twice(21) + require("node:path").sep.length * 0;\n`
     )
     writeFileSync(path.join(app, "chunk.cjs"), `exports.twice = (n) => ${twice};\n`)
@@ -148,19 +149,23 @@ describe("requireCached", () => {
   // its flags).
   const runsIn = (dir: string) => readdirSync(dir).map((name) => readFileSync(path.join(dir, name))[MAGIC_BYTES])
 
-  it("runs the entry and its chunks alike with no cache, a new one and the ones written; the first runs write them", () => {
-    const none = runWith("-")
-    assert.strictEqual(none.value, 42)
-    assert.match(none.line, /entry\.cjs:3:/, "the entry's lines keep their numbers")
-    const dir = path.join(work, "caches")
-    for (let run = 1; run <= RUNS_THAT_WRITE + 1; run++) {
-      assert.deepStrictEqual(runWith(dir), none, `run ${run}`)
-      const runs = Math.min(run, RUNS_THAT_WRITE)
-      assert.deepStrictEqual(readdirSync(dir).map((name) => name.split(".cjs.")[0]), ["chunk", "entry"])
-      assert.deepStrictEqual(runsIn(dir), [runs, runs], `after run ${run}`)
+  it(
+    "runs the entry and its chunks alike with no cache, a new one and the ones written; the first runs " +
+      "write them",
+    () => {
+      const none = runWith("-")
+      assert.strictEqual(none.value, 42)
+      assert.match(none.line, /entry\.cjs:3:/, "the entry's lines keep their numbers")
+      const dir = path.join(work, "caches")
+      for (let run = 1; run <= RUNS_THAT_WRITE + 1; run++) {
+        assert.deepStrictEqual(runWith(dir), none, `run ${run}`)
+        const runs = Math.min(run, RUNS_THAT_WRITE)
+        assert.deepStrictEqual(readdirSync(dir).map((name) => name.split(".cjs.")[0]), ["chunk", "entry"])
+        assert.deepStrictEqual(runsIn(dir), [runs, runs], `after run ${run}`)
+      }
+      for (const name of readdirSync(dir)) assert.strictEqual(modeOf(path.join(dir, name)), FILE_MODE)
     }
-    for (const name of readdirSync(dir)) assert.strictEqual(modeOf(path.join(dir, name)), FILE_MODE)
-  })
+  )
 
   it("keeps the caches of two installs apart, so that running both in turn replaces neither's", () => {
     const other = appAt("other", "n + n")
@@ -181,17 +186,21 @@ describe("requireCached", () => {
 describe("where the caches go", () => {
   const home = process.getBuiltinModule("node:os").homedir()
 
-  it("the user's cache directory: an absolute XDG_CACHE_HOME, else ~/.cache; ~/Library/Caches on macOS; LOCALAPPDATA on Windows", () => {
-    assert.strictEqual(userCacheDir({ XDG_CACHE_HOME: "/x/cache" }, "linux"), "/x/cache")
-    assert.strictEqual(userCacheDir({ XDG_CACHE_HOME: "relative/cache" }, "linux"), path.join(home, ".cache"))
-    assert.strictEqual(userCacheDir({}, "linux"), path.join(home, ".cache"))
-    assert.strictEqual(userCacheDir({ XDG_CACHE_HOME: "/x/cache" }, "darwin"), path.join(home, "Library", "Caches"))
-    assert.strictEqual(
-      userCacheDir({ LOCALAPPDATA: "C:\\Users\\u\\AppData\\Local" }, "win32"),
-      "C:\\Users\\u\\AppData\\Local"
-    )
-    assert.strictEqual(userCacheDir({}, "win32"), path.win32.join(home, "AppData", "Local"))
-  })
+  it(
+    "the user's cache directory: an absolute XDG_CACHE_HOME, else ~/.cache; ~/Library/Caches on macOS; " +
+      "LOCALAPPDATA on Windows",
+    () => {
+      assert.strictEqual(userCacheDir({ XDG_CACHE_HOME: "/x/cache" }, "linux"), "/x/cache")
+      assert.strictEqual(userCacheDir({ XDG_CACHE_HOME: "relative/cache" }, "linux"), path.join(home, ".cache"))
+      assert.strictEqual(userCacheDir({}, "linux"), path.join(home, ".cache"))
+      assert.strictEqual(userCacheDir({ XDG_CACHE_HOME: "/x/cache" }, "darwin"), path.join(home, "Library", "Caches"))
+      assert.strictEqual(
+        userCacheDir({ LOCALAPPDATA: "C:\\Users\\u\\AppData\\Local" }, "win32"),
+        "C:\\Users\\u\\AppData\\Local"
+      )
+      assert.strictEqual(userCacheDir({}, "win32"), path.win32.join(home, "AppData", "Local"))
+    }
+  )
 
   it("interlock/code-cache in it, or none with NODE_DISABLE_COMPILE_CACHE", () => {
     const expected = process.platform === "linux" ? path.join("/x/cache", "interlock", "code-cache") : undefined

@@ -26,30 +26,37 @@ const databases = () => {
 const failed = () => "failed" as const
 
 describe("group commit", () => {
-  it.effect("writes made while other calls are in flight commit together, in one transaction, before their writers resume", () =>
-    Effect.gen(function*() {
-      const { db, committed } = databases()
-      const group = commitGroup(db)
-      const insert = db.prepare("INSERT INTO t (v) VALUES (?)")
-      const inTransaction: Array<boolean> = []
-      const write = (v: string) =>
-        group.write(() => {
-          inTransaction.push(db.isTransaction)
-          return Number(insert.run(v).lastInsertRowid)
-        }, () =>
-          false, failed)
-      const fibers = yield* Effect.forEach(["a", "b", "c"], (v) => Effect.forkChild(write(v)))
-      // Queued, not made yet: the reader sees nothing.
-      assert.deepStrictEqual(committed(), [])
-      const ids = yield* Effect.forEach(
-        fibers,
-        (fiber) => Effect.map(Fiber.join(fiber), (id) => ({ id, seen: committed() }))
-      )
-      assert.deepStrictEqual(ids.map(({ id }) => id), [1, 2, 3])
-      // Each writer, once resumed, finds every row of its group committed.
-      for (const { seen } of ids) assert.deepStrictEqual(seen, ["a", "b", "c"])
-      assert.deepStrictEqual(inTransaction, [true, true, true])
-    }))
+  it.effect(
+    "writes made while other calls are in flight commit together, in one transaction, before their " +
+      "writers resume",
+    () =>
+      Effect.gen(function*() {
+        const { db, committed } = databases()
+        const group = commitGroup(db)
+        const insert = db.prepare("INSERT INTO t (v) VALUES (?)")
+        const inTransaction: Array<boolean> = []
+        const write = (v: string) =>
+          group.write(
+            () => {
+              inTransaction.push(db.isTransaction)
+              return Number(insert.run(v).lastInsertRowid)
+            },
+            () => false,
+            failed
+          )
+        const fibers = yield* Effect.forEach(["a", "b", "c"], (v) => Effect.forkChild(write(v)))
+        // Queued, not made yet: the reader sees nothing.
+        assert.deepStrictEqual(committed(), [])
+        const ids = yield* Effect.forEach(
+          fibers,
+          (fiber) => Effect.map(Fiber.join(fiber), (id) => ({ id, seen: committed() }))
+        )
+        assert.deepStrictEqual(ids.map(({ id }) => id), [1, 2, 3])
+        // Each writer, once resumed, finds every row of its group committed.
+        for (const { seen } of ids) assert.deepStrictEqual(seen, ["a", "b", "c"])
+        assert.deepStrictEqual(inTransaction, [true, true, true])
+      })
+  )
 
   it.effect("a write with no other call in flight commits at once, outside any transaction", () =>
     Effect.gen(function*() {
@@ -82,36 +89,44 @@ describe("group commit", () => {
       assert.deepStrictEqual(committed(), ["first", "second"])
     }))
 
-  it.effect("a write that fails in a group fails alone: the group is rolled back, the others are made again and committed", () =>
-    Effect.gen(function*() {
-      const { db, committed } = databases()
-      const group = commitGroup(db)
-      const insert = db.prepare("INSERT INTO t (v) VALUES (?)")
-      const writes = [
-        group.write(() => insert.run("kept-1"), () => false, failed),
-        // NOT NULL: this statement throws inside the group's transaction.
-        group.write(() => insert.run(null), () => false, failed),
-        group.write(() => insert.run("kept-2"), () => false, failed)
-      ]
-      const outcomes = yield* Effect.forEach(writes, (write) => Effect.forkChild(Effect.result(write))).pipe(
-        Effect.flatMap((fibers) => Effect.forEach(fibers, Fiber.join))
-      )
-      assert.deepStrictEqual(outcomes.map((outcome) => outcome._tag), ["Success", "Failure", "Success"])
-      assert.deepStrictEqual(committed(), ["kept-1", "kept-2"])
-      assert.isFalse(db.isTransaction)
-    }))
+  it.effect(
+    "a write that fails in a group fails alone: the group is rolled back, the others are made again " +
+      "and committed",
+    () =>
+      Effect.gen(function*() {
+        const { db, committed } = databases()
+        const group = commitGroup(db)
+        const insert = db.prepare("INSERT INTO t (v) VALUES (?)")
+        const writes = [
+          group.write(() => insert.run("kept-1"), () => false, failed),
+          // NOT NULL: this statement throws inside the group's transaction.
+          group.write(() => insert.run(null), () => false, failed),
+          group.write(() => insert.run("kept-2"), () => false, failed)
+        ]
+        const outcomes = yield* Effect.forEach(writes, (write) => Effect.forkChild(Effect.result(write))).pipe(
+          Effect.flatMap((fibers) => Effect.forEach(fibers, Fiber.join))
+        )
+        assert.deepStrictEqual(outcomes.map((outcome) => outcome._tag), ["Success", "Failure", "Success"])
+        assert.deepStrictEqual(committed(), ["kept-1", "kept-2"])
+        assert.isFalse(db.isTransaction)
+      })
+  )
 
-  it.effect("when the database is gone, every write of the group fails with its error, and none is left half made", () =>
-    Effect.gen(function*() {
-      const { db } = databases()
-      const group = commitGroup(db)
-      const insert = db.prepare("INSERT INTO t (v) VALUES (?)")
-      const fibers = yield* Effect.forEach(
-        ["a", "b"],
-        (v) => Effect.forkChild(Effect.flip(group.write(() => insert.run(v), () => false, failed)))
-      )
-      db.close()
-      const errors = yield* Effect.forEach(fibers, Fiber.join)
-      assert.deepStrictEqual(errors, ["failed", "failed"])
-    }))
+  it.effect(
+    "when the database is gone, every write of the group fails with its error, and none is " +
+      "left half made",
+    () =>
+      Effect.gen(function*() {
+        const { db } = databases()
+        const group = commitGroup(db)
+        const insert = db.prepare("INSERT INTO t (v) VALUES (?)")
+        const fibers = yield* Effect.forEach(
+          ["a", "b"],
+          (v) => Effect.forkChild(Effect.flip(group.write(() => insert.run(v), () => false, failed)))
+        )
+        db.close()
+        const errors = yield* Effect.forEach(fibers, Fiber.join)
+        assert.deepStrictEqual(errors, ["failed", "failed"])
+      })
+  )
 })

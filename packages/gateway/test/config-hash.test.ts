@@ -58,7 +58,9 @@ describe("the config hash", () => {
       const plain = yield* planOfFile("plain.json", JSON.stringify(config))
       const commented = yield* planOfFile(
         "commented.jsonc",
-        `// the files server\n{\n  "policy": { "rules": [ { "decision": "deny", "match": "files/write_file", "id": "no-write" } ], "default": "allow" },\n  /* one server */ "servers": { "files": { "command": "unused" } }\n}\n`
+        `// the files server\n{\n  "policy": { "rules": [ { "decision": "deny", "match": "files/write_file", "id": ` +
+          `"no-write" } ], "default": "allow" },\n  /* one server */ "servers": { "files": { "command": ` +
+          `"unused" } }\n}\n`
       )
       assert.strictEqual(commented.configHash, plain.configHash)
       const changed = yield* planOfFile(

@@ -57,26 +57,30 @@ describe("config reload", () => {
       assert.notInclude(found, value)
     }))
 
-  it.effect("the restart-only keys are the ones the README lists, and equal values in any key order are no change", () =>
-    Effect.sync(() => {
-      const readme = readFileSync(path.join(import.meta.dirname, "..", "README.md"), "utf8")
-      const restart = /\*\*Needs a restart\*\*[\s\S]*?(?=\n- )/.exec(readme)?.[0] ?? ""
-      const reloads = /\*\*Applies on reload:\*\*[\s\S]*?(?=\n- )/.exec(readme)?.[0] ?? ""
-      for (const key of RESTART_ONLY) assert.include(restart, `\`${key}\``, key)
-      for (const key of RELOADABLE) assert.include(reloads, `\`${key}\``, key)
-      assert.isUndefined(
-        restartOnlyChange({ servers: { a: { url: "http://x", headers: { p: "1", q: "2" } } } }, {
-          servers: { a: { headers: { q: "2", p: "1" }, url: "http://x" } }
-        })
-      )
-      assert.strictEqual(
-        restartOnlyChange({ servers: {}, listen: { principals: { alice: { token: "one" } } } }, {
-          servers: {},
-          listen: { principals: { alice: { token: "two" } } }
-        }),
-        "listen.principals.alice.token"
-      )
-    }))
+  it.effect(
+    "the restart-only keys are the ones the README lists, and equal values in any key order " +
+      "are no change",
+    () =>
+      Effect.sync(() => {
+        const readme = readFileSync(path.join(import.meta.dirname, "..", "README.md"), "utf8")
+        const restart = /\*\*Needs a restart\*\*[\s\S]*?(?=\n- )/.exec(readme)?.[0] ?? ""
+        const reloads = /\*\*Applies on reload:\*\*[\s\S]*?(?=\n- )/.exec(readme)?.[0] ?? ""
+        for (const key of RESTART_ONLY) assert.include(restart, `\`${key}\``, key)
+        for (const key of RELOADABLE) assert.include(reloads, `\`${key}\``, key)
+        assert.isUndefined(
+          restartOnlyChange({ servers: { a: { url: "http://x", headers: { p: "1", q: "2" } } } }, {
+            servers: { a: { headers: { q: "2", p: "1" }, url: "http://x" } }
+          })
+        )
+        assert.strictEqual(
+          restartOnlyChange({ servers: {}, listen: { principals: { alice: { token: "one" } } } }, {
+            servers: {},
+            listen: { principals: { alice: { token: "two" } } }
+          }),
+          "listen.principals.alice.token"
+        )
+      })
+  )
 
   it.effect("a failure's line is one line, naming every problem's path", () =>
     Effect.sync(() => {
@@ -150,7 +154,8 @@ describe("config reload", () => {
   )
 
   it.live(
-    "a running gateway: a build failure changes nothing; an applied reload decides the next call and shows in the console",
+    "a running gateway: a build failure changes nothing; an applied reload decides the next call and shows in " +
+      "the console",
     () =>
       Effect.gen(function*() {
         const file = path.join(dir, "interlock.config.json")

@@ -155,9 +155,12 @@ const LEGACY_TOWARD_SERVER = "HTTP, 2025-11-25 toward the server, per-host"
 /** Why a check of a 2026-07-28 scenario cannot hold when the server speaks 2025-11-25 to the gateway. */
 const ERA_BOUND = {
   key:
-    "a 2025 server's request has no key of its own: the gateway names a held request's key itself (elicitation-1), and the scenario checks for the key the server chose in its 2026-07-28 era (user_name)",
+    "a 2025 server's request has no key of its own: the gateway names a held request's key itself (elicitation-1), " +
+    "and the scenario checks for the key the server chose in its 2026-07-28 era (user_name)",
   capability:
-    "a 2025 server learns the host's capabilities from its session's initialize (which the gateway declares from the host's request), and answers a tool that needs one the host lacks with a tool error: the 2025 wire has no -32021 to pass on"
+    "a 2025 server learns the host's capabilities from its session's initialize (which the gateway declares from " +
+    "the host's request), and answers a tool that needs one the host lacks with a tool error: the 2025 wire has " +
+    "no -32021 to pass on"
 }
 
 /**
@@ -169,8 +172,9 @@ export const KNOWN_GAPS: ReadonlyArray<KnownGap> = [
     scenario: "server-sse-polling",
     check: "server-sse-disconnect-resume",
     revision: "2025-11-25",
-    why:
-      "the fixture's test_reconnection tool closes its own SSE stream mid-call; the gateway's hub resumes that stream downstream, and the host's stream to the gateway stays open (the scenario is pending and unscored in the 2025-11-25 set)"
+    why: "the fixture's test_reconnection tool closes its own SSE stream mid-call; the gateway's hub resumes that " +
+      "stream downstream, and the host's stream to the gateway stays open (the scenario is pending and unscored " +
+      "in the 2025-11-25 set)"
   },
   {
     scenario: "input-required-result-basic-elicitation",
@@ -185,7 +189,8 @@ export const KNOWN_GAPS: ReadonlyArray<KnownGap> = [
     revision: "2026-07-28",
     route: LEGACY_TOWARD_SERVER,
     why:
-      `${ERA_BOUND.key}; so answers sent before anything was asked, keyed by the server's 2026-07-28 names, answer nothing, and the call asks`
+      `${ERA_BOUND.key}; so answers sent before anything was asked, keyed by the server's 2026-07-28 names, answer ` +
+      `nothing, and the call asks`
   },
   ...["sep-2575-server-rejects-undeclared-capability", "sep-2575-missing-capability-http-400"].map((
     check
@@ -202,8 +207,9 @@ export const KNOWN_GAPS: ReadonlyArray<KnownGap> = [
     revision: "2026-07-28",
     route: LEGACY_TOWARD_SERVER,
     sometimes: true,
-    why:
-      "the scenario changes the tool list with a tool call, which a 2026-07-28 host's call on a per-host server makes on a session of its own; that session closes with the call, and a list_changed it carried after its answer is dropped with it, so the listen stream's SHOULD check (1.5 s) sometimes warns"
+    why: "the scenario changes the tool list with a tool call, which a 2026-07-28 host's call on a per-host server " +
+      "makes on a session of its own; that session closes with the call, and a list_changed it carried after its " +
+      "answer is dropped with it, so the listen stream's SHOULD check (1.5 s) sometimes warns"
   },
   ...[
     "tasks-lifecycle",
@@ -221,7 +227,8 @@ export const KNOWN_GAPS: ReadonlyArray<KnownGap> = [
     revision: "2026-07-28",
     route: LEGACY_TOWARD_SERVER,
     why:
-      "the Tasks extension (SEP-2663) belongs to 2026-07-28: a server the gateway speaks a 2025 revision to offers it none (the fixture serves tasks in its 2026-07-28 era only)"
+      "the Tasks extension (SEP-2663) belongs to 2026-07-28: a server the gateway speaks a 2025 revision to offers " +
+      "it none (the fixture serves tasks in its 2026-07-28 era only)"
   }))
 ]
 
@@ -349,7 +356,8 @@ export const tableRow = (cell: MatrixCell): string => {
 
 /** The table's header rows. */
 export const TABLE_HEAD = [
-  "| server | through the gateway | requirement set | scored, directly | scored, through | not scored, directly | not scored, through |",
+  "| server | through the gateway | requirement set | scored, directly | scored, through | not scored, directly | " +
+  "not scored, through |",
   "|---|---|---|---|---|---|---|"
 ]
 

@@ -40,7 +40,8 @@ const scenariosOf = (set: SuiteSet, direct: ReadonlyArray<{ readonly scenario: s
 export const describeRequirementSets = (server: MatrixServer) =>
   describe("the conformance suite's server requirement sets, directly and through the gateway", () => {
     it.live(
-      `${server.label}: every scenario that passes directly passes through the gateway, on every route and in every set`,
+      `${server.label}: every scenario that passes directly passes through the gateway, on every route and in ` +
+        `every set`,
       () =>
         Effect.gen(function*() {
           const cells = yield* runServer(server)

@@ -58,7 +58,8 @@ const fixtureOverStdio = Effect.acquireRelease(
 
 describe("conformance fixture and downstream", () => {
   it.live(
-    "the fixture's triggers: resources/updated only to a subscriber, list_changed for each list, completion by prefix, log levels",
+    "the fixture's triggers: resources/updated only to a subscriber, list_changed for each list, completion by " +
+      "prefix, log levels",
     () =>
       Effect.gen(function*() {
         const { client, seen, received } = yield* fixtureOverStdio

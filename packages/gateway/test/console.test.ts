@@ -127,7 +127,8 @@ describe("web console in headless Chromium", () => {
   const SHOT = path.join(tmpdir(), "interlock-console-test", "console.png")
 
   it.live(
-    "charts, filters, a call's whole receipt and a countdown, as an on-call approver uses them; hostile text stays text",
+    "charts, filters, a call's whole receipt and a countdown, as an on-call approver uses them; hostile text " +
+      "stays text",
     () =>
       Effect.gen(function*() {
         const { http } = yield* startGateway({
@@ -206,7 +207,8 @@ describe("web console in headless Chromium", () => {
         yield* run(() => page.setViewportSize({ width: 1280, height: 1000 }))
         yield* run(() =>
           page.addInitScript(
-            "document.addEventListener('securitypolicyviolation', (event) => { window.__violations = [...(window.__violations || []), event.violatedDirective] })"
+            "document.addEventListener('securitypolicyviolation', (event) => { window.__violations = " +
+              "[...(window.__violations || []), event.violatedDirective] })"
           )
         )
         const response = yield* run(() => page.goto(`${http.consoleUrl}?token=approver-token`))

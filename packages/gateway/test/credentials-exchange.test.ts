@@ -45,25 +45,29 @@ const setup = Effect.gen(function*() {
 })
 
 describe("auth.exchange", () => {
-  it.live("the RFC 8693 request: the principal's verified token as subject, the configured resource, audience and scope", () =>
-    Effect.gen(function*() {
-      const { auth, downstream, mcpUrl } = yield* setup
-      const token = yield* auth.token(ALICE, mcpUrl, "mcp:tools")
-      const alice = yield* hostClient(mcpUrl, () => token)
-      assert.strictEqual((yield* callTool(alice, "whoami", { tag: "one" })).text, "alice:one")
-      const exchange = auth.tokenRequests().find((request) => request.grant === TOKEN_EXCHANGE)
-      assert.deepStrictEqual(exchange?.params, {
-        grant_type: TOKEN_EXCHANGE,
-        subject_token: token,
-        subject_token_type: ACCESS_TOKEN,
-        requested_token_type: ACCESS_TOKEN,
-        resource: downstream.url,
-        audience: "downstream-api",
-        scope: "mcp:tools"
+  it.live(
+    "the RFC 8693 request: the principal's verified token as subject, the configured resource, " +
+      "audience and scope",
+    () =>
+      Effect.gen(function*() {
+        const { auth, downstream, mcpUrl } = yield* setup
+        const token = yield* auth.token(ALICE, mcpUrl, "mcp:tools")
+        const alice = yield* hostClient(mcpUrl, () => token)
+        assert.strictEqual((yield* callTool(alice, "whoami", { tag: "one" })).text, "alice:one")
+        const exchange = auth.tokenRequests().find((request) => request.grant === TOKEN_EXCHANGE)
+        assert.deepStrictEqual(exchange?.params, {
+          grant_type: TOKEN_EXCHANGE,
+          subject_token: token,
+          subject_token_type: ACCESS_TOKEN,
+          requested_token_type: ACCESS_TOKEN,
+          resource: downstream.url,
+          audience: "downstream-api",
+          scope: "mcp:tools"
+        })
+        assert.strictEqual(exchange?.client, "gateway")
+        assert.notStrictEqual(downstream.calls[0].authorization, `Bearer ${token}`)
       })
-      assert.strictEqual(exchange?.client, "gateway")
-      assert.notStrictEqual(downstream.calls[0].authorization, `Bearer ${token}`)
-    }))
+  )
 
   it.live("a 2025 host that refreshes its token on its session: the next exchange trades the new token", () =>
     Effect.gen(function*() {

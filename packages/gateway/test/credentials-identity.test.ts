@@ -49,38 +49,44 @@ const setup = (extra: Record<string, unknown> = {}, env: Record<string, string> 
 const digestOf = (tag: string) => Canonical.digestJson({ serverId: "svc", name: "whoami", args: { tag } })
 
 describe("auth.identity", () => {
-  it.live("each call's identity token names its principal, roles and digest, verified downstream against the gateway's key set", () =>
-    Effect.gen(function*() {
-      const { downstream, gateway, alice, bob } = yield* setup()
-      const answers = yield* Effect.all(
-        Array.from(
-          { length: 12 },
-          (_, i) => callTool(i % 2 === 0 ? alice : bob, "whoami", { tag: `${i % 2 === 0 ? "alice" : "bob"}-${i}` })
-        ),
-        { concurrency: "unbounded" }
-      )
-      for (const answer of answers) assert.isFalse(answer.isError, answer.text)
-      assert.strictEqual(downstream.calls.length, 12)
-      const jtis = new Set<unknown>()
-      for (const call of downstream.calls) {
-        assert.isUndefined(call.identityError, call.identityError)
-        const who = call.tag.split("-")[0]
-        const claims = call.identity!
-        assert.strictEqual(claims.sub, who, `${call.tag} named ${claims.sub}`)
-        assert.deepStrictEqual(claims.roles, who === "alice" ? ["ops", "security"] : [])
-        assert.strictEqual(claims.digest, digestOf(call.tag))
-        assert.strictEqual(claims.server, "svc")
-        assert.strictEqual(claims.aud, AUDIENCE)
-        assert.strictEqual(Number(claims.exp) - Number(claims.iat), 30)
-        jtis.add(claims.jti)
-      }
-      assert.strictEqual(jtis.size, 12, "every token is its own")
-      // The digest is the one the audit row records for the call.
-      const rows = yield* gateway.store.query()
-      for (const call of downstream.calls) {
-        assert.isTrue(rows.some((row) => row.digest === call.identity?.digest && row.principal === call.identity?.sub))
-      }
-    }))
+  it.live(
+    "each call's identity token names its principal, roles and digest, verified downstream against the " +
+      "gateway's key set",
+    () =>
+      Effect.gen(function*() {
+        const { downstream, gateway, alice, bob } = yield* setup()
+        const answers = yield* Effect.all(
+          Array.from(
+            { length: 12 },
+            (_, i) => callTool(i % 2 === 0 ? alice : bob, "whoami", { tag: `${i % 2 === 0 ? "alice" : "bob"}-${i}` })
+          ),
+          { concurrency: "unbounded" }
+        )
+        for (const answer of answers) assert.isFalse(answer.isError, answer.text)
+        assert.strictEqual(downstream.calls.length, 12)
+        const jtis = new Set<unknown>()
+        for (const call of downstream.calls) {
+          assert.isUndefined(call.identityError, call.identityError)
+          const who = call.tag.split("-")[0]
+          const claims = call.identity!
+          assert.strictEqual(claims.sub, who, `${call.tag} named ${claims.sub}`)
+          assert.deepStrictEqual(claims.roles, who === "alice" ? ["ops", "security"] : [])
+          assert.strictEqual(claims.digest, digestOf(call.tag))
+          assert.strictEqual(claims.server, "svc")
+          assert.strictEqual(claims.aud, AUDIENCE)
+          assert.strictEqual(Number(claims.exp) - Number(claims.iat), 30)
+          jtis.add(claims.jti)
+        }
+        assert.strictEqual(jtis.size, 12, "every token is its own")
+        // The digest is the one the audit row records for the call.
+        const rows = yield* gateway.store.query()
+        for (const call of downstream.calls) {
+          assert.isTrue(
+            rows.some((row) => row.digest === call.identity?.digest && row.principal === call.identity?.sub)
+          )
+        }
+      })
+  )
 
   it.live("a configured key signs, and the published key set is its public part", () =>
     Effect.gen(function*() {
@@ -102,24 +108,28 @@ describe("auth.identity", () => {
       assert.strictEqual(downstream.calls[0].identity?.sub, "alice")
     }))
 
-  it.live("the key set is public, GET only, under the gateway's Host names; a gateway that signs nothing has none", () =>
-    Effect.gen(function*() {
-      const { origin } = yield* setup()
-      // node:http, not fetch: a test must be able to send another Host.
-      const status = (options: { method?: string; host?: string }, url = `${origin}/.well-known/jwks.json`) =>
-        Effect.promise(() =>
-          new Promise<number>((resolve, reject) => {
-            const headers = options.host === undefined ? {} : { host: options.host }
-            request(url, { method: options.method ?? "GET", headers }, (res) => {
-              res.resume()
-              resolve(res.statusCode ?? 0)
-            }).on("error", reject).end()
-          })
-        )
-      assert.strictEqual(yield* status({}), 200)
-      assert.strictEqual(yield* status({ method: "POST" }), 405)
-      assert.strictEqual(yield* status({ host: "evil.example" }), 403)
-      const plain = yield* startGateway({ servers: {}, policy: { default: "allow" } })
-      assert.strictEqual(yield* status({}, `${new URL(plain.http.mcpUrl).origin}/.well-known/jwks.json`), 404)
-    }))
+  it.live(
+    "the key set is public, GET only, under the gateway's Host names; a gateway that signs " +
+      "nothing has none",
+    () =>
+      Effect.gen(function*() {
+        const { origin } = yield* setup()
+        // node:http, not fetch: a test must be able to send another Host.
+        const status = (options: { method?: string; host?: string }, url = `${origin}/.well-known/jwks.json`) =>
+          Effect.promise(() =>
+            new Promise<number>((resolve, reject) => {
+              const headers = options.host === undefined ? {} : { host: options.host }
+              request(url, { method: options.method ?? "GET", headers }, (res) => {
+                res.resume()
+                resolve(res.statusCode ?? 0)
+              }).on("error", reject).end()
+            })
+          )
+        assert.strictEqual(yield* status({}), 200)
+        assert.strictEqual(yield* status({ method: "POST" }), 405)
+        assert.strictEqual(yield* status({ host: "evil.example" }), 403)
+        const plain = yield* startGateway({ servers: {}, policy: { default: "allow" } })
+        assert.strictEqual(yield* status({}, `${new URL(plain.http.mcpUrl).origin}/.well-known/jwks.json`), 404)
+      })
+  )
 })

@@ -75,30 +75,34 @@ const seenText = (downstream: Downstream) => JSON.stringify(downstream.seen)
 
 describe("auth.clientCredentials", () => {
   for (const protocol of ["auto", "legacy"] as const) {
-    it.live(`one service token for every principal, verified downstream; one token request; never the host's token (${protocol})`, () =>
-      Effect.gen(function*() {
-        const { auth, downstream } = yield* started()
-        const { alice, bob } = yield* setup(auth, downstream, protocol)
-        const results = yield* Effect.all(
-          Array.from({ length: 10 }, (_, i) => whoami(i % 2 === 0 ? alice : bob, `call-${i}`)),
-          { concurrency: "unbounded" }
-        )
-        for (const result of results) assert.deepStrictEqual(result.isError, false, result.text)
-        assert.deepStrictEqual(results.map((result) => result.text), results.map((_, i) => `gateway:call-${i}`))
-        assert.strictEqual(downstream.calls.length, 10)
-        assert.isTrue(downstream.seen.length > 10)
-        assert.isTrue(downstream.seen.every((request) => request.subject === "gateway"), "every request was verified")
-        const grants = auth.tokenRequests()
-        assert.deepStrictEqual(
-          grants.map(({ grant, client, resource, status }) => ({ grant, client, resource, status })),
-          [
-            { grant: "client_credentials", client: "gateway", resource: downstream.url, status: 200 }
-          ]
-        )
-        assert.notInclude(seenText(downstream), HOSTS.alice)
-        assert.notInclude(seenText(downstream), HOSTS.bob)
-        assert.notInclude(seenText(downstream), GATEWAY.secret)
-      }))
+    it.live(
+      `one service token for every principal, verified downstream; one token request; never the host's token ` +
+        `(${protocol})`,
+      () =>
+        Effect.gen(function*() {
+          const { auth, downstream } = yield* started()
+          const { alice, bob } = yield* setup(auth, downstream, protocol)
+          const results = yield* Effect.all(
+            Array.from({ length: 10 }, (_, i) => whoami(i % 2 === 0 ? alice : bob, `call-${i}`)),
+            { concurrency: "unbounded" }
+          )
+          for (const result of results) assert.deepStrictEqual(result.isError, false, result.text)
+          assert.deepStrictEqual(results.map((result) => result.text), results.map((_, i) => `gateway:call-${i}`))
+          assert.strictEqual(downstream.calls.length, 10)
+          assert.isTrue(downstream.seen.length > 10)
+          assert.isTrue(downstream.seen.every((request) => request.subject === "gateway"), "every request was verified")
+          const grants = auth.tokenRequests()
+          assert.deepStrictEqual(
+            grants.map(({ grant, client, resource, status }) => ({ grant, client, resource, status })),
+            [
+              { grant: "client_credentials", client: "gateway", resource: downstream.url, status: 200 }
+            ]
+          )
+          assert.notInclude(seenText(downstream), HOSTS.alice)
+          assert.notInclude(seenText(downstream), HOSTS.bob)
+          assert.notInclude(seenText(downstream), GATEWAY.secret)
+        })
+    )
   }
 
   it.live("a token near its expiry is replaced before a request carries it", () =>
@@ -115,33 +119,38 @@ describe("auth.clientCredentials", () => {
       assert.isTrue(downstream.seen.every((request) => request.subject === "gateway"), "no expired token was sent")
     }))
 
-  it.live("a refused token request sends nothing downstream: a CredentialError naming the server and why, audited, no secret anywhere", () => {
-    const lines: Array<string> = []
-    return recordingLogs(
-      lines,
-      Effect.gen(function*() {
-        const { auth, downstream } = yield* started()
-        const { gateway, alice } = yield* setup(auth, downstream)
-        auth.refuseTokens(true)
-        const refused = yield* whoami(alice, "refused")
-        assert.isTrue(refused.isError)
-        assert.strictEqual(
-          refused.text,
-          "Interlock: no credential for server svc: the token endpoint refused (HTTP 400, invalid_grant); the request was not sent"
-        )
-        assert.strictEqual(refused.meta?.["interlock/error"], "CredentialError")
-        assert.deepStrictEqual(downstream.seen, [], "nothing reached the server")
-        const rows = yield* gateway.store.query()
-        const row = rows.find((r) => r.tool === "whoami")
-        assert.strictEqual(row?.outcome, "refused")
-        assert.strictEqual(row?.sent, false)
-        assert.include(row?.error ?? "", "no credential for server svc")
-        // Once the authorization server answers again, so does the gateway.
-        auth.refuseTokens(false)
-        assert.strictEqual((yield* whoami(alice, "again")).text, "gateway:again")
-        const everything = [JSON.stringify(rows), lines.join("\n"), refused.text].join("\n")
-        assert.notInclude(everything, MARK)
-      })
-    )
-  })
+  it.live(
+    "a refused token request sends nothing downstream: a CredentialError naming the server and why, audited, " +
+      "no secret anywhere",
+    () => {
+      const lines: Array<string> = []
+      return recordingLogs(
+        lines,
+        Effect.gen(function*() {
+          const { auth, downstream } = yield* started()
+          const { gateway, alice } = yield* setup(auth, downstream)
+          auth.refuseTokens(true)
+          const refused = yield* whoami(alice, "refused")
+          assert.isTrue(refused.isError)
+          assert.strictEqual(
+            refused.text,
+            "Interlock: no credential for server svc: the token endpoint refused (HTTP 400, invalid_grant); the " +
+              "request was not sent"
+          )
+          assert.strictEqual(refused.meta?.["interlock/error"], "CredentialError")
+          assert.deepStrictEqual(downstream.seen, [], "nothing reached the server")
+          const rows = yield* gateway.store.query()
+          const row = rows.find((r) => r.tool === "whoami")
+          assert.strictEqual(row?.outcome, "refused")
+          assert.strictEqual(row?.sent, false)
+          assert.include(row?.error ?? "", "no credential for server svc")
+          // Once the authorization server answers again, so does the gateway.
+          auth.refuseTokens(false)
+          assert.strictEqual((yield* whoami(alice, "again")).text, "gateway:again")
+          const everything = [JSON.stringify(rows), lines.join("\n"), refused.text].join("\n")
+          assert.notInclude(everything, MARK)
+        })
+      )
+    }
+  )
 })

@@ -81,7 +81,8 @@ describe("a 2026-07-28 server's requests within a call", () => {
   )
 
   it.live(
-    "two principals at once: each elicitation reaches the host whose call caused it, and an idle host receives nothing (stdio and HTTP)",
+    "two principals at once: each elicitation reaches the host whose call caused it, and an idle host receives " +
+      "nothing (stdio and HTTP)",
     () =>
       Effect.scoped(Effect.gen(function*() {
         const web = yield* inputServerOverHttp

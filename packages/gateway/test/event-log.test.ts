@@ -30,7 +30,8 @@ const kept = (sent: ReadonlyArray<Sent>, maxEvents: number, maxBytes: number): R
 
 describe("EventLog", () => {
   it.effect.prop(
-    "replay after any id it holds gives exactly that stream's later events in order; ids it dropped or never gave are unknown; caps hold",
+    "replay after any id it holds gives exactly that stream's later events in order; ids it dropped or never gave " +
+      "are unknown; caps hold",
     [Appends, between(1, 25), between(0, 300)],
     ([appends, maxEvents, maxBytes]) =>
       Effect.sync(() => {

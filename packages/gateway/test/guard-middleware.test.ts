@@ -61,47 +61,51 @@ describe("GuardMiddleware", () => {
       )
     }))
 
-  it.effect("with OAuth, a token that is no static token goes to the resource server, whose refusals carry its challenge", () =>
-    Effect.gen(function*() {
-      const asked: Array<string> = []
-      const oauth: ResourceServerShape = {
-        resource: "http://127.0.0.1:8080/mcp",
-        issuer: "https://issuer.example",
-        resourceMetadataUrl: "http://127.0.0.1:8080/.well-known/oauth-protected-resource/mcp",
-        requiredScopes: [],
-        verify: (token) =>
-          Effect.suspend((): Effect.Effect<Principal, TokenRefused | KeysUnavailable> => {
-            asked.push(token)
-            if (token === "bob-jwt") return Effect.succeed(new Principal({ id: "bob", roles: ["ops"] }))
-            if (token === "narrow-jwt") return Effect.fail(new TokenRefused({ reason: "scope" }))
-            if (token === "offline-jwt") return Effect.fail(new KeysUnavailable({ detail: "key set timeout" }))
-            return Effect.fail(new TokenRefused({ reason: "expired" }))
-          })
-      }
-      const route = guarded({ ...OPTIONS, oauth })(whoami)
-      const host = { host: "127.0.0.1:8080" }
-      const metadata = `resource_metadata="${oauth.resourceMetadataUrl}"`
-      assert.deepStrictEqual((yield* serve(route, { ...host, authorization: "Bearer alice-token" })).body, {
-        id: "alice"
+  it.effect(
+    "with OAuth, a token that is no static token goes to the resource server, whose refusals carry " +
+      "its challenge",
+    () =>
+      Effect.gen(function*() {
+        const asked: Array<string> = []
+        const oauth: ResourceServerShape = {
+          resource: "http://127.0.0.1:8080/mcp",
+          issuer: "https://issuer.example",
+          resourceMetadataUrl: "http://127.0.0.1:8080/.well-known/oauth-protected-resource/mcp",
+          requiredScopes: [],
+          verify: (token) =>
+            Effect.suspend((): Effect.Effect<Principal, TokenRefused | KeysUnavailable> => {
+              asked.push(token)
+              if (token === "bob-jwt") return Effect.succeed(new Principal({ id: "bob", roles: ["ops"] }))
+              if (token === "narrow-jwt") return Effect.fail(new TokenRefused({ reason: "scope" }))
+              if (token === "offline-jwt") return Effect.fail(new KeysUnavailable({ detail: "key set timeout" }))
+              return Effect.fail(new TokenRefused({ reason: "expired" }))
+            })
+        }
+        const route = guarded({ ...OPTIONS, oauth })(whoami)
+        const host = { host: "127.0.0.1:8080" }
+        const metadata = `resource_metadata="${oauth.resourceMetadataUrl}"`
+        assert.deepStrictEqual((yield* serve(route, { ...host, authorization: "Bearer alice-token" })).body, {
+          id: "alice"
+        })
+        assert.deepStrictEqual((yield* serve(route, { ...host, authorization: "Bearer bob-jwt" })).body, { id: "bob" })
+        assert.deepStrictEqual(yield* serve(route, host), {
+          status: 401,
+          body: { error: "Unauthorized: a valid bearer token is required" },
+          authenticate: `Bearer ${metadata}`
+        })
+        const expired = yield* serve(route, { ...host, authorization: "Bearer old-jwt" })
+        assert.deepStrictEqual([expired.status, expired.authenticate], [
+          401,
+          `Bearer error="invalid_token", error_description="the token has expired", ${metadata}`
+        ])
+        assert.deepStrictEqual((yield* serve(route, { ...host, authorization: "Bearer narrow-jwt" })).status, 403)
+        assert.deepStrictEqual((yield* serve(route, { ...host, authorization: "Bearer offline-jwt" })).status, 503)
+        // An access token only counts in the Authorization header; Host and Origin are checked before any token.
+        assert.strictEqual((yield* serve(route, { ...host, cookie: "interlock_token=bob-jwt" })).status, 401)
+        assert.strictEqual((yield* serve(route, { host: "evil.example", authorization: "Bearer bob-jwt" })).status, 403)
+        assert.deepStrictEqual(asked, ["bob-jwt", "old-jwt", "narrow-jwt", "offline-jwt"])
       })
-      assert.deepStrictEqual((yield* serve(route, { ...host, authorization: "Bearer bob-jwt" })).body, { id: "bob" })
-      assert.deepStrictEqual(yield* serve(route, host), {
-        status: 401,
-        body: { error: "Unauthorized: a valid bearer token is required" },
-        authenticate: `Bearer ${metadata}`
-      })
-      const expired = yield* serve(route, { ...host, authorization: "Bearer old-jwt" })
-      assert.deepStrictEqual([expired.status, expired.authenticate], [
-        401,
-        `Bearer error="invalid_token", error_description="the token has expired", ${metadata}`
-      ])
-      assert.deepStrictEqual((yield* serve(route, { ...host, authorization: "Bearer narrow-jwt" })).status, 403)
-      assert.deepStrictEqual((yield* serve(route, { ...host, authorization: "Bearer offline-jwt" })).status, 503)
-      // An access token only counts in the Authorization header; Host and Origin are checked before any token.
-      assert.strictEqual((yield* serve(route, { ...host, cookie: "interlock_token=bob-jwt" })).status, 401)
-      assert.strictEqual((yield* serve(route, { host: "evil.example", authorization: "Bearer bob-jwt" })).status, 403)
-      assert.deepStrictEqual(asked, ["bob-jwt", "old-jwt", "narrow-jwt", "offline-jwt"])
-    }))
+  )
 
   it.effect("an unrouted request is 404 behind the guard; a route that fails or dies is a JSON-RPC 500", () =>
     Effect.gen(function*() {

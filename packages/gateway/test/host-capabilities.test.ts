@@ -82,7 +82,8 @@ describe("the calling host's capabilities toward a 2026-07-28 server", () => {
   )
 
   it.live(
-    "spoken to in a 2025 revision (protocol: legacy), a request carries no envelope: the host's capabilities stay with the gateway's session",
+    "spoken to in a 2025 revision (protocol: legacy), a request carries no envelope: the host's capabilities stay " +
+      "with the gateway's session",
     () =>
       Effect.gen(function*() {
         const server = yield* envelopeServer()

@@ -39,33 +39,42 @@ const settled = Effect.promise(() => new Promise((resolve) => setImmediate(resol
 const ping = (id: string | number): JSONRPCMessage => ({ jsonrpc: "2.0", id, method: "ping" })
 
 describe("HostStdioTransport", () => {
-  it.effect("delivers each valid frame once, parsed with every key as sent; invalid frames are answered and never delivered", () =>
-    Effect.gen(function*() {
-      const t = yield* started(200)
-      const trapped: JSONRPCMessage = {
-        jsonrpc: "2.0",
-        id: 7,
-        method: "tools/call",
-        params: { name: "echo", arguments: { a: { "x\\": 1 }, b: { "x\n": 2 }, c: [{ "\\": 3 }, { "\"": 4 }] } }
-      }
-      t.input.write(
-        `${JSON.stringify(ping(1))}\nnot json\n${JSON.stringify({ jsonrpc: "2.0", id: "bad", method: 5 })}\n`
-      )
-      t.input.write(
-        `${JSON.stringify([ping("b1")])}\n{"jsonrpc":"2.0","id":"big","method":"ping","params":{"x":"${
-          "a".repeat(300)
-        }"}}\n`
-      )
-      t.input.write(`${JSON.stringify(trapped).slice(0, 20)}`)
-      t.input.write(`${JSON.stringify(trapped).slice(20)}\r\n`)
-      yield* settled
-      assert.deepStrictEqual(t.messages, [ping(1), trapped])
-      assert.deepStrictEqual(t.written().map((line) => [line.id, line.error.code]), [[null, -32700], ["bad", -32600], [
-        "b1",
-        -32600
-      ], [null, -32600]])
-      assert.deepStrictEqual(t.errors, [])
-    }))
+  it.effect(
+    "delivers each valid frame once, parsed with every key as sent; invalid frames are answered and " +
+      "never delivered",
+    () =>
+      Effect.gen(function*() {
+        const t = yield* started(200)
+        const trapped: JSONRPCMessage = {
+          jsonrpc: "2.0",
+          id: 7,
+          method: "tools/call",
+          params: { name: "echo", arguments: { a: { "x\\": 1 }, b: { "x\n": 2 }, c: [{ "\\": 3 }, { "\"": 4 }] } }
+        }
+        t.input.write(
+          `${JSON.stringify(ping(1))}\nnot json\n${JSON.stringify({ jsonrpc: "2.0", id: "bad", method: 5 })}\n`
+        )
+        t.input.write(
+          `${JSON.stringify([ping("b1")])}\n{"jsonrpc":"2.0","id":"big","method":"ping","params":{"x":"${
+            "a".repeat(300)
+          }"}}\n`
+        )
+        t.input.write(`${JSON.stringify(trapped).slice(0, 20)}`)
+        t.input.write(`${JSON.stringify(trapped).slice(20)}\r\n`)
+        yield* settled
+        assert.deepStrictEqual(t.messages, [ping(1), trapped])
+        assert.deepStrictEqual(t.written().map((line) => [line.id, line.error.code]), [
+          [null, -32700],
+          ["bad", -32600],
+          [
+            "b1",
+            -32600
+          ],
+          [null, -32600]
+        ])
+        assert.deepStrictEqual(t.errors, [])
+      })
+  )
 
   it.effect.prop("any arguments, in any chunks, reach onmessage exactly as the host wrote them", [
     Schema.Record(Schema.String, Schema.Json),

@@ -36,7 +36,8 @@ const headOnly = (port: number, path: string) =>
     new Promise<string>((resolve, reject) => {
       const socket = connect(port, "127.0.0.1", () => {
         socket.write(
-          `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n`
+          `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ` +
+            `10000000\r\n\r\n`
         )
       })
       let answer = ""

@@ -47,7 +47,8 @@ const legs = (gateway: GatewayShape, serverId = "modern") =>
 
 describe("relayed input rounds (a host without a channel)", () => {
   it.live(
-    "InputRequired carries the redacted requests and an opaque state; the retry completes the call downstream (stdio and HTTP)",
+    "InputRequired carries the redacted requests and an opaque state; the retry completes the call downstream " +
+      "(stdio and HTTP)",
     () =>
       Effect.scoped(Effect.gen(function*() {
         const web = yield* inputServerOverHttp

@@ -40,20 +40,23 @@ const HOOKS_CONFIG = `export default {
       { match: "*", id: "throws", run: (call) => { throw new Error("RAISED " + JSON.stringify(call.args)) } },
       { match: "*", id: "hangs", kind: "guard", timeout: 200, run: () => new Promise(() => {}) },
       { match: "*", id: "junk", kind: "guard", run: () => ({ _tag: "Allow", reason: "trust me" }) },
-      { match: "*", id: "any", run: (call) => call.name === "marked" ? { _tag: "Deny", reason: "no marks" } : ${CONTINUE} },
+      { match: "*", id: "any",
+        run: (call) => call.name === "marked" ? { _tag: "Deny", reason: "no marks" } : ${CONTINUE} },
       { match: "fs/delete", id: "fs-delete", kind: "guard", run: () => ({ _tag: "Deny", reason: "never" }) },
       { match: "*", id: "watch", kind: "observe", run: () => ${CONTINUE} },
       { match: "*", run: () => ${CONTINUE} }
     ],
     postToolCall: [
       { match: "*", id: "replace", kind: "transform",
-        run: (call, result) => ({ _tag: "Replace", result: { content: [{ type: "text", text: "replaced " + result.content.length }] } }) },
+        run: (call, result) =>
+          ({ _tag: "Replace", result: { content: [{ type: "text", text: "replaced " + result.content.length }] } }) },
       { match: "fs/*", id: "fs-post", kind: "transform", run: () => ${CONTINUE} }
     ],
     toolCallFailed: [{ match: "*", id: "failed", run: () => ${CONTINUE} }],
     toolsListed: [{ match: "*", id: "listed", run: () => ${CONTINUE} }],
     resourceRead: [{ match: "*", id: "no-private", kind: "guard",
-      run: (uri) => uri.startsWith("private:") ? { _tag: "Deny", reason: "private resources are refused" } : ${CONTINUE} }],
+      run: (uri) => uri.startsWith("private:") ? { _tag: "Deny", reason: "private resources " +
+        "are refused" } : ${CONTINUE} }],
     promptGet: [{ match: "*", id: "prompt-args",
       run: (name, args) => name === "forbidden" ? { _tag: "Deny", reason: "not this prompt" }
         : name === "greet" ? { _tag: "Rewrite", args: { ...args, tone: "polite" } } : ${CONTINUE} }]
@@ -279,7 +282,10 @@ describe("the config's named hooks as interceptors", () => {
         /hook:replace\s+postToolCall\s+mutation on tools\/call response/,
         /hook:no-private\s+resourceRead\s+validation on resources\/read request/,
         /hook:prompt-args\s+promptGet\s+mutation on prompts\/get request/,
-        /fs-post\s+postToolCall\s+not served: its match names tools, and a tools\/call response does not say which tool answered/,
+        new RegExp(
+          String.raw`fs-post\s+postToolCall\s+not served: ` +
+            "its match names tools, and a tools/call response does not say which tool answered"
+        ),
         /failed\s+toolCallFailed\s+not served: the SEP has no event for a failed call/,
         /listed\s+toolsListed\s+not served: a toolsListed hook shapes this gateway's listing by server/,
         /watch\s+preToolCall\s+not served: an observer only answers Continue/

@@ -38,59 +38,63 @@ const SERVING_CONFIG = {
 describe("the gateway as an interceptor server", () => {
   const ERAS = interceptorEras(TOKEN)
   for (const [era, connect] of ERAS) {
-    it.live(`a plain SDK client (${era}) lists and invokes interlock.policy and interlock.redact on /interceptors`, () =>
-      Effect.gen(function*() {
-        const { http } = yield* startGateway(SERVING_CONFIG, {}, { interceptors: true })
-        const url = http.mcpUrl.replace(/\/mcp$/, "/interceptors")
-        const client = yield* connect(url)
-        const listed = yield* rpc(client, "interceptors/list", {})
-        assert.deepStrictEqual(
-          listed.ok ? listed.result.interceptors.map((i: any) => [i.name, i.type, i.hook.phase]) : [],
-          [["interlock.policy", "validation", "request"], ["interlock.redact", "mutation", "response"]]
-        )
-        const allowed = yield* invoke(client, "interlock.policy", "tools/call", "request", {
-          name: "note",
-          arguments: { nonce: "ok" }
+    it.live(
+      `a plain SDK client (${era}) lists and invokes interlock.policy and interlock.redact on ` +
+        `/interceptors`,
+      () =>
+        Effect.gen(function*() {
+          const { http } = yield* startGateway(SERVING_CONFIG, {}, { interceptors: true })
+          const url = http.mcpUrl.replace(/\/mcp$/, "/interceptors")
+          const client = yield* connect(url)
+          const listed = yield* rpc(client, "interceptors/list", {})
+          assert.deepStrictEqual(
+            listed.ok ? listed.result.interceptors.map((i: any) => [i.name, i.type, i.hook.phase]) : [],
+            [["interlock.policy", "validation", "request"], ["interlock.redact", "mutation", "response"]]
+          )
+          const allowed = yield* invoke(client, "interlock.policy", "tools/call", "request", {
+            name: "note",
+            arguments: { nonce: "ok" }
+          })
+          assert.deepStrictEqual(allowed.ok ? allowed.result.valid : undefined, true)
+          const denied = yield* invoke(client, "interlock.policy", "tools/call", "request", {
+            name: "note",
+            arguments: { nonce: "bad-1" }
+          })
+          assert.deepStrictEqual(
+            denied.ok ? [denied.result.valid, denied.result.severity, denied.result.messages[0].message] : [],
+            [
+              false,
+              "error",
+              "denied by policy rule no-bad: bad nonces are refused"
+            ]
+          )
+          const asked = yield* invoke(client, "interlock.policy", "tools/call", "request", {
+            name: "deploy",
+            arguments: {}
+          })
+          assert.include(asked.ok ? asked.result.messages[0].message : "", "approval is needed")
+          const redacted = yield* invoke(client, "interlock.redact", "tools/call", "response", {
+            content: [{ type: "text", text: "the key is SECRET-42" }]
+          })
+          assert.deepStrictEqual(redacted.ok ? [redacted.result.modified, redacted.result.payload.content] : [], [
+            true,
+            [{ type: "text", text: "the key is [hidden]" }]
+          ])
+          // What it cannot run is a JSON-RPC error (-32602), not a verdict.
+          assert.deepStrictEqual(yield* invoke(client, "interlock.nope", "tools/call", "request", {}), {
+            ok: false,
+            code: -32602
+          })
+          assert.deepStrictEqual(yield* invoke(client, "interlock.policy", "tools/list", "response", {}), {
+            ok: false,
+            code: -32602
+          })
+          assert.deepStrictEqual(yield* invoke(client, "interlock.policy", "tools/call", "request", "junk"), {
+            ok: false,
+            code: -32602
+          })
         })
-        assert.deepStrictEqual(allowed.ok ? allowed.result.valid : undefined, true)
-        const denied = yield* invoke(client, "interlock.policy", "tools/call", "request", {
-          name: "note",
-          arguments: { nonce: "bad-1" }
-        })
-        assert.deepStrictEqual(
-          denied.ok ? [denied.result.valid, denied.result.severity, denied.result.messages[0].message] : [],
-          [
-            false,
-            "error",
-            "denied by policy rule no-bad: bad nonces are refused"
-          ]
-        )
-        const asked = yield* invoke(client, "interlock.policy", "tools/call", "request", {
-          name: "deploy",
-          arguments: {}
-        })
-        assert.include(asked.ok ? asked.result.messages[0].message : "", "approval is needed")
-        const redacted = yield* invoke(client, "interlock.redact", "tools/call", "response", {
-          content: [{ type: "text", text: "the key is SECRET-42" }]
-        })
-        assert.deepStrictEqual(redacted.ok ? [redacted.result.modified, redacted.result.payload.content] : [], [
-          true,
-          [{ type: "text", text: "the key is [hidden]" }]
-        ])
-        // What it cannot run is a JSON-RPC error (-32602), not a verdict.
-        assert.deepStrictEqual(yield* invoke(client, "interlock.nope", "tools/call", "request", {}), {
-          ok: false,
-          code: -32602
-        })
-        assert.deepStrictEqual(yield* invoke(client, "interlock.policy", "tools/list", "response", {}), {
-          ok: false,
-          code: -32602
-        })
-        assert.deepStrictEqual(yield* invoke(client, "interlock.policy", "tools/call", "request", "junk"), {
-          ok: false,
-          code: -32602
-        })
-      }))
+    )
   }
 
   it.live("/interceptors has the guard of /mcp: no token, no interceptors; and it is served only when asked", () =>

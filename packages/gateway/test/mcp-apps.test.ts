@@ -73,7 +73,8 @@ const NPM = {
 
 describe("MCP Apps through the gateway", () => {
   it.live(
-    "the npm App servers: _meta.ui points at the namespaced page, which reads back as the server's HTML, on every front and era",
+    "the npm App servers: _meta.ui points at the namespaced page, which reads back as the server's HTML, on every " +
+      "front and era",
     () =>
       Effect.gen(function*() {
         const started = yield* startGateway(NPM)

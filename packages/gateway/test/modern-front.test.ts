@@ -49,7 +49,8 @@ const notified = (client: Client, methods: ReadonlyArray<string>) => {
 
 describe("the 2026-07-28 front over HTTP", () => {
   it.live(
-    "a pinned SDK 2.4 client and a 2025 client share one gateway: no session for the first, the same pipeline and audit for both",
+    "a pinned SDK 2.4 client and a 2025 client share one gateway: no session for the first, the same pipeline and " +
+      "audit for both",
     () =>
       Effect.gen(function*() {
         const { gateway, http } = yield* startGateway({
@@ -363,7 +364,8 @@ const askingDeps = (deps: FrontDeps, handed: Array<Handed>): FrontDeps => ({
 
 describe("InputRequired from the call path", () => {
   it.live(
-    "a 2026-07-28 host gets input_required, answers it, and the retry's answers and state reach the call path with the client info",
+    "a 2026-07-28 host gets input_required, answers it, and the retry's answers and state reach the call path with " +
+      "the client info",
     () =>
       Effect.gen(function*() {
         const { gateway } = yield* startGateway({ servers: { echo: echoServer }, policy: { default: "allow" } })

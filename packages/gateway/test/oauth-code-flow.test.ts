@@ -163,34 +163,38 @@ describe("OAuth: a desktop host's authorization-code flow with PKCE and dynamic 
       })
     }))
 
-  it.live("mallory signs in through the same flow: she is mallory to the policy, her call is denied and never reaches the server", () =>
-    Effect.gen(function*() {
-      const { auth, bank, http } = yield* setup
-      const malloryHost = new DesktopHost()
-      yield* signIn(http.mcpUrl, auth, malloryHost, "mallory")
-      assert.strictEqual(accessClaims(malloryHost).sub, "mallory")
-      const mallory = yield* connect(http.mcpUrl, malloryHost)
-      const denied = yield* call(mallory, "bank__transfer_funds", { to: "ACCT-M", memo: "mallory" })
-      assert.deepStrictEqual(denied, {
-        isError: true,
-        text: "Interlock: denied by policy: no policy rule allows this call"
-      })
-      assert.isTrue((yield* call(mallory, "echo__echo", { text: "hello" })).isError)
-      assert.strictEqual(bank.received(), "")
+  it.live(
+    "mallory signs in through the same flow: she is mallory to the policy, her call is denied and never " +
+      "reaches the server",
+    () =>
+      Effect.gen(function*() {
+        const { auth, bank, http } = yield* setup
+        const malloryHost = new DesktopHost()
+        yield* signIn(http.mcpUrl, auth, malloryHost, "mallory")
+        assert.strictEqual(accessClaims(malloryHost).sub, "mallory")
+        const mallory = yield* connect(http.mcpUrl, malloryHost)
+        const denied = yield* call(mallory, "bank__transfer_funds", { to: "ACCT-M", memo: "mallory" })
+        assert.deepStrictEqual(denied, {
+          isError: true,
+          text: "Interlock: denied by policy: no policy rule allows this call"
+        })
+        assert.isTrue((yield* call(mallory, "echo__echo", { text: "hello" })).isError)
+        assert.strictEqual(bank.received(), "")
 
-      // The same tool, through the same gateway, for alice's login.
-      const aliceHost = new DesktopHost()
-      yield* signIn(http.mcpUrl, auth, aliceHost, "alice")
-      const alice = yield* connect(http.mcpUrl, aliceHost)
-      assert.deepStrictEqual(yield* call(alice, "bank__transfer_funds", { to: "ACCT-A", memo: "alice" }), {
-        isError: false,
-        text: "sent to ACCT-A"
+        // The same tool, through the same gateway, for alice's login.
+        const aliceHost = new DesktopHost()
+        yield* signIn(http.mcpUrl, auth, aliceHost, "alice")
+        const alice = yield* connect(http.mcpUrl, aliceHost)
+        assert.deepStrictEqual(yield* call(alice, "bank__transfer_funds", { to: "ACCT-A", memo: "alice" }), {
+          isError: false,
+          text: "sent to ACCT-A"
+        })
+        assert.deepStrictEqual(bank.received().trim().split("\n").map((line) => JSON.parse(line)), [{
+          name: "transfer_funds",
+          args: { to: "ACCT-A", memo: "alice" }
+        }])
       })
-      assert.deepStrictEqual(bank.received().trim().split("\n").map((line) => JSON.parse(line)), [{
-        name: "transfer_funds",
-        args: { to: "ACCT-A", memo: "alice" }
-      }])
-    }))
+  )
 })
 
 /** A token request made by hand as the host's registered public client (its `client_id`, for `resource`). */
@@ -245,45 +249,49 @@ describe("OAuth: PKCE is required, S256 only", () => {
       ])
     }))
 
-  it.live("a code the person granted for another resource gives a token the gateway refuses, and nothing reaches a server", () =>
-    Effect.gen(function*() {
-      const { auth, bank, http } = yield* setup
-      const host = new DesktopHost()
-      yield* firstConnect(http.mcpUrl, host)
-      const elsewhere = "http://127.0.0.1:9/other-mcp"
-      const url = new URL(host.authorizations[0]!)
-      url.searchParams.set("resource", elsewhere)
-      const code = (yield* auth.authorize(url, "alice")).searchParams.get("code") ?? assert.fail("no code")
-      const issued = yield* redeem(auth, host, code, elsewhere, {
-        code_verifier: yield* Effect.promise(async () => host.codeVerifier())
+  it.live(
+    "a code the person granted for another resource gives a token the gateway refuses, and nothing " +
+      "reaches a server",
+    () =>
+      Effect.gen(function*() {
+        const { auth, bank, http } = yield* setup
+        const host = new DesktopHost()
+        yield* firstConnect(http.mcpUrl, host)
+        const elsewhere = "http://127.0.0.1:9/other-mcp"
+        const url = new URL(host.authorizations[0]!)
+        url.searchParams.set("resource", elsewhere)
+        const code = (yield* auth.authorize(url, "alice")).searchParams.get("code") ?? assert.fail("no code")
+        const issued = yield* redeem(auth, host, code, elsewhere, {
+          code_verifier: yield* Effect.promise(async () => host.codeVerifier())
+        })
+        const token = issued.body.access_token ?? assert.fail(`no token: ${JSON.stringify(issued.body)}`)
+        assert.deepStrictEqual([decodeJwt(token).aud, decodeJwt(token).sub], [elsewhere, "alice"])
+        const refused = yield* Effect.promise(() =>
+          fetch(http.mcpUrl, {
+            method: "POST",
+            headers: {
+              authorization: `Bearer ${token}`,
+              "content-type": "application/json",
+              accept: "application/json, text/event-stream"
+            },
+            body: JSON.stringify({
+              jsonrpc: "2.0",
+              id: 1,
+              method: "tools/call",
+              params: { name: "bank__transfer_funds", arguments: { to: "ACCT-X", memo: "x" } }
+            })
+          }).then(async (res) => ({
+            status: res.status,
+            challenge: res.headers.get("www-authenticate") ?? "",
+            body: await res.text()
+          }))
+        )
+        assert.strictEqual(refused.status, 401)
+        assert.include(refused.challenge, `error="invalid_token"`)
+        assert.notInclude(refused.body, "ACCT-X")
+        assert.strictEqual(bank.received(), "")
       })
-      const token = issued.body.access_token ?? assert.fail(`no token: ${JSON.stringify(issued.body)}`)
-      assert.deepStrictEqual([decodeJwt(token).aud, decodeJwt(token).sub], [elsewhere, "alice"])
-      const refused = yield* Effect.promise(() =>
-        fetch(http.mcpUrl, {
-          method: "POST",
-          headers: {
-            authorization: `Bearer ${token}`,
-            "content-type": "application/json",
-            accept: "application/json, text/event-stream"
-          },
-          body: JSON.stringify({
-            jsonrpc: "2.0",
-            id: 1,
-            method: "tools/call",
-            params: { name: "bank__transfer_funds", arguments: { to: "ACCT-X", memo: "x" } }
-          })
-        }).then(async (res) => ({
-          status: res.status,
-          challenge: res.headers.get("www-authenticate") ?? "",
-          body: await res.text()
-        }))
-      )
-      assert.strictEqual(refused.status, 401)
-      assert.include(refused.challenge, `error="invalid_token"`)
-      assert.notInclude(refused.body, "ACCT-X")
-      assert.strictEqual(bank.received(), "")
-    }))
+  )
 
   it.live("an authorization request with the plain method, or without a challenge, gets no code", () =>
     Effect.gen(function*() {
@@ -307,47 +315,51 @@ describe("OAuth: PKCE is required, S256 only", () => {
 })
 
 describe("OAuth: refresh tokens", () => {
-  it.live("an access token the gateway refuses is renewed with the refresh token, without a login, and the call goes through", () =>
-    Effect.gen(function*() {
-      const { auth, http } = yield* setup
-      const host = new DesktopHost()
-      yield* signIn(http.mcpUrl, auth, host, "alice")
-      const first = accessClaims(host)
-      const firstRefresh = host.tokens()?.refresh_token
-      const client = yield* connect(http.mcpUrl, host)
-      assert.strictEqual((yield* call(client, "echo__echo", { text: "before" })).text, "before")
-      host.spoilAccessToken()
-      const logins = host.authorizations.length
-      const sentBefore = host.sent.length
-      assert.deepStrictEqual(yield* call(client, "echo__echo", { text: "after refresh" }), {
-        isError: false,
-        text: "after refresh"
+  it.live(
+    "an access token the gateway refuses is renewed with the refresh token, without a login, and the call " +
+      "goes through",
+    () =>
+      Effect.gen(function*() {
+        const { auth, http } = yield* setup
+        const host = new DesktopHost()
+        yield* signIn(http.mcpUrl, auth, host, "alice")
+        const first = accessClaims(host)
+        const firstRefresh = host.tokens()?.refresh_token
+        const client = yield* connect(http.mcpUrl, host)
+        assert.strictEqual((yield* call(client, "echo__echo", { text: "before" })).text, "before")
+        host.spoilAccessToken()
+        const logins = host.authorizations.length
+        const sentBefore = host.sent.length
+        assert.deepStrictEqual(yield* call(client, "echo__echo", { text: "after refresh" }), {
+          isError: false,
+          text: "after refresh"
+        })
+        const renewed = accessClaims(host)
+        assert.strictEqual(host.authorizations.length, logins)
+        assert.notStrictEqual(renewed.jti, first.jti)
+        assert.deepStrictEqual([renewed.aud, renewed.sub, renewed.iss], [http.mcpUrl, "alice", auth.issuer])
+        const during = seenBy(host, http.mcpUrl, auth.issuer, sentBefore)
+        assert.deepStrictEqual(during.filter((line) => line.includes("/token")), ["POST issuer /token 200"])
+        assert.include(during, "POST gateway /mcp 401")
+        // auth() from the SDK renews again on request, as a host's reconnect does.
+        const second = host.tokens()?.refresh_token
+        assert.strictEqual(
+          yield* Effect.promise(() => sdkAuth(host, { serverUrl: http.mcpUrl, fetchFn: host.fetch })),
+          "AUTHORIZED"
+        )
+        assert.strictEqual(host.authorizations.length, logins)
+        assert.notStrictEqual(host.tokens()?.refresh_token, second)
+        // The refresh token is rotated (a public client's is), and a spent one no longer works.
+        const spent = yield* tokenRequest(auth, host, http.mcpUrl, {
+          grant_type: "refresh_token",
+          refresh_token: firstRefresh ?? ""
+        })
+        assert.notStrictEqual(host.tokens()?.refresh_token, firstRefresh)
+        assert.deepStrictEqual([spent.status, spent.body.error, spent.body.access_token], [
+          400,
+          "invalid_grant",
+          undefined
+        ])
       })
-      const renewed = accessClaims(host)
-      assert.strictEqual(host.authorizations.length, logins)
-      assert.notStrictEqual(renewed.jti, first.jti)
-      assert.deepStrictEqual([renewed.aud, renewed.sub, renewed.iss], [http.mcpUrl, "alice", auth.issuer])
-      const during = seenBy(host, http.mcpUrl, auth.issuer, sentBefore)
-      assert.deepStrictEqual(during.filter((line) => line.includes("/token")), ["POST issuer /token 200"])
-      assert.include(during, "POST gateway /mcp 401")
-      // auth() from the SDK renews again on request, as a host's reconnect does.
-      const second = host.tokens()?.refresh_token
-      assert.strictEqual(
-        yield* Effect.promise(() => sdkAuth(host, { serverUrl: http.mcpUrl, fetchFn: host.fetch })),
-        "AUTHORIZED"
-      )
-      assert.strictEqual(host.authorizations.length, logins)
-      assert.notStrictEqual(host.tokens()?.refresh_token, second)
-      // The refresh token is rotated (a public client's is), and a spent one no longer works.
-      const spent = yield* tokenRequest(auth, host, http.mcpUrl, {
-        grant_type: "refresh_token",
-        refresh_token: firstRefresh ?? ""
-      })
-      assert.notStrictEqual(host.tokens()?.refresh_token, firstRefresh)
-      assert.deepStrictEqual([spent.status, spent.body.error, spent.body.access_token], [
-        400,
-        "invalid_grant",
-        undefined
-      ])
-    }))
+  )
 })

@@ -21,53 +21,67 @@ const planOf = (listen: Record<string, unknown>, extra: Record<string, unknown> 
 const errorPath = (result: Plan | ConfigError): string => result instanceof ConfigError ? result.path : "accepted"
 
 describe("listen.oauth", () => {
-  it.effect("resolves with its defaults: principal claim sub, no roles claim, no scopes, audience and key set found later", () =>
-    Effect.gen(function*() {
-      const plan = yield* planOf({ oauth: { issuer: "https://auth.example.com" } })
-      assert.notInstanceOf(plan, ConfigError)
-      assert.deepStrictEqual((plan as Plan).listen.oauth, {
-        issuer: "https://auth.example.com",
-        audience: undefined,
-        jwksUri: undefined,
-        principalClaim: "sub",
-        rolesClaim: undefined,
-        requiredScopes: []
+  it.effect(
+    "resolves with its defaults: principal claim sub, no roles claim, no scopes, audience and key set " +
+      "found later",
+    () =>
+      Effect.gen(function*() {
+        const plan = yield* planOf({ oauth: { issuer: "https://auth.example.com" } })
+        assert.notInstanceOf(plan, ConfigError)
+        assert.deepStrictEqual((plan as Plan).listen.oauth, {
+          issuer: "https://auth.example.com",
+          audience: undefined,
+          jwksUri: undefined,
+          principalClaim: "sub",
+          rolesClaim: undefined,
+          requiredScopes: []
+        })
       })
-    }))
+  )
 
-  it.effect("refuses an issuer or key set URL that is not https (http only on loopback) or carries credentials, and an unknown key", () =>
-    Effect.gen(function*() {
-      assert.strictEqual(
-        errorPath(yield* planOf({ oauth: { issuer: "http://auth.example.com" } })),
-        "listen.oauth.issuer"
-      )
-      assert.strictEqual(errorPath(yield* planOf({ oauth: { issuer: "not a url" } })), "listen.oauth.issuer")
-      assert.strictEqual(errorPath(yield* planOf({ oauth: { issuer: "http://127.0.0.1:9000" } })), "accepted")
-      assert.strictEqual(
-        errorPath(
-          yield* planOf({ oauth: { issuer: "https://auth.example.com", jwksUri: "https://u:p@auth.example.com/keys" } })
-        ),
-        "listen.oauth.jwksUri"
-      )
-      const typo = yield* planOf({ oauth: { issuer: "https://auth.example.com", principalClain: "email" } })
-      assert.include(errorPath(typo), "listen.oauth")
-    }))
+  it.effect(
+    "refuses an issuer or key set URL that is not https (http only on loopback) or carries credentials, and " +
+      "an unknown key",
+    () =>
+      Effect.gen(function*() {
+        assert.strictEqual(
+          errorPath(yield* planOf({ oauth: { issuer: "http://auth.example.com" } })),
+          "listen.oauth.issuer"
+        )
+        assert.strictEqual(errorPath(yield* planOf({ oauth: { issuer: "not a url" } })), "listen.oauth.issuer")
+        assert.strictEqual(errorPath(yield* planOf({ oauth: { issuer: "http://127.0.0.1:9000" } })), "accepted")
+        assert.strictEqual(
+          errorPath(
+            yield* planOf({
+              oauth: { issuer: "https://auth.example.com", jwksUri: "https://u:p@auth.example.com/keys" }
+            })
+          ),
+          "listen.oauth.jwksUri"
+        )
+        const typo = yield* planOf({ oauth: { issuer: "https://auth.example.com", principalClain: "email" } })
+        assert.include(errorPath(typo), "listen.oauth")
+      })
+  )
 
-  it.effect("off loopback, OAuth alone is enough to bind, with listen.publicUrl; its host name is allowed by default", () =>
-    Effect.gen(function*() {
-      const oauth = { issuer: "https://auth.example.com" }
-      assert.strictEqual(errorPath(yield* planOf({ http: "0.0.0.0:7331" })), "listen.http")
-      assert.strictEqual(errorPath(yield* planOf({ http: "0.0.0.0:7331", oauth })), "listen.publicUrl")
-      assert.strictEqual(
-        errorPath(yield* planOf({ http: "0.0.0.0:7331", oauth, publicUrl: "https://mcp.example.com/mcp" })),
-        "listen.publicUrl"
-      )
-      const plan = (yield* planOf({ http: "0.0.0.0:7331", oauth, publicUrl: "https://mcp.example.com" })) as Plan
-      assert.deepStrictEqual([plan.listen.publicUrl, plan.listen.allowedHosts], ["https://mcp.example.com", [
-        "0.0.0.0",
-        "mcp.example.com"
-      ]])
-    }))
+  it.effect(
+    "off loopback, OAuth alone is enough to bind, with listen.publicUrl; its host name is allowed " +
+      "by default",
+    () =>
+      Effect.gen(function*() {
+        const oauth = { issuer: "https://auth.example.com" }
+        assert.strictEqual(errorPath(yield* planOf({ http: "0.0.0.0:7331" })), "listen.http")
+        assert.strictEqual(errorPath(yield* planOf({ http: "0.0.0.0:7331", oauth })), "listen.publicUrl")
+        assert.strictEqual(
+          errorPath(yield* planOf({ http: "0.0.0.0:7331", oauth, publicUrl: "https://mcp.example.com/mcp" })),
+          "listen.publicUrl"
+        )
+        const plan = (yield* planOf({ http: "0.0.0.0:7331", oauth, publicUrl: "https://mcp.example.com" })) as Plan
+        assert.deepStrictEqual([plan.listen.publicUrl, plan.listen.allowedHosts], ["https://mcp.example.com", [
+          "0.0.0.0",
+          "mcp.example.com"
+        ]])
+      })
+  )
 
   it.effect("approvers may name principals the authorization server names, only with OAuth", () =>
     Effect.gen(function*() {

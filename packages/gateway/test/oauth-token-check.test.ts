@@ -129,39 +129,47 @@ describe("KeySet", () => {
       assert.isTrue(all.every((keys) => keys?.generation === 2))
     }))
 
-  it.effect("keys older than MAX_AGE_MS are fetched again; with the issuer down, the stale keys serve and the fetch waits RETRY_MS", () =>
-    Effect.gen(function*() {
-      const { first, issuer, keySet } = yield* cachedIssuer()
-      yield* TestClock.adjust(MAX_AGE_MS - 1)
-      assert.strictEqual((yield* keySet.current).generation, first.generation)
-      yield* TestClock.adjust(1)
-      assert.strictEqual((yield* keySet.current).generation, first.generation + 1)
-      yield* TestClock.adjust(MAX_AGE_MS)
-      issuer.setDown(true)
-      assert.strictEqual((yield* keySet.current).generation, first.generation + 1)
-      const requests = issuer.requests()
-      yield* TestClock.adjust(RETRY_MS - 1)
-      yield* keySet.current
-      issuer.setDown(false)
-      yield* keySet.current
-      assert.strictEqual(issuer.requests(), requests)
-      yield* TestClock.adjust(1)
-      assert.strictEqual((yield* keySet.current).generation, first.generation + 2)
-    }))
+  it.effect(
+    "keys older than MAX_AGE_MS are fetched again; with the issuer down, the stale keys serve and the fetch " +
+      "waits RETRY_MS",
+    () =>
+      Effect.gen(function*() {
+        const { first, issuer, keySet } = yield* cachedIssuer()
+        yield* TestClock.adjust(MAX_AGE_MS - 1)
+        assert.strictEqual((yield* keySet.current).generation, first.generation)
+        yield* TestClock.adjust(1)
+        assert.strictEqual((yield* keySet.current).generation, first.generation + 1)
+        yield* TestClock.adjust(MAX_AGE_MS)
+        issuer.setDown(true)
+        assert.strictEqual((yield* keySet.current).generation, first.generation + 1)
+        const requests = issuer.requests()
+        yield* TestClock.adjust(RETRY_MS - 1)
+        yield* keySet.current
+        issuer.setDown(false)
+        yield* keySet.current
+        assert.strictEqual(issuer.requests(), requests)
+        yield* TestClock.adjust(1)
+        assert.strictEqual((yield* keySet.current).generation, first.generation + 2)
+      })
+  )
 
-  it.effect("discovery refuses metadata that names another issuer, and an issuer that is down, with KeysUnavailable", () =>
-    Effect.gen(function*() {
-      const key = yield* signingKey()
-      const liar = yield* issuerServer(() => [key.jwk], "https://someone-else.example")
-      const error = yield* Effect.flip((yield* makeKeySet({ issuer: liar.issuer, jwksUri: undefined })).current)
-      assert.deepStrictEqual([error._tag, error.detail], ["KeysUnavailable", "metadata names another issuer"])
-      const down = yield* issuerServer(() => [key.jwk])
-      down.setDown(true)
-      assert.strictEqual(
-        (yield* Effect.flip((yield* makeKeySet({ issuer: down.issuer, jwksUri: undefined })).current))._tag,
-        "KeysUnavailable"
-      )
-    }))
+  it.effect(
+    "discovery refuses metadata that names another issuer, and an issuer that is down, with " +
+      "KeysUnavailable",
+    () =>
+      Effect.gen(function*() {
+        const key = yield* signingKey()
+        const liar = yield* issuerServer(() => [key.jwk], "https://someone-else.example")
+        const error = yield* Effect.flip((yield* makeKeySet({ issuer: liar.issuer, jwksUri: undefined })).current)
+        assert.deepStrictEqual([error._tag, error.detail], ["KeysUnavailable", "metadata names another issuer"])
+        const down = yield* issuerServer(() => [key.jwk])
+        down.setDown(true)
+        assert.strictEqual(
+          (yield* Effect.flip((yield* makeKeySet({ issuer: down.issuer, jwksUri: undefined })).current))._tag,
+          "KeysUnavailable"
+        )
+      })
+  )
 
   it("metadataUrls: RFC 8414 inserts the issuer's path, OpenID appends it", () => {
     assert.deepStrictEqual(metadataUrls("https://auth.example/tenant/1"), [
@@ -253,30 +261,34 @@ describe("verifyAccessToken", () => {
 })
 
 describe("cachedVerify", () => {
-  it.effect("a verified token is checked again after VERIFIED_TTL_MS or once past its validity, whichever is first; a refusal is never kept", () =>
-    Effect.gen(function*() {
-      const checked: Array<string> = []
-      const verify = cachedVerify((token: string) =>
-        Effect.suspend(() => {
-          checked.push(token)
-          return token === "bad"
-            ? Effect.fail("refused")
-            : Effect.succeed({
-              principal: new Principal({ id: token }),
-              validUntilMs: token === "short" ? 5_000 : 3_600_000
-            })
-        })
-      )
-      for (const token of ["long", "long", "short", "short", "bad", "bad"]) yield* Effect.exit(verify(token))
-      assert.deepStrictEqual(checked, ["long", "short", "bad", "bad"])
-      yield* TestClock.adjust(5_000)
-      yield* verify("short")
-      yield* verify("long")
-      assert.deepStrictEqual(checked.slice(4), ["short"])
-      yield* TestClock.adjust(VERIFIED_TTL_MS)
-      yield* verify("long")
-      assert.deepStrictEqual(checked.slice(5), ["long"])
-    }))
+  it.effect(
+    "a verified token is checked again after VERIFIED_TTL_MS or once past its validity, whichever is first; " +
+      "a refusal is never kept",
+    () =>
+      Effect.gen(function*() {
+        const checked: Array<string> = []
+        const verify = cachedVerify((token: string) =>
+          Effect.suspend(() => {
+            checked.push(token)
+            return token === "bad"
+              ? Effect.fail("refused")
+              : Effect.succeed({
+                principal: new Principal({ id: token }),
+                validUntilMs: token === "short" ? 5_000 : 3_600_000
+              })
+          })
+        )
+        for (const token of ["long", "long", "short", "short", "bad", "bad"]) yield* Effect.exit(verify(token))
+        assert.deepStrictEqual(checked, ["long", "short", "bad", "bad"])
+        yield* TestClock.adjust(5_000)
+        yield* verify("short")
+        yield* verify("long")
+        assert.deepStrictEqual(checked.slice(4), ["short"])
+        yield* TestClock.adjust(VERIFIED_TTL_MS)
+        yield* verify("long")
+        assert.deepStrictEqual(checked.slice(5), ["long"])
+      })
+  )
 })
 
 describe("token claims", () => {
@@ -328,7 +340,8 @@ describe("token claims", () => {
     )
     assert.strictEqual(
       challengeHeader({ ...info, requiredScopes: [] }, { code: "invalid_token", description: "the token has expired" }),
-      `Bearer error="invalid_token", error_description="the token has expired", resource_metadata="https://gw.example/.well-known/oauth-protected-resource/mcp"`
+      `Bearer error="invalid_token", error_description="the token has expired", ` +
+        `resource_metadata="https://gw.example/.well-known/oauth-protected-resource/mcp"`
     )
   })
 })

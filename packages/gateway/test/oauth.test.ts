@@ -131,7 +131,8 @@ describe("OAuth: SDK client flow end to end", () => {
       const cedar = path.join(dir, "policy.cedar")
       writeFileSync(
         cedar,
-        `permit(principal in Interlock::Role::"ops", action, resource);\npermit(principal, action, resource) when { action != Interlock::Action::"callTool" };\n`
+        `permit(principal in Interlock::Role::"ops", action, resource);\npermit(principal, action, resource) when { ` +
+          `action != Interlock::Action::"callTool" };\n`
       )
       const auth = yield* startAuthServer([ALICE, BOB])
       const { http } = yield* startGateway({
@@ -147,51 +148,56 @@ describe("OAuth: SDK client flow end to end", () => {
       assert.include(denied.text, "no Cedar policy permits this request")
     }))
 
-  it.live("a role of the roles claim makes an approver: bob's call waits, alice (role:security) approves it in the console with her token", () =>
-    Effect.gen(function*() {
-      const auth = yield* startAuthServer([ALICE, BOB])
-      const { http } = yield* startGateway({
-        servers: { echo: echoServer },
-        policy: { default: "allow", rules: [{ id: "ask-writes", match: "echo/write_file", decision: "ask" }] },
-        approvals: { approvers: ["role:security"], timeoutSeconds: 60 },
-        listen: oauthListen(auth)
-      })
-      const bob = yield* oauthClient(http.mcpUrl, auth, BOB)
-      const pending = Effect.runPromise(call(bob, "write_file", { path: "/tmp/approved", content: "z" }))
-      const aliceToken = yield* auth.token(ALICE, http.mcpUrl, "mcp:tools")
-      const bobToken = yield* auth.token(BOB, http.mcpUrl, "mcp:tools")
-      const api = (token: string, pathname: string, body?: unknown) =>
-        Effect.promise(() =>
-          fetch(new URL(pathname, http.consoleUrl), {
-            method: body === undefined ? "GET" : "POST",
-            headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-            ...(body === undefined ? {} : { body: JSON.stringify(body) })
-          }).then(async (res) => ({
-            status: res.status,
-            body: await res.json() as { viewer?: unknown; approvals?: Array<{ id: string; digest: string }> }
-          }))
+  it.live(
+    "a role of the roles claim makes an approver: bob's call waits, alice (role:security) approves it in the " +
+      "console with her token",
+    () =>
+      Effect.gen(function*() {
+        const auth = yield* startAuthServer([ALICE, BOB])
+        const { http } = yield* startGateway({
+          servers: { echo: echoServer },
+          policy: { default: "allow", rules: [{ id: "ask-writes", match: "echo/write_file", decision: "ask" }] },
+          approvals: { approvers: ["role:security"], timeoutSeconds: 60 },
+          listen: oauthListen(auth)
+        })
+        const bob = yield* oauthClient(http.mcpUrl, auth, BOB)
+        const pending = Effect.runPromise(call(bob, "write_file", { path: "/tmp/approved", content: "z" }))
+        const aliceToken = yield* auth.token(ALICE, http.mcpUrl, "mcp:tools")
+        const bobToken = yield* auth.token(BOB, http.mcpUrl, "mcp:tools")
+        const api = (token: string, pathname: string, body?: unknown) =>
+          Effect.promise(() =>
+            fetch(new URL(pathname, http.consoleUrl), {
+              method: body === undefined ? "GET" : "POST",
+              headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+              ...(body === undefined ? {} : { body: JSON.stringify(body) })
+            }).then(async (res) => ({
+              status: res.status,
+              body: await res.json() as { viewer?: unknown; approvals?: Array<{ id: string; digest: string }> }
+            }))
+          )
+        let approvals: Array<{ id: string; digest: string }> = []
+        for (let i = 0; i < 400 && approvals.length === 0; i++) {
+          const state = yield* api(aliceToken, "/api/state")
+          assert.deepStrictEqual(state.body.viewer, { role: "approver", id: "alice" })
+          approvals = state.body.approvals ?? []
+          if (approvals.length === 0) yield* Effect.sleep("25 millis")
+        }
+        assert.strictEqual(approvals.length, 1)
+        const [approval] = approvals
+        // bob is a caller, not an approver: he cannot answer his own call.
+        assert.strictEqual(
+          (yield* api(bobToken, `/api/approvals/${approval.id}`, { decision: "allow", digest: approval.digest }))
+            .status,
+          403
         )
-      let approvals: Array<{ id: string; digest: string }> = []
-      for (let i = 0; i < 400 && approvals.length === 0; i++) {
-        const state = yield* api(aliceToken, "/api/state")
-        assert.deepStrictEqual(state.body.viewer, { role: "approver", id: "alice" })
-        approvals = state.body.approvals ?? []
-        if (approvals.length === 0) yield* Effect.sleep("25 millis")
-      }
-      assert.strictEqual(approvals.length, 1)
-      const [approval] = approvals
-      // bob is a caller, not an approver: he cannot answer his own call.
-      assert.strictEqual(
-        (yield* api(bobToken, `/api/approvals/${approval.id}`, { decision: "allow", digest: approval.digest })).status,
-        403
-      )
-      assert.strictEqual(
-        (yield* api(aliceToken, `/api/approvals/${approval.id}`, { decision: "allow", digest: approval.digest }))
-          .status,
-        200
-      )
-      assert.deepStrictEqual(yield* Effect.promise(() => pending), { isError: false, text: "wrote /tmp/approved" })
-    }))
+        assert.strictEqual(
+          (yield* api(aliceToken, `/api/approvals/${approval.id}`, { decision: "allow", digest: approval.digest }))
+            .status,
+          200
+        )
+        assert.deepStrictEqual(yield* Effect.promise(() => pending), { isError: false, text: "wrote /tmp/approved" })
+      })
+  )
 })
 
 describe("OAuth: key rotation", () => {

@@ -55,7 +55,12 @@ declare module "oidc-provider" {
     /** The interaction the request's cookie names. */
     interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<Interaction>
     /** Records the interaction's result and redirects the browser back to the authorization endpoint. */
-    interactionFinished(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, options?: { readonly mergeWithLastSubmission?: boolean }): Promise<void>
+    interactionFinished(
+      req: IncomingMessage,
+      res: ServerResponse,
+      result: Record<string, unknown>,
+      options?: { readonly mergeWithLastSubmission?: boolean }
+    ): Promise<void>
     readonly Grant: {
       new(init: { readonly accountId: string; readonly clientId: string }): Grant
       find(id: string): Promise<Grant | undefined>

@@ -159,31 +159,35 @@ describe("the packed packages, installed outside the workspace", () => {
     }
   })
 
-  it("each package.json promises Node 22.19, names its repository, points only at built files and pins our packages exactly", () => {
-    const versions = new Map(packed.map((p) => [p.name, p.version]))
-    for (const name of PACKAGES) {
-      const { dir, json } = installed(name)
-      assert.strictEqual(json.engines?.node, ">=22.19", name)
-      assert.strictEqual(json.repository?.directory, `packages/${name}`, name)
-      assert.isString(json.repository?.url, name)
-      // Every entry point (the root, or subpaths such as @interlock/ai/vercel) has built types and JavaScript.
-      for (const [entry, target] of Object.entries<{ types: string; import: string }>(json.exports)) {
-        if (entry === "./package.json") continue
-        const stem = entry === "." ? "index" : `${entry.slice(2)}/index`
-        assert.strictEqual(target.types, `./dist/${stem}.d.ts`, `${name} ${entry}`)
-        assert.strictEqual(target.import, `./dist/${stem}.js`, `${name} ${entry}`)
-      }
-      for (const target of [...published(json.exports), ...published(json.imports), ...published(json.bin)]) {
-        assert.match(target, /\.(js|d\.ts|json)$/, `${name}: ${target}`)
-        assert.isTrue(existsSync(path.join(dir, target)), `${name}: ${target} is not in the tarball`)
-      }
-      for (const [dependency, range] of Object.entries<string>(json.dependencies ?? {})) {
-        if (dependency.startsWith("@interlock/")) {
-          assert.strictEqual(range, versions.get(dependency), `${name} -> ${dependency}`)
+  it(
+    "each package.json promises Node 22.19, names its repository, points only at built files and pins our " +
+      "packages exactly",
+    () => {
+      const versions = new Map(packed.map((p) => [p.name, p.version]))
+      for (const name of PACKAGES) {
+        const { dir, json } = installed(name)
+        assert.strictEqual(json.engines?.node, ">=22.19", name)
+        assert.strictEqual(json.repository?.directory, `packages/${name}`, name)
+        assert.isString(json.repository?.url, name)
+        // Every entry point (the root, or subpaths such as @interlock/ai/vercel) has built types and JavaScript.
+        for (const [entry, target] of Object.entries<{ types: string; import: string }>(json.exports)) {
+          if (entry === "./package.json") continue
+          const stem = entry === "." ? "index" : `${entry.slice(2)}/index`
+          assert.strictEqual(target.types, `./dist/${stem}.d.ts`, `${name} ${entry}`)
+          assert.strictEqual(target.import, `./dist/${stem}.js`, `${name} ${entry}`)
+        }
+        for (const target of [...published(json.exports), ...published(json.imports), ...published(json.bin)]) {
+          assert.match(target, /\.(js|d\.ts|json)$/, `${name}: ${target}`)
+          assert.isTrue(existsSync(path.join(dir, target)), `${name}: ${target} is not in the tarball`)
+        }
+        for (const [dependency, range] of Object.entries<string>(json.dependencies ?? {})) {
+          if (dependency.startsWith("@interlock/")) {
+            assert.strictEqual(range, versions.get(dependency), `${name} -> ${dependency}`)
+          }
         }
       }
     }
-  })
+  )
 
   it("a JavaScript app calls a tool through a hook and the policy on Node 22.19", async () => {
     const { stdout } = await ok(run(node22, ["app.js"], { cwd: app, path: pathWith(appBin) }), "node app.js")
@@ -222,12 +226,14 @@ describe("the packed packages, installed outside the workspace", () => {
   }, 60_000)
 
   it(
-    "the installed bin checks a Cedar policy (file:line:column on an error) and claude-hook decides by it on Node 22.19",
+    "the installed bin checks a Cedar policy (file:line:column on an error) and claude-hook decides by it on " +
+      "Node 22.19",
     async () => {
       const env = { cwd: app, path: pathWith(appBin) }
       writeFileSync(
         path.join(app, "policy.cedar"),
-        `@id("no-fetch") @reason("no network") forbid(principal, action, resource == Interlock::Tool::"claude/webfetch");
+        `@id("no-fetch") @reason("no network") forbid(principal, action,
+          resource == Interlock::Tool::"claude/webfetch");
 @id("rest") permit(principal, action, resource);
 `
       )
@@ -272,7 +278,8 @@ describe("the packed packages, installed outside the workspace", () => {
   )
 
   it(
-    "a TypeScript consumer with strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess and skipLibCheck false type-checks",
+    "a TypeScript consumer with strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess and skipLibCheck false " +
+      "type-checks",
     async () => {
       const tsc = path.join(ROOT, "node_modules", "typescript", "bin", "tsc")
       const result = await run(node22, [tsc, "-p", "."], { cwd: app, path: pathWith(appBin) })
@@ -315,7 +322,8 @@ describe("the packed packages, installed outside the workspace", () => {
       [
         `import { Verdict } from "@interlock/core"`,
         `export default { servers: {}, audit: { path: "code-audit.db" },`,
-        `  hooks: { preToolCall: [{ match: "*", id: "shell", run: (call) => String(call.args.command).includes("rm -rf") ? Verdict.deny("no rm -rf") : Verdict.continue }] },`,
+        `  hooks: { preToolCall: [{ match: "*", id: "shell", run: (call) => String(call.args.command).includes("rm ` +
+        `-rf") ? Verdict.deny("no rm -rf") : Verdict.continue }] },`,
         `  policy: { default: "allow" } }`
       ].join("\n")
     )
@@ -331,7 +339,8 @@ describe("the packed packages, installed outside the workspace", () => {
   }, 120_000)
 
   it(
-    "the installed bin's claude-hook --gateway answers through a gateway the installed bin serves, and exits 2 once it is gone",
+    "the installed bin's claude-hook --gateway answers through a gateway the installed bin serves, and exits 2 once " +
+      "it is gone",
     async () => {
       const env = { cwd: app, path: pathWith(appBin) }
       const token = "packaging-token-0123456789"

@@ -69,122 +69,138 @@ const textOf = (round: Round): string => (round.content ?? []).map((block) => bl
 const accept = (name: string) => ({ action: "accept" as const, content: { name } })
 
 describe("a 2026-07-28 host's call to a server spoken to in 2025", () => {
-  it.live("the server's question reaches that host as input_required, redacted; its answer finishes the same downstream request", () =>
-    Effect.gen(function*() {
-      const { gateway, bob, mallory } = yield* setup()
-      const idle = yield* httpClient(mallory.url, { token: mallory.token, capabilities: { elicitation: {} } })
-      const askedIdle: Array<unknown> = []
-      idle.setRequestHandler(
-        "elicitation/create",
-        (request) => (askedIdle.push(request.params), Promise.resolve(accept("mallory")))
-      )
-      yield* Effect.promise(() => idle.listTools())
-      const shown: Array<string> = []
-      const client = yield* modernClient(bob, { answer: (params) => (shown.push(params.message), accept("carol")) })
-      const result = yield* callText(client, "confirm", { text: "ship" })
-      // The server's own state, which its SDK keeps across the 2025 request, is the one it set.
-      assert.deepStrictEqual(result, { isError: false, text: "ship confirmed by carol (state state-for-ship)" })
-      assert.lengthOf(shown, 1)
-      assert.include(shown[0], "Who confirms ship?")
-      assert.notInclude(shown[0], SECRET)
-      assert.deepStrictEqual(askedIdle, [])
-      const rows = (yield* gateway.store.query()).filter((row) => row.tool === "confirm").map((
-        row
-      ) => [row.outcome, row.principal])
-      assert.deepStrictEqual(rows, [["ok", "bob"], ["input_required", "bob"]])
-    }))
-
-  it.live("another principal with bob's state continues nothing: her answer never reaches the server, and bob still finishes his call", () =>
-    Effect.gen(function*() {
-      const { bob, mallory } = yield* setup()
-      const bobs = yield* rawHost(bob)
-      const round = yield* leg(bobs, { name: "confirm", arguments: { text: "ship" } })
-      assert.strictEqual(round.resultType, "input_required")
-      const [key] = Object.keys(round.inputRequests ?? {})
-      assert.isDefined(key)
-      const hers = yield* rawHost(mallory)
-      const stolen = yield* leg(hers, {
-        name: "confirm",
-        arguments: { text: "ship" },
-        inputResponses: { [key!]: accept("mallory") },
-        requestState: round.requestState
-      })
-      assert.notInclude(JSON.stringify(stolen), "confirmed by mallory")
-      assert.notStrictEqual(stolen.resultType, "complete")
-      const done = yield* leg(bobs, {
-        name: "confirm",
-        arguments: { text: "ship" },
-        inputResponses: { [key!]: accept("carol") },
-        requestState: round.requestState
-      })
-      assert.strictEqual(textOf(done), "ship confirmed by carol (state state-for-ship)")
-      // A replay of bob's own state finds nothing left to continue.
-      const replay = yield* leg(bobs, {
-        name: "confirm",
-        arguments: { text: "ship" },
-        inputResponses: { [key!]: accept("eve") },
-        requestState: round.requestState
-      })
-      assert.notInclude(JSON.stringify(replay), "confirmed by eve")
-    }))
-
-  it.live("while bob's request is parked, a 2025 host's call that the server questions is refused, and is never shown bob's question", () =>
-    Effect.gen(function*() {
-      const { bob, mallory } = yield* setup()
-      const bobs = yield* rawHost(bob)
-      const round = yield* leg(bobs, { name: "confirm", arguments: { text: "launch" } })
-      assert.strictEqual(round.resultType, "input_required")
-      const other = yield* httpClient(mallory.url, { token: mallory.token, capabilities: { elicitation: {} } })
-      const shownToOther: Array<string> = []
-      other.setRequestHandler(
-        "elicitation/create",
-        (request) => (shownToOther.push(String(request.params.message)), Promise.resolve(accept("mallory")))
-      )
-      const hers = yield* Effect.promise(() => other.callTool({ name: "confirm", arguments: { text: "hers" } }))
-      assert.isTrue(hers.isError === true)
-      assert.notInclude(JSON.stringify(hers), "confirmed by")
-      assert.deepStrictEqual(shownToOther, [])
-      const [key] = Object.keys(round.inputRequests ?? {})
-      const done = yield* leg(bobs, {
-        name: "confirm",
-        arguments: { text: "launch" },
-        inputResponses: { [key!]: accept("carol") },
-        requestState: round.requestState
-      })
-      assert.strictEqual(textOf(done), "launch confirmed by carol (state state-for-launch)")
-    }))
-
-  it.live("a 2025 host's call cancelled mid-question leaves nothing in flight: bob's later request is parked and answered", () =>
-    Effect.gen(function*() {
-      const { bob, mallory } = yield* setup()
-      const other = yield* httpClient(mallory.url, { token: mallory.token, capabilities: { elicitation: {} } })
-      let asked: () => void = () => undefined
-      const questioned = new Promise<void>((resolve) => (asked = resolve))
-      // Her host is asked, and never answers: she gives up on the call instead.
-      other.setRequestHandler("elicitation/create", () => (asked(), new Promise<never>(() => undefined)))
-      const abort = new AbortController()
-      const hers = other.callTool({ name: "confirm", arguments: { text: "hers" } }, { signal: abort.signal })
-        .then(() => "answered", () => "cancelled")
-      yield* Effect.promise(() => questioned)
-      abort.abort()
-      assert.strictEqual(yield* Effect.promise(() => hers), "cancelled")
-      // Were her request still counted in flight, bob's question could not be attributed, and he would be refused.
-      const bobs = yield* rawHost(bob)
-      const round = yield* Effect.eventually(
-        Effect.flatMap(
-          leg(bobs, { name: "confirm", arguments: { text: "after" } }),
-          (answer) => answer.resultType === "input_required" ? Effect.succeed(answer) : Effect.fail(answer)
+  it.live(
+    "the server's question reaches that host as input_required, redacted; its answer finishes the same " +
+      "downstream request",
+    () =>
+      Effect.gen(function*() {
+        const { gateway, bob, mallory } = yield* setup()
+        const idle = yield* httpClient(mallory.url, { token: mallory.token, capabilities: { elicitation: {} } })
+        const askedIdle: Array<unknown> = []
+        idle.setRequestHandler(
+          "elicitation/create",
+          (request) => (askedIdle.push(request.params), Promise.resolve(accept("mallory")))
         )
-      ).pipe(Effect.timeout("10 seconds"))
-      const [key] = Object.keys(round.inputRequests ?? {})
-      const done = yield* leg(bobs, {
-        name: "confirm",
-        arguments: { text: "after" },
-        inputResponses: { [key!]: accept("carol") },
-        requestState: round.requestState
+        yield* Effect.promise(() => idle.listTools())
+        const shown: Array<string> = []
+        const client = yield* modernClient(bob, { answer: (params) => (shown.push(params.message), accept("carol")) })
+        const result = yield* callText(client, "confirm", { text: "ship" })
+        // The server's own state, which its SDK keeps across the 2025 request, is the one it set.
+        assert.deepStrictEqual(result, { isError: false, text: "ship confirmed by carol (state state-for-ship)" })
+        assert.lengthOf(shown, 1)
+        assert.include(shown[0], "Who confirms ship?")
+        assert.notInclude(shown[0], SECRET)
+        assert.deepStrictEqual(askedIdle, [])
+        const rows = (yield* gateway.store.query()).filter((row) => row.tool === "confirm").map((
+          row
+        ) => [row.outcome, row.principal])
+        assert.deepStrictEqual(rows, [["ok", "bob"], ["input_required", "bob"]])
       })
-      assert.strictEqual(textOf(done), "after confirmed by carol (state state-for-after)")
-    }))
+  )
+
+  it.live(
+    "another principal with bob's state continues nothing: her answer never reaches the server, and bob still " +
+      "finishes his call",
+    () =>
+      Effect.gen(function*() {
+        const { bob, mallory } = yield* setup()
+        const bobs = yield* rawHost(bob)
+        const round = yield* leg(bobs, { name: "confirm", arguments: { text: "ship" } })
+        assert.strictEqual(round.resultType, "input_required")
+        const [key] = Object.keys(round.inputRequests ?? {})
+        assert.isDefined(key)
+        const hers = yield* rawHost(mallory)
+        const stolen = yield* leg(hers, {
+          name: "confirm",
+          arguments: { text: "ship" },
+          inputResponses: { [key!]: accept("mallory") },
+          requestState: round.requestState
+        })
+        assert.notInclude(JSON.stringify(stolen), "confirmed by mallory")
+        assert.notStrictEqual(stolen.resultType, "complete")
+        const done = yield* leg(bobs, {
+          name: "confirm",
+          arguments: { text: "ship" },
+          inputResponses: { [key!]: accept("carol") },
+          requestState: round.requestState
+        })
+        assert.strictEqual(textOf(done), "ship confirmed by carol (state state-for-ship)")
+        // A replay of bob's own state finds nothing left to continue.
+        const replay = yield* leg(bobs, {
+          name: "confirm",
+          arguments: { text: "ship" },
+          inputResponses: { [key!]: accept("eve") },
+          requestState: round.requestState
+        })
+        assert.notInclude(JSON.stringify(replay), "confirmed by eve")
+      })
+  )
+
+  it.live(
+    "while bob's request is parked, a 2025 host's call that the server questions is refused, and is never " +
+      "shown bob's question",
+    () =>
+      Effect.gen(function*() {
+        const { bob, mallory } = yield* setup()
+        const bobs = yield* rawHost(bob)
+        const round = yield* leg(bobs, { name: "confirm", arguments: { text: "launch" } })
+        assert.strictEqual(round.resultType, "input_required")
+        const other = yield* httpClient(mallory.url, { token: mallory.token, capabilities: { elicitation: {} } })
+        const shownToOther: Array<string> = []
+        other.setRequestHandler(
+          "elicitation/create",
+          (request) => (shownToOther.push(String(request.params.message)), Promise.resolve(accept("mallory")))
+        )
+        const hers = yield* Effect.promise(() => other.callTool({ name: "confirm", arguments: { text: "hers" } }))
+        assert.isTrue(hers.isError === true)
+        assert.notInclude(JSON.stringify(hers), "confirmed by")
+        assert.deepStrictEqual(shownToOther, [])
+        const [key] = Object.keys(round.inputRequests ?? {})
+        const done = yield* leg(bobs, {
+          name: "confirm",
+          arguments: { text: "launch" },
+          inputResponses: { [key!]: accept("carol") },
+          requestState: round.requestState
+        })
+        assert.strictEqual(textOf(done), "launch confirmed by carol (state state-for-launch)")
+      })
+  )
+
+  it.live(
+    "a 2025 host's call cancelled mid-question leaves nothing in flight: bob's later request is parked " +
+      "and answered",
+    () =>
+      Effect.gen(function*() {
+        const { bob, mallory } = yield* setup()
+        const other = yield* httpClient(mallory.url, { token: mallory.token, capabilities: { elicitation: {} } })
+        let asked: () => void = () => undefined
+        const questioned = new Promise<void>((resolve) => (asked = resolve))
+        // Her host is asked, and never answers: she gives up on the call instead.
+        other.setRequestHandler("elicitation/create", () => (asked(), new Promise<never>(() => undefined)))
+        const abort = new AbortController()
+        const hers = other.callTool({ name: "confirm", arguments: { text: "hers" } }, { signal: abort.signal })
+          .then(() => "answered", () => "cancelled")
+        yield* Effect.promise(() => questioned)
+        abort.abort()
+        assert.strictEqual(yield* Effect.promise(() => hers), "cancelled")
+        // Were her request still counted in flight, bob's question could not be attributed, and he would be refused.
+        const bobs = yield* rawHost(bob)
+        const round = yield* Effect.eventually(
+          Effect.flatMap(
+            leg(bobs, { name: "confirm", arguments: { text: "after" } }),
+            (answer) => answer.resultType === "input_required" ? Effect.succeed(answer) : Effect.fail(answer)
+          )
+        ).pipe(Effect.timeout("10 seconds"))
+        const [key] = Object.keys(round.inputRequests ?? {})
+        const done = yield* leg(bobs, {
+          name: "confirm",
+          arguments: { text: "after" },
+          inputResponses: { [key!]: accept("carol") },
+          requestState: round.requestState
+        })
+        assert.strictEqual(textOf(done), "after confirmed by carol (state state-for-after)")
+      })
+  )
 
   it.live("a host that did not declare elicitation gets -32021 naming it, and is shown nothing", () =>
     Effect.gen(function*() {
@@ -220,55 +236,63 @@ describe("a 2026-07-28 host's call to a server spoken to in 2025", () => {
       assert.strictEqual(textOf(done), "ship confirmed by carol (state state-for-ship)")
     }))
 
-  it.live("a server killed while a request is parked: the host's retry is told the request is gone, and nothing finishes", () =>
-    Effect.gen(function*() {
-      const { gateway, bob } = yield* setup()
-      const bobs = yield* rawHost(bob)
-      const pid = Number(textOf(yield* leg(bobs, { name: "pid", arguments: {} })))
-      const round = yield* leg(bobs, { name: "confirm", arguments: { text: "ship" } })
-      const [key] = Object.keys(round.inputRequests ?? {})
-      process.kill(pid, "SIGKILL")
-      yield* Effect.sleep("300 millis")
-      const retry = yield* leg(bobs, {
-        name: "confirm",
-        arguments: { text: "ship" },
-        inputResponses: { [key!]: accept("carol") },
-        requestState: round.requestState
-      })
-      assert.notInclude(JSON.stringify(retry), "confirmed by")
-      assert.include(JSON.stringify(retry), "no longer running")
-      const finished = (yield* gateway.store.query()).filter((row) => row.tool === "confirm" && row.outcome === "ok")
-      assert.lengthOf(finished, 0)
-    }))
-
-  it.live("on a per-host server each 2026-07-28 host's request gets its own session: two parked at once are each answered by their own host", () =>
-    Effect.gen(function*() {
-      const { bob, mallory } = yield* setup("per-host")
-      const bobs = yield* rawHost(bob)
-      const hers = yield* rawHost(mallory)
-      const [first, second] = yield* Effect.all([
-        leg(bobs, { name: "confirm", arguments: { text: "bob-thing" } }),
-        leg(hers, { name: "confirm", arguments: { text: "her-thing" } })
-      ], { concurrency: 2 })
-      assert.strictEqual(first.resultType, "input_required")
-      assert.strictEqual(second.resultType, "input_required")
-      assert.include(Object.values(first.inputRequests ?? {})[0]?.params.message, "bob-thing")
-      assert.include(Object.values(second.inputRequests ?? {})[0]?.params.message, "her-thing")
-      const [bobDone, herDone] = yield* Effect.all([
-        leg(bobs, {
+  it.live(
+    "a server killed while a request is parked: the host's retry is told the request is gone, and " +
+      "nothing finishes",
+    () =>
+      Effect.gen(function*() {
+        const { gateway, bob } = yield* setup()
+        const bobs = yield* rawHost(bob)
+        const pid = Number(textOf(yield* leg(bobs, { name: "pid", arguments: {} })))
+        const round = yield* leg(bobs, { name: "confirm", arguments: { text: "ship" } })
+        const [key] = Object.keys(round.inputRequests ?? {})
+        process.kill(pid, "SIGKILL")
+        yield* Effect.sleep("300 millis")
+        const retry = yield* leg(bobs, {
           name: "confirm",
-          arguments: { text: "bob-thing" },
-          inputResponses: { [Object.keys(first.inputRequests!)[0]!]: accept("bob") },
-          requestState: first.requestState
-        }),
-        leg(hers, {
-          name: "confirm",
-          arguments: { text: "her-thing" },
-          inputResponses: { [Object.keys(second.inputRequests!)[0]!]: accept("mallory") },
-          requestState: second.requestState
+          arguments: { text: "ship" },
+          inputResponses: { [key!]: accept("carol") },
+          requestState: round.requestState
         })
-      ], { concurrency: 2 })
-      assert.strictEqual(textOf(bobDone), "bob-thing confirmed by bob (state state-for-bob-thing)")
-      assert.strictEqual(textOf(herDone), "her-thing confirmed by mallory (state state-for-her-thing)")
-    }))
+        assert.notInclude(JSON.stringify(retry), "confirmed by")
+        assert.include(JSON.stringify(retry), "no longer running")
+        const finished = (yield* gateway.store.query()).filter((row) => row.tool === "confirm" && row.outcome === "ok")
+        assert.lengthOf(finished, 0)
+      })
+  )
+
+  it.live(
+    "on a per-host server each 2026-07-28 host's request gets its own session: two parked at once are each " +
+      "answered by their own host",
+    () =>
+      Effect.gen(function*() {
+        const { bob, mallory } = yield* setup("per-host")
+        const bobs = yield* rawHost(bob)
+        const hers = yield* rawHost(mallory)
+        const [first, second] = yield* Effect.all([
+          leg(bobs, { name: "confirm", arguments: { text: "bob-thing" } }),
+          leg(hers, { name: "confirm", arguments: { text: "her-thing" } })
+        ], { concurrency: 2 })
+        assert.strictEqual(first.resultType, "input_required")
+        assert.strictEqual(second.resultType, "input_required")
+        assert.include(Object.values(first.inputRequests ?? {})[0]?.params.message, "bob-thing")
+        assert.include(Object.values(second.inputRequests ?? {})[0]?.params.message, "her-thing")
+        const [bobDone, herDone] = yield* Effect.all([
+          leg(bobs, {
+            name: "confirm",
+            arguments: { text: "bob-thing" },
+            inputResponses: { [Object.keys(first.inputRequests!)[0]!]: accept("bob") },
+            requestState: first.requestState
+          }),
+          leg(hers, {
+            name: "confirm",
+            arguments: { text: "her-thing" },
+            inputResponses: { [Object.keys(second.inputRequests!)[0]!]: accept("mallory") },
+            requestState: second.requestState
+          })
+        ], { concurrency: 2 })
+        assert.strictEqual(textOf(bobDone), "bob-thing confirmed by bob (state state-for-bob-thing)")
+        assert.strictEqual(textOf(herDone), "her-thing confirmed by mallory (state state-for-her-thing)")
+      })
+  )
 })

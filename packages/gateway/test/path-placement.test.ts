@@ -246,30 +246,34 @@ describe("conditions and the policy", () => {
 describe("per-server path settings", () => {
   const host = { platform: "posix" as const, cwd: "/gateway", home: "/home/g" }
 
-  it("a stdio server: its cwd, symlinks resolved, its HOME; an HTTP server: the gateway's cwd, no symlinks, no home", () => {
-    const stdio = settingsOf("fs", { command: "x", cwd: "work", env: { HOME: "/home/s" } }, "/etc/conf", host)
-    assert.deepStrictEqual(
-      stdio instanceof ConfigError ? stdio : [stdio.base, stdio.platform, stdio.home, stdio.links !== undefined],
-      ["/etc/conf/work", "posix", "/home/s", true]
-    )
-    const http = settingsOf("web", { url: "http://127.0.0.1:1/mcp" }, "/etc/conf", host)
-    assert.deepStrictEqual(http instanceof ConfigError ? http : [http.base, http.home, http.links], [
-      "/gateway",
-      undefined,
-      undefined
-    ])
-    const based = settingsOf(
-      "web",
-      { url: "http://127.0.0.1:1/mcp", paths: { base: "data", resolveSymlinks: true, home: "/home/w" } },
-      "/etc/conf",
-      host
-    )
-    assert.deepStrictEqual(
-      based instanceof ConfigError ? based : [based.base, based.links !== undefined, based.home, based.tilde],
-      ["/etc/conf/data", true, "/home/w", "expand"]
-    )
-    assert.strictEqual(stdio instanceof ConfigError ? stdio : stdio.tilde, "either")
-  })
+  it(
+    "a stdio server: its cwd, symlinks resolved, its HOME; an HTTP server: the gateway's cwd, no " +
+      "symlinks, no home",
+    () => {
+      const stdio = settingsOf("fs", { command: "x", cwd: "work", env: { HOME: "/home/s" } }, "/etc/conf", host)
+      assert.deepStrictEqual(
+        stdio instanceof ConfigError ? stdio : [stdio.base, stdio.platform, stdio.home, stdio.links !== undefined],
+        ["/etc/conf/work", "posix", "/home/s", true]
+      )
+      const http = settingsOf("web", { url: "http://127.0.0.1:1/mcp" }, "/etc/conf", host)
+      assert.deepStrictEqual(http instanceof ConfigError ? http : [http.base, http.home, http.links], [
+        "/gateway",
+        undefined,
+        undefined
+      ])
+      const based = settingsOf(
+        "web",
+        { url: "http://127.0.0.1:1/mcp", paths: { base: "data", resolveSymlinks: true, home: "/home/w" } },
+        "/etc/conf",
+        host
+      )
+      assert.deepStrictEqual(
+        based instanceof ConfigError ? based : [based.base, based.links !== undefined, based.home, based.tilde],
+        ["/etc/conf/data", true, "/home/w", "expand"]
+      )
+      assert.strictEqual(stdio instanceof ConfigError ? stdio : stdio.tilde, "either")
+    }
+  )
 
   it("a server on another platform needs an absolute base of its own and cannot resolve symlinks", () => {
     const cases: ReadonlyArray<readonly [Record<string, unknown>, string]> = [

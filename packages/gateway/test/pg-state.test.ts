@@ -116,7 +116,8 @@ describe("the shared token bucket (PgRateLimiterStore)", () => {
 
 describe("used approval states (PgUsedStates)", () => {
   it.live(
-    "of 20 concurrent claims of one id on two replicas exactly one wins; an expired mark is pruned and its state stays refused",
+    "of 20 concurrent claims of one id on two replicas exactly one wins; an expired mark is pruned and its state " +
+      "stays refused",
     () =>
       Effect.scoped(Effect.gen(function*() {
         const { a, b } = yield* twoReplicas
@@ -152,7 +153,8 @@ const REQUEST = {
 
 describe("pending approvals shared by replicas (PgApprovalQueue)", () => {
   it.live(
-    "an approval pending on A is listed on B, refused for another digest, answered on B, and A's call completes; then it is gone",
+    "an approval pending on A is listed on B, refused for another digest, answered on B, and A's call completes; " +
+      "then it is gone",
     () =>
       Effect.scoped(Effect.gen(function*() {
         const { a, b } = yield* twoReplicas
@@ -178,14 +180,16 @@ describe("pending approvals shared by replicas (PgApprovalQueue)", () => {
   )
 
   it.live(
-    "an entry whose replica is gone, or whose lease ran out, is neither listed nor answerable, and the reaper deletes it",
+    "an entry whose replica is gone, or whose lease ran out, is neither listed nor answerable, and the reaper " +
+      "deletes it",
     () =>
       Effect.scoped(Effect.gen(function*() {
         const { a, b } = yield* twoReplicas
         const queueB = yield* PgApprovalQueue.make(b)
         const now = yield* Clock.currentTimeMillis
         const insert =
-          "INSERT INTO interlock_approvals (id, time, server, tool, reason, digest, replica, lease_until) VALUES ($1, $2, 'echo', 'write_file', 'r', 'd1', $3, $4)"
+          "INSERT INTO interlock_approvals (id, time, server, tool, reason, digest, replica, lease_until) VALUES " +
+          "($1, $2, 'echo', 'write_file', 'r', 'd1', $3, $4)"
         // A replica with no connection left (killed), its lease still running; and a live replica whose lease ran out
         // (hung).
         const killed = "00000000-0000-4000-8000-000000000001"
@@ -302,7 +306,8 @@ describe("a gateway on the shared state", () => {
   }
 
   it.live(
-    "an approval nobody answers times out (denied) and leaves no entry; a store that fails refuses the call without saying more",
+    "an approval nobody answers times out (denied) and leaves no entry; a store that fails refuses the call without " +
+      "saying more",
     () =>
       Effect.gen(function*() {
         const database = yield* server.freshDatabase()
@@ -351,25 +356,29 @@ describe("a gateway on the shared state", () => {
 })
 
 describe("state.postgres in the config", () => {
-  it.effect("defaults to audit.postgres, names another database when set, and is a ConfigError naming the key for a URL of another scheme", () =>
-    Effect.gen(function*() {
-      const env = { AUDIT: "postgres://u:pw-1@h/audit", STATE: "postgresql://u:pw-2@h/state" }
-      assert.strictEqual(
-        Redacted.value((yield* planOf({ audit: { postgres: "env:AUDIT" } }, env)).statePostgres!),
-        env.AUDIT
-      )
-      const apart = yield* planOf({ audit: { path: ":memory:" }, state: { postgres: "env:STATE" } }, env)
-      assert.strictEqual(Redacted.value(apart.statePostgres!), env.STATE)
-      assert.notInclude(JSON.stringify(apart), "pw-2")
-      assert.isUndefined(
-        (yield* planOf({ audit: { path: ":memory:" } })).statePostgres,
-        "no database: the state is the process's own"
-      )
-      const scheme = yield* Effect.flip(planOf({ state: { postgres: "mysql://u:pw-3@h/db" } }))
-      assert.instanceOf(scheme, ConfigError)
-      assert.strictEqual(scheme.path, "state.postgres")
-      assert.notInclude(scheme.message, "pw-3")
-    }))
+  it.effect(
+    "defaults to audit.postgres, names another database when set, and is a ConfigError naming the key for a " +
+      "URL of another scheme",
+    () =>
+      Effect.gen(function*() {
+        const env = { AUDIT: "postgres://u:pw-1@h/audit", STATE: "postgresql://u:pw-2@h/state" }
+        assert.strictEqual(
+          Redacted.value((yield* planOf({ audit: { postgres: "env:AUDIT" } }, env)).statePostgres!),
+          env.AUDIT
+        )
+        const apart = yield* planOf({ audit: { path: ":memory:" }, state: { postgres: "env:STATE" } }, env)
+        assert.strictEqual(Redacted.value(apart.statePostgres!), env.STATE)
+        assert.notInclude(JSON.stringify(apart), "pw-2")
+        assert.isUndefined(
+          (yield* planOf({ audit: { path: ":memory:" } })).statePostgres,
+          "no database: the state is the process's own"
+        )
+        const scheme = yield* Effect.flip(planOf({ state: { postgres: "mysql://u:pw-3@h/db" } }))
+        assert.instanceOf(scheme, ConfigError)
+        assert.strictEqual(scheme.path, "state.postgres")
+        assert.notInclude(scheme.message, "pw-3")
+      })
+  )
 
   it.live(
     "a gateway with SQLite audit keeps its shared state in the database state.postgres names",

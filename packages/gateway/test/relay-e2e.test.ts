@@ -72,31 +72,35 @@ describe("a 2026-07-28 server's question through the 2026-07-28 front", () => {
       assert.lengthOf(finished, 0)
     }))
 
-  it.live("a call the policy asks about, whose server then asks too: the person approves once, answers the server, and the call finishes", () =>
-    Effect.gen(function*() {
-      const { gateway, bob } = yield* setupWith({
-        default: "allow",
-        rules: [{ id: "confirming", match: "desk/confirm", decision: "ask", reason: "confirmations need a person" }]
-      })
-      const shown: Array<string> = []
-      const client = yield* modernClient(bob, {
-        answer: (params): ElicitResult => {
-          shown.push(params.message)
-          return {
-            action: "accept",
-            content: params.message.includes("Who confirms") ? { name: "carol" } : { approve: true }
+  it.live(
+    "a call the policy asks about, whose server then asks too: the person approves once, answers the server, " +
+      "and the call finishes",
+    () =>
+      Effect.gen(function*() {
+        const { gateway, bob } = yield* setupWith({
+          default: "allow",
+          rules: [{ id: "confirming", match: "desk/confirm", decision: "ask", reason: "confirmations need a person" }]
+        })
+        const shown: Array<string> = []
+        const client = yield* modernClient(bob, {
+          answer: (params): ElicitResult => {
+            shown.push(params.message)
+            return {
+              action: "accept",
+              content: params.message.includes("Who confirms") ? { name: "carol" } : { approve: true }
+            }
           }
-        }
+        })
+        const result = yield* callText(client, "confirm", { text: "ship" })
+        assert.deepStrictEqual(result, { isError: false, text: "ship confirmed by carol (state state-for-ship)" })
+        assert.strictEqual(
+          shown.filter((message) => message.includes("confirmations need a person")).length,
+          1,
+          "approved once"
+        )
+        assert.strictEqual(shown.filter((message) => message.includes("Who confirms ship?")).length, 1)
+        const rows = (yield* gateway.store.query()).filter((row) => row.tool === "confirm").map((row) => row.outcome)
+        assert.deepStrictEqual(rows, ["ok", "input_required", "input_required"])
       })
-      const result = yield* callText(client, "confirm", { text: "ship" })
-      assert.deepStrictEqual(result, { isError: false, text: "ship confirmed by carol (state state-for-ship)" })
-      assert.strictEqual(
-        shown.filter((message) => message.includes("confirmations need a person")).length,
-        1,
-        "approved once"
-      )
-      assert.strictEqual(shown.filter((message) => message.includes("Who confirms ship?")).length, 1)
-      const rows = (yield* gateway.store.query()).filter((row) => row.tool === "confirm").map((row) => row.outcome)
-      assert.deepStrictEqual(rows, ["ok", "input_required", "input_required"])
-    }))
+  )
 })

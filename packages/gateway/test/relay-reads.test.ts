@@ -179,7 +179,8 @@ const relayRounds = (host: Client, other: Client | undefined) =>
 
 describe("a server's questions within prompts/get and resources/read, relayed to a 2026-07-28 host", () => {
   it.live(
-    "over HTTP: input_required, redacted and sealed; the retry finishes it; tampered, replayed, another call's or principal's state is a JSON-RPC error that reaches no server",
+    "over HTTP: input_required, redacted and sealed; the retry finishes it; tampered, replayed, another call's or " +
+      "principal's state is a JSON-RPC error that reaches no server",
     () =>
       Effect.gen(function*() {
         const { http } = yield* startGateway(

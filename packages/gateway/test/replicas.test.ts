@@ -147,7 +147,8 @@ describe("replicas on one Postgres", () => {
   )
 
   it.live(
-    "an approval pending on A is answered through B's console and the call on A completes; a caller, another digest and no token answer nothing",
+    "an approval pending on A is answered through B's console and the call on A completes; a caller, another digest " +
+      "and no token answer nothing",
     () =>
       Effect.gen(function*() {
         const [a, b, c] = yield* replicas(3)
@@ -185,7 +186,8 @@ describe("replicas on one Postgres", () => {
   )
 
   it.live(
-    "a tool definition pinned on A is enforced on C, whose server changed it; unchanged tools and replicas keep working",
+    "a tool definition pinned on A is enforced on C, whose server changed it; unchanged tools and replicas " +
+      "keep working",
     () =>
       Effect.gen(function*() {
         const [a, c] = yield* replicas(2, true)
@@ -204,7 +206,8 @@ describe("replicas on one Postgres", () => {
   )
 
   it.live(
-    "kill -9 of a replica in the middle: the others keep serving and sharing, and its pending approval cannot be answered",
+    "kill -9 of a replica in the middle: the others keep serving and sharing, and its pending approval cannot " +
+      "be answered",
     () =>
       Effect.gen(function*() {
         const [a, b, c] = yield* replicas(3)

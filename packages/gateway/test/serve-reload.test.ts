@@ -64,7 +64,8 @@ const EFFECT =
  */
 const codeConfig = (config: unknown) =>
   `import { Effect } from ${JSON.stringify(EFFECT)}\nconst data = ${JSON.stringify(config)}\n` +
-  `export default { ...data, hooks: { postToolCall: [{ match: "*", id: "after", run: () => Effect.as(Effect.sleep(20), { _tag: "Continue" }) }] } }\n`
+  `export default { ...data, hooks: { postToolCall: [{ match: "*", id: "after", run: () => ` +
+  `Effect.as(Effect.sleep(20), { _tag: "Continue" }) }] } }\n`
 
 /** The hash the gateway records for a config file, as the gateway computes it. */
 const hashOf = (file: string) =>
@@ -96,7 +97,8 @@ const FAILED = "config reload failed"
 
 describe("interlock serve: config reload", () => {
   it.live(
-    "SIGHUP applies an edited policy to the next call; broken and restart-only edits leave it in force with one line each",
+    "SIGHUP applies an edited policy to the next call; broken and restart-only edits leave it in force with " +
+      "one line each",
     () =>
       Effect.gen(function*() {
         const file = path.join(dir, "sighup.json")
@@ -158,7 +160,8 @@ describe("interlock serve: config reload", () => {
   )
 
   it.live(
-    "a call in flight during a reload finishes under the config it started with (its hooks too), and its row names that config",
+    "a call in flight during a reload finishes under the config it started with (its hooks too), and its row names " +
+      "that config",
     () =>
       Effect.gen(function*() {
         const file = path.join(dir, "inflight.config.ts")
@@ -297,7 +300,8 @@ describe("interlock serve: config reload", () => {
       assert.strictEqual(toolText(yield* call(client, "echo", { text: "a" })), "a")
       renameText(
         cedar,
-        `permit(principal, action, resource);\n@reason("no echo today")\nforbid(principal, action == Interlock::Action::"callTool", resource == Interlock::Tool::"hold/echo");\n`
+        `permit(principal, action, resource);\n@reason("no echo today")\nforbid(principal, action == ` +
+          `Interlock::Action::"callTool", resource == Interlock::Tool::"hold/echo");\n`
       )
       yield* waitForHash(serve, yield* hashOf(file))
       assert.include(toolText(yield* call(client, "echo", { text: "b" })), "no echo today")

@@ -16,7 +16,8 @@ const arriving = <A extends { readonly serverId: string }>(
 
 describe("the order of a host's tools/list", () => {
   it.effect.prop(
-    "whatever order the servers' answers arrive in, the listing is the same: servers in config order, each in its own order",
+    "whatever order the servers' answers arrive in, the listing is the same: servers in config order, each in " +
+      "its own order",
     [Listed, Schema.Array(Schema.Number)],
     ([tools, keys]) =>
       Effect.sync(() => {

@@ -89,43 +89,51 @@ describe("write-ahead audit", () => {
       assert.deepStrictEqual((yield* store.query()).map((row) => [row.outcome, row.sent]), [["cancelled", true]])
     }).pipe(Effect.provide(Layer.unwrap(layerWith(sqlite)))))
 
-  it.effect("a store that cannot write the write-ahead row fails the call with an AuditError, and the tool never runs", () =>
-    Effect.gen(function*() {
-      const before = ran
-      const error = yield* Effect.flip((yield* GatewayCalls).callTool({ serverId: "files", name: "count" }))
-      assert.strictEqual(error._tag, "AuditError")
-      assert.strictEqual(ran, before)
-    }).pipe(
-      Effect.provide(
-        Layer.unwrap(layerWith(
-          Layer.effect(
-            AuditStore,
-            Effect.map(Effect.service(AuditStore), (store) => ({
-              ...store,
-              begin: () => Effect.fail(new AuditError({ operation: "write", detail: "disk full" }))
-            }))
-          ).pipe(Layer.provide(sqlite))
-        ))
+  it.effect(
+    "a store that cannot write the write-ahead row fails the call with an AuditError, and the tool " +
+      "never runs",
+    () =>
+      Effect.gen(function*() {
+        const before = ran
+        const error = yield* Effect.flip((yield* GatewayCalls).callTool({ serverId: "files", name: "count" }))
+        assert.strictEqual(error._tag, "AuditError")
+        assert.strictEqual(ran, before)
+      }).pipe(
+        Effect.provide(
+          Layer.unwrap(layerWith(
+            Layer.effect(
+              AuditStore,
+              Effect.map(Effect.service(AuditStore), (store) => ({
+                ...store,
+                begin: () => Effect.fail(new AuditError({ operation: "write", detail: "disk full" }))
+              }))
+            ).pipe(Layer.provide(sqlite))
+          ))
+        )
       )
-    ))
+  )
 
-  it.live("concurrent calls, their rows committed in groups: each call's row is committed, pending and sent, before its tool runs, and completed after", () =>
-    Effect.gen(function*() {
-      const calls = yield* GatewayCalls
-      const nonces = Array.from({ length: 24 }, (_, i) => `n${i}`)
-      const results = yield* Effect.forEach(
-        nonces,
-        (nonce) => calls.callTool({ serverId: "files", name: "own_row", args: { nonce } }),
-        { concurrency: "unbounded" }
+  it.live(
+    "concurrent calls, their rows committed in groups: each call's row is committed, pending and sent, before " +
+      "its tool runs, and completed after",
+    () =>
+      Effect.gen(function*() {
+        const calls = yield* GatewayCalls
+        const nonces = Array.from({ length: 24 }, (_, i) => `n${i}`)
+        const results = yield* Effect.forEach(
+          nonces,
+          (nonce) => calls.callTool({ serverId: "files", name: "own_row", args: { nonce } }),
+          { concurrency: "unbounded" }
+        )
+        assert.deepStrictEqual(
+          results.map((result) => result.content),
+          nonces.map(() => [{ type: "text", text: "pending:true" }])
+        )
+        assert.deepStrictEqual(nonces.map(committedRow), nonces.map(() => "ok:true"))
+      }).pipe(
+        Effect.provide(
+          Layer.unwrap(layerWith(SqliteAuditStore.layer(groupFile).pipe(Layer.orDie), { audit: { capture: "full" } }))
+        )
       )
-      assert.deepStrictEqual(
-        results.map((result) => result.content),
-        nonces.map(() => [{ type: "text", text: "pending:true" }])
-      )
-      assert.deepStrictEqual(nonces.map(committedRow), nonces.map(() => "ok:true"))
-    }).pipe(
-      Effect.provide(
-        Layer.unwrap(layerWith(SqliteAuditStore.layer(groupFile).pipe(Layer.orDie), { audit: { capture: "full" } }))
-      )
-    ))
+  )
 })

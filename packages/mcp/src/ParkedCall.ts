@@ -217,7 +217,8 @@ export const parkedExchange = <A>(
           serverId: op.serverId,
           code: -32603,
           detail:
-            "the request these answers belong to is no longer running (it ended, or its session did); send it again without them"
+            "the request these answers belong to is no longer running (it ended, or its session did); send it again " +
+            "without them"
         })
       }
       park = found

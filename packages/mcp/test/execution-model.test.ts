@@ -118,36 +118,44 @@ describe("the execution model", () => {
       })
   )
 
-  it.effect("the conformance suite's ordering fixtures: mutate then validate on the request, the reverse on the response", () =>
-    Effect.sync(() => {
-      const members: Array<Member> = [
-        {
-          descriptor: new InterceptorDescriptor({ name: "conf/require-uppercase-note", type: "validation", hooks: [] }),
-          failOpen: false
-        },
-        {
-          descriptor: new InterceptorDescriptor({ name: "conf/uppercase-note", type: "mutation", hooks: [] }),
-          failOpen: false
+  it.effect(
+    "the conformance suite's ordering fixtures: mutate then validate on the request, the reverse on " +
+      "the response",
+    () =>
+      Effect.sync(() => {
+        const members: Array<Member> = [
+          {
+            descriptor: new InterceptorDescriptor({
+              name: "conf/require-uppercase-note",
+              type: "validation",
+              hooks: []
+            }),
+            failOpen: false
+          },
+          {
+            descriptor: new InterceptorDescriptor({ name: "conf/uppercase-note", type: "mutation", hooks: [] }),
+            failOpen: false
+          }
+        ]
+        const behave = (name: string, payload: Schema.Json): Outcome => {
+          const note = String((payload as { arguments: { note: string } }).arguments.note)
+          return name === "conf/uppercase-note"
+            ? {
+              _tag: "Mutation",
+              result: { modified: true, payload: { name: "echo", arguments: { note: note.toUpperCase() } } }
+            }
+            : {
+              _tag: "Validation",
+              result: note === note.toUpperCase() ? { valid: true } : { valid: false, severity: "error" }
+            }
         }
-      ]
-      const behave = (name: string, payload: Schema.Json): Outcome => {
-        const note = String((payload as { arguments: { note: string } }).arguments.note)
-        return name === "conf/uppercase-note"
-          ? {
-            _tag: "Mutation",
-            result: { modified: true, payload: { name: "echo", arguments: { note: note.toUpperCase() } } }
-          }
-          : {
-            _tag: "Validation",
-            result: note === note.toUpperCase() ? { valid: true } : { valid: false, severity: "error" }
-          }
-      }
-      const payload = { name: "echo", arguments: { note: "hello" } }
-      const request = runModel(members, "request", payload, behave)
-      assert.deepStrictEqual([request.decision, request.payload], ["allow", {
-        name: "echo",
-        arguments: { note: "HELLO" }
-      }])
-      assert.strictEqual(runModel(members, "response", payload, behave).decision, "deny")
-    }))
+        const payload = { name: "echo", arguments: { note: "hello" } }
+        const request = runModel(members, "request", payload, behave)
+        assert.deepStrictEqual([request.decision, request.payload], ["allow", {
+          name: "echo",
+          arguments: { note: "HELLO" }
+        }])
+        assert.strictEqual(runModel(members, "response", payload, behave).decision, "deny")
+      })
+  )
 })

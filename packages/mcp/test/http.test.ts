@@ -116,43 +116,47 @@ describe("Streamable HTTP", () => {
       ))
     }))
 
-  it.live("a bearer token typed as Redacted and custom headers reach the server; the modern revision is negotiated, or legacy when asked", () =>
-    Effect.gen(function*() {
-      const server = yield* modernServer("s3cret")
-      const good = McpTransport.http("modern", {
-        url: server.url,
-        bearer: Redacted.make("s3cret"),
-        headers: { "x-tenant": "acme" }
-      })
-      yield* Effect.gen(function*() {
-        const calls = yield* ToolCalls
-        const result = yield* calls.callTool({ serverId: "modern", name: "shout", args: { text: "hey" } })
-        assert.strictEqual(result.text, "HEY")
-        assert.strictEqual((yield* McpHub).status("modern")?.era, "modern/2026-07-28")
-        assert.include(server.seen, "acme")
-      }).pipe(Effect.provide(Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(good))))
-      const legacy = McpTransport.http("modern", { url: server.url, bearer: Redacted.make("s3cret") }, {
-        protocol: "legacy"
-      })
-      yield* Effect.gen(function*() {
-        const calls = yield* ToolCalls
-        assert.strictEqual(
-          (yield* calls.callTool({ serverId: "modern", name: "shout", args: { text: "old" } })).text,
-          "OLD"
-        )
-        assert.match((yield* McpHub).status("modern")?.era ?? "", /^legacy\/2025-/)
-      }).pipe(Effect.provide(Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(legacy))))
-      const bad = McpTransport.http("modern", { url: server.url, bearer: Redacted.make("wrong") })
-      const error = yield* Effect.flip(
-        Effect.gen(function*() {
+  it.live(
+    "a bearer token typed as Redacted and custom headers reach the server; the modern revision is negotiated, " +
+      "or legacy when asked",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* modernServer("s3cret")
+        const good = McpTransport.http("modern", {
+          url: server.url,
+          bearer: Redacted.make("s3cret"),
+          headers: { "x-tenant": "acme" }
+        })
+        yield* Effect.gen(function*() {
           const calls = yield* ToolCalls
-          return yield* calls.callTool({ serverId: "modern", name: "shout", args: { text: "x" } })
-        }).pipe(Effect.provide(Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(bad))))
-      )
-      assert.strictEqual(error._tag, "TransportError")
-      assert.include(error.message, "refused the credentials during initialize (HTTP 401)")
-      assert.notInclude(error.message, "wrong")
-    }))
+          const result = yield* calls.callTool({ serverId: "modern", name: "shout", args: { text: "hey" } })
+          assert.strictEqual(result.text, "HEY")
+          assert.strictEqual((yield* McpHub).status("modern")?.era, "modern/2026-07-28")
+          assert.include(server.seen, "acme")
+        }).pipe(Effect.provide(Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(good))))
+        const legacy = McpTransport.http("modern", { url: server.url, bearer: Redacted.make("s3cret") }, {
+          protocol: "legacy"
+        })
+        yield* Effect.gen(function*() {
+          const calls = yield* ToolCalls
+          assert.strictEqual(
+            (yield* calls.callTool({ serverId: "modern", name: "shout", args: { text: "old" } })).text,
+            "OLD"
+          )
+          assert.match((yield* McpHub).status("modern")?.era ?? "", /^legacy\/2025-/)
+        }).pipe(Effect.provide(Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(legacy))))
+        const bad = McpTransport.http("modern", { url: server.url, bearer: Redacted.make("wrong") })
+        const error = yield* Effect.flip(
+          Effect.gen(function*() {
+            const calls = yield* ToolCalls
+            return yield* calls.callTool({ serverId: "modern", name: "shout", args: { text: "x" } })
+          }).pipe(Effect.provide(Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(bad))))
+        )
+        assert.strictEqual(error._tag, "TransportError")
+        assert.include(error.message, "refused the credentials during initialize (HTTP 401)")
+        assert.notInclude(error.message, "wrong")
+      })
+  )
 
   it.live("leaves no process behind", noProcessLeft)
 })

@@ -79,30 +79,34 @@ const definitionsServer = Effect.gen(function*() {
 })
 
 describe("tool definitions on a 2026-07-28 connection", () => {
-  it.live("x-mcp-header parameters become Mcp-Param headers; an invalid declaration leaves the tool out; schemas are kept whole", () =>
-    Effect.scoped(Effect.gen(function*() {
-      const server = yield* definitionsServer
-      const hub = McpTransport.http("defs", { url: server.url }, { protocol: { pin: "2026-07-28" } })
-      yield* Effect.gen(function*() {
-        const calls = yield* ToolCalls
-        const tools = yield* calls.listTools("defs")
-        assert.deepStrictEqual(tools.map((tool) => tool.name).sort(), ["regional", "rich"])
-        const listed = tools.find((tool) => tool.name === "rich")
-        assert.deepStrictEqual(listed?.inputSchema, rich(server.canaryUrl))
-        yield* calls.callTool({
-          serverId: "defs",
-          name: "regional",
-          args: { region: "eu-west1", label: "Grüße ", verbose: null, note: "not a header" }
-        })
-        assert.strictEqual(server.calls.length, 1)
-        const headers = server.calls[0]
-        assert.strictEqual(headers["mcp-param-region"], "eu-west1")
-        // Not plain ASCII (and padded): sent in the revision's Base64 form.
-        assert.strictEqual(headers["mcp-param-label"], `=?base64?${Buffer.from("Grüße ").toString("base64")}?=`)
-        assert.isUndefined(headers["mcp-param-verbose"], "a null value is omitted")
-        assert.isUndefined(headers["mcp-param-note"], "an undeclared parameter is not mirrored")
-        assert.strictEqual(headers["mcp-name"], "regional")
-        assert.strictEqual(server.canaryHits(), 0, "the network $ref was never fetched")
-      }).pipe(Effect.provide(Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(hub))))
-    })))
+  it.live(
+    "x-mcp-header parameters become Mcp-Param headers; an invalid declaration leaves the tool out; schemas " +
+      "are kept whole",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const server = yield* definitionsServer
+        const hub = McpTransport.http("defs", { url: server.url }, { protocol: { pin: "2026-07-28" } })
+        yield* Effect.gen(function*() {
+          const calls = yield* ToolCalls
+          const tools = yield* calls.listTools("defs")
+          assert.deepStrictEqual(tools.map((tool) => tool.name).sort(), ["regional", "rich"])
+          const listed = tools.find((tool) => tool.name === "rich")
+          assert.deepStrictEqual(listed?.inputSchema, rich(server.canaryUrl))
+          yield* calls.callTool({
+            serverId: "defs",
+            name: "regional",
+            args: { region: "eu-west1", label: "Grüße ", verbose: null, note: "not a header" }
+          })
+          assert.strictEqual(server.calls.length, 1)
+          const headers = server.calls[0]
+          assert.strictEqual(headers["mcp-param-region"], "eu-west1")
+          // Not plain ASCII (and padded): sent in the revision's Base64 form.
+          assert.strictEqual(headers["mcp-param-label"], `=?base64?${Buffer.from("Grüße ").toString("base64")}?=`)
+          assert.isUndefined(headers["mcp-param-verbose"], "a null value is omitted")
+          assert.isUndefined(headers["mcp-param-note"], "an undeclared parameter is not mirrored")
+          assert.strictEqual(headers["mcp-name"], "regional")
+          assert.strictEqual(server.canaryHits(), 0, "the network $ref was never fetched")
+        }).pipe(Effect.provide(Interlock.layer({ policy: allowAll }).pipe(Layer.provideMerge(hub))))
+      }))
+  )
 })

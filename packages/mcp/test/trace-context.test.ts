@@ -81,7 +81,8 @@ describe("W3C trace context checks", () => {
   })
 
   it.effect.prop(
-    "whatever a string is, the checks answer without throwing, and a parsed traceparent formats to one that parses the same",
+    "whatever a string is, the checks answer without throwing, and a parsed traceparent formats to one that " +
+      "parses the same",
     [Schema.String],
     ([value]) =>
       Effect.sync(() => {

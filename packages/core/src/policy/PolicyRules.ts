@@ -95,7 +95,8 @@ export const RuleFields = {
   principals: Schema.optionalKey(RulePrincipals),
   annotations: Schema.optionalKey(AnnotationCondition.annotate({
     description:
-      "MCP hints the tool must have, as its server lists them (MCP's defaults for missing ones). They are the server's claims: a rule that relies on them trusts the server."
+      "MCP hints the tool must have, as its server lists them (MCP's defaults for missing ones). They are the " +
+      "server's claims: a rule that relies on them trusts the server."
   }))
 }
 

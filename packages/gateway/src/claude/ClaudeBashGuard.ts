@@ -36,7 +36,8 @@ export const parsesWhole = (command: string): boolean => {
 
 /** What runs instead of a command that does not parse as a whole: a refusal on stderr, exit status 2. */
 export const REFUSAL =
-  `printf '%s\\n' 'interlock: this command does not parse as a whole shell program, so it was not run (its output must pass the redactor)' >&2; (exit 2)`
+  `printf '%s\\n' 'interlock: this command does not parse as a whole shell program, so it was not run (its output ` +
+  `must pass the redactor)' >&2; (exit 2)`
 
 /**
  * `command` rewritten so that its output passes through `filter` (a shell command line). The command is one

@@ -49,12 +49,14 @@ export const readGuard =
     const found = file === undefined ? undefined : await wouldRedact(file, redactions)
     if (found === "too large") {
       return Verdict.deny(
-        `Interlock: this file is over ${MAX_CHECKED_BYTES} bytes, too large to check for text it redacts, so it is not read`
+        `Interlock: this file is over ${MAX_CHECKED_BYTES} bytes, too large to check for text it redacts, so it is ` +
+          `not read`
       )
     }
     return found === true
       ? Verdict.deny(
-        "Interlock: this file holds text that Interlock redacts, and Claude Code cannot redact a built-in tool's output, so it is not read"
+        "Interlock: this file holds text that Interlock redacts, and Claude Code cannot redact a built-in tool's " +
+          "output, so it is not read"
       )
       : Verdict.continue
   }
@@ -66,7 +68,8 @@ export const readGuard =
 export const grepGuard = (call: ToolCall): Verdict.PreToolCallVerdict =>
   call.args.output_mode === "content"
     ? Verdict.deny(
-      "Interlock: Grep's matching lines cannot be redacted, so output_mode content is refused; search with files_with_matches and Read the files"
+      "Interlock: Grep's matching lines cannot be redacted, so output_mode content is refused; search with " +
+        "files_with_matches and Read the files"
     )
     : Verdict.continue
 

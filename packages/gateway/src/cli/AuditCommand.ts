@@ -146,6 +146,7 @@ export const auditCommand = Command.make(
     )
 ).pipe(
   Command.withDescription(
-    "Query or tail the audit store that the config's gateway writes (or a SQLite --db, or a shared Postgres store with --postgres)"
+    "Query or tail the audit store that the config's gateway writes (or a SQLite --db, or a shared Postgres store " +
+      "with --postgres)"
   )
 )

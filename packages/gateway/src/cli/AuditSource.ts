@@ -23,7 +23,8 @@ export const auditSourceFlags = (what: string) => ({
   ),
   postgres: Flag.String("postgres").pipe(
     Flag.withDescription(
-      `The Postgres audit store ${what} instead of --db or the config's store: a postgres:// URL, or env:NAME to read it from a variable (keeps the password off the command line)`
+      `The Postgres audit store ${what} instead of --db or the config's store: a postgres:// URL, or env:NAME to ` +
+        `read it from a variable (keeps the password off the command line)`
     ),
     Flag.optional
   )

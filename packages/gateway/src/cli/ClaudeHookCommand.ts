@@ -23,13 +23,15 @@ export const claudeHookCommand = Command.make(
     ),
     timeout: Flag.String("timeout").pipe(
       Flag.withDescription(
-        `The hook's timeout in settings.json, in seconds (default ${HookDeadline.DEFAULT_HOOK_TIMEOUT_SECONDS}); the bridge answers before it`
+        `The hook's timeout in settings.json, in seconds (default ${HookDeadline.DEFAULT_HOOK_TIMEOUT_SECONDS}); ` +
+          `the bridge answers before it`
       ),
       Flag.optional
     ),
     gateway: Flag.String("gateway").pipe(
       Flag.withDescription(
-        `Forward the event to the gateway running at this URL (its token in ${TOKEN_ENV}); deny (exit 2) when it does not answer`
+        `Forward the event to the gateway running at this URL (its token in ${TOKEN_ENV}); deny (exit 2) when it ` +
+          `does not answer`
       ),
       Flag.optional
     )

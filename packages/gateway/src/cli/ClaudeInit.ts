@@ -17,12 +17,14 @@ export const CLAUDE_SETTINGS = path.join(".claude", "settings.json")
  * denies the rest.
  */
 export const CLAUDE_RULES: ReadonlyArray<string> = [
-  `      // Claude Code's built-ins are server "claude". Reading and searching are allowed (redaction below guards them);`,
+  `      // Claude Code's built-ins are server "claude". Reading and searching are allowed (redaction below ` +
+  `guards them);`,
   `      // a Bash command runs only when a rule allows it: list yours here.`,
   ...["Read", "Glob", "Grep"].map((tool) =>
     `      { "id": "claude-${tool.toLowerCase()}", "match": "claude/${tool}", "decision": "allow" },`
   ),
-  `      { "id": "claude-bash-status", "match": "claude/Bash", "decision": "allow", "when": { "args": { "command": { "in": ["ls", "pwd", "git status", "git diff"] } } } },`
+  `      { "id": "claude-bash-status", "match": "claude/Bash", "decision": "allow", "when": { "args": { "command": ` +
+  `{ "in": ["ls", "pwd", "git status", "git diff"] } } } },`
 ]
 
 /**
@@ -30,9 +32,12 @@ export const CLAUDE_RULES: ReadonlyArray<string> = [
  * refused) and MCP output.
  */
 export const CLAUDE_REDACT: ReadonlyArray<string> = [
-  "  // Secrets never reach the model: a Read of a file holding one is refused, a Bash command's output passes `interlock redact`,",
-  "  // Grep's matching lines are refused, and MCP results are redacted (see @interlock/claude's README for what each tool gets).",
-  `  "redact": [{ "match": "*", "detectors": "all" }, { "match": "claude/*", "pattern": "(password|secret|token)\\\\s*[=:]\\\\s*\\\\S+" }],`
+  "  // Secrets never reach the model: a Read of a file holding one is refused, a Bash command's output passes " +
+  "`interlock redact`,",
+  "  // Grep's matching lines are refused, and MCP results are redacted (see @interlock/claude's README for what " +
+  "each tool gets).",
+  `  "redact": [{ "match": "*", "detectors": "all" }, { "match": "claude/*", "pattern": ` +
+  `"(password|secret|token)\\\\s*[=:]\\\\s*\\\\S+" }],`
 ]
 
 /** A path as the hook's shell should see it: under `$CLAUDE_PROJECT_DIR` when it is inside `project`, else absolute. */
@@ -90,7 +95,8 @@ export const claudeNextSteps = (settings: string, config: string, bin: string): 
   `Wrote ${settings} (the bridge's hooks, merged into what was there).`,
   "Next:",
   `  ${bin} check --claude ${settings}     # check that no hook can fail open`,
-  `  claude                                  # Claude Code now asks Interlock before each tool call; edit ${config}'s rules`
+  `  claude                                  # Claude Code now asks Interlock before each tool call; edit ` +
+  `${config}'s rules`
 ]
 
 /** Where init puts the settings file's path, relative to `project` (for the hook: under $CLAUDE_PROJECT_DIR). */

@@ -44,8 +44,8 @@ export const parseServer = (text: string): StarterServer | ConfigError => {
   if (!/^[A-Za-z][\w-]*$/.test(name) || name.includes("__") || command === undefined) {
     return new ConfigError({
       path: "--server",
-      detail:
-        "must be NAME=COMMAND ARGS..., a name of letters, digits, - and _ (no __), for example fs=npx -y @modelcontextprotocol/server-filesystem ./sandbox"
+      detail: "must be NAME=COMMAND ARGS..., a name of letters, digits, - and _ (no __), for example fs=npx -y " +
+        "@modelcontextprotocol/server-filesystem ./sandbox"
     })
   }
   return { name, command, args }
@@ -77,14 +77,16 @@ export const starterConfig = (servers: ReadonlyArray<StarterServer>, claude = fa
     "  \"servers\": {",
     ...(servers.length === 0
       ? [
-        "    // \"fs\": { \"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \".\"] }"
+        "    // \"fs\": { \"command\": \"npx\", \"args\": [\"-y\", " +
+        "\"@modelcontextprotocol/server-filesystem\", \".\"] }"
       ]
       : servers.map((server, i) => serverEntry(server, i === servers.length - 1))),
     "  },",
     "  // The policy fails closed: the first rule that matches decides, and a call no rule matches is denied.",
     "  // Each server's calls ask a person (the host's approval prompt, or the web console of `serve`),",
     "  // since a tool's name does not prove it only reads. `interlock check` lists the tools: put allow rules",
-    `  // for the ones you trust above the ask rules, for example { "match": "${example}/read_*", "decision": "allow" }.`,
+    `  // for the ones you trust above the ask rules, for example { "match": "${example}/read_*", "decision": ` +
+    `"allow" }.`,
     "  \"policy\": {",
     "    \"default\": \"deny\",",
     "    \"rules\": [",
@@ -100,7 +102,8 @@ export const starterConfig = (servers: ReadonlyArray<StarterServer>, claude = fa
     ...(claude ? CLAUDE_REDACT : []),
     "  // An ask that nobody answers is denied after this many seconds.",
     "  \"approvals\": { \"timeoutSeconds\": 120 },",
-    `  // One row per call (who, which tool, the decision, the outcome), in SQLite next to this file; "full" also keeps redacted arguments and results.`,
+    `  // One row per call (who, which tool, the decision, the outcome), in SQLite next to this file; "full" also ` +
+    `keeps redacted arguments and results.`,
     `  "audit": { "path": ${json(DEFAULT_AUDIT_PATH)}, "capture": "metadata" },`,
     "  // Where `interlock serve` listens (loopback only; set listen.token before binding anything else).",
     `  "listen": { "http": ${json(DEFAULT_LISTEN)} }`,
@@ -148,7 +151,8 @@ export const initCommand = Command.make(
     force: Flag.Boolean("force").pipe(Flag.withDescription("Overwrite the file if it exists"), Flag.withDefault(false)),
     claude: Flag.Boolean("claude").pipe(
       Flag.withDescription(
-        `Also merge Claude Code's hooks for this config into ${CLAUDE_SETTINGS}, and add rules and redactions for its built-in tools`
+        `Also merge Claude Code's hooks for this config into ${CLAUDE_SETTINGS}, and add rules and redactions for ` +
+          `its built-in tools`
       ),
       Flag.withDefault(false)
     ),
@@ -217,6 +221,7 @@ export const initCommand = Command.make(
     }))
 ).pipe(
   Command.withDescription(
-    "Write a commented starter config (servers from --server or after --, a fail-closed policy, an audit path) and print the next commands"
+    "Write a commented starter config (servers from --server or after --, a fail-closed policy, an audit path) and " +
+      "print the next commands"
   )
 )

@@ -44,7 +44,8 @@ export const npxWarnings = (plan: Plan): ReadonlyArray<string> =>
       pkg !== "" && !pkg.startsWith("@") && !pkg.startsWith(".") && !path.isAbsolute(pkg) &&
       !installedFrom(server.cwd, pkg)
     ).map((pkg) =>
-      `Warning: servers.${name}: \`npx ${pkg}\` is not installed here, so npx would fetch the public package "${pkg}", ` +
+      `Warning: servers.${name}: \`npx ${pkg}\` is not installed here, so npx would fetch the public package ` +
+      `"${pkg}", ` +
       `which may belong to anyone: name the scoped package (npx -y @scope/${pkg}) or install it`
     )
   })

@@ -18,6 +18,7 @@ export const redactCommand = Command.make(
   ({ config, tool }) => redactFilter(config, tool)
 ).pipe(
   Command.withDescription(
-    "Copy stdin to stdout through the config's redactions for one tool; a config error prints nothing of stdin and exits 2"
+    "Copy stdin to stdout through the config's redactions for one tool; a config error prints nothing of stdin " +
+      "and exits 2"
   )
 )

@@ -63,6 +63,7 @@ export const replayCommand = Command.make(
     )
 ).pipe(
   Command.withDescription(
-    "Shadow mode: re-decide recorded calls under a candidate config's policy and print those whose decision would change"
+    "Shadow mode: re-decide recorded calls under a candidate config's policy and print those whose decision " +
+      "would change"
   )
 )

@@ -76,7 +76,8 @@ export const serveCommand = Command.make(
     ),
     interceptors: Flag.Boolean("interceptors").pipe(
       Flag.withDescription(
-        "Also serve the policy and redactions as MCP interceptors (SEP-1763): at /interceptors, or with --stdio instead of the tools"
+        "Also serve the policy and redactions as MCP interceptors (SEP-1763): at /interceptors, or with --stdio " +
+          "instead of the tools"
       ),
       Flag.withDefault(false)
     )

@@ -10,7 +10,8 @@ const NonEmpty = Schema.NonEmptyString
 /** A secret of an auth form: `env:NAME`, `file:PATH` (relative to the config's directory), or the value itself. */
 export const AuthSecret = NonEmpty.annotate({
   description:
-    "A secret: `env:NAME` reads environment variable NAME, `file:PATH` reads a file (relative to this config, trailing newline dropped) when the gateway starts; any other string is taken literally."
+    "A secret: `env:NAME` reads environment variable NAME, `file:PATH` reads a file (relative to this config, " +
+    "trailing newline dropped) when the gateway starts; any other string is taken literally."
 })
 
 const tokenUrl = NonEmpty.annotate({
@@ -60,14 +61,16 @@ export const PrincipalEnvConfig = Schema.Struct({
 })
 
 const perPrincipalKeys = (what: string) =>
-  `By principal name or \`role:NAME\` (a principal's own entry first, then the first role it holds, in order): ${what}. A principal named by none is refused.`
+  `By principal name or \`role:NAME\` (a principal's own entry first, then the first role it holds, in order): ` +
+  `${what}. A principal named by none is refused.`
 
 /** A short-lived JWT the gateway signs for each request, naming the principal, its roles and the call's digest. */
 export const IdentityConfig = Schema.Struct({
   audience: NonEmpty.annotate({ description: "The `aud` of the identity token: what the server checks it for." }),
   header: Schema.optionalKey(NonEmpty.annotate({
     description:
-      "The request header carrying it. Default `Interlock-Identity`; not Authorization, Content-Type or an Mcp-* header."
+      "The request header carrying it. Default `Interlock-Identity`; not Authorization, Content-Type or an " +
+      "Mcp-* header."
   })),
   ttlSeconds: Schema.optionalKey(
     Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 3600 })).annotate({
@@ -93,7 +96,8 @@ export const StdioAuthConfig = Schema.Struct({
   perPrincipal: Schema.optionalKey(
     Schema.Record(NonEmpty, PrincipalEnvConfig).annotate({
       description: perPrincipalKeys(
-        "the environment of its own process (needs `sessions: \"per-principal\"`), `env:` and `file:` values read at start"
+        "the environment of its own process (needs `sessions: \"per-principal\"`), `env:` and `file:` values " +
+          "read at start"
       )
     })
   )
@@ -103,7 +107,8 @@ export const StdioAuthConfig = Schema.Struct({
 export const CredentialsConfig = Schema.Struct({
   identityKey: Schema.optionalKey(AuthSecret.annotate({
     description:
-      "The private key (PKCS #8 PEM: EC P-256, RSA or Ed25519) that signs identity tokens, usually `env:NAME` or `file:PATH`; replicas that share it publish the same key set. Default: a P-256 key generated at start."
+      "The private key (PKCS #8 PEM: EC P-256, RSA or Ed25519) that signs identity tokens, usually `env:NAME` or " +
+      "`file:PATH`; replicas that share it publish the same key set. Default: a P-256 key generated at start."
   }))
 })
 

@@ -19,40 +19,53 @@ export const Secret = NonEmpty.annotate({
 export const PathsConfig = Schema.Struct({
   base: Schema.optionalKey(NonEmpty.annotate({
     description:
-      "The directory the server resolves relative paths against. Default: a stdio server's cwd; for an HTTP server, the gateway's cwd."
+      "The directory the server resolves relative paths against. Default: a stdio server's cwd; for an HTTP server, " +
+      "the gateway's cwd."
   })),
   platform: Schema.optionalKey(
     Schema.Literals(["posix", "win32"]).annotate({
       description:
-        "The server's path rules: `\\` separates and names compare case-insensitively only on win32. Default: the gateway's platform."
+        "The server's path rules: `\\` separates and names compare case-insensitively only on win32. Default: the " +
+        "gateway's platform."
     })
   ),
   resolveSymlinks: Schema.optionalKey(Schema.Boolean.annotate({
     description:
-      "Resolve symlinks on the gateway's side (it must share the server's filesystem). Default: true for stdio servers, false for HTTP."
+      "Resolve symlinks on the gateway's side (it must share the server's filesystem). Default: true for stdio " +
+      "servers, false for HTTP."
   })),
   home: Schema.optionalKey(NonEmpty.annotate({
     description:
-      "The directory the server expands a leading `~` to. Default: none known for HTTP servers (a `~` path is then denied); for stdio servers, its HOME, while `~` may also be a plain name (a path is judged both ways)."
+      "The directory the server expands a leading `~` to. Default: none known for HTTP servers (a `~` path is then " +
+      "denied); for stdio servers, its HOME, while `~` may also be a plain name (a path is judged both ways)."
   }))
 })
 
 /** How a 2025-era server's sessions are shared among host connections. */
 export const SessionsConfig = Schema.Literals(["shared", "per-host", "per-principal"]).annotate({
   description:
-    "For a server that speaks a 2025 revision: `shared` (default) serves every host on one session, and a request the server makes of a host (sampling, elicitation) while several hosts' calls run on it is refused; `per-host` opens one session (for stdio, one process) per host connection, closed when the host goes, so such requests go to exactly that host. A 2026-07-28 server needs neither: its requests come back within the call that caused them. `per-principal` gives each principal sessions (for stdio, a process) of its own, whatever the revision; it is how `auth.exchange` and `auth.perPrincipal` run, and a stdio server with `auth.perPrincipal` must set it."
+    "For a server that speaks a 2025 revision: `shared` (default) serves every host on one session, and a request " +
+    "the server makes of a host (sampling, elicitation) while several hosts' calls run on it is refused; " +
+    "`per-host` opens one session (for stdio, one process) per host connection, closed when the host goes, so " +
+    "such requests go to exactly that host. A 2026-07-28 server needs neither: its requests come back within " +
+    "the call that caused them. `per-principal` gives each principal sessions (for stdio, a process) of its " +
+    "own, whatever the revision; it is how `auth.exchange` and `auth.perPrincipal` run, and a stdio " +
+    "server with `auth.perPrincipal` must set it."
 })
 
 /** The most per-host sessions of one server. */
 export const MaxSessionsConfig = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1024 })).annotate({
   description:
-    "With `sessions: \"per-host\"` or `\"per-principal\"`, the most such sessions open at once; a further host's or principal's call is refused. Default 16."
+    "With `sessions: \"per-host\"` or `\"per-principal\"`, the most such sessions open at once; a further host's or " +
+    "principal's call is refused. Default 16."
 })
 
 /** Which protocol revision the gateway speaks to a server. */
 export const ProtocolConfig = Schema.Literals(["auto", "legacy", "2026-07-28"]).annotate({
   description:
-    "`auto` (default) speaks 2026-07-28 to a server that offers it (server/discover) and its newest 2025 revision to the rest; `legacy` always speaks a 2025 revision (initialize); `2026-07-28` speaks only that revision and refuses a server that does not offer it."
+    "`auto` (default) speaks 2026-07-28 to a server that offers it (server/discover) and its newest 2025 revision " +
+    "to the rest; `legacy` always speaks a 2025 revision (initialize); `2026-07-28` speaks only that revision and " +
+    "refuses a server that does not offer it."
 })
 
 /** A downstream server spawned as a child process, spoken to over stdio. */
@@ -127,8 +140,8 @@ export const PolicyConfig = Schema.Struct({
   default: Schema.optionalKey(Decision),
   rules: Schema.optionalKey(Schema.Array(RuleConfig)),
   cedar: Schema.optionalKey(NonEmpty.annotate({
-    description:
-      "A Cedar policy file (relative to this config) deciding tools/list, tools/call, resources/read and prompts/get; not with rules or default."
+    description: "A Cedar policy file (relative to this config) deciding tools/list, tools/call, resources/read and " +
+      "prompts/get; not with rules or default."
   }))
 })
 
@@ -169,7 +182,8 @@ export const AuditConfig = Schema.Struct({
   ),
   postgres: Schema.optionalKey(Secret.annotate({
     description:
-      "A Postgres URL (postgres://user:password@host:port/database), usually `env:NAME`, instead of path. Several gateways can share it."
+      "A Postgres URL (postgres://user:password@host:port/database), usually `env:NAME`, instead of path. Several " +
+      "gateways can share it."
   })),
   capture: Schema.optionalKey(Schema.Literals(["metadata", "full"])),
   enabled: Schema.optionalKey(Schema.Boolean)
@@ -179,7 +193,8 @@ export const AuditConfig = Schema.Struct({
 export const StateConfig = Schema.Struct({
   postgres: Schema.optionalKey(Secret.annotate({
     description:
-      "A Postgres URL, usually `env:NAME`, for the state replicas share; default audit.postgres. Without either, the state is this process's own."
+      "A Postgres URL, usually `env:NAME`, for the state replicas share; default audit.postgres. Without either, " +
+      "the state is this process's own."
   }))
 })
 
@@ -190,12 +205,14 @@ export const ApprovalsConfig = Schema.Struct({
   approvers: Schema.optionalKey(
     Schema.Array(NonEmpty).annotate({
       description:
-        "Who may approve in the console: principal names and `role:NAME`. When set, asks go to the console only, and no principal approves its own call."
+        "Who may approve in the console: principal names and `role:NAME`. When set, asks go to the console only, " +
+        "and no principal approves its own call."
     })
   ),
   stateKey: Schema.optionalKey(Secret.annotate({
     description:
-      "The key (at least 32 characters, usually `env:NAME`) sealing the approval states of 2026-07-28 hosts. Replicas that share it finish each other's approvals. Default: a key generated at start."
+      "The key (at least 32 characters, usually `env:NAME`) sealing the approval states of 2026-07-28 hosts. " +
+      "Replicas that share it finish each other's approvals. Default: a key generated at start."
   }))
 })
 
@@ -216,11 +233,13 @@ export const OAuthConfig = Schema.Struct({
   }),
   audience: Schema.optionalKey(NonEmpty.annotate({
     description:
-      "The `aud` every token must carry. Default: the gateway's public MCP URL (listen.publicUrl, or its own address, + /mcp)."
+      "The `aud` every token must carry. Default: the gateway's public MCP URL (listen.publicUrl, or its own " +
+      "address, + /mcp)."
   })),
   jwksUri: Schema.optionalKey(NonEmpty.annotate({
     description:
-      "The authorization server's key set (JWKS) URL. Default: the jwks_uri of the issuer's metadata (RFC 8414, then OpenID Connect discovery)."
+      "The authorization server's key set (JWKS) URL. Default: the jwks_uri of the issuer's metadata (RFC 8414, " +
+      "then OpenID Connect discovery)."
   })),
   principalClaim: Schema.optionalKey(
     NonEmpty.annotate({
@@ -229,7 +248,8 @@ export const OAuthConfig = Schema.Struct({
   ),
   rolesClaim: Schema.optionalKey(NonEmpty.annotate({
     description:
-      "The claim holding the principal's roles (an array of strings or a space-separated string; `a.b` reads a nested claim), for rules and `role:NAME` approvers."
+      "The claim holding the principal's roles (an array of strings or a space-separated string; `a.b` reads a " +
+      "nested claim), for rules and `role:NAME` approvers."
   })),
   requiredScopes: Schema.optionalKey(
     Schema.Array(NonEmpty).annotate({
@@ -252,17 +272,20 @@ export const ListenConfig = Schema.Struct({
   allowedOrigins: Schema.optionalKey(
     Schema.Array(NonEmpty).annotate({
       description:
-        "Origins (scheme://host[:port], port included) a browser request may come from. Default: the gateway's own origin(s) on its own port."
+        "Origins (scheme://host[:port], port included) a browser request may come from. Default: the gateway's own " +
+        "origin(s) on its own port."
     })
   ),
   resumable: Schema.optionalKey(Schema.Boolean.annotate({
     description:
-      "Resumable event streams (priming event, retry field, Last-Event-ID replay); every answer to a request is then an event stream. Default false."
+      "Resumable event streams (priming event, retry field, Last-Event-ID replay); every answer to a request is " +
+      "then an event stream. Default false."
   })),
   sessionIdleSeconds: Schema.optionalKey(
     Schema.Int.check(Schema.isGreaterThan(0)).annotate({
       description:
-        "Seconds an HTTP session may stay idle (no open stream or unanswered request) before it is closed and its calls cancelled. Default 1800."
+        "Seconds an HTTP session may stay idle (no open stream or unanswered request) before it is closed and its " +
+        "calls cancelled. Default 1800."
     })
   ),
   maxSessions: Schema.optionalKey(
@@ -273,12 +296,14 @@ export const ListenConfig = Schema.Struct({
   maxSessionsPerPrincipal: Schema.optionalKey(
     Schema.Int.check(Schema.isGreaterThan(0)).annotate({
       description:
-        "The most HTTP sessions one principal (or the anonymous one) may have open; past it, initialize gets 429. Default 100."
+        "The most HTTP sessions one principal (or the anonymous one) may have open; past it, initialize gets 429. " +
+        "Default 100."
     })
   ),
   publicUrl: Schema.optionalKey(NonEmpty.annotate({
     description:
-      "The gateway's origin as clients reach it (scheme://host[:port], for example https://mcp.example.com behind a proxy): the MCP URL is it + /mcp. Default: the address it listens on."
+      "The gateway's origin as clients reach it (scheme://host[:port], for example https://mcp.example.com behind a " +
+      "proxy): the MCP URL is it + /mcp. Default: the address it listens on."
   })),
   oauth: Schema.optionalKey(OAuthConfig)
 })
@@ -323,7 +348,8 @@ export const GatewayConfig = Schema.Struct({
   maxArgBytes: Schema.optionalKey(
     Schema.Int.check(Schema.isGreaterThan(0)).annotate({
       description:
-        "The largest arguments of one tools/call, prompts/get or completion/complete, as UTF-8 JSON (bytes); a larger call is refused with an error naming the cap. Default 1048576."
+        "The largest arguments of one tools/call, prompts/get or completion/complete, as UTF-8 JSON (bytes); a " +
+        "larger call is refused with an error naming the cap. Default 1048576."
     })
   )
 })

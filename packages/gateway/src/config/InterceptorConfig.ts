@@ -32,13 +32,15 @@ export const InterceptorConfig = Schema.Struct({
   events: Schema.optionalKey(
     Schema.Array(NonEmpty).annotate({
       description:
-        "Only on these events, as the SEP names them (`tools/call`, `tools/list`, `resources/read`, `prompts/get`). Default: every event each interceptor hooks."
+        "Only on these events, as the SEP names them (`tools/call`, `tools/list`, `resources/read`, `prompts/get`). " +
+        "Default: every event each interceptor hooks."
     })
   ),
   failOpen: Schema.optionalKey(
     Schema.Literals(["never", "as-declared"]).annotate({
       description:
-        "`never` (default): an interceptor that fails (crash, timeout, error, junk) fails the call closed, whatever it declares; `as-declared`: one that declares failOpen is skipped when it fails."
+        "`never` (default): an interceptor that fails (crash, timeout, error, junk) fails the call closed, whatever " +
+        "it declares; `as-declared`: one that declares failOpen is skipped when it fails."
     })
   )
 })

@@ -17,7 +17,8 @@ const filter = (key: string, label: string) =>
   `<label>${label}<select id="filter-${key}" name="${key}"><option value="">all</option></select></label>`
 
 const chart = (id: string, caption: string) =>
-  `<figure class="chart" id="${id}"><figcaption>${caption}</figcaption><svg viewBox="0 0 560 240" width="560" height="240" role="img" aria-label="${caption}"></svg></figure>`
+  `<figure class="chart" id="${id}"><figcaption>${caption}</figcaption><svg viewBox="0 0 560 240" width="560" ` +
+  `height="240" role="img" aria-label="${caption}"></svg></figure>`
 
 /** The console's HTML (self-contained: no external requests). */
 export const CONSOLE_HTML = `<!doctype html>

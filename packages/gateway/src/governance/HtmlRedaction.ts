@@ -10,7 +10,8 @@ import { type Finder, ranges, type Redaction } from "./Redactor.ts"
 
 /** What stands in for a document whose markup a redaction matched. */
 export const WITHHELD_HTML =
-  "<!doctype html><html><head><meta charset=\"utf-8\"></head><body><p>Interlock withheld this page: a redaction matched its markup.</p></body></html>"
+  "<!doctype html><html><head><meta charset=\"utf-8\"></head><body><p>Interlock withheld this page: a redaction " +
+  "matched its markup.</p></body></html>"
 
 /** The text the masked runs get, when a replacement has nothing left once made safe. */
 const FALLBACK = "REDACTED"

@@ -45,8 +45,8 @@ export const compileRedactions = (entries: ReadonlyArray<RedactConfig>): Readonl
       if (regex === undefined) {
         return new ConfigError({
           path: `${path}.pattern`,
-          detail:
-            "is not a valid regular expression, or uses what linear-time (RE2) matching lacks: lookahead, lookbehind, backreferences"
+          detail: "is not a valid regular expression, or uses what linear-time (RE2) matching lacks: lookahead, " +
+            "lookbehind, backreferences"
         })
       }
       finders.push({ regex, group: 0 })

@@ -135,11 +135,13 @@ const oneLine = (text: string): string => text.replace(/\s*\n\s*/g, "; ")
 export const outcomeLine = (outcome: ReloadOutcome, file: string): string => {
   switch (outcome._tag) {
     case "Applied":
-      return `config reloaded from ${file}: version ${outcome.version} is in force (was ${outcome.previous}, generation ${outcome.generation})`
+      return `config reloaded from ${file}: version ${outcome.version} is in force (was ${outcome.previous}, ` +
+        `generation ${outcome.generation})`
     case "Unchanged":
       return `config unchanged in ${file}: version ${outcome.version} stays in force`
     case "Refused":
-      return `config reload refused: ${outcome.path} cannot change without a restart; version ${outcome.version} stays in force`
+      return `config reload refused: ${outcome.path} cannot change without a restart; version ${outcome.version} ` +
+        `stays in force`
     case "Failed":
       return `config reload failed: ${oneLine(outcome.error.message)}; version ${outcome.version} stays in force`
   }

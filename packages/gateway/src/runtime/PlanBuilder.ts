@@ -125,7 +125,8 @@ const resolveListen = (
     return new ConfigError({
       path: override === undefined ? "listen.http" : "--http",
       detail:
-        `binds ${address.host}, which is not loopback: set listen.token, listen.principals or listen.oauth so that only holders of a token can call tools`
+        `binds ${address.host}, which is not loopback: set listen.token, listen.principals or listen.oauth so that ` +
+        `only holders of a token can call tools`
     })
   }
   const consoleToken = listen.consoleToken === undefined
@@ -199,8 +200,8 @@ const resolveApprovals = (
   if (via === "elicitation" && approvers.length > 0) {
     return new ConfigError({
       path: "approvals.via",
-      detail:
-        "elicitation asks the caller's own host, and a caller never approves its own call: use console or auto with approvers"
+      detail: "elicitation asks the caller's own host, and a caller never approves its own call: use console or auto " +
+        "with approvers"
     })
   }
   const stateKey = approvals.stateKey === undefined

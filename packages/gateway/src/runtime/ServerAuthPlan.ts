@@ -209,7 +209,8 @@ export const resolveServerAuth = (
       path: `servers.${name}.sessions`,
       detail: "command" in server
         ? "must be \"per-principal\" with auth.perPrincipal: each principal's secrets go to a process of its own"
-        : "must be \"per-principal\" (or unset) with auth.exchange or auth.perPrincipal: a principal's credential never carries another's requests"
+        : "must be \"per-principal\" (or unset) with auth.exchange or auth.perPrincipal: a principal's credential " +
+          "never carries another's requests"
     })
   }
   return { auth, sessions: "per-principal" }

@@ -10,7 +10,8 @@ import { UsedStates } from "./UsedStates.ts"
 
 /** The log line of a gateway without `approvals.stateKey`. */
 export const GENERATED_KEY_NOTICE =
-  "approvals.stateKey is not set: the approval states of 2026-07-28 hosts are sealed with a key generated at start, so a restart or another replica cannot finish them"
+  "approvals.stateKey is not set: the approval states of 2026-07-28 hosts are sealed with a key generated at start, " +
+  "so a restart or another replica cannot finish them"
 
 /** The seal a plan names: `approvals.stateKey`, or a generated key (logged once, as a warning). */
 export const planSealLayer = (plan: Plan): Layer.Layer<StateSeal> =>

@@ -38,7 +38,8 @@ describe("redaction and Claude Code's built-in tools", () => {
   })
 
   it(
-    "a Read of a file that holds redacted text is denied; Bash's output passes the redactor; a clean or failing command shows as it is; Grep content is refused",
+    "a Read of a file that holds redacted text is denied; Bash's output passes the redactor; a clean or failing " +
+      "command shows as it is; Grep content is refused",
     async () => {
       const run = await runClaude({
         script: [
@@ -118,7 +119,8 @@ describe("MCP through the gateway", () => {
   })
 
   it(
-    "under default deny, ToolSearch still finds the MCP tools; an allowed one runs, the others are still denied; the bridge's and the gateway's rows share the tool_use_id",
+    "under default deny, ToolSearch still finds the MCP tools; an allowed one runs, the others are still denied; " +
+      "the bridge's and the gateway's rows share the tool_use_id",
     async () => {
       const run = await runClaude({
         script: [
@@ -232,7 +234,8 @@ describe("MCP output, redacted before the model sees it", () => {
 
 describe("interlock init --claude", () => {
   it(
-    "writes a config and merged settings that work together: a denied Bash does not run, an allowed one does, check --claude passes",
+    "writes a config and merged settings that work together: a denied Bash does not run, an allowed one does, check " +
+      "--claude passes",
     async () => {
       const project = mkdtempSync(path.join(tmpdir(), "interlock-init-claude-"))
       try {

@@ -222,7 +222,8 @@ export const runClaude = (options: RunOptions): Promise<Run> => {
       if (code !== 0 || !existsSync(reportFile)) {
         return reject(
           new Error(
-            `cannot run Claude Code in a network namespace with only loopback (unshare -rn, ip link set lo up): exit ${code}: ${stderr.trim()}`
+            `cannot run Claude Code in a network namespace with only loopback (unshare -rn, ip link set lo up): ` +
+              `exit ${code}: ${stderr.trim()}`
           )
         )
       }

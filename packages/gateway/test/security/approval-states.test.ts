@@ -109,23 +109,30 @@ const unusedState = (front: Front, args: Record<string, unknown>) =>
   })
 
 describe("approval states: the round trip of a 2026-07-28 host", () => {
-  it.live("an SDK 2.4 client with an elicitation handler approves and the call runs once; the person saw the reason and redacted arguments", () =>
-    Effect.gen(function*() {
-      const { gw, bob, received } = yield* setup
-      const shown: Array<string> = []
-      const client = yield* modernClient(bob, { answer: (params) => (shown.push(params.message), YES) })
-      assert.deepStrictEqual(yield* callText(client, TOOL, ARGS), { isError: false, text: "sent to [REDACTED]" })
-      assert.strictEqual(shown.length, 1)
-      assert.include(shown[0], "moving money needs a person")
-      assert.include(shown[0], "bank/transfer_funds by bob")
-      assert.notInclude(shown[0], ACCOUNT)
-      assert.strictEqual(received().trim().split("\n").length, 1)
-      const rows = yield* gw.store.query()
-      assert.deepStrictEqual(rows.map((row) => [row.outcome, row.approval ?? null]), [["ok", "allow:elicitation:bob"], [
-        "input_required",
-        null
-      ]])
-    }))
+  it.live(
+    "an SDK 2.4 client with an elicitation handler approves and the call runs once; the person saw the reason " +
+      "and redacted arguments",
+    () =>
+      Effect.gen(function*() {
+        const { gw, bob, received } = yield* setup
+        const shown: Array<string> = []
+        const client = yield* modernClient(bob, { answer: (params) => (shown.push(params.message), YES) })
+        assert.deepStrictEqual(yield* callText(client, TOOL, ARGS), { isError: false, text: "sent to [REDACTED]" })
+        assert.strictEqual(shown.length, 1)
+        assert.include(shown[0], "moving money needs a person")
+        assert.include(shown[0], "bank/transfer_funds by bob")
+        assert.notInclude(shown[0], ACCOUNT)
+        assert.strictEqual(received().trim().split("\n").length, 1)
+        const rows = yield* gw.store.query()
+        assert.deepStrictEqual(rows.map((row) => [row.outcome, row.approval ?? null]), [
+          ["ok", "allow:elicitation:bob"],
+          [
+            "input_required",
+            null
+          ]
+        ])
+      })
+  )
 
   it.live("a person who declines or cancels denies the call", () =>
     Effect.gen(function*() {
@@ -138,38 +145,45 @@ describe("approval states: the round trip of a 2026-07-28 host", () => {
       assert.strictEqual(received(), "")
     }))
 
-  it.live("any replica sharing approvals.stateKey and the single-use marks finishes the call, once; a replica with another key cannot", () =>
-    Effect.gen(function*() {
-      const file = recordFile()
-      const used = yield* Layer.build(UsedStates.memory)
-      const states = Layer.merge(StateSeal.fromSecret(Redacted.make(STATE_KEY)), Layer.succeedContext(used))
-      const a = yield* modernFront(yield* gateway(file, states), who("bob"))
-      const b = yield* modernFront(yield* gateway(file, states), who("bob"))
-      const other = yield* modernFront(
-        yield* gateway(
-          file,
-          Layer.merge(StateSeal.generated, UsedStates.memory),
-          "another replica's approval state key, not shared"
-        ),
-        who("bob")
-      )
-      const retried: Array<string> = []
-      const turns = yield* modernClient(a, {
-        answer: () => YES,
-        route: (round) => (round === 0 ? a.url : b.url),
-        retry: (params) => (retried.push(params.requestState ?? ""), params)
+  it.live(
+    "any replica sharing approvals.stateKey and the single-use marks finishes the call, once; a replica with " +
+      "another key cannot",
+    () =>
+      Effect.gen(function*() {
+        const file = recordFile()
+        const used = yield* Layer.build(UsedStates.memory)
+        const states = Layer.merge(StateSeal.fromSecret(Redacted.make(STATE_KEY)), Layer.succeedContext(used))
+        const a = yield* modernFront(yield* gateway(file, states), who("bob"))
+        const b = yield* modernFront(yield* gateway(file, states), who("bob"))
+        const other = yield* modernFront(
+          yield* gateway(
+            file,
+            Layer.merge(StateSeal.generated, UsedStates.memory),
+            "another replica's approval state key, not shared"
+          ),
+          who("bob")
+        )
+        const retried: Array<string> = []
+        const turns = yield* modernClient(a, {
+          answer: () => YES,
+          route: (round) => (round === 0 ? a.url : b.url),
+          retry: (params) => (retried.push(params.requestState ?? ""), params)
+        })
+        assert.deepStrictEqual(yield* callText(turns, TOOL, ARGS), { isError: false, text: "sent to [REDACTED]" })
+        // The same state again, on the replica that sealed it: used on b, so refused on a.
+        const replay = yield* withState(a, retried[0]!)
+        assert.deepStrictEqual(yield* callText(replay, TOOL, ARGS), rejected("replayed", "it was used before"))
+        const foreign = yield* modernClient(a, {
+          answer: () => YES,
+          route: (round) => (round === 0 ? a.url : other.url)
+        })
+        assert.deepStrictEqual(
+          yield* callText(foreign, TOOL, ARGS),
+          rejected("tampered", "it is not a state this gateway sealed, or it was changed")
+        )
+        assert.strictEqual(readFileSync(file, "utf8").trim().split("\n").length, 1)
       })
-      assert.deepStrictEqual(yield* callText(turns, TOOL, ARGS), { isError: false, text: "sent to [REDACTED]" })
-      // The same state again, on the replica that sealed it: used on b, so refused on a.
-      const replay = yield* withState(a, retried[0]!)
-      assert.deepStrictEqual(yield* callText(replay, TOOL, ARGS), rejected("replayed", "it was used before"))
-      const foreign = yield* modernClient(a, { answer: () => YES, route: (round) => (round === 0 ? a.url : other.url) })
-      assert.deepStrictEqual(
-        yield* callText(foreign, TOOL, ARGS),
-        rejected("tampered", "it is not a state this gateway sealed, or it was changed")
-      )
-      assert.strictEqual(readFileSync(file, "utf8").trim().split("\n").length, 1)
-    }))
+  )
 })
 
 /**
@@ -265,58 +279,66 @@ describe("approval states: a hostile host", () => {
       assert.strictEqual(received(), "")
     }))
 
-  it.live("an answer that is not exactly accept with { approve: true } denies: junk, extra fields, a huge or a deeply nested answer", () =>
-    Effect.gen(function*() {
-      const { bob, received } = yield* setup
-      let nested: unknown = true
-      for (let depth = 0; depth < 2_000; depth++) nested = { approve: nested }
-      const answers: ReadonlyArray<unknown> = [
-        "yes",
-        { action: "accept", content: { approve: "true" } },
-        { action: "accept", content: { approve: true, note: "x".repeat(512 * 1024) } },
-        { action: "accept", content: nested },
-        { action: "Accept", content: { approve: true } }
-      ]
-      for (const answer of answers) {
-        const client = yield* modernClient(bob, {
-          answer: () => YES,
-          retry: (params) => ({ ...params, inputResponses: { [APPROVAL_INPUT]: answer } })
-        })
-        const result = yield* callText(client, TOOL, ARGS)
-        // A bare "yes" is not an answer object: the door refuses the retry (-32602) before anything runs.
-        assert.include(
-          [
-            "Interlock: approval denied: the host's answer is not an answer to the approval form",
-            "client error: Interlock: each answer in inputResponses must be an object"
-          ],
-          result.text
-        )
-      }
-      assert.strictEqual(received(), "")
-      // The gateway still serves an honest approval afterwards.
-      const honest = yield* modernClient(bob, { answer: () => YES })
-      assert.deepStrictEqual(yield* callText(honest, TOOL, ARGS), { isError: false, text: "sent to [REDACTED]" })
-    }))
-
-  it.live("a 2026-07-28 host that declares no elicitation is never handed the form: its ask waits in the console, and a denial there stops the call", () =>
-    Effect.gen(function*() {
-      const { gw, bob, received } = yield* setup
-      const asked: Array<string> = []
-      const client = yield* modernClient(bob, {
-        answer: (params) => (asked.push(params.message), YES),
-        capabilities: {}
+  it.live(
+    "an answer that is not exactly accept with { approve: true } denies: junk, extra fields, a huge or a " +
+      "deeply nested answer",
+    () =>
+      Effect.gen(function*() {
+        const { bob, received } = yield* setup
+        let nested: unknown = true
+        for (let depth = 0; depth < 2_000; depth++) nested = { approve: nested }
+        const answers: ReadonlyArray<unknown> = [
+          "yes",
+          { action: "accept", content: { approve: "true" } },
+          { action: "accept", content: { approve: true, note: "x".repeat(512 * 1024) } },
+          { action: "accept", content: nested },
+          { action: "Accept", content: { approve: true } }
+        ]
+        for (const answer of answers) {
+          const client = yield* modernClient(bob, {
+            answer: () => YES,
+            retry: (params) => ({ ...params, inputResponses: { [APPROVAL_INPUT]: answer } })
+          })
+          const result = yield* callText(client, TOOL, ARGS)
+          // A bare "yes" is not an answer object: the door refuses the retry (-32602) before anything runs.
+          assert.include(
+            [
+              "Interlock: approval denied: the host's answer is not an answer to the approval form",
+              "client error: Interlock: each answer in inputResponses must be an object"
+            ],
+            result.text
+          )
+        }
+        assert.strictEqual(received(), "")
+        // The gateway still serves an honest approval afterwards.
+        const honest = yield* modernClient(bob, { answer: () => YES })
+        assert.deepStrictEqual(yield* callText(honest, TOOL, ARGS), { isError: false, text: "sent to [REDACTED]" })
       })
-      const call = yield* Effect.forkChild(callText(client, TOOL, ARGS))
-      while (gw.approvals.list().length === 0) {
-        yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
-      }
-      const [pending] = gw.approvals.list()
-      assert.notInclude(JSON.stringify(pending!.args), ACCOUNT)
-      assert.isTrue(yield* gw.approvals.answer(pending!.id, { decision: "deny", reason: "not today", by: "alice" }))
-      const result = yield* Fiber.join(call)
-      assert.isTrue(result.isError)
-      assert.include(result.text, "not today")
-      assert.deepStrictEqual(asked, [])
-      assert.strictEqual(received(), "")
-    }))
+  )
+
+  it.live(
+    "a 2026-07-28 host that declares no elicitation is never handed the form: its ask waits in the console, " +
+      "and a denial there stops the call",
+    () =>
+      Effect.gen(function*() {
+        const { gw, bob, received } = yield* setup
+        const asked: Array<string> = []
+        const client = yield* modernClient(bob, {
+          answer: (params) => (asked.push(params.message), YES),
+          capabilities: {}
+        })
+        const call = yield* Effect.forkChild(callText(client, TOOL, ARGS))
+        while (gw.approvals.list().length === 0) {
+          yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+        }
+        const [pending] = gw.approvals.list()
+        assert.notInclude(JSON.stringify(pending!.args), ACCOUNT)
+        assert.isTrue(yield* gw.approvals.answer(pending!.id, { decision: "deny", reason: "not today", by: "alice" }))
+        const result = yield* Fiber.join(call)
+        assert.isTrue(result.isError)
+        assert.include(result.text, "not today")
+        assert.deepStrictEqual(asked, [])
+        assert.strictEqual(received(), "")
+      })
+  )
 })

@@ -153,7 +153,8 @@ const redactions = (entries: ReadonlyArray<Record<string, unknown>>) =>
 
 describe("HTML redaction", () => {
   const page = (secret: string) =>
-    `<!doctype html><html><body><p class="x" data-k="${secret}">a ${secret} b</p><script>let s = "${secret}"; // ${secret}\nlet t = 1;</script></body></html>`
+    `<!doctype html><html><body><p class="x" data-k="${secret}">a ${secret} b</p><script>let s = "${secret}"; // ` +
+    `${secret}\nlet t = 1;</script></body></html>`
 
   it("masks only content: a pattern that spans quotes, tags and line breaks leaves them in place", () => {
     const out = redactHtml(page(SECRET), redactions([{ pattern: `${SECRET}[^x]{0,6}` }]))

@@ -59,7 +59,8 @@ const gatewayOver = (record: string, extra: Record<string, unknown> = {}) =>
 
 describe("security: the audit holds every call that reached a server", () => {
   it.live(
-    "notifications/cancelled over HTTP: the row is completed as cancelled, and the POST's stream ends without an answer",
+    "notifications/cancelled over HTTP: the row is completed as cancelled, and the POST's stream ends " +
+      "without an answer",
     () =>
       Effect.gen(function*() {
         const record = path.join(tempDir(), "calls.jsonl")
@@ -149,7 +150,8 @@ describe("security: the audit holds every call that reached a server", () => {
       ["arrays", (inner: unknown): unknown => [inner]]
     ] as const
   )(
-    "arguments nested 3,000 deep in %s with capture full: the row is written, the secret inside is not in it, the host gets the result",
+    "arguments nested 3,000 deep in %s with capture full: the row is written, the secret inside is not in it, the " +
+      "host gets the result",
     ([, wrap]) =>
       Effect.gen(function*() {
         const record = path.join(tempDir(), "calls.jsonl")
@@ -249,7 +251,8 @@ describe("security: the audit holds every call that reached a server", () => {
     }))
 
   it.live(
-    "kill -9 during a burst: every call that reached the server has a row; unfinished rows read as sent, outcome unknown",
+    "kill -9 during a burst: every call that reached the server has a row; unfinished rows read as sent, " +
+      "outcome unknown",
     () =>
       Effect.gen(function*() {
         const dir = tempDir()

@@ -172,23 +172,27 @@ const tokensIn = (w: World, text: string): ReadonlyArray<string> => {
 describe("downstream credentials: no crossing", () => {
   const eras = [["auto", "2025"], ["legacy", "2025"], ["auto", "2026"], ["legacy", "2026"]] as const
   for (const [protocol, hosts] of eras) {
-    it.live(`alice's and bob's interleaved concurrent calls each arrive as their own, one exchange each (server ${protocol}, ${hosts} hosts)`, () =>
-      Effect.gen(function*() {
-        const w = yield* world({ protocol, hosts })
-        const sent = yield* interleaved(w, 40, 7, "a")
-        const sessions = assertNoCrossing(w, sent)
-        // A 2025 server gets one session per principal; a 2026-07-28 one has none.
-        assert.strictEqual(sessions, protocol === "legacy" ? 2 : 0)
-        assert.strictEqual(w.downstream.calls.length, 40)
-        const exchanges = w.auth.tokenRequests().filter((request) => request.grant === TOKEN_EXCHANGE)
-        assert.deepStrictEqual(exchanges.map((request) => request.subject).sort(), ["alice", "bob"])
-        assert.isTrue(exchanges.every((request) => request.client === "gateway" && request.status === 200))
-        // No passthrough: the hosts' own tokens never went downstream.
-        const downstreamSaw = JSON.stringify(w.downstream.seen)
-        assert.notInclude(downstreamSaw, w.hostTokens.alice)
-        assert.notInclude(downstreamSaw, w.hostTokens.bob)
-        assert.notInclude(downstreamSaw, GATEWAY.secret)
-      }))
+    it.live(
+      `alice's and bob's interleaved concurrent calls each arrive as their own, one exchange each (server ` +
+        `${protocol}, ${hosts} hosts)`,
+      () =>
+        Effect.gen(function*() {
+          const w = yield* world({ protocol, hosts })
+          const sent = yield* interleaved(w, 40, 7, "a")
+          const sessions = assertNoCrossing(w, sent)
+          // A 2025 server gets one session per principal; a 2026-07-28 one has none.
+          assert.strictEqual(sessions, protocol === "legacy" ? 2 : 0)
+          assert.strictEqual(w.downstream.calls.length, 40)
+          const exchanges = w.auth.tokenRequests().filter((request) => request.grant === TOKEN_EXCHANGE)
+          assert.deepStrictEqual(exchanges.map((request) => request.subject).sort(), ["alice", "bob"])
+          assert.isTrue(exchanges.every((request) => request.client === "gateway" && request.status === 200))
+          // No passthrough: the hosts' own tokens never went downstream.
+          const downstreamSaw = JSON.stringify(w.downstream.seen)
+          assert.notInclude(downstreamSaw, w.hostTokens.alice)
+          assert.notInclude(downstreamSaw, w.hostTokens.bob)
+          assert.notInclude(downstreamSaw, GATEWAY.secret)
+        })
+    )
   }
 
   it.live("after the exchanged tokens expire, each principal's next calls get a new token of its own", () =>
@@ -210,7 +214,8 @@ describe("downstream credentials: no crossing", () => {
     }))
 
   it.live(
-    "1,000 calls of alice and bob in 25 random interleavings, while their exchanged tokens expire and are replaced: never crossed",
+    "1,000 calls of alice and bob in 25 random interleavings, while their exchanged tokens expire and are replaced: " +
+      "never crossed",
     () =>
       Effect.gen(function*() {
         // Issued for 3 s and kept for 1.5 s (less a second of rounding, then a quarter for the refresh margin), so a
@@ -232,64 +237,74 @@ describe("downstream credentials: no crossing", () => {
     120_000
   )
 
-  it.live("a static-token principal is refused before anything is sent; one perPrincipal names goes with its own key only", () =>
-    Effect.gen(function*() {
-      const w = yield* world()
-      const refused = yield* callTool(w.hosts.carol, "whoami", { tag: "carol-1" })
-      assert.isTrue(refused.isError)
-      assert.strictEqual(
-        refused.text,
-        "Interlock: no credential for server user: the principal has no OAuth access token to exchange, and auth.perPrincipal names it not; the request was not sent"
-      )
-      assert.deepStrictEqual(w.downstream.seen, [], "nothing reached the server")
-      const dave = yield* callTool(w.hosts.dave, "whoami", { tag: "dave-1" })
-      assert.strictEqual(dave.text, "dave:dave-1")
-      const sent = yield* interleaved(w, 6, 5, "a")
-      assertNoCrossing(w, sent)
-      for (const call of w.downstream.calls) {
-        const request = w.downstream.seen.find((seen) => seen.body.includes(`"${call.tag}"`))
-        assert.strictEqual(request?.headers["x-api-key"] !== undefined, call.tag.startsWith("dave-"), call.tag)
-      }
-      const rows = yield* w.gateway.store.query()
-      const carol = rows.find((row) => row.principal === "carol")
-      assert.strictEqual(carol?.outcome, "refused")
-      assert.strictEqual(carol?.sent, false)
-      assert.include(carol?.error ?? "", "no OAuth access token")
-    }))
-})
-
-describe("downstream credentials: fail closed, nothing leaks", () => {
-  it.live("a refused exchange sends nothing downstream; no secret or token in the answer, the audit or the logs", () => {
-    const lines: Array<string> = []
-    return capturingLogs(
-      lines,
+  it.live(
+    "a static-token principal is refused before anything is sent; one perPrincipal names goes with its " +
+      "own key only",
+    () =>
       Effect.gen(function*() {
         const w = yield* world()
-        assertNoCrossing(w, yield* interleaved(w, 4, 1, "ok"))
-        // alice comes back with a new token, whose exchange the authorization server refuses, quoting
-        // the form it was sent (the subject token) in its answer.
-        const fresh = yield* w.auth.token(ALICE, w.mcpUrl, "mcp:tools")
-        const again = yield* hostClient(w.mcpUrl, () => fresh)
-        const seen = w.downstream.seen.length
-        w.auth.refuseTokens(true)
-        const refused = yield* callTool(again, "whoami", { tag: "alice-refused" })
+        const refused = yield* callTool(w.hosts.carol, "whoami", { tag: "carol-1" })
         assert.isTrue(refused.isError)
         assert.strictEqual(
           refused.text,
-          "Interlock: no credential for server user: the token endpoint refused (HTTP 400, invalid_grant); the request was not sent"
+          "Interlock: no credential for server user: the principal has no OAuth access token to exchange, and " +
+            "auth.perPrincipal names it not; the request was not sent"
         )
-        assert.strictEqual(w.downstream.seen.length, seen, "nothing reached the server")
-        const echoed = w.auth.tokenRequests().at(-1)
-        assert.deepStrictEqual([echoed?.grant, echoed?.subject, echoed?.status], [TOKEN_EXCHANGE, "alice", 400])
+        assert.deepStrictEqual(w.downstream.seen, [], "nothing reached the server")
+        const dave = yield* callTool(w.hosts.dave, "whoami", { tag: "dave-1" })
+        assert.strictEqual(dave.text, "dave:dave-1")
+        const sent = yield* interleaved(w, 6, 5, "a")
+        assertNoCrossing(w, sent)
+        for (const call of w.downstream.calls) {
+          const request = w.downstream.seen.find((seen) => seen.body.includes(`"${call.tag}"`))
+          assert.strictEqual(request?.headers["x-api-key"] !== undefined, call.tag.startsWith("dave-"), call.tag)
+        }
         const rows = yield* w.gateway.store.query()
-        const row = rows.find((r) => r.principal === "alice" && r.outcome === "refused")
-        assert.strictEqual(row?.sent, false)
-        assert.include(row?.error ?? "", "the token endpoint refused")
-        const everything = [JSON.stringify(rows), lines.join("\n"), refused.text].join("\n")
-        assert.notInclude(everything, MARK)
-        assert.deepStrictEqual(tokensIn(w, everything), [])
-        assert.notInclude(everything, fresh)
+        const carol = rows.find((row) => row.principal === "carol")
+        assert.strictEqual(carol?.outcome, "refused")
+        assert.strictEqual(carol?.sent, false)
+        assert.include(carol?.error ?? "", "no OAuth access token")
       })
-    )
-  })
+  )
+})
+
+describe("downstream credentials: fail closed, nothing leaks", () => {
+  it.live(
+    "a refused exchange sends nothing downstream; no secret or token in the answer, the audit " +
+      "or the logs",
+    () => {
+      const lines: Array<string> = []
+      return capturingLogs(
+        lines,
+        Effect.gen(function*() {
+          const w = yield* world()
+          assertNoCrossing(w, yield* interleaved(w, 4, 1, "ok"))
+          // alice comes back with a new token, whose exchange the authorization server refuses, quoting
+          // the form it was sent (the subject token) in its answer.
+          const fresh = yield* w.auth.token(ALICE, w.mcpUrl, "mcp:tools")
+          const again = yield* hostClient(w.mcpUrl, () => fresh)
+          const seen = w.downstream.seen.length
+          w.auth.refuseTokens(true)
+          const refused = yield* callTool(again, "whoami", { tag: "alice-refused" })
+          assert.isTrue(refused.isError)
+          assert.strictEqual(
+            refused.text,
+            "Interlock: no credential for server user: the token endpoint refused (HTTP 400, invalid_grant); the " +
+              "request was not sent"
+          )
+          assert.strictEqual(w.downstream.seen.length, seen, "nothing reached the server")
+          const echoed = w.auth.tokenRequests().at(-1)
+          assert.deepStrictEqual([echoed?.grant, echoed?.subject, echoed?.status], [TOKEN_EXCHANGE, "alice", 400])
+          const rows = yield* w.gateway.store.query()
+          const row = rows.find((r) => r.principal === "alice" && r.outcome === "refused")
+          assert.strictEqual(row?.sent, false)
+          assert.include(row?.error ?? "", "the token endpoint refused")
+          const everything = [JSON.stringify(rows), lines.join("\n"), refused.text].join("\n")
+          assert.notInclude(everything, MARK)
+          assert.deepStrictEqual(tokensIn(w, everything), [])
+          assert.notInclude(everything, fresh)
+        })
+      )
+    }
+  )
 })

@@ -85,8 +85,10 @@ describe("argument keys over the stdio front", () => {
     servers: { echo: ${JSON.stringify(echoServer)} },
     audit: { path: ":memory:" },
     policy: { default: "allow", rules: [
-      { id: "spy", match: "*", decision: "deny", when: (args) => (process.stderr.write("seen " + JSON.stringify(args) + "\\n"), false) },
-      { id: "no-flag", match: "*", decision: "deny", reason: "flagged", when: (args) => typeof args.b === "object" && args.b !== null && "x\\n" in args.b }
+      { id: "spy", match: "*", decision: "deny",
+        when: (args) => (process.stderr.write("seen " + JSON.stringify(args) + "\\n"), false) },
+      { id: "no-flag", match: "*", decision: "deny", reason: "flagged",
+        when: (args) => typeof args.b === "object" && args.b !== null && "x\\n" in args.b }
     ] }
   }\n`
   )
@@ -94,7 +96,8 @@ describe("argument keys over the stdio front", () => {
     stderr.split("\n").filter((line) => line.startsWith("seen ")).map((line) => JsonText.parse(line.slice(5)))
 
   it.live(
-    "a 2025 host (initialize first) and a 2026-07-28 host (server/discover first): the rule sees the keys sent, and denies",
+    "a 2025 host (initialize first) and a 2026-07-28 host (server/discover first): the rule sees the keys sent, " +
+      "and denies",
     () =>
       Effect.gen(function*() {
         const legacy = yield* rawStdioGateway(config, dir)

@@ -283,7 +283,8 @@ describe("the 2026-07-28 front refuses what does not add up", () => {
 
 describe("the 2026-07-28 front over stdio refuses what does not add up", () => {
   it.live(
-    "a malformed envelope or an unknown revision is answered with an error, a pinned modern connection refuses initialize, and nothing is called",
+    "a malformed envelope or an unknown revision is answered with an error, a pinned modern connection refuses " +
+      "initialize, and nothing is called",
     () =>
       Effect.gen(function*() {
         const bank = recorder()

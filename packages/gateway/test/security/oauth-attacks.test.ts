@@ -121,68 +121,72 @@ const refusedAsInvalid = (answer: Answer, token: string, what: string) => {
 }
 
 describe("OAuth attacks: bad tokens never reach a tool", () => {
-  it.live("forged, tampered, expired, early, wrong audience or issuer, alg none, HS256 keyed with the public key, no exp, no subject", () =>
-    Effect.gen(function*() {
-      const { auth, bank, http, session } = yield* setup()
-      const url = http.mcpUrl
-      const real = auth.signingKey()
-      const kid = real.kid
-      const now = Math.floor(Date.now() / 1000)
-      const forger = yield* attackerKey()
-      const valid = yield* auth.sign(claims(auth, url))
-      const [head, , signature] = valid.split(".")
-      const publicPem = String(
-        createPublicKey({ key: { kty: "RSA", n: String(real.n), e: String(real.e) }, format: "jwk" }).export({
-          type: "spki",
-          format: "pem"
-        })
-      )
-      const hmac = (secret: string) =>
-        Effect.promise(() =>
-          new SignJWT(claims(auth, url)).setProtectedHeader({ alg: "HS256", kid }).sign(
-            new TextEncoder().encode(secret)
-          )
+  it.live(
+    "forged, tampered, expired, early, wrong audience or issuer, alg none, HS256 keyed with the public key, " +
+      "no exp, no subject",
+    () =>
+      Effect.gen(function*() {
+        const { auth, bank, http, session } = yield* setup()
+        const url = http.mcpUrl
+        const real = auth.signingKey()
+        const kid = real.kid
+        const now = Math.floor(Date.now() / 1000)
+        const forger = yield* attackerKey()
+        const valid = yield* auth.sign(claims(auth, url))
+        const [head, , signature] = valid.split(".")
+        const publicPem = String(
+          createPublicKey({ key: { kty: "RSA", n: String(real.n), e: String(real.e) }, format: "jwk" }).export({
+            type: "spki",
+            format: "pem"
+          })
         )
-      const tokens: ReadonlyArray<readonly [string, string]> = [
-        [
-          "forged signature",
-          yield* Effect.promise(() =>
-            new SignJWT(claims(auth, url)).setProtectedHeader({ alg: "RS256", kid }).sign(forger)
+        const hmac = (secret: string) =>
+          Effect.promise(() =>
+            new SignJWT(claims(auth, url)).setProtectedHeader({ alg: "HS256", kid }).sign(
+              new TextEncoder().encode(secret)
+            )
           )
-        ],
-        ["tampered payload", `${head}.${b64(claims(auth, url, { sub: "admin" }))}.${signature}`],
-        ["expired", yield* auth.sign(claims(auth, url, { iat: now - 900, exp: now - 120 }))],
-        ["not yet valid", yield* auth.sign(claims(auth, url, { nbf: now + 600 }))],
-        ["another audience", yield* auth.sign(claims(auth, url, { aud: "http://127.0.0.1:1/mcp" }))],
-        [
-          "another audience, issued by the real server",
-          yield* auth.token(ALICE, "http://127.0.0.1:1/mcp", "mcp:tools")
-        ],
-        ["another issuer", yield* auth.sign(claims(auth, url, { iss: "http://127.0.0.1:1" }))],
-        ["alg none", `${b64({ alg: "none", kid })}.${b64(claims(auth, url))}.`],
-        ["alg none, signature kept", `${b64({ alg: "none", kid })}.${b64(claims(auth, url))}.${signature}`],
-        ["HS256 keyed with the public key (PEM)", yield* hmac(publicPem)],
-        ["HS256 keyed with the public key (n)", yield* hmac(String(real.n))],
-        ["no exp", yield* auth.sign(claims(auth, url, { exp: undefined }))],
-        ["no subject", yield* auth.sign(claims(auth, url, { sub: undefined }))],
-        ["a subject that is not a string", yield* auth.sign(claims(auth, url, { sub: 42 }))],
-        ["not a JWT", `${MARKER}-opaque`],
-        ["a JWE-shaped token", `${b64({ alg: "dir", enc: "A256GCM" })}..${b64(MARKER)}.${b64(MARKER)}.${b64(MARKER)}`]
-      ]
-      for (const [what, token] of tokens) refusedAsInvalid(yield* send(url, session, token), token, what)
-      // Nowhere but the Authorization header: a valid token in the query or a cookie is no token.
-      for (const extra of [{ cookie: `interlock_token=${valid}` }]) {
-        const answer = yield* send(url, session, undefined, "POST", extra)
-        assert.deepStrictEqual([answer.status, answer.challenge.includes("error=")], [401, false])
-      }
-      const query = yield* send(`${url}?access_token=${valid}`, session, undefined)
-      assert.strictEqual(query.status, 401)
-      assert.strictEqual(callsOf(bank), 0, "no bad token reached the tool")
-      // The same request with the valid token goes through: the attacks above were refused for their tokens alone.
-      const control = yield* send(url, session, valid)
-      assert.strictEqual(control.status, 200, control.body)
-      assert.strictEqual(callsOf(bank), 1)
-    }))
+        const tokens: ReadonlyArray<readonly [string, string]> = [
+          [
+            "forged signature",
+            yield* Effect.promise(() =>
+              new SignJWT(claims(auth, url)).setProtectedHeader({ alg: "RS256", kid }).sign(forger)
+            )
+          ],
+          ["tampered payload", `${head}.${b64(claims(auth, url, { sub: "admin" }))}.${signature}`],
+          ["expired", yield* auth.sign(claims(auth, url, { iat: now - 900, exp: now - 120 }))],
+          ["not yet valid", yield* auth.sign(claims(auth, url, { nbf: now + 600 }))],
+          ["another audience", yield* auth.sign(claims(auth, url, { aud: "http://127.0.0.1:1/mcp" }))],
+          [
+            "another audience, issued by the real server",
+            yield* auth.token(ALICE, "http://127.0.0.1:1/mcp", "mcp:tools")
+          ],
+          ["another issuer", yield* auth.sign(claims(auth, url, { iss: "http://127.0.0.1:1" }))],
+          ["alg none", `${b64({ alg: "none", kid })}.${b64(claims(auth, url))}.`],
+          ["alg none, signature kept", `${b64({ alg: "none", kid })}.${b64(claims(auth, url))}.${signature}`],
+          ["HS256 keyed with the public key (PEM)", yield* hmac(publicPem)],
+          ["HS256 keyed with the public key (n)", yield* hmac(String(real.n))],
+          ["no exp", yield* auth.sign(claims(auth, url, { exp: undefined }))],
+          ["no subject", yield* auth.sign(claims(auth, url, { sub: undefined }))],
+          ["a subject that is not a string", yield* auth.sign(claims(auth, url, { sub: 42 }))],
+          ["not a JWT", `${MARKER}-opaque`],
+          ["a JWE-shaped token", `${b64({ alg: "dir", enc: "A256GCM" })}..${b64(MARKER)}.${b64(MARKER)}.${b64(MARKER)}`]
+        ]
+        for (const [what, token] of tokens) refusedAsInvalid(yield* send(url, session, token), token, what)
+        // Nowhere but the Authorization header: a valid token in the query or a cookie is no token.
+        for (const extra of [{ cookie: `interlock_token=${valid}` }]) {
+          const answer = yield* send(url, session, undefined, "POST", extra)
+          assert.deepStrictEqual([answer.status, answer.challenge.includes("error=")], [401, false])
+        }
+        const query = yield* send(`${url}?access_token=${valid}`, session, undefined)
+        assert.strictEqual(query.status, 401)
+        assert.strictEqual(callsOf(bank), 0, "no bad token reached the tool")
+        // The same request with the valid token goes through: the attacks above were refused for their tokens alone.
+        const control = yield* send(url, session, valid)
+        assert.strictEqual(control.status, 200, control.body)
+        assert.strictEqual(callsOf(bank), 1)
+      })
+  )
 
   it.live("a flood of unknown kids makes at most a few key set requests, and the tool never runs", () =>
     Effect.gen(function*() {
@@ -211,19 +215,23 @@ describe("OAuth attacks: bad tokens never reach a tool", () => {
       assert.strictEqual(callsOf(bank), 1)
     }))
 
-  it.live("a token without the required scope is answered 403 insufficient_scope naming the scope, and the tool never runs", () =>
-    Effect.gen(function*() {
-      const { auth, bank, http, session } = yield* setup(["mcp:tools", "mcp:admin"])
-      const bobs = yield* auth.token(BOB, http.mcpUrl, "mcp:tools")
-      const answer = yield* send(http.mcpUrl, session, bobs)
-      assert.strictEqual(answer.status, 403)
-      assert.include(answer.challenge, `error="insufficient_scope"`)
-      assert.include(answer.challenge, `scope="mcp:tools mcp:admin"`)
-      assert.notInclude(answer.body, bobs)
-      const signed = yield* auth.sign(claims(auth, http.mcpUrl, { scope: "mcp:tools" }))
-      assert.strictEqual((yield* send(http.mcpUrl, session, signed)).status, 403)
-      assert.strictEqual(callsOf(bank), 0)
-    }))
+  it.live(
+    "a token without the required scope is answered 403 insufficient_scope naming the scope, and the tool " +
+      "never runs",
+    () =>
+      Effect.gen(function*() {
+        const { auth, bank, http, session } = yield* setup(["mcp:tools", "mcp:admin"])
+        const bobs = yield* auth.token(BOB, http.mcpUrl, "mcp:tools")
+        const answer = yield* send(http.mcpUrl, session, bobs)
+        assert.strictEqual(answer.status, 403)
+        assert.include(answer.challenge, `error="insufficient_scope"`)
+        assert.include(answer.challenge, `scope="mcp:tools mcp:admin"`)
+        assert.notInclude(answer.body, bobs)
+        const signed = yield* auth.sign(claims(auth, http.mcpUrl, { scope: "mcp:tools" }))
+        assert.strictEqual((yield* send(http.mcpUrl, session, signed)).status, 403)
+        assert.strictEqual(callsOf(bank), 0)
+      })
+  )
 
   it.live("principal B's valid token on principal A's session is refused: no call, no GET stream, no DELETE", () =>
     Effect.gen(function*() {

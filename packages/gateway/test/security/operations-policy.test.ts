@@ -27,7 +27,8 @@ const CEDAR = `
 forbid(principal, action == Interlock::Action::"readResource", resource)
 when { resource.uri == "${DENIED_URI}" || resource.uri like "demo://resource/dynamic/text/*" };
 @id("no-completable")
-forbid(principal, action == Interlock::Action::"getPrompt", resource == Interlock::Prompt::"everything/completable_prompt");
+forbid(principal, action == Interlock::Action::"getPrompt",
+  resource == Interlock::Prompt::"everything/completable_prompt");
 `
 
 const RULES = {

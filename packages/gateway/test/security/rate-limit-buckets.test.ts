@@ -92,7 +92,8 @@ describe("rate limit buckets under a flood of distinct keys", () => {
 
 describe("why the limiter keeps its own buckets, not effect/persistence's in-memory store", () => {
   it.effect(
-    "a flood of distinct keys: our bound drops the flood's first key, Effect's memory store still holds it (it never forgets a key)",
+    "a flood of distinct keys: our bound drops the flood's first key, Effect's memory store still holds it (it " +
+      "never forgets a key)",
     () =>
       Effect.gen(function*() {
         // The same limit both ways: one call per minute, a burst of one.
@@ -120,7 +121,8 @@ describe("why the limiter keeps its own buckets, not effect/persistence's in-mem
   )
 
   it.effect.prop(
-    "within the bound, the two give the same verdicts: the same token bucket (burst B at P a minute is Effect's limit B over B * 60s / P)",
+    "within the bound, the two give the same verdicts: the same token bucket (burst B at P a minute is Effect's " +
+      "limit B over B * 60s / P)",
     [
       Schema.Literals([1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60]),
       Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 5 })),

@@ -186,43 +186,47 @@ describe("content by its schema", () => {
       })
   )
 
-  it("base64 is exempt only at image/audio data and resource blob; not base64 there, or anywhere else, is redacted", () => {
-    const b64 = "U0VDUkVULTdmM2E5YzJlNGIxZA" // base64 of the secret: not a match itself
-    assert.deepStrictEqual(redactBlock({ type: "image", data: PNG, mimeType: "image/png" }, MARKED), {
-      type: "image",
-      data: PNG,
-      mimeType: "image/png"
-    })
-    assert.deepStrictEqual(redactBlock({ type: "audio", data: `x ${SECRET}`, mimeType: SECRET }, MARKED), {
-      type: "audio",
-      data: "x [REDACTED]",
-      mimeType: "[REDACTED]"
-    })
-    assert.deepStrictEqual(redactBlock({ type: "resource", resource: { uri: `s://${SECRET}`, blob: b64 } }, MARKED), {
-      type: "resource",
-      resource: { uri: "s://[REDACTED]", blob: b64 }
-    })
-    assert.deepStrictEqual(redactResourceEntry({ uri: "s://x", blob: TOKEN }, MARKED), {
-      uri: "s://x",
-      blob: "[REDACTED]"
-    })
-    // By key name nothing is exempt: `data`, `type`, `uri`, `blob` elsewhere are redacted.
-    assert.deepStrictEqual(
-      redactJson({ data: SECRET, type: SECRET, uri: SECRET, blob: TOKEN, mimeType: SECRET }, MARKED),
-      {
-        data: "[REDACTED]",
-        type: "[REDACTED]",
-        uri: "[REDACTED]",
-        blob: "[REDACTED]",
+  it(
+    "base64 is exempt only at image/audio data and resource blob; not base64 there, or anywhere else, " +
+      "is redacted",
+    () => {
+      const b64 = "U0VDUkVULTdmM2E5YzJlNGIxZA" // base64 of the secret: not a match itself
+      assert.deepStrictEqual(redactBlock({ type: "image", data: PNG, mimeType: "image/png" }, MARKED), {
+        type: "image",
+        data: PNG,
+        mimeType: "image/png"
+      })
+      assert.deepStrictEqual(redactBlock({ type: "audio", data: `x ${SECRET}`, mimeType: SECRET }, MARKED), {
+        type: "audio",
+        data: "x [REDACTED]",
         mimeType: "[REDACTED]"
-      }
-    )
-    assert.deepStrictEqual(redactBlock({ type: "resource_link", uri: `s://${SECRET}`, name: "n" }, MARKED), {
-      type: "resource_link",
-      uri: "s://[REDACTED]",
-      name: "n"
-    })
-  })
+      })
+      assert.deepStrictEqual(redactBlock({ type: "resource", resource: { uri: `s://${SECRET}`, blob: b64 } }, MARKED), {
+        type: "resource",
+        resource: { uri: "s://[REDACTED]", blob: b64 }
+      })
+      assert.deepStrictEqual(redactResourceEntry({ uri: "s://x", blob: TOKEN }, MARKED), {
+        uri: "s://x",
+        blob: "[REDACTED]"
+      })
+      // By key name nothing is exempt: `data`, `type`, `uri`, `blob` elsewhere are redacted.
+      assert.deepStrictEqual(
+        redactJson({ data: SECRET, type: SECRET, uri: SECRET, blob: TOKEN, mimeType: SECRET }, MARKED),
+        {
+          data: "[REDACTED]",
+          type: "[REDACTED]",
+          uri: "[REDACTED]",
+          blob: "[REDACTED]",
+          mimeType: "[REDACTED]"
+        }
+      )
+      assert.deepStrictEqual(redactBlock({ type: "resource_link", uri: `s://${SECRET}`, name: "n" }, MARKED), {
+        type: "resource_link",
+        uri: "s://[REDACTED]",
+        name: "n"
+      })
+    }
+  )
 
   it("nothing to redact returns the very same objects", () => {
     const content = [{ type: "text", text: "a" }, { type: "image", data: PNG, mimeType: "image/png" }, {

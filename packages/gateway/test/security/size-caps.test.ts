@@ -26,7 +26,8 @@ const large = (length: number, seed = "") => `${MARK}${seed}`.padEnd(length, "x"
 
 describe("door caps (the rule)", () => {
   it.effect.prop(
-    "a request is refused exactly when a name, id or token is past its cap or its arguments past maxArgBytes, and the error never quotes it",
+    "a request is refused exactly when a name, id or token is past its cap or its arguments past maxArgBytes, and " +
+      "the error never quotes it",
     [
       Schema.String,
       Schema.Union([Schema.String, Schema.Int]),
@@ -71,7 +72,8 @@ describe("door caps on nesting", () => {
 
 describe("door caps over HTTP", () => {
   it.live(
-    "names, URIs, progress tokens and arguments past their caps are refused by cap, nothing is called, and refused calls are audited without their values",
+    "names, URIs, progress tokens and arguments past their caps are refused by cap, nothing is called, and refused " +
+      "calls are audited without their values",
     () =>
       Effect.gen(function*() {
         const { gateway, http } = yield* startGateway({
@@ -130,7 +132,8 @@ describe("door caps over stdio", () => {
   const { dir, writeConfig } = cliIn("interlock-caps-")
 
   it.live(
-    "a request id past MAX_ID_LENGTH (answered with id null) and a tool name past MAX_NAME_LENGTH are refused by cap, without the value",
+    "a request id past MAX_ID_LENGTH (answered with id null) and a tool name past MAX_NAME_LENGTH are refused by " +
+      "cap, without the value",
     () =>
       Effect.gen(function*() {
         const gateway = yield* rawStdioGateway(

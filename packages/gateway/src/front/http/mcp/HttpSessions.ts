@@ -14,7 +14,8 @@ export class SessionCapReached extends Schema.TaggedError<SessionCapReached>()("
 }) {
   override get message(): string {
     const whose = this.cap === "maxSessions" ? "the gateway has" : "this principal has"
-    return `Too many sessions: ${whose} ${this.limit} open (listen.${this.cap}); no session was created. End a session (DELETE) or wait for an idle one to expire`
+    return `Too many sessions: ${whose} ${this.limit} open (listen.${this.cap}); no session was created. End a ` +
+      `session (DELETE) or wait for an idle one to expire`
   }
 
   /** The HTTP status: 429 when the caller's own sessions fill its cap, 503 when the gateway is full. */

@@ -42,7 +42,8 @@ export class HeaderMismatch extends Schema.TaggedError<HeaderMismatch>()("Header
       case "repeated":
         return `Header mismatch: the ${this.header} header is sent more than once`
       case "invalid":
-        return `Header mismatch: the ${this.header} header is not a valid value (visible ASCII, or =?base64?...?= of UTF-8)`
+        return `Header mismatch: the ${this.header} header is not a valid value (visible ASCII, or =?base64?...?= ` +
+          `of UTF-8)`
       case "mismatch":
         return `Header mismatch: the ${this.header} header does not match the body's arguments`
     }
