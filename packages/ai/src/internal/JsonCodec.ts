@@ -4,7 +4,7 @@
  */
 import { NativeTool, ToolResult } from "@interlock/core"
 import { Exit, Schema } from "effect"
-import type { Codec } from "./ToolBridge.ts"
+import type { Codec } from "./Codec.ts"
 
 const decodeResult = Schema.decodeUnknownExit(ToolResult)
 

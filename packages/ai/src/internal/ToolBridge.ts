@@ -19,6 +19,7 @@ import {
 } from "@interlock/core"
 import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
+import type { Codec } from "./Codec.ts"
 import { jsonCodec } from "./JsonCodec.ts"
 import { runTool } from "./ToolRun.ts"
 
@@ -71,16 +72,6 @@ const thrownText = (error: unknown): string => {
 const untouched = (result: ToolResult, produced: ToolResult): boolean =>
   result.content === produced.content && result.structuredContent === produced.structuredContent &&
   result.isError === produced.isError
-
-/**
- * How a framework's tool outputs and core's results convert: `toResult` for what the tool produced (before the
- * post-call hooks), `fromResult` for a result a hook made, given what the tool had produced (undefined when it threw
- * or never ran). JsonCodec.ts has the default, for JSON values as the Vercel AI SDK and OpenAI Agents have them.
- */
-export interface Codec {
-  readonly toResult: (value: unknown) => ToolResult
-  readonly fromResult: (result: ToolResult, produced: unknown) => unknown
-}
 
 /** The framework's value for a result: the tool's own output when no hook changed it, else the codec's. */
 const outputOf = (result: ToolResult, settled: Settled | undefined, codec: Codec): unknown => {

@@ -7,8 +7,9 @@ import { type ContentBlock, type HooksConfig, InterlockError, makeTrusted, ToolR
 import { ToolMessage } from "@langchain/core/messages"
 import type { Duration } from "effect"
 import { createMiddleware } from "langchain"
+import type { Codec } from "../internal/Codec.ts"
 import { compileModelHooks } from "../internal/ModelHooks.ts"
-import { type BridgeOptions, type Codec, makeBridge } from "../internal/ToolBridge.ts"
+import { type BridgeOptions, makeBridge } from "../internal/ToolBridge.ts"
 import { type ModelHooksConfig, wrapModelCall } from "./ModelCall.ts"
 
 /**
