@@ -208,8 +208,14 @@ describe("the packed packages, installed outside the workspace", () => {
       closed: "ClientClosed",
       loose: true
     })
-    // @interlock/ai/vercel: the allowed tool ran, the other was denied before its execute.
-    assert.deepStrictEqual(result.ai, { echoed: "vercel", rm: "Denied", ran: ["echo"] })
+    // @interlock/ai/vercel: the allowed tool ran, the other was denied before its execute; the model middleware denied
+    // a prompt and redacted a streamed delta.
+    assert.deepStrictEqual(result.ai, {
+      echoed: "vercel",
+      rm: "Denied",
+      ran: ["echo"],
+      model: { denied: "ModelDenied", streamed: "key [REDACTED]" }
+    })
   }, 60_000)
 
   it("@interlock/cedar's WASM module loads from the installed tarball and decides on Node 22.19", async () => {

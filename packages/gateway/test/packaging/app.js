@@ -71,5 +71,31 @@ const ai = {
   ran
 }
 await vercel.closeTools(governed)
+// The model middleware as `wrapLanguageModel` calls it: a denied prompt, and a streamed delta redacted.
+const { ModelVerdict } = vercel
+const middleware = vercel.interlockModelMiddleware({
+  hooks: {
+    beforeModel: [({ messages }) =>
+      JSON.stringify(messages).includes("forbidden") ? ModelVerdict.deny("no") : ModelVerdict.continue
+    ],
+    afterModelChunk: [({ pending }) => ModelVerdict.replace(pending.replaceAll("sk-live-1", "[REDACTED]"))]
+  }
+})
+const model = { modelId: "m" }
+const prompt = [{ role: "user", content: [{ type: "text", text: "forbidden" }] }]
+const parts = [
+  { type: "text-start", id: "t" },
+  { type: "text-delta", id: "t", delta: "key sk-live-1" },
+  { type: "text-end", id: "t" },
+  { type: "finish", usage: {}, finishReason: { unified: "stop", raw: undefined } }
+]
+const source = () => new ReadableStream({ start: (c) => (parts.forEach((part) => c.enqueue(part)), c.close()) })
+const streamed = await middleware.wrapStream({ doStream: async () => ({ stream: source() }), params: {}, model })
+const deltas = []
+for await (const part of streamed.stream) if (part.type === "text-delta") deltas.push(part.delta)
+ai.model = {
+  denied: await middleware.transformParams({ type: "generate", params: { prompt }, model }).catch((e) => e._tag),
+  streamed: deltas.join("")
+}
 const packages = Object.fromEntries(Object.entries({ agent, claude, gateway, mcp, vercel }).map(([name, module]) => [name, Object.keys(module).length]))
 console.log(JSON.stringify({ ...result, promise, ai, node: process.versions.node, packages }))
