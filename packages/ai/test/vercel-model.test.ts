@@ -205,6 +205,48 @@ describe("interlockModelMiddleware", () => {
     assert.notInclude(JSON.stringify(errors.map(String)), SECRET)
   })
 
+  it("a hook that holds to the end is refused there: the stream errors, and the held text is never shown", async () => {
+    const { model: llm } = await model({ afterModelChunk: [() => ModelVerdict.hold] })
+    const deltas: Array<string> = []
+    const thrown = await (async () => {
+      for await (const delta of streamText({ model: llm, prompt: "show me", onError: () => undefined }).textStream) {
+        deltas.push(delta)
+      }
+    })().then(() => undefined, (error: unknown) => error)
+    assert.deepStrictEqual(deltas, [])
+    assert.instanceOf(thrown, ModelHookFailed)
+    assert.strictEqual((thrown as ModelHookFailed).kind, "bad_return")
+  })
+
+  it("a stream the caller aborts while a delta is held never shows what was held", async () => {
+    let release: () => void = () => undefined
+    const waiting = new Promise<void>((resolve) => (release = resolve))
+    const { model: llm } = await model({
+      afterModelChunk: [async ({ pending }) => {
+        if (!pending.includes(SECRET)) return ModelVerdict.hold
+        release()
+        await new Promise((resolve) => setTimeout(resolve, 200))
+        return ModelVerdict.cont
+      }]
+    })
+    const controller = new AbortController()
+    const result = streamText({
+      model: llm,
+      prompt: "show me",
+      abortSignal: controller.signal,
+      onError: () => undefined
+    })
+    const deltas: Array<string> = []
+    const reading = (async () => {
+      for await (const delta of result.textStream) deltas.push(delta)
+    })().catch(() => undefined)
+    await waiting
+    controller.abort()
+    await reading
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    assert.deepStrictEqual(deltas, [])
+  })
+
   it("malformed hooks are a ConfigError naming the entry", () => {
     const bad = (hooks: unknown) => {
       try {
