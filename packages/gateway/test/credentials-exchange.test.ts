@@ -19,7 +19,13 @@ const ACCESS_TOKEN = "urn:ietf:params:oauth:token-type:access_token"
 
 const setup = Effect.gen(function*() {
   let check: ((req: Parameters<Parameters<typeof startDownstream>[0]>[0]) => Promise<string | undefined>) | undefined
-  const downstream = yield* startDownstream((req) => check?.(req) ?? Promise.resolve(undefined))
+  // Authorization headers the downstream refuses from now on (a token revoked there).
+  const revoked = new Set<string>()
+  const downstream = yield* startDownstream((req) =>
+    revoked.has(req.headers.authorization ?? "")
+      ? Promise.resolve(undefined)
+      : check?.(req) ?? Promise.resolve(undefined)
+  )
   const auth = yield* startAuthServer([ALICE, GATEWAY])
   check = jwtSubject(auth.issuer, downstream.url)
   const { http } = yield* startGateway({
@@ -41,7 +47,7 @@ const setup = Effect.gen(function*() {
     policy: { default: "allow" },
     listen: { oauth: { issuer: auth.issuer } }
   }, { GATEWAY_SECRET: GATEWAY.secret })
-  return { auth, downstream, mcpUrl: http.mcpUrl }
+  return { auth, downstream, mcpUrl: http.mcpUrl, revoke: (header: string) => void revoked.add(header) }
 })
 
 describe("auth.exchange", () => {
@@ -68,6 +74,20 @@ describe("auth.exchange", () => {
         assert.notStrictEqual(downstream.calls[0].authorization, `Bearer ${token}`)
       })
   )
+
+  it.live("an exchanged token the server refuses is exchanged anew once, and the call goes through as alice", () =>
+    Effect.gen(function*() {
+      const { auth, downstream, mcpUrl, revoke } = yield* setup
+      const token = yield* auth.token(ALICE, mcpUrl, "mcp:tools")
+      const alice = yield* hostClient(mcpUrl, () => token)
+      assert.strictEqual((yield* callTool(alice, "whoami", { tag: "one" })).text, "alice:one")
+      revoke(downstream.calls[0].authorization!)
+      assert.strictEqual((yield* callTool(alice, "whoami", { tag: "two" })).text, "alice:two")
+      const exchanges = auth.tokenRequests().filter((request) => request.grant === TOKEN_EXCHANGE)
+      assert.deepStrictEqual(exchanges.map((request) => request.params.subject_token), [token, token])
+      assert.deepStrictEqual(downstream.calls.map((call) => call.tag), ["one", "two"])
+      assert.notStrictEqual(downstream.calls[1].authorization, downstream.calls[0].authorization)
+    }))
 
   it.live("a 2025 host that refreshes its token on its session: the next exchange trades the new token", () =>
     Effect.gen(function*() {

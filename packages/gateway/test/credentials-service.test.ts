@@ -62,12 +62,23 @@ const started = (ttl = 300) =>
   Effect.gen(function*() {
     // The downstream's URL is the resource its tokens are for, known once it listens: its check reads it then.
     let check: ((req: Parameters<Parameters<typeof startDownstream>[0]>[0]) => Promise<string | undefined>) | undefined
-    const downstream = yield* startDownstream((req) => check?.(req) ?? Promise.resolve(undefined))
+    // Authorization headers the downstream refuses from now on (a token revoked), or every one.
+    const revoked = new Set<string>()
+    let refuseAll = false
+    const downstream = yield* startDownstream((req) => {
+      const header = req.headers.authorization ?? ""
+      return refuseAll || revoked.has(header) ? Promise.resolve(undefined) : check?.(req) ?? Promise.resolve(undefined)
+    })
     const auth = yield* startAuthServer([GATEWAY], {
       accessTokenTtl: (resource) => (resource === downstream.url ? ttl : 300)
     })
     check = jwtSubject(auth.issuer, downstream.url)
-    return { auth, downstream }
+    return {
+      auth,
+      downstream,
+      revoke: (header: string) => void revoked.add(header),
+      refuseAll: () => void (refuseAll = true)
+    }
   })
 
 /** Every header and body the downstream saw, as one text. */
@@ -118,6 +129,32 @@ describe("auth.clientCredentials", () => {
       assert.notStrictEqual(first.authorization, second.authorization)
       assert.isTrue(downstream.seen.every((request) => request.subject === "gateway"), "no expired token was sent")
     }))
+
+  it.live(
+    "a token the server refuses (revoked) is renewed once and the call goes through; refused again, the call fails " +
+      "after that one renewal",
+    () =>
+      Effect.gen(function*() {
+        const { auth, downstream, revoke, refuseAll } = yield* started()
+        const { alice } = yield* setup(auth, downstream)
+        assert.strictEqual((yield* whoami(alice, "first")).text, "gateway:first")
+        const first = downstream.calls[0]!.authorization!
+        revoke(first)
+        const renewed = yield* whoami(alice, "second")
+        assert.deepStrictEqual([renewed.isError, renewed.text], [false, "gateway:second"])
+        assert.strictEqual(auth.tokenRequests().length, 2)
+        // The refused request never reached the tool: two calls ran, the second with the new token.
+        assert.deepStrictEqual(downstream.calls.map((call) => call.tag), ["first", "second"])
+        assert.notStrictEqual(downstream.calls[1]!.authorization, first)
+        refuseAll()
+        const refused = yield* whoami(alice, "third")
+        assert.isTrue(refused.isError)
+        assert.include(refused.text, "HTTP 401")
+        assert.strictEqual(auth.tokenRequests().length, 3, "one renewal, not a loop")
+        assert.deepStrictEqual(downstream.calls.map((call) => call.tag), ["first", "second"])
+        assert.notInclude(refused.text, GATEWAY.secret)
+      })
+  )
 
   it.live(
     "a refused token request sends nothing downstream: a CredentialError naming the server and why, audited, " +

@@ -35,6 +35,13 @@ export const isRetryable = (error: TransportError | ProtocolError): boolean =>
     error.detail
   )
 
+const REFUSED = "the server refused the credentials "
+
+/** Whether a request failed because the server refused its credentials (HTTP 401), so a new credential may pass. */
+export const isCredentialRefusal = (error: unknown): boolean =>
+  (error as { readonly _tag?: unknown } | null)?._tag === "TransportError" &&
+  (error as TransportError).detail.startsWith(REFUSED)
+
 /** The error for a server process that ended on its own before its handshake was done: how it ended, not retried. */
 export const endedAtStart = (serverId: string, end: string | undefined): TransportError =>
   new TransportError({ serverId, detail: `the server process ended during start: ${end ?? "it closed its output"}` })
@@ -108,8 +115,12 @@ export const fromSdk = (
   if (credential !== undefined) {
     return new TransportError({ serverId, detail: `no credential ${phase}: ${clip(credential.message)}` })
   }
-  if (error instanceof UnauthorizedError) {
-    return new TransportError({ serverId, detail: `the server refused the credentials ${phase} (HTTP 401)` })
+  // The SDK says 401 as UnauthorizedError (with an auth provider) or as an HTTP error with the status (without one).
+  if (
+    error instanceof UnauthorizedError ||
+    (error instanceof SdkError && (error.data as { status?: unknown } | undefined)?.status === 401)
+  ) {
+    return new TransportError({ serverId, detail: `${REFUSED}${phase} (HTTP 401)` })
   }
   if (error instanceof SdkError) {
     switch (error.code) {

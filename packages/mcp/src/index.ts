@@ -28,6 +28,7 @@ export {
   verdictOf
 } from "./ExecutionModel.ts"
 export type { ExtensionRequest } from "./ExtensionRequest.ts"
+export { isCredentialRefusal } from "./Failures.ts"
 export {
   Elicitation,
   type ElicitationShape,

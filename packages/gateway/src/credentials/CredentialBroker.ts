@@ -28,6 +28,11 @@ export interface CredentialBrokerShape {
     principal: Principal | undefined,
     digest: string | undefined
   ) => Effect.Effect<PreparedCredential, CredentialError>
+  /**
+   * Drops the issued token an operation of `principal` on `serverId` carries, which the server refused; false when
+   * there is none to renew.
+   */
+  readonly renew: (serverId: string, principal: Principal | undefined) => Effect.Effect<boolean>
   /** How the hub authenticates `serverId`'s sessions, when it needs to. */
   readonly sessionAuth: (serverId: string) => ServerAuth | undefined
   /** The identity tokens' key set, when a server has `auth.identity`. */
@@ -73,6 +78,7 @@ export const makeCredentialBroker = (plan: Plan): Effect.Effect<CredentialBroker
         const server = servers.get(serverId)
         return server === undefined ? Effect.succeed(NONE) : server.prepare(principal, digest)
       },
+      renew: (serverId, principal) => servers.get(serverId)?.renew(principal) ?? Effect.succeed(false),
       sessionAuth: (serverId) => {
         const server = servers.get(serverId)
         const sessionHeaders = server?.sessionHeaders

@@ -13,7 +13,7 @@ import {
   TransportError,
   type TransportFailure
 } from "@interlock/core"
-import { CurrentCredential } from "@interlock/mcp"
+import { CurrentCredential, isCredentialRefusal } from "@interlock/mcp"
 import { Context, Effect, Layer } from "effect"
 import { redactPrompt, redactResourceContents } from "../governance/ContentRedaction.ts"
 import { redactFailure } from "../governance/RedactingTransport.ts"
@@ -91,7 +91,9 @@ export const withCredential = <A, E, R>(
 
 /**
  * {@link withCredential} of the request `run` makes with the redaction of the secrets its credential
- * sends (EchoRedaction.ts), to apply to what the server answers; its errors pass it here.
+ * sends (EchoRedaction.ts), to apply to what the server answers; its errors pass it here. A request the server refuses
+ * for its credentials (HTTP 401: nothing ran) is sent once more with a new token, when the credential is an issued one
+ * (a token revoked, or expired early by the server's clock); a second refusal is the operation's failure.
  */
 const withEchoedCredential = <A, E, R>(
   broker: CredentialBrokerShape,
@@ -100,8 +102,9 @@ const withEchoedCredential = <A, E, R>(
   digest: string | undefined,
   run: (echo: ReadonlyArray<Redaction>) => Effect.Effect<A, E, R>,
   step?: CredentialStep
-): Effect.Effect<A, E | TransportError, R> =>
-  Effect.matchEffect(broker.prepare(serverId, principal, digest), {
+): Effect.Effect<A, E | TransportError, R> => {
+  // An Effect runs anew each time: the second try prepares the credential again.
+  const send = Effect.matchEffect(broker.prepare(serverId, principal, digest), {
     onFailure: (error) => {
       if (step !== undefined) step.refused = error
       return Effect.fail(new TransportError({ serverId, detail: `no credential: ${error.detail}` }))
@@ -119,6 +122,12 @@ const withEchoedCredential = <A, E, R>(
         : Effect.provideService(effect, CurrentCredential, { principal: prepared.principal, headers: prepared.headers })
     }
   })
+  return Effect.catchIf(
+    send,
+    isCredentialRefusal,
+    (refused) => Effect.flatMap(broker.renew(serverId, principal), (renewed) => (renewed ? send : Effect.fail(refused)))
+  )
+}
 
 /** `transport` with every operation's credential prepared by `broker` first, for the servers `serverIds`. */
 export const credentialTransport = (

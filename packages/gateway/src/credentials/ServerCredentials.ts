@@ -5,7 +5,7 @@
  * prepared.
  */
 import type { Principal } from "@interlock/core"
-import { Effect, Equal, Hash, Redacted } from "effect"
+import { Cache, Effect, Equal, Hash, Redacted } from "effect"
 import { createHash } from "node:crypto"
 import { type AuthPlan, perPrincipalAuth } from "../config/Plan.ts"
 import { accessTokenOf } from "./AccessTokens.ts"
@@ -57,6 +57,11 @@ export interface ServerCredentials {
     | undefined
   /** The environment of a stdio process of `principal`, when the server gives principals one. */
   readonly env: ((principal: string) => Readonly<Record<string, string>>) | undefined
+  /**
+   * Drops the issued token an operation of `principal` carries (the server refused it), so the next one asks for a new
+   * one; false when its credential is no issued token (static, per-principal secrets, none), which nothing renews.
+   */
+  readonly renew: (principal: Principal | undefined) => Effect.Effect<boolean>
 }
 
 const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
@@ -279,5 +284,14 @@ export const makeServerCredentials = (
         return source?._tag === "secrets" ? reveal(source.values) : {}
       }
       : undefined
-    return { prepare, sessionHeaders, env }
+    const renew = (principal: Principal | undefined): Effect.Effect<boolean> => {
+      if (perPrincipal) {
+        const source = principal === undefined ? undefined : sources.get(principal.id)
+        return source?._tag === "exchange" && exchanged !== undefined
+          ? Effect.as(Cache.invalidate(exchanged, source.key), true)
+          : Effect.succeed(false)
+      }
+      return service === undefined ? Effect.succeed(false) : Effect.as(Cache.invalidate(service, "service"), true)
+    }
+    return { prepare, sessionHeaders, env, renew }
   })
