@@ -188,6 +188,68 @@ describe("interlockModelMiddleware", () => {
     }
   )
 
+  /**
+   * A provider whose stream gives its tool call before its text (as one may, a block at a time): an in-process model of
+   * the SDK's provider spec, since the OpenAI provider gives tool calls only at the end.
+   */
+  const callFirst = (text: string) => {
+    const parts = [
+      { type: "stream-start", warnings: [] },
+      { type: "tool-call", toolCallId: "c1", toolName: "counted", input: JSON.stringify({ a: 1 }) },
+      { type: "text-start", id: "t" },
+      { type: "text-delta", id: "t", delta: text },
+      { type: "text-end", id: "t" },
+      {
+        type: "finish",
+        finishReason: { unified: "tool-calls", raw: "tool_calls" },
+        usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } }
+      }
+    ]
+    let turns = 0
+    const base = {
+      specificationVersion: "v4",
+      provider: "fake",
+      modelId: "fake",
+      supportedUrls: {},
+      doGenerate: () => Promise.reject(new Error("streams only")),
+      doStream: async () => ({
+        stream: new ReadableStream({
+          start: (controller) => {
+            const answer = turns++ === 0
+              ? parts
+              : [parts[0], ...parts.slice(2, 5), { ...parts[5], finishReason: { unified: "stop", raw: "stop" } }]
+            for (const part of answer) controller.enqueue(part)
+            controller.close()
+          }
+        })
+      })
+    }
+    return base as unknown as Parameters<typeof wrapLanguageModel>[0]["model"]
+  }
+
+  for (const [text, blocked] of [[LEAKY, true], ["fine", false]] as const) {
+    it(`streamed, a tool call that comes before the text is held for the gate: ${blocked ? "a Block drops it" : "it runs once the text passed"}`, async () => {
+      let ran = 0
+      const counted = tool({ inputSchema: z.object({ a: z.number() }), execute: async () => ++ran })
+      const llm = wrapLanguageModel({
+        model: callFirst(text),
+        middleware: interlockModelMiddleware({
+          hooks: {
+            afterModelChunk: [
+              ({ pending }) => (pending.includes("sk-") ? ModelVerdict.block("a key") : ModelVerdict.cont)
+            ]
+          }
+        })
+      })
+      const result = streamText({ model: llm, tools: { counted }, prompt: "go", stopWhen: stepCountIs(3) })
+      const types: Array<string> = []
+      for await (const part of result.fullStream) types.push(part.type)
+      assert.strictEqual(ran, blocked ? 0 : 1)
+      if (blocked) assert.notInclude(types, "tool-call")
+      else assert.isBelow(types.indexOf("text-delta"), types.indexOf("tool-call"))
+    })
+  }
+
   it("a failing afterModelChunk hook errors the stream, and what it held back is never shown", async () => {
     let calls = 0
     const { model: llm } = await model({

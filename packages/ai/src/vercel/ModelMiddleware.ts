@@ -135,10 +135,15 @@ const gateGenerated = async (hooks: ModelHooks, result: Generated, model: string
   return { ...result, content }
 }
 
-/** `streamText`: every text delta goes through its text's gate; a Block ends the text and drops the answer's calls. */
+/**
+ * `streamText`: every text delta goes through its text's gate; a Block ends the text and drops the answer's calls.
+ * With chunk hooks, tool calls are held until the answer finishes, so that a Block later in it still drops them.
+ */
 const gateStream = (hooks: ModelHooks, model: string): TransformStream<StreamPart, StreamPart> => {
   const gates = new Map<string, ChunkGate>()
   const content: Array<Part> = []
+  const calls: Array<StreamPart> = []
+  const holdCalls = hooks.afterModelChunk.length > 0
   let stopped: Extract<GateStep, { _tag: "Stopped" }> | undefined
   const pass = async (id: string, delta: string, final: boolean, out: TransformStreamDefaultController<StreamPart>) => {
     const gate = gates.get(id) ?? new ChunkGate(hooks, model)
@@ -157,6 +162,7 @@ const gateStream = (hooks: ModelHooks, model: string): TransformStream<StreamPar
     transform: async (part, out) => {
       if (part.type === "finish") {
         const finish = stopped === undefined ? part : { ...part, ...blockedFinish(stopped, part.finishReason.raw) }
+        if (stopped === undefined) { for (const call of calls) out.enqueue(call) }
         await afterModel(hooks, { content, finishReason: finish.finishReason, usage: part.usage, model })
         return out.enqueue(finish)
       }
@@ -166,10 +172,11 @@ const gateStream = (hooks: ModelHooks, model: string): TransformStream<StreamPar
       }
       if (part.type === "text-delta") return pass(part.id, part.delta, false, out)
       if (part.type === "text-end") await pass(part.id, "", true, out)
-      if (stopped === undefined) {
-        if (part.type === "tool-call") content.push(part)
-        out.enqueue(part)
-      }
+      if (stopped !== undefined) return
+      if (part.type !== "tool-call") return out.enqueue(part)
+      content.push(part)
+      if (holdCalls) calls.push(part)
+      else out.enqueue(part)
     }
   })
 }
