@@ -228,7 +228,8 @@ describe("interlockModelMiddleware", () => {
   }
 
   for (const [text, blocked] of [[LEAKY, true], ["fine", false]] as const) {
-    it(`streamed, a tool call that comes before the text is held for the gate: ${blocked ? "a Block drops it" : "it runs once the text passed"}`, async () => {
+    const outcome = blocked ? "a Block drops it" : "it runs once the text passed"
+    it(`streamed, a tool call that comes before the text is held for the gate: ${outcome}`, async () => {
       let ran = 0
       const counted = tool({ inputSchema: z.object({ a: z.number() }), execute: async () => ++ran })
       const llm = wrapLanguageModel({
