@@ -5,6 +5,7 @@
  * observes). What a hook raised goes nowhere.
  */
 import {
+  acceptsVerdict,
   ConfigError,
   defineEvents,
   eventNames,
@@ -12,7 +13,6 @@ import {
   type FailureKind,
   HookRunner,
   isDeadline,
-  rowAccepts,
   toMillis,
   verdictSchema
 } from "@interlock/core"
@@ -145,13 +145,35 @@ export interface ChainSpec<S, E extends ModelEvent> {
   readonly apply: (state: S, verdict: VerdictOf<E>) => S | typeof STOP
 }
 
-/** The value when `row` accepts it, else BAD_RETURN; never throws (a hook's answer may be a Proxy or have getters). */
-const accepts = (row: EventRow, value: unknown, facts: Facts): unknown => {
-  try {
-    return rowAccepts(row, value, facts) ? value : HookRunner.BAD_RETURN
-  } catch {
-    return HookRunner.BAD_RETURN
+/**
+ * A row's decoder, built once: the value when one of its verdicts accepts it (Schema and check), else BAD_RETURN. Never
+ * throws: a hook's answer may be a Proxy or have getters.
+ */
+const decoderOf = (row: EventRow): (value: unknown, facts: Facts) => unknown => {
+  const byTag = new Map(
+    Object.entries(row.verdicts).map(([tag, verdict]) => [tag, {
+      accepts: acceptsVerdict(verdict.schema),
+      // A check is typed by its row; here it is given the facts of that row's hooks.
+      check: verdict.check as ((verdict: unknown, facts: Facts) => boolean) | undefined
+    }])
+  )
+  return (value, facts) => {
+    try {
+      const tag = typeof value === "object" && value !== null ? (value as { readonly _tag?: unknown })._tag : undefined
+      const verdict = typeof tag === "string" ? byTag.get(tag) : undefined
+      return verdict?.accepts(value) && (verdict.check?.(value, facts) ?? true)
+        ? value
+        : HookRunner.BAD_RETURN
+    } catch {
+      return HookRunner.BAD_RETURN
+    }
   }
+}
+
+const DECODERS = {
+  beforeModel: decoderOf(MODEL_EVENT_ROWS.beforeModel),
+  afterModel: decoderOf(MODEL_EVENT_ROWS.afterModel),
+  afterModelChunk: decoderOf(MODEL_EVENT_ROWS.afterModelChunk)
 }
 
 /** How long a timed-out hook's fiber is waited for once interrupted. */
@@ -165,9 +187,10 @@ export const runChain = <S, E extends ModelEvent>(
   initial: S
 ): Promise<ChainEnd<S, E>> => {
   const row: EventRow = MODEL_EVENT_ROWS[event]
+  const decode = DECODERS[event]
   const calls: HookRunner.Invocation<S, ModelHook, VerdictOf<E>> = {
     call: (state, hook) => hook.run(spec.input(state)),
-    decode: (value, state) => accepts(row, value, spec.facts(state)) as VerdictOf<E> | typeof HookRunner.BAD_RETURN,
+    decode: (value, state) => decode(value, spec.facts(state)) as VerdictOf<E> | typeof HookRunner.BAD_RETURN,
     deadlineMs: (hook) => hook.timeoutMs,
     fibers: FIBERS
   }

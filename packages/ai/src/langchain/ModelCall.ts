@@ -6,8 +6,9 @@
 import { AIMessage, BaseMessage } from "@langchain/core/messages"
 import type { AgentMiddleware } from "langchain"
 import { type AfterModelChunkInput, ChunkGate } from "../internal/ChunkGate.ts"
-import { hookFailed, ModelDenied } from "../internal/ModelErrors.ts"
-import { type Facts, type ModelHookEntry, type ModelHooks, runChain, STOP } from "../internal/ModelHooks.ts"
+import { afterModel, beforeModel, type RequestView } from "../internal/ModelChains.ts"
+import { hookFailed } from "../internal/ModelErrors.ts"
+import type { ModelHookEntry, ModelHooks } from "../internal/ModelHooks.ts"
 import type * as ModelVerdict from "../internal/ModelVerdict.ts"
 
 type WrapModelCall = NonNullable<AgentMiddleware["wrapModelCall"]>
@@ -44,28 +45,16 @@ const modelName = (model: Request["model"]): string => {
   return typeof named.model === "string" ? named.model : named.getName?.() ?? "unknown"
 }
 
-const isMessage = (value: unknown): boolean => BaseMessage.isInstance(value)
-
-const beforeModel = async (hooks: ModelHooks, request: Request, model: string): Promise<Request> => {
-  const facts = (state: Request): Facts => ({ tools: state.tools.map(nameOf), final: false, isMessage })
-  const end = await runChain(hooks, "beforeModel", {
-    input: (state) => ({ messages: state.messages, tools: state.tools.map(nameOf), model }),
-    facts,
-    apply: (state, verdict) => {
-      if (verdict._tag !== "Rewrite") return verdict._tag === "Continue" ? state : STOP
-      const keep = verdict.tools
-      return {
-        ...state,
-        ...(verdict.messages === undefined ? {} : { messages: [...verdict.messages] as Array<BaseMessage> }),
-        ...(keep === undefined ? {} : { tools: state.tools.filter((tool) => keep.includes(nameOf(tool))) })
-      }
-    }
-  }, request)
-  if (end._tag === "Failed") throw hookFailed("beforeModel", end)
-  if (end._tag === "Stopped") {
-    throw new ModelDenied({ hookId: end.hookId, reason: (end.verdict as ModelVerdict.Deny).reason })
-  }
-  return end.state
+/** Where LangChain's model request keeps its messages and tools. */
+const VIEW: RequestView<Request> = {
+  messages: (request) => request.messages,
+  tools: (request) => request.tools.map(nameOf),
+  isMessage: (value) => BaseMessage.isInstance(value),
+  rewrite: (request, messages, keep) => ({
+    ...request,
+    ...(messages === undefined ? {} : { messages: [...messages] as Array<BaseMessage> }),
+    ...(keep === undefined ? {} : { tools: request.tools.filter((tool) => keep.includes(nameOf(tool))) })
+  })
 }
 
 /** The answer's text through the gate: unchanged, replaced, or (Block) emptied with its tool calls dropped. */
@@ -90,13 +79,10 @@ const gateAnswer = async (hooks: ModelHooks, answer: AIMessage, model: string): 
 /** `wrapModelCall` for `hooks`. A Deny or a failing hook rejects the model call, so the agent's run rejects. */
 export const wrapModelCall = (hooks: ModelHooks): WrapModelCall => async (request, handler) => {
   const model = modelName(request.model)
-  const answer = await handler(await beforeModel(hooks, request, model))
+  const answer = await handler(await beforeModel(hooks, request, model, VIEW))
   if (!AIMessage.isInstance(answer)) return answer
   const message = await gateAnswer(hooks, answer, model)
-  if (hooks.afterModel.length > 0) {
-    const input: AfterModelInput = { message, model }
-    const facts: Facts = { tools: [], final: true, isMessage }
-    await runChain(hooks, "afterModel", { input: () => input, facts: () => facts, apply: (state) => state }, input)
-  }
+  const input: AfterModelInput = { message, model }
+  await afterModel(hooks, input)
   return message
 }

@@ -6,15 +6,9 @@
 import type { LanguageModelMiddleware } from "ai"
 import type { Duration } from "effect"
 import { type AfterModelChunkInput, ChunkGate, type GateStep } from "../internal/ChunkGate.ts"
-import { hookFailed, ModelDenied } from "../internal/ModelErrors.ts"
-import {
-  type ChainEnd,
-  compileModelHooks,
-  type ModelHookEntry,
-  type ModelHooks,
-  runChain,
-  STOP
-} from "../internal/ModelHooks.ts"
+import { afterModel, beforeModel, type RequestView } from "../internal/ModelChains.ts"
+import { hookFailed } from "../internal/ModelErrors.ts"
+import { compileModelHooks, type ModelHookEntry, type ModelHooks } from "../internal/ModelHooks.ts"
 import type * as ModelVerdict from "../internal/ModelVerdict.ts"
 
 type Middleware = Required<Pick<LanguageModelMiddleware, "transformParams" | "wrapGenerate" | "wrapStream">>
@@ -76,36 +70,17 @@ const failed = (event: string, end: Parameters<typeof hookFailed>[1]): never => 
   throw hookFailed(event, end)
 }
 
-const beforeModel = async (hooks: ModelHooks, params: CallOptions, model: string): Promise<CallOptions> => {
-  if (hooks.beforeModel.length === 0) return params
-  const end: ChainEnd<CallOptions, "beforeModel"> = await runChain(hooks, "beforeModel", {
-    input: (state) => ({ messages: state.prompt, tools: toolNames(state), model }),
-    facts: (state) => ({ tools: toolNames(state), final: false, isMessage }),
-    apply: (state, verdict) => {
-      if (verdict._tag !== "Rewrite") return verdict._tag === "Continue" ? state : STOP
-      const keep = verdict.tools
-      return {
-        ...state,
-        ...(verdict.messages === undefined ? {} : { prompt: verdict.messages as CallOptions["prompt"] }),
-        ...(keep === undefined ? {} : { tools: (state.tools ?? []).filter((tool) => keep.includes(tool.name)) })
-      }
-    }
-  }, params)
-  if (end._tag === "Failed") return failed("beforeModel", end)
-  if (end._tag === "Stopped") {
-    throw new ModelDenied({ hookId: end.hookId, reason: (end.verdict as ModelVerdict.Deny).reason })
-  }
-  return end.state
+/** Where the provider spec's call options keep their prompt and tools. */
+const VIEW: RequestView<CallOptions> = {
+  messages: (params) => params.prompt,
+  tools: toolNames,
+  isMessage,
+  rewrite: (params, messages, keep) => ({
+    ...params,
+    ...(messages === undefined ? {} : { prompt: messages as CallOptions["prompt"] }),
+    ...(keep === undefined ? {} : { tools: (params.tools ?? []).filter((tool) => keep.includes(tool.name)) })
+  })
 }
-
-const afterModel = (hooks: ModelHooks, input: AfterModelInput): Promise<unknown> =>
-  hooks.afterModel.length === 0
-    ? Promise.resolve()
-    : runChain(hooks, "afterModel", {
-      input: () => input,
-      facts: () => ({ tools: [], final: true, isMessage }),
-      apply: (s) => s
-    }, input)
 
 /** The finish an answer stopped by afterModelChunk ends with: content-filter, naming the hook and its reason. */
 const blockedFinish = (step: Extract<GateStep, { _tag: "Stopped" }>, raw: string | undefined) => ({
@@ -141,7 +116,9 @@ const gateGenerated = async (hooks: ModelHooks, result: Generated, model: string
  */
 const gateStream = (hooks: ModelHooks, model: string): TransformStream<StreamPart, StreamPart> => {
   const gates = new Map<string, ChunkGate>()
+  // What afterModel is given, kept only for its hooks.
   const content: Array<Part> = []
+  const observed = hooks.afterModel.length > 0
   const calls: Array<StreamPart> = []
   const holdCalls = hooks.afterModelChunk.length > 0
   let stopped: Extract<GateStep, { _tag: "Stopped" }> | undefined
@@ -155,7 +132,7 @@ const gateStream = (hooks: ModelHooks, model: string): TransformStream<StreamPar
       out.enqueue({ type: "text-end", id })
     } else if (step._tag === "Release" && step.text.length > 0) {
       out.enqueue({ type: "text-delta", id, delta: step.text })
-      content.push({ type: "text", text: step.text })
+      if (observed) content.push({ type: "text", text: step.text })
     }
   }
   return new TransformStream<StreamPart, StreamPart>({
@@ -163,7 +140,8 @@ const gateStream = (hooks: ModelHooks, model: string): TransformStream<StreamPar
       if (part.type === "finish") {
         const finish = stopped === undefined ? part : { ...part, ...blockedFinish(stopped, part.finishReason.raw) }
         if (stopped === undefined) { for (const call of calls) out.enqueue(call) }
-        await afterModel(hooks, { content, finishReason: finish.finishReason, usage: part.usage, model })
+        const answer: AfterModelInput = { content, finishReason: finish.finishReason, usage: part.usage, model }
+        await afterModel(hooks, answer)
         return out.enqueue(finish)
       }
       if (stopped !== undefined) {
@@ -174,7 +152,7 @@ const gateStream = (hooks: ModelHooks, model: string): TransformStream<StreamPar
       if (part.type === "text-end") await pass(part.id, "", true, out)
       if (stopped !== undefined) return
       if (part.type !== "tool-call") return out.enqueue(part)
-      content.push(part)
+      if (observed) content.push(part)
       if (holdCalls) calls.push(part)
       else out.enqueue(part)
     }
@@ -190,14 +168,17 @@ const gateStream = (hooks: ModelHooks, model: string): TransformStream<StreamPar
 export const interlockModelMiddleware = (options: ModelMiddlewareOptions): LanguageModelMiddleware => {
   const hooks = compileModelHooks(options.hooks, options.hookTimeout)
   return {
-    transformParams: ({ params, model }) => beforeModel(hooks, params, model.modelId),
+    transformParams: ({ params, model }) => beforeModel(hooks, params, model.modelId, VIEW),
     wrapGenerate: async ({ doGenerate, model }) => {
       const result = await gateGenerated(hooks, await doGenerate(), model.modelId)
       const { content, finishReason, usage } = result
-      await afterModel(hooks, { content, finishReason, usage, model: model.modelId })
+      const answer: AfterModelInput = { content, finishReason, usage, model: model.modelId }
+      await afterModel(hooks, answer)
       return result
     },
     wrapStream: async ({ doStream, model }) => {
+      // With no hook on the answer, the stream is the provider's own.
+      if (hooks.afterModelChunk.length === 0 && hooks.afterModel.length === 0) return doStream()
       const { stream, ...rest } = await doStream()
       return { ...rest, stream: stream.pipeThrough(gateStream(hooks, model.modelId)) }
     }
