@@ -4,6 +4,7 @@
  * a transport keyed by call. The adapters (vercel/, ...) only translate their framework's tool to a {@link Run}.
  */
 import {
+  Approvals,
   type HooksConfig,
   Interlock,
   InterlockError,
@@ -19,6 +20,7 @@ import {
 } from "@interlock/core"
 import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
+import { type Asked, type AskProbe, makeAskProbe } from "./AskProbe.ts"
 import type { Codec } from "./Codec.ts"
 import { jsonCodec } from "./JsonCodec.ts"
 import { runTool } from "./ToolRun.ts"
@@ -82,6 +84,15 @@ const outputOf = (result: ToolResult, settled: Settled | undefined, codec: Codec
   return codec.fromResult(result, settled?._tag === "Value" ? settled.value : undefined)
 }
 
+/**
+ * How the policy's Ask is answered when the framework's own approval flow answers it: who the receipts name as the
+ * approver, and the reason a call the flow did not approve is denied with.
+ */
+export interface FrameworkApprovals {
+  readonly by: string
+  readonly unapproved: string
+}
+
 /** The bridge: `call` runs one framework call through the pipeline; `close` releases the client. */
 export interface Bridge {
   readonly server: string
@@ -89,18 +100,27 @@ export interface Bridge {
     tool: string,
     input: unknown,
     run: Run,
-    options: { readonly toolCallId?: string | undefined; readonly signal?: AbortSignal | undefined }
+    options: {
+      readonly toolCallId?: string | undefined
+      readonly signal?: AbortSignal | undefined
+      /** Whether the framework's approval flow approved this very call (with {@link FrameworkApprovals}). */
+      readonly approved?: boolean | undefined
+    }
   ) => Promise<unknown>
+  /** Whether the pipeline would ask for approval of this call (the preToolCall hooks and the policy only). */
+  readonly asks: (tool: string, input: JsonObject, toolCallId: string | undefined) => Promise<Asked | undefined>
   readonly close: () => Promise<void>
 }
 
 /**
  * A bridge over `tools` (name and definition, for listings and the policy's view of a tool), converting with `codec`.
+ * With `framework`, the policy's Ask is allowed only for calls the framework's approval flow approved.
  */
 export const makeBridge = (
   tools: ReadonlyArray<Omit<Tool, "serverId" | "fingerprint">>,
   options: BridgeOptions,
-  codec: Codec = jsonCodec
+  codec: Codec = jsonCodec,
+  framework?: FrameworkApprovals
 ): Bridge => {
   const { server = "ai", principal, onReceipt, ...clientOptions } = options
   const pending = new Map<string, Pending>()
@@ -131,24 +151,40 @@ export const makeBridge = (
     era: () => "native",
     describeTool: (serverId, name) => (serverId === server ? byName.get(name) : undefined)
   }
+  const approved = new Set<string>()
   const client = Interlock.client({
     ...(clientOptions as Omit<Interlock.ClientOptions<never, unknown, unknown, never>, "transport">),
+    ...(framework === undefined ? {} : {
+      approvals: Approvals.layer({
+        approver: ({ call }) =>
+          approved.has(call.callId)
+            ? { decision: "allow", by: framework.by }
+            : { decision: "deny", reason: framework.unapproved }
+      })
+    }),
     transport: Layer.succeed(ToolTransport, transport)
   })
+  let probe: AskProbe | undefined
+  const { approvals: _, ...probeOptions } = clientOptions
   // Absent without an onReceipt, so that such a call waits for nothing more.
   const audit = onReceipt === undefined ? undefined : async (receipt: Receipt | undefined, ref: CallRef) => {
     if (receipt !== undefined) await onReceipt(receipt, ref)
   }
   return {
     server,
-    close: client.close,
-    call: async (tool, input, run, { signal, toolCallId }) => {
+    close: () => Promise.all([client.close(), probe?.close()]).then(() => undefined),
+    asks: (tool, input, toolCallId) => {
+      probe ??= makeAskProbe(transport, probeOptions, principal)
+      return probe.asks(server, tool, input, toolCallId)
+    },
+    call: async (tool, input, run, { approved: sdkApproved, signal, toolCallId }) => {
       if (input === null || typeof input !== "object" || Array.isArray(input)) {
         throw new TypeError(`the input of tool ${tool} is not a JSON object`)
       }
       const callId = randomUUID()
       const entry: Pending = { run }
       pending.set(callId, entry)
+      if (sdkApproved === true && framework !== undefined) approved.add(callId)
       const ref = { tool, toolCallId }
       try {
         const result = await client.callTool(
@@ -168,6 +204,7 @@ export const makeBridge = (
         throw error
       } finally {
         pending.delete(callId)
+        approved.delete(callId)
       }
     }
   }

@@ -4,12 +4,35 @@
  */
 import type { HooksConfig } from "@interlock/core"
 import type { ToolExecutionOptions, ToolSet } from "ai"
+import { jsonCodec } from "../internal/JsonCodec.ts"
 import { type Bridge, type BridgeOptions, makeBridge } from "../internal/ToolBridge.ts"
+import { approvalOf } from "./ApprovalRecord.ts"
 
-/** Options of {@link interlockTools}: core's (hooks, `policy`, approvals, settings), the server id and `onReceipt`. */
-export type InterlockToolsOptions<C extends HooksConfig = HooksConfig> = BridgeOptions<C>
+/**
+ * Options of {@link interlockTools}: core's (hooks, `policy`, approvals, settings), the server id and `onReceipt`.
+ * `approvals: "sdk"` sends the policy's Ask through the SDK's own approval flow (see `interlockApproval`).
+ */
+export type InterlockToolsOptions<C extends HooksConfig = HooksConfig> =
+  & Omit<BridgeOptions<C>, "approvals">
+  & { readonly approvals?: BridgeOptions<C>["approvals"] | "sdk" }
 
-const bridges = new WeakMap<object, Bridge>()
+/** What governed tools hold: their bridge, the names it governs, and whether the SDK's flow answers the Ask. */
+export interface Governed {
+  readonly bridge: Bridge
+  readonly names: ReadonlySet<string>
+  readonly sdk: boolean
+}
+
+const governedSets = new WeakMap<object, Governed>()
+
+/** What {@link interlockTools} made these tools with, if it made them. */
+export const governedOf = (tools: ToolSet): Governed | undefined => governedSets.get(tools)
+
+/** The approvals that governed tools kept from being used twice: the most recent, by approval id. */
+const MAX_SPENT = 10_000
+
+const UNAPPROVED = "approval required, and the SDK's approval flow did not approve this call " +
+  "(pass toolApproval: interlockApproval(tools) to generateText or streamText)"
 
 /** The signal that aborts when either does. */
 const either = (framework: AbortSignal | undefined, ours: AbortSignal): AbortSignal =>
@@ -25,6 +48,8 @@ export const interlockTools = <TOOLS extends ToolSet, const C extends HooksConfi
   tools: TOOLS,
   options: InterlockToolsOptions<C>
 ): TOOLS => {
+  const { approvals, ...rest } = options
+  const sdk = approvals === "sdk"
   const entries = Object.entries(tools)
   const bridge = makeBridge(
     entries.map(([name, tool]) => ({
@@ -35,8 +60,20 @@ export const interlockTools = <TOOLS extends ToolSet, const C extends HooksConfi
       outputSchema: undefined,
       annotations: undefined
     })),
-    options
+    sdk ? rest : options as BridgeOptions,
+    jsonCodec,
+    sdk ? { by: "ai-sdk", unapproved: UNAPPROVED } : undefined
   )
+  const spent = new Set<string>()
+  /** Whether the SDK's record approves this call, spending the approval: each one lets one call through. */
+  const approvedBySdk = (name: string, input: unknown, execution: ToolExecutionOptions<unknown>): boolean => {
+    if (!sdk) return false
+    const approval = approvalOf(execution.messages, execution.toolCallId, name, input)
+    if (approval === undefined || spent.has(approval)) return false
+    spent.add(approval)
+    if (spent.size > MAX_SPENT) spent.delete(spent.values().next().value!)
+    return true
+  }
   const governed = Object.fromEntries(entries.map(([name, tool]) => {
     // A ToolSet's tools differ in their input types; each gets back the arguments its own schema accepted.
     const execute = tool.execute as ((input: unknown, options: ToolExecutionOptions<unknown>) => unknown) | undefined
@@ -48,11 +85,16 @@ export const interlockTools = <TOOLS extends ToolSet, const C extends HooksConfi
           name,
           input,
           (args, signal) => execute(args, { ...execution, abortSignal: either(execution.abortSignal, signal) }),
-          { toolCallId: execution.toolCallId, signal: execution.abortSignal }
+          {
+            toolCallId: execution.toolCallId,
+            signal: execution.abortSignal,
+            approved: approvedBySdk(name, input, execution)
+          }
         )
     }]
   })) as TOOLS
-  bridges.set(governed, bridge)
+  const names = new Set(entries.flatMap(([name, tool]) => (tool.execute === undefined ? [] : [name])))
+  governedSets.set(governed, { bridge, names, sdk })
   return governed
 }
 
@@ -61,8 +103,8 @@ export const interlockTools = <TOOLS extends ToolSet, const C extends HooksConfi
  * later calls reject with `ClientClosed`. Tools that {@link interlockTools} did not make are an error.
  */
 export const closeTools = (tools: ToolSet): Promise<void> => {
-  const bridge = bridges.get(tools)
-  return bridge === undefined
+  const governed = governedSets.get(tools)
+  return governed === undefined
     ? Promise.reject(new TypeError("closeTools: these tools were not made by interlockTools"))
-    : bridge.close()
+    : governed.bridge.close()
 }

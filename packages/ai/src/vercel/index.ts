@@ -10,4 +10,5 @@ export {
   type ModelHooksConfig,
   type ModelMiddlewareOptions
 } from "./ModelMiddleware.ts"
+export { interlockApproval } from "./ToolApproval.ts"
 export { closeTools, interlockTools, type InterlockToolsOptions } from "./VercelTools.ts"

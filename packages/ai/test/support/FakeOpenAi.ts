@@ -5,9 +5,9 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 
-/** What the model answers: tool calls (each with its arguments), or text. */
+/** What the model answers: tool calls (each with its arguments, and an id of its choosing), or text. */
 export interface Reply {
-  readonly toolCalls?: ReadonlyArray<{ readonly name: string; readonly args: unknown }>
+  readonly toolCalls?: ReadonlyArray<{ readonly name: string; readonly args: unknown; readonly id?: string }>
   readonly text?: string
 }
 
@@ -23,7 +23,7 @@ const message = (reply: Reply, index: number) => ({
   content: reply.text ?? null,
   ...(reply.toolCalls === undefined ? {} : {
     tool_calls: reply.toolCalls.map((call, i) => ({
-      id: `call_${index}_${i}`,
+      id: call.id ?? `call_${index}_${i}`,
       type: "function",
       function: { name: call.name, arguments: JSON.stringify(call.args) }
     }))
