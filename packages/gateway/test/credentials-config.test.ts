@@ -109,8 +109,25 @@ describe("servers.<id>.auth", () => {
         [
           { ...http({ clientCredentials: client, exchange: client }), listen: OAUTH },
           "servers.remote.auth",
-          "not both"
+          "not several"
         ],
+        [
+          { ...http({ oauth: {}, exchange: client }), listen: OAUTH },
+          "servers.remote.auth",
+          "set one of exchange, oauth"
+        ],
+        [http({ oauth: { clientSecret: "env:CLIENT_SECRET" } }), "servers.remote.auth.oauth.clientSecret", "clientId"],
+        [
+          http({ oauth: { clientMetadataUrl: "http://gateway.example.com/client.json" } }),
+          "servers.remote.auth.oauth.clientMetadataUrl",
+          "https URL with a path"
+        ],
+        [
+          http({ oauth: {}, perPrincipal: { "role:x": { headers: { a: "b" } } } }),
+          "servers.remote.auth.perPrincipal",
+          "not with oauth"
+        ],
+        [http({ oauth: {} }, { sessions: "shared" }), "servers.remote.sessions", "auth.oauth"],
         [
           http({ clientCredentials: client }, { token: "static-SECRET-0004" }),
           "servers.remote.token",
@@ -173,7 +190,6 @@ describe("servers.<id>.auth", () => {
           "other than Authorization"
         ],
         [http({ identity: { audience: "a", ttlSeconds: 0 } }), "servers.remote.auth.identity.ttlSeconds", ""],
-        [http({ oauth: {} }), "servers.remote.auth.oauth", ""],
         [
           { servers: { local: { command: "node", auth: { perPrincipal: { "role:x": { env: { A: "b" } } } } } } },
           "servers.local.sessions",

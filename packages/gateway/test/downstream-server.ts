@@ -81,7 +81,14 @@ const object = <S extends Schema.Codec<any, any, never, never>>(schema: S) =>
  * Starts the server in the current scope. With `legacySessions`, it speaks only the 2025 revisions,
  * with a session per initialize (Mcp-Session-Id), as a stateful 2025 server does.
  */
-export const startDownstream = (authenticate: Authenticate, options: { readonly legacySessions?: boolean } = {}) =>
+export const startDownstream = (
+  authenticate: Authenticate,
+  options: {
+    readonly legacySessions?: boolean
+    /** The authorization server its RFC 9728 metadata names (then served, and pointed to by each 401). */
+    readonly authorizationServer?: () => string
+  } = {}
+) =>
   Effect.gen(function*() {
     const seen: Array<Seen> = []
     const calls: Array<Call> = []
@@ -172,12 +179,24 @@ export const startDownstream = (authenticate: Authenticate, options: { readonly 
       await transport.handleRequest(req, res, body)
     }
     const handler = options.legacySessions === true ? legacy : modern
+    let url = ""
+    const metadataUrl = () => `${new URL(url).origin}/.well-known/oauth-protected-resource/mcp`
     const http = createServer((req, res) => {
+      const authorizationServer = options.authorizationServer
+      if (authorizationServer !== undefined && req.url?.startsWith("/.well-known/oauth-protected-resource") === true) {
+        const metadata = {
+          resource: url,
+          authorization_servers: [authorizationServer()],
+          scopes_supported: ["mcp:tools"]
+        }
+        return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(metadata))
+      }
       void readBody(req).then(async (body) => {
         const subject = await authenticate(req)
         seen.push({ method: req.method ?? "", headers: { ...req.headers }, body, subject })
         if (subject === undefined) {
-          res.writeHead(401, { "www-authenticate": "Bearer", "content-type": "application/json" }).end(
+          const challenge = authorizationServer === undefined ? "Bearer" : `Bearer resource_metadata="${metadataUrl()}"`
+          res.writeHead(401, { "www-authenticate": challenge, "content-type": "application/json" }).end(
             JSON.stringify({ error: "invalid_token" })
           )
           return
@@ -199,8 +218,9 @@ export const startDownstream = (authenticate: Authenticate, options: { readonly 
           http.close(() => resume(Effect.void))
         })
     )
+    url = `http://127.0.0.1:${port}/mcp`
     const downstream: Downstream = {
-      url: `http://127.0.0.1:${port}/mcp`,
+      url,
       seen,
       calls,
       expectIdentity: (options) => {

@@ -71,7 +71,8 @@ export const interlockTools = <TOOLS extends ToolSet, const C extends HooksConfi
     const approval = approvalOf(execution.messages, execution.toolCallId, name, input)
     if (approval === undefined || spent.has(approval)) return false
     spent.add(approval)
-    if (spent.size > MAX_SPENT) spent.delete(spent.values().next().value!)
+    const oldest = spent.values().next()
+    if (spent.size > MAX_SPENT && oldest.done !== true) spent.delete(oldest.value)
     return true
   }
   const governed = Object.fromEntries(entries.map(([name, tool]) => {

@@ -29,10 +29,15 @@ const indent = (lines: ReadonlyArray<string>): ReadonlyArray<string> => lines.ma
  * How the gateway authenticates toward a server, in a few words (never a secret): its forms and whose token endpoint.
  */
 export const describeAuth = (server: ServerPlan): string => {
-  const { clientCredentials, exchange, perPrincipal, identity } = server.auth
+  const { clientCredentials, exchange, identity, oauth, perPrincipal } = server.auth
   const forms = [
     clientCredentials === undefined ? undefined : `clientCredentials at ${new URL(clientCredentials.tokenUrl).host}`,
     exchange === undefined ? undefined : `exchange at ${new URL(exchange.tokenUrl).host}`,
+    oauth === undefined
+      ? undefined
+      : `oauth (each principal connects at /connect/<server>${
+        oauth.clientId === undefined ? "" : `, client ${oauth.clientId}`
+      })`,
     perPrincipal.length === 0 ? undefined : `perPrincipal (${perPrincipal.length})`,
     identity === undefined ? undefined : `identity for ${identity.audience}`
   ].filter((form) => form !== undefined)

@@ -50,6 +50,26 @@ export const ExchangeConfig = Schema.Struct({
   scope: Schema.optionalKey(NonEmpty.annotate({ description: "The scopes asked for, space-separated." }))
 })
 
+/**
+ * The gateway as an OAuth 2.1 client of the server, one grant per principal: each principal connects once, in a
+ * browser, at the gateway's `/connect/<server>` link.
+ */
+export const OAuthClientConfig = Schema.Struct({
+  scope: Schema.optionalKey(NonEmpty.annotate({
+    description: "The scopes asked for, space-separated. Default: what the server's metadata asks for."
+  })),
+  clientId: Schema.optionalKey(NonEmpty.annotate({
+    description: "A client id registered beforehand at the authorization server. Default: dynamic registration."
+  })),
+  clientSecret: Schema.optionalKey(AuthSecret.annotate({
+    description: "The registered client's secret (HTTP Basic), usually `env:NAME`; only with clientId."
+  })),
+  clientMetadataUrl: Schema.optionalKey(NonEmpty.annotate({
+    description: "An https URL where the gateway's client metadata document is served, used as its client id " +
+      "where the authorization server accepts one."
+  }))
+})
+
 /** The headers one principal's requests to an HTTP server carry. */
 export const PrincipalHeadersConfig = Schema.Struct({
   headers: Schema.Record(NonEmpty, AuthSecret)
@@ -82,6 +102,7 @@ export const IdentityConfig = Schema.Struct({
 /** How the gateway authenticates toward a Streamable HTTP server. */
 export const HttpAuthConfig = Schema.Struct({
   clientCredentials: Schema.optionalKey(ClientCredentialsConfig),
+  oauth: Schema.optionalKey(OAuthClientConfig),
   exchange: Schema.optionalKey(ExchangeConfig),
   perPrincipal: Schema.optionalKey(
     Schema.Record(NonEmpty, PrincipalHeadersConfig).annotate({

@@ -71,10 +71,19 @@ export interface IdentityPlan {
   readonly ttlSeconds: number
 }
 
+/** `auth.oauth`, resolved: the gateway as an OAuth client of the server, one grant per principal. */
+export interface OAuthClientPlan {
+  readonly scope: string | undefined
+  readonly clientId: string | undefined
+  readonly clientSecret: Redacted.Redacted<string> | undefined
+  readonly clientMetadataUrl: string | undefined
+}
+
 /** How the gateway authenticates toward one server beyond its static `token` and `headers`. */
 export interface AuthPlan {
   readonly clientCredentials: TokenClientPlan | undefined
   readonly exchange: ExchangePlan | undefined
+  readonly oauth: OAuthClientPlan | undefined
   /** In config order; the first entry naming a principal (then the first naming a role it holds) is its. */
   readonly perPrincipal: ReadonlyArray<PrincipalSecretsPlan>
   readonly identity: IdentityPlan | undefined
@@ -84,12 +93,17 @@ export interface AuthPlan {
 export const NO_AUTH: AuthPlan = {
   clientCredentials: undefined,
   exchange: undefined,
+  oauth: undefined,
   perPrincipal: [],
   identity: undefined
 }
 
-/** Whether a server's credential is each principal's own (`exchange`, `perPrincipal`): its sessions then are too. */
-export const perPrincipalAuth = (auth: AuthPlan): boolean => auth.exchange !== undefined || auth.perPrincipal.length > 0
+/**
+ * Whether a server's credential is each principal's own (`exchange`, `oauth`, `perPrincipal`): its sessions then are
+ * too.
+ */
+export const perPrincipalAuth = (auth: AuthPlan): boolean =>
+  auth.exchange !== undefined || auth.oauth !== undefined || auth.perPrincipal.length > 0
 
 /**
  * The servers a gateway connects without a principal (at start, for `check`): all but per-principal ones, which open

@@ -10,8 +10,10 @@ import type { ServerAuth } from "@interlock/mcp"
 import { Context, Effect, Layer } from "effect"
 import type { JWK } from "jose"
 import type { Plan } from "../config/Plan.ts"
+import { StateSeal } from "../state/StateSeal.ts"
 import type { CredentialError } from "./CredentialError.ts"
 import { makeIdentitySigner } from "./IdentityToken.ts"
+import { makeOAuthConnect, type OAuthConnect, type OAuthServers } from "./OAuthConnect.ts"
 import { makeServerCredentials, type PreparedCredential, type ServerCredentials } from "./ServerCredentials.ts"
 
 /** The issuer of identity tokens before the gateway's public origin is known. */
@@ -37,8 +39,10 @@ export interface CredentialBrokerShape {
   readonly sessionAuth: (serverId: string) => ServerAuth | undefined
   /** The identity tokens' key set, when a server has `auth.identity`. */
   readonly jwks: { readonly keys: ReadonlyArray<JWK> } | undefined
-  /** The gateway's public origin, once it listens: the issuer of its identity tokens. */
+  /** The gateway's public origin, once it listens: the issuer of its identity tokens, where principals connect. */
   readonly publishAt: (origin: string) => void
+  /** The principals' connections to the servers with `auth.oauth`, when any server has it. */
+  readonly connect: OAuthConnect | undefined
 }
 
 const NONE: PreparedCredential = {
@@ -68,10 +72,11 @@ export const makeCredentialBroker = (plan: Plan): Effect.Effect<CredentialBroker
     const signs = [...plan.servers.values()].some((server) => server.auth.identity !== undefined)
     const signer = signs ? yield* makeIdentitySigner(plan.identityKey) : undefined
     let issuer = plan.listen.publicUrl ?? DEFAULT_IDENTITY_ISSUER
+    const connect = yield* oauthConnect(plan)
     const servers = new Map<string, ServerCredentials>()
     for (const [name, server] of plan.servers) {
       const staticToken = server._tag === "http" && server.token !== undefined
-      servers.set(name, yield* makeServerCredentials(name, server.auth, staticToken, signer, () => issuer))
+      servers.set(name, yield* makeServerCredentials(name, server.auth, staticToken, signer, () => issuer, connect))
     }
     return {
       prepare: (serverId, principal, digest) => {
@@ -97,10 +102,31 @@ export const makeCredentialBroker = (plan: Plan): Effect.Effect<CredentialBroker
         }
       },
       jwks: signer?.jwks,
+      connect,
       publishAt: (origin) => {
+        connect?.publishAt(plan.listen.publicUrl ?? origin)
         if (plan.listen.publicUrl === undefined) {
           issuer = origin
         }
       }
     }
   })
+
+/**
+ * The connections of the plan's `oauth` servers, none without one. Links and states are sealed with
+ * approvals.stateKey when set (every replica opens them), else with a key made now.
+ */
+const oauthConnect = (plan: Plan): Effect.Effect<OAuthConnect | undefined> => {
+  const servers: OAuthServers = new Map(
+    [...plan.servers].flatMap(([name, server]) =>
+      server._tag === "http" && server.auth.oauth !== undefined
+        ? [[name, { plan: server.auth.oauth, url: server.url }] as const]
+        : []
+    )
+  )
+  if (servers.size === 0) return Effect.succeed(undefined)
+  const seal = plan.approvals.stateKey === undefined
+    ? StateSeal.generated
+    : StateSeal.fromSecret(plan.approvals.stateKey)
+  return Effect.map(Effect.provide(Effect.service(StateSeal), seal), (sealer) => makeOAuthConnect(servers, sealer))
+}

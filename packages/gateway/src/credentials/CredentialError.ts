@@ -20,7 +20,9 @@ export const CredentialReason = Schema.Literals([
   /** The token endpoint's answer was not a usable bearer token. */
   "token-response",
   /** The identity token could not be signed. */
-  "identity"
+  "identity",
+  /** The principal has no grant toward the server (auth.oauth): it connects at the error's link. */
+  "not-connected"
 ])
 
 /** Why the credential could not be had, as a type. */
@@ -34,6 +36,11 @@ export class CredentialError extends Schema.TaggedError<CredentialError>()("Cred
    * Interlock's words for the reason: never a token, a secret or what a server said beyond its status and error code.
    */
   detail: Schema.String,
+  /**
+   * Where the principal connects the server (auth.oauth): a sealed link for that principal alone, which the host is
+   * shown and no log, audit row or span records.
+   */
+  connect: Schema.optional(Schema.String),
   receipt: Schema.optional(Receipt)
 }) {
   override get message(): string {

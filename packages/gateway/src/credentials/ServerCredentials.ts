@@ -11,12 +11,13 @@ import { type AuthPlan, perPrincipalAuth } from "../config/Plan.ts"
 import { accessTokenOf } from "./AccessTokens.ts"
 import { CredentialError } from "./CredentialError.ts"
 import type { IdentitySigner } from "./IdentityToken.ts"
+import type { OAuthConnect } from "./OAuthConnect.ts"
 import { secretsFor } from "./PrincipalSecrets.ts"
 import { makeTokenCache, tokenFor } from "./TokenCache.ts"
 import { type IssuedToken, requestToken } from "./TokenEndpoint.ts"
 
 /** How an operation was authenticated downstream. */
-export type AuthForm = "none" | "static" | "clientCredentials" | "exchange" | "perPrincipal"
+export type AuthForm = "none" | "static" | "clientCredentials" | "exchange" | "oauth" | "perPrincipal"
 
 /** What an operation is sent with: whose sessions carry it, its own headers, and how it was authenticated. */
 export interface PreparedCredential {
@@ -100,9 +101,10 @@ const digestOf = (token: Redacted.Redacted<string>): string => {
   return digest
 }
 
-/** What a principal's session sends: its exchanged token, or its configured secrets. */
+/** What a principal's session sends: its exchanged token, its own grant (auth.oauth), or its configured secrets. */
 type Source =
   | { readonly _tag: "exchange"; readonly key: ExchangeKey }
+  | { readonly _tag: "oauth" }
   | { readonly _tag: "secrets"; readonly values: Readonly<Record<string, Redacted.Redacted<string>>> }
 
 const reveal = (values: Readonly<Record<string, Redacted.Redacted<string>>>): Record<string, string> =>
@@ -136,13 +138,17 @@ const issuedId = (serverId: string, key: string, issued: IssuedToken): string =>
   return id
 }
 
-/** The credentials of server `serverId`; `signer` and `issuer` sign its identity tokens, when it has them. */
+/**
+ * The credentials of server `serverId`; `signer` and `issuer` sign its identity tokens, when it has them, and
+ * `connect` holds the principals' grants of the `oauth` form.
+ */
 export const makeServerCredentials = (
   serverId: string,
   auth: AuthPlan,
   staticToken: boolean,
   signer: IdentitySigner | undefined,
-  issuer: () => string
+  issuer: () => string,
+  connect?: OAuthConnect
 ): Effect.Effect<ServerCredentials> =>
   Effect.gen(function*() {
     const { clientCredentials, exchange, identity } = auth
@@ -180,6 +186,12 @@ export const makeServerCredentials = (
       if (sources.size > MAX_SOURCES && oldest.done !== true) sources.delete(oldest.value)
     }
     const ownCredential = (principal: Principal): Effect.Effect<Used, CredentialError> => {
+      if (auth.oauth !== undefined && connect !== undefined) {
+        return Effect.map(connect.accessToken(principal.id, serverId), (grant): Used => {
+          remember(principal.id, { _tag: "oauth" })
+          return { form: "oauth", grant: grant.id, secrets: [grant.tokens.access_token] }
+        })
+      }
       const subject = exchanged === undefined ? undefined : accessTokenOf(principal)
       if (exchanged !== undefined && subject !== undefined) {
         const key = new ExchangeKey(principal.id, subject, digestOf(subject))
@@ -266,6 +278,13 @@ export const makeServerCredentials = (
             refuse("no-principal", "no request of this session's principal has prepared its credential")
           )
         }
+        if (source._tag === "oauth") {
+          return connect === undefined || principal === undefined
+            ? Effect.fail(refuse("not-connected", "the server's grants are not kept here"))
+            : Effect.map(connect.accessToken(principal, serverId), (grant) => ({
+              authorization: `Bearer ${grant.tokens.access_token}`
+            }))
+        }
         if (source._tag === "secrets" || exchanged === undefined) {
           return source._tag === "secrets"
             ? Effect.succeed(reveal(source.values))
@@ -287,6 +306,9 @@ export const makeServerCredentials = (
     const renew = (principal: Principal | undefined): Effect.Effect<boolean> => {
       if (perPrincipal) {
         const source = principal === undefined ? undefined : sources.get(principal.id)
+        if (source?._tag === "oauth" && connect !== undefined && principal !== undefined) {
+          return Effect.as(connect.renew(principal.id, serverId), true)
+        }
         return source?._tag === "exchange" && exchanged !== undefined
           ? Effect.as(Cache.invalidate(exchanged, source.key), true)
           : Effect.succeed(false)

@@ -100,6 +100,11 @@ export const stateRefusedToWire = (error: StateRefused, callId?: string): WireEr
     callId === undefined ? undefined : { [CALL_ID_META]: callId }
   )
 
+const connectHint = (error: GatewayCallError): string =>
+  error._tag === "CredentialError" && error.connect !== undefined
+    ? `. To connect it, open ${error.connect} in a browser, then retry.`
+    : ""
+
 /**
  * What a failed call becomes for the host: an isError result, or a JSON-RPC error. The result's
  * `_meta` names the error's tag, the call's id and the receipt's digest, so the host's user can
@@ -131,7 +136,8 @@ export const failureToWire = (
       return new WireError(-32603, "the audit store could not record this call, so its answer is withheld")
     default:
       return {
-        content: [{ type: "text", text: `Interlock: ${error.message}` }],
+        // A principal that has not connected the server is shown where it connects (its link, for it alone).
+        content: [{ type: "text", text: `Interlock: ${error.message}${connectHint(error)}` }],
         isError: true,
         _meta: { [ERROR_META]: error._tag, ...callMeta(error, callId) }
       }

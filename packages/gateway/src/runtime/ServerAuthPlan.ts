@@ -1,7 +1,7 @@
 /**
  * `servers.<id>.auth` resolved into an AuthPlan: secrets read (`env:`, `file:`), URLs checked, and
- * the forms checked together. Which may be combined: `clientCredentials` or `exchange` (not both,
- * and neither with a static `token`), `perPrincipal` alone or with `exchange`, `identity` with any.
+ * the forms checked together. Which may be combined: `clientCredentials`, `exchange` or `oauth` (one of them,
+ * and none with a static `token`), `perPrincipal` alone or with `exchange`, `identity` with any.
  * A per-principal credential needs per-principal sessions. Every problem names its path.
  */
 import { ConfigError } from "@interlock/core"
@@ -16,6 +16,7 @@ import {
   DEFAULT_IDENTITY_TTL_SECONDS,
   DEFAULT_SESSIONS,
   NO_AUTH,
+  type OAuthClientPlan,
   perPrincipalAuth,
   type PrincipalSecretsPlan,
   type SessionsPlan,
@@ -77,6 +78,38 @@ const tokenClient = (
   return { tokenUrl, clientId: config.clientId, clientSecret, scope: config.scope, resource }
 }
 
+const oauthClient = (
+  config: NonNullable<HttpAuthConfig["oauth"]>,
+  where: string,
+  context: AuthContext
+): OAuthClientPlan | ConfigError => {
+  if (config.clientSecret !== undefined && config.clientId === undefined) {
+    return new ConfigError({ path: `${where}.clientSecret`, detail: "is the secret of clientId: set clientId too" })
+  }
+  const clientSecret = config.clientSecret === undefined
+    ? undefined
+    : readSecretOrFile(config.clientSecret, `${where}.clientSecret`, context.env, context.baseDir)
+  if (clientSecret instanceof ConfigError) return clientSecret
+  const metadata = config.clientMetadataUrl
+  if (metadata !== undefined && !isDocumentUrl(metadata)) {
+    return new ConfigError({
+      path: `${where}.clientMetadataUrl`,
+      detail: "must be an https URL with a path, for example https://gateway.example.com/oauth/client.json"
+    })
+  }
+  return { scope: config.scope, clientId: config.clientId, clientSecret, clientMetadataUrl: metadata }
+}
+
+/** Whether a client metadata document's URL is one an authorization server takes as a client id: https, a path. */
+const isDocumentUrl = (text: string): boolean => {
+  try {
+    const url = new URL(text)
+    return url.protocol === "https:" && url.pathname !== "/"
+  } catch {
+    return false
+  }
+}
+
 const perPrincipal = (
   entries:
     | Readonly<Record<string, Readonly<Partial<Record<"headers" | "env", Readonly<Record<string, string>>>>>>>
@@ -124,29 +157,28 @@ const httpAuth = (
   context: AuthContext
 ): AuthPlan | ConfigError => {
   const where = `servers.${name}.auth`
-  if (auth.clientCredentials !== undefined && auth.exchange !== undefined) {
+  const minting = (["clientCredentials", "exchange", "oauth"] as const).filter((form) => auth[form] !== undefined)
+  if (minting.length > 1) {
     return new ConfigError({
       path: where,
-      detail: "set clientCredentials or exchange, not both: each mints the Authorization header"
+      detail: `set one of ${minting.join(", ")}, not several: each mints the Authorization header`
     })
   }
-  const minted = auth.clientCredentials !== undefined
-    ? "clientCredentials"
-    : auth.exchange !== undefined
-    ? "exchange"
-    : undefined
+  const minted = minting[0]
   if (minted !== undefined && server.token !== undefined) {
     return new ConfigError({
       path: `servers.${name}.token`,
       detail: `is a static Authorization token, and auth.${minted} mints one: set one of them`
     })
   }
-  if (auth.clientCredentials !== undefined && auth.perPrincipal !== undefined) {
+  if ((auth.clientCredentials !== undefined || auth.oauth !== undefined) && auth.perPrincipal !== undefined) {
     return new ConfigError({
       path: `${where}.perPrincipal`,
-      detail: "goes alone or with exchange (for principals without an access token), not with clientCredentials"
+      detail: `goes alone or with exchange (for principals without an access token), not with ${minted}`
     })
   }
+  const oauth = auth.oauth === undefined ? undefined : oauthClient(auth.oauth, `${where}.oauth`, context)
+  if (oauth instanceof ConfigError) return oauth
   if (auth.exchange !== undefined && !context.oauth) {
     return new ConfigError({
       path: `${where}.exchange`,
@@ -174,6 +206,7 @@ const httpAuth = (
   return {
     clientCredentials,
     exchange: exchange === undefined ? undefined : { ...exchange, audience: auth.exchange?.audience },
+    oauth,
     perPrincipal: principals,
     identity: identity === undefined
       ? undefined
@@ -209,8 +242,8 @@ export const resolveServerAuth = (
       path: `servers.${name}.sessions`,
       detail: "command" in server
         ? "must be \"per-principal\" with auth.perPrincipal: each principal's secrets go to a process of its own"
-        : "must be \"per-principal\" (or unset) with auth.exchange or auth.perPrincipal: a principal's credential " +
-          "never carries another's requests"
+        : "must be \"per-principal\" (or unset) with auth.exchange, auth.oauth or auth.perPrincipal: a principal's " +
+          "credential never carries another's requests"
     })
   }
   return { auth, sessions: "per-principal" }

@@ -1,8 +1,8 @@
 /**
  * The gateway's HTTP face on one port (effect/http on NodeHttpServer): `/mcp` (McpRoute.ts), `/metrics`, `/claude/hook`
- * (ClaudeHookRoute.ts), the console at `/`, and `/interceptors` when asked. Every route but the OAuth resource metadata
- * and the identity key set (front/http/auth/IdentityKeys.ts) is behind the guard (front/http/GuardMiddleware.ts) and
- * runs in this layer's context. Paths match exactly.
+ * (ClaudeHookRoute.ts), the console at `/`, and `/interceptors` when asked. Every route but the OAuth resource
+ * metadata, the identity key set (front/http/auth/IdentityKeys.ts) and the connect pages (ConnectRoute.ts) is behind
+ * the guard (front/http/GuardMiddleware.ts) and runs in this layer's context. Paths match exactly.
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Clock, Context, Effect, Layer, Schema, Scope } from "effect"
@@ -23,6 +23,7 @@ import type { HttpSessionTransport } from "../front/http/mcp/HttpSessionTranspor
 import { makeModernFront } from "../front/http/mcp/ModernRoute.ts"
 import { DRAIN_MS, Gateway } from "../runtime/Gateway.ts"
 import { CLAUDE_HOOK_PATH, claudeHookRoute } from "./ClaudeHookRoute.ts"
+import { connectRoutes } from "./ConnectRoute.ts"
 import { interceptorRoute, INTERCEPTORS_PATH, makeServing } from "./InterceptorRoute.ts"
 import { mcpRoute } from "./McpRoute.ts"
 
@@ -89,9 +90,10 @@ const metrics = Effect.gen(function*() {
 const routes = (
   guards: { readonly mcp: GuardOptions; readonly console: GuardOptions },
   mcp: ReturnType<typeof mcpRoute>,
-  jwks: CredentialBrokerShape["jwks"],
+  credentials: CredentialBrokerShape,
   interceptors: ReturnType<typeof interceptorRoute> | undefined
 ) => {
+  const { connect, jwks } = credentials
   const oauth = guards.mcp.oauth
   return Layer.merge(
     HttpRouter.addAll([
@@ -101,6 +103,7 @@ const routes = (
       ...(jwks === undefined
         ? []
         : [HttpRouter.route("*", JWKS_PATH, identityKeysRoute(jwks, guards.mcp.allowedHosts))]),
+      ...(connect === undefined ? [] : connectRoutes(connect, guards.mcp.allowedHosts)),
       HttpRouter.route("*", "/mcp", guarded(guards.mcp)(mcp)),
       ...(interceptors === undefined
         ? []
@@ -207,7 +210,7 @@ const make = (options: HttpFrontOptions) =>
       ? interceptorRoute(yield* makeServing(gateway), track)
       : undefined
     const app = yield* HttpRouter.toHttpEffect(
-      routes(guards, mcpRoute({ gateway, sessions, track, modern }), gateway.credentials.jwks, interceptors)
+      routes(guards, mcpRoute({ gateway, sessions, track, modern }), gateway.credentials, interceptors)
     ).pipe(
       Effect.provideService(HttpRouter.RouterConfig, EXACT_PATHS)
     )

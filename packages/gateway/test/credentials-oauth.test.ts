@@ -1,0 +1,284 @@
+/**
+ * `auth.oauth`: the gateway as an OAuth client of a remote server, one grant per principal, against a real
+ * authorization server (oidc-provider, test/oauth-server.ts: dynamic registration, PKCE, resource indicators, refresh)
+ * and a real downstream that publishes RFC 9728 metadata and verifies each bearer JWT with jose. A principal without
+ * a grant is refused with its own connect link and nothing is sent; the link's flow runs in a browser (fetch with a
+ * cookie jar of one cookie); afterwards the principal's calls arrive as the person who signed in, with a token minted
+ * for the server and never the host's. Every link attack grants nothing.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Redacted } from "effect"
+import { decodeJwt } from "jose"
+import { createServer, request } from "node:http"
+import type { AddressInfo } from "node:net"
+import { vi } from "vitest"
+import { quietFetch } from "../src/credentials/OAuthConnect.ts"
+import { StateSeal } from "../src/state/StateSeal.ts"
+import { callTool, hostClient } from "./credential-harness.ts"
+import { jwtSubject, startDownstream } from "./downstream-server.ts"
+import { startGateway } from "./e2e.ts"
+import { type AuthServer, startAuthServer } from "./oauth-server.ts"
+
+const TOKENS = { alice: "alice-host-token-000001", bob: "bob-host-token-00000002" }
+const STATE_KEY = "a-state-key-of-at-least-thirty-two-chars"
+
+const setup = Effect.gen(function*() {
+  const revoked = new Set<string>()
+  let check: ReturnType<typeof jwtSubject> | undefined
+  let issuer = ""
+  const downstream = yield* startDownstream(
+    (req) =>
+      revoked.has(req.headers.authorization ?? "")
+        ? Promise.resolve(undefined)
+        : check?.(req) ?? Promise.resolve(undefined),
+    { authorizationServer: () => issuer }
+  )
+  const auth = yield* startAuthServer([])
+  issuer = auth.issuer
+  check = jwtSubject(auth.issuer, downstream.url)
+  const { gateway, http } = yield* startGateway({
+    servers: { remote: { url: downstream.url, auth: { oauth: { scope: "mcp:tools offline_access" } } } },
+    policy: { default: "allow" },
+    listen: { principals: { alice: { token: TOKENS.alice }, bob: { token: TOKENS.bob } } },
+    approvals: { stateKey: STATE_KEY }
+  })
+  const alice = yield* hostClient(http.mcpUrl, () => TOKENS.alice)
+  // Bob's host speaks 2026-07-28, alice's 2025-11-25.
+  const bob = yield* hostClient(http.mcpUrl, () => TOKENS.bob, "2026")
+  return { auth, downstream, gateway, http, alice, bob, revoke: (header: string) => void revoked.add(header) }
+})
+
+/** The connect link in a refusal's text. */
+const linkIn = (text: string): URL => {
+  const found = /https?:\/\/\S+\/connect\/\S+?(?= in a browser)/.exec(text)?.[0]
+  return new URL(found ?? assert.fail(`no connect link in: ${text}`))
+}
+
+/** What the browser gets for posting the link's form: the status, where it is sent, the binding cookie. */
+const post = (link: URL, value = link.searchParams.get("link") ?? "") =>
+  Effect.promise(async () => {
+    const response = await fetch(new URL(link.pathname, link.origin), {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ link: value })
+    })
+    const cookie = response.headers.get("set-cookie")?.split(";")[0]
+    return { status: response.status, location: response.headers.get("location"), cookie, text: await response.text() }
+  })
+
+/** The status of the link's form posted with another Host header (node:http: fetch cannot set one). */
+const postWithHost = (link: URL, value: string, host: string) =>
+  Effect.callback<number>((resume) => {
+    const body = new URLSearchParams({ link: value }).toString()
+    const req = request(link, {
+      method: "POST",
+      headers: { host, "content-type": "application/x-www-form-urlencoded", "content-length": Buffer.byteLength(body) }
+    }, (res) => {
+      res.resume()
+      resume(Effect.succeed(res.statusCode ?? 0))
+    })
+    req.end(body)
+  })
+
+/** The callback's page, in a browser holding `cookie` (or none). */
+const land = (callback: URL, cookie: string | undefined) =>
+  Effect.promise(async () => {
+    const response = await fetch(callback, { headers: cookie === undefined ? {} : { cookie } })
+    return { status: response.status, text: await response.text() }
+  })
+
+/** The whole visit of a person who signs in as `user`: the page, the form, the sign-in, the callback. */
+const connect = (link: URL, auth: AuthServer, user: string) =>
+  Effect.gen(function*() {
+    const shown = yield* Effect.promise(() =>
+      fetch(link).then(async (r) => ({ status: r.status, text: await r.text() }))
+    )
+    assert.strictEqual(shown.status, 200)
+    assert.include(shown.text, "Continue to sign in")
+    const started = yield* post(link)
+    assert.strictEqual(started.status, 303, started.text)
+    const callback = yield* auth.authorize(new URL(started.location ?? assert.fail("no redirect")), user)
+    return { started, callback, landed: yield* land(callback, started.cookie) }
+  })
+
+describe("auth.oauth: each principal's own grant", () => {
+  it.live("refused with the principal's link and nothing sent; connected, its calls arrive as the person", () =>
+    Effect.gen(function*() {
+      const { alice, auth, bob, downstream, gateway } = yield* setup
+      const first = yield* callTool(alice, "whoami", { tag: "a0" })
+      assert.isTrue(first.isError)
+      assert.include(first.text, "has not connected this server")
+      assert.deepStrictEqual(downstream.calls, [])
+
+      const { callback, landed, started } = yield* connect(linkIn(first.text), auth, "alice@idp")
+      assert.strictEqual(landed.status, 200, landed.text)
+      assert.include(landed.text, "remote is connected")
+      // PKCE S256, the resource indicator and the state went to the authorization server; the code came back with iss.
+      const authorization = new URL(started.location!)
+      assert.strictEqual(authorization.searchParams.get("code_challenge_method"), "S256")
+      assert.strictEqual(authorization.searchParams.get("resource"), downstream.url)
+      assert.strictEqual(callback.searchParams.get("iss"), auth.issuer)
+
+      const second = yield* callTool(alice, "whoami", { tag: "a1" })
+      assert.deepStrictEqual([second.isError, second.text], [false, "alice@idp:a1"])
+      const [call] = downstream.calls
+      const token = /^Bearer (.+)$/.exec(call?.authorization ?? "")?.[1] ?? assert.fail("no bearer token")
+      assert.strictEqual(decodeJwt(token).aud, downstream.url)
+      // The host's own token never went downstream, in any request.
+      for (const seen of downstream.seen) assert.notInclude(JSON.stringify(seen), TOKENS.alice)
+
+      // Bob has no grant of his own: he gets his own link, and alice's grant never carries his call.
+      const bobs = yield* callTool(bob, "whoami", { tag: "b0" })
+      assert.isTrue(bobs.isError)
+      assert.notStrictEqual(linkIn(bobs.text).href, linkIn(first.text).href)
+      assert.deepStrictEqual(downstream.calls.map((c) => c.tag), ["a1"])
+
+      // The audit: the refusals sent nothing; the call names its form and grant (an opaque id), and no row a token
+      // or a link.
+      const rows = yield* gateway.store.query()
+      const sent = rows.filter((row) => row.sent)
+      assert.deepStrictEqual(sent.map((row) => [row.authForm, /^[0-9a-f]{16}$/.test(row.authGrant ?? "")]), [[
+        "oauth",
+        true
+      ]])
+      const text = JSON.stringify(rows)
+      for (const secret of [token, "link=", TOKENS.alice]) assert.notInclude(text, secret)
+    }))
+
+  it.live("a token the server refuses is refreshed once, the call sent again; a refused refresh asks to connect", () =>
+    Effect.gen(function*() {
+      const { alice, auth, downstream, revoke } = yield* setup
+      const first = yield* callTool(alice, "whoami", { tag: "a0" })
+      yield* connect(linkIn(first.text), auth, "alice@idp")
+      yield* callTool(alice, "whoami", { tag: "a1" })
+      revoke(downstream.calls[0]!.authorization!)
+      const again = yield* callTool(alice, "whoami", { tag: "a2" })
+      assert.deepStrictEqual([again.isError, again.text], [false, "alice@idp:a2"])
+      assert.notStrictEqual(downstream.calls[1]!.authorization, downstream.calls[0]!.authorization)
+      assert.isTrue(auth.tokenRequests().some((r) => r.grant === "refresh_token" && r.status === 200))
+
+      revoke(downstream.calls[1]!.authorization!)
+      auth.refuseTokens(true)
+      // The authorization server's refusal quotes the refresh request; the SDK's warning must not.
+      const warned = vi.spyOn(console, "warn").mockImplementation(() => undefined)
+      const ended = yield* callTool(alice, "whoami", { tag: "a3" }).pipe(
+        Effect.ensuring(Effect.sync(() => warned.mockRestore()))
+      )
+      for (const [line] of warned.mock.calls) assert.notInclude(String(line), "refresh_token=")
+      assert.isTrue(ended.isError)
+      assert.include(ended.text, "has not connected this server")
+      assert.deepStrictEqual(downstream.calls.map((c) => c.tag), ["a1", "a2"])
+    }))
+})
+
+describe("quietFetch", () => {
+  it.live("an error answer keeps its status and OAuth error code only; a success passes as it came", () =>
+    Effect.gen(function*() {
+      const answers: Record<string, [number, string]> = {
+        "/echo": [400, JSON.stringify({ error: "invalid_grant", error_description: "refused: refresh_token=SECRET" })],
+        "/junk": [500, "refresh_token=SECRET"],
+        "/code": [401, JSON.stringify({ error: "Not A Code SECRET" })],
+        "/ok": [200, JSON.stringify({ access_token: "fine" })]
+      }
+      const server = createServer((req, res) => {
+        const [status, body] = answers[req.url ?? ""] ?? [404, ""]
+        res.writeHead(status, { "content-type": "application/json" }).end(body)
+      })
+      const port = yield* Effect.acquireRelease(
+        Effect.callback<number>((resume) =>
+          void server.listen(0, "127.0.0.1", () => resume(Effect.succeed((server.address() as AddressInfo).port)))
+        ),
+        () => Effect.sync(() => server.close())
+      )
+      const read = (path: string) =>
+        Effect.promise(async () => {
+          const response = await quietFetch(`http://127.0.0.1:${port}${path}`)
+          return [response.status, await response.text()]
+        })
+      assert.deepStrictEqual(yield* read("/echo"), [400, "{\"error\":\"invalid_grant\"}"])
+      assert.deepStrictEqual(yield* read("/junk"), [500, "{}"])
+      assert.deepStrictEqual(yield* read("/code"), [401, "{}"])
+      assert.deepStrictEqual(yield* read("/ok"), [200, answers["/ok"]![1]])
+    }))
+})
+
+/** A number in [0, 1) from `seed` (mulberry32): the same interleaving on every run. */
+const random = (seed: number) => {
+  let t = (seed + 0x6d2b79f5) | 0
+  t = Math.imul(t ^ (t >>> 15), t | 1)
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
+
+describe("auth.oauth: two principals' grants never cross", () => {
+  it.live(
+    "1,000 concurrent calls of two connected principals, interleaved at random, each as its own person",
+    () =>
+      Effect.gen(function*() {
+        const { alice, auth, bob, downstream } = yield* setup
+        const hosts = { alice, bob }
+        for (const who of ["alice", "bob"] as const) {
+          const refusal = yield* callTool(hosts[who], "whoami", { tag: "first" })
+          const { landed } = yield* connect(linkIn(refusal.text), auth, `${who}@idp`)
+          assert.strictEqual(landed.status, 200)
+        }
+        const order = Array.from({ length: 1000 }, (_, i) => (random(i) < 0.5 ? "alice" : "bob") as "alice" | "bob")
+        const answers = yield* Effect.forEach(
+          order,
+          (who, i) => callTool(hosts[who], "whoami", { tag: `${who}-${i}` }),
+          { concurrency: 16 }
+        )
+        for (const [i, answer] of answers.entries()) assert.strictEqual(answer.text, `${order[i]}@idp:${order[i]}-${i}`)
+        assert.lengthOf(downstream.calls, 1000)
+        for (const call of downstream.calls) assert.strictEqual(call.subject, `${call.tag.split("-")[0]}@idp`)
+      }),
+    60_000
+  )
+})
+
+describe("auth.oauth: every link attack grants nothing", () => {
+  it.live("a link used twice, another browser's callback, a forged or other flow's state, an expired link", () =>
+    Effect.gen(function*() {
+      const { alice, auth, downstream } = yield* setup
+      const refusal = yield* callTool(alice, "whoami", { tag: "a0" })
+      const link = linkIn(refusal.text)
+      const started = yield* post(link)
+      assert.strictEqual(started.status, 303)
+      // The same link again: spent.
+      const replayed = yield* post(link)
+      assert.deepStrictEqual([replayed.status, replayed.text.includes("the link was used")], [400, true])
+      // The authorization URL finished in another browser (no binding cookie, or another one): refused.
+      const callback = yield* auth.authorize(new URL(started.location!), "mallory@idp")
+      const elsewhere = yield* land(callback, "interlock_connect_0000000000000000=forged")
+      assert.deepStrictEqual([elsewhere.status, elsewhere.text.includes("another browser")], [400, true])
+      // The flow was spent by that attempt: the right browser cannot complete it afterwards either.
+      const late = yield* land(callback, started.cookie)
+      assert.strictEqual(late.status, 400)
+      // A state that is no sealed state, or one sealed for a link's purpose.
+      const forged = new URL(callback)
+      forged.searchParams.set("state", "forged")
+      assert.strictEqual((yield* land(forged, started.cookie)).status, 400)
+      forged.searchParams.set("state", link.searchParams.get("link")!)
+      assert.strictEqual((yield* land(forged, started.cookie)).status, 400)
+
+      // Links sealed with the gateway's key but expired, or for another server, or changed by a character.
+      const seal = yield* Effect.provide(Effect.service(StateSeal), StateSeal.fromSecret(Redacted.make(STATE_KEY)))
+      const expired = yield* seal.seal("interlock-connect-link", { p: "alice", s: "remote" }, -60_000)
+      const elsewhereServer = yield* seal.seal("interlock-connect-link", { p: "alice", s: "other" }, 60_000)
+      const fresh = linkIn((yield* callTool(alice, "whoami", { tag: "a1" })).text).searchParams.get("link")!
+      const changed = `${fresh.slice(0, -3)}${fresh.endsWith("A") ? "B" : "A"}${fresh.slice(-2)}`
+      for (
+        const [value, words] of [[expired, "expired"], [elsewhereServer, "another server"], [changed, "malformed"]]
+      ) {
+        const answer = yield* post(link, value)
+        assert.deepStrictEqual([answer.status, answer.text.includes(words!)], [400, true], `${words}: ${answer.text}`)
+      }
+      // A Host the gateway does not answer to (a rebinding page's).
+      assert.strictEqual(yield* postWithHost(link, fresh, "evil.example"), 403)
+
+      // Nothing got through: no call reached the server, and alice is still not connected.
+      assert.deepStrictEqual(downstream.calls, [])
+      assert.isTrue((yield* callTool(alice, "whoami", { tag: "a2" })).isError)
+    }))
+})
