@@ -126,6 +126,14 @@ export const StdioAuthConfig = Schema.Struct({
 
 /** Gateway-wide settings of downstream credentials. */
 export const CredentialsConfig = Schema.Struct({
+  path: Schema.optionalKey(NonEmpty.annotate({
+    description: "A SQLite file (relative to this config) where the principals' auth.oauth grants outlive a " +
+      "restart, encrypted with `key`. Default: grants are held in memory only."
+  })),
+  key: Schema.optionalKey(AuthSecret.annotate({
+    description: "The secret (at least 32 characters, usually `env:NAME`) that encrypts the grants in `path` " +
+      "(AES-256-GCM); required with `path`."
+  })),
   identityKey: Schema.optionalKey(AuthSecret.annotate({
     description:
       "The private key (PKCS #8 PEM: EC P-256, RSA or Ed25519) that signs identity tokens, usually `env:NAME` or " +

@@ -212,6 +212,8 @@ export interface Plan {
   readonly callTimeoutMs: number | undefined
   /** The key signing identity tokens (credentials.identityKey, a PKCS #8 PEM); undefined: one generated at start. */
   readonly identityKey: Redacted.Redacted<string> | undefined
+  /** Where auth.oauth grants are kept, encrypted (credentials.path and key); undefined: in memory only. */
+  readonly grantVault: { readonly path: string; readonly key: Redacted.Redacted<string> } | undefined
   /** The hex SHA-256 of the config and its Cedar file (config/ConfigHash.ts), recorded on every audit row. */
   readonly configHash: string
   /**

@@ -5,13 +5,14 @@
  * environment from it (mcp's ServerAuth). It lives as long as the gateway: the servers do too.
  */
 import type { Principal } from "@interlock/core"
-import { TransportError } from "@interlock/core"
+import { ConfigError, TransportError } from "@interlock/core"
 import type { ServerAuth } from "@interlock/mcp"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Redacted, type Scope } from "effect"
 import type { JWK } from "jose"
 import type { Plan } from "../config/Plan.ts"
 import { StateSeal } from "../state/StateSeal.ts"
 import type { CredentialError } from "./CredentialError.ts"
+import { openGrantVault } from "./GrantVault.ts"
 import { makeIdentitySigner } from "./IdentityToken.ts"
 import { makeOAuthConnect, type OAuthConnect, type OAuthServers } from "./OAuthConnect.ts"
 import { makeServerCredentials, type PreparedCredential, type ServerCredentials } from "./ServerCredentials.ts"
@@ -59,7 +60,7 @@ export class CredentialBroker
   extends Context.Service<CredentialBroker, CredentialBrokerShape>()("@interlock/gateway/CredentialBroker")
 {
   /** The broker of a plan's servers. */
-  static layer(plan: Plan): Layer.Layer<CredentialBroker> {
+  static layer(plan: Plan): Layer.Layer<CredentialBroker, ConfigError> {
     return Layer.effect(CredentialBroker, makeCredentialBroker(plan))
   }
 }
@@ -67,7 +68,7 @@ export class CredentialBroker
 /**
  * Builds the broker of `plan`'s servers; identity keys are made (jose loaded) only when a server has `auth.identity`.
  */
-export const makeCredentialBroker = (plan: Plan): Effect.Effect<CredentialBrokerShape> =>
+export const makeCredentialBroker = (plan: Plan): Effect.Effect<CredentialBrokerShape, ConfigError, Scope.Scope> =>
   Effect.gen(function*() {
     const signs = [...plan.servers.values()].some((server) => server.auth.identity !== undefined)
     const signer = signs ? yield* makeIdentitySigner(plan.identityKey) : undefined
@@ -94,8 +95,10 @@ export const makeCredentialBroker = (plan: Plan): Effect.Effect<CredentialBroker
           ...(http && sessionHeaders !== undefined
             ? {
               headers: (principal: string | undefined) =>
-                Effect.mapError(sessionHeaders(principal), (error) =>
-                  new TransportError({ serverId, detail: error.detail }))
+                Effect.mapError(
+                  sessionHeaders(principal),
+                  (error) => new TransportError({ serverId, detail: error.detail })
+                )
             }
             : {}),
           ...(!http && env !== undefined ? { env } : {})
@@ -116,7 +119,7 @@ export const makeCredentialBroker = (plan: Plan): Effect.Effect<CredentialBroker
  * The connections of the plan's `oauth` servers, none without one. Links and states are sealed with
  * approvals.stateKey when set (every replica opens them), else with a key made now.
  */
-const oauthConnect = (plan: Plan): Effect.Effect<OAuthConnect | undefined> => {
+const oauthConnect = (plan: Plan): Effect.Effect<OAuthConnect | undefined, ConfigError, Scope.Scope> => {
   const servers: OAuthServers = new Map(
     [...plan.servers].flatMap(([name, server]) =>
       server._tag === "http" && server.auth.oauth !== undefined
@@ -128,5 +131,20 @@ const oauthConnect = (plan: Plan): Effect.Effect<OAuthConnect | undefined> => {
   const seal = plan.approvals.stateKey === undefined
     ? StateSeal.generated
     : StateSeal.fromSecret(plan.approvals.stateKey)
-  return Effect.map(Effect.provide(Effect.service(StateSeal), seal), (sealer) => makeOAuthConnect(servers, sealer))
+  const where = plan.grantVault
+  const vault = where === undefined ? Effect.succeed(undefined) : Effect.acquireRelease(
+    Effect.try({
+      try: () => openGrantVault(where.path, Redacted.value(where.key)),
+      catch: (error) =>
+        new ConfigError({
+          path: "credentials.path",
+          detail: `cannot open ${where.path}: ${(error as { code?: string }).code ?? "not a SQLite file"}`
+        })
+    }),
+    (opened) => Effect.sync(() => opened.close())
+  )
+  return Effect.gen(function*() {
+    const sealer = yield* Effect.provide(Effect.service(StateSeal), seal)
+    return makeOAuthConnect(servers, sealer, yield* vault)
+  })
 }

@@ -10,6 +10,7 @@ import { randomBytes, randomUUID } from "node:crypto"
 import type { OAuthClientPlan } from "../config/Plan.ts"
 import type { StateSealShape } from "../state/StateSeal.ts"
 import { CredentialError } from "./CredentialError.ts"
+import type { GrantVault } from "./GrantVault.ts"
 import { bindingHash, type Flow, type Grant, makeGrantStore, providerFor, type Redirect } from "./OAuthGrants.ts"
 
 /** How long a connect link, and a flow started from one, may be used. */
@@ -66,9 +67,9 @@ export const quietFetch = async (input: string | URL | Request, init?: RequestIn
 /** The servers with the `oauth` form: each one's plan and URL. */
 export type OAuthServers = ReadonlyMap<string, { readonly plan: OAuthClientPlan; readonly url: string }>
 
-/** The connections of one gateway. */
-export const makeOAuthConnect = (servers: OAuthServers, seal: StateSealShape) => {
-  const store = makeGrantStore()
+/** The connections of one gateway; with a vault, grants and registrations outlive it. */
+export const makeOAuthConnect = (servers: OAuthServers, seal: StateSealShape, vault?: GrantVault) => {
+  const store = makeGrantStore(vault)
   const usedLinks = new Map<string, number>()
   const stale = new Set<string>()
   const refreshing = new Map<string, Deferred.Deferred<Grant | undefined, CredentialError>>()

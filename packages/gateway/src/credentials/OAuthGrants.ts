@@ -8,6 +8,7 @@ import type * as Sdk from "@modelcontextprotocol/client"
 import { Redacted } from "effect"
 import { createHash, randomUUID } from "node:crypto"
 import type { OAuthClientPlan } from "../config/Plan.ts"
+import type { GrantVault } from "./GrantVault.ts"
 
 /** One principal's grant toward one server: its tokens, an id for the audit (never a token) and when it came. */
 export interface Grant {
@@ -52,21 +53,31 @@ export const bindingHash = (value: string): string => createHash("sha256").updat
 
 const grantKey = (principal: string, server: string) => `${principal}\u0000${server}`
 
-/** The store of one gateway. */
-export const makeGrantStore = () => {
+/** The store of one gateway; with a vault, what it holds is also written there, and read back at start. */
+export const makeGrantStore = (vault?: GrantVault) => {
   const grants = bounded<Grant>()
   const flows = bounded<Flow>()
   const clients = new Map<string, Sdk.StoredOAuthClientInformation>()
   const discovery = new Map<string, Sdk.OAuthDiscoveryState>()
+  const loaded = vault?.load()
+  for (const grant of loaded?.grants ?? []) {
+    const { id, obtainedAtMs, tokens } = grant
+    grants.set(grantKey(grant.principal, grant.server), { tokens: tokens as Sdk.StoredOAuthTokens, id, obtainedAtMs })
+  }
+  for (const { information, server } of loaded?.clients ?? []) {
+    clients.set(server, information as Sdk.StoredOAuthClientInformation)
+  }
   return {
     grant: (principal: string, server: string) => grants.get(grantKey(principal, server)),
-    saveGrant: (principal: string, server: string, tokens: Sdk.StoredOAuthTokens, nowMs: number) =>
-      grants.set(grantKey(principal, server), {
-        tokens,
-        id: randomUUID().replaceAll("-", "").slice(0, 16),
-        obtainedAtMs: nowMs
-      }),
-    forgetGrant: (principal: string, server: string) => void grants.delete(grantKey(principal, server)),
+    saveGrant: (principal: string, server: string, tokens: Sdk.StoredOAuthTokens, nowMs: number) => {
+      const grant = { tokens, id: randomUUID().replaceAll("-", "").slice(0, 16), obtainedAtMs: nowMs }
+      vault?.saveGrant({ principal, server, ...grant })
+      grants.set(grantKey(principal, server), grant)
+    },
+    forgetGrant: (principal: string, server: string) => {
+      vault?.forgetGrant(principal, server)
+      grants.delete(grantKey(principal, server))
+    },
     addFlow: (flow: Flow) => flows.set(flow.id, flow),
     /** The flow `id`, taken: a flow completes once. */
     takeFlow: (id: string): Flow | undefined => {
@@ -74,7 +85,15 @@ export const makeGrantStore = () => {
       flows.delete(id)
       return flow
     },
-    clients,
+    client: (server: string) => clients.get(server),
+    saveClient: (server: string, information: Sdk.StoredOAuthClientInformation) => {
+      vault?.saveClient(server, information)
+      clients.set(server, information)
+    },
+    forgetClient: (server: string) => {
+      vault?.forgetClient(server)
+      clients.delete(server)
+    },
     discovery
   }
 }
@@ -126,8 +145,8 @@ export const providerFor = (store: GrantStore, context: ProviderContext): Sdk.OA
       if (flow === undefined) throw new Error("no connection is under way")
       return flow.state
     },
-    clientInformation: () => configured ?? store.clients.get(server),
-    saveClientInformation: (information) => void store.clients.set(server, information),
+    clientInformation: () => configured ?? store.client(server),
+    saveClientInformation: (information) => store.saveClient(server, information),
     tokens: () => store.grant(principal, server)?.tokens,
     saveTokens: (tokens) => store.saveGrant(principal, server, tokens, context.now()),
     redirectToAuthorization: (url) => {
@@ -144,7 +163,7 @@ export const providerFor = (store: GrantStore, context: ProviderContext): Sdk.OA
     saveDiscoveryState: (state) => void store.discovery.set(server, state),
     invalidateCredentials: (scope) => {
       if (scope === "all" || scope === "tokens") store.forgetGrant(principal, server)
-      if ((scope === "all" || scope === "client") && configured === undefined) store.clients.delete(server)
+      if ((scope === "all" || scope === "client") && configured === undefined) store.forgetClient(server)
       if (scope === "all" || scope === "discovery") store.discovery.delete(server)
     }
   }

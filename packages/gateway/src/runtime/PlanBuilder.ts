@@ -33,7 +33,7 @@ import { CONSOLE_TOKEN_HOLDER } from "../config/PrincipalNames.ts"
 import { readSecret } from "../config/Secrets.ts"
 import { builtinHooks, mergeHooks } from "../governance/BuiltinHooks.ts"
 import { cedarPolicyFile } from "../governance/PolicyLayer.ts"
-import { type AuthContext, readIdentityKey, resolveServerAuth } from "./ServerAuthPlan.ts"
+import { type AuthContext, readIdentityKey, resolveGrantVault, resolveServerAuth } from "./ServerAuthPlan.ts"
 
 const resolveServer = (
   name: string,
@@ -334,6 +334,8 @@ export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan 
     ? undefined
     : readIdentityKey(config.credentials.identityKey, loaded.baseDir, env)
   if (identityKey instanceof ConfigError) return identityKey
+  const grantVault = resolveGrantVault(config.credentials, loaded.baseDir, env)
+  if (grantVault instanceof ConfigError) return grantVault
   return {
     servers,
     namespace: config.namespace ?? "auto",
@@ -353,6 +355,7 @@ export const makePlan = (loaded: LoadedConfig, options: PlanOptions = {}): Plan 
     hookTimeoutMs: config.hookTimeoutMs,
     callTimeoutMs: config.callTimeoutMs,
     identityKey,
+    grantVault,
     configHash: configHash(config, cedarPolicy?.text),
     cedar: cedarPolicy
   }

@@ -7,6 +7,7 @@
 import { ConfigError } from "@interlock/core"
 import { Redacted } from "effect"
 import { createPrivateKey } from "node:crypto"
+import * as path from "node:path"
 import type { HttpAuthConfig, StdioAuthConfig } from "../config/AuthConfig.ts"
 import type { ServerConfig } from "../config/Config.ts"
 import {
@@ -275,4 +276,28 @@ export const readIdentityKey = (
   } catch {
     return bad
   }
+}
+
+/** The shortest `credentials.key` accepted, in characters. */
+const MIN_VAULT_KEY_LENGTH = 32
+
+/** `credentials.path` and `credentials.key` read and checked together: a path needs a key of at least 32 characters. */
+export const resolveGrantVault = (
+  credentials: { readonly path?: string; readonly key?: string } | undefined,
+  baseDir: string,
+  env: Readonly<Record<string, string | undefined>>
+): { readonly path: string; readonly key: Redacted.Redacted<string> } | undefined | ConfigError => {
+  if (credentials?.path === undefined) return undefined
+  if (credentials.key === undefined) {
+    return new ConfigError({
+      path: "credentials.key",
+      detail: "must be set with credentials.path: the grants kept there are encrypted with it"
+    })
+  }
+  const key = readSecretOrFile(credentials.key, "credentials.key", env, baseDir)
+  if (key instanceof ConfigError) return key
+  if (Redacted.value(key).length < MIN_VAULT_KEY_LENGTH) {
+    return new ConfigError({ path: "credentials.key", detail: `must be at least ${MIN_VAULT_KEY_LENGTH} characters` })
+  }
+  return { path: path.resolve(baseDir, credentials.path), key }
 }

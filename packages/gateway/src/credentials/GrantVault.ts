@@ -1,0 +1,125 @@
+/**
+ * Where the `oauth` form's grants and registrations outlive the process: a SQLite file (`credentials.path`, on
+ * `node:sqlite`, each write committed before it returns), every value sealed with AES-256-GCM under a key derived
+ * from `credentials.key` and bound to its row (principal and server), so that a row moved to another principal, or
+ * changed, does not open. A row that does not open is skipped, never deleted: the right key opens it again.
+ */
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto"
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs"
+import * as path from "node:path"
+import { DatabaseSync } from "node:sqlite"
+
+/** A grant as the vault keeps it. */
+export interface StoredGrant {
+  readonly principal: string
+  readonly server: string
+  readonly id: string
+  readonly obtainedAtMs: number
+  readonly tokens: unknown
+}
+
+/** The vault of one gateway. */
+export interface GrantVault {
+  /** Every grant and registration that opens with the key. */
+  readonly load: () => {
+    readonly grants: ReadonlyArray<StoredGrant>
+    readonly clients: ReadonlyArray<{ readonly server: string; readonly information: unknown }>
+  }
+  readonly saveGrant: (grant: StoredGrant) => void
+  readonly forgetGrant: (principal: string, server: string) => void
+  readonly saveClient: (server: string, information: unknown) => void
+  readonly forgetClient: (server: string) => void
+  readonly close: () => void
+}
+
+const IV_BYTES = 12
+const TAG_BYTES = 16
+
+/** The 32-byte key for a configured secret (HKDF-SHA256). */
+const vaultKey = (secret: string): Buffer =>
+  Buffer.from(hkdfSync("sha256", secret, "interlock", "interlock credentials v1", 32))
+
+const seal = (key: Buffer, aad: string, value: unknown): Buffer => {
+  const iv = randomBytes(IV_BYTES)
+  const cipher = createCipheriv("aes-256-gcm", key, iv).setAAD(Buffer.from(aad))
+  const body = Buffer.concat([cipher.update(JSON.stringify(value), "utf8"), cipher.final()])
+  return Buffer.concat([iv, body, cipher.getAuthTag()])
+}
+
+/** The value sealed in `sealed` for `aad`, or undefined when it does not open (another key, row or content). */
+const open = (key: Buffer, aad: string, sealed: Uint8Array): unknown => {
+  try {
+    const data = Buffer.from(sealed)
+    const decipher = createDecipheriv("aes-256-gcm", key, data.subarray(0, IV_BYTES)).setAAD(Buffer.from(aad))
+    decipher.setAuthTag(data.subarray(data.length - TAG_BYTES))
+    const text = Buffer.concat([decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)), decipher.final()])
+    return JSON.parse(text.toString("utf8"))
+  } catch {
+    return undefined
+  }
+}
+
+const grantAad = (principal: string, server: string) => `grant\u0000${principal}\u0000${server}`
+const clientAad = (server: string) => `client\u0000${server}`
+
+/** Opens (creating, readable by its owner only) the vault at `file` with `secret`. */
+export const openGrantVault = (file: string, secret: string): GrantVault => {
+  if (!existsSync(file)) {
+    mkdirSync(path.dirname(file), { recursive: true })
+    closeSync(openSync(file, "a", 0o600))
+  }
+  chmodSync(file, 0o600)
+  const db = new DatabaseSync(file)
+  db.exec(
+    "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;" +
+      "CREATE TABLE IF NOT EXISTS grants (principal TEXT NOT NULL, server TEXT NOT NULL, id TEXT NOT NULL, " +
+      "obtained_at INTEGER NOT NULL, sealed BLOB NOT NULL, PRIMARY KEY (principal, server));" +
+      "CREATE TABLE IF NOT EXISTS clients (server TEXT PRIMARY KEY, sealed BLOB NOT NULL);"
+  )
+  const key = vaultKey(secret)
+  const putGrant = db.prepare(
+    "INSERT INTO grants (principal, server, id, obtained_at, sealed) VALUES (?, ?, ?, ?, ?) " +
+      "ON CONFLICT (principal, server) DO UPDATE SET id = excluded.id, obtained_at = excluded.obtained_at, " +
+      "sealed = excluded.sealed"
+  )
+  const dropGrant = db.prepare("DELETE FROM grants WHERE principal = ? AND server = ?")
+  const putClient = db.prepare(
+    "INSERT INTO clients (server, sealed) VALUES (?, ?) ON CONFLICT (server) DO UPDATE SET sealed = excluded.sealed"
+  )
+  const dropClient = db.prepare("DELETE FROM clients WHERE server = ?")
+  return {
+    load: () => {
+      const grants = db.prepare("SELECT principal, server, id, obtained_at, sealed FROM grants").all().flatMap(
+        (row) => {
+          const { id, obtained_at, principal, sealed, server } = row as {
+            principal: string
+            server: string
+            id: string
+            obtained_at: number
+            sealed: Uint8Array
+          }
+          const tokens = open(key, grantAad(principal, server), sealed)
+          return tokens === undefined ? [] : [{ principal, server, id, obtainedAtMs: obtained_at, tokens }]
+        }
+      )
+      const clients = db.prepare("SELECT server, sealed FROM clients").all().flatMap((row) => {
+        const { sealed, server } = row as { server: string; sealed: Uint8Array }
+        const information = open(key, clientAad(server), sealed)
+        return information === undefined ? [] : [{ server, information }]
+      })
+      return { grants, clients }
+    },
+    saveGrant: (grant) =>
+      void putGrant.run(
+        grant.principal,
+        grant.server,
+        grant.id,
+        grant.obtainedAtMs,
+        seal(key, grantAad(grant.principal, grant.server), grant.tokens)
+      ),
+    forgetGrant: (principal, server) => void dropGrant.run(principal, server),
+    saveClient: (server, information) => void putClient.run(server, seal(key, clientAad(server), information)),
+    forgetClient: (server) => void dropClient.run(server),
+    close: () => db.close()
+  }
+}
