@@ -33,7 +33,7 @@ const withGateway = <A>(
   )
 
 describe("auth.oauth grants at rest", () => {
-  it.live("a restarted gateway keeps acting for alice; the file holds no token; moved or misread rows open nothing", () =>
+  it.live("a restarted gateway still acts for alice; no token in the file; a moved row or another key opens none", () =>
     Effect.gen(function*() {
       const world = yield* remoteWorld
       const file = path.join(mkdtempSync(path.join(tmpdir(), "interlock-vault-")), "grants.db")
