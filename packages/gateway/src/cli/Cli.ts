@@ -23,6 +23,7 @@ export const COMMANDS = {
   replay: () => import("./ReplayCommand.ts").then((module) => module.replayCommand),
   "claude-hook": () => import("./ClaudeHookCommand.ts").then((module) => module.claudeHookCommand),
   redact: () => import("./RedactCommand.ts").then((module) => module.redactCommand),
+  credentials: () => import("./CredentialsCommand.ts").then((module) => module.credentialsCommand),
   schema: () => import("./SchemaCommand.ts").then((module) => module.schemaCommand)
 } as const
 

@@ -18,13 +18,26 @@ export interface StoredGrant {
   readonly tokens: unknown
 }
 
+/** A row of the grants, as `interlock credentials list` shows it: never its tokens. */
+export interface GrantRow {
+  readonly principal: string
+  readonly server: string
+  readonly id: string
+  readonly obtainedAtMs: number
+  /** Whether it opens with the key (false: another key's, or changed). */
+  readonly opens: boolean
+}
+
 /** The vault of one gateway. */
 export interface GrantVault {
-  /** Every grant and registration that opens with the key. */
-  readonly load: () => {
-    readonly grants: ReadonlyArray<StoredGrant>
-    readonly clients: ReadonlyArray<{ readonly server: string; readonly information: unknown }>
-  }
+  /** Every registration that opens with the key. */
+  readonly clients: () => ReadonlyArray<{ readonly server: string; readonly information: unknown }>
+  /** The grant of `principal` toward `server`, when there is one that opens. */
+  readonly grant: (principal: string, server: string) => StoredGrant | undefined
+  /** The grants' rows, of one principal and/or one server when given. */
+  readonly list: (filter: { readonly principal?: string; readonly server?: string }) => ReadonlyArray<GrantRow>
+  /** Deletes the grants of one principal and/or one server (at least one given); how many it deleted. */
+  readonly revoke: (filter: { readonly principal?: string; readonly server?: string }) => number
   readonly saveGrant: (grant: StoredGrant) => void
   readonly forgetGrant: (principal: string, server: string) => void
   readonly saveClient: (server: string, information: unknown) => void
@@ -87,10 +100,32 @@ export const openGrantVault = (file: string, secret: string): GrantVault => {
     "INSERT INTO clients (server, sealed) VALUES (?, ?) ON CONFLICT (server) DO UPDATE SET sealed = excluded.sealed"
   )
   const dropClient = db.prepare("DELETE FROM clients WHERE server = ?")
+  const getGrant = db.prepare("SELECT id, obtained_at, sealed FROM grants WHERE principal = ? AND server = ?")
+  const where = "WHERE (? IS NULL OR principal = ?) AND (? IS NULL OR server = ?)"
+  const params = (filter: { readonly principal?: string; readonly server?: string }) => {
+    const principal = filter.principal ?? null
+    const server = filter.server ?? null
+    return [principal, principal, server, server] as const
+  }
   return {
-    load: () => {
-      const grants = db.prepare("SELECT principal, server, id, obtained_at, sealed FROM grants").all().flatMap(
-        (row) => {
+    clients: () =>
+      db.prepare("SELECT server, sealed FROM clients").all().flatMap((row) => {
+        const { sealed, server } = row as { server: string; sealed: Uint8Array }
+        const information = open(key, clientAad(server), sealed)
+        return information === undefined ? [] : [{ server, information }]
+      }),
+    grant: (principal, server) => {
+      const row = getGrant.get(principal, server) as
+        | { id: string; obtained_at: number; sealed: Uint8Array }
+        | undefined
+      const tokens = row === undefined ? undefined : open(key, grantAad(principal, server), row.sealed)
+      return row === undefined || tokens === undefined
+        ? undefined
+        : { principal, server, id: row.id, obtainedAtMs: row.obtained_at, tokens }
+    },
+    list: (filter) =>
+      db.prepare(`SELECT principal, server, id, obtained_at, sealed FROM grants ${where} ORDER BY 1, 2`)
+        .all(...params(filter)).map((row) => {
           const { id, obtained_at, principal, sealed, server } = row as {
             principal: string
             server: string
@@ -98,17 +133,13 @@ export const openGrantVault = (file: string, secret: string): GrantVault => {
             obtained_at: number
             sealed: Uint8Array
           }
-          const tokens = open(key, grantAad(principal, server), sealed)
-          return tokens === undefined ? [] : [{ principal, server, id, obtainedAtMs: obtained_at, tokens }]
-        }
-      )
-      const clients = db.prepare("SELECT server, sealed FROM clients").all().flatMap((row) => {
-        const { sealed, server } = row as { server: string; sealed: Uint8Array }
-        const information = open(key, clientAad(server), sealed)
-        return information === undefined ? [] : [{ server, information }]
-      })
-      return { grants, clients }
-    },
+          const opens = open(key, grantAad(principal, server), sealed) !== undefined
+          return { principal, server, id, obtainedAtMs: obtained_at, opens }
+        }),
+    revoke: (filter) =>
+      filter.principal === undefined && filter.server === undefined
+        ? 0
+        : Number(db.prepare(`DELETE FROM grants ${where}`).run(...params(filter)).changes),
     saveGrant: (grant) =>
       void putGrant.run(
         grant.principal,

@@ -53,30 +53,36 @@ export const bindingHash = (value: string): string => createHash("sha256").updat
 
 const grantKey = (principal: string, server: string) => `${principal}\u0000${server}`
 
-/** The store of one gateway; with a vault, what it holds is also written there, and read back at start. */
+/**
+ * The store of one gateway: grants in memory, or, with a vault, in the vault only (read on each use, so that a
+ * grant revoked there is gone at once); registrations in memory, written through to the vault and read back at start.
+ */
 export const makeGrantStore = (vault?: GrantVault) => {
   const grants = bounded<Grant>()
   const flows = bounded<Flow>()
   const clients = new Map<string, Sdk.StoredOAuthClientInformation>()
   const discovery = new Map<string, Sdk.OAuthDiscoveryState>()
-  const loaded = vault?.load()
-  for (const grant of loaded?.grants ?? []) {
-    const { id, obtainedAtMs, tokens } = grant
-    grants.set(grantKey(grant.principal, grant.server), { tokens: tokens as Sdk.StoredOAuthTokens, id, obtainedAtMs })
-  }
-  for (const { information, server } of loaded?.clients ?? []) {
+  for (const { information, server } of vault?.clients() ?? []) {
     clients.set(server, information as Sdk.StoredOAuthClientInformation)
   }
+  /** A grant from the vault, which is the truth when there is one (a grant revoked there is gone at once). */
+  const stored = (principal: string, server: string): Grant | undefined => {
+    const found = vault?.grant(principal, server)
+    return found === undefined
+      ? undefined
+      : { tokens: found.tokens as Sdk.StoredOAuthTokens, id: found.id, obtainedAtMs: found.obtainedAtMs }
+  }
   return {
-    grant: (principal: string, server: string) => grants.get(grantKey(principal, server)),
+    grant: (principal: string, server: string) =>
+      vault === undefined ? grants.get(grantKey(principal, server)) : stored(principal, server),
     saveGrant: (principal: string, server: string, tokens: Sdk.StoredOAuthTokens, nowMs: number) => {
       const grant = { tokens, id: randomUUID().replaceAll("-", "").slice(0, 16), obtainedAtMs: nowMs }
-      vault?.saveGrant({ principal, server, ...grant })
-      grants.set(grantKey(principal, server), grant)
+      if (vault === undefined) grants.set(grantKey(principal, server), grant)
+      else vault.saveGrant({ principal, server, ...grant })
     },
     forgetGrant: (principal: string, server: string) => {
-      vault?.forgetGrant(principal, server)
-      grants.delete(grantKey(principal, server))
+      if (vault === undefined) grants.delete(grantKey(principal, server))
+      else vault.forgetGrant(principal, server)
     },
     addFlow: (flow: Flow) => flows.set(flow.id, flow),
     /** The flow `id`, taken: a flow completes once. */
