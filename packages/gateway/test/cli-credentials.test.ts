@@ -68,10 +68,10 @@ describe("interlock credentials, and grants across kill -9", () => {
         const bare = yield* cli(["credentials", "revoke", "--config", file], undefined, env)
         assert.notStrictEqual(bare.code, 0)
         assert.include(bare.stderr + bare.stdout, "give --principal, --server or both")
-      const memoryOnly = writeConfig("memory.json", { ...config, credentials: undefined })
-      const nothing = yield* cli(["credentials", "list", "--config", memoryOnly], undefined, env)
-      assert.notStrictEqual(nothing.code, 0)
-      assert.include(nothing.stderr + nothing.stdout, "credentials.path: is not set")
+        const memoryOnly = writeConfig("memory.json", { ...config, credentials: undefined })
+        const nothing = yield* cli(["credentials", "list", "--config", memoryOnly], undefined, env)
+        assert.notStrictEqual(nothing.code, 0)
+        assert.include(nothing.stderr + nothing.stdout, "credentials.path: is not set")
       }),
     60_000
   )

@@ -49,15 +49,20 @@ export const callTool = (client: Client, name: string, args: Record<string, unkn
 export type HostEra = "2025" | "2026"
 
 /**
- * An SDK client of the gateway over Streamable HTTP, speaking `era`, whose bearer token is
+ * An SDK client of the gateway over Streamable HTTP, speaking `era` with `capabilities`, whose bearer token is
  * `token()` at each request (a host that refreshes its token keeps its session); closed with the scope.
  */
-export const hostClient = (url: string, token: () => string, era: HostEra = "2025") =>
+export const hostClient = (
+  url: string,
+  token: () => string,
+  era: HostEra = "2025",
+  capabilities: Record<string, unknown> = {}
+) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       const client = new Client(
         { name: "credential-host", version: "1.0.0" },
-        era === "2026" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {}
+        { capabilities, ...(era === "2026" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {}) }
       )
       const fetchWithToken = (input: string | URL | Request, init?: RequestInit) => {
         const headers = new Headers(init?.headers)

@@ -7,6 +7,7 @@
  * for the server and never the host's. Every link attack grants nothing.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { UrlElicitationRequiredError } from "@modelcontextprotocol/client"
 import { Effect, Redacted } from "effect"
 import { decodeJwt } from "jose"
 import { createServer } from "node:http"
@@ -14,7 +15,7 @@ import type { AddressInfo } from "node:net"
 import { vi } from "vitest"
 import { quietFetch } from "../src/credentials/OAuthConnect.ts"
 import { StateSeal } from "../src/state/StateSeal.ts"
-import { callTool } from "./credential-harness.ts"
+import { callTool, hostClient } from "./credential-harness.ts"
 import { connect, land, linkIn, post, postWithHost, setup, STATE_KEY, TOKENS } from "./oauth-connect.ts"
 
 describe("auth.oauth: each principal's own grant", () => {
@@ -84,6 +85,45 @@ describe("auth.oauth: each principal's own grant", () => {
       assert.isTrue(ended.isError)
       assert.include(ended.text, "has not connected this server")
       assert.deepStrictEqual(downstream.calls.map((c) => c.tag), ["a1", "a2"])
+    }))
+})
+
+describe("auth.oauth: a host that takes URL elicitation", () => {
+  it.live("is asked to open the link: -32042 in 2025-11-25, input_required in 2026-07-28, then goes as the person", () =>
+    Effect.gen(function*() {
+      const world = yield* setup
+      const capabilities = { elicitation: { url: {} } }
+      // 2025-11-25: the call fails with the SDK's UrlElicitationRequiredError, which carries the link.
+      const legacy = yield* hostClient(world.http.mcpUrl, () => TOKENS.alice, "2025", capabilities)
+      const failure = yield* Effect.promise(() =>
+        legacy.callTool({ name: "whoami", arguments: { tag: "l0" } }).then(() => undefined, (error) => error)
+      )
+      assert.instanceOf(failure, UrlElicitationRequiredError, String(failure))
+      const [asked] = (failure as UrlElicitationRequiredError).elicitations
+      assert.strictEqual(asked?.mode, "url")
+      // 2026-07-28: the host's elicitation handler is sent the link within the call, once; its retry, still
+      // unconnected, gets the link as a tool error rather than another round.
+      const modern = yield* hostClient(world.http.mcpUrl, () => TOKENS.alice, "2026", capabilities)
+      const shown: Array<{ mode?: unknown; url?: unknown }> = []
+      modern.setRequestHandler("elicitation/create", async (request) => {
+        shown.push(request.params as { mode?: unknown; url?: unknown })
+        return { action: "accept" }
+      })
+      const unconnected = yield* callTool(modern, "whoami", { tag: "m0" })
+      assert.lengthOf(shown, 1)
+      assert.strictEqual(shown[0]!.mode, "url")
+      assert.isTrue(unconnected.isError)
+      for (const url of [asked?.url, shown[0]!.url]) {
+        const link = new URL(String(url))
+        assert.isTrue(link.pathname === "/connect/remote" && link.searchParams.has("link"), String(url))
+      }
+      assert.deepStrictEqual(world.downstream.calls, [])
+
+      const { landed } = yield* connect(new URL(asked!.url), world.auth, "alice@idp")
+      assert.strictEqual(landed.status, 200)
+      assert.strictEqual((yield* callTool(legacy, "whoami", { tag: "l1" })).text, "alice@idp:l1")
+      assert.strictEqual((yield* callTool(modern, "whoami", { tag: "m1" })).text, "alice@idp:m1")
+      assert.lengthOf(shown, 1)
     }))
 })
 

@@ -23,11 +23,18 @@ import type { Namespace } from "../governance/Namespace.ts"
 import { type Redaction, redactionsFor } from "../governance/Redactor.ts"
 import { admitted, FRONT_CAPABILITIES, registerFeatures } from "./FrontFeatures.ts"
 import { type DoorLimits, MAX_NAME_LENGTH } from "./http/DoorLimits.ts"
-import { type Era, inputRequiredCall, isInputRequired, requestLogLevel, withRequest } from "./RequestEra.ts"
+import {
+  type Era,
+  hostTakesUrlElicitation,
+  inputRequiredCall,
+  isInputRequired,
+  requestLogLevel,
+  withRequest
+} from "./RequestEra.ts"
 import { requestNotify } from "./RequestLog.ts"
 import type { Runner } from "./Runner.ts"
 import { createdTaskResult, hostTakesTasks, registerTaskMethods, type TaskDeps, TASKS_CAPABILITY } from "./TaskFront.ts"
-import { CALL_ID_META, failureToWire, toWireResult, toWireTool } from "./WireConvert.ts"
+import { CALL_ID_META, CONNECT_INPUT, failureToWire, toWireResult, toWireTool } from "./WireConvert.ts"
 
 /** Runs an Effect for a request (Runner.ts). */
 export type { Runner } from "./Runner.ts"
@@ -60,9 +67,10 @@ type Target = NonNullable<ReturnType<Namespace["resolve"]>>
 const failure = (
   error: GatewayCallError,
   callId?: string,
-  era: Era = "legacy"
+  era: Era = "legacy",
+  urlElicitation = false
 ) => {
-  const wire = failureToWire(error, callId, era)
+  const wire = failureToWire(error, callId, era, urlElicitation)
   if (wire instanceof WireError) throw wire
   return wire
 }
@@ -216,7 +224,9 @@ export const makeFrontServer = (
       .then((result) => {
         if (Result.isFailure(result)) {
           if (isInputRequired(result.failure)) return inputRequiredCall(result.failure, era, callId)
-          return failure(result.failure, callId, era)
+          // A host that takes URL elicitation is asked to open a connect link, once per call in the modern era.
+          const answered = era === "modern" && Object.hasOwn(ctx.mcpReq.inputResponses ?? {}, CONNECT_INPUT)
+          return failure(result.failure, callId, era, hostTakesUrlElicitation(server, ctx) && !answered)
         }
         deps.features.noteResult(target.serverId, result.success.content)
         const task = taskAudit === undefined

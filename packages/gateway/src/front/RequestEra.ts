@@ -73,6 +73,11 @@ export const hostInputOf = (server: Server, ctx: ServerContext): HostInput => {
   }
 }
 
+/** Whether the host declared URL-mode elicitation (`elicitation: { url: {} }`), in the request's envelope or at start. */
+export const hostTakesUrlElicitation = (server: Server, ctx: ServerContext): boolean =>
+  (hostCapabilities(server, ctx) as { readonly elicitation?: { readonly url?: unknown } } | undefined)?.elicitation
+    ?.url !== undefined
+
 /** The log level a 2026-07-28 request's envelope asks for (the SDK checked it is one), if any. */
 export const requestLogLevel = (ctx: ServerContext): unknown =>
   (ctx.mcpReq.envelope as Readonly<Record<string, unknown>> | undefined)?.[LOG_LEVEL_META_KEY]

@@ -5,7 +5,13 @@
  */
 import type { ProtocolError, Receipt, Tool, ToolResult } from "@interlock/core"
 import { TASKS_EXTENSION } from "@interlock/mcp"
-import { type CallToolResult, ProtocolError as WireError, type Tool as WireTool } from "@modelcontextprotocol/server"
+import {
+  type CallToolResult,
+  inputRequired,
+  type InputRequiredResult,
+  ProtocolError as WireError,
+  type Tool as WireTool
+} from "@modelcontextprotocol/server"
 import type { GatewayCallError } from "../calls/GatewayCalls.ts"
 import type { StateRefused } from "../calls/StateRefused.ts"
 import type { Era } from "./Era.ts"
@@ -100,6 +106,32 @@ export const stateRefusedToWire = (error: StateRefused, callId?: string): WireEr
     callId === undefined ? undefined : { [CALL_ID_META]: callId }
   )
 
+/** The code of the error that asks the host to complete URL-mode elicitations before a retry. */
+export const URL_ELICITATION_REQUIRED = -32042
+
+/**
+ * The key of the URL-mode elicitation a 2026-07-28 host is asked to open a connect link with; a retry that answers
+ * it and is still refused gets the link as a tool error instead, so that a host's input loop ends.
+ */
+export const CONNECT_INPUT = "interlock/connect"
+
+const connectMessage = (serverId: string) => `Connect ${serverId}: sign in there, then retry.`
+
+/**
+ * A call refused for want of the principal's grant, to a host that takes URL-mode elicitation: the error that asks
+ * it to open the principal's connect link (its id the call's), after which the host retries.
+ */
+const connectElicitation = (serverId: string, url: string, message: string, callId: string | undefined): WireError =>
+  new WireError(URL_ELICITATION_REQUIRED, `Interlock: ${message}`, {
+    elicitations: [{
+      mode: "url",
+      elicitationId: callId ?? crypto.randomUUID(),
+      url,
+      message: connectMessage(serverId)
+    }],
+    ...(callId === undefined ? {} : { [CALL_ID_META]: callId })
+  })
+
 const connectHint = (error: GatewayCallError): string =>
   error._tag === "CredentialError" && error.connect !== undefined
     ? `. To connect it, open ${error.connect} in a browser, then retry.`
@@ -114,8 +146,18 @@ const connectHint = (error: GatewayCallError): string =>
 export const failureToWire = (
   error: GatewayCallError,
   callId?: string,
-  era: Era = "legacy"
-): CallToolResult | WireError => {
+  era: Era = "legacy",
+  urlElicitation = false
+): CallToolResult | InputRequiredResult | WireError => {
+  if (error._tag === "CredentialError" && error.connect !== undefined && urlElicitation) {
+    return era === "modern"
+      ? inputRequired({
+        inputRequests: {
+          [CONNECT_INPUT]: inputRequired.elicitUrl({ url: error.connect, message: connectMessage(error.serverId) })
+        }
+      })
+      : connectElicitation(error.serverId, error.connect, error.message, callId)
+  }
   switch (error._tag) {
     case "StateRefused":
       return stateRefusedToWire(error, callId)
