@@ -10,13 +10,24 @@ import { assert, describe, it } from "@effect/vitest"
 import { UrlElicitationRequiredError } from "@modelcontextprotocol/client"
 import { Effect, Redacted } from "effect"
 import { decodeJwt } from "jose"
-import { createServer } from "node:http"
+import { createServer, request } from "node:http"
 import type { AddressInfo } from "node:net"
 import { vi } from "vitest"
 import { quietFetch } from "../src/credentials/OAuthConnect.ts"
 import { StateSeal } from "../src/state/StateSeal.ts"
 import { callTool, hostClient } from "./credential-harness.ts"
-import { connect, land, linkIn, post, postWithHost, setup, STATE_KEY, TOKENS } from "./oauth-connect.ts"
+import {
+  connect,
+  gatewayOver,
+  land,
+  linkIn,
+  post,
+  postWithHost,
+  remoteWorld,
+  setup,
+  STATE_KEY,
+  TOKENS
+} from "./oauth-connect.ts"
 
 describe("auth.oauth: each principal's own grant", () => {
   it.live("refused with the principal's link and nothing sent; connected, its calls arrive as the person", () =>
@@ -124,6 +135,46 @@ describe("auth.oauth: a host that takes URL elicitation", () => {
       assert.strictEqual((yield* callTool(legacy, "whoami", { tag: "l1" })).text, "alice@idp:l1")
       assert.strictEqual((yield* callTool(modern, "whoami", { tag: "m1" })).text, "alice@idp:m1")
       assert.lengthOf(shown, 1)
+    }))
+})
+
+describe("auth.oauth: the client ID metadata document", () => {
+  it.live("is served at clientMetadataUrl's path under the gateway's origin, its client_id that URL", () =>
+    Effect.gen(function*() {
+      const world = yield* remoteWorld
+      const origin = "https://gateway.example.com"
+      const document = `${origin}/oauth/client.json`
+      const elsewhere = `${origin}/client.json`
+      const { http } = yield* gatewayOver(world, {
+        servers: {
+          remote: { url: world.downstream.url, auth: { oauth: { clientMetadataUrl: elsewhere } } },
+          own: { url: world.downstream.url, auth: { oauth: { clientMetadataUrl: document } } }
+        },
+        listen: { principals: { alice: { token: TOKENS.alice }, bob: { token: TOKENS.bob } }, publicUrl: origin }
+      })
+      const address = new URL(http.mcpUrl)
+      const get = (path: string) =>
+        Effect.callback<{ status: number; body: string }>((resume) => {
+          const req = request({
+            host: address.hostname,
+            port: address.port,
+            path,
+            headers: { host: "gateway.example.com" }
+          }, (res) => {
+            let body = ""
+            res.on("data", (chunk) => (body += chunk)).on("end", () =>
+              resume(Effect.succeed({ status: res.statusCode ?? 0, body })))
+          })
+          req.end()
+        })
+      const served = yield* get("/client.json")
+      assert.strictEqual(served.status, 200)
+      const metadata = JSON.parse(served.body)
+      assert.strictEqual(metadata.client_id, elsewhere)
+      assert.deepStrictEqual(metadata.redirect_uris, [`${origin}/oauth/callback`])
+      assert.strictEqual(metadata.token_endpoint_auth_method, "none")
+      // A path among the gateway's own routes is not taken by a document.
+      assert.notStrictEqual((yield* get("/oauth/client.json")).status, 200)
     }))
 })
 

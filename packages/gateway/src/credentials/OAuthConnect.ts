@@ -11,7 +11,15 @@ import type { OAuthClientPlan } from "../config/Plan.ts"
 import type { StateSealShape } from "../state/StateSeal.ts"
 import { CredentialError } from "./CredentialError.ts"
 import type { GrantVault } from "./GrantVault.ts"
-import { bindingHash, type Flow, type Grant, makeGrantStore, providerFor, type Redirect } from "./OAuthGrants.ts"
+import {
+  bindingHash,
+  clientMetadata,
+  type Flow,
+  type Grant,
+  makeGrantStore,
+  providerFor,
+  type Redirect
+} from "./OAuthGrants.ts"
 
 /** How long a connect link, and a flow started from one, may be used. */
 export const CONNECT_TTL_MS = 10 * 60_000
@@ -63,6 +71,9 @@ export const quietFetch = async (input: string | URL | Request, init?: RequestIn
   const kept = typeof code === "string" && /^[a-z_]{1,64}$/.test(code) ? JSON.stringify({ error: code }) : "{}"
   return new Response(kept, { status: response.status, headers: { "content-type": "application/json" } })
 }
+
+/** The gateway's own routes, which no client metadata document may take. */
+const OWN_PATHS = /^\/(?:$|mcp$|metrics$|interceptors$|claude\/|api\/|connect\/|oauth\/|\.well-known\/)/
 
 /** The servers with the `oauth` form: each one's plan and URL. */
 export type OAuthServers = ReadonlyMap<string, { readonly plan: OAuthClientPlan; readonly url: string }>
@@ -255,8 +266,19 @@ export const makeOAuthConnect = (servers: OAuthServers, seal: StateSealShape, va
     publishAt: (at: string) => {
       origin = at
     },
-    /** The client metadata document served at `clientMetadataUrl`, when a server has one. */
-    servers
+    /** The servers with the `oauth` form. */
+    servers,
+    /**
+     * The client ID metadata documents to serve: by the path of each server's `clientMetadataUrl` under the gateway's
+     * own origin (not one of its own routes), the gateway's client metadata with that URL as its `client_id`.
+     */
+    metadataDocuments: (): ReadonlyMap<string, Readonly<Record<string, unknown>>> =>
+      new Map([...servers.values()].flatMap(({ plan }) => {
+        const given = plan.clientMetadataUrl
+        const url = given === undefined ? undefined : new URL(given)
+        if (given === undefined || url === undefined || url.origin !== origin || OWN_PATHS.test(url.pathname)) return []
+        return [[url.pathname, { ...clientMetadata(plan, callbackUrl()), client_id: given }] as const]
+      }))
   }
 }
 

@@ -109,8 +109,21 @@ const callback = (connect: OAuthConnect) =>
     )
   })
 
-/** The connect routes of `connect`'s servers, answered under `allowedHosts` only. */
+/** A client ID metadata document: public, so that an authorization server can fetch it. */
+const metadataDocument = (document: Readonly<Record<string, unknown>>) =>
+  Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
+    request.method === "GET"
+      ? jsonResponse(200, document, { "cache-control": "max-age=300" })
+      : jsonResponse(405, { error: "Method not allowed" }, { allow: "GET" }))
+
+/**
+ * The connect routes of `connect`'s servers and their client ID metadata documents (at the paths of their
+ * `clientMetadataUrl`), answered under `allowedHosts` only.
+ */
 export const connectRoutes = (connect: OAuthConnect, allowedHosts: ReadonlyArray<string>) => [
   HttpRouter.route("*", "/connect/:server", guardedHost(connectPage(connect), allowedHosts)),
-  HttpRouter.route("*", CALLBACK_PATH, guardedHost(callback(connect), allowedHosts))
+  HttpRouter.route("*", CALLBACK_PATH, guardedHost(callback(connect), allowedHosts)),
+  ...[...connect.metadataDocuments()].map(([path, document]) =>
+    HttpRouter.route("*", path as `/${string}`, guardedHost(metadataDocument(document), allowedHosts))
+  )
 ]
