@@ -100,7 +100,7 @@ describe("auth.oauth: each principal's own grant", () => {
 })
 
 describe("auth.oauth: a host that takes URL elicitation", () => {
-  it.live("is asked to open the link: -32042 in 2025-11-25, input_required in 2026-07-28, then goes as the person", () =>
+  it.live("is asked to open the link: -32042 in 2025-11-25, input_required in 2026-07-28; then goes as them", () =>
     Effect.gen(function*() {
       const world = yield* setup
       const capabilities = { elicitation: { url: {} } }

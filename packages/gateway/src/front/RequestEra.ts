@@ -73,7 +73,7 @@ export const hostInputOf = (server: Server, ctx: ServerContext): HostInput => {
   }
 }
 
-/** Whether the host declared URL-mode elicitation (`elicitation: { url: {} }`), in the request's envelope or at start. */
+/** Whether the host declared URL-mode elicitation (`elicitation: { url: {} }`), per request or at initialize. */
 export const hostTakesUrlElicitation = (server: Server, ctx: ServerContext): boolean =>
   (hostCapabilities(server, ctx) as { readonly elicitation?: { readonly url?: unknown } } | undefined)?.elicitation
     ?.url !== undefined
