@@ -24,6 +24,7 @@ import {
   post,
   postWithHost,
   remoteWorld,
+  remoteWorldWith,
   setup,
   STATE_KEY,
   TOKENS
@@ -218,29 +219,46 @@ const random = (seed: number) => {
 }
 
 describe("auth.oauth: two principals' grants never cross", () => {
-  it.live(
-    "1,000 concurrent calls of two connected principals, interleaved at random, each as its own person",
-    () =>
-      Effect.gen(function*() {
-        const { alice, auth, bob, downstream } = yield* setup
-        const hosts = { alice, bob }
-        for (const who of ["alice", "bob"] as const) {
-          const refusal = yield* callTool(hosts[who], "whoami", { tag: "first" })
-          const { landed } = yield* connect(linkIn(refusal.text), auth, `${who}@idp`)
-          assert.strictEqual(landed.status, 200)
-        }
-        const order = Array.from({ length: 1000 }, (_, i) => (random(i) < 0.5 ? "alice" : "bob") as "alice" | "bob")
-        const answers = yield* Effect.forEach(
-          order,
-          (who, i) => callTool(hosts[who], "whoami", { tag: `${who}-${i}` }),
-          { concurrency: 16 }
-        )
-        for (const [i, answer] of answers.entries()) assert.strictEqual(answer.text, `${order[i]}@idp:${order[i]}-${i}`)
-        assert.lengthOf(downstream.calls, 1000)
-        for (const call of downstream.calls) assert.strictEqual(call.subject, `${call.tag.split("-")[0]}@idp`)
-      }),
-    60_000
-  )
+  for (const legacySessions of [false, true]) {
+    const kind = legacySessions ? "a stateful 2025 server (a session per principal)" : "a 2026-07-28 server"
+    it.live(
+      `1,000 concurrent calls of two connected principals, at random, each as its own person: ${kind}`,
+      () =>
+        Effect.gen(function*() {
+          const world = yield* remoteWorldWith({ legacySessions })
+          const { alice, bob } = yield* gatewayOver(world)
+          const { auth, downstream } = world
+          const hosts = { alice, bob }
+          for (const who of ["alice", "bob"] as const) {
+            const refusal = yield* callTool(hosts[who], "whoami", { tag: "first" })
+            const { landed } = yield* connect(linkIn(refusal.text), auth, `${who}@idp`)
+            assert.strictEqual(landed.status, 200)
+          }
+          const order = Array.from({ length: 1000 }, (_, i) => (random(i) < 0.5 ? "alice" : "bob") as "alice" | "bob")
+          const answers = yield* Effect.forEach(
+            order,
+            (who, i) => callTool(hosts[who], "whoami", { tag: `${who}-${i}` }),
+            { concurrency: 16 }
+          )
+          for (const [i, answer] of answers.entries()) {
+            assert.strictEqual(answer.text, `${order[i]}@idp:${order[i]}-${i}`)
+          }
+          assert.lengthOf(downstream.calls, 1000)
+          for (const call of downstream.calls) {
+            assert.strictEqual(call.subject, `${call.tag.split("-")[0]}@idp`)
+          }
+          // Each downstream session carried one person's requests only.
+          const sessions = new Map<string, Set<string | undefined>>()
+          for (const seen of downstream.seen) {
+            const id = seen.headers["mcp-session-id"]
+            if (typeof id === "string") sessions.set(id, (sessions.get(id) ?? new Set()).add(seen.subject))
+          }
+          if (legacySessions) assert.isAtLeast(sessions.size, 2)
+          for (const subjects of sessions.values()) assert.strictEqual(subjects.size, 1)
+        }),
+      60_000
+    )
+  }
 })
 
 describe("auth.oauth: every link attack grants nothing", () => {

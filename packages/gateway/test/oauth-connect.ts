@@ -16,26 +16,33 @@ export const TOKENS = { alice: "alice-host-token-000001", bob: "bob-host-token-0
 /** The gateway's approvals.stateKey, which seals connect links (a test can seal its own). */
 export const STATE_KEY = "a-state-key-of-at-least-thirty-two-chars"
 
-/** The authorization server and the downstream; `revoke` makes the downstream refuse an Authorization header. */
-export const remoteWorld = Effect.gen(function*() {
-  const revoked = new Set<string>()
-  let check: ReturnType<typeof jwtSubject> | undefined
-  let issuer = ""
-  const downstream = yield* startDownstream(
-    (req) =>
-      revoked.has(req.headers.authorization ?? "")
-        ? Promise.resolve(undefined)
-        : check?.(req) ?? Promise.resolve(undefined),
-    { authorizationServer: () => issuer }
-  )
-  const auth = yield* startAuthServer([])
-  issuer = auth.issuer
-  check = jwtSubject(auth.issuer, downstream.url)
-  return { auth, downstream, revoke: (header: string) => void revoked.add(header) }
-})
+/**
+ * The authorization server and the downstream (with `legacySessions`, a stateful 2025 server with a session per
+ * initialize); `revoke` makes the downstream refuse an Authorization header.
+ */
+export const remoteWorldWith = (options: { readonly legacySessions?: boolean }) =>
+  Effect.gen(function*() {
+    const revoked = new Set<string>()
+    let check: ReturnType<typeof jwtSubject> | undefined
+    let issuer = ""
+    const downstream = yield* startDownstream(
+      (req) =>
+        revoked.has(req.headers.authorization ?? "")
+          ? Promise.resolve(undefined)
+          : check?.(req) ?? Promise.resolve(undefined),
+      { authorizationServer: () => issuer, ...options }
+    )
+    const auth = yield* startAuthServer([])
+    issuer = auth.issuer
+    check = jwtSubject(auth.issuer, downstream.url)
+    return { auth, downstream, revoke: (header: string) => void revoked.add(header) }
+  })
+
+/** {@link remoteWorldWith} a downstream of the current revision. */
+export const remoteWorld = remoteWorldWith({})
 
 /** What {@link remoteWorld} gives. */
-export type RemoteWorld = Effect.Success<typeof remoteWorld>
+export type RemoteWorld = Effect.Success<ReturnType<typeof remoteWorldWith>>
 
 /**
  * A gateway over `world`'s downstream as server `remote` with `auth.oauth`, `extra` config merged in, and alice's
