@@ -13,6 +13,29 @@ import { connect, linkIn, remoteWorld, STATE_KEY, TOKENS } from "./oauth-connect
 
 const KEY = "a-credentials-key-of-at-least-32-chars"
 
+describe("interlock check of auth.oauth servers", () => {
+  it.live("says which authorization server each names, or that its discovery failed", () =>
+    Effect.gen(function*() {
+      const world = yield* remoteWorld
+      const { cli, writeConfig } = cliIn("interlock-cli-oauth-check-")
+      const file = writeConfig("interlock.config.json", {
+        servers: {
+          remote: { url: world.downstream.url, auth: { oauth: {} } },
+          gone: { url: "http://127.0.0.1:9/mcp", auth: { oauth: {} } }
+        },
+        policy: { default: "allow" }
+      })
+      const checked = yield* cli(["check", "--config", file])
+      assert.strictEqual(checked.code, 0, checked.stderr)
+      const lines = checked.stdout.split("\n")
+      assert.include(lines, "OAuth discovery:")
+      assert.include(lines, `  remote  authorization server ${world.auth.issuer}`)
+      assert.isTrue(
+        lines.some((line) => /^ {2}gone {2}discovery failed \(.+\): principals cannot connect it$/.test(line))
+      )
+    }))
+})
+
 describe("interlock credentials, and grants across kill -9", () => {
   it.live(
     "list shows alice's grant and no token; kill -9 loses it not; revoke takes it from the running gateway",

@@ -13,6 +13,7 @@ import { formatTable } from "../config/TextTable.ts"
 import { checkCedarPolicy, withListingGateway } from "./CedarCheck.ts"
 import { checkInterceptors, describeInterceptors, describeServedHooks } from "./InterceptorCheck.ts"
 import { npxWarnings } from "./NpxCheck.ts"
+import { checkOAuthDiscovery } from "./OAuthCheck.ts"
 import { planFrom, progress } from "./Shared.ts"
 
 /** Which audit store a plan uses, without the Postgres password. */
@@ -147,5 +148,6 @@ export const checkConfig = (config: Option.Option<string>, connect: boolean) =>
     // A Cedar policy that does not parse is reported (file:line:column) before any server starts.
     yield* checkCedarPolicy(plan, undefined)
     if (connect) yield* checkInterceptors(plan)
+    if (connect) yield* checkOAuthDiscovery(plan)
     if (connect) yield* listExposed(plan)
   })
