@@ -1,8 +1,8 @@
 /**
- * The web console's JSON API as an HttpApi: `GET /api/state`, `GET /api/calls/<id>` and `POST /api/approvals/<id>`
- * (an answer `{ decision, digest }`, as JSON or JSON text). HttpApi checks params, query and body with
- * ConsoleInput's Schemas and sends the declared errors (ConsoleErrors.ts); ConsoleCaller (outermost) and
- * ConsoleInputCheck wrap every endpoint. ConsoleRoutes.ts implements it.
+ * The web console's JSON API as an HttpApi: `GET /api/state`, `GET /api/calls/<id>`, `POST /api/approvals/<id>`
+ * (`{ decision, digest }`) and `POST /api/connections/revoke` (`{ principal, server }`), as JSON or JSON text.
+ * HttpApi checks params, query and body with ConsoleInput's Schemas and sends the declared errors (ConsoleErrors.ts);
+ * ConsoleCaller (outermost) and ConsoleInputCheck wrap every endpoint. ConsoleRoutes.ts implements it.
  */
 import { Context, Schema, SchemaTransformation } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema } from "effect/http-api"
@@ -13,10 +13,19 @@ import {
   DigestDiffers,
   NoSuchApproval,
   NoSuchCall,
+  NoSuchConnection,
   StoreUnavailable,
   UnknownId
 } from "./ConsoleErrors.ts"
-import { AnswerBody, AnswerText, ConsoleInputErrorBody, QUERY_OPTIONS, StateQuery } from "./ConsoleInput.ts"
+import {
+  AnswerBody,
+  AnswerText,
+  ConsoleInputErrorBody,
+  QUERY_OPTIONS,
+  RevokeBody,
+  RevokeText,
+  StateQuery
+} from "./ConsoleInput.ts"
 
 /** Who is looking at the console, for the request being served (ConsoleCaller provides it). */
 export class Viewer extends Context.Service<Viewer, ConsoleViewer>()("@interlock/gateway/ConsoleViewer") {}
@@ -77,7 +86,16 @@ const approve = HttpApiEndpoint.post("approve", "/api/approvals/:id", {
   error: [NoSuchApproval, AnswerRefused, DigestDiffers, StoreUnavailable]
 })
 
+/** `POST /api/connections/revoke`: forgets a principal's auth.oauth grant (the viewer's own; any, for an approver). */
+const revoke = HttpApiEndpoint.post("revoke", "/api/connections/revoke", {
+  payload: [RevokeBody, RevokeText.pipe(HttpApiSchema.asText())],
+  success: Schema.Struct({ ok: Schema.Literal(true) }),
+  error: NoSuchConnection
+})
+
 /** The console's API: one group, every endpoint behind ConsoleCaller, then ConsoleInputCheck. */
 export const ConsoleApi = HttpApi.make("console").add(
-  HttpApiGroup.make("console").add(state, call, approve).middleware(ConsoleInputCheck).middleware(ConsoleCaller)
+  HttpApiGroup.make("console").add(state, call, approve, revoke).middleware(ConsoleInputCheck).middleware(
+    ConsoleCaller
+  )
 )

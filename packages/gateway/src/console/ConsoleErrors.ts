@@ -33,3 +33,6 @@ export class DigestDiffers extends refusal<DigestDiffers>("DigestDiffers", 409) 
 
 /** The audit store could not be read (503); `error` is the store's message. */
 export class StoreUnavailable extends refusal<StoreUnavailable>("StoreUnavailable", 503) {}
+
+/** No grant of this principal toward this server that the viewer may see (404). */
+export class NoSuchConnection extends refusal<NoSuchConnection>("NoSuchConnection", 404) {}

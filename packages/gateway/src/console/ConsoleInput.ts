@@ -49,6 +49,12 @@ export type AnswerBody = typeof AnswerBody.Type
 /** The same answer sent as text (`text/plain`, as `fetch` sends a string body): JSON text, decoded with Schema. */
 export const AnswerText = Schema.fromJsonString(AnswerBody)
 
+/** The body of a revocation: whose grant, toward which server. */
+export const RevokeBody = Schema.Struct({ principal: Schema.String, server: Schema.String })
+
+/** The same revocation sent as text: JSON text, decoded with Schema. */
+export const RevokeText = Schema.fromJsonString(RevokeBody)
+
 /** The largest body an approval answer may have (bytes); a larger one is refused before more of it is kept. */
 export const MAX_ANSWER_BYTES = 4096
 

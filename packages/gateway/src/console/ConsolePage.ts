@@ -1,8 +1,8 @@
 /**
  * The web console page: pending approvals with their countdowns (approve and deny for approvers, never on their
- * own calls), filters, charts of calls per minute by outcome and of latency, the recent calls, and one call's
- * receipt. One static page whose inline script and style sheet are allowed by their hashes in a strict
- * Content-Security-Policy; it shows arguments and results only as the audit captured them, redacted.
+ * own calls), auth.oauth connections (revoke), filters, charts of calls per minute by outcome and of latency, the
+ * recent calls, and one call's receipt. One static page whose inline script and style sheet are allowed by their
+ * hashes in a strict Content-Security-Policy; it shows arguments and results only as the audit kept them, redacted.
  */
 import { createHash } from "node:crypto"
 import { CHART_SCRIPT } from "./ChartScript.ts"
@@ -34,6 +34,10 @@ export const CONSOLE_HTML = `<!doctype html>
 <h2>Pending approvals</h2>
 <p id="notice" class="warning" hidden></p>
 <table id="approvals"><thead><tr><th>Time</th><th>Principal</th><th>Tool</th><th>Reason</th><th>Arguments (redacted)</th><th>Time left</th><th></th></tr></thead><tbody></tbody></table>
+<section id="connections" hidden>
+<h2>Connections</h2>
+<table id="connections-table"><thead><tr><th>Principal</th><th>Server</th><th>Grant</th><th>Since</th><th></th></tr></thead><tbody></tbody></table>
+</section>
 <h2>Calls</h2>
 <div class="filters" id="filters">${filter("principal", "Principal")}${filter("server", "Server")}${
   filter("tool", "Tool")

@@ -1,8 +1,8 @@
 /**
  * The web console's routes: the page at `/` and its JSON API (ConsoleApi.ts). `GET /api/state` gives recent calls,
- * the charts' series and pending approvals; `GET /api/calls/<id>` one call's audit row; each viewer only what it
- * may see (ConsoleAccess). `POST /api/approvals/<id>` answers an approval for the digest the approver was shown. A
- * principal that may not use the console gets 403 from every `/api/` path.
+ * the charts' series, pending approvals and auth.oauth connections; `GET /api/calls/<id>` one call's audit row; each
+ * viewer only what it may see (ConsoleAccess). `POST /api/approvals/<id>` answers an approval for the digest shown,
+ * `POST /api/connections/revoke` forgets a grant. A principal that may not use the console gets 403 from `/api/`.
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { ByteSize, Effect, Layer, type Types } from "effect"
@@ -22,6 +22,7 @@ import {
   DigestDiffers,
   NoSuchApproval,
   NoSuchCall,
+  NoSuchConnection,
   StoreUnavailable,
   UnknownId
 } from "./ConsoleErrors.ts"
@@ -134,10 +135,26 @@ const noSuchApproval = new NoSuchApproval({ error: "no such pending approval" })
 const handlers = HttpApiBuilder.group(ConsoleApi, "console", (api) =>
   Effect.map(Gateway, (gateway) =>
     api
-      .handle(
-        "state",
-        ({ query }) => Effect.flatMap(Viewer, (viewer) => fromStore(consoleState(gateway, viewer, query)))
-      )
+      .handle("state", ({ query }) =>
+        Effect.gen(function*() {
+          const viewer = yield* Viewer
+          const state = yield* fromStore(consoleState(gateway, viewer, query))
+          const connect = gateway.credentials.connect
+          // The viewer's own auth.oauth grants (an approver's: everyone's), when a server has the form.
+          return connect === undefined
+            ? state
+            : { ...state, connections: connect.connections().filter((held) => sees(viewer, held.principal)) }
+        }))
+      .handle("revoke", ({ payload: { principal, server } }) =>
+        Effect.gen(function*() {
+          const viewer = yield* Viewer
+          const connect = gateway.credentials.connect
+          // A grant the viewer may not see is, to it, no grant at all.
+          if (connect === undefined || !sees(viewer, principal) || !connect.revoke(principal, server)) {
+            return yield* new NoSuchConnection({ error: "no such connection that you may see" })
+          }
+          return { ok: true } as const
+        }))
       .handle("call", ({ params }) =>
         Effect.gen(function*() {
           const row = yield* fromStore(callDetail(gateway, yield* Viewer, params.id))

@@ -1,8 +1,8 @@
 /**
- * The console page's behaviour, as the text of a browser script: it polls `/api/state` with the
- * chosen filters every second, renders pending approvals (with a countdown to each deadline and
- * approve and deny buttons for approvers), the calls table and the charts, and shows a call's
- * whole receipt when it is picked. Everything is rendered with textContent: no markup from data.
+ * The console page's behaviour, as a browser script: it polls `/api/state` with the chosen filters every second,
+ * renders pending approvals (a countdown to each deadline, approve and deny for approvers), the viewer's connections
+ * (revoke), the calls table and the charts, and a call's whole receipt when it is picked. Everything is rendered
+ * with textContent: no markup from data.
  */
 
 /** The page's behaviour (uses `drawCalls` and `drawLatency` from the chart script). */
@@ -59,6 +59,25 @@ function renderApprovals(list, viewer) {
     tr.append(td); body.append(tr)
   }
   tickCountdowns()
+}
+async function revokeConnection(principal, server) {
+  const res = await fetch("/api/connections/revoke", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ principal, server }) })
+  const body = await res.json().catch(() => ({}))
+  $("#notice").textContent = res.ok ? "" : "Not revoked (" + res.status + "): " + (body.error || "no reason given")
+  $("#notice").hidden = res.ok
+  refresh()
+}
+function renderConnections(list) {
+  $("#connections").hidden = list === undefined
+  if (list === undefined) return
+  const body = $("#connections-table tbody"); body.replaceChildren()
+  if (list.length === 0) { const tr = document.createElement("tr"); tr.append(cell("No connections", "empty")); body.append(tr); return }
+  for (const c of list) {
+    const tr = document.createElement("tr"); tr.dataset.principal = c.principal; tr.dataset.server = c.server
+    const td = document.createElement("td"); const b = node("button", "Revoke"); b.onclick = () => revokeConnection(c.principal, c.server); td.append(b)
+    tr.append(cell(c.principal), cell(c.server), cell(c.grant), cell(new Date(c.obtainedAtMs).toLocaleString()), td)
+    body.append(tr)
+  }
 }
 function renderFilters(options) {
   const shown = JSON.stringify(options)
@@ -133,7 +152,7 @@ async function refresh() {
     clock = { server: state.now, local: Date.now() }
     $("#viewer").textContent = "Signed in as " + state.viewer.id + (state.viewer.role === "approver" ? " (approver: sees every call)" : " (caller: sees only its own calls)")
     $("#config-version").textContent = "config " + state.config.version; $("#config-version").title = "config sha256 " + state.config.hash
-    renderFilters(state.options); renderApprovals(state.approvals, state.viewer); renderCalls(state.calls)
+    renderFilters(state.options); renderApprovals(state.approvals, state.viewer); renderConnections(state.connections); renderCalls(state.calls)
     drawCalls($("#chart-calls svg"), state.series); drawLatency($("#chart-latency svg"), state.series)
     $("#truncated").hidden = !state.truncated
     $("#status").textContent = "live · " + new Date(state.now).toLocaleTimeString()

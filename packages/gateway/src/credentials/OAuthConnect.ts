@@ -268,6 +268,14 @@ export const makeOAuthConnect = (servers: OAuthServers, seal: StateSealShape, va
     },
     /** The servers with the `oauth` form. */
     servers,
+    /** Every principal's grant, without its tokens. */
+    connections: () => store.connections(),
+    /** Forgets the grant of `principal` toward `server`; whether there was one. */
+    revoke: (principal: string, server: string): boolean => {
+      const held = store.grant(principal, server) !== undefined
+      store.forgetGrant(principal, server)
+      return held
+    },
     /**
      * The client ID metadata documents to serve: by the path of each server's `clientMetadataUrl` under the gateway's
      * own origin (not one of its own routes), the gateway's client metadata with that URL as its `client_id`.

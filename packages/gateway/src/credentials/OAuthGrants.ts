@@ -38,6 +38,7 @@ const bounded = <V>() => {
   const map = new Map<string, V>()
   return {
     get: (key: string) => map.get(key),
+    values: () => map.values(),
     delete: (key: string) => map.delete(key),
     set: (key: string, value: V) => {
       map.delete(key)
@@ -46,6 +47,14 @@ const bounded = <V>() => {
       if (map.size > MAX_ENTRIES && oldest.done !== true) map.delete(oldest.value)
     }
   }
+}
+
+/** A grant as the console and `interlock credentials` show it: whose, toward which server, its id, when; no token. */
+export interface Connection {
+  readonly principal: string
+  readonly server: string
+  readonly grant: string
+  readonly obtainedAtMs: number
 }
 
 /** The SHA-256 of a binding cookie's value, hex. */
@@ -58,7 +67,7 @@ const grantKey = (principal: string, server: string) => `${principal}\u0000${ser
  * grant revoked there is gone at once); registrations in memory, written through to the vault and read back at start.
  */
 export const makeGrantStore = (vault?: GrantVault) => {
-  const grants = bounded<Grant>()
+  const grants = bounded<Grant & { readonly principal: string; readonly server: string }>()
   const flows = bounded<Flow>()
   const clients = new Map<string, Sdk.StoredOAuthClientInformation>()
   const discovery = new Map<string, Sdk.OAuthDiscoveryState>()
@@ -77,13 +86,27 @@ export const makeGrantStore = (vault?: GrantVault) => {
       vault === undefined ? grants.get(grantKey(principal, server)) : stored(principal, server),
     saveGrant: (principal: string, server: string, tokens: Sdk.StoredOAuthTokens, nowMs: number) => {
       const grant = { tokens, id: randomUUID().replaceAll("-", "").slice(0, 16), obtainedAtMs: nowMs }
-      if (vault === undefined) grants.set(grantKey(principal, server), grant)
+      if (vault === undefined) grants.set(grantKey(principal, server), { ...grant, principal, server })
       else vault.saveGrant({ principal, server, ...grant })
     },
     forgetGrant: (principal: string, server: string) => {
       if (vault === undefined) grants.delete(grantKey(principal, server))
       else vault.forgetGrant(principal, server)
     },
+    /** Every grant held (in the vault: those that open with its key). */
+    connections: (): ReadonlyArray<Connection> =>
+      vault === undefined
+        ? [...grants.values()].map(({ id, obtainedAtMs, principal, server }) => ({
+          principal,
+          server,
+          grant: id,
+          obtainedAtMs
+        }))
+        : vault.list({}).flatMap((row) =>
+          row.opens
+            ? [{ principal: row.principal, server: row.server, grant: row.id, obtainedAtMs: row.obtainedAtMs }]
+            : []
+        ),
     addFlow: (flow: Flow) => flows.set(flow.id, flow),
     /** The flow `id`, taken: a flow completes once. */
     takeFlow: (id: string): Flow | undefined => {
