@@ -2,7 +2,8 @@
  * Where the `oauth` form's grants and registrations outlive the process: a SQLite file (`credentials.path`, on
  * `node:sqlite`, each write committed before it returns), every value sealed with AES-256-GCM under a key derived
  * from `credentials.key` and bound to its row (principal and server), so that a row moved to another principal, or
- * changed, does not open. A row that does not open is skipped, never deleted: the right key opens it again.
+ * changed, does not open (nor is it deleted: the right key opens it again). Opened grants are kept until the file
+ * changes.
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto"
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs"
@@ -46,6 +47,8 @@ export interface GrantVault {
 }
 
 const IV_BYTES = 12
+/** The most opened grants kept between changes of the file. */
+const MAX_OPENED = 10_000
 const TAG_BYTES = 16
 
 /** The 32-byte key for a configured secret (HKDF-SHA256). */
@@ -101,6 +104,18 @@ export const openGrantVault = (file: string, secret: string): GrantVault => {
   )
   const dropClient = db.prepare("DELETE FROM clients WHERE server = ?")
   const getGrant = db.prepare("SELECT id, obtained_at, sealed FROM grants WHERE principal = ? AND server = ?")
+  // The grants opened since the file last changed: another connection's commit (the CLI's revoke, another
+  // process) changes `data_version`, which empties the cache; this connection's own writes update it.
+  const dataVersion = db.prepare("PRAGMA data_version")
+  const opened = new Map<string, StoredGrant | undefined>()
+  let version: unknown
+  const current = () => {
+    const now = (dataVersion.get() as { data_version: number }).data_version
+    if (now !== version || opened.size > MAX_OPENED) {
+      opened.clear()
+      version = now
+    }
+  }
   const where = "WHERE (? IS NULL OR principal = ?) AND (? IS NULL OR server = ?)"
   const params = (filter: { readonly principal?: string; readonly server?: string }) => {
     const principal = filter.principal ?? null
@@ -115,13 +130,18 @@ export const openGrantVault = (file: string, secret: string): GrantVault => {
         return information === undefined ? [] : [{ server, information }]
       }),
     grant: (principal, server) => {
+      current()
+      const cacheKey = grantAad(principal, server)
+      if (opened.has(cacheKey)) return opened.get(cacheKey)
       const row = getGrant.get(principal, server) as
         | { id: string; obtained_at: number; sealed: Uint8Array }
         | undefined
-      const tokens = row === undefined ? undefined : open(key, grantAad(principal, server), row.sealed)
-      return row === undefined || tokens === undefined
+      const tokens = row === undefined ? undefined : open(key, cacheKey, row.sealed)
+      const grant = row === undefined || tokens === undefined
         ? undefined
         : { principal, server, id: row.id, obtainedAtMs: row.obtained_at, tokens }
+      opened.set(cacheKey, grant)
+      return grant
     },
     list: (filter) =>
       db.prepare(`SELECT principal, server, id, obtained_at, sealed FROM grants ${where} ORDER BY 1, 2`)
@@ -136,19 +156,21 @@ export const openGrantVault = (file: string, secret: string): GrantVault => {
           const opens = open(key, grantAad(principal, server), sealed) !== undefined
           return { principal, server, id, obtainedAtMs: obtained_at, opens }
         }),
-    revoke: (filter) =>
-      filter.principal === undefined && filter.server === undefined
-        ? 0
-        : Number(db.prepare(`DELETE FROM grants ${where}`).run(...params(filter)).changes),
-    saveGrant: (grant) =>
-      void putGrant.run(
-        grant.principal,
-        grant.server,
-        grant.id,
-        grant.obtainedAtMs,
-        seal(key, grantAad(grant.principal, grant.server), grant.tokens)
-      ),
-    forgetGrant: (principal, server) => void dropGrant.run(principal, server),
+    revoke: (filter) => {
+      if (filter.principal === undefined && filter.server === undefined) return 0
+      opened.clear()
+      return Number(db.prepare(`DELETE FROM grants ${where}`).run(...params(filter)).changes)
+    },
+    saveGrant: (grant) => {
+      const aad = grantAad(grant.principal, grant.server)
+      opened.delete(aad)
+      putGrant.run(grant.principal, grant.server, grant.id, grant.obtainedAtMs, seal(key, aad, grant.tokens))
+      opened.set(aad, grant)
+    },
+    forgetGrant: (principal, server) => {
+      opened.delete(grantAad(principal, server))
+      dropGrant.run(principal, server)
+    },
     saveClient: (server, information) => void putClient.run(server, seal(key, clientAad(server), information)),
     forgetClient: (server) => void dropClient.run(server),
     close: () => db.close()
