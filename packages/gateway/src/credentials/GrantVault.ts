@@ -1,9 +1,8 @@
 /**
- * Where the `oauth` form's grants and registrations outlive the process: a SQLite file (`credentials.path`, on
- * `node:sqlite`, each write committed before it returns), every value sealed with AES-256-GCM under a key derived
- * from `credentials.key` and bound to its row (principal and server), so that a row moved to another principal, or
- * changed, does not open (nor is it deleted: the right key opens it again). Opened grants are kept until the file
- * changes.
+ * Where the `oauth` form's grants and registrations outlive the process: a SQLite file (`credentials.path`, each
+ * write committed before it returns), every value AES-256-GCM sealed under a key derived from `credentials.key` and
+ * bound to its row (principal and server): a row moved to another principal, or changed, does not open (nor is it
+ * deleted: the right key opens it again). Opened grants are kept until the file changes.
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto"
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs"
