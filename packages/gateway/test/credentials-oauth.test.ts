@@ -13,7 +13,7 @@ import { decodeJwt } from "jose"
 import { createServer, request } from "node:http"
 import type { AddressInfo } from "node:net"
 import { vi } from "vitest"
-import { quietFetch } from "../src/credentials/OAuthConnect.ts"
+import { quietFetch, quietFetchWithin } from "../src/credentials/OAuthConnect.ts"
 import { StateSeal } from "../src/state/StateSeal.ts"
 import { callTool, hostClient } from "./credential-harness.ts"
 import {
@@ -259,6 +259,53 @@ describe("auth.oauth: two principals' grants never cross", () => {
       60_000
     )
   }
+})
+
+describe("auth.oauth: the connect page", () => {
+  it.live("names the link's principal; a form posted from elsewhere starts nothing and spends no link", () =>
+    Effect.gen(function*() {
+      const { alice, auth, downstream } = yield* setup
+      const link = linkIn((yield* callTool(alice, "whoami", { tag: "a0" })).text)
+      const shown = yield* Effect.promise(() => fetch(link).then((r) => r.text()))
+      assert.include(shown, "for the Interlock principal <b>alice</b>")
+      // Another site's page posting the link in someone's browser (its Origin, or a cross-site fetch), or no Origin.
+      for (
+        const headers of [
+          { origin: "https://evil.example" },
+          { "sec-fetch-site": "cross-site" },
+          { origin: "" }
+        ] as ReadonlyArray<Record<string, string>>
+      ) {
+        const forced = yield* post(link, undefined, headers)
+        assert.deepStrictEqual([forced.status, forced.cookie], [403, undefined], JSON.stringify(headers))
+      }
+      // The link is unspent, and the person is asked to consent even on a standing session.
+      const started = yield* post(link)
+      assert.strictEqual(started.status, 303)
+      assert.strictEqual(new URL(started.location!).searchParams.get("prompt"), "consent")
+      const callback = yield* auth.authorize(new URL(started.location!), "alice@idp")
+      assert.strictEqual((yield* land(callback, started.cookie)).status, 200)
+      assert.strictEqual((yield* callTool(alice, "whoami", { tag: "a1" })).text, "alice@idp:a1")
+      assert.deepStrictEqual(downstream.calls.map((c) => c.tag), ["a1"])
+    }))
+
+  it.live("a flow's request that never answers fails at the deadline instead of holding the call", () =>
+    Effect.gen(function*() {
+      const silent = createServer(() => undefined)
+      const port = yield* Effect.acquireRelease(
+        Effect.callback<number>((resume) =>
+          void silent.listen(0, "127.0.0.1", () => resume(Effect.succeed((silent.address() as AddressInfo).port)))
+        ),
+        () => Effect.sync(() => (silent.closeAllConnections(), silent.close()))
+      )
+      const failure = yield* Effect.promise(() =>
+        quietFetchWithin(100)(`http://127.0.0.1:${port}/.well-known/oauth-protected-resource`).then(
+          () => undefined,
+          (error: Error) => error.name
+        )
+      )
+      assert.strictEqual(failure, "TimeoutError")
+    }))
 })
 
 describe("auth.oauth: every link attack grants nothing", () => {

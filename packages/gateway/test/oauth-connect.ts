@@ -79,12 +79,17 @@ export const linkIn = (text: string): URL => {
 }
 
 /** What the browser gets for posting the link's form: the status, where it is sent, the binding cookie. */
-export const post = (link: URL, value = link.searchParams.get("link") ?? "") =>
+export const post = (
+  link: URL,
+  value = link.searchParams.get("link") ?? "",
+  headers: Record<string, string> = {}
+) =>
   Effect.promise(async () => {
     const response = await fetch(new URL(link.pathname, link.origin), {
       method: "POST",
       redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
+      // As a browser posts the page's form: with the page's origin.
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: link.origin, ...headers },
       body: new URLSearchParams({ link: value })
     })
     const cookie = response.headers.get("set-cookie")?.split(";")[0]

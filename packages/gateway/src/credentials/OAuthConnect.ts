@@ -54,23 +54,33 @@ export const cookieName = (id: string): string => `interlock_connect_${id.replac
 /** An OAuth error code as the authorization server sent it, only if it looks like one. */
 const errorCode = (value: string | null): string => value !== null && /^[a-z_]{1,64}$/.test(value) ? value : "an error"
 
+/** How long one request of the flows (discovery, registration, token) may take. */
+export const OAUTH_FETCH_TIMEOUT_MS = 10_000
+
 /**
  * The SDK's fetch for the flows: an answer that is an error keeps its status and its OAuth error code only. The SDK
  * logs an error's description, which an authorization server may fill with what it was sent (a refresh token).
  */
-export const quietFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-  const response = await fetch(input, init)
-  if (response.ok) return response
-  const body = await response.text()
-  let code: unknown
-  try {
-    code = (JSON.parse(body) as { readonly error?: unknown } | null)?.error
-  } catch {
-    code = undefined
+export const quietFetchWithin =
+  (timeoutMs: number) => async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    // No answer within the deadline is a failure: a server that never answers must not hold a call.
+    const deadline = AbortSignal.timeout(timeoutMs)
+    const signal = init?.signal == null ? deadline : AbortSignal.any([init.signal, deadline])
+    const response = await fetch(input, { ...init, signal })
+    if (response.ok) return response
+    const body = await response.text()
+    let code: unknown
+    try {
+      code = (JSON.parse(body) as { readonly error?: unknown } | null)?.error
+    } catch {
+      code = undefined
+    }
+    const kept = typeof code === "string" && /^[a-z_]{1,64}$/.test(code) ? JSON.stringify({ error: code }) : "{}"
+    return new Response(kept, { status: response.status, headers: { "content-type": "application/json" } })
   }
-  const kept = typeof code === "string" && /^[a-z_]{1,64}$/.test(code) ? JSON.stringify({ error: code }) : "{}"
-  return new Response(kept, { status: response.status, headers: { "content-type": "application/json" } })
-}
+
+/** {@link quietFetchWithin} the flows' deadline. */
+export const quietFetch = quietFetchWithin(OAUTH_FETCH_TIMEOUT_MS)
 
 /** The gateway's own routes, which no client metadata document may take. */
 const OWN_PATHS = /^\/(?:$|mcp$|metrics$|interceptors$|claude\/|api\/|connect\/|oauth\/|\.well-known\/)/
@@ -187,7 +197,8 @@ export const makeOAuthConnect = (servers: OAuthServers, seal: StateSealShape, va
       return renewed ?? (yield* notConnected(principal, server))
     })
 
-  const start = (server: string, given: string) =>
+  /** The link `given` for `server`, opened but not spent: its id, expiry and principal. */
+  const openLink = (server: string, given: string) =>
     Effect.gen(function*() {
       if (!servers.has(server)) return yield* new ConnectRefused({ reason: "server", detail: "no such server" })
       const opened = yield* Effect.mapError(
@@ -195,13 +206,19 @@ export const makeOAuthConnect = (servers: OAuthServers, seal: StateSealShape, va
         (error) => new ConnectRefused({ reason: "link", detail: `the link is ${error.reason}` })
       )
       const now = yield* Clock.currentTimeMillis
-      if (opened.payload.s !== server || typeof opened.payload.p !== "string") {
+      const principal = opened.payload.p
+      if (opened.payload.s !== server || typeof principal !== "string") {
         return yield* new ConnectRefused({ reason: "link", detail: "the link is for another server" })
       }
       for (const [id, expiry] of usedLinks) if (expiry <= now) usedLinks.delete(id)
       if (usedLinks.has(opened.id)) return yield* new ConnectRefused({ reason: "link", detail: "the link was used" })
-      usedLinks.set(opened.id, opened.expiresAtMs)
-      const principal = opened.payload.p
+      return { id: opened.id, expiresAtMs: opened.expiresAtMs, principal, now }
+    })
+
+  const start = (server: string, given: string) =>
+    Effect.gen(function*() {
+      const { expiresAtMs, id: linkId, now, principal } = yield* openLink(server, given)
+      usedLinks.set(linkId, expiresAtMs)
       const binding = randomBytes(32).toString("base64url")
       const id = randomUUID()
       const state = yield* seal.seal(STATE, { f: id }, CONNECT_TTL_MS)
@@ -222,6 +239,8 @@ export const makeOAuthConnect = (servers: OAuthServers, seal: StateSealShape, va
         store.takeFlow(id)
         return { _tag: "Connected", principal } as Started
       }
+      // The person is asked to consent each time: a forged start cannot complete silently on a standing session.
+      redirect.url.searchParams.set("prompt", "consent")
       return { _tag: "Redirect", url: redirect.url, cookie: { name: cookieName(id), value: binding } } as Started
     })
 
@@ -258,6 +277,8 @@ export const makeOAuthConnect = (servers: OAuthServers, seal: StateSealShape, va
   return {
     link,
     accessToken,
+    /** The principal a link for `server` connects, when it is still good (nothing is spent). */
+    linkPrincipal: (server: string, given: string) => Effect.map(openLink(server, given), (link) => link.principal),
     start,
     finish,
     /** Marks the principal's access token refused by the server: the next request refreshes it. */

@@ -1,14 +1,14 @@
 /**
- * Where a principal connects an `oauth` server in a browser: `GET /connect/<server>?link=...` asks to go on (a link
- * preview cannot spend the link), `POST` starts the flow and sends the browser to the authorization server with a
- * cookie that binds the flow to it, `GET /oauth/callback` completes it. No token here (a browser has none): the
- * sealed link and the cookie bind a flow to its principal. Only the gateway's own Host names are answered.
+ * Where a principal connects an `oauth` server in a browser: `GET /connect/<server>?link=...` names the principal and
+ * asks to go on (a link preview cannot spend the link), `POST` (from that page only) starts the flow with a cookie
+ * that binds it to the browser, `GET /oauth/callback` completes it. No token here (a browser has none): the sealed
+ * link and the cookie bind a flow to its principal. Only the gateway's own Host names are answered.
  */
 import { Cause, Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { CALLBACK_PATH, CONNECT_TTL_MS, type ConnectRefused, type OAuthConnect } from "../credentials/OAuthConnect.ts"
 import { requestUrl } from "../front/http/GuardMiddleware.ts"
-import { hostAllowed } from "../front/http/HttpGuard.ts"
+import { hostAllowed, originAllowed } from "../front/http/HttpGuard.ts"
 import { jsonResponse } from "../front/http/JsonResponse.ts"
 import { requestBody } from "../front/http/RequestBody.ts"
 
@@ -57,26 +57,43 @@ const guardedHost = <E, R>(
       )
       : Effect.succeed(jsonResponse(403, { error: "Forbidden: Host header not allowed" })))
 
-/** `GET`: the page that asks to go on; `POST`: the start of the flow. */
-const connectPage = (connect: OAuthConnect) =>
+/**
+ * Whether a POST comes from the gateway's own page: its Origin is one of the gateway's (a browser sends one with every
+ * form it posts), and the browser does not call it cross-site. A page elsewhere cannot start a flow with a link of
+ * its own in someone else's browser.
+ */
+const fromOwnPage = (request: HttpServerRequest.HttpServerRequest, allowedOrigins: ReadonlyArray<string>): boolean => {
+  const origin = request.headers.origin
+  const site = request.headers["sec-fetch-site"]
+  return origin !== undefined && originAllowed(origin, allowedOrigins) && (site === undefined || site === "same-origin")
+}
+
+/** `GET`: the page that names the link's principal and asks to go on; `POST`: the start of the flow. */
+const connectPage = (connect: OAuthConnect, allowedOrigins: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const { server = "" } = yield* HttpRouter.params
     if (request.method === "GET") {
       const link = requestUrl(request).searchParams.get("link") ?? ""
-      if (!connect.servers.has(server)) return page(404, "Not connected", "<p>There is no such server.</p>")
+      const opened = yield* Effect.result(connect.linkPrincipal(server, link))
+      if (opened._tag === "Failure") return refused(opened.failure)
+      const who = escapeHtml(opened.success)
+      const where = escapeHtml(server)
       return page(
         200,
         `Connect ${server}`,
-        `<p>Interlock will send you to <b>${
-          escapeHtml(server)
-        }</b>'s sign-in. What you allow there is what the gateway ` +
-          `may do there for the principal this link was made for, until you revoke it.</p>` +
+        `<p>This link connects <b>${where}</b> for the Interlock principal <b>${who}</b>. ` +
+          `If that is not you, close this page.</p>` +
+          `<p>Interlock will send you to ${where}'s sign-in. What you allow there is what the gateway may do ` +
+          `there for ${who}, until it is revoked.</p>` +
           `<form method="post"><input type="hidden" name="link" value="${escapeHtml(link)}">` +
           `<button type="submit">Continue to sign in</button></form>`
       )
     }
     if (request.method !== "POST") return jsonResponse(405, { error: "Method not allowed" }, { allow: "GET, POST" })
+    if (!fromOwnPage(request, allowedOrigins)) {
+      return page(403, "Not connected", "<p>The form was not sent from this gateway's own page.</p>")
+    }
     const body = yield* requestBody(request, MAX_FORM_BYTES)
     const link = new URLSearchParams(body?.toString("utf8") ?? "").get("link") ?? ""
     const started = yield* Effect.result(connect.start(server, link))
@@ -120,8 +137,12 @@ const metadataDocument = (document: Readonly<Record<string, unknown>>) =>
  * The connect routes of `connect`'s servers and their client ID metadata documents (at the paths of their
  * `clientMetadataUrl`), answered under `allowedHosts` only.
  */
-export const connectRoutes = (connect: OAuthConnect, allowedHosts: ReadonlyArray<string>) => [
-  HttpRouter.route("*", "/connect/:server", guardedHost(connectPage(connect), allowedHosts)),
+export const connectRoutes = (
+  connect: OAuthConnect,
+  allowedHosts: ReadonlyArray<string>,
+  allowedOrigins: ReadonlyArray<string>
+) => [
+  HttpRouter.route("*", "/connect/:server", guardedHost(connectPage(connect, allowedOrigins), allowedHosts)),
   HttpRouter.route("*", CALLBACK_PATH, guardedHost(callback(connect), allowedHosts)),
   ...[...connect.metadataDocuments()].map(([path, document]) =>
     HttpRouter.route("*", path as `/${string}`, guardedHost(metadataDocument(document), allowedHosts))
