@@ -2,17 +2,29 @@
  * `interlockTools(tools, options)` for OpenAI Agents JS: the agent's function tools with every `invoke` run through
  * Interlock's pipeline first (hooks, the policy, approvals, receipts), keeping each tool's own schema and options.
  */
-import { type HooksConfig, InterlockError } from "@interlock/core"
+import { Canonical, type HooksConfig, InterlockError } from "@interlock/core"
 import {
   type FunctionTool,
+  type RunContext,
   type Tool,
   ToolGuardrailFunctionOutputFactory,
   ToolInputGuardrailTripwireTriggered
 } from "@openai/agents"
+import { jsonCodec } from "../internal/JsonCodec.ts"
 import { type BridgeOptions, makeBridge } from "../internal/ToolBridge.ts"
 
-/** Options of {@link interlockTools}: core's (hooks, `policy`, approvals, settings), the server id and `onReceipt`. */
-export type InterlockToolsOptions<C extends HooksConfig = HooksConfig> = BridgeOptions<C>
+/**
+ * Options of {@link interlockTools}: core's (hooks, `policy`, approvals, settings), the server id and `onReceipt`.
+ * `approvals: "sdk"` sends the policy's Ask through the SDK's own approvals (a run's `interruptions`).
+ */
+export type InterlockToolsOptions<C extends HooksConfig = HooksConfig> =
+  & Omit<BridgeOptions<C>, "approvals">
+  & { readonly approvals?: BridgeOptions<C>["approvals"] | "sdk" }
+
+/** The approvals that governed tools kept from being used twice: the most recent, by call id. */
+const MAX_SPENT = 10_000
+
+const UNAPPROVED = "approval required, and the run's approvals did not approve this call"
 
 /** The guardrail name that Interlock's verdicts carry in the run's results. */
 export const GUARDRAIL = "interlock"
@@ -37,6 +49,8 @@ export const interlockTools = <const T extends ReadonlyArray<Tool<any>>, const C
   tools: T,
   options: InterlockToolsOptions<C>
 ): InterlockTools<T> => {
+  const { approvals, ...rest } = options
+  const sdk = approvals === "sdk"
   const functions = tools.filter((tool): tool is FunctionTool<any> => tool.type === "function")
   const bridge = makeBridge(
     functions.map((tool) => ({
@@ -47,13 +61,34 @@ export const interlockTools = <const T extends ReadonlyArray<Tool<any>>, const C
       outputSchema: undefined,
       annotations: undefined
     })),
-    options
+    sdk ? rest : options as BridgeOptions,
+    jsonCodec,
+    sdk ? { by: "openai-agents", unapproved: UNAPPROVED } : undefined
   )
+  const spent = new Set<string>()
+  /** Whether the run approved this call (its id), spending the approval: each one lets one call through. */
+  const approvedByRun = (runContext: RunContext, name: string, callId: string | undefined): boolean => {
+    if (!sdk || callId === undefined || runContext.isToolApproved({ toolName: name, callId }) !== true) return false
+    if (spent.has(callId)) return false
+    spent.add(callId)
+    const oldest = spent.values().next()
+    if (spent.size > MAX_SPENT && oldest.done !== true) spent.delete(oldest.value)
+    return true
+  }
   const governed = tools.map((tool) => {
     if (tool.type !== "function") return tool
     const invoke = tool.invoke
+    const own = tool.needsApproval
     const wrapped: FunctionTool<any> = {
       ...tool,
+      // With approvals: "sdk", a call the policy would ask about needs the run's approval too.
+      ...(sdk
+        ? {
+          needsApproval: async (runContext, input, callId) =>
+            (await own(runContext, input, callId)) ||
+            (Canonical.isJsonObject(input) && (await bridge.asks(tool.name, input, callId)) !== undefined)
+        } satisfies Pick<FunctionTool<any>, "needsApproval">
+        : {}),
       invoke: async (runContext, input, details) => {
         try {
           const output = await bridge.call(
@@ -68,7 +103,11 @@ export const interlockTools = <const T extends ReadonlyArray<Tool<any>>, const C
                 ...(call === undefined ? {} : { toolCall: { ...call, arguments: text } })
               })
             },
-            { toolCallId: details?.toolCall?.callId, signal: details?.signal }
+            {
+              toolCallId: details?.toolCall?.callId,
+              signal: details?.signal,
+              approved: approvedByRun(runContext, tool.name, details?.toolCall?.callId)
+            }
           )
           return output as string
         } catch (error) {
