@@ -11,6 +11,7 @@ import {
   ToolInputGuardrailTripwireTriggered
 } from "@openai/agents"
 import { jsonCodec } from "../internal/JsonCodec.ts"
+import { makeSpentApprovals } from "../internal/SpentApprovals.ts"
 import { type BridgeOptions, makeBridge } from "../internal/ToolBridge.ts"
 
 /**
@@ -20,9 +21,6 @@ import { type BridgeOptions, makeBridge } from "../internal/ToolBridge.ts"
 export type InterlockToolsOptions<C extends HooksConfig = HooksConfig> =
   & Omit<BridgeOptions<C>, "approvals">
   & { readonly approvals?: BridgeOptions<C>["approvals"] | "sdk" }
-
-/** The approvals that governed tools kept from being used twice: the most recent, by call id. */
-const MAX_SPENT = 10_000
 
 const UNAPPROVED = "approval required, and the run's approvals did not approve this call"
 
@@ -65,15 +63,11 @@ export const interlockTools = <const T extends ReadonlyArray<Tool<any>>, const C
     jsonCodec,
     sdk ? { by: "openai-agents", unapproved: UNAPPROVED } : undefined
   )
-  const spent = new Set<string>()
+  const spent = makeSpentApprovals()
   /** Whether the run approved this call (its id), spending the approval: each one lets one call through. */
   const approvedByRun = (runContext: RunContext, name: string, callId: string | undefined): boolean => {
     if (!sdk || callId === undefined || runContext.isToolApproved({ toolName: name, callId }) !== true) return false
-    if (spent.has(callId)) return false
-    spent.add(callId)
-    const oldest = spent.values().next()
-    if (spent.size > MAX_SPENT && oldest.done !== true) spent.delete(oldest.value)
-    return true
+    return spent.spend(callId)
   }
   const governed = tools.map((tool) => {
     if (tool.type !== "function") return tool

@@ -5,6 +5,7 @@
 import type { HooksConfig } from "@interlock/core"
 import type { ToolExecutionOptions, ToolSet } from "ai"
 import { jsonCodec } from "../internal/JsonCodec.ts"
+import { makeSpentApprovals } from "../internal/SpentApprovals.ts"
 import { type Bridge, type BridgeOptions, makeBridge } from "../internal/ToolBridge.ts"
 import { approvalOf } from "./ApprovalRecord.ts"
 
@@ -27,9 +28,6 @@ const governedSets = new WeakMap<object, Governed>()
 
 /** What {@link interlockTools} made these tools with, if it made them. */
 export const governedOf = (tools: ToolSet): Governed | undefined => governedSets.get(tools)
-
-/** The approvals that governed tools kept from being used twice: the most recent, by approval id. */
-const MAX_SPENT = 10_000
 
 const UNAPPROVED = "approval required, and the SDK's approval flow did not approve this call " +
   "(pass toolApproval: interlockApproval(tools) to generateText or streamText)"
@@ -64,16 +62,12 @@ export const interlockTools = <TOOLS extends ToolSet, const C extends HooksConfi
     jsonCodec,
     sdk ? { by: "ai-sdk", unapproved: UNAPPROVED } : undefined
   )
-  const spent = new Set<string>()
+  const spent = makeSpentApprovals()
   /** Whether the SDK's record approves this call, spending the approval: each one lets one call through. */
   const approvedBySdk = (name: string, input: unknown, execution: ToolExecutionOptions<unknown>): boolean => {
     if (!sdk) return false
     const approval = approvalOf(execution.messages, execution.toolCallId, name, input)
-    if (approval === undefined || spent.has(approval)) return false
-    spent.add(approval)
-    const oldest = spent.values().next()
-    if (spent.size > MAX_SPENT && oldest.done !== true) spent.delete(oldest.value)
-    return true
+    return approval !== undefined && spent.spend(approval)
   }
   const governed = Object.fromEntries(entries.map(([name, tool]) => {
     // A ToolSet's tools differ in their input types; each gets back the arguments its own schema accepted.
