@@ -289,6 +289,24 @@ describe("auth.oauth: the connect page", () => {
       assert.deepStrictEqual(downstream.calls.map((c) => c.tag), ["a1"])
     }))
 
+  it.live("a browser signed in to the gateway as bob can neither open nor post alice's link", () =>
+    Effect.gen(function*() {
+      const { alice, auth } = yield* setup
+      const link = linkIn((yield* callTool(alice, "whoami", { tag: "a0" })).text)
+      const asBob = { cookie: `interlock_token=${TOKENS.bob}` }
+      const shown = yield* Effect.promise(() =>
+        fetch(link, { headers: asBob }).then(async (r) => ({ status: r.status, text: await r.text() }))
+      )
+      assert.deepStrictEqual([shown.status, shown.text.includes("another principal")], [403, true])
+      const posted = yield* post(link, undefined, asBob)
+      assert.deepStrictEqual([posted.status, posted.cookie], [403, undefined])
+      // Signed in as alice herself, the same link goes on: it was not spent.
+      const started = yield* post(link, undefined, { cookie: `interlock_token=${TOKENS.alice}` })
+      assert.strictEqual(started.status, 303)
+      const callback = yield* auth.authorize(new URL(started.location!), "alice@idp")
+      assert.strictEqual((yield* land(callback, started.cookie)).status, 200)
+    }))
+
   it.live("a flow's request that never answers fails at the deadline instead of holding the call", () =>
     Effect.gen(function*() {
       const silent = createServer(() => undefined)

@@ -8,7 +8,7 @@ import { Cause, Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { CALLBACK_PATH, CONNECT_TTL_MS, type ConnectRefused, type OAuthConnect } from "../credentials/OAuthConnect.ts"
 import { requestUrl } from "../front/http/GuardMiddleware.ts"
-import { hostAllowed, originAllowed } from "../front/http/HttpGuard.ts"
+import { type GuardOptions, hostAllowed, originAllowed, tokenOf } from "../front/http/HttpGuard.ts"
 import { jsonResponse } from "../front/http/JsonResponse.ts"
 import { requestBody } from "../front/http/RequestBody.ts"
 
@@ -68,15 +68,27 @@ const fromOwnPage = (request: HttpServerRequest.HttpServerRequest, allowedOrigin
   return origin !== undefined && originAllowed(origin, allowedOrigins) && (site === undefined || site === "same-origin")
 }
 
+/** Who a browser is signed in to the gateway as (its console cookie, or a bearer header), when it says. */
+type SignedIn = (request: HttpServerRequest.HttpServerRequest) => string | undefined
+
+/** A page for a browser signed in as another principal than the link's: the link grants it nothing. */
+const otherPrincipal = page(
+  403,
+  "Not connected",
+  "<p>This link is for another principal than the one this browser is signed in to the gateway as.</p>"
+)
+
 /** `GET`: the page that names the link's principal and asks to go on; `POST`: the start of the flow. */
-const connectPage = (connect: OAuthConnect, allowedOrigins: ReadonlyArray<string>) =>
+const connectPage = (connect: OAuthConnect, allowedOrigins: ReadonlyArray<string>, signedIn: SignedIn) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const { server = "" } = yield* HttpRouter.params
+    const as = signedIn(request)
     if (request.method === "GET") {
       const link = requestUrl(request).searchParams.get("link") ?? ""
       const opened = yield* Effect.result(connect.linkPrincipal(server, link))
       if (opened._tag === "Failure") return refused(opened.failure)
+      if (as !== undefined && as !== opened.success) return otherPrincipal
       const who = escapeHtml(opened.success)
       const where = escapeHtml(server)
       return page(
@@ -96,6 +108,10 @@ const connectPage = (connect: OAuthConnect, allowedOrigins: ReadonlyArray<string
     }
     const body = yield* requestBody(request, MAX_FORM_BYTES)
     const link = new URLSearchParams(body?.toString("utf8") ?? "").get("link") ?? ""
+    if (as !== undefined) {
+      const principal = yield* Effect.result(connect.linkPrincipal(server, link))
+      if (principal._tag === "Success" && principal.success !== as) return otherPrincipal
+    }
     const started = yield* Effect.result(connect.start(server, link))
     if (started._tag === "Failure") return refused(started.failure)
     const next = started.success
@@ -139,12 +155,21 @@ const metadataDocument = (document: Readonly<Record<string, unknown>>) =>
  */
 export const connectRoutes = (
   connect: OAuthConnect,
-  allowedHosts: ReadonlyArray<string>,
-  allowedOrigins: ReadonlyArray<string>
+  guard: Pick<GuardOptions, "allowedHosts" | "allowedOrigins" | "principalFor">
 ) => [
-  HttpRouter.route("*", "/connect/:server", guardedHost(connectPage(connect, allowedOrigins), allowedHosts)),
-  HttpRouter.route("*", CALLBACK_PATH, guardedHost(callback(connect), allowedHosts)),
+  HttpRouter.route(
+    "*",
+    "/connect/:server",
+    guardedHost(
+      connectPage(connect, guard.allowedOrigins, (request) => {
+        const found = tokenOf(request.headers, requestUrl(request))
+        return found === undefined ? undefined : guard.principalFor(found.token)?.id
+      }),
+      guard.allowedHosts
+    )
+  ),
+  HttpRouter.route("*", CALLBACK_PATH, guardedHost(callback(connect), guard.allowedHosts)),
   ...[...connect.metadataDocuments()].map(([path, document]) =>
-    HttpRouter.route("*", path as `/${string}`, guardedHost(metadataDocument(document), allowedHosts))
+    HttpRouter.route("*", path as `/${string}`, guardedHost(metadataDocument(document), guard.allowedHosts))
   )
 ]

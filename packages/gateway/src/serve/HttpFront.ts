@@ -103,7 +103,7 @@ const routes = (
       ...(jwks === undefined
         ? []
         : [HttpRouter.route("*", JWKS_PATH, identityKeysRoute(jwks, guards.mcp.allowedHosts))]),
-      ...(connect === undefined ? [] : connectRoutes(connect, guards.mcp.allowedHosts, guards.mcp.allowedOrigins)),
+      ...(connect === undefined ? [] : connectRoutes(connect, guards.mcp)),
       HttpRouter.route("*", "/mcp", guarded(guards.mcp)(mcp)),
       ...(interceptors === undefined
         ? []
