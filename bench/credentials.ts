@@ -15,6 +15,7 @@ import { fromObject } from "../packages/gateway/src/config/ConfigLoader.ts"
 import { makeCredentialBroker } from "../packages/gateway/src/credentials/CredentialBroker.ts"
 import { openGrantVault } from "../packages/gateway/src/credentials/GrantVault.ts"
 import { makePlan } from "../packages/gateway/src/runtime/PlanBuilder.ts"
+import { StateSeal } from "../packages/gateway/src/state/StateSeal.ts"
 import { startGateway } from "../packages/gateway/test/e2e.ts"
 import { measure, median, report, round3, type SuiteResult } from "./harness.ts"
 import { freePort, waitForPort } from "./support/ports.ts"
@@ -108,7 +109,9 @@ export default async function run(): Promise<void> {
     const loaded = await Effect.runPromise(fromObject(config, dir))
     const plan = makePlan(loaded, { env: {} })
     if (!("servers" in plan)) throw new Error(plan.message)
-    const broker = await Effect.runPromise(Scope.provide(scope)(makeCredentialBroker(plan)))
+    const broker = await Effect.runPromise(
+      Scope.provide(scope)(makeCredentialBroker(plan)).pipe(Effect.provide(StateSeal.generated))
+    )
     const alice = new Principal({ id: "alice" })
     const prepare = (server: string) => broker.prepare(server, alice, "digest")
     const check = await Effect.runPromise(prepare("wiki"))

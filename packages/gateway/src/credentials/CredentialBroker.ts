@@ -60,7 +60,7 @@ export class CredentialBroker
   extends Context.Service<CredentialBroker, CredentialBrokerShape>()("@interlock/gateway/CredentialBroker")
 {
   /** The broker of a plan's servers. */
-  static layer(plan: Plan): Layer.Layer<CredentialBroker, ConfigError> {
+  static layer(plan: Plan): Layer.Layer<CredentialBroker, ConfigError, StateSeal> {
     return Layer.effect(CredentialBroker, makeCredentialBroker(plan))
   }
 }
@@ -68,7 +68,9 @@ export class CredentialBroker
 /**
  * Builds the broker of `plan`'s servers; identity keys are made (jose loaded) only when a server has `auth.identity`.
  */
-export const makeCredentialBroker = (plan: Plan): Effect.Effect<CredentialBrokerShape, ConfigError, Scope.Scope> =>
+export const makeCredentialBroker = (
+  plan: Plan
+): Effect.Effect<CredentialBrokerShape, ConfigError, Scope.Scope | StateSeal> =>
   Effect.gen(function*() {
     const signs = [...plan.servers.values()].some((server) => server.auth.identity !== undefined)
     const signer = signs ? yield* makeIdentitySigner(plan.identityKey) : undefined
@@ -116,10 +118,10 @@ export const makeCredentialBroker = (plan: Plan): Effect.Effect<CredentialBroker
   })
 
 /**
- * The connections of the plan's `oauth` servers, none without one. Links and states are sealed with
- * approvals.stateKey when set (every replica opens them), else with a key made now.
+ * The connections of the plan's `oauth` servers, none without one. Links and states are sealed with the gateway's
+ * own StateSeal (approvals.stateKey when set, so that every replica opens them).
  */
-const oauthConnect = (plan: Plan): Effect.Effect<OAuthConnect | undefined, ConfigError, Scope.Scope> => {
+const oauthConnect = (plan: Plan): Effect.Effect<OAuthConnect | undefined, ConfigError, Scope.Scope | StateSeal> => {
   const servers: OAuthServers = new Map(
     [...plan.servers].flatMap(([name, server]) =>
       server._tag === "http" && server.auth.oauth !== undefined
@@ -128,9 +130,6 @@ const oauthConnect = (plan: Plan): Effect.Effect<OAuthConnect | undefined, Confi
     )
   )
   if (servers.size === 0) return Effect.succeed(undefined)
-  const seal = plan.approvals.stateKey === undefined
-    ? StateSeal.generated
-    : StateSeal.fromSecret(plan.approvals.stateKey)
   const where = plan.grantVault
   const vault = where === undefined ? Effect.succeed(undefined) : Effect.acquireRelease(
     Effect.try({
@@ -144,7 +143,6 @@ const oauthConnect = (plan: Plan): Effect.Effect<OAuthConnect | undefined, Confi
     (opened) => Effect.sync(() => opened.close())
   )
   return Effect.gen(function*() {
-    const sealer = yield* Effect.provide(Effect.service(StateSeal), seal)
-    return makeOAuthConnect(servers, sealer, yield* vault)
+    return makeOAuthConnect(servers, yield* StateSeal, yield* vault)
   })
 }

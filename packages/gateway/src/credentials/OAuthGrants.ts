@@ -9,6 +9,7 @@ import { Redacted } from "effect"
 import { createHash, randomUUID } from "node:crypto"
 import type { OAuthClientPlan } from "../config/Plan.ts"
 import type { GrantVault } from "./GrantVault.ts"
+import { newestEntries } from "./NewestEntries.ts"
 
 /** One principal's grant toward one server: its tokens, an id for the audit (never a token) and when it came. */
 export interface Grant {
@@ -33,22 +34,6 @@ export interface Flow {
 /** The most grants and flows kept (oldest out first): many principals must not fill memory. */
 const MAX_ENTRIES = 10_000
 
-/** A map that forgets its oldest entry beyond {@link MAX_ENTRIES}. */
-const bounded = <V>() => {
-  const map = new Map<string, V>()
-  return {
-    get: (key: string) => map.get(key),
-    values: () => map.values(),
-    delete: (key: string) => map.delete(key),
-    set: (key: string, value: V) => {
-      map.delete(key)
-      map.set(key, value)
-      const oldest = map.keys().next()
-      if (map.size > MAX_ENTRIES && oldest.done !== true) map.delete(oldest.value)
-    }
-  }
-}
-
 /** A grant as the console and `interlock credentials` show it: whose, toward which server, its id, when; no token. */
 export interface Connection {
   readonly principal: string
@@ -67,8 +52,8 @@ const grantKey = (principal: string, server: string) => `${principal}\u0000${ser
  * grant revoked there is gone at once); registrations in memory, written through to the vault and read back at start.
  */
 export const makeGrantStore = (vault?: GrantVault) => {
-  const grants = bounded<Grant & { readonly principal: string; readonly server: string }>()
-  const flows = bounded<Flow>()
+  const grants = newestEntries<Grant & { readonly principal: string; readonly server: string }>(MAX_ENTRIES)
+  const flows = newestEntries<Flow>(MAX_ENTRIES)
   const clients = new Map<string, Sdk.StoredOAuthClientInformation>()
   const discovery = new Map<string, Sdk.OAuthDiscoveryState>()
   for (const { information, server } of vault?.clients() ?? []) {

@@ -11,6 +11,7 @@ import { type AuthPlan, perPrincipalAuth } from "../config/Plan.ts"
 import { accessTokenOf } from "./AccessTokens.ts"
 import { CredentialError } from "./CredentialError.ts"
 import type { IdentitySigner } from "./IdentityToken.ts"
+import { newestEntries } from "./NewestEntries.ts"
 import type { OAuthConnect } from "./OAuthConnect.ts"
 import { secretsFor } from "./PrincipalSecrets.ts"
 import { makeTokenCache, tokenFor } from "./TokenCache.ts"
@@ -178,17 +179,11 @@ export const makeServerCredentials = (
       )
     const perPrincipal = perPrincipalAuth(auth)
     // Each principal's latest source, set only by that principal's own operations.
-    const sources = new Map<string, Source>()
-    const remember = (principal: string, source: Source) => {
-      sources.delete(principal)
-      sources.set(principal, source)
-      const oldest = sources.keys().next()
-      if (sources.size > MAX_SOURCES && oldest.done !== true) sources.delete(oldest.value)
-    }
+    const sources = newestEntries<Source>(MAX_SOURCES)
     const ownCredential = (principal: Principal): Effect.Effect<Used, CredentialError> => {
       if (auth.oauth !== undefined && connect !== undefined) {
         return Effect.map(connect.accessToken(principal.id, serverId), (grant): Used => {
-          remember(principal.id, { _tag: "oauth" })
+          sources.set(principal.id, { _tag: "oauth" })
           return { form: "oauth", grant: grant.id, secrets: [grant.tokens.access_token] }
         })
       }
@@ -196,7 +191,7 @@ export const makeServerCredentials = (
       if (exchanged !== undefined && subject !== undefined) {
         const key = new ExchangeKey(principal.id, subject, digestOf(subject))
         return Effect.map(tokenFor(exchanged, key), (issued): Used => {
-          remember(principal.id, { _tag: "exchange", key })
+          sources.set(principal.id, { _tag: "exchange", key })
           return {
             form: "exchange",
             grant: issuedId(serverId, `exchange\u0000${principal.id}\u0000${key.digest}`, issued),
@@ -216,7 +211,7 @@ export const makeServerCredentials = (
         )
       }
       return Effect.sync((): Used => {
-        remember(principal.id, { _tag: "secrets", values: entry.values })
+        sources.set(principal.id, { _tag: "secrets", values: entry.values })
         const named = entry.principal ?? `role:${entry.role}`
         return {
           form: "perPrincipal",

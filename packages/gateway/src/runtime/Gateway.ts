@@ -80,7 +80,8 @@ export class Gateway extends Context.Service<Gateway, GatewayShape>()("@interloc
       const base = Layer.mergeAll(
         stateLayer(plan).pipe(Layer.provideMerge(auditLayer(plan))),
         HostSessions.layer,
-        CredentialBroker.layer(plan),
+        // The broker seals connect links with the gateway's own seal (one instance: Layers are shared by reference).
+        CredentialBroker.layer(plan).pipe(Layer.provide(states)),
         states
       )
       // The hub's sessions take their credentials from the broker that prepares each operation's.
