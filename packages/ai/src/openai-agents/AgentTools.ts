@@ -10,17 +10,13 @@ import {
   ToolGuardrailFunctionOutputFactory,
   ToolInputGuardrailTripwireTriggered
 } from "@openai/agents"
-import { jsonCodec } from "../internal/JsonCodec.ts"
-import { makeSpentApprovals } from "../internal/SpentApprovals.ts"
-import { type BridgeOptions, makeBridge } from "../internal/ToolBridge.ts"
+import { type ApprovableOptions, makeApprovableBridge } from "../internal/ApprovableBridge.ts"
 
 /**
  * Options of {@link interlockTools}: core's (hooks, `policy`, approvals, settings), the server id and `onReceipt`.
  * `approvals: "sdk"` sends the policy's Ask through the SDK's own approvals (a run's `interruptions`).
  */
-export type InterlockToolsOptions<C extends HooksConfig = HooksConfig> =
-  & Omit<BridgeOptions<C>, "approvals">
-  & { readonly approvals?: BridgeOptions<C>["approvals"] | "sdk" }
+export type InterlockToolsOptions<C extends HooksConfig = HooksConfig> = ApprovableOptions<C>
 
 const UNAPPROVED = "approval required, and the run's approvals did not approve this call"
 
@@ -47,27 +43,17 @@ export const interlockTools = <const T extends ReadonlyArray<Tool<any>>, const C
   tools: T,
   options: InterlockToolsOptions<C>
 ): InterlockTools<T> => {
-  const { approvals, ...rest } = options
-  const sdk = approvals === "sdk"
   const functions = tools.filter((tool): tool is FunctionTool<any> => tool.type === "function")
-  const bridge = makeBridge(
-    functions.map((tool) => ({
-      name: tool.name,
-      title: undefined,
-      description: tool.description,
-      inputSchema: { type: "object" },
-      outputSchema: undefined,
-      annotations: undefined
-    })),
-    sdk ? rest : options as BridgeOptions,
-    jsonCodec,
-    sdk ? { by: "openai-agents", unapproved: UNAPPROVED } : undefined
+  const bridge = makeApprovableBridge(
+    functions.map((tool) => ({ name: tool.name, description: tool.description })),
+    options,
+    { by: "openai-agents", unapproved: UNAPPROVED }
   )
-  const spent = makeSpentApprovals()
+  const { sdk } = bridge
   /** Whether the run approved this call (its id), spending the approval: each one lets one call through. */
   const approvedByRun = (runContext: RunContext, name: string, callId: string | undefined): boolean => {
     if (!sdk || callId === undefined || runContext.isToolApproved({ toolName: name, callId }) !== true) return false
-    return spent.spend(callId)
+    return bridge.spend(callId)
   }
   const governed = tools.map((tool) => {
     if (tool.type !== "function") return tool

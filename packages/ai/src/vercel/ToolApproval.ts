@@ -15,7 +15,7 @@ export const interlockApproval = <TOOLS extends ToolSet>(
   tools: TOOLS
 ): GenericToolApprovalFunction<TOOLS, any, any> => {
   const governed = governedOf(tools)
-  if (governed === undefined || !governed.sdk) {
+  if (governed === undefined || !governed.bridge.sdk) {
     throw new TypeError("interlockApproval: these tools were not made by interlockTools with approvals: \"sdk\"")
   }
   return async ({ toolCall }): Promise<ToolApprovalStatus> => {

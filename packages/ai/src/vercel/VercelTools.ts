@@ -4,24 +4,20 @@
  */
 import type { HooksConfig } from "@interlock/core"
 import type { ToolExecutionOptions, ToolSet } from "ai"
-import { jsonCodec } from "../internal/JsonCodec.ts"
-import { makeSpentApprovals } from "../internal/SpentApprovals.ts"
-import { type Bridge, type BridgeOptions, makeBridge } from "../internal/ToolBridge.ts"
+import { type Approvable, type ApprovableOptions, makeApprovableBridge } from "../internal/ApprovableBridge.ts"
+import type { Bridge } from "../internal/ToolBridge.ts"
 import { approvalOf } from "./ApprovalRecord.ts"
 
 /**
  * Options of {@link interlockTools}: core's (hooks, `policy`, approvals, settings), the server id and `onReceipt`.
  * `approvals: "sdk"` sends the policy's Ask through the SDK's own approval flow (see `interlockApproval`).
  */
-export type InterlockToolsOptions<C extends HooksConfig = HooksConfig> =
-  & Omit<BridgeOptions<C>, "approvals">
-  & { readonly approvals?: BridgeOptions<C>["approvals"] | "sdk" }
+export type InterlockToolsOptions<C extends HooksConfig = HooksConfig> = ApprovableOptions<C>
 
-/** What governed tools hold: their bridge, the names it governs, and whether the SDK's flow answers the Ask. */
+/** What governed tools hold: their bridge (which says whether the SDK's flow answers the Ask) and its names. */
 export interface Governed {
-  readonly bridge: Bridge
+  readonly bridge: Bridge & Approvable
   readonly names: ReadonlySet<string>
-  readonly sdk: boolean
 }
 
 const governedSets = new WeakMap<object, Governed>()
@@ -46,28 +42,21 @@ export const interlockTools = <TOOLS extends ToolSet, const C extends HooksConfi
   tools: TOOLS,
   options: InterlockToolsOptions<C>
 ): TOOLS => {
-  const { approvals, ...rest } = options
-  const sdk = approvals === "sdk"
   const entries = Object.entries(tools)
-  const bridge = makeBridge(
+  const bridge = makeApprovableBridge(
     entries.map(([name, tool]) => ({
       name,
-      title: undefined,
-      description: typeof tool.description === "string" ? tool.description : undefined,
-      inputSchema: { type: "object" },
-      outputSchema: undefined,
-      annotations: undefined
+      description: typeof tool.description === "string" ? tool.description : undefined
     })),
-    sdk ? rest : options as BridgeOptions,
-    jsonCodec,
-    sdk ? { by: "ai-sdk", unapproved: UNAPPROVED } : undefined
+    options,
+    { by: "ai-sdk", unapproved: UNAPPROVED }
   )
-  const spent = makeSpentApprovals()
+  const { sdk } = bridge
   /** Whether the SDK's record approves this call, spending the approval: each one lets one call through. */
   const approvedBySdk = (name: string, input: unknown, execution: ToolExecutionOptions<unknown>): boolean => {
     if (!sdk) return false
     const approval = approvalOf(execution.messages, execution.toolCallId, name, input)
-    return approval !== undefined && spent.spend(approval)
+    return approval !== undefined && bridge.spend(approval)
   }
   const governed = Object.fromEntries(entries.map(([name, tool]) => {
     // A ToolSet's tools differ in their input types; each gets back the arguments its own schema accepted.
@@ -89,7 +78,7 @@ export const interlockTools = <TOOLS extends ToolSet, const C extends HooksConfi
     }]
   })) as TOOLS
   const names = new Set(entries.flatMap(([name, tool]) => (tool.execute === undefined ? [] : [name])))
-  governedSets.set(governed, { bridge, names, sdk })
+  governedSets.set(governed, { bridge, names })
   return governed
 }
 
